@@ -1,0 +1,89 @@
+//! Geometry and collision: shapes, convex polytopes with adjacency, broad phase,
+//! narrow-phase dispatch table and the per-pair contact manifolds every contact
+//! model consumes.
+//!
+//! Conventions for a [`Manifold`] between geoms `a` and `b` (`a < b` as found by the
+//! broad phase):
+//! - `normal` is a world unit vector pointing *toward* `a` (away from `b`): the
+//!   direction in which `a` must move to separate. In the notation of 000 §III-B,
+//!   `a` is body *p* and `b` is body *q*.
+//! - `points` are points of the intersection volume (vertices of the intersection
+//!   polytope for polytope pairs, a sampled boundary for curved shapes), in world
+//!   coordinates, each with its `depth` ≥ 0: the distance from the point to the
+//!   *contact plane* (the plane of the facet that supplied the normal, eq. (4) of
+//!   000), measured into the other body. The deepest point has the largest depth.
+//! - The bottom-of-volume selection of 000 §III-A belongs to the contact model, not
+//!   to collision: collision reports the whole intersection volume.
+
+pub mod broadphase;
+pub mod hull;
+pub mod mesh;
+pub mod narrowphase;
+mod pairs;
+pub mod shape;
+
+pub use broadphase::{Aabb, BroadPhase};
+pub use hull::ConvexPolytope;
+pub use narrowphase::{collide_pair, pair_supported, NarrowScratch};
+pub use shape::{MassProperties, Shape, ShapeKind};
+
+use crate::math::Vec3;
+use std::ops::Range;
+
+/// One point of the intersection volume.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint {
+    /// World coordinates, m.
+    pub p_w: Vec3,
+    /// Distance to the contact plane along the normal, m (≥ 0).
+    pub depth: f64,
+}
+
+/// The contact between two penetrating geoms at one instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifold {
+    pub geom_a: usize,
+    pub geom_b: usize,
+    /// Unit, world frame, pointing toward `geom_a` (away from `geom_b`).
+    pub normal: Vec3,
+    /// Range into [`ContactSet::points`].
+    pub points: Range<usize>,
+    /// Index into [`ContactSet::points`] of the deepest point.
+    pub deepest: usize,
+}
+
+impl Manifold {
+    pub fn max_depth(&self, set: &ContactSet) -> f64 {
+        set.points[self.deepest].depth
+    }
+}
+
+/// All manifolds found in one collision pass; buffers keep their capacity across
+/// steps so a warmed-up pass does not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct ContactSet {
+    pub manifolds: Vec<Manifold>,
+    pub points: Vec<ContactPoint>,
+}
+
+impl ContactSet {
+    pub fn clear(&mut self) {
+        self.manifolds.clear();
+        self.points.clear();
+    }
+
+    pub fn points_of(&self, m: &Manifold) -> &[ContactPoint] {
+        &self.points[m.points.clone()]
+    }
+}
+
+/// Errors raised while building shapes (at model build / scene load time only).
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum GeometryError {
+    #[error("degenerate convex hull: {0}")]
+    DegenerateHull(String),
+    #[error("invalid shape parameter: {0}")]
+    InvalidParameter(String),
+    #[error("mesh file {path}: {reason}")]
+    Mesh { path: String, reason: String },
+}

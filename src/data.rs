@@ -1,0 +1,360 @@
+//! The mutable [`Data`] of a world: state, per-pair contact memory, caches and
+//! preallocated scratch. All buffers keep their capacity across steps, so a
+//! warmed-up step performs no heap allocation.
+
+use crate::collision::{Aabb, BroadPhase, ContactSet, NarrowScratch};
+use crate::math::{Pose, Quat, Vec3, Wrench};
+use crate::model::{BodyKind, Model};
+
+/// Position, orientation and velocities of one body (world frame; `w` is the
+/// angular velocity in world coordinates, `x` the centre of mass).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyState {
+    pub x: Vec3,
+    pub q: Quat,
+    pub v: Vec3,
+    pub w: Vec3,
+}
+
+impl BodyState {
+    #[inline]
+    pub fn pose(&self) -> Pose {
+        Pose::from_parts(self.x.into(), self.q)
+    }
+    /// World velocity of the body-fixed material point currently at `p_w`.
+    #[inline]
+    pub fn velocity_at(&self, p_w: &Vec3) -> Vec3 {
+        self.v + self.w.cross(&(p_w - self.x))
+    }
+    #[inline]
+    pub fn is_finite(&self) -> bool {
+        self.x.iter().all(|c| c.is_finite())
+            && self.q.coords.iter().all(|c| c.is_finite())
+            && self.v.iter().all(|c| c.is_finite())
+            && self.w.iter().all(|c| c.is_finite())
+    }
+}
+
+/// Contact phase of a pair, the states of Fig. 2 of 000.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ContactPhase {
+    /// First seen this step; classified by its normal velocity.
+    #[default]
+    New,
+    /// An impulse resolved the impact on the previous step.
+    Impact,
+    /// Continuing contact, handled by the penalty method whatever its normal velocity.
+    Resting,
+}
+
+/// Static-friction anchor: the material points of both bodies that coincided when
+/// sticking began (body frames).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StickAnchor {
+    pub p_a_body: Vec3,
+    pub p_b_body: Vec3,
+}
+
+/// Memory of one candidate geom pair, persistent across steps while the pair stays
+/// in the broad phase.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairState {
+    pub geom_a: u32,
+    pub geom_b: u32,
+    pub phase: ContactPhase,
+    /// Whether the pair penetrated at the start of the current step.
+    pub touching: bool,
+    /// Integral term I of eq. (2) of 000 (m·steps).
+    pub integral: f64,
+    /// Maximum penetration of the previous step (enters I on the next step).
+    pub last_max_depth: f64,
+    pub anchor: Option<StickAnchor>,
+}
+
+impl PairState {
+    pub fn new(a: u32, b: u32) -> Self {
+        PairState {
+            geom_a: a,
+            geom_b: b,
+            phase: ContactPhase::New,
+            touching: false,
+            integral: 0.0,
+            last_max_depth: 0.0,
+            anchor: None,
+        }
+    }
+}
+
+/// Step stages with their own timer (see [`crate::pipeline::step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Kinematics = 0,
+    BroadPhase = 1,
+    NarrowPhase = 2,
+    Contact = 3,
+    Integrate = 4,
+    Check = 5,
+}
+
+impl Stage {
+    pub const COUNT: usize = 6;
+    pub const ALL: [Stage; 6] = [
+        Stage::Kinematics,
+        Stage::BroadPhase,
+        Stage::NarrowPhase,
+        Stage::Contact,
+        Stage::Integrate,
+        Stage::Check,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Kinematics => "kinematics",
+            Stage::BroadPhase => "broad_phase",
+            Stage::NarrowPhase => "narrow_phase",
+            Stage::Contact => "contact",
+            Stage::Integrate => "integrate",
+            Stage::Check => "check",
+        }
+    }
+}
+
+/// A body rolled back and frozen because its state became non-finite or absurd.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuarantineEvent {
+    pub tick: u64,
+    pub body: usize,
+}
+
+/// Counters and timers of the last step and since the start.
+#[derive(Clone, Debug, Default)]
+pub struct StepStats {
+    /// Nanoseconds spent in each stage during the last step.
+    pub stage_ns: [u64; Stage::COUNT],
+    /// Accumulated nanoseconds per stage since the data was created or reset.
+    pub stage_ns_total: [u64; Stage::COUNT],
+    /// Broad-phase candidate pairs, penetrating pairs and contact points (last step).
+    pub candidate_pairs: usize,
+    pub contact_pairs: usize,
+    pub contact_points: usize,
+    /// Impulses applied during the last step.
+    pub impulses: usize,
+    /// Maximum and mean penetration depth over penetrating pairs (m, last step).
+    pub max_penetration: f64,
+    pub mean_penetration: f64,
+    /// Bodies rolled back and frozen since the start; the last few events.
+    pub quarantined: u64,
+    pub last_quarantine: Option<QuarantineEvent>,
+}
+
+/// Bit-exact copy of everything that determines the future of a world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub time: f64,
+    pub tick: u64,
+    pub state: Vec<BodyState>,
+    pub xfrc: Vec<Wrench>,
+    pub frozen: Vec<bool>,
+    pub pairs: Vec<PairState>,
+}
+
+/// Mutable simulation data for one [`Model`].
+#[derive(Clone, Debug)]
+pub struct Data {
+    /// Simulated time, s, and number of completed steps.
+    pub time: f64,
+    pub tick: u64,
+    /// State of every body (static bodies keep their initial pose and zero velocity).
+    pub state: Vec<BodyState>,
+    /// External wrench applied to each body during the next step (world frame,
+    /// torque about the COM). Persistent: the caller sets and clears it.
+    pub xfrc: Vec<Wrench>,
+    /// Bodies frozen by the non-finite-state quarantine (treated as static).
+    pub frozen: Vec<bool>,
+    /// Contact memory of each broad-phase pair, sorted by (geom_a, geom_b).
+    pub pairs: Vec<PairState>,
+    /// Contacts found at the start of the last step.
+    pub contacts: ContactSet,
+    /// For each manifold in `contacts`, the index of its pair in `pairs`.
+    pub contact_pair: Vec<usize>,
+    /// Total contact wrench on each body at the start-of-step state (for reporting).
+    pub contact_wrench: Vec<Wrench>,
+    pub stats: StepStats,
+    pub(crate) scratch: Scratch,
+}
+
+/// Preallocated work buffers of the step (not part of the state).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    pub geom_pose: Vec<Pose>,
+    pub aabbs: Vec<Aabb>,
+    pub broad: BroadPhase,
+    pub candidates: Vec<(u32, u32)>,
+    pub pairs_next: Vec<PairState>,
+    pub narrow: NarrowScratch,
+    /// Contacts at an intermediate integrator stage.
+    pub stage_contacts: ContactSet,
+    pub stage_contact_pair: Vec<usize>,
+    /// State at the start of the step (rollback target of the quarantine).
+    pub state0: Vec<BodyState>,
+    /// Integrator stages: a stage state and four derivatives.
+    pub stage_state: Vec<BodyState>,
+    pub k: [Vec<Deriv>; 4],
+    pub wrench: Vec<Wrench>,
+    /// Bottom-of-volume selection buffers.
+    pub sel: crate::contact::SelectScratch,
+    /// Bodies that received an impulse this step.
+    pub impacted: Vec<bool>,
+}
+
+/// Time derivative of a [`BodyState`]: (ẋ, q̇, v̇, ẇ).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Deriv {
+    pub dx: Vec3,
+    pub dq: nalgebra::Quaternion<f64>,
+    pub dv: Vec3,
+    pub dw: Vec3,
+}
+
+impl Data {
+    pub fn new(model: &Model) -> Data {
+        let nb = model.nbody();
+        let mut d = Data {
+            time: 0.0,
+            tick: 0,
+            state: Vec::with_capacity(nb),
+            xfrc: vec![Wrench::ZERO; nb],
+            frozen: vec![false; nb],
+            pairs: Vec::new(),
+            contacts: ContactSet::default(),
+            contact_pair: Vec::new(),
+            contact_wrench: vec![Wrench::ZERO; nb],
+            stats: StepStats::default(),
+            scratch: Scratch::default(),
+        };
+        d.reset(model);
+        let s = &mut d.scratch;
+        s.geom_pose = vec![Pose::identity(); model.ngeom()];
+        s.aabbs = Vec::with_capacity(model.ngeom());
+        s.state0 = d.state.clone();
+        s.stage_state = d.state.clone();
+        for k in &mut s.k {
+            *k = vec![Deriv::default(); nb];
+        }
+        s.wrench = vec![Wrench::ZERO; nb];
+        s.impacted = vec![false; nb];
+        d
+    }
+
+    /// Back to the model's initial state; contact memory and counters cleared.
+    pub fn reset(&mut self, model: &Model) {
+        self.time = 0.0;
+        self.tick = 0;
+        self.state.clear();
+        for b in &model.bodies {
+            let (v, w) = match b.kind {
+                BodyKind::Static => (Vec3::zeros(), Vec3::zeros()),
+                BodyKind::Free => (b.v0, b.w0),
+            };
+            self.state.push(BodyState {
+                x: b.pose0.translation.vector,
+                q: b.pose0.rotation,
+                v,
+                w,
+            });
+        }
+        self.xfrc.iter_mut().for_each(|w| *w = Wrench::ZERO);
+        self.frozen.iter_mut().for_each(|f| *f = false);
+        self.pairs.clear();
+        self.contacts.clear();
+        self.contact_pair.clear();
+        self.contact_wrench
+            .iter_mut()
+            .for_each(|w| *w = Wrench::ZERO);
+        self.stats = StepStats::default();
+    }
+
+    /// Whether body `b` moves (free and not frozen).
+    #[inline]
+    pub fn is_dynamic(&self, model: &Model, b: usize) -> bool {
+        model.bodies[b].kind == BodyKind::Free && !self.frozen[b]
+    }
+
+    /// Set the persistent external wrench of body `b` from a force at a world point.
+    pub fn apply_force_at(&mut self, b: usize, f_w: Vec3, p_w: Vec3, torque_w: Vec3) {
+        let x = self.state[b].x;
+        let mut w = Wrench::at_point(f_w, p_w, x);
+        w.torque += torque_w;
+        self.xfrc[b] = w;
+    }
+
+    /// Kinetic energy, J.
+    pub fn kinetic_energy(&self, model: &Model) -> f64 {
+        let mut e = 0.0;
+        for (b, s) in model.bodies.iter().zip(&self.state) {
+            if b.kind == BodyKind::Free {
+                let r = s.q.to_rotation_matrix();
+                let i_w = r.matrix() * b.inertia * r.matrix().transpose();
+                e += 0.5 * b.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
+            }
+        }
+        e
+    }
+
+    /// Gravitational potential energy relative to the world origin, J.
+    pub fn potential_energy(&self, model: &Model) -> f64 {
+        let g = model.opt.gravity;
+        model
+            .bodies
+            .iter()
+            .zip(&self.state)
+            .filter(|(b, _)| b.kind == BodyKind::Free)
+            .map(|(b, s)| -b.mass * g.dot(&s.x))
+            .sum()
+    }
+
+    /// Total angular momentum about the world origin, kg·m²/s.
+    pub fn angular_momentum(&self, model: &Model) -> Vec3 {
+        let mut l = Vec3::zeros();
+        for (b, s) in model.bodies.iter().zip(&self.state) {
+            if b.kind == BodyKind::Free {
+                let r = s.q.to_rotation_matrix();
+                let i_w = r.matrix() * b.inertia * r.matrix().transpose();
+                l += i_w * s.w + s.x.cross(&(b.mass * s.v));
+            }
+        }
+        l
+    }
+
+    /// Bit-exact copy of the state that determines the future.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            time: self.time,
+            tick: self.tick,
+            state: self.state.clone(),
+            xfrc: self.xfrc.clone(),
+            frozen: self.frozen.clone(),
+            pairs: self.pairs.clone(),
+        }
+    }
+
+    /// Restore a snapshot taken from data of the same model (buffers are reused).
+    /// Returns false, changing nothing, if the snapshot's sizes do not match.
+    pub fn restore(&mut self, s: &Snapshot) -> bool {
+        if s.state.len() != self.state.len()
+            || s.xfrc.len() != self.xfrc.len()
+            || s.frozen.len() != self.frozen.len()
+        {
+            return false;
+        }
+        self.time = s.time;
+        self.tick = s.tick;
+        self.state.copy_from_slice(&s.state);
+        self.xfrc.copy_from_slice(&s.xfrc);
+        self.frozen.copy_from_slice(&s.frozen);
+        self.pairs.clear();
+        self.pairs.extend_from_slice(&s.pairs);
+        self.contacts.clear();
+        self.contact_pair.clear();
+        true
+    }
+}

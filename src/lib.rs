@@ -1,0 +1,17 @@
+//! rtphys: a real-time physics simulation server for robotics and haptics.
+//!
+//! The physics core (`math`, `model`, `data`, `collision`, `contact`, `pipeline`)
+//! knows nothing of threads or the network; `runtime` runs it on a dedicated
+//! thread behind lock-free queues; `server` exposes the runtime over gRPC.
+//! See `docs/ARCHITECTURE.md`.
+
+pub mod collision;
+pub mod contact;
+pub mod data;
+pub mod math;
+pub mod model;
+pub mod pipeline;
+
+pub use data::{BodyState, Data, Snapshot};
+pub use model::{Model, ModelBuilder};
+pub use pipeline::step;

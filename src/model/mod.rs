@@ -1,0 +1,606 @@
+//! The immutable [`Model`]: bodies, geoms, materials and the time-stepping method,
+//! frozen by [`ModelBuilder::finalize`]. Everything that changes while stepping
+//! lives in [`crate::data::Data`].
+
+pub mod scene;
+
+use crate::collision::{pair_supported, Shape};
+use crate::math::{Mat3, Pose, Quat, Vec3};
+use std::collections::HashMap;
+
+/// Surface material of a geom; a pair combines the two (see [`Material::combine`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Material {
+    /// Coulomb friction coefficient (dimensionless; 0 = frictionless, 0.3–1 typical).
+    #[serde(default = "Material::default_mu")]
+    pub mu: f64,
+    /// Newton restitution coefficient for impacts (0 = plastic, 1 = elastic).
+    #[serde(default)]
+    pub restitution: f64,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            mu: Self::default_mu(),
+            restitution: 0.0,
+        }
+    }
+}
+
+impl Material {
+    fn default_mu() -> f64 {
+        0.5
+    }
+    /// Pair material: geometric mean of friction, the smaller restitution.
+    pub fn combine(a: &Material, b: &Material) -> Material {
+        Material {
+            mu: (a.mu * b.mu).sqrt(),
+            restitution: a.restitution.min(b.restitution),
+        }
+    }
+}
+
+/// Explicit integrator of the force-model steppers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrator {
+    /// Classical fourth-order Runge–Kutta (the integrator of 000's experiments);
+    /// contact forces are evaluated at all four stages.
+    Rk4,
+    /// Semi-implicit (symplectic) Euler: v ← v + h a, then x ← x + h v; fastest.
+    SemiImplicitEuler,
+}
+
+/// Which points of the intersection volume carry the penalty force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PenaltyPoints {
+    /// Points on the bottom of the intersection volume (000 §III-A).
+    Multi,
+    /// The single point of deepest penetration (the classical baseline).
+    Deepest,
+}
+
+/// A gain given either absolutely or per unit of the pair's mass m1 + m2
+/// (a static body contributes 0 kg).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gain {
+    Absolute(f64),
+    PerMass(f64),
+}
+
+impl Gain {
+    #[inline]
+    pub fn value(&self, m_pair: f64) -> f64 {
+        match *self {
+            Gain::Absolute(k) => k,
+            Gain::PerMass(k) => k * m_pair,
+        }
+    }
+}
+
+/// Parameters of the penalty contact of 000 (PID normal force, friction, impulses).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PenaltyParams {
+    pub points: PenaltyPoints,
+    /// Proportional gain kp, N/m (default 100 (m1+m2)).
+    pub kp: Gain,
+    /// Derivative gain kv, N·s/m (default 50 (m1+m2)).
+    pub kv: Gain,
+    /// Integral gain ki, N/m per step-sum of depth (default 2 (m1+m2)).
+    pub ki: Gain,
+    /// Forgetting factor λ of the integral term, eq. (2); 0.8–0.9 per the paper.
+    pub forgetting: f64,
+    /// Upper bound on h·kv/m_r (m_r the pair's reduced mass): the damping is clamped
+    /// so that one explicit step cannot overshoot the relative normal velocity.
+    /// Gains scaled by m1 + m2 make kv/m_r large for a light body on a heavy one
+    /// (kv/m_r = 50 (m1+m2)²/(m1 m2)); without the clamp explicit integration of such
+    /// a pair diverges. Default 1.0; `f64::INFINITY` reproduces the paper's raw law.
+    pub damping_limit: f64,
+    pub friction: FrictionParams,
+    pub impacts: ImpactParams,
+}
+
+/// Static/sliding friction of the penalty method.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrictionParams {
+    /// Tangential spring stiffness of sticking contact, N/m.
+    pub k_stick: Gain,
+    /// Tangential damper of sticking contact, N·s/m.
+    pub b_stick: Gain,
+    /// Below this tangential speed (m/s) a sliding pair sticks again (anchor set).
+    pub v_stick: f64,
+    /// A sticking pair whose spring would exceed μ‖f‖ is released to sliding when its
+    /// tangential speed exceeds this (m/s); below it the anchor is dragged so the
+    /// spring force stays on the friction cone (no creep from rounding noise).
+    pub v_slip: f64,
+}
+
+/// Impact handling (000 Fig. 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpactParams {
+    /// Resolve new impacting contacts with impulses. Off: penalty handles all contact.
+    pub enabled: bool,
+    /// Normal approach speed (m/s) above which a new contact is an impact (ε of Fig. 2).
+    pub epsilon: f64,
+}
+
+impl Default for PenaltyParams {
+    fn default() -> Self {
+        PenaltyParams {
+            points: PenaltyPoints::Multi,
+            kp: Gain::PerMass(100.0),
+            kv: Gain::PerMass(50.0),
+            ki: Gain::PerMass(2.0),
+            forgetting: 0.9,
+            damping_limit: 1.0,
+            friction: FrictionParams::default(),
+            impacts: ImpactParams::default(),
+        }
+    }
+}
+
+impl Default for FrictionParams {
+    fn default() -> Self {
+        FrictionParams {
+            k_stick: Gain::PerMass(1.0e4),
+            b_stick: Gain::PerMass(2.0e2),
+            v_stick: 1.0e-3,
+            v_slip: 1.0e-2,
+        }
+    }
+}
+
+impl Default for ImpactParams {
+    fn default() -> Self {
+        ImpactParams {
+            enabled: true,
+            epsilon: 1.0e-3,
+        }
+    }
+}
+
+/// The time-stepping scheme of a world: a contact method is a whole step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// Force model inside an explicit integrator: 000's PID penalty with impulses.
+    Penalty(PenaltyParams),
+}
+
+impl Method {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Method::Penalty(p) => match p.points {
+                PenaltyPoints::Multi => "penalty",
+                PenaltyPoints::Deepest => "penalty_deepest",
+            },
+        }
+    }
+}
+
+/// World-level options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// m/s², world frame.
+    pub gravity: Vec3,
+    /// Step size h, s.
+    pub dt: f64,
+    pub integrator: Integrator,
+    pub method: Method,
+    /// A coordinate or velocity beyond this magnitude counts as diverged (m, m/s, rad/s).
+    pub max_abs_state: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            gravity: Vec3::new(0.0, 0.0, -9.81),
+            dt: 1e-3,
+            integrator: Integrator::SemiImplicitEuler,
+            method: Method::Penalty(PenaltyParams::default()),
+            max_abs_state: 1e10,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// Fixed in the world (the ground, walls, a table).
+    Static,
+    /// A free rigid body with six degrees of freedom.
+    Free,
+}
+
+/// A rigid body. Its frame's origin is the centre of mass.
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub name: String,
+    pub kind: BodyKind,
+    /// kg (0 for static bodies).
+    pub mass: f64,
+    pub inv_mass: f64,
+    /// Inertia about the centre of mass in the body frame, kg·m².
+    pub inertia: Mat3,
+    pub inv_inertia: Mat3,
+    /// Initial pose of the body frame in the world (x_wb) and velocities (world frame).
+    pub pose0: Pose,
+    pub v0: Vec3,
+    pub w0: Vec3,
+    /// Range into `Model::geoms`.
+    pub geoms: std::ops::Range<usize>,
+}
+
+/// A collision shape attached to a body.
+#[derive(Clone, Debug)]
+pub struct Geom {
+    pub body: usize,
+    pub shape: Shape,
+    /// Pose of the geom frame in the body frame (x_bg).
+    pub x_bg: Pose,
+    pub material: Material,
+}
+
+/// The immutable world description.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub opt: Options,
+    pub bodies: Vec<Body>,
+    pub geoms: Vec<Geom>,
+    body_names: HashMap<String, usize>,
+}
+
+impl Model {
+    pub fn body_id(&self, name: &str) -> Option<usize> {
+        self.body_names.get(name).copied()
+    }
+    pub fn nbody(&self) -> usize {
+        self.bodies.len()
+    }
+    pub fn ngeom(&self) -> usize {
+        self.geoms.len()
+    }
+    /// Whether geoms `a` and `b` may collide: different bodies, not both static.
+    #[inline]
+    pub fn geoms_may_collide(&self, a: usize, b: usize) -> bool {
+        let (ba, bb) = (self.geoms[a].body, self.geoms[b].body);
+        ba != bb
+            && (self.bodies[ba].kind != BodyKind::Static
+                || self.bodies[bb].kind != BodyKind::Static)
+    }
+    /// A copy with a different method, step or integrator (for `rtphys run --method`).
+    pub fn with_options(&self, opt: Options) -> Model {
+        let mut m = self.clone();
+        m.opt = opt;
+        m
+    }
+}
+
+/// Errors of model construction (the scene loader adds file and key context).
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum ModelError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Geometry(#[from] crate::collision::GeometryError),
+}
+
+/// How a body's mass properties are given.
+#[derive(Clone, Debug)]
+pub enum MassSpec {
+    /// Total mass, kg; inertia from the shapes at uniform density.
+    Mass(f64),
+    /// Density, kg/m³.
+    Density(f64),
+    /// Mass and an explicit inertia about the COM in the body frame.
+    MassInertia(f64, Mat3),
+}
+
+/// Description of one body for [`ModelBuilder::add_body`].
+#[derive(Clone, Debug)]
+pub struct BodySpec {
+    pub name: String,
+    pub kind: BodyKind,
+    pub mass: MassSpec,
+    pub position: Vec3,
+    pub orientation: Quat,
+    pub velocity: Vec3,
+    pub angular_velocity: Vec3,
+    /// Shapes with their poses in the body frame (the geom poses are given about the
+    /// body frame origin; the builder shifts it to the centre of mass).
+    pub geoms: Vec<(Shape, Pose, Material)>,
+}
+
+impl BodySpec {
+    /// A free body with one shape at its origin, mass from density 1000 kg/m³.
+    pub fn free(name: &str, shape: Shape) -> Self {
+        BodySpec {
+            name: name.to_string(),
+            kind: BodyKind::Free,
+            mass: MassSpec::Density(1000.0),
+            position: Vec3::zeros(),
+            orientation: Quat::identity(),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+            geoms: vec![(shape, Pose::identity(), Material::default())],
+        }
+    }
+    pub fn fixed(name: &str, shape: Shape, pose: Pose) -> Self {
+        BodySpec {
+            name: name.to_string(),
+            kind: BodyKind::Static,
+            mass: MassSpec::Mass(0.0),
+            position: Vec3::zeros(),
+            orientation: Quat::identity(),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+            geoms: vec![(shape, pose, Material::default())],
+        }
+    }
+    pub fn at(mut self, p: Vec3) -> Self {
+        self.position = p;
+        self
+    }
+    pub fn rotated(mut self, q: Quat) -> Self {
+        self.orientation = q;
+        self
+    }
+    pub fn mass(mut self, m: f64) -> Self {
+        self.mass = MassSpec::Mass(m);
+        self
+    }
+    pub fn velocity(mut self, v: Vec3) -> Self {
+        self.velocity = v;
+        self
+    }
+    pub fn angular_velocity(mut self, w: Vec3) -> Self {
+        self.angular_velocity = w;
+        self
+    }
+    pub fn material(mut self, mat: Material) -> Self {
+        for g in &mut self.geoms {
+            g.2 = mat;
+        }
+        self
+    }
+}
+
+/// Collects bodies and options, validates them and freezes a [`Model`].
+#[derive(Clone, Debug, Default)]
+pub struct ModelBuilder {
+    pub opt: Options,
+    bodies: Vec<BodySpec>,
+}
+
+impl ModelBuilder {
+    pub fn new(opt: Options) -> Self {
+        ModelBuilder {
+            opt,
+            bodies: Vec::new(),
+        }
+    }
+
+    pub fn add_body(&mut self, spec: BodySpec) -> usize {
+        self.bodies.push(spec);
+        self.bodies.len() - 1
+    }
+
+    /// Validate and freeze. Errors name the body and what is wrong.
+    pub fn finalize(self) -> Result<Model, ModelError> {
+        let opt = self.opt;
+        validate_options(&opt)?;
+        let mut bodies = Vec::with_capacity(self.bodies.len());
+        let mut geoms = Vec::new();
+        let mut body_names = HashMap::new();
+        for (bi, spec) in self.bodies.into_iter().enumerate() {
+            let ctx = |msg: String| ModelError::Invalid(format!("body '{}': {msg}", spec.name));
+            if body_names.insert(spec.name.clone(), bi).is_some() {
+                return Err(ctx("duplicate body name".into()));
+            }
+            if spec.geoms.is_empty() {
+                return Err(ctx("has no shape".into()));
+            }
+            for (k, v) in [
+                ("position", spec.position),
+                ("velocity", spec.velocity),
+                ("angular_velocity", spec.angular_velocity),
+            ] {
+                if !v.iter().all(|c| c.is_finite()) {
+                    return Err(ctx(format!("{k} is not finite: {v:?}")));
+                }
+            }
+            if !spec.orientation.coords.iter().all(|c| c.is_finite()) {
+                return Err(ctx("orientation is not finite".into()));
+            }
+            let (mass, com_b, inertia) = match spec.kind {
+                BodyKind::Static => (0.0, Vec3::zeros(), Mat3::zeros()),
+                BodyKind::Free => body_mass_properties(&spec).map_err(ctx)?,
+            };
+            let (inv_mass, inv_inertia) = match spec.kind {
+                BodyKind::Static => (0.0, Mat3::zeros()),
+                BodyKind::Free => {
+                    check_inertia(&inertia).map_err(ctx)?;
+                    let inv = inertia
+                        .try_inverse()
+                        .ok_or_else(|| ctx("inertia is singular".into()))?;
+                    (1.0 / mass, inv)
+                }
+            };
+            // Body frame at the COM: x_wb' = x_wb * T(com_b); geoms shift by -com_b.
+            let pose_given = Pose::from_parts(spec.position.into(), spec.orientation);
+            let shift = Pose::translation(com_b.x, com_b.y, com_b.z);
+            let pose0 = pose_given * shift;
+            let g0 = geoms.len();
+            for (shape, x_bg, material) in spec.geoms {
+                if !(material.mu.is_finite() && material.mu >= 0.0) {
+                    return Err(ctx(format!("friction mu must be ≥ 0, got {}", material.mu)));
+                }
+                if !(material.restitution.is_finite()
+                    && (0.0..=1.0).contains(&material.restitution))
+                {
+                    return Err(ctx(format!(
+                        "restitution must be in [0, 1], got {}",
+                        material.restitution
+                    )));
+                }
+                if matches!(shape, Shape::Plane) && spec.kind != BodyKind::Static {
+                    return Err(ctx(
+                        "a plane (half-space) must belong to a static body".into()
+                    ));
+                }
+                geoms.push(Geom {
+                    body: bi,
+                    shape,
+                    x_bg: shift.inverse() * x_bg,
+                    material,
+                });
+            }
+            bodies.push(Body {
+                name: spec.name,
+                kind: spec.kind,
+                mass,
+                inv_mass,
+                inertia,
+                inv_inertia,
+                pose0,
+                v0: spec.velocity,
+                w0: spec.angular_velocity,
+                geoms: g0..geoms.len(),
+            });
+        }
+        // Every pair of shape kinds that may meet must have a collision routine.
+        for a in 0..geoms.len() {
+            for b in a + 1..geoms.len() {
+                let (ka, kb) = (geoms[a].shape.kind(), geoms[b].shape.kind());
+                let ba = &bodies[geoms[a].body];
+                let bb = &bodies[geoms[b].body];
+                let may = geoms[a].body != geoms[b].body
+                    && (ba.kind != BodyKind::Static || bb.kind != BodyKind::Static);
+                if may && !pair_supported(ka, kb) {
+                    return Err(ModelError::Invalid(format!(
+                        "no collision routine for {} ('{}') against {} ('{}')",
+                        ka.name(),
+                        ba.name,
+                        kb.name(),
+                        bb.name
+                    )));
+                }
+            }
+        }
+        Ok(Model {
+            opt,
+            bodies,
+            geoms,
+            body_names,
+        })
+    }
+}
+
+fn validate_options(opt: &Options) -> Result<(), ModelError> {
+    if !(opt.dt.is_finite() && opt.dt > 0.0) {
+        return Err(ModelError::Invalid(format!(
+            "dt must be > 0, got {}",
+            opt.dt
+        )));
+    }
+    if !opt.gravity.iter().all(|g| g.is_finite()) {
+        return Err(ModelError::Invalid("gravity is not finite".into()));
+    }
+    match &opt.method {
+        Method::Penalty(p) => {
+            if !(p.forgetting > 0.0 && p.forgetting < 1.0) {
+                return Err(ModelError::Invalid(format!(
+                    "forgetting factor must be in (0, 1), got {}",
+                    p.forgetting
+                )));
+            }
+            for (k, g) in [("kp", p.kp), ("kv", p.kv), ("ki", p.ki)] {
+                let v = g.value(1.0);
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(ModelError::Invalid(format!(
+                        "gain {k} must be ≥ 0, got {v}"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Mass, COM (body frame) and inertia about the COM (body frame) of a free body.
+fn body_mass_properties(spec: &BodySpec) -> Result<(f64, Vec3, Mat3), String> {
+    // Unit-density properties of each shape, moved into the body frame.
+    let mut parts = Vec::new();
+    for (i, (shape, x_bg, _)) in spec.geoms.iter().enumerate() {
+        let mp = shape
+            .mass_properties(1.0)
+            .ok_or_else(|| format!("shape {i} has no finite volume"))?;
+        let r = x_bg.rotation.to_rotation_matrix();
+        let com = x_bg * nalgebra::Point3::from(mp.com);
+        parts.push((
+            mp.mass,
+            com.coords,
+            r.matrix() * mp.inertia * r.matrix().transpose(),
+        ));
+    }
+    let vol: f64 = parts.iter().map(|p| p.0).sum();
+    if !(vol > 0.0) {
+        return Err("shapes have zero volume".into());
+    }
+    let com = parts.iter().fold(Vec3::zeros(), |acc, p| acc + p.1 * p.0) / vol;
+    let mut i_unit = Mat3::zeros();
+    for (m, c, i) in &parts {
+        // Parallel-axis theorem: I + m (|d|² E − d dᵀ).
+        let d = c - com;
+        i_unit += i + *m * (Mat3::identity() * d.norm_squared() - d * d.transpose());
+    }
+    match &spec.mass {
+        MassSpec::Mass(m) => {
+            if !(m.is_finite() && *m > 0.0) {
+                return Err(format!("mass must be a positive finite number, got {m}"));
+            }
+            Ok((*m, com, i_unit * (*m / vol)))
+        }
+        MassSpec::Density(rho) => {
+            if !(rho.is_finite() && *rho > 0.0) {
+                return Err(format!(
+                    "density must be a positive finite number, got {rho}"
+                ));
+            }
+            Ok((rho * vol, com, i_unit * *rho))
+        }
+        MassSpec::MassInertia(m, i) => {
+            if !(m.is_finite() && *m > 0.0) {
+                return Err(format!("mass must be a positive finite number, got {m}"));
+            }
+            Ok((*m, com, *i))
+        }
+    }
+}
+
+/// Symmetric, positive definite, principal moments obeying the triangle inequality.
+fn check_inertia(i: &Mat3) -> Result<(), String> {
+    if !i.iter().all(|c| c.is_finite()) {
+        return Err("inertia is not finite".into());
+    }
+    if (i - i.transpose()).abs().max() > 1e-9 * i.abs().max().max(1e-300) {
+        return Err("inertia is not symmetric".into());
+    }
+    let eig = i.symmetric_eigenvalues();
+    if eig.iter().any(|&e| !(e > 0.0)) {
+        return Err(format!(
+            "inertia is not positive definite (principal moments {:?})",
+            eig.as_slice()
+        ));
+    }
+    let (a, b, c) = (eig[0], eig[1], eig[2]);
+    let tol = 1e-9 * (a + b + c);
+    if a + b < c - tol || a + c < b - tol || b + c < a - tol {
+        return Err(format!(
+            "inertia violates the triangle inequality (principal moments {:?})",
+            eig.as_slice()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,655 @@
+//! Scene files (TOML) → [`Model`]. Every error names the file, the key path and,
+//! where it can be found, the line.
+//!
+//! ```toml
+//! [world]
+//! gravity = [0.0, 0.0, -9.81]      # m/s²
+//! dt = 0.001                       # s
+//! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
+//! method = "penalty"               # "penalty" | "penalty_deepest"
+//!
+//! [penalty]                        # optional; defaults are 000's
+//! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
+//!
+//! [[body]]
+//! name = "box"
+//! shape = { type = "box", half_extents = [0.5, 0.5, 0.5] }
+//! mass = 10.0                      # or density (kg/m³)
+//! position = [0.0, 0.0, 0.5]
+//! ```
+
+use super::{
+    BodyKind, BodySpec, FrictionParams, Gain, ImpactParams, Integrator, MassSpec, Material, Method,
+    Model, ModelBuilder, Options, PenaltyParams, PenaltyPoints,
+};
+use crate::collision::{mesh, Shape};
+use crate::math::{Mat3, Pose, Quat, Vec3};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A scene that could not be loaded: where and what.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}{}: {key}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct SceneError {
+    pub file: String,
+    /// Key path, e.g. `body[2].mass` (`-` when the file as a whole is at fault).
+    pub key: String,
+    /// 1-based line, where known.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct SceneToml {
+    #[serde(default)]
+    world: WorldToml,
+    #[serde(default)]
+    penalty: PenaltyToml,
+    #[serde(default, rename = "body")]
+    bodies: Vec<toml::Spanned<BodyToml>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct WorldToml {
+    #[serde(default = "default_gravity")]
+    gravity: [f64; 3],
+    #[serde(default = "default_dt")]
+    dt: f64,
+    #[serde(default = "default_integrator")]
+    integrator: Integrator,
+    #[serde(default = "default_method")]
+    method: MethodName,
+    #[serde(default = "default_max_abs")]
+    max_abs_state: f64,
+}
+
+impl Default for WorldToml {
+    fn default() -> Self {
+        WorldToml {
+            gravity: default_gravity(),
+            dt: default_dt(),
+            integrator: default_integrator(),
+            method: default_method(),
+            max_abs_state: default_max_abs(),
+        }
+    }
+}
+
+fn default_gravity() -> [f64; 3] {
+    [0.0, 0.0, -9.81]
+}
+fn default_dt() -> f64 {
+    1e-3
+}
+fn default_integrator() -> Integrator {
+    Integrator::SemiImplicitEuler
+}
+fn default_method() -> MethodName {
+    MethodName::Penalty
+}
+fn default_max_abs() -> f64 {
+    1e10
+}
+
+/// Names accepted for `world.method` (and `rtphys run --method`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodName {
+    /// 000's multi-point PID penalty with impulses.
+    Penalty,
+    /// The deepest-point penalty baseline (same PID law, one point).
+    PenaltyDeepest,
+}
+
+impl std::str::FromStr for MethodName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "penalty" => Ok(MethodName::Penalty),
+            "penalty_deepest" => Ok(MethodName::PenaltyDeepest),
+            other => Err(format!(
+                "unknown method '{other}' (known: penalty, penalty_deepest)"
+            )),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct PenaltyToml {
+    kp: Option<f64>,
+    kv: Option<f64>,
+    ki: Option<f64>,
+    kp_per_mass: Option<f64>,
+    kv_per_mass: Option<f64>,
+    ki_per_mass: Option<f64>,
+    forgetting: Option<f64>,
+    damping_limit: Option<f64>,
+    #[serde(default)]
+    friction: FrictionToml,
+    #[serde(default)]
+    impacts: ImpactsToml,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct FrictionToml {
+    k_stick: Option<f64>,
+    k_stick_per_mass: Option<f64>,
+    b_stick: Option<f64>,
+    b_stick_per_mass: Option<f64>,
+    v_stick: Option<f64>,
+    v_slip: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct ImpactsToml {
+    enabled: Option<bool>,
+    epsilon: Option<f64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct BodyToml {
+    name: String,
+    #[serde(default, rename = "static")]
+    is_static: bool,
+    shape: Option<ShapeToml>,
+    #[serde(default, rename = "geom")]
+    geoms: Vec<GeomToml>,
+    mass: Option<f64>,
+    density: Option<f64>,
+    /// Inertia about the COM in the body frame: 3 principal values or a 3×3 matrix.
+    inertia: Option<toml::Value>,
+    #[serde(default)]
+    position: [f64; 3],
+    orientation: Option<[f64; 4]>,
+    rpy: Option<[f64; 3]>,
+    #[serde(default)]
+    velocity: [f64; 3],
+    #[serde(default)]
+    angular_velocity: [f64; 3],
+    material: Option<Material>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct GeomToml {
+    shape: ShapeToml,
+    #[serde(default)]
+    position: [f64; 3],
+    orientation: Option<[f64; 4]>,
+    rpy: Option<[f64; 3]>,
+    material: Option<Material>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum ShapeToml {
+    Plane,
+    Sphere {
+        radius: f64,
+    },
+    Box {
+        half_extents: Option<[f64; 3]>,
+        size: Option<[f64; 3]>,
+    },
+    Capsule {
+        radius: f64,
+        half_length: f64,
+    },
+    Cylinder {
+        radius: f64,
+        half_length: f64,
+    },
+    Polytope {
+        points: Vec<[f64; 3]>,
+    },
+    Mesh {
+        file: String,
+        #[serde(default = "one")]
+        scale: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Load a scene file.
+pub fn load_scene_file(path: impl AsRef<Path>) -> Result<Model, SceneError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+        file: path.display().to_string(),
+        key: "-".into(),
+        line: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_scene_str(&text, &path.display().to_string(), &dir)
+}
+
+/// Load a scene from text; `file` names it in errors, `dir` resolves mesh paths.
+pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, SceneError> {
+    let err = |key: &str, line: Option<usize>, message: String| SceneError {
+        file: file.to_string(),
+        key: key.to_string(),
+        line,
+        message,
+    };
+    let scene: SceneToml = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        // toml's message already names the offending key or value.
+        let msg = e.message().trim().to_string();
+        let key = e
+            .span()
+            .map(|s| key_at(text, s.start))
+            .unwrap_or_else(|| "-".into());
+        err(&key, line, msg)
+    })?;
+    let world_line = |k: &str| find_key_line(text, 0..text.len(), k);
+    // World options.
+    let w = &scene.world;
+    let gravity = Vec3::from(w.gravity);
+    if !gravity.iter().all(|g| g.is_finite()) {
+        return Err(err(
+            "world.gravity",
+            world_line("gravity"),
+            "must be finite".into(),
+        ));
+    }
+    if !(w.dt.is_finite() && w.dt > 0.0 && w.dt <= 0.1) {
+        return Err(err(
+            "world.dt",
+            world_line("dt"),
+            format!("must be in (0, 0.1] s, got {}", w.dt),
+        ));
+    }
+    if !(w.max_abs_state.is_finite() && w.max_abs_state > 0.0) {
+        return Err(err(
+            "world.max_abs_state",
+            world_line("max_abs_state"),
+            "must be a positive finite number".into(),
+        ));
+    }
+    let method = penalty_method(&scene.penalty, w.method).map_err(|(k, m)| {
+        err(
+            &format!("penalty.{k}"),
+            world_line(k.rsplit('.').next().unwrap_or(&k)),
+            m,
+        )
+    })?;
+    let opt = Options {
+        gravity,
+        dt: w.dt,
+        integrator: w.integrator,
+        method,
+        max_abs_state: w.max_abs_state,
+    };
+    let mut builder = ModelBuilder::new(opt);
+    for (i, sb) in scene.bodies.iter().enumerate() {
+        let span = sb.span();
+        let b = sb.get_ref();
+        let key = |k: &str| format!("body[{i}] ('{}').{k}", b.name);
+        let line =
+            |k: &str| find_key_line(text, span.clone(), k).or(Some(line_of(text, span.start)));
+        let spec = body_spec(b, dir)
+            .map_err(|(k, m)| err(&key(&k), line(k.split(['.', '[']).next().unwrap_or(&k)), m))?;
+        builder.add_body(spec);
+    }
+    builder.finalize().map_err(|e| {
+        // Point at the body the message names, if any.
+        let msg = e.to_string();
+        let (key, line) = scene
+            .bodies
+            .iter()
+            .enumerate()
+            .find(|(_, b)| msg.contains(&format!("'{}'", b.get_ref().name)))
+            .map(|(i, b)| (format!("body[{i}]"), Some(line_of(text, b.span().start))))
+            .unwrap_or_else(|| ("world".into(), None));
+        err(&key, line, msg)
+    })
+}
+
+fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, String)> {
+    let mut pp = PenaltyParams {
+        points: match name {
+            MethodName::Penalty => PenaltyPoints::Multi,
+            MethodName::PenaltyDeepest => PenaltyPoints::Deepest,
+        },
+        ..PenaltyParams::default()
+    };
+    let gain = |abs: Option<f64>, per: Option<f64>, k: &str, dflt: Gain| match (abs, per) {
+        (Some(_), Some(_)) => Err((k.to_string(), format!("give {k} or {k}_per_mass, not both"))),
+        (Some(v), None) => nonneg(v, k).map(|_| Gain::Absolute(v)),
+        (None, Some(v)) => nonneg(v, &format!("{k}_per_mass")).map(|_| Gain::PerMass(v)),
+        (None, None) => Ok(dflt),
+    };
+    pp.kp = gain(p.kp, p.kp_per_mass, "kp", pp.kp)?;
+    pp.kv = gain(p.kv, p.kv_per_mass, "kv", pp.kv)?;
+    pp.ki = gain(p.ki, p.ki_per_mass, "ki", pp.ki)?;
+    if let Some(l) = p.forgetting {
+        if !(l > 0.0 && l < 1.0) {
+            return Err(("forgetting".into(), format!("must be in (0, 1), got {l}")));
+        }
+        pp.forgetting = l;
+    }
+    if let Some(d) = p.damping_limit {
+        if d.is_nan() || d <= 0.0 {
+            return Err((
+                "damping_limit".into(),
+                format!("must be > 0 (inf disables), got {d}"),
+            ));
+        }
+        pp.damping_limit = d;
+    }
+    let f = &p.friction;
+    let df = FrictionParams::default();
+    pp.friction = FrictionParams {
+        k_stick: gain(
+            f.k_stick,
+            f.k_stick_per_mass,
+            "friction.k_stick",
+            df.k_stick,
+        )?,
+        b_stick: gain(
+            f.b_stick,
+            f.b_stick_per_mass,
+            "friction.b_stick",
+            df.b_stick,
+        )?,
+        v_stick: f
+            .v_stick
+            .map(|v| pos(v, "friction.v_stick"))
+            .transpose()?
+            .unwrap_or(df.v_stick),
+        v_slip: f
+            .v_slip
+            .map(|v| pos(v, "friction.v_slip"))
+            .transpose()?
+            .unwrap_or(df.v_slip),
+    };
+    let di = ImpactParams::default();
+    pp.impacts = ImpactParams {
+        enabled: p.impacts.enabled.unwrap_or(di.enabled),
+        epsilon: p
+            .impacts
+            .epsilon
+            .map(|v| nonneg(v, "impacts.epsilon").map(|_| v))
+            .transpose()?
+            .unwrap_or(di.epsilon),
+    };
+    Ok(Method::Penalty(pp))
+}
+
+fn nonneg(v: f64, k: &str) -> Result<(), (String, String)> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err((
+            k.to_string(),
+            format!("must be a finite number ≥ 0, got {v}"),
+        ))
+    }
+}
+
+fn pos(v: f64, k: &str) -> Result<f64, (String, String)> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err((
+            k.to_string(),
+            format!("must be a finite number > 0, got {v}"),
+        ))
+    }
+}
+
+fn finite3(v: [f64; 3], k: &str) -> Result<Vec3, (String, String)> {
+    if v.iter().all(|c| c.is_finite()) {
+        Ok(Vec3::from(v))
+    } else {
+        Err((k.to_string(), format!("must be finite, got {v:?}")))
+    }
+}
+
+fn rotation(q: Option<[f64; 4]>, rpy: Option<[f64; 3]>, k: &str) -> Result<Quat, (String, String)> {
+    match (q, rpy) {
+        (Some(_), Some(_)) => Err((k.to_string(), "give orientation or rpy, not both".into())),
+        (Some(q), None) => {
+            let qq = nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]);
+            let n = qq.norm();
+            if !q.iter().all(|c| c.is_finite()) || !(n > 1e-9) {
+                return Err((
+                    "orientation".into(),
+                    format!("must be a finite non-zero quaternion [w, x, y, z], got {q:?}"),
+                ));
+            }
+            Ok(Quat::new_normalize(qq))
+        }
+        (None, Some(r)) => {
+            finite3(r, "rpy")?;
+            Ok(Quat::from_euler_angles(r[0], r[1], r[2]))
+        }
+        (None, None) => Ok(Quat::identity()),
+    }
+}
+
+fn shape_of(s: &ShapeToml, dir: &Path) -> Result<Shape, (String, String)> {
+    let g = |e: crate::collision::GeometryError| ("shape".to_string(), e.to_string());
+    match s {
+        ShapeToml::Plane => Ok(Shape::plane()),
+        ShapeToml::Sphere { radius } => Shape::sphere(*radius).map_err(g),
+        ShapeToml::Box { half_extents, size } => {
+            let half = match (half_extents, size) {
+                (Some(h), None) => Vec3::from(*h),
+                (None, Some(s)) => Vec3::from(*s) * 0.5,
+                _ => {
+                    return Err((
+                        "shape".into(),
+                        "a box needs exactly one of half_extents or size".into(),
+                    ))
+                }
+            };
+            Shape::cuboid(half).map_err(g)
+        }
+        ShapeToml::Capsule {
+            radius,
+            half_length,
+        } => Shape::capsule(*radius, *half_length).map_err(g),
+        ShapeToml::Cylinder {
+            radius,
+            half_length,
+        } => Shape::cylinder(*radius, *half_length).map_err(g),
+        ShapeToml::Polytope { points } => {
+            let pts: Vec<Vec3> = points.iter().map(|p| Vec3::from(*p)).collect();
+            if !pts.iter().all(|p| p.iter().all(|c| c.is_finite())) {
+                return Err(("shape.points".into(), "points must be finite".into()));
+            }
+            Shape::polytope(&pts).map_err(|e| ("shape.points".to_string(), e.to_string()))
+        }
+        ShapeToml::Mesh { file, scale } => {
+            if !(scale.is_finite() && *scale > 0.0) {
+                return Err(("shape.scale".into(), format!("must be > 0, got {scale}")));
+            }
+            let p: PathBuf = if Path::new(file).is_absolute() {
+                PathBuf::from(file)
+            } else {
+                dir.join(file)
+            };
+            mesh::load_convex_mesh(&p, *scale)
+                .map_err(|e| ("shape.file".to_string(), e.to_string()))
+        }
+    }
+}
+
+fn body_spec(b: &BodyToml, dir: &Path) -> Result<BodySpec, (String, String)> {
+    let material = b.material.unwrap_or_default();
+    let mut geoms = Vec::new();
+    if let Some(s) = &b.shape {
+        geoms.push((shape_of(s, dir)?, Pose::identity(), material));
+    }
+    for (gi, g) in b.geoms.iter().enumerate() {
+        let ctx = |(k, m): (String, String)| (format!("geom[{gi}].{k}"), m);
+        let shape = shape_of(&g.shape, dir).map_err(ctx)?;
+        let p = finite3(g.position, "position").map_err(ctx)?;
+        let q = rotation(g.orientation, g.rpy, "orientation").map_err(ctx)?;
+        geoms.push((
+            shape,
+            Pose::from_parts(p.into(), q),
+            g.material.unwrap_or(material),
+        ));
+    }
+    if geoms.is_empty() {
+        return Err((
+            "shape".into(),
+            "missing: a body needs `shape` or `[[body.geom]]`".into(),
+        ));
+    }
+    let kind = if b.is_static {
+        BodyKind::Static
+    } else {
+        BodyKind::Free
+    };
+    let mass = match (kind, b.mass, b.density, &b.inertia) {
+        (BodyKind::Static, None, None, None) => MassSpec::Mass(0.0),
+        (BodyKind::Static, ..) => {
+            return Err((
+                "mass".into(),
+                "a static body takes no mass, density or inertia".into(),
+            ))
+        }
+        (_, Some(_), Some(_), _) => {
+            return Err(("mass".into(), "give mass or density, not both".into()))
+        }
+        (_, None, None, _) => {
+            return Err((
+                "mass".into(),
+                "missing: a free body needs `mass` or `density`".into(),
+            ))
+        }
+        (_, Some(m), None, None) => {
+            if !(m.is_finite() && m > 0.0) {
+                return Err((
+                    "mass".into(),
+                    format!("must be a positive finite number, got {m}"),
+                ));
+            }
+            MassSpec::Mass(m)
+        }
+        (_, None, Some(d), None) => {
+            if !(d.is_finite() && d > 0.0) {
+                return Err((
+                    "density".into(),
+                    format!("must be a positive finite number, got {d}"),
+                ));
+            }
+            MassSpec::Density(d)
+        }
+        (_, None, Some(_), Some(_)) => {
+            return Err((
+                "inertia".into(),
+                "an explicit inertia needs `mass`, not `density`".into(),
+            ))
+        }
+        (_, Some(m), None, Some(iv)) => {
+            if !(m.is_finite() && m > 0.0) {
+                return Err((
+                    "mass".into(),
+                    format!("must be a positive finite number, got {m}"),
+                ));
+            }
+            MassSpec::MassInertia(m, inertia_of(iv)?)
+        }
+    };
+    let position = finite3(b.position, "position")?;
+    let orientation = rotation(b.orientation, b.rpy, "orientation")?;
+    Ok(BodySpec {
+        name: b.name.clone(),
+        kind,
+        mass,
+        position,
+        orientation,
+        velocity: finite3(b.velocity, "velocity")?,
+        angular_velocity: finite3(b.angular_velocity, "angular_velocity")?,
+        geoms,
+    })
+}
+
+fn inertia_of(v: &toml::Value) -> Result<Mat3, (String, String)> {
+    let bad = || {
+        (
+            "inertia".to_string(),
+            "must be [Ixx, Iyy, Izz] or a 3×3 matrix of numbers".to_string(),
+        )
+    };
+    let num = |x: &toml::Value| x.as_float().or_else(|| x.as_integer().map(|i| i as f64));
+    let arr = v.as_array().ok_or_else(bad)?;
+    let m = if arr.len() == 3 && arr.iter().all(|x| num(x).is_some()) {
+        let d: Vec<f64> = arr.iter().filter_map(num).collect();
+        Mat3::from_diagonal(&Vec3::new(d[0], d[1], d[2]))
+    } else if arr.len() == 3 {
+        let mut m = Mat3::zeros();
+        for (r, row) in arr.iter().enumerate() {
+            let row = row.as_array().filter(|r| r.len() == 3).ok_or_else(bad)?;
+            for (c, x) in row.iter().enumerate() {
+                m[(r, c)] = num(x).ok_or_else(bad)?;
+            }
+        }
+        m
+    } else {
+        return Err(bad());
+    };
+    if !m.iter().all(|c| c.is_finite()) {
+        return Err(("inertia".into(), "must be finite".into()));
+    }
+    Ok(m)
+}
+
+/// 1-based line of byte offset `pos`.
+pub(crate) fn line_of(text: &str, pos: usize) -> usize {
+    text[..pos.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The key on the line holding `pos` (for parser errors that carry only a span).
+fn key_at(text: &str, pos: usize) -> String {
+    let start = text[..pos.min(text.len())]
+        .rfind('\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let end = text[start..]
+        .find('\n')
+        .map(|i| start + i)
+        .unwrap_or(text.len());
+    let line = &text[start..end];
+    match line.split_once('=') {
+        Some((k, _)) if !k.trim().is_empty() => k.trim().to_string(),
+        _ => line.trim().trim_matches(['[', ']']).to_string(),
+    }
+}
+
+/// Line of the first `key =` inside `span`.
+fn find_key_line(text: &str, span: std::ops::Range<usize>, key: &str) -> Option<usize> {
+    let region = text.get(span.clone())?;
+    let mut off = 0;
+    for l in region.split_inclusive('\n') {
+        let t = l.trim_start();
+        if let Some(rest) = t.strip_prefix(key) {
+            if rest.trim_start().starts_with('=') {
+                return Some(line_of(text, span.start + off));
+            }
+        }
+        // inline tables: `shape = { type = "box", radius = ... }`
+        if t.contains(&format!(" {key} =")) || t.contains(&format!("{{{key} =")) {
+            return Some(line_of(text, span.start + off));
+        }
+        off += l.len();
+    }
+    None
+}
