@@ -15,3 +15,5 @@ pub mod pipeline;
 pub use data::{BodyState, Data, Snapshot};
 pub use model::{Model, ModelBuilder};
 pub use pipeline::step;
+pub mod runtime;
+pub mod server;

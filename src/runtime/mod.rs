@@ -1,0 +1,1 @@
+//! The physics thread: pacing, modes, command and snapshot queues (to be written).
