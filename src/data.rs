@@ -204,6 +204,8 @@ pub(crate) struct Scratch {
     pub sel: crate::contact::SelectScratch,
     /// Bodies that received an impulse this step.
     pub impacted: Vec<bool>,
+    /// Normal forces of one manifold.
+    pub point_forces: Vec<crate::contact::PointForce>,
 }
 
 /// Time derivative of a [`BodyState`]: (ẋ, q̇, v̇, ẇ).
@@ -242,6 +244,7 @@ impl Data {
         }
         s.wrench = vec![Wrench::ZERO; nb];
         s.impacted = vec![false; nb];
+        s.stage_state = d.state.clone();
         d
     }
 

@@ -1,5 +1,114 @@
-//! Contact models (STUB while the spine is written).
+//! Contact models of the penalty family, one file each behind [`ContactModel`].
+//!
+//! A contact model turns one [`Manifold`](crate::collision::Manifold) (normal +
+//! intersection-volume points) into normal forces at chosen points. Friction
+//! ([`friction`]) and impacts ([`impulse`]) are shared by every model of the family.
+//!
+//! | file | model | paper |
+//! |---|---|---|
+//! | `multipoint.rs` | PID force on the bottom of the intersection volume | 000 §III-A, eqs. (1)–(3) |
+//! | `deepest_point.rs` | the same PID law at the deepest point (baseline) | 000 §III-B |
+//! | `bottom.rs` | O(N lg N) selection of the bottom points | 000 §III-A, Fig. 5 |
+//! | `friction.rs` | Coulomb sliding + static spring–damper | 000 §III-B |
+//! | `impulse.rs` | impulses for new impacts, contact-phase machine | 000 §III, Fig. 2 |
+//!
+//! The time-stepping schemes that are not force models (LCP, PEG, Rigid IPC) are
+//! whole steppers in `crate::pipeline`, not contact models.
 
-/// Buffers of the bottom-of-volume point selection.
-#[derive(Clone, Debug, Default)]
-pub struct SelectScratch {}
+pub mod bottom;
+pub mod deepest_point;
+pub mod friction;
+pub mod impulse;
+pub mod multipoint;
+
+pub use bottom::SelectScratch;
+
+use crate::collision::ContactPoint;
+use crate::data::BodyState;
+use crate::math::Vec3;
+use crate::model::{Gain, PenaltyParams, PenaltyPoints};
+
+/// What a contact model sees of one penetrating pair at one evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct PairContext<'a> {
+    /// Unit normal toward body a (000's body *p*), away from body b (*q*).
+    pub normal: Vec3,
+    pub points: &'a [ContactPoint],
+    /// Index into `points` of the deepest point.
+    pub deepest: usize,
+    pub a: &'a BodyState,
+    pub b: &'a BodyState,
+    /// m1 + m2 with a static body counted as 0 kg (the paper's gain scale), kg.
+    pub m_pair: f64,
+    /// Reduced mass 1/(1/m1 + 1/m2) with a static body of infinite mass, kg.
+    pub m_reduced: f64,
+    /// Step size, s.
+    pub h: f64,
+    /// Integral term I of eq. (2) for this pair, m.
+    pub integral: f64,
+}
+
+impl PairContext<'_> {
+    /// Relative normal velocity at world point `p` (eq. (1)'s v(ψ); > 0 separating).
+    #[inline]
+    pub fn normal_velocity(&self, p: &Vec3) -> f64 {
+        self.normal
+            .dot(&(self.a.velocity_at(p) - self.b.velocity_at(p)))
+    }
+}
+
+/// The PID gains of a pair, resolved from the scene's [`Gain`]s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PidGains {
+    pub kp: f64,
+    pub kv: f64,
+    pub ki: f64,
+}
+
+impl PidGains {
+    /// kp, kv, ki for a pair of mass `m_pair`; kv clamped to `damping_limit·m_r/h`.
+    pub fn resolve(p: &PenaltyParams, m_pair: f64, m_reduced: f64, h: f64) -> PidGains {
+        let kv_max = p.damping_limit * m_reduced / h;
+        PidGains {
+            kp: p.kp.value(m_pair),
+            kv: Gain::value(&p.kv, m_pair).min(kv_max),
+            ki: p.ki.value(m_pair),
+        }
+    }
+
+    /// The un-normalized PID force of eq. (3): max{kp d − kv v + ki I, 0}, N.
+    #[inline]
+    pub fn force(&self, depth: f64, v_n: f64, integral: f64) -> f64 {
+        (self.kp * depth - self.kv * v_n + self.ki * integral).max(0.0)
+    }
+}
+
+/// A normal force at a point of the manifold.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointForce {
+    /// Index into the manifold's points.
+    pub point: u32,
+    /// Normal force magnitude on body a (along +normal), N.
+    pub f_n: f64,
+}
+
+/// A penalty-family contact model: which points carry force and how much.
+pub trait ContactModel {
+    fn name(&self) -> &'static str;
+    /// Normal forces of one pair, appended to `out` (only non-zero forces).
+    fn normal_forces(
+        &self,
+        ctx: &PairContext,
+        gains: &PidGains,
+        scratch: &mut SelectScratch,
+        out: &mut Vec<PointForce>,
+    );
+}
+
+/// The contact model a penalty scene selects.
+pub fn model_for(points: PenaltyPoints) -> &'static dyn ContactModel {
+    match points {
+        PenaltyPoints::Multi => &multipoint::MultiPoint,
+        PenaltyPoints::Deepest => &deepest_point::DeepestPoint,
+    }
+}

@@ -1,11 +1,86 @@
-//! The step (STUB while the spine is written).
+//! The step: one tick of a world, as a table of contents.
+//!
+//! A contact method is a whole time-stepping scheme ([`Stepper`]): a force model
+//! inside an explicit integrator (the penalty family: 000's multi-point PID method
+//! now, Hunt–Crossley with its energy-monitored adaptive sub-steps next), a
+//! velocity-level complementarity step (LCP, PEG) or an optimization-based step
+//! (Rigid IPC) all advance `Data` by `model.opt.dt` through the same call.
+//! Outside input (external wrenches in `Data::xfrc`, later joint torques) lands
+//! before [`step`] and is held constant through the step.
 
-use crate::data::Data;
-use crate::model::Model;
+pub mod collide;
+pub mod integrator;
+pub mod penalty;
 
-/// Advance `data` by one step of `model.opt.dt`.
+use crate::data::{Data, QuarantineEvent, Stage};
+use crate::model::{BodyKind, Method, Model};
+use std::time::Instant;
+
+/// A whole time-stepping scheme.
+pub trait Stepper {
+    fn name(&self) -> &'static str;
+    /// Advance the state of every dynamic body by one step of `model.opt.dt`.
+    /// Must not allocate once warmed up and must not panic on any state.
+    fn advance(&self, model: &Model, data: &mut Data);
+}
+
+/// The stepper a model's method selects.
+pub fn stepper_for(method: &Method) -> impl Stepper + '_ {
+    match method {
+        Method::Penalty(p) => penalty::PenaltyStepper { params: p },
+    }
+}
+
+/// Advance `data` by one step:
+/// 1. remember the state (the rollback target of the quarantine);
+/// 2. the method's step (kinematics → broad phase → narrow phase → contact → integrate);
+/// 3. check the new state, rolling back and freezing any body that diverged;
+/// 4. advance the clock.
 pub fn step(model: &Model, data: &mut Data) {
-    let _ = model;
-    data.time += model.opt.dt;
+    data.stats.stage_ns = [0; Stage::COUNT];
+    data.scratch.state0.clear();
+    data.scratch.state0.extend_from_slice(&data.state);
+
+    stepper_for(&model.opt.method).advance(model, data);
+
+    let t = Instant::now();
+    check_state(model, data);
+    data.stats.stage_ns[Stage::Check as usize] += t.elapsed().as_nanos() as u64;
+
+    for (tot, s) in data
+        .stats
+        .stage_ns_total
+        .iter_mut()
+        .zip(data.stats.stage_ns)
+    {
+        *tot += s;
+    }
     data.tick += 1;
+    data.time = data.tick as f64 * model.opt.dt;
+}
+
+/// Non-finite or absurd state (|x| > max_abs_state) is caught in the step it appears:
+/// the body is rolled back to its state at the start of the step, its velocities
+/// zeroed, and it is frozen (treated as static) — counted and reported in the stats.
+fn check_state(model: &Model, data: &mut Data) {
+    let lim = model.opt.max_abs_state;
+    for b in 0..model.nbody() {
+        if model.bodies[b].kind != BodyKind::Free || data.frozen[b] {
+            continue;
+        }
+        let s = &data.state[b];
+        let sane = s.is_finite() && s.x.amax() <= lim && s.v.amax() <= lim && s.w.amax() <= lim;
+        if !sane {
+            let mut back = data.scratch.state0[b];
+            back.v.fill(0.0);
+            back.w.fill(0.0);
+            data.state[b] = back;
+            data.frozen[b] = true;
+            data.stats.quarantined += 1;
+            data.stats.last_quarantine = Some(QuarantineEvent {
+                tick: data.tick,
+                body: b,
+            });
+        }
+    }
 }

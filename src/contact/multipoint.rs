@@ -1,0 +1,51 @@
+//! The multi-point PID penalty method of 000 (Drumwright 2008), §III.
+//!
+//! Equations of 000_48109ab67d5cd76d used here:
+//! - (1) ‖f(ψ)‖ = max{kp d(ψ) − kv v(ψ), 0} / r, the PD spring–damper at point ψ,
+//!   with d the penetration depth along the contact normal and v the relative
+//!   normal velocity (positive when separating);
+//! - (2) I = Σ_{i=0}^{t−1} λ^{t−i−1} max_y d(y, i), the integral of the pair's maximum
+//!   penetration with forgetting factor λ (kept per pair in `PairState::integral`);
+//! - (3) ‖f(ψ)‖ = max{kp d(ψ, t) − kv v(ψ) + ki I, 0} / r.
+//!
+//! The force acts only at points on the *bottom* of the intersection volume
+//! (§III-A, [`super::bottom`]), and r is the number of those points at which the
+//! force is non-zero, so adding points does not add force.
+
+use super::bottom::bottom_points;
+use super::{ContactModel, PairContext, PidGains, PointForce, SelectScratch};
+
+pub struct MultiPoint;
+
+impl ContactModel for MultiPoint {
+    fn name(&self) -> &'static str {
+        "multi_point"
+    }
+
+    fn normal_forces(
+        &self,
+        ctx: &PairContext,
+        gains: &PidGains,
+        scratch: &mut SelectScratch,
+        out: &mut Vec<PointForce>,
+    ) {
+        let first = out.len();
+        // Points on the bottom of the intersection volume, §III-A.
+        let mut selected = std::mem::take(&mut scratch.selected);
+        bottom_points(ctx.points, &ctx.normal, scratch, &mut selected);
+        // Un-normalized PID force at each bottom point, eq. (3).
+        for &i in &selected {
+            let p = &ctx.points[i as usize];
+            let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
+            if f > 0.0 {
+                out.push(PointForce { point: i, f_n: f });
+            }
+        }
+        scratch.selected = selected;
+        // Normalize by r, the number of points with non-zero force.
+        let r = (out.len() - first) as f64;
+        for pf in &mut out[first..] {
+            pf.f_n /= r;
+        }
+    }
+}

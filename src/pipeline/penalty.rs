@@ -1,0 +1,427 @@
+//! The penalty stepper of 000: impulses for new impacts, the multi-point (or
+//! deepest-point) PID force for continuing contact, friction, all inside an explicit
+//! integrator (RK4 as in the paper's experiments, or semi-implicit Euler).
+
+use super::{collide, integrator, Stepper};
+use crate::collision::ContactSet;
+use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
+use crate::contact::{
+    friction, model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch,
+};
+use crate::data::{BodyState, ContactPhase, Data, Deriv, PairState, Stage};
+use crate::math::{Vec3, Wrench};
+use crate::model::{BodyKind, Integrator, Material, Model, PenaltyParams};
+use std::time::Instant;
+
+pub struct PenaltyStepper<'a> {
+    pub params: &'a PenaltyParams,
+}
+
+impl Stepper for PenaltyStepper<'_> {
+    fn name(&self) -> &'static str {
+        "penalty"
+    }
+
+    fn advance(&self, model: &Model, data: &mut Data) {
+        let p = self.params;
+        let cm = model_for(p.points);
+        let Data {
+            state,
+            xfrc,
+            frozen,
+            pairs,
+            contacts,
+            contact_pair,
+            contact_wrench,
+            stats,
+            scratch: s,
+            ..
+        } = data;
+        let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
+
+        // Kinematics: world poses of the geoms.
+        let t = Instant::now();
+        collide::geom_poses(model, state, &mut s.geom_pose);
+        lap(stats, Stage::Kinematics, t);
+
+        // Broad phase: candidate pairs and their carried-over memory.
+        let t = Instant::now();
+        collide::broad_phase(
+            model,
+            state,
+            &s.geom_pose,
+            &mut s.aabbs,
+            &mut s.broad,
+            &mut s.candidates,
+            pairs,
+            &mut s.pairs_next,
+        );
+        lap(stats, Stage::BroadPhase, t);
+
+        // Narrow phase at the start-of-step state.
+        let t = Instant::now();
+        collide::narrow_phase(
+            model,
+            &s.geom_pose,
+            &s.candidates,
+            &mut s.narrow,
+            contacts,
+            contact_pair,
+        );
+        lap(stats, Stage::NarrowPhase, t);
+
+        // Contact: pair memory (eq. (2)), impacts (Fig. 2).
+        let t = Instant::now();
+        update_pair_memory(p, contacts, contact_pair, pairs);
+        report_contacts(contacts, stats);
+        stats.impulses = resolve_impacts(
+            model,
+            p,
+            cm,
+            state,
+            frozen,
+            contacts,
+            contact_pair,
+            pairs,
+            &mut s.sel,
+            &mut s.point_forces,
+            &mut s.impacted,
+        );
+        lap(stats, Stage::Contact, t);
+
+        // Integrate, evaluating the force model at every stage.
+        let t = Instant::now();
+        let h = model.opt.dt;
+        let mut narrow_ns = 0u64;
+        let mut eval = |stage: usize, st: &[BodyState], k: &mut [Deriv]| {
+            let (set, set_pair) = if stage == 0 {
+                (&*contacts, &contact_pair[..])
+            } else {
+                // Intermediate stages: collide again at the stage state.
+                let tn = Instant::now();
+                collide::geom_poses(model, st, &mut s.geom_pose);
+                collide::narrow_phase(
+                    model,
+                    &s.geom_pose,
+                    &s.candidates,
+                    &mut s.narrow,
+                    &mut s.stage_contacts,
+                    &mut s.stage_contact_pair,
+                );
+                narrow_ns += tn.elapsed().as_nanos() as u64;
+                (&s.stage_contacts, &s.stage_contact_pair[..])
+            };
+            contact_wrenches(
+                model,
+                p,
+                cm,
+                st,
+                frozen,
+                set,
+                set_pair,
+                pairs,
+                stage == 0,
+                &mut s.sel,
+                &mut s.point_forces,
+                &mut s.wrench,
+            );
+            if stage == 0 {
+                contact_wrench.copy_from_slice(&s.wrench);
+            }
+            derivatives(model, st, frozen, xfrc, &s.wrench, k);
+        };
+        match model.opt.integrator {
+            Integrator::Rk4 => {
+                integrator::rk4(h, state, dynamic, &mut s.stage_state, &mut s.k, &mut eval)
+            }
+            Integrator::SemiImplicitEuler => {
+                integrator::semi_implicit_euler(h, state, dynamic, &mut s.k[0], &mut eval)
+            }
+        }
+        let total = t.elapsed().as_nanos() as u64;
+        stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
+        stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);
+    }
+}
+
+#[inline]
+fn lap(stats: &mut crate::data::StepStats, stage: Stage, t: Instant) {
+    stats.stage_ns[stage as usize] += t.elapsed().as_nanos() as u64;
+}
+
+/// Integral term of eq. (2) of 000, I_t = λ I_{t−1} + max_y d(y, t−1), and the
+/// reset of pairs that no longer touch (phase back to New, memory cleared).
+fn update_pair_memory(
+    p: &PenaltyParams,
+    set: &ContactSet,
+    set_pair: &[usize],
+    pairs: &mut [PairState],
+) {
+    for pair in pairs.iter_mut() {
+        pair.touching = false;
+    }
+    for (m, &pi) in set.manifolds.iter().zip(set_pair) {
+        let pair = &mut pairs[pi];
+        pair.touching = true;
+        pair.integral = p.forgetting * pair.integral + pair.last_max_depth;
+        pair.last_max_depth = m.max_depth(set);
+    }
+    for pair in pairs.iter_mut().filter(|p| !p.touching) {
+        *pair = PairState::new(pair.geom_a, pair.geom_b);
+    }
+}
+
+fn report_contacts(set: &ContactSet, stats: &mut crate::data::StepStats) {
+    stats.contact_pairs = set.manifolds.len();
+    stats.contact_points = set.points.len();
+    let mut max = 0.0f64;
+    let mut sum = 0.0;
+    for m in &set.manifolds {
+        let d = m.max_depth(set);
+        max = max.max(d);
+        sum += d;
+    }
+    stats.max_penetration = max;
+    stats.mean_penetration = if set.manifolds.is_empty() {
+        0.0
+    } else {
+        sum / set.manifolds.len() as f64
+    };
+}
+
+/// Masses of a pair as the gains see them: (m1 + m2 with static = 0, reduced mass
+/// with static = ∞). `None` if neither body moves.
+#[inline]
+fn pair_masses(model: &Model, frozen: &[bool], ba: usize, bb: usize) -> Option<(f64, f64)> {
+    let m = |b: usize| {
+        let body = &model.bodies[b];
+        (body.kind == BodyKind::Free && !frozen[b]).then_some(body.mass)
+    };
+    match (m(ba), m(bb)) {
+        (Some(a), Some(b)) => Some((a + b, a * b / (a + b))),
+        (Some(a), None) | (None, Some(a)) => Some((a, a)),
+        (None, None) => None,
+    }
+}
+
+/// Everything the contact model needs for manifold `mi`.
+#[inline]
+fn context<'a>(
+    model: &Model,
+    state: &'a [BodyState],
+    frozen: &[bool],
+    set: &'a ContactSet,
+    mi: usize,
+    pair: &PairState,
+) -> Option<(PairContext<'a>, usize, usize, Material)> {
+    let m = &set.manifolds[mi];
+    let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
+    let (m_pair, m_reduced) = pair_masses(model, frozen, ga.body, gb.body)?;
+    let ctx = PairContext {
+        normal: m.normal,
+        points: set.points_of(m),
+        deepest: m.deepest - m.points.start,
+        a: &state[ga.body],
+        b: &state[gb.body],
+        m_pair,
+        m_reduced,
+        h: model.opt.dt,
+        integral: pair.integral,
+    };
+    Some((
+        ctx,
+        ga.body,
+        gb.body,
+        Material::combine(&ga.material, &gb.material),
+    ))
+}
+
+fn impulse_body(model: &Model, state: &BodyState, frozen: &[bool], b: usize) -> ImpulseBody {
+    let body = &model.bodies[b];
+    if body.kind != BodyKind::Free || frozen[b] {
+        return ImpulseBody::STATIC;
+    }
+    let r = state.q.to_rotation_matrix();
+    ImpulseBody {
+        inv_mass: body.inv_mass,
+        inv_inertia_w: r.matrix() * body.inv_inertia * r.matrix().transpose(),
+    }
+}
+
+/// The contact-phase machine of Fig. 2 of 000 with impulses at the centroid of the
+/// contact surface. Returns the number of impulses applied.
+#[allow(clippy::too_many_arguments)]
+fn resolve_impacts(
+    model: &Model,
+    p: &PenaltyParams,
+    cm: &dyn ContactModel,
+    state: &mut [BodyState],
+    frozen: &[bool],
+    set: &ContactSet,
+    set_pair: &[usize],
+    pairs: &mut [PairState],
+    sel: &mut SelectScratch,
+    pf: &mut Vec<PointForce>,
+    impacted: &mut [bool],
+) -> usize {
+    impacted.iter_mut().for_each(|i| *i = false);
+    let eps = p.impacts.epsilon;
+    let mut count = 0;
+    // Pass 1: new contacts and bounces of last step's impacts; pass 2: resting
+    // pairs whose bodies a third body has just struck.
+    for pass in 0..2 {
+        for (mi, &pi) in set_pair.iter().enumerate() {
+            let phase = pairs[pi].phase;
+            let relevant = match pass {
+                0 => phase != ContactPhase::Resting,
+                _ => phase == ContactPhase::Resting,
+            };
+            if !relevant {
+                continue;
+            }
+            let Some((ctx, ba, bb, mat)) = context(model, state, frozen, set, mi, &pairs[pi])
+            else {
+                continue;
+            };
+            if pass == 1 && !(impacted[ba] || impacted[bb]) {
+                continue;
+            }
+            // The contact surface: the points the model puts force on (the deepest
+            // point if none).
+            let gains = PidGains::resolve(p, ctx.m_pair, ctx.m_reduced, ctx.h);
+            pf.clear();
+            cm.normal_forces(&ctx, &gains, sel, pf);
+            let (mut c, mut nc) = (Vec3::zeros(), 0.0);
+            let (mut c_in, mut n_in) = (Vec3::zeros(), 0.0);
+            let mut any_sep = false;
+            let pts = pf.iter().map(|f| f.point as usize);
+            let pts: &mut dyn Iterator<Item = usize> = if pf.is_empty() {
+                &mut std::iter::once(ctx.deepest)
+            } else {
+                &mut pts.into_iter()
+            };
+            for i in pts {
+                let x = ctx.points[i].p_w;
+                c += x;
+                nc += 1.0;
+                let s_n = ctx.normal_velocity(&x);
+                if s_n < -eps {
+                    c_in += x;
+                    n_in += 1.0;
+                }
+                any_sep |= s_n > 0.0;
+            }
+            c /= nc;
+            let impact_at = match (pass, phase) {
+                (0, ContactPhase::New) => {
+                    (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c)
+                }
+                // Reimpact (bounce): some points separate while others approach.
+                (0, _) => (any_sep && n_in > 0.0 && p.impacts.enabled).then(|| c_in / n_in),
+                _ => (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c),
+            };
+            let normal = ctx.normal;
+            let Some(at) = impact_at else {
+                pairs[pi].phase = ContactPhase::Resting;
+                continue;
+            };
+            let (ia, ib) = (
+                impulse_body(model, &state[ba], frozen, ba),
+                impulse_body(model, &state[bb], frozen, bb),
+            );
+            let j = impact_impulse(
+                (&state[ba], &ia),
+                (&state[bb], &ib),
+                &at,
+                &normal,
+                mat.restitution,
+                mat.mu,
+            );
+            pairs[pi].phase = ContactPhase::Impact;
+            if let Some(j) = j.filter(|j| j.iter().all(|c| c.is_finite())) {
+                apply_impulse(&mut state[ba], &ia, &at, &j, 1.0);
+                apply_impulse(&mut state[bb], &ib, &at, &j, -1.0);
+                impacted[ba] = true;
+                impacted[bb] = true;
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// Contact wrench on every body at one integrator stage: normal PID forces from the
+/// contact model, then friction. At the first stage the friction state of each pair
+/// (stick/slip, anchor) is updated from the start-of-step state.
+#[allow(clippy::too_many_arguments)]
+fn contact_wrenches(
+    model: &Model,
+    p: &PenaltyParams,
+    cm: &dyn ContactModel,
+    state: &[BodyState],
+    frozen: &[bool],
+    set: &ContactSet,
+    set_pair: &[usize],
+    pairs: &mut [PairState],
+    first_stage: bool,
+    sel: &mut SelectScratch,
+    pf: &mut Vec<PointForce>,
+    wrench: &mut [Wrench],
+) {
+    wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+    for (mi, &pi) in set_pair.iter().enumerate() {
+        let Some((ctx, ba, bb, mat)) = context(model, state, frozen, set, mi, &pairs[pi]) else {
+            continue;
+        };
+        let gains = PidGains::resolve(p, ctx.m_pair, ctx.m_reduced, ctx.h);
+        pf.clear();
+        cm.normal_forces(&ctx, &gains, sel, pf);
+        let (xa, xb) = (ctx.a.x, ctx.b.x);
+        for f in pf.iter() {
+            let pt = ctx.points[f.point as usize].p_w;
+            let fv = ctx.normal * f.f_n;
+            wrench[ba].add_force_at(fv, pt, xa);
+            wrench[bb].add_force_at(-fv, pt, xb);
+        }
+        if first_stage {
+            friction::update_state(&p.friction, mat.mu, &ctx, pf, &mut pairs[pi]);
+        }
+        let anchor = pairs[pi].anchor;
+        friction::tangential_forces(&p.friction, mat.mu, &ctx, pf, anchor.as_ref(), |pt, f| {
+            wrench[ba].add_force_at(f, pt, xa);
+            wrench[bb].add_force_at(-f, pt, xb);
+        });
+    }
+}
+
+/// Newton–Euler for free bodies: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω) (the
+/// gyroscopic term), ẋ = v, q̇ = ½ ω ⊗ q.
+pub fn derivatives(
+    model: &Model,
+    state: &[BodyState],
+    frozen: &[bool],
+    xfrc: &[Wrench],
+    contact: &[Wrench],
+    out: &mut [Deriv],
+) {
+    let g = model.opt.gravity;
+    for (b, body) in model.bodies.iter().enumerate() {
+        if body.kind != BodyKind::Free || frozen[b] {
+            out[b] = Deriv::default();
+            continue;
+        }
+        let s = &state[b];
+        let force = xfrc[b].force + contact[b].force;
+        let torque = xfrc[b].torque + contact[b].torque;
+        let r = s.q.to_rotation_matrix();
+        let rm = r.matrix();
+        let i_w = rm * body.inertia * rm.transpose();
+        let i_w_inv = rm * body.inv_inertia * rm.transpose();
+        out[b] = Deriv {
+            dx: s.v,
+            dq: integrator::quat_rate(s),
+            dv: force * body.inv_mass + g,
+            dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
+        };
+    }
+}
