@@ -53,6 +53,9 @@ pub enum ContactPhase {
 pub struct StickAnchor {
     pub p_a_body: Vec3,
     pub p_b_body: Vec3,
+    /// Orientation of body a relative to body b (q_b⁻¹ q_a) when sticking began: the
+    /// torsional spring about the normal acts on the twist away from it.
+    pub q_ba: Quat,
 }
 
 /// Memory of one candidate geom pair, persistent across steps while the pair stays

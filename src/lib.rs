@@ -8,12 +8,16 @@
 pub mod collision;
 pub mod contact;
 pub mod data;
+pub mod experiments;
 pub mod math;
 pub mod model;
 pub mod pipeline;
+pub mod run;
+pub mod tools;
 
 pub use data::{BodyState, Data, Snapshot};
 pub use model::{Model, ModelBuilder};
 pub use pipeline::step;
+pub mod config;
 pub mod runtime;
 pub mod server;

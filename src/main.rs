@@ -17,6 +17,15 @@ struct Cli {
 enum Cmd {
     /// Serve a world over gRPC (the default command).
     Serve(rtphys::server::ServeArgs),
+    /// Step a scene offline and write per-step CSV (energies, penetration, poses).
+    Run(rtphys::run::RunArgs),
+    /// Generate a scene file (piles of N objects) on standard output.
+    Scene(rtphys::tools::SceneArgs),
+    /// Draw kinetic energy and penetration against step for both penalty variants
+    /// (000 Figs. 8–11) as PNGs.
+    Plot(rtphys::tools::PlotArgs),
+    /// Benchmarks printing JSON: µs per step of the reference scenes.
+    Bench(rtphys::tools::BenchArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -24,6 +33,10 @@ fn main() -> std::process::ExitCode {
     let result = match cli.cmd {
         None => rtphys::server::serve_main(Default::default()),
         Some(Cmd::Serve(a)) => rtphys::server::serve_main(a),
+        Some(Cmd::Run(a)) => rtphys::run::run_main(a),
+        Some(Cmd::Scene(a)) => rtphys::tools::scene_main(a),
+        Some(Cmd::Plot(a)) => rtphys::tools::plot_main(a),
+        Some(Cmd::Bench(a)) => rtphys::tools::bench_main(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

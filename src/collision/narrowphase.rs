@@ -1,29 +1,187 @@
-//! Narrow phase: a dispatch table indexed by the two shape kinds (STUB).
+//! Narrow phase: a dispatch table indexed by the two shape kinds (MuJoCo
+//! `mjCOLLISIONFUNC` style), one routine per pair family in `pairs/`.
+//!
+//! Each table cell holds the routine and whether it is called with the arguments
+//! swapped: routines are written for one kind order, and the mirrored cell swaps
+//! the geoms and flips the returned normal, so every manifold follows the
+//! convention of [`crate::collision`] (normal toward `geom_a`, depths ≥ 0 to the
+//! contact plane, `deepest` = the largest depth). Plane–plane is the only
+//! unsupported pair.
+//!
+//! A warmed-up call does not allocate: every temporary lives in [`NarrowScratch`],
+//! and points are appended to the caller's [`ContactSet`], whose buffers keep their
+//! capacity.
 
-use super::{ContactSet, Shape, ShapeKind};
+use super::pairs::{self, CollideFn, Work};
+pub use super::pairs::{cylinder_prism_radius, CYLINDER_SIDES};
+use super::{ContactPoint, ContactSet, Manifold, Shape, ShapeKind};
 use crate::math::Pose;
 
 /// Scratch buffers reused across calls so that a warmed-up pass does not allocate.
 #[derive(Clone, Debug, Default)]
-pub struct NarrowScratch {}
+pub struct NarrowScratch {
+    work: Work,
+    points: Vec<ContactPoint>,
+}
 
-/// Whether the pair of kinds has a collision routine.
-pub fn pair_supported(_a: ShapeKind, _b: ShapeKind) -> bool {
-    true
+/// One cell of the dispatch table.
+#[derive(Clone, Copy)]
+struct Entry {
+    f: CollideFn,
+    /// Call `f(b, a)` and flip the normal.
+    swap: bool,
+}
+
+const fn e(f: CollideFn) -> Option<Entry> {
+    Some(Entry { f, swap: false })
+}
+
+const fn s(f: CollideFn) -> Option<Entry> {
+    Some(Entry { f, swap: true })
+}
+
+/// `TABLE[kind_a][kind_b]`, kinds in [`ShapeKind`] order:
+/// plane, sphere, box, capsule, cylinder, polytope.
+const TABLE: [[Option<Entry>; ShapeKind::COUNT]; ShapeKind::COUNT] = {
+    use pairs::*;
+    let pp: CollideFn = polytope_polytope::collide;
+    let cp: CollideFn = capsule_polytope::collide;
+    let sp: CollideFn = sphere_polytope::collide;
+    [
+        // plane
+        [
+            None,
+            e(plane_sphere::collide),
+            e(plane_polytope::collide),
+            e(plane_capsule::collide),
+            e(plane_cylinder::collide),
+            e(plane_polytope::collide),
+        ],
+        // sphere
+        [
+            s(plane_sphere::collide),
+            e(sphere_sphere::collide),
+            e(sp),
+            e(sphere_capsule::collide),
+            e(sphere_cylinder::collide),
+            e(sp),
+        ],
+        // box
+        [
+            s(plane_polytope::collide),
+            s(sp),
+            e(pp),
+            s(cp),
+            e(pp),
+            e(pp),
+        ],
+        // capsule
+        [
+            s(plane_capsule::collide),
+            s(sphere_capsule::collide),
+            e(cp),
+            e(capsule_capsule::collide),
+            e(cp),
+            e(cp),
+        ],
+        // cylinder
+        [
+            s(plane_cylinder::collide),
+            s(sphere_cylinder::collide),
+            e(pp),
+            s(cp),
+            e(pp),
+            e(pp),
+        ],
+        // polytope
+        [
+            s(plane_polytope::collide),
+            s(sp),
+            e(pp),
+            s(cp),
+            e(pp),
+            e(pp),
+        ],
+    ]
+};
+
+/// Whether the pair of kinds has a collision routine (all but plane–plane).
+pub fn pair_supported(a: ShapeKind, b: ShapeKind) -> bool {
+    TABLE[a as usize][b as usize].is_some()
 }
 
 /// Collide geoms `ga` (shape `sa` at world pose `xa`) and `gb`. If they penetrate,
 /// append one manifold (normal toward `ga`) and its points to `out` and return true.
+///
+/// Never panics; non-finite poses or results give no contact.
 #[allow(clippy::too_many_arguments)]
 pub fn collide_pair(
-    _ga: usize,
-    _sa: &Shape,
-    _xa: &Pose,
-    _gb: usize,
-    _sb: &Shape,
-    _xb: &Pose,
-    _scratch: &mut NarrowScratch,
-    _out: &mut ContactSet,
+    ga: usize,
+    sa: &Shape,
+    xa: &Pose,
+    gb: usize,
+    sb: &Shape,
+    xb: &Pose,
+    scratch: &mut NarrowScratch,
+    out: &mut ContactSet,
 ) -> bool {
-    false
+    let Some(entry) = TABLE[sa.kind() as usize][sb.kind() as usize] else {
+        return false;
+    };
+    let NarrowScratch { work, points } = scratch;
+    points.clear();
+    let normal = if entry.swap {
+        (entry.f)(sb, xb, sa, xa, work, points).map(|n| -n)
+    } else {
+        (entry.f)(sa, xa, sb, xb, work, points)
+    };
+    let Some(normal) = normal else {
+        return false;
+    };
+    let len = normal.norm();
+    if !(len.is_finite() && len > 0.5) || points.is_empty() {
+        return false;
+    }
+    let normal = normal / len;
+    let finite = points
+        .iter()
+        .all(|p| p.depth.is_finite() && p.p_w.iter().all(|c| c.is_finite()));
+    if !finite {
+        return false;
+    }
+    // Deepest point: the first of the largest depth.
+    let mut deepest = 0;
+    for (i, p) in points.iter().enumerate() {
+        if p.depth > points[deepest].depth {
+            deepest = i;
+        }
+    }
+    let start = out.points.len();
+    out.points.extend(points.iter().map(|p| ContactPoint {
+        p_w: p.p_w,
+        depth: p.depth.max(0.0),
+    }));
+    out.manifolds.push(Manifold {
+        geom_a: ga,
+        geom_b: gb,
+        normal,
+        points: start..out.points.len(),
+        deepest: start + deepest,
+    });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_covers_all_pairs_but_plane_plane() {
+        for a in ShapeKind::ALL {
+            for b in ShapeKind::ALL {
+                let plane_plane = a == ShapeKind::Plane && b == ShapeKind::Plane;
+                assert_eq!(pair_supported(a, b), !plane_plane, "{a:?} {b:?}");
+            }
+        }
+    }
 }

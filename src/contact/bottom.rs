@@ -11,14 +11,31 @@
 //! 4. visit the points deepest first, growing a polygon star-shaped about C whose
 //!    vertices stay sorted by angle: binary-search the angular wedge a candidate
 //!    falls in and insert it if it lies outside the polygon; otherwise discard it
-//!    (a deeper point already covers it, so it is not on the bottom).
+//!    (a deeper point already covers it, so it is not on the bottom) — unless it is
+//!    not above the surface of the fan triangle (C, Vk, Vk+1) it falls in: then it
+//!    lies on a flat part of the bottom (the middle of a capsule's bottom line, the
+//!    inside of a face) and is kept, so a symmetric contact keeps a symmetric point
+//!    set whatever the order of equal-depth points.
 //!
 //! C and the polygon's vertices are the bottom points. O(N lg N) for the sort and
 //! the searches (insertion into the small vertex list is a memmove).
+//!
+//! Near-vertical walls: a point of a vertical side face of the volume projects onto
+//! the boundary of the deeper layer and, in exact arithmetic, is not outside it. A
+//! body tilted by a hair moves such points outside by (depth difference)·tan(tilt),
+//! which would double r and halve the normalized force of eq. (3) from one step to
+//! the next. A candidate therefore counts as outside only if it lies beyond the
+//! polygon by more than `WALL_SLOPE` times its height above the comparator: side
+//! faces steeper than atan(1/`WALL_SLOPE`) from the contact plane are walls, not
+//! bottom.
 
 use crate::collision::ContactPoint;
 use crate::math::{tangent_basis, Vec3};
 use std::f64::consts::{PI, TAU};
+
+/// Horizontal over vertical extent below which a side face of the intersection
+/// volume is a wall rather than bottom (0.1: faces within ≈ 5.7° of the normal).
+pub const WALL_SLOPE: f64 = 0.1;
 
 /// Reused buffers of the selection (no allocation once warmed up).
 #[derive(Clone, Debug, Default)]
@@ -28,6 +45,8 @@ pub struct SelectScratch {
     /// Polygon vertices (point indices) sorted by angle about the comparator.
     poly: Vec<u32>,
     poly_angle: Vec<f64>,
+    /// Points inside the polygon on its (flat) bottom surface.
+    flat: Vec<u32>,
     /// Output buffer of [`bottom_points`] used by the multi-point model.
     pub selected: Vec<u32>,
 }
@@ -74,53 +93,161 @@ pub fn bottom_points(
         .map(|p| (p[0] - pc[0]).abs().max((p[1] - pc[1]).abs()))
         .fold(0.0, f64::max);
     let tol = 1e-9 * (1.0 + extent);
+    // A collinear projection (a line contact: a lying capsule or cylinder) is
+    // degenerate for the polygon; it has its own 1-D version of the same rule.
+    let far = s.order[1..].iter().copied().max_by(|&i, &j| {
+        let (a, b) = (s.proj[i as usize], s.proj[j as usize]);
+        (a[0] - pc[0])
+            .hypot(a[1] - pc[1])
+            .total_cmp(&(b[0] - pc[0]).hypot(b[1] - pc[1]))
+    });
+    if let Some(f) = far {
+        let pf = s.proj[f as usize];
+        let len = (pf[0] - pc[0]).hypot(pf[1] - pc[1]);
+        let u = if len > tol {
+            [(pf[0] - pc[0]) / len, (pf[1] - pc[1]) / len]
+        } else {
+            [1.0, 0.0]
+        };
+        let off_line = s
+            .proj
+            .iter()
+            .map(|p| ((p[0] - pc[0]) * u[1] - (p[1] - pc[1]) * u[0]).abs())
+            .fold(0.0, f64::max);
+        if off_line <= tol {
+            bottom_of_line(points, s, u, pc, tol, out);
+            return;
+        }
+    }
     // (c)–(h) Grow the polygon.
     s.poly.clear();
     s.poly_angle.clear();
+    s.flat.clear();
+    let dc = points[c as usize].depth;
+    let depth_tol = 1e-9 * (1.0 + dc.abs());
     for k in 1..n {
         let i = s.order[k];
         let pi = s.proj[i as usize];
+        let di = points[i as usize].depth;
         let d = [pi[0] - pc[0], pi[1] - pc[1]];
-        if d[0].hypot(d[1]) <= tol {
-            continue; // projects onto the comparator: above it
+        let tol_i = tol + WALL_SLOPE * (dc - di).max(0.0);
+        if d[0].hypot(d[1]) <= tol_i {
+            continue; // projects onto the comparator: above it (or a duplicate)
         }
         let theta = d[1].atan2(d[0]);
-        if !outside(&s.proj, &s.poly, &s.poly_angle, pc, pi, theta, tol) {
-            continue;
+        match classify(&s.proj, points, &s.poly, &s.poly_angle, c, pi, theta, tol_i) {
+            Class::Outside => {
+                let pos = s.poly_angle.partition_point(|&a| a <= theta);
+                s.poly.insert(pos, i);
+                s.poly_angle.insert(pos, theta);
+            }
+            // Inside the polygon but not above the surface the fan (C, Vk, Vk+1)
+            // spans: a point of a flat bottom face, on the bottom too.
+            Class::Inside { surface_depth } if di >= surface_depth - depth_tol => s.flat.push(i),
+            Class::Inside { .. } => {}
         }
-        let pos = s.poly_angle.partition_point(|&a| a <= theta);
-        s.poly.insert(pos, i);
-        s.poly_angle.insert(pos, theta);
     }
     out.extend_from_slice(&s.poly);
+    out.extend_from_slice(&s.flat);
+}
+
+/// The bottom of a collinear point set: visiting deepest first, a point is kept if it
+/// extends the covered interval, or lies inside it no higher than the depth
+/// interpolated between its accepted neighbours (the line's bottom surface).
+fn bottom_of_line(
+    points: &[ContactPoint],
+    s: &mut SelectScratch,
+    u: [f64; 2],
+    pc: [f64; 2],
+    tol: f64,
+    out: &mut Vec<u32>,
+) {
+    // Accepted points as (parameter along the line, index), sorted by parameter;
+    // `poly_angle` holds the parameters, `poly` the indices.
+    s.poly.clear();
+    s.poly_angle.clear();
+    let dc = points[out[0] as usize].depth;
+    let depth_tol = 1e-9 * (1.0 + dc.abs());
+    s.poly.push(out[0]);
+    s.poly_angle.push(0.0);
+    for k in 1..s.order.len() {
+        let i = s.order[k];
+        let p = s.proj[i as usize];
+        let t = (p[0] - pc[0]) * u[0] + (p[1] - pc[1]) * u[1];
+        let di = points[i as usize].depth;
+        let pos = s.poly_angle.partition_point(|&a| a < t);
+        let near = |j: usize| (s.poly_angle[j] - t).abs() <= tol;
+        if (pos < s.poly.len() && near(pos)) || (pos > 0 && near(pos - 1)) {
+            continue; // a duplicate in projection: above an accepted point
+        }
+        let keep = if pos == 0 || pos == s.poly.len() {
+            true
+        } else {
+            let (t0, t1) = (s.poly_angle[pos - 1], s.poly_angle[pos]);
+            let (d0, d1) = (
+                points[s.poly[pos - 1] as usize].depth,
+                points[s.poly[pos] as usize].depth,
+            );
+            let w = (t - t0) / (t1 - t0);
+            di >= d0 + w * (d1 - d0) - depth_tol
+        };
+        if keep {
+            s.poly.insert(pos, i);
+            s.poly_angle.insert(pos, t);
+            out.push(i);
+        }
+    }
+}
+
+enum Class {
+    Outside,
+    /// Inside the polygon, where the fan's surface lies at `surface_depth`.
+    Inside {
+        surface_depth: f64,
+    },
 }
 
 /// Whether `p` (angle `theta` about the comparator `c`) lies outside the polygon
-/// formed by `c` and the vertices `poly` (sorted by `angle`).
-fn outside(
+/// formed by `c` and the vertices `poly` (sorted by `angle`), and if not, the depth
+/// of the fan triangle it lies in, interpolated at `p`.
+#[allow(clippy::too_many_arguments)]
+fn classify(
     proj: &[[f64; 2]],
+    pts: &[ContactPoint],
     poly: &[u32],
     angle: &[f64],
-    c: [f64; 2],
+    c: u32,
     p: [f64; 2],
     theta: f64,
     tol: f64,
-) -> bool {
+) -> Class {
     let m = poly.len();
     if m == 0 {
-        return true;
+        return Class::Outside;
     }
+    let pc = proj[c as usize];
+    let dc = pts[c as usize].depth;
     let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
         (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
     };
     let dist = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
+    // On the segment from c to vertex k (within tol)? Then the depth along it.
+    let on_spoke = |k: usize| -> Option<f64> {
+        let v = proj[poly[k] as usize];
+        let len = dist(v, pc).max(tol);
+        let along = (p[0] - pc[0]) * (v[0] - pc[0]) + (p[1] - pc[1]) * (v[1] - pc[1]);
+        if (cross(pc, v, p) / len).abs() <= tol && along >= 0.0 && dist(p, pc) <= len + tol {
+            let t = (dist(p, pc) / len).min(1.0);
+            Some(dc + t * (pts[poly[k] as usize].depth - dc))
+        } else {
+            None
+        }
+    };
     if m == 1 {
-        // Inside only if on the segment from c to the single vertex.
-        let v = proj[poly[0] as usize];
-        let len = dist(v, c).max(tol);
-        let on_line = (cross(c, v, p) / len).abs() <= tol;
-        let dot = (p[0] - c[0]) * (v[0] - c[0]) + (p[1] - c[1]) * (v[1] - c[1]);
-        return !(on_line && dot >= 0.0 && dist(p, c) <= len + tol);
+        return match on_spoke(0) {
+            Some(sd) => Class::Inside { surface_depth: sd },
+            None => Class::Outside,
+        };
     }
     // The wedge [prev, next] containing theta (cyclic).
     let pos = angle.partition_point(|&a| a <= theta);
@@ -130,29 +257,33 @@ fn outside(
         (pos - 1, pos)
     };
     let mut gap = angle[inx] - angle[ip];
-    if gap < 0.0 || (m >= 2 && ip == m - 1 && inx == 0) {
+    if gap < 0.0 || (ip == m - 1 && inx == 0) {
         gap = (gap + TAU) % TAU;
     }
-    // An open wedge (≥ π) is not covered by the polygon.
+    // An open wedge (≥ π) is not covered by the polygon, except along its spokes.
     if gap >= PI - 1e-12 {
-        // A point on a ray through a vertex may still be within that edge from c.
-        for &k in &[ip, inx] {
-            let v = proj[poly[k] as usize];
-            let len = dist(v, c).max(tol);
-            if (cross(c, v, p) / len).abs() <= tol
-                && (p[0] - c[0]) * (v[0] - c[0]) + (p[1] - c[1]) * (v[1] - c[1]) >= 0.0
-                && dist(p, c) <= len + tol
-            {
-                return false;
-            }
-        }
-        return true;
+        return match on_spoke(ip).or_else(|| on_spoke(inx)) {
+            Some(sd) => Class::Inside { surface_depth: sd },
+            None => Class::Outside,
+        };
     }
     // Inside the triangle (c, prev, next) iff on c's side of the edge prev→next.
     let a = proj[poly[ip] as usize];
     let b = proj[poly[inx] as usize];
     let len = dist(a, b).max(tol);
-    cross(a, b, p) / len < -tol
+    if cross(a, b, p) / len < -tol {
+        return Class::Outside;
+    }
+    // Barycentric interpolation of the depths of (c, a, b) at p.
+    let area = cross(pc, a, b);
+    let surface_depth = if area.abs() > 1e-300 {
+        let (wa, wb) = (cross(pc, p, b) / area, cross(pc, a, p) / area);
+        let wc = 1.0 - wa - wb;
+        wc * dc + wa * pts[poly[ip] as usize].depth + wb * pts[poly[inx] as usize].depth
+    } else {
+        dc
+    };
+    Class::Inside { surface_depth }
 }
 
 #[cfg(test)]
@@ -201,6 +332,24 @@ mod tests {
         bottom_points(&pts, &Vec3::z(), &mut s, &mut out);
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|&i| pts[i as usize].depth == 0.2));
+    }
+
+    #[test]
+    fn line_contact_keeps_every_point_whatever_the_tilt() {
+        // Five points along a line, as under a lying capsule, level and tilted both
+        // ways: all are on the bottom.
+        for slope in [0.0, 1e-4, -1e-4] {
+            let pts: Vec<_> = (0..5)
+                .map(|k| {
+                    let y = -0.05 + 0.025 * k as f64;
+                    pt(1e-17 * k as f64, y, 3e-4 + slope * y)
+                })
+                .collect();
+            let mut s = SelectScratch::default();
+            let mut out = Vec::new();
+            bottom_points(&pts, &Vec3::z(), &mut s, &mut out);
+            assert_eq!(out.len(), 5, "slope {slope}: {out:?}");
+        }
     }
 
     #[test]

@@ -1,26 +1,32 @@
 //! Friction of the penalty family (000 §III-B).
 //!
 //! - **Sliding**: at each force-carrying point a force of magnitude μ‖f(ψ)‖ opposite
-//!   the tangential relative velocity (regularized linearly below `v_stick` so that
-//!   it vanishes continuously at rest).
-//! - **Sticking**: a tangential spring–damper between the two material points that
-//!   coincided where sticking began (the anchor, in the bodies' frames), acting at
-//!   the force-weighted centroid of the contact: f_t = −k δ_t − b v_t.
-//! - **Transitions** (once per step, [`update_state`]): a sliding pair sticks when
-//!   its tangential speed falls below `v_stick`; a sticking pair whose spring would
-//!   exceed μ‖f‖ is released to sliding if it moves faster than `v_slip`, and
-//!   otherwise its anchor is dragged so that the spring sits on the friction cone
-//!   (an elasto-plastic anchor: rounding noise at the exact threshold μ = tan θ
-//!   cannot make a block creep).
+//!   the tangential relative velocity there (regularized linearly below `v_stick` so
+//!   that it vanishes continuously at rest). Spin about the normal is resisted by the
+//!   same point forces.
+//! - **Sticking**: a spring–damper between the two material points that coincided
+//!   where sticking began (the anchor), acting at the force-weighted centroid c of
+//!   the contact, f_t = −k δ_t − b v_t, limited to the cone ‖f_t‖ ≤ μ‖f‖; and a
+//!   torsional spring–damper on the twist θ_n about the normal since sticking began,
+//!   τ_n = −k r² θ_n − b r² ω_n, limited to μ‖f‖ r, with r the force-weighted mean
+//!   distance of the contact points from c (the lever arm of torsional friction).
+//! - **Transitions** (once per step, [`update_state`]): a sliding pair sticks when the
+//!   speed of its fastest point falls below `v_stick`, or below what kinetic
+//!   friction removes in one step (μ‖f‖ h / m_t, m_t the tangential effective mass);
+//!   a sticking pair whose spring would exceed its limit is released to sliding if a
+//!   point moves faster than `v_slip`, and otherwise its anchor is dragged so that
+//!   the spring sits on the limit (an elasto-plastic anchor: rounding noise at the
+//!   exact threshold μ = tan θ cannot make a block creep).
 
 use super::{PairContext, PointForce};
 use crate::data::{PairState, StickAnchor};
-use crate::math::Vec3;
+use crate::math::{tangent_basis, Quat, Vec3};
 use crate::model::FrictionParams;
 
-/// Force-weighted centroid of the force-carrying points and the total normal force.
+/// Force-weighted centroid of the force-carrying points, the total normal force and
+/// the force-weighted mean distance of the points from the centroid.
 #[inline]
-pub fn centroid(ctx: &PairContext, forces: &[PointForce]) -> Option<(Vec3, f64)> {
+pub fn centroid(ctx: &PairContext, forces: &[PointForce]) -> Option<(Vec3, f64, f64)> {
     let total: f64 = forces.iter().map(|f| f.f_n).sum();
     if !(total > 0.0) {
         return None;
@@ -28,12 +34,57 @@ pub fn centroid(ctx: &PairContext, forces: &[PointForce]) -> Option<(Vec3, f64)>
     let c = forces.iter().fold(Vec3::zeros(), |acc, f| {
         acc + ctx.points[f.point as usize].p_w * f.f_n
     }) / total;
-    Some((c, total))
+    let r = forces
+        .iter()
+        .map(|f| tangential(&ctx.normal, ctx.points[f.point as usize].p_w - c).norm() * f.f_n)
+        .sum::<f64>()
+        / total;
+    Some((c, total, r))
 }
 
 #[inline]
 fn tangential(n: &Vec3, v: Vec3) -> Vec3 {
     v - n * n.dot(&v)
+}
+
+/// Smallest tangential effective mass of the pair at `c` (rotation included: friction
+/// acts away from the centres of mass), kg.
+#[inline]
+fn tangential_mass(ctx: &PairContext, c: &Vec3) -> f64 {
+    let (t1, t2) = tangent_basis(&ctx.normal);
+    1.0 / ctx
+        .inv_effective_mass(c, &t1)
+        .max(ctx.inv_effective_mass(c, &t2))
+        .max(1e-300)
+}
+
+/// Effective moment of inertia of the pair's relative rotation about the normal.
+#[inline]
+fn normal_inertia(ctx: &PairContext) -> f64 {
+    let n = ctx.normal;
+    1.0 / (n.dot(&(ctx.inv_inertia_w[0] * n)) + n.dot(&(ctx.inv_inertia_w[1] * n))).max(1e-300)
+}
+
+/// Spring and damper of sticking contact at `c`, clamped for explicit stability with
+/// the tangential effective mass m_t: k h²/m_t ≤ 0.3, b h/m_t ≤ 0.8.
+#[inline]
+fn stick_gains(fp: &FrictionParams, ctx: &PairContext, c: &Vec3) -> (f64, f64) {
+    let (h, m) = (ctx.h, tangential_mass(ctx, c));
+    (
+        fp.k_stick.value(ctx.m_pair).min(0.3 * m / (h * h)),
+        fp.b_stick.value(ctx.m_pair).min(0.3 * m / h),
+    )
+}
+
+/// Torsional spring and damper (k r², b r²), clamped with the normal inertia.
+#[inline]
+fn twist_gains(fp: &FrictionParams, ctx: &PairContext, r: f64) -> (f64, f64) {
+    let (h, i) = (ctx.h, normal_inertia(ctx));
+    let r2 = r * r;
+    (
+        (fp.k_stick.value(ctx.m_pair) * r2).min(0.3 * i / (h * h)),
+        (fp.b_stick.value(ctx.m_pair) * r2).min(0.3 * i / h),
+    )
 }
 
 /// World displacement between the anchor's material points, tangential part.
@@ -44,8 +95,35 @@ fn anchor_slip(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
     tangential(&ctx.normal, pa - pb)
 }
 
+/// Twist of a relative to b about the normal since the anchor was set, rad.
+#[inline]
+fn anchor_twist(ctx: &PairContext, anchor: &StickAnchor) -> f64 {
+    // World-frame rotation from the anchored relative orientation to the current one.
+    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
+    dq.scaled_axis().dot(&ctx.normal)
+}
+
+/// Relative angular velocity about the normal, rad/s.
+#[inline]
+fn twist_rate(ctx: &PairContext) -> f64 {
+    ctx.normal.dot(&(ctx.a.w - ctx.b.w))
+}
+
+/// Fastest tangential point speed of the contact, m/s.
+#[inline]
+fn max_point_speed(ctx: &PairContext, forces: &[PointForce]) -> f64 {
+    forces
+        .iter()
+        .map(|f| {
+            let p = ctx.points[f.point as usize].p_w;
+            tangential(&ctx.normal, ctx.a.velocity_at(&p) - ctx.b.velocity_at(&p)).norm()
+        })
+        .fold(0.0, f64::max)
+}
+
 /// Tangential forces on body a (body b takes the opposite), passed to `apply` as
-/// (world point, world force).
+/// (world point, world force), and the torsional torque about the normal on a,
+/// returned (zero when sliding: the point forces carry it).
 pub fn tangential_forces(
     fp: &FrictionParams,
     mu: f64,
@@ -53,18 +131,17 @@ pub fn tangential_forces(
     forces: &[PointForce],
     anchor: Option<&StickAnchor>,
     mut apply: impl FnMut(Vec3, Vec3),
-) {
+) -> Vec3 {
     if mu <= 0.0 {
-        return;
+        return Vec3::zeros();
     }
-    let Some((c, total)) = centroid(ctx, forces) else {
-        return;
+    let Some((c, total, r)) = centroid(ctx, forces) else {
+        return Vec3::zeros();
     };
     match anchor {
         Some(anchor) => {
             // Sticking: spring–damper at the centroid, limited to the cone.
-            let k = fp.k_stick.value(ctx.m_pair);
-            let b = fp.b_stick.value(ctx.m_pair);
+            let (k, b) = stick_gains(fp, ctx, &c);
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
             let mut f = -k * anchor_slip(ctx, anchor) - b * v_t;
             let limit = mu * total;
@@ -73,6 +150,10 @@ pub fn tangential_forces(
                 f *= limit / fm;
             }
             apply(c, f);
+            // Torsional spring–damper about the normal, limited to μ‖f‖ r.
+            let (kt, bt) = twist_gains(fp, ctx, r);
+            let tau = -kt * anchor_twist(ctx, anchor) - bt * twist_rate(ctx);
+            ctx.normal * tau.clamp(-limit * r, limit * r)
         }
         None => {
             // Sliding: Coulomb at each point against its own tangential velocity.
@@ -85,6 +166,7 @@ pub fn tangential_forces(
                     apply(p, -(mu * pf.f_n * scale / speed) * v_t);
                 }
             }
+            Vec3::zeros()
         }
     }
 }
@@ -97,41 +179,84 @@ pub fn update_state(
     forces: &[PointForce],
     pair: &mut PairState,
 ) {
-    let Some((c, total)) = centroid(ctx, forces).filter(|_| mu > 0.0) else {
+    let Some((c, total, r)) = centroid(ctx, forces).filter(|_| mu > 0.0) else {
         pair.anchor = None;
         return;
     };
-    let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
-    let speed = v_t.norm();
+    let speed = max_point_speed(ctx, forces);
+    let limit = mu * total;
     match pair.anchor {
         None => {
-            if speed < fp.v_stick {
+            // Stick when slow, or when kinetic friction would remove the motion within
+            // one step (it would overshoot otherwise).
+            let v_c = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c)).norm();
+            let dv_step = limit * ctx.h / tangential_mass(ctx, &c);
+            let dw_step = limit * r * ctx.h / normal_inertia(ctx);
+            let slow = speed < fp.v_stick
+                || (v_c < dv_step.max(fp.v_stick)
+                    && twist_rate(ctx).abs() < dw_step.max(fp.v_stick / r.max(1e-9)));
+            if slow {
                 pair.anchor = Some(StickAnchor {
                     p_a_body: ctx.a.q.inverse() * (c - ctx.a.x),
                     p_b_body: ctx.b.q.inverse() * (c - ctx.b.x),
+                    q_ba: ctx.b.q.inverse() * ctx.a.q,
                 });
             }
         }
-        Some(anchor) => {
-            let k = fp.k_stick.value(ctx.m_pair);
+        Some(mut anchor) => {
+            let (k, _) = stick_gains(fp, ctx, &c);
+            let (kt, _) = twist_gains(fp, ctx, r);
             let delta = anchor_slip(ctx, &anchor);
-            let limit = mu * total;
-            let elastic = k * delta.norm();
-            if elastic > limit {
-                if speed > fp.v_slip {
-                    pair.anchor = None;
-                } else {
-                    // Drag a's anchor point so that k‖δ‖ = μ‖f‖.
-                    let pb = ctx.b.x + ctx.b.q * anchor.p_b_body;
-                    let pa_w = ctx.a.x + ctx.a.q * anchor.p_a_body;
-                    let normal_part = ctx.normal * ctx.normal.dot(&(pa_w - pb));
-                    let new_pa = pb + normal_part + delta * (limit / elastic);
-                    pair.anchor = Some(StickAnchor {
-                        p_a_body: ctx.a.q.inverse() * (new_pa - ctx.a.x),
-                        p_b_body: anchor.p_b_body,
-                    });
-                }
+            let twist = anchor_twist(ctx, &anchor);
+            let over_force = k * delta.norm() > limit;
+            let over_twist = kt * twist.abs() > limit * r;
+            if !(over_force || over_twist) {
+                return;
             }
+            if speed > fp.v_slip {
+                pair.anchor = None;
+                return;
+            }
+            if over_force {
+                // Drag a's anchor point so that k‖δ‖ = μ‖f‖.
+                let pb = ctx.b.x + ctx.b.q * anchor.p_b_body;
+                let pa_w = ctx.a.x + ctx.a.q * anchor.p_a_body;
+                let normal_part = ctx.normal * ctx.normal.dot(&(pa_w - pb));
+                let new_pa = pb + normal_part + delta * (limit / (k * delta.norm()));
+                anchor.p_a_body = ctx.a.q.inverse() * (new_pa - ctx.a.x);
+            }
+            if over_twist {
+                // Turn the anchored orientation about the normal so that kt |θ| = μ‖f‖ r.
+                let keep = (limit * r / kt).min(twist.abs()) * twist.signum();
+                let turn = Quat::from_scaled_axis(ctx.normal * (twist - keep));
+                // q_a = (turn · q_b q_ba') → q_ba' = q_b⁻¹ turn q_b q_ba.
+                anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
+            }
+            pair.anchor = Some(anchor);
         }
     }
+}
+
+/// Angular speed (rad/s) below which rolling resistance is scaled down linearly.
+const OMEGA_REG: f64 = 0.05;
+
+/// Rolling resistance torque on body a (body b takes the opposite): magnitude
+/// μ_r‖f‖ against the relative angular velocity in the contact plane, linear below
+/// `OMEGA_REG` and clamped so that one explicit step cannot reverse the rolling.
+pub fn rolling_torque(rolling: f64, ctx: &PairContext, forces: &[PointForce]) -> Option<Vec3> {
+    if rolling <= 0.0 {
+        return None;
+    }
+    let total: f64 = forces.iter().map(|f| f.f_n).sum();
+    let w = ctx.a.w - ctx.b.w;
+    let w_t = w - ctx.normal * ctx.normal.dot(&w);
+    let speed = w_t.norm();
+    if !(total > 0.0 && speed > 0.0) {
+        return None;
+    }
+    let dir = w_t / speed;
+    let inv_i = dir.dot(&(ctx.inv_inertia_w[0] * dir)) + dir.dot(&(ctx.inv_inertia_w[1] * dir));
+    // Viscous coefficient of the regularized law, at most 0.5 I_eff / h.
+    let c = (rolling * total / OMEGA_REG).min(0.5 / (inv_i.max(1e-300) * ctx.h));
+    Some(-dir * (c * speed).min(rolling * total))
 }

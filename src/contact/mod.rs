@@ -46,9 +46,25 @@ pub struct PairContext<'a> {
     pub h: f64,
     /// Integral term I of eq. (2) for this pair, m.
     pub integral: f64,
+    /// Inverse masses and world-frame inverse inertias (zero for a static body), for
+    /// effective masses at contact points.
+    pub inv_mass: [f64; 2],
+    pub inv_inertia_w: [crate::math::Mat3; 2],
 }
 
 impl PairContext<'_> {
+    /// Inverse effective mass of the pair along unit direction `d` at world point
+    /// `p`: dᵀ K d with K = (1/m_a + 1/m_b) E − [r_a]× I_a⁻¹ [r_a]× − [r_b]× I_b⁻¹ [r_b]×.
+    #[inline]
+    pub fn inv_effective_mass(&self, p: &Vec3, d: &Vec3) -> f64 {
+        let ra = (p - self.a.x).cross(d);
+        let rb = (p - self.b.x).cross(d);
+        self.inv_mass[0]
+            + self.inv_mass[1]
+            + ra.dot(&(self.inv_inertia_w[0] * ra))
+            + rb.dot(&(self.inv_inertia_w[1] * rb))
+    }
+
     /// Relative normal velocity at world point `p` (eq. (1)'s v(ψ); > 0 separating).
     #[inline]
     pub fn normal_velocity(&self, p: &Vec3) -> f64 {
@@ -66,11 +82,13 @@ pub struct PidGains {
 }
 
 impl PidGains {
-    /// kp, kv, ki for a pair of mass `m_pair`; kv clamped to `damping_limit·m_r/h`.
+    /// kp, kv, ki for a pair of mass `m_pair`; kv clamped to `damping_limit·m_r/h`
+    /// and kp to `stiffness_limit·m_r/h²` (explicit-integration stability).
     pub fn resolve(p: &PenaltyParams, m_pair: f64, m_reduced: f64, h: f64) -> PidGains {
         let kv_max = p.damping_limit * m_reduced / h;
+        let kp_max = p.stiffness_limit * m_reduced / (h * h);
         PidGains {
-            kp: p.kp.value(m_pair),
+            kp: p.kp.value(m_pair).min(kp_max),
             kv: Gain::value(&p.kv, m_pair).min(kv_max),
             ki: p.ki.value(m_pair),
         }

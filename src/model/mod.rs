@@ -18,6 +18,11 @@ pub struct Material {
     /// Newton restitution coefficient for impacts (0 = plastic, 1 = elastic).
     #[serde(default)]
     pub restitution: f64,
+    /// Rolling resistance length, m: a rolling pair feels a torque μ_r‖f‖ against its
+    /// relative angular velocity in the contact plane (0 = ideal rolling; 1e-3–1e-2
+    /// for clutter; a tessellated body gets this from its facets, a round one not).
+    #[serde(default)]
+    pub rolling: f64,
 }
 
 impl Default for Material {
@@ -25,6 +30,7 @@ impl Default for Material {
         Material {
             mu: Self::default_mu(),
             restitution: 0.0,
+            rolling: 0.0,
         }
     }
 }
@@ -33,11 +39,13 @@ impl Material {
     fn default_mu() -> f64 {
         0.5
     }
-    /// Pair material: geometric mean of friction, the smaller restitution.
+    /// Pair material: geometric mean of friction, the smaller restitution, the larger
+    /// rolling resistance.
     pub fn combine(a: &Material, b: &Material) -> Material {
         Material {
             mu: (a.mu * b.mu).sqrt(),
             restitution: a.restitution.min(b.restitution),
+            rolling: a.rolling.max(b.rolling),
         }
     }
 }
@@ -97,8 +105,13 @@ pub struct PenaltyParams {
     /// so that one explicit step cannot overshoot the relative normal velocity.
     /// Gains scaled by m1 + m2 make kv/m_r large for a light body on a heavy one
     /// (kv/m_r = 50 (m1+m2)²/(m1 m2)); without the clamp explicit integration of such
-    /// a pair diverges. Default 1.0; `f64::INFINITY` reproduces the paper's raw law.
+    /// a pair diverges. Default 0.5 (a body carrying several contacts sums their damping); `f64::INFINITY` reproduces the paper's raw law.
     pub damping_limit: f64,
+    /// Upper bound on h²·kp/m_r, the squared natural frequency of the pair's spring
+    /// in units of the step (ω h)²; kp is clamped to it. Same reason as
+    /// `damping_limit`: explicit integration needs ω h well below 2. Default 0.5;
+    /// `f64::INFINITY` disables.
+    pub stiffness_limit: f64,
     pub friction: FrictionParams,
     pub impacts: ImpactParams,
 }
@@ -135,7 +148,8 @@ impl Default for PenaltyParams {
             kv: Gain::PerMass(50.0),
             ki: Gain::PerMass(2.0),
             forgetting: 0.9,
-            damping_limit: 1.0,
+            damping_limit: 0.5,
+            stiffness_limit: 0.5,
             friction: FrictionParams::default(),
             impacts: ImpactParams::default(),
         }
@@ -145,10 +159,13 @@ impl Default for PenaltyParams {
 impl Default for FrictionParams {
     fn default() -> Self {
         FrictionParams {
-            k_stick: Gain::PerMass(1.0e4),
-            b_stick: Gain::PerMass(2.0e2),
+            // ω = √(k/m) ≈ 316 rad/s, ω h ≈ 0.3 at 1 kHz: stiff enough that the
+            // elastic stick displacement under a body's own weight is ~0.05 mm.
+            k_stick: Gain::PerMass(1.0e5),
+            // Near-critical damping of that spring (2√(k m) ≈ 632 m).
+            b_stick: Gain::PerMass(600.0),
             v_stick: 1.0e-3,
-            v_slip: 1.0e-2,
+            v_slip: 5.0e-2,
         }
     }
 }
@@ -442,6 +459,12 @@ impl ModelBuilder {
                     return Err(ctx(format!(
                         "restitution must be in [0, 1], got {}",
                         material.restitution
+                    )));
+                }
+                if !(material.rolling.is_finite() && material.rolling >= 0.0) {
+                    return Err(ctx(format!(
+                        "rolling must be ≥ 0 m, got {}",
+                        material.rolling
                     )));
                 }
                 if matches!(shape, Shape::Plane) && spec.kind != BodyKind::Static {

@@ -127,6 +127,7 @@ struct PenaltyToml {
     ki_per_mass: Option<f64>,
     forgetting: Option<f64>,
     damping_limit: Option<f64>,
+    stiffness_limit: Option<f64>,
     #[serde(default)]
     friction: FrictionToml,
     #[serde(default)]
@@ -291,7 +292,13 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
     };
     let mut builder = ModelBuilder::new(opt);
     for (i, sb) in scene.bodies.iter().enumerate() {
-        let span = sb.span();
+        // A body's keys run from its `[[body]]` header to the next `[[body]]` header.
+        let start = sb.span().start;
+        let end = text[start + 1..]
+            .find("[[body]]")
+            .map(|o| start + 1 + o)
+            .unwrap_or(text.len());
+        let span = start..end;
         let b = sb.get_ref();
         let key = |k: &str| format!("body[{i}] ('{}').{k}", b.name);
         let line =
@@ -345,6 +352,15 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             ));
         }
         pp.damping_limit = d;
+    }
+    if let Some(d) = p.stiffness_limit {
+        if d.is_nan() || d <= 0.0 {
+            return Err((
+                "stiffness_limit".into(),
+                format!("must be > 0 (inf disables), got {d}"),
+            ));
+        }
+        pp.stiffness_limit = d;
     }
     let f = &p.friction;
     let df = FrictionParams::default();

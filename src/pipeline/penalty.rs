@@ -217,7 +217,13 @@ fn context<'a>(
     let m = &set.manifolds[mi];
     let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
     let (m_pair, m_reduced) = pair_masses(model, frozen, ga.body, gb.body)?;
+    let (ia, ib) = (
+        impulse_body(model, &state[ga.body], frozen, ga.body),
+        impulse_body(model, &state[gb.body], frozen, gb.body),
+    );
     let ctx = PairContext {
+        inv_mass: [ia.inv_mass, ib.inv_mass],
+        inv_inertia_w: [ia.inv_inertia_w, ib.inv_inertia_w],
         normal: m.normal,
         points: set.points_of(m),
         deepest: m.deepest - m.points.start,
@@ -387,10 +393,17 @@ fn contact_wrenches(
             friction::update_state(&p.friction, mat.mu, &ctx, pf, &mut pairs[pi]);
         }
         let anchor = pairs[pi].anchor;
-        friction::tangential_forces(&p.friction, mat.mu, &ctx, pf, anchor.as_ref(), |pt, f| {
-            wrench[ba].add_force_at(f, pt, xa);
-            wrench[bb].add_force_at(-f, pt, xb);
-        });
+        let twist =
+            friction::tangential_forces(&p.friction, mat.mu, &ctx, pf, anchor.as_ref(), |pt, f| {
+                wrench[ba].add_force_at(f, pt, xa);
+                wrench[bb].add_force_at(-f, pt, xb);
+            });
+        wrench[ba].torque += twist;
+        wrench[bb].torque -= twist;
+        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {
+            wrench[ba].torque += tau;
+            wrench[bb].torque -= tau;
+        }
     }
 }
 

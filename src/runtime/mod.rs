@@ -1,1 +1,434 @@
-//! The physics thread: pacing, modes, command and snapshot queues (to be written).
+//! The physics thread and its queues. Knows the core (`Model`, `Data`, `step`) but
+//! not gRPC: the server talks to it only through [`Runtime`].
+//!
+//! ```text
+//!  network tasks                       physics thread (std::thread, owns Model+Data)
+//!  ─────────────                       ─────────────────────────────────────────────
+//!  Input  ──► ArrayQueue<Input> ──┐    every tick boundary:
+//!  Admin  ──► ArrayQueue<Admin> ──┴──►   scan controller slots, drain inputs, drain
+//!             (+ unpark)                 admin, watchdog, compose wrenches, step(),
+//!                                        publish a frame into the StateRing,
+//!  StateFeed ◄── seqlock frames ◄─────   wake the subscribers that want it
+//!  (per subscriber cursor)               (AtomicWaker; no lock, no allocation)
+//!  Trash ◄── ArrayQueue<Trash> ◄──────   hand boxes back to be freed off-thread
+//! ```
+
+pub mod clock;
+pub mod command;
+pub mod error;
+mod physics;
+pub mod ring;
+pub mod rt;
+pub mod stats;
+pub mod world;
+
+pub use command::{
+    Admin, Applied, Clear, Input, RunStatus, Source, SourceWrench, Trash, WrenchCmd, WrenchFrame,
+};
+pub use error::SimError;
+pub use ring::{FrameView, Read, StateRing};
+pub use stats::StatsBuf;
+pub use world::{Saved, World};
+
+use crate::config::{Config, Mode, SafeBehavior};
+use crate::model::Model;
+use atomic_waker::AtomicWaker;
+use crossbeam::queue::ArrayQueue;
+use parking_lot::{Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// What the network side may read about the current world without asking the
+/// physics thread.
+pub struct WorldView {
+    pub gen: u64,
+    pub name: String,
+    pub model: Arc<Model>,
+    pub ring: Arc<StateRing>,
+}
+
+/// Controller slot states.
+pub(crate) const SLOT_FREE: u8 = 0;
+pub(crate) const SLOT_OPEN: u8 = 1;
+pub(crate) const SLOT_CLOSING: u8 = 2;
+pub(crate) const SLOT_RESERVED: u8 = 3;
+
+/// A control stream's registration, shared with the physics thread.
+pub struct CtrlSlot {
+    pub(crate) state: AtomicU8,
+    pub(crate) stream_id: AtomicU64,
+    pub(crate) lockstep: AtomicBool,
+    /// ≤ 0: watchdog off.
+    pub(crate) watchdog_ns: AtomicI64,
+    pub(crate) behavior: AtomicU8,
+    pub name: Mutex<String>,
+    pub rejected: AtomicU64,
+}
+
+/// A streaming subscriber's wake-up registration.
+pub struct SubSlot {
+    pub(crate) in_use: AtomicBool,
+    pub(crate) waker: AtomicWaker,
+    /// The physics thread wakes this subscriber only for frames ≥ this (decimation).
+    pub(crate) next_wake: AtomicU64,
+}
+
+pub(crate) fn behavior_code(b: SafeBehavior) -> u8 {
+    match b {
+        SafeBehavior::Zero => 1,
+        SafeBehavior::Hold => 2,
+        SafeBehavior::Damp => 3,
+    }
+}
+
+pub(crate) fn behavior_from(c: u8) -> SafeBehavior {
+    match c {
+        2 => SafeBehavior::Hold,
+        3 => SafeBehavior::Damp,
+        _ => SafeBehavior::Zero,
+    }
+}
+
+pub(crate) fn mode_code(m: Mode) -> u8 {
+    match m {
+        Mode::Realtime => 1,
+        Mode::Lockstep => 2,
+        Mode::Max => 3,
+    }
+}
+
+pub fn mode_from(c: u8) -> Mode {
+    match c {
+        2 => Mode::Lockstep,
+        3 => Mode::Max,
+        _ => Mode::Realtime,
+    }
+}
+
+/// State shared between the physics thread and the network side.
+pub struct Shared {
+    pub cfg: Config,
+    pub(crate) inputs: ArrayQueue<Input>,
+    pub(crate) admin: ArrayQueue<Admin>,
+    pub(crate) trash: ArrayQueue<Trash>,
+    thread: OnceLock<std::thread::Thread>,
+    world: RwLock<Arc<WorldView>>,
+    pub controllers: Box<[CtrlSlot]>,
+    pub subscribers: Box<[SubSlot]>,
+    pub(crate) mode: AtomicU8,
+    pub(crate) paused: AtomicBool,
+    pub(crate) rtf_bits: AtomicU64,
+    pub(crate) tick: AtomicU64,
+    pub(crate) time_bits: AtomicU64,
+    pub(crate) shutdown: AtomicBool,
+    pub queue_full: AtomicU64,
+    pub frames_dropped: AtomicU64,
+    next_stream_id: AtomicU64,
+    next_gen: AtomicU64,
+    pub notes: Mutex<Vec<String>>,
+    pub(crate) started: std::time::Instant,
+}
+
+impl Shared {
+    pub(crate) fn wake_physics(&self) {
+        if let Some(t) = self.thread.get() {
+            t.unpark();
+        }
+    }
+
+    pub(crate) fn set_world(&self, v: Arc<WorldView>) {
+        *self.world.write() = v;
+    }
+
+    pub(crate) fn wake_all_subscribers(&self) {
+        for s in self.subscribers.iter() {
+            s.waker.wake();
+        }
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
+    /// Free what the physics thread handed back.
+    pub fn empty_trash(&self) {
+        while self.trash.pop().is_some() {}
+    }
+}
+
+/// Handle of the running physics thread (cheap to clone).
+#[derive(Clone)]
+pub struct Runtime {
+    pub shared: Arc<Shared>,
+    join: Arc<Mutex<Option<std::thread::JoinHandle<()>>>>,
+}
+
+impl Runtime {
+    /// Start the physics thread on `model` with the settings of `cfg`.
+    pub fn start(cfg: &Config, model: Model, scene_name: &str) -> anyhow::Result<Runtime> {
+        let model = apply_dt_override(cfg, model);
+        let nctrl = cfg.server.max_controllers;
+        let world = World::new(
+            1,
+            scene_name.to_string(),
+            model,
+            nctrl,
+            cfg.physics.state_ring,
+        );
+        let view = Arc::new(WorldView {
+            gen: world.gen,
+            name: world.name.clone(),
+            model: world.model.clone(),
+            ring: world.ring.clone(),
+        });
+        let shared = Arc::new(Shared {
+            cfg: cfg.clone(),
+            inputs: ArrayQueue::new(cfg.physics.command_queue),
+            admin: ArrayQueue::new(256),
+            trash: ArrayQueue::new(cfg.physics.command_queue + 256),
+            thread: OnceLock::new(),
+            world: RwLock::new(view),
+            controllers: (0..nctrl)
+                .map(|_| CtrlSlot {
+                    state: AtomicU8::new(SLOT_FREE),
+                    stream_id: AtomicU64::new(0),
+                    lockstep: AtomicBool::new(false),
+                    watchdog_ns: AtomicI64::new(0),
+                    behavior: AtomicU8::new(1),
+                    name: Mutex::new(String::new()),
+                    rejected: AtomicU64::new(0),
+                })
+                .collect(),
+            subscribers: (0..cfg.server.max_streams)
+                .map(|_| SubSlot {
+                    in_use: AtomicBool::new(false),
+                    waker: AtomicWaker::new(),
+                    next_wake: AtomicU64::new(0),
+                })
+                .collect(),
+            mode: AtomicU8::new(mode_code(cfg.physics.mode)),
+            paused: AtomicBool::new(cfg.physics.start_paused),
+            rtf_bits: AtomicU64::new(cfg.physics.realtime_factor.to_bits()),
+            tick: AtomicU64::new(0),
+            time_bits: AtomicU64::new(0f64.to_bits()),
+            shutdown: AtomicBool::new(false),
+            queue_full: AtomicU64::new(0),
+            frames_dropped: AtomicU64::new(0),
+            next_stream_id: AtomicU64::new(1),
+            next_gen: AtomicU64::new(2),
+            notes: Mutex::new(Vec::new()),
+            started: std::time::Instant::now(),
+        });
+        let sh = shared.clone();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let handle = std::thread::Builder::new()
+            .name("rtphys-physics".into())
+            .spawn(move || {
+                let notes = rt::apply(&sh.cfg.realtime);
+                *sh.notes.lock() = notes;
+                let _ = ready_tx.send(());
+                physics::run(sh, Box::new(world));
+            })?;
+        let _ = shared.thread.set(handle.thread().clone());
+        let _ = ready_rx.recv();
+        shared.wake_physics();
+        Ok(Runtime {
+            shared,
+            join: Arc::new(Mutex::new(Some(handle))),
+        })
+    }
+
+    pub fn world(&self) -> Arc<WorldView> {
+        self.shared.world.read().clone()
+    }
+
+    pub fn status(&self) -> RunStatus {
+        let s = &self.shared;
+        let rtf = f64::from_bits(s.rtf_bits.load(Ordering::Relaxed));
+        let dt = self.world().model.opt.dt;
+        RunStatus {
+            mode: mode_from(s.mode.load(Ordering::Relaxed)),
+            paused: s.paused.load(Ordering::Relaxed),
+            rate_hz: rtf / dt,
+            realtime_factor: rtf,
+            tick: s.tick.load(Ordering::Relaxed),
+            time: f64::from_bits(s.time_bits.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Queue an input for the next tick boundary.
+    pub fn submit(&self, input: Input) -> Result<(), SimError> {
+        if self.shared.is_shutting_down() {
+            return Err(SimError::Unavailable("server is shutting down".into()));
+        }
+        match self.shared.inputs.push(input) {
+            Ok(()) => {
+                self.shared.wake_physics();
+                Ok(())
+            }
+            Err(_) => {
+                self.shared.queue_full.fetch_add(1, Ordering::Relaxed);
+                Err(SimError::ResourceExhausted(format!(
+                    "command queue full ({} commands waiting for the physics thread)",
+                    self.shared.inputs.capacity()
+                )))
+            }
+        }
+    }
+
+    /// Queue an administrative request.
+    pub fn admin(&self, req: Admin) -> Result<(), SimError> {
+        if self.shared.is_shutting_down() {
+            return Err(SimError::Unavailable("server is shutting down".into()));
+        }
+        match self.shared.admin.push(req) {
+            Ok(()) => {
+                self.shared.wake_physics();
+                Ok(())
+            }
+            Err(_) => Err(SimError::ResourceExhausted(
+                "too many requests waiting for the physics thread".into(),
+            )),
+        }
+    }
+
+    /// Build a world for `Admin::Load` (off the physics thread).
+    pub fn build_world(&self, model: Model, name: String) -> Box<World> {
+        let model = apply_dt_override(&self.shared.cfg, model);
+        let gen = self.shared.next_gen.fetch_add(1, Ordering::Relaxed);
+        Box::new(World::new(
+            gen,
+            name,
+            model,
+            self.shared.cfg.server.max_controllers,
+            self.shared.cfg.physics.state_ring,
+        ))
+    }
+
+    pub fn new_saved(&self) -> Box<Saved> {
+        let nb = self.world().model.nbody();
+        Box::new(Saved::with_capacity(0, nb, 64 * nb.max(1)))
+    }
+
+    pub fn new_stats_buf(&self) -> Box<StatsBuf> {
+        Box::new(StatsBuf::new(self.shared.controllers.len()))
+    }
+
+    /// Register a streaming subscriber; `None` when `server.max_streams` are open.
+    pub fn open_subscriber(&self) -> Result<SubGuard, SimError> {
+        for (i, s) in self.shared.subscribers.iter().enumerate() {
+            if s.in_use
+                .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                s.next_wake.store(0, Ordering::SeqCst);
+                return Ok(SubGuard {
+                    shared: self.shared.clone(),
+                    idx: i,
+                });
+            }
+        }
+        Err(SimError::ResourceExhausted(format!(
+            "too many streams: server.max_streams = {} are open",
+            self.shared.subscribers.len()
+        )))
+    }
+
+    /// Register a control stream.
+    pub fn open_controller(
+        &self,
+        name: &str,
+        lockstep: bool,
+        watchdog_ns: i64,
+        behavior: SafeBehavior,
+    ) -> Result<CtrlGuard, SimError> {
+        for (i, c) in self.shared.controllers.iter().enumerate() {
+            if c.state
+                .compare_exchange(SLOT_FREE, SLOT_RESERVED, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                let id = self.shared.next_stream_id.fetch_add(1, Ordering::Relaxed);
+                *c.name.lock() = name.to_string();
+                c.rejected.store(0, Ordering::Relaxed);
+                c.lockstep.store(lockstep, Ordering::SeqCst);
+                c.watchdog_ns.store(watchdog_ns, Ordering::SeqCst);
+                c.behavior.store(behavior_code(behavior), Ordering::SeqCst);
+                c.stream_id.store(id, Ordering::SeqCst);
+                c.state.store(SLOT_OPEN, Ordering::SeqCst);
+                self.shared.wake_physics();
+                return Ok(CtrlGuard {
+                    shared: self.shared.clone(),
+                    slot: i,
+                    stream_id: id,
+                });
+            }
+        }
+        Err(SimError::ResourceExhausted(format!(
+            "too many controllers: server.max_controllers = {} control streams are open",
+            self.shared.controllers.len()
+        )))
+    }
+
+    /// Tell the physics thread and every stream to stop (does not wait).
+    pub fn begin_shutdown(&self) {
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.shared.wake_physics();
+        self.shared.wake_all_subscribers();
+    }
+
+    /// Stop the physics thread and wait for it: streams end, waiting requests fail with Unavailable.
+    pub fn shutdown(&self) {
+        self.begin_shutdown();
+        if let Some(h) = self.join.lock().take() {
+            let _ = h.join();
+        }
+        self.shared.wake_all_subscribers();
+        self.shared.empty_trash();
+    }
+}
+
+fn apply_dt_override(cfg: &Config, model: Model) -> Model {
+    if cfg.physics.dt > 0.0 && cfg.physics.dt != model.opt.dt {
+        let mut opt = model.opt;
+        opt.dt = cfg.physics.dt;
+        model.with_options(opt)
+    } else {
+        model
+    }
+}
+
+/// A subscriber registration; released on drop.
+pub struct SubGuard {
+    pub shared: Arc<Shared>,
+    pub idx: usize,
+}
+
+impl SubGuard {
+    pub fn slot(&self) -> &SubSlot {
+        &self.shared.subscribers[self.idx]
+    }
+}
+
+impl Drop for SubGuard {
+    fn drop(&mut self) {
+        let s = &self.shared.subscribers[self.idx];
+        let _ = s.waker.take();
+        s.in_use.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A controller registration; on drop its wrenches are removed at the next tick.
+pub struct CtrlGuard {
+    pub shared: Arc<Shared>,
+    pub slot: usize,
+    pub stream_id: u64,
+}
+
+impl Drop for CtrlGuard {
+    fn drop(&mut self) {
+        self.shared.controllers[self.slot]
+            .state
+            .store(SLOT_CLOSING, Ordering::SeqCst);
+        self.shared.wake_physics();
+    }
+}

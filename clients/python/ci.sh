@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# CI for the Python client (called by .ci/run after `cargo test --release`):
+#   1. a venv under target/ with grpcio 1.85.1 (+ tools, health, reflection);
+#   2. stubs generated with `python -m grpc_tools.protoc` and the package installed;
+#   3. `target/release/rtphys serve` started on a free loopback port;
+#   4. every Python example (and the built Rust examples) run end to end, time-bounded;
+#   5. SIGTERM: the server must shut down gracefully.
+# Exits non-zero on any failure. Loopback only.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+BIN="$ROOT/target/release/rtphys"
+PY=${PYTHON:-$(command -v python3.11 || command -v python3)}
+WORK="$ROOT/target/py-ci"
+VENV="$WORK/venv"
+LOG="$WORK/server.log"
+mkdir -p "$WORK"
+
+if [ ! -x "$BIN" ]; then
+    echo "== building rtphys (release)"
+    cargo build --release --bin rtphys || exit 1
+fi
+
+echo "== venv ($PY) in $VENV"
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PY" -m venv "$VENV" || exit 1
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+    grpcio==1.85.1 grpcio-tools==1.85.1 grpcio-health-checking==1.85.1 grpcio-reflection==1.85.1 setuptools \
+    || exit 1
+
+echo "== stubs + package"
+BUILD="$WORK/pkg"
+rm -rf "$BUILD" && mkdir -p "$BUILD"
+cp -r clients/python/pyproject.toml clients/python/rtphys_client "$BUILD/"
+(cd clients/python && PATH="$VENV/bin:$PATH" bash generate_stubs.sh "$BUILD") || exit 1
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps "$BUILD" || exit 1
+
+echo "== server"
+"$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/default.toml >"$LOG" 2>&1 &
+SERVER=$!
+cleanup() { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
+trap cleanup EXIT
+ADDR=""
+for _ in $(seq 1 300); do
+    ADDR=$(sed -n 's/^rtphys listening on //p' "$LOG" | head -n1)
+    [ -n "$ADDR" ] && break
+    kill -0 "$SERVER" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$ADDR" ]; then
+    echo "server did not start:"; cat "$LOG"; exit 1
+fi
+echo "server on $ADDR"
+
+passed=0; failed=0
+run() {  # run NAME TIMEOUT CMD...
+    local name=$1 t=$2; shift 2
+    echo "-- $name"
+    if timeout "$t" "$@"; then
+        passed=$((passed + 1)); echo "   ok"
+    else
+        failed=$((failed + 1)); echo "   FAILED: $name"
+    fi
+}
+
+EX="$ROOT/clients/python/examples"
+PYV="$VENV/bin/python"
+run health_check.py 60 "$PYV" "$EX/health_check.py" --addr "$ADDR"
+run push_box.py 60 "$PYV" "$EX/push_box.py" --addr "$ADDR"
+run watch_state.py 60 "$PYV" "$EX/watch_state.py" --addr "$ADDR" --count 20 --decimation 50
+run "latency_probe.py (lockstep)" 120 "$PYV" "$EX/latency_probe.py" --addr "$ADDR" --count 3000 --lockstep
+run "latency_probe.py (realtime)" 120 "$PYV" "$EX/latency_probe.py" --addr "$ADDR" --count 1000
+run lockstep_hil.py 120 "$PYV" "$EX/lockstep_hil.py" --addr "$ADDR" --ticks 500
+
+# The Rust examples, when `cargo test --release` built them.
+RX="$ROOT/target/release/examples"
+if [ -x "$RX/push_box" ]; then
+    run "rust push_box" 60 "$RX/push_box" "$ADDR"
+    run "rust watch_state" 60 "$RX/watch_state" "$ADDR" 10 50
+    run "rust latency_probe" 120 "$RX/latency_probe" "$ADDR" 3000 --lockstep
+    run "rust lockstep_hil" 120 "$RX/lockstep_hil" "$ADDR" 500
+fi
+
+echo "-- graceful shutdown on SIGTERM"
+kill -TERM "$SERVER"
+ok=0
+for _ in $(seq 1 100); do
+    if ! kill -0 "$SERVER" 2>/dev/null; then ok=1; break; fi
+    sleep 0.1
+done
+if [ $ok = 1 ] && wait "$SERVER"; then
+    passed=$((passed + 1)); echo "   ok"
+else
+    failed=$((failed + 1)); echo "   FAILED: server did not exit cleanly on SIGTERM"; tail -20 "$LOG"
+fi
+trap - EXIT
+
+echo "python client: $passed passed, $failed failed"
+[ "$failed" = 0 ]

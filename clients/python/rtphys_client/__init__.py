@@ -1,0 +1,252 @@
+"""Python client of the rtphys simulation server.
+
+    from rtphys_client import Client, wrench
+    c = Client("127.0.0.1:50051")
+    print(c.world().scene_name)
+    c.apply_wrench(wrench("red_box", force=(3, 0, 0), duration_s=0.2))
+    s = c.state()
+
+Stubs (``rtphys.v1.sim_pb2``) are generated from proto/rtphys/v1 by
+``generate_stubs.sh`` before the package is installed.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+import grpc
+
+from rtphys.v1 import sim_pb2 as pb
+from rtphys.v1 import sim_pb2_grpc
+
+__all__ = ["Client", "ControlSession", "pb", "body", "wrench", "MODES", "now_ns"]
+
+MODES = {
+    "realtime": pb.RUN_MODE_REALTIME,
+    "lockstep": pb.RUN_MODE_LOCKSTEP,
+    "max": pb.RUN_MODE_MAX,
+}
+
+SAFE = {
+    None: pb.SAFE_BEHAVIOR_UNSPECIFIED,
+    "zero": pb.SAFE_BEHAVIOR_ZERO,
+    "hold": pb.SAFE_BEHAVIOR_HOLD,
+    "damp": pb.SAFE_BEHAVIOR_DAMP,
+}
+
+BodyLike = Union[str, int, "pb.BodyRef"]
+
+
+def now_ns() -> int:
+    """CLOCK_MONOTONIC, the server's clock too (on the same host)."""
+    return time.monotonic_ns()
+
+
+def body(b: BodyLike) -> "pb.BodyRef":
+    """A body by name or id."""
+    if isinstance(b, pb.BodyRef):
+        return b
+    if isinstance(b, int):
+        return pb.BodyRef(id=b)
+    return pb.BodyRef(name=b)
+
+
+def wrench(
+    b: BodyLike,
+    force: Sequence[float] = (0.0, 0.0, 0.0),
+    torque: Sequence[float] = (0.0, 0.0, 0.0),
+    frame: str = "world",
+    point: Optional[Sequence[float]] = None,
+    duration_s: float = 0.0,
+) -> "pb.BodyWrench":
+    """A wrench on a body: force (N), torque (N·m) in `frame` ("world" or "body"),
+    optionally at a point, for `duration_s` seconds (0 = until cleared)."""
+    return pb.BodyWrench(
+        body=body(b),
+        force=list(force),
+        torque=list(torque),
+        frame=pb.FRAME_BODY if frame == "body" else pb.FRAME_WORLD,
+        point=list(point) if point is not None else [],
+        duration_s=duration_s,
+    )
+
+
+class Client:
+    """Blocking client (grpcio). For asyncio use `grpc.aio` with `sim_pb2_grpc`."""
+
+    def __init__(self, addr: str = "127.0.0.1:50051", timeout: float = 10.0):
+        self.addr = addr
+        self.channel = grpc.insecure_channel(
+            addr, options=[("grpc.max_receive_message_length", 64 << 20)]
+        )
+        grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        self.stub = sim_pb2_grpc.SimulationStub(self.channel)
+        self._seq = 0
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _header(self) -> "pb.CommandHeader":
+        self._seq += 1
+        return pb.CommandHeader(seq=self._seq, client_time_ns=now_ns())
+
+    def world(self) -> "pb.WorldInfo":
+        return self.stub.GetWorld(pb.GetWorldRequest())
+
+    def body_id(self, name: str) -> int:
+        for b in self.world().bodies:
+            if b.name == name:
+                return b.id
+        raise KeyError(name)
+
+    def state(self, fields: Iterable[int] = (), bodies: Iterable[BodyLike] = ()) -> "pb.State":
+        return self.stub.GetState(
+            pb.GetStateRequest(fields=list(fields), bodies=[body(b) for b in bodies])
+        )
+
+    def apply_wrench(self, *wrenches: "pb.BodyWrench") -> "pb.CommandReply":
+        return self.stub.ApplyWrench(
+            pb.ApplyWrenchRequest(header=self._header(), wrenches=list(wrenches))
+        )
+
+    def clear_wrench(self, *bodies: BodyLike) -> "pb.CommandReply":
+        return self.stub.ClearWrench(
+            pb.ClearWrenchRequest(header=self._header(), bodies=[body(b) for b in bodies])
+        )
+
+    def step(self, n: int = 1) -> "pb.StepReply":
+        return self.stub.Step(pb.StepRequest(n=n))
+
+    def pause(self) -> "pb.RunStatus":
+        return self.stub.Pause(pb.PauseRequest())
+
+    def resume(self) -> "pb.RunStatus":
+        return self.stub.Resume(pb.ResumeRequest())
+
+    def set_mode(self, mode: Optional[str] = None, realtime_factor: float = 0.0) -> "pb.RunStatus":
+        m = MODES[mode] if mode else pb.RUN_MODE_UNSPECIFIED
+        return self.stub.SetMode(pb.SetModeRequest(mode=m, realtime_factor=realtime_factor))
+
+    def reset(self) -> "pb.CommandReply":
+        return self.stub.Reset(pb.ResetRequest())
+
+    def save(self) -> "pb.SnapshotInfo":
+        return self.stub.SaveSnapshot(pb.SaveSnapshotRequest())
+
+    def restore(self, snapshot_id: int) -> "pb.CommandReply":
+        return self.stub.RestoreSnapshot(pb.RestoreSnapshotRequest(snapshot_id=snapshot_id))
+
+    def load_scene(self, path: Optional[str] = None, toml: Optional[str] = None, name: str = "") -> "pb.WorldInfo":
+        if (path is None) == (toml is None):
+            raise ValueError("give exactly one of path or toml")
+        req = pb.LoadSceneRequest(path=path, name=name) if path else pb.LoadSceneRequest(toml=toml, name=name)
+        return self.stub.LoadScene(req)
+
+    def stats(self, reset: bool = False) -> "pb.Stats":
+        return self.stub.GetStats(pb.GetStatsRequest(reset=reset))
+
+    def watch(
+        self,
+        decimation: int = 1,
+        fields: Iterable[int] = (),
+        bodies: Iterable[BodyLike] = (),
+        latest_only: bool = False,
+    ) -> Iterator["pb.State"]:
+        """Server stream of states; cancel with `.cancel()` on the returned iterator."""
+        return self.stub.StreamState(
+            pb.StreamStateRequest(
+                decimation=decimation,
+                fields=list(fields),
+                bodies=[body(b) for b in bodies],
+                latest_only=latest_only,
+            )
+        )
+
+    def control(
+        self,
+        name: str = "python",
+        lockstep: bool = False,
+        decimation: int = 1,
+        watchdog_timeout_s: float = 0.0,
+        safe_behavior: Optional[str] = None,
+        fields: Iterable[int] = (),
+        bodies: Iterable[BodyLike] = (),
+    ) -> "ControlSession":
+        hello = pb.ControlHello(
+            name=name,
+            lockstep=lockstep,
+            decimation=decimation,
+            watchdog_timeout_s=watchdog_timeout_s,
+            safe_behavior=SAFE[safe_behavior],
+            fields=list(fields),
+            bodies=[body(b) for b in bodies],
+        )
+        return ControlSession(self.stub, hello)
+
+
+_CLOSE = object()
+
+
+class ControlSession:
+    """A bidirectional control stream: `send` commands, read states."""
+
+    def __init__(self, stub, hello: "pb.ControlHello"):
+        self._q: "queue.Queue" = queue.Queue()
+        self._q.put(pb.ControlRequest(hello=hello))
+        self._seq = 0
+        self.stream_id = 0
+        self._states = stub.Control(self._requests())
+
+    def _requests(self):
+        while True:
+            m = self._q.get()
+            if m is _CLOSE:
+                return
+            yield m
+
+    def send(self, wrenches: Iterable["pb.BodyWrench"] = (), clear: bool = False) -> int:
+        """Queue a command; returns its sequence number."""
+        self._seq += 1
+        cmd = pb.ControlCommand(
+            header=pb.CommandHeader(seq=self._seq, client_time_ns=now_ns()),
+            wrenches=list(wrenches),
+            clear=clear,
+        )
+        self._q.put(pb.ControlRequest(command=cmd))
+        return self._seq
+
+    def next_state(self) -> "pb.State":
+        s = next(self._states)
+        self.stream_id = s.stream_id
+        return s
+
+    def own_ack(self, s: "pb.State"):
+        for a in s.acks:
+            if a.stream_id == s.stream_id:
+                return a
+        return None
+
+    def wait_ack(self, seq: int) -> "pb.State":
+        """Read states until one acknowledges `seq`; a rejection raises ValueError."""
+        while True:
+            s = self.next_state()
+            for e in s.errors:
+                if e.seq == seq:
+                    raise ValueError(f"command {seq} rejected (code {e.code}): {e.message}")
+            a = self.own_ack(s)
+            if a is not None and a.seq >= seq:
+                return s
+
+    def close(self) -> None:
+        self._q.put(_CLOSE)
+
+    def cancel(self) -> None:
+        self._states.cancel()

@@ -1,0 +1,408 @@
+//! Typed server settings (`config/server.toml`). Every field has a documented
+//! default; a missing file section or key takes it, an unknown key is an error.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// How the physics thread advances time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Fixed wall-clock rate `realtime_factor / dt` with absolute-deadline pacing.
+    Realtime,
+    /// Advance only on `Step(n)` or when every lockstep controller has sent its command.
+    Lockstep,
+    /// As fast as possible (batch runs).
+    Max,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Realtime => "realtime",
+            Mode::Lockstep => "lockstep",
+            Mode::Max => "max",
+        }
+    }
+}
+
+/// What happens to a controller's inputs when its command watchdog fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SafeBehavior {
+    /// Remove the controller's wrenches.
+    Zero,
+    /// Keep applying the last command.
+    Hold,
+    /// Replace the controller's wrenches by a damping wrench on the same bodies:
+    /// f = -c m v, τ = -c I w (c = `watchdog.damping`, 1/s).
+    Damp,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub physics: PhysicsConfig,
+    pub realtime: RealtimeConfig,
+    pub watchdog: WatchdogConfig,
+    pub limits: LimitsConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    /// gRPC listen address. Default "127.0.0.1:50051".
+    pub listen: String,
+    /// Scene served when `--scene` is not given; "" = the embedded default scene.
+    pub scene: String,
+    /// Tokio worker threads for the network side. Default 2.
+    pub worker_threads: usize,
+    /// Largest encoded or decoded gRPC message, bytes. Default 4 MiB.
+    pub max_message_bytes: usize,
+    /// Open StreamState + Control streams, all clients together. Default 64.
+    pub max_streams: usize,
+    /// Open Control streams (command sources). Default 16.
+    pub max_controllers: usize,
+    /// Snapshots kept by SaveSnapshot. Default 64.
+    pub max_snapshots: usize,
+    /// HTTP/2 concurrent streams per connection. Default 128.
+    pub max_concurrent_streams_per_connection: u32,
+    /// HTTP/2 keep-alive ping interval, s (0 = off). Default 10.
+    pub keepalive_s: f64,
+    /// Disable Nagle's algorithm on accepted sockets. Default true.
+    pub tcp_nodelay: bool,
+    /// Seconds to wait for open streams to finish on SIGINT/SIGTERM. Default 2.
+    pub shutdown_grace_s: f64,
+    /// Prometheus text endpoint, e.g. "127.0.0.1:9464"; "" = off. Default "".
+    pub metrics_listen: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PhysicsConfig {
+    /// Initial mode. Default "realtime".
+    pub mode: Mode,
+    /// Simulated seconds per wall second in realtime mode (0.1–100). Default 1.
+    pub realtime_factor: f64,
+    /// Step size override, s; 0 = the scene's `world.dt`. 1 kHz = 0.001, 10 kHz = 0.0001.
+    pub dt: f64,
+    /// Start paused. Default false.
+    pub start_paused: bool,
+    /// Busy-wait this long before each realtime deadline instead of sleeping, µs
+    /// (the kernel's wake-up jitter is absorbed; costs CPU). Default 60.
+    pub spin_us: u64,
+    /// In lockstep mode, poll for commands this long after a tick before parking, µs
+    /// (lower round-trip latency for a hardware-in-the-loop rig; costs CPU). Default 0.
+    pub lockstep_spin_us: u64,
+    /// States kept for streaming (per world, shared by all subscribers). A subscriber
+    /// more than this many states behind loses its oldest. Default 1024.
+    pub state_ring: usize,
+    /// Capacity of the lock-free command queue. Default 4096.
+    pub command_queue: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RealtimeConfig {
+    /// Pin the physics thread to this CPU; -1 = no pinning. Default -1.
+    pub cpu: i32,
+    /// SCHED_FIFO priority 1–99 of the physics thread; 0 = normal scheduling. Default 0.
+    pub fifo_priority: i32,
+    /// Lock the process's memory (mlockall) against page faults. Default false.
+    pub mlockall: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WatchdogConfig {
+    /// A control stream that sends no command for this long trips its watchdog, ms;
+    /// 0 = disabled (streams may still ask for one). Default 100.
+    pub timeout_ms: f64,
+    /// Default safe behaviour. Default "zero".
+    pub safe_behavior: SafeBehavior,
+    /// Damping rate of the "damp" behaviour, 1/s. Default 10.
+    pub damping: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsConfig {
+    /// Largest accepted force magnitude per component, N. Default 1e5.
+    pub max_force_n: f64,
+    /// Largest accepted torque magnitude per component, N·m. Default 1e5.
+    pub max_torque_nm: f64,
+    /// Longest wrench duration, s. Default 3600.
+    pub max_duration_s: f64,
+    /// Largest application-point coordinate, m. Default 1e4.
+    pub max_point_m: f64,
+    /// Wrenches in one command. Default 16.
+    pub max_wrenches_per_command: usize,
+    /// Largest n of Step(n). Default 1_000_000.
+    pub max_step: u32,
+    /// Largest stream decimation. Default 100_000.
+    pub max_decimation: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server: ServerConfig::default(),
+            physics: PhysicsConfig::default(),
+            realtime: RealtimeConfig::default(),
+            watchdog: WatchdogConfig::default(),
+            limits: LimitsConfig::default(),
+        }
+    }
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: "127.0.0.1:50051".into(),
+            scene: String::new(),
+            worker_threads: 2,
+            max_message_bytes: 4 << 20,
+            max_streams: 64,
+            max_controllers: 16,
+            max_snapshots: 64,
+            max_concurrent_streams_per_connection: 128,
+            keepalive_s: 10.0,
+            tcp_nodelay: true,
+            shutdown_grace_s: 2.0,
+            metrics_listen: String::new(),
+        }
+    }
+}
+
+impl Default for PhysicsConfig {
+    fn default() -> Self {
+        PhysicsConfig {
+            mode: Mode::Realtime,
+            realtime_factor: 1.0,
+            dt: 0.0,
+            start_paused: false,
+            spin_us: 60,
+            lockstep_spin_us: 0,
+            state_ring: 1024,
+            command_queue: 4096,
+        }
+    }
+}
+
+impl Default for RealtimeConfig {
+    fn default() -> Self {
+        RealtimeConfig {
+            cpu: -1,
+            fifo_priority: 0,
+            mlockall: false,
+        }
+    }
+}
+
+impl Default for WatchdogConfig {
+    fn default() -> Self {
+        WatchdogConfig {
+            timeout_ms: 100.0,
+            safe_behavior: SafeBehavior::Zero,
+            damping: 10.0,
+        }
+    }
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            max_force_n: 1e5,
+            max_torque_nm: 1e5,
+            max_duration_s: 3600.0,
+            max_point_m: 1e4,
+            max_wrenches_per_command: 16,
+            max_step: 1_000_000,
+            max_decimation: 100_000,
+        }
+    }
+}
+
+/// A settings file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: cannot read: {err}")]
+    Read { file: String, err: std::io::Error },
+    #[error("{file}: {err}")]
+    Parse { file: String, err: toml::de::Error },
+    #[error("{file}: {key}: {message}")]
+    Invalid {
+        file: String,
+        key: &'static str,
+        message: String,
+    },
+}
+
+impl Config {
+    /// Read and validate a settings file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|err| ConfigError::Read {
+            file: file.clone(),
+            err,
+        })?;
+        Self::parse(&text, &file)
+    }
+
+    /// Parse and validate settings text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|err| ConfigError::Parse {
+            file: file.to_string(),
+            err,
+        })?;
+        cfg.validate(file)?;
+        Ok(cfg)
+    }
+
+    /// Range checks that serde cannot express.
+    pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
+        let bad = |key: &'static str, message: String| {
+            Err(ConfigError::Invalid {
+                file: file.to_string(),
+                key,
+                message,
+            })
+        };
+        let p = &self.physics;
+        if !(p.realtime_factor.is_finite() && (1e-3..=1e3).contains(&p.realtime_factor)) {
+            return bad(
+                "physics.realtime_factor",
+                format!("must be in [0.001, 1000], got {}", p.realtime_factor),
+            );
+        }
+        if !(p.dt.is_finite() && (p.dt == 0.0 || (1e-6..=1.0).contains(&p.dt))) {
+            return bad(
+                "physics.dt",
+                format!("must be 0 (scene's) or in [1e-6, 1] s, got {}", p.dt),
+            );
+        }
+        if !(2..=1 << 20).contains(&p.state_ring) {
+            return bad(
+                "physics.state_ring",
+                format!("must be in [2, 1048576], got {}", p.state_ring),
+            );
+        }
+        if !(16..=1 << 20).contains(&p.command_queue) {
+            return bad(
+                "physics.command_queue",
+                format!("must be in [16, 1048576], got {}", p.command_queue),
+            );
+        }
+        let s = &self.server;
+        if s.listen.parse::<std::net::SocketAddr>().is_err() {
+            return bad("server.listen", format!("not an address: {:?}", s.listen));
+        }
+        if !s.metrics_listen.is_empty() && s.metrics_listen.parse::<std::net::SocketAddr>().is_err()
+        {
+            return bad(
+                "server.metrics_listen",
+                format!("not an address: {:?}", s.metrics_listen),
+            );
+        }
+        if !(1..=64).contains(&s.worker_threads) {
+            return bad(
+                "server.worker_threads",
+                format!("must be in [1, 64], got {}", s.worker_threads),
+            );
+        }
+        if !(1024..=1 << 30).contains(&s.max_message_bytes) {
+            return bad(
+                "server.max_message_bytes",
+                format!("must be in [1024, 2^30], got {}", s.max_message_bytes),
+            );
+        }
+        if !(1..=4096).contains(&s.max_streams) {
+            return bad(
+                "server.max_streams",
+                format!("must be in [1, 4096], got {}", s.max_streams),
+            );
+        }
+        if !(1..=256).contains(&s.max_controllers) {
+            return bad(
+                "server.max_controllers",
+                format!("must be in [1, 256], got {}", s.max_controllers),
+            );
+        }
+        if !(s.keepalive_s.is_finite() && s.keepalive_s >= 0.0) {
+            return bad(
+                "server.keepalive_s",
+                format!("must be ≥ 0, got {}", s.keepalive_s),
+            );
+        }
+        if !(s.shutdown_grace_s.is_finite() && s.shutdown_grace_s >= 0.0) {
+            return bad(
+                "server.shutdown_grace_s",
+                format!("must be ≥ 0, got {}", s.shutdown_grace_s),
+            );
+        }
+        let r = &self.realtime;
+        if !(0..=99).contains(&r.fifo_priority) {
+            return bad(
+                "realtime.fifo_priority",
+                format!("must be in [0, 99], got {}", r.fifo_priority),
+            );
+        }
+        let w = &self.watchdog;
+        if !(w.timeout_ms.is_finite() && w.timeout_ms >= 0.0) {
+            return bad(
+                "watchdog.timeout_ms",
+                format!("must be ≥ 0, got {}", w.timeout_ms),
+            );
+        }
+        if !(w.damping.is_finite() && w.damping >= 0.0) {
+            return bad(
+                "watchdog.damping",
+                format!("must be ≥ 0, got {}", w.damping),
+            );
+        }
+        let l = &self.limits;
+        for (k, v) in [
+            ("limits.max_force_n", l.max_force_n),
+            ("limits.max_torque_nm", l.max_torque_nm),
+            ("limits.max_duration_s", l.max_duration_s),
+            ("limits.max_point_m", l.max_point_m),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return bad(k, format!("must be a positive number, got {v}"));
+            }
+        }
+        if !(1..=1024).contains(&l.max_wrenches_per_command) {
+            return bad(
+                "limits.max_wrenches_per_command",
+                format!("must be in [1, 1024], got {}", l.max_wrenches_per_command),
+            );
+        }
+        if l.max_step == 0 || l.max_decimation == 0 {
+            return bad(
+                "limits.max_step",
+                "max_step and max_decimation must be ≥ 1".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_file_matches_defaults() {
+        let text = include_str!("../config/server.toml");
+        let cfg = Config::parse(text, "config/server.toml").unwrap();
+        assert_eq!(cfg, Config::default());
+    }
+
+    #[test]
+    fn unknown_key_is_an_error() {
+        assert!(Config::parse("[physics]\nrate = 3\n", "x").is_err());
+        let e = Config::parse("[physics]\nrealtime_factor = -1\n", "x").unwrap_err();
+        assert!(e.to_string().contains("physics.realtime_factor"), "{e}");
+    }
+}

@@ -1,0 +1,494 @@
+//! Validation of requests into runtime commands, and runtime frames into replies.
+//! Every error names the offending field (`wrenches[1].force[2]`).
+
+use super::pb;
+use crate::config::{Config, LimitsConfig, Mode, SafeBehavior};
+use crate::math::Vec3;
+use crate::model::{BodyKind, Model};
+use crate::runtime::ring::{ack, body, hdr};
+use crate::runtime::stats::StatsBuf;
+use crate::runtime::{
+    mode_from, Clear, FrameView, Input, RunStatus, SimError, Source, WorldView, WrenchCmd,
+    WrenchFrame,
+};
+use hdrhistogram::Histogram;
+
+/// Which parts of a state a subscriber wants.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    pub pose: bool,
+    pub velocity: bool,
+    pub wrench: bool,
+    pub acks: bool,
+    /// `None` = every body.
+    pub bodies: Option<Vec<u32>>,
+}
+
+pub fn selection(
+    fields: &[i32],
+    bodies: &[pb::BodyRef],
+    model: &Model,
+    prefix: &str,
+) -> Result<Selection, SimError> {
+    let mut s = Selection {
+        pose: fields.is_empty(),
+        velocity: fields.is_empty(),
+        wrench: fields.is_empty(),
+        acks: fields.is_empty(),
+        bodies: None,
+    };
+    for (i, &f) in fields.iter().enumerate() {
+        match pb::StateField::try_from(f) {
+            Ok(pb::StateField::Pose) => s.pose = true,
+            Ok(pb::StateField::Velocity) => s.velocity = true,
+            Ok(pb::StateField::Wrench) => s.wrench = true,
+            Ok(pb::StateField::Acks) => s.acks = true,
+            Ok(pb::StateField::Joints) => {}
+            _ => {
+                return Err(SimError::invalid(
+                    format!("{prefix}fields[{i}]"),
+                    format!("unknown StateField {f}"),
+                ))
+            }
+        }
+    }
+    if !bodies.is_empty() {
+        let mut ids = Vec::with_capacity(bodies.len());
+        for (i, b) in bodies.iter().enumerate() {
+            ids.push(body_id(Some(b), model, &format!("{prefix}bodies[{i}]"))? as u32);
+        }
+        s.bodies = Some(ids);
+    }
+    Ok(s)
+}
+
+/// Resolve a body reference against the current model.
+pub fn body_id(r: Option<&pb::BodyRef>, model: &Model, field: &str) -> Result<usize, SimError> {
+    match r.and_then(|r| r.r#ref.as_ref()) {
+        None => Err(SimError::invalid(field, "missing: give a body id or name")),
+        Some(pb::body_ref::Ref::Id(id)) => {
+            let n = model.nbody();
+            if (*id as usize) < n {
+                Ok(*id as usize)
+            } else {
+                Err(SimError::not_found(
+                    format!("{field}.id"),
+                    format!("no body with id {id}: this world has {n} bodies (ids 0..{}); ids from an older world are stale", n.saturating_sub(1)),
+                ))
+            }
+        }
+        Some(pb::body_ref::Ref::Name(name)) => model.body_id(name).ok_or_else(|| {
+            SimError::not_found(format!("{field}.name"), format!("no body named {name:?}"))
+        }),
+    }
+}
+
+/// A 3-vector: empty = `None`; otherwise exactly 3 finite values within ±`max`.
+pub fn vec3(v: &[f64], field: &str, max: f64, limit_key: &str) -> Result<Option<Vec3>, SimError> {
+    if v.is_empty() {
+        return Ok(None);
+    }
+    if v.len() != 3 {
+        return Err(SimError::invalid(
+            field,
+            format!("expected 3 values (x, y, z), got {}", v.len()),
+        ));
+    }
+    for (k, c) in v.iter().enumerate() {
+        if !c.is_finite() {
+            return Err(SimError::invalid(
+                format!("{field}[{k}]"),
+                format!("not finite ({c})"),
+            ));
+        }
+        if c.abs() > max {
+            return Err(SimError::invalid(
+                format!("{field}[{k}]"),
+                format!("{c} is out of range: |value| ≤ {max} ({limit_key})"),
+            ));
+        }
+    }
+    Ok(Some(Vec3::new(v[0], v[1], v[2])))
+}
+
+/// Check a command header's world generation.
+pub fn check_generation(
+    h: Option<&pb::CommandHeader>,
+    view: &WorldView,
+    field: &str,
+) -> Result<(), SimError> {
+    if let Some(h) = h {
+        if h.world_generation != 0 && h.world_generation != view.gen {
+            return Err(SimError::not_found(
+                format!("{field}.world_generation"),
+                format!(
+                    "stale ids: the command is for world generation {}, the world is generation {}",
+                    h.world_generation, view.gen
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn wrench(
+    w: &pb::BodyWrench,
+    model: &Model,
+    lim: &LimitsConfig,
+    field: &str,
+) -> Result<WrenchCmd, SimError> {
+    let b = body_id(w.body.as_ref(), model, &format!("{field}.body"))?;
+    if model.bodies[b].kind != BodyKind::Free {
+        return Err(SimError::invalid(
+            format!("{field}.body"),
+            format!(
+                "body {:?} is static: wrenches act on free bodies only",
+                model.bodies[b].name
+            ),
+        ));
+    }
+    let force = vec3(
+        &w.force,
+        &format!("{field}.force"),
+        lim.max_force_n,
+        "limits.max_force_n",
+    )?;
+    let torque = vec3(
+        &w.torque,
+        &format!("{field}.torque"),
+        lim.max_torque_nm,
+        "limits.max_torque_nm",
+    )?;
+    let point = vec3(
+        &w.point,
+        &format!("{field}.point"),
+        lim.max_point_m,
+        "limits.max_point_m",
+    )?;
+    let frame = match pb::Frame::try_from(w.frame) {
+        Ok(pb::Frame::World) => WrenchFrame::World,
+        Ok(pb::Frame::Body) => WrenchFrame::Body,
+        Err(_) => {
+            return Err(SimError::invalid(
+                format!("{field}.frame"),
+                format!("unknown Frame {}", w.frame),
+            ))
+        }
+    };
+    let d = w.duration_s;
+    if !d.is_finite() || d < 0.0 || d > lim.max_duration_s {
+        return Err(SimError::invalid(
+            format!("{field}.duration_s"),
+            format!(
+                "{d} is out of range: 0 ≤ duration_s ≤ {} (limits.max_duration_s)",
+                lim.max_duration_s
+            ),
+        ));
+    }
+    Ok(WrenchCmd {
+        body: b as u32,
+        force: force.unwrap_or_else(Vec3::zeros),
+        torque: torque.unwrap_or_else(Vec3::zeros),
+        frame,
+        point,
+        duration_s: d,
+    })
+}
+
+pub fn wrenches(
+    ws: &[pb::BodyWrench],
+    model: &Model,
+    lim: &LimitsConfig,
+) -> Result<Vec<WrenchCmd>, SimError> {
+    if ws.len() > lim.max_wrenches_per_command {
+        return Err(SimError::invalid(
+            "wrenches",
+            format!(
+                "{} wrenches in one command; at most {} (limits.max_wrenches_per_command)",
+                ws.len(),
+                lim.max_wrenches_per_command
+            ),
+        ));
+    }
+    ws.iter()
+        .enumerate()
+        .map(|(i, w)| wrench(w, model, lim, &format!("wrenches[{i}]")))
+        .collect()
+}
+
+/// A control-stream command → an input for the physics thread.
+pub fn control_command(
+    c: &pb::ControlCommand,
+    view: &WorldView,
+    lim: &LimitsConfig,
+    slot: usize,
+    stream_id: u64,
+    recv_ns: i64,
+) -> Result<Input, SimError> {
+    check_generation(c.header.as_ref(), view, "command.header")?;
+    if !c.joints.is_empty() {
+        return Err(SimError::invalid(
+            "command.joints",
+            "this world has no joints (joint commands arrive with articulated robots)",
+        ));
+    }
+    let ws = wrenches(&c.wrenches, &view.model, lim).map_err(|e| prefix_err(e, "command."))?;
+    let h = c.header.clone().unwrap_or_default();
+    Ok(Input {
+        source: Source::Stream { slot, stream_id },
+        gen: view.gen,
+        seq: h.seq,
+        client_time_ns: h.client_time_ns,
+        recv_ns,
+        clear: if c.clear { Clear::All } else { Clear::Nothing },
+        wrenches: ws,
+        reply: None,
+    })
+}
+
+fn prefix_err(e: SimError, p: &str) -> SimError {
+    match e {
+        SimError::InvalidArgument { field, message } => SimError::InvalidArgument {
+            field: format!("{p}{field}"),
+            message,
+        },
+        SimError::NotFound { field, message } => SimError::NotFound {
+            field: format!("{p}{field}"),
+            message,
+        },
+        other => other,
+    }
+}
+
+pub fn mode_to_pb(m: Mode) -> pb::RunMode {
+    match m {
+        Mode::Realtime => pb::RunMode::Realtime,
+        Mode::Lockstep => pb::RunMode::Lockstep,
+        Mode::Max => pb::RunMode::Max,
+    }
+}
+
+pub fn mode_from_pb(m: i32, field: &str) -> Result<Option<Mode>, SimError> {
+    match pb::RunMode::try_from(m) {
+        Ok(pb::RunMode::Unspecified) => Ok(None),
+        Ok(pb::RunMode::Realtime) => Ok(Some(Mode::Realtime)),
+        Ok(pb::RunMode::Lockstep) => Ok(Some(Mode::Lockstep)),
+        Ok(pb::RunMode::Max) => Ok(Some(Mode::Max)),
+        Err(_) => Err(SimError::invalid(field, format!("unknown RunMode {m}"))),
+    }
+}
+
+pub fn behavior_to_pb(b: SafeBehavior) -> pb::SafeBehavior {
+    match b {
+        SafeBehavior::Zero => pb::SafeBehavior::Zero,
+        SafeBehavior::Hold => pb::SafeBehavior::Hold,
+        SafeBehavior::Damp => pb::SafeBehavior::Damp,
+    }
+}
+
+pub fn behavior_from_pb(
+    b: i32,
+    default: SafeBehavior,
+    field: &str,
+) -> Result<SafeBehavior, SimError> {
+    match pb::SafeBehavior::try_from(b) {
+        Ok(pb::SafeBehavior::Unspecified) => Ok(default),
+        Ok(pb::SafeBehavior::Zero) => Ok(SafeBehavior::Zero),
+        Ok(pb::SafeBehavior::Hold) => Ok(SafeBehavior::Hold),
+        Ok(pb::SafeBehavior::Damp) => Ok(SafeBehavior::Damp),
+        Err(_) => Err(SimError::invalid(
+            field,
+            format!("unknown SafeBehavior {b}"),
+        )),
+    }
+}
+
+pub fn run_status(s: &RunStatus) -> pb::RunStatus {
+    pb::RunStatus {
+        mode: mode_to_pb(s.mode) as i32,
+        paused: s.paused,
+        rate_hz: s.rate_hz,
+        realtime_factor: s.realtime_factor,
+        tick: s.tick,
+        sim_time: s.time,
+    }
+}
+
+/// A copied frame → a State message with the selected fields.
+pub fn state_from_frame(v: &FrameView<'_>, sel: &Selection) -> pb::State {
+    let flags = v.u(hdr::FLAGS);
+    let mut st = pb::State {
+        tick: v.tick(),
+        sim_time: v.time(),
+        server_time_ns: v.u(hdr::MONO_NS) as i64,
+        world_generation: v.u(hdr::GEN),
+        frame: v.u(hdr::FRAME),
+        mode: mode_to_pb(mode_from(((flags >> 8) & 0xff) as u8)) as i32,
+        paused: flags & 1 == 1,
+        ..Default::default()
+    };
+    let mut push = |b: usize| {
+        let mut bs = pb::BodyState {
+            id: b as u32,
+            frozen: v.u(v.body_base(b) + body::FROZEN) != 0,
+            ..Default::default()
+        };
+        if sel.pose {
+            bs.position = v.body3(b, body::X).to_vec();
+            bs.orientation = v.body4(b, body::Q).to_vec();
+        }
+        if sel.velocity {
+            bs.linear_velocity = v.body3(b, body::V).to_vec();
+            bs.angular_velocity = v.body3(b, body::W).to_vec();
+        }
+        if sel.wrench {
+            bs.force = v.body3(b, body::F).to_vec();
+            bs.torque = v.body3(b, body::T).to_vec();
+        }
+        st.bodies.push(bs);
+    };
+    match &sel.bodies {
+        None => (0..v.nbody).for_each(&mut push),
+        Some(ids) => ids
+            .iter()
+            .filter(|&&b| (b as usize) < v.nbody)
+            .for_each(|&b| push(b as usize)),
+    }
+    if sel.acks {
+        for c in 0..v.nctrl {
+            if let Some(a) = ack_from_frame(v, c) {
+                st.acks.push(a);
+            }
+        }
+    }
+    st
+}
+
+/// The acknowledgement of controller slot `c` in a frame (None if the slot is unused).
+pub fn ack_from_frame(v: &FrameView<'_>, c: usize) -> Option<pb::CommandAck> {
+    let a = v.ack_base(c);
+    let id = v.u(a + ack::STREAM_ID);
+    if id == 0 {
+        return None;
+    }
+    let fl = v.u(a + ack::FLAGS);
+    let behavior = crate::runtime::behavior_from(((fl >> 8) & 0xff) as u8);
+    Some(pb::CommandAck {
+        stream_id: id,
+        seq: v.u(a + ack::SEQ),
+        applied_tick: v.u(a + ack::APPLY_TICK),
+        client_time_ns: v.u(a + ack::CLIENT_NS) as i64,
+        server_receive_ns: v.u(a + ack::RECV_NS) as i64,
+        server_apply_ns: v.u(a + ack::APPLY_NS) as i64,
+        commands_applied: v.u(a + ack::COMMANDS),
+        watchdog: Some(pb::WatchdogStatus {
+            enabled: fl & 2 != 0,
+            tripped: fl & 1 != 0,
+            trips: v.u(a + ack::TRIPS),
+            timeout_s: v.u(a + ack::TIMEOUT_NS) as f64 * 1e-9,
+            behavior: behavior_to_pb(behavior) as i32,
+        }),
+    })
+}
+
+pub fn limits(cfg: &Config) -> pb::Limits {
+    let l = &cfg.limits;
+    pb::Limits {
+        max_force_n: l.max_force_n,
+        max_torque_nm: l.max_torque_nm,
+        max_duration_s: l.max_duration_s,
+        max_wrenches_per_command: l.max_wrenches_per_command as u32,
+        max_step: l.max_step,
+        max_streams: cfg.server.max_streams as u32,
+        max_controllers: cfg.server.max_controllers as u32,
+        max_message_bytes: cfg.server.max_message_bytes as u32,
+        max_decimation: l.max_decimation,
+        max_snapshots: cfg.server.max_snapshots as u32,
+    }
+}
+
+pub fn world_info(view: &WorldView, status: &RunStatus, cfg: &Config) -> pb::WorldInfo {
+    let m = &view.model;
+    pb::WorldInfo {
+        world_generation: view.gen,
+        scene_name: view.name.clone(),
+        dt: m.opt.dt,
+        rate_hz: status.rate_hz,
+        realtime_factor: status.realtime_factor,
+        mode: mode_to_pb(status.mode) as i32,
+        paused: status.paused,
+        method: m.opt.method.name().to_string(),
+        integrator: match m.opt.integrator {
+            crate::model::Integrator::Rk4 => "rk4".into(),
+            crate::model::Integrator::SemiImplicitEuler => "semi_implicit_euler".into(),
+        },
+        gravity: m.opt.gravity.iter().copied().collect(),
+        bodies: m
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(i, b)| pb::BodyInfo {
+                id: i as u32,
+                name: b.name.clone(),
+                is_static: b.kind == BodyKind::Static,
+                mass: b.mass,
+                inertia: b.inertia.transpose().iter().copied().collect(),
+                position: b.pose0.translation.vector.iter().copied().collect(),
+                orientation: vec![
+                    b.pose0.rotation.w,
+                    b.pose0.rotation.i,
+                    b.pose0.rotation.j,
+                    b.pose0.rotation.k,
+                ],
+            })
+            .collect(),
+        joints: vec![],
+        actuators: vec![],
+        sensors: vec![],
+        limits: Some(limits(cfg)),
+        server_version: env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+pub fn hist(h: &Histogram<u64>) -> pb::LatencyHistogram {
+    if h.is_empty() {
+        return pb::LatencyHistogram::default();
+    }
+    pb::LatencyHistogram {
+        count: h.len(),
+        p50_us: h.value_at_quantile(0.5) as f64 * 1e-3,
+        p99_us: h.value_at_quantile(0.99) as f64 * 1e-3,
+        p999_us: h.value_at_quantile(0.999) as f64 * 1e-3,
+        max_us: h.max() as f64 * 1e-3,
+        mean_us: h.mean() * 1e-3,
+    }
+}
+
+pub fn stats(s: &StatsBuf) -> pb::Stats {
+    pb::Stats {
+        mode: mode_to_pb(s.mode) as i32,
+        paused: s.paused,
+        tick: s.tick,
+        sim_time: s.time,
+        uptime_s: s.uptime_s,
+        rate_hz: s.rate_hz,
+        realtime_factor_target: s.rtf_target,
+        realtime_factor_recent: s.rtf_recent,
+        realtime_factor_total: s.rtf_total,
+        tick_compute: Some(hist(&s.compute)),
+        tick_lateness: Some(hist(&s.lateness)),
+        overruns: s.overruns,
+        skipped_ticks: s.skipped,
+        stale_commands: s.stale_commands,
+        ticks: s.ticks,
+        physics: Some(pb::PhysicsStats {
+            stage_names: s.stage_mean_ns.iter().map(|(n, _)| n.to_string()).collect(),
+            stage_mean_us: s.stage_mean_ns.iter().map(|(_, v)| v * 1e-3).collect(),
+            contact_points: s.contact_points,
+            max_penetration_m: s.max_penetration,
+            quarantined: s.quarantined,
+            kinetic_energy_j: s.kinetic_energy,
+        }),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,324 @@
+//! Streaming replies as hand-written `Stream`s polled directly by the HTTP/2 stream
+//! task: no spawned task and no channel between the physics thread's frame and the
+//! encoder, and for control streams the inbound commands are decoded, validated and
+//! queued from the same poll. A disconnect drops the stream, which releases its
+//! subscriber and controller slots.
+
+use super::convert::{self, Selection};
+use super::pb;
+use crate::runtime::clock::mono_ns;
+use crate::runtime::{
+    CtrlGuard, FrameView, Read, Runtime, SimError, StateRing, SubGuard, WorldView,
+};
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio_stream::Stream;
+use tonic::Status;
+
+/// A subscriber's cursor over the state ring.
+pub struct StateFeed {
+    rt: Runtime,
+    sub: SubGuard,
+    ring: Arc<StateRing>,
+    cursor: u64,
+    next_deliver: u64,
+    decimation: u64,
+    latest_only: bool,
+    /// Frames this subscriber lost (not counting decimation).
+    pub dropped: u64,
+    /// The frame last delivered.
+    pub buf: Vec<u64>,
+}
+
+impl StateFeed {
+    pub fn new(rt: Runtime, sub: SubGuard, decimation: u32, latest_only: bool) -> StateFeed {
+        let ring = rt.world().ring.clone();
+        // Start with the newest state, so a new subscriber sees the world at once.
+        let cursor = ring.head().saturating_sub(1);
+        StateFeed {
+            rt,
+            sub,
+            cursor,
+            next_deliver: cursor,
+            decimation: decimation.max(1) as u64,
+            latest_only,
+            dropped: 0,
+            buf: Vec::with_capacity(ring.words),
+            ring,
+        }
+    }
+
+    pub fn view(&self) -> FrameView<'_> {
+        FrameView::new(&self.buf, &self.ring)
+    }
+
+    fn lose(&mut self, n: u64) {
+        if n > 0 {
+            self.dropped += n;
+            self.rt
+                .shared
+                .frames_dropped
+                .fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Ready(Some) with the next frame in `buf`; Ready(None) on shutdown.
+    pub fn poll_frame(&mut self, cx: &mut Context<'_>) -> Poll<Option<()>> {
+        loop {
+            if self.rt.shared.is_shutting_down() {
+                return Poll::Ready(None);
+            }
+            if self.ring.retired() {
+                let v = self.rt.world();
+                if !Arc::ptr_eq(&v.ring, &self.ring) {
+                    self.ring = v.ring.clone();
+                    self.cursor = self.ring.oldest();
+                    self.next_deliver = self.cursor;
+                }
+            }
+            let head = self.ring.head();
+            if self.cursor < self.next_deliver && head > self.next_deliver {
+                self.cursor = self.next_deliver;
+            }
+            if self.cursor < head && self.cursor >= self.next_deliver {
+                if self.latest_only && head - 1 > self.cursor {
+                    self.lose((head - 1 - self.cursor) / self.decimation);
+                    self.cursor = head - 1;
+                }
+                let oldest = self.ring.oldest();
+                if self.cursor < oldest {
+                    self.lose((oldest - self.cursor).div_ceil(self.decimation));
+                    self.cursor = oldest;
+                }
+                let f = self.cursor;
+                self.cursor += 1;
+                match self.ring.read(f, &mut self.buf) {
+                    Read::Ok => {
+                        self.next_deliver = f + self.decimation;
+                        return Poll::Ready(Some(()));
+                    }
+                    Read::Lost => {
+                        self.lose(1);
+                        self.next_deliver = self.cursor;
+                        continue;
+                    }
+                    Read::NotYet => {}
+                }
+            }
+            // Nothing to deliver: ask the physics thread for a wake-up at the next
+            // frame we want, then look again (no lost wake-up between the two).
+            let slot = self.sub.slot();
+            slot.waker.register(cx.waker());
+            let want = self.cursor.max(self.next_deliver);
+            slot.next_wake.store(want, Ordering::SeqCst);
+            if self.ring.head() > want || self.ring.retired() || self.rt.shared.is_shutting_down() {
+                continue;
+            }
+            return Poll::Pending;
+        }
+    }
+
+    /// Copy the newest frame into `buf` (for replies that must not wait).
+    pub fn read_latest(&mut self) -> bool {
+        self.ring.read_latest(&mut self.buf).is_some()
+    }
+}
+
+fn shutting_down() -> Status {
+    Status::unavailable("server is shutting down")
+}
+
+/// `StreamState`: frames out, decimated, with field selection.
+pub struct StateStream {
+    feed: StateFeed,
+    sel: Selection,
+    ended: bool,
+}
+
+impl StateStream {
+    pub fn new(feed: StateFeed, sel: Selection) -> Self {
+        StateStream {
+            feed,
+            sel,
+            ended: false,
+        }
+    }
+}
+
+impl Stream for StateStream {
+    type Item = Result<pb::State, Status>;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let me = self.get_mut();
+        if me.ended {
+            return Poll::Ready(None);
+        }
+        match me.feed.poll_frame(cx) {
+            Poll::Ready(Some(())) => {
+                let mut st = convert::state_from_frame(&me.feed.view(), &me.sel);
+                st.dropped = me.feed.dropped;
+                st.send_time_ns = mono_ns();
+                Poll::Ready(Some(Ok(st)))
+            }
+            Poll::Ready(None) => {
+                me.ended = true;
+                Poll::Ready(Some(Err(shutting_down())))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// `Control`: commands in (validated and queued inside this poll), states out.
+pub struct ControlStream {
+    rt: Runtime,
+    inbound: tonic::Streaming<pb::ControlRequest>,
+    inbound_done: bool,
+    ctrl: CtrlGuard,
+    feed: StateFeed,
+    sel: Selection,
+    view: Arc<WorldView>,
+    errors: Vec<pb::CommandError>,
+    last_pushed_seq: u64,
+    last_acked_seq: u64,
+    ended: bool,
+}
+
+impl ControlStream {
+    pub fn new(
+        rt: Runtime,
+        inbound: tonic::Streaming<pb::ControlRequest>,
+        ctrl: CtrlGuard,
+        feed: StateFeed,
+        sel: Selection,
+    ) -> Self {
+        let view = rt.world();
+        ControlStream {
+            rt,
+            inbound,
+            inbound_done: false,
+            ctrl,
+            feed,
+            sel,
+            view,
+            errors: Vec::new(),
+            last_pushed_seq: 0,
+            last_acked_seq: 0,
+            ended: false,
+        }
+    }
+
+    pub fn stream_id(&self) -> u64 {
+        self.ctrl.stream_id
+    }
+
+    /// Validate and queue one command; a rejected command is reported in the next
+    /// state and never reaches physics.
+    pub fn handle(&mut self, req: pb::ControlRequest) {
+        let recv_ns = mono_ns();
+        let r = match req.msg {
+            Some(pb::control_request::Msg::Command(c)) => {
+                if self.view.gen != self.rt.world().gen {
+                    self.view = self.rt.world();
+                }
+                let seq = c.header.as_ref().map(|h| h.seq).unwrap_or(0);
+                let lim = &self.rt.shared.cfg.limits;
+                convert::control_command(
+                    &c,
+                    &self.view,
+                    lim,
+                    self.ctrl.slot,
+                    self.ctrl.stream_id,
+                    recv_ns,
+                )
+                .and_then(|input| self.rt.submit(input))
+                .map(|()| seq)
+                .map_err(|e| (seq, e))
+            }
+            Some(pb::control_request::Msg::Hello(_)) => Err((
+                0,
+                SimError::invalid(
+                    "hello",
+                    "ControlHello is only accepted as the first message",
+                ),
+            )),
+            None => Err((0, SimError::invalid("msg", "empty ControlRequest"))),
+        };
+        match r {
+            Ok(seq) => self.last_pushed_seq = seq,
+            Err((seq, e)) => {
+                self.rt.shared.controllers[self.ctrl.slot]
+                    .rejected
+                    .fetch_add(1, Ordering::Relaxed);
+                if self.errors.len() < 64 {
+                    self.errors.push(pb::CommandError {
+                        seq,
+                        code: e.code(),
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn state(&mut self) -> pb::State {
+        let v = self.feed.view();
+        let mut st = convert::state_from_frame(&v, &self.sel);
+        if let Some(a) = (0..v.nctrl).find_map(|c| {
+            convert::ack_from_frame(&v, c).filter(|a| a.stream_id == self.ctrl.stream_id)
+        }) {
+            self.last_acked_seq = a.seq;
+            if !self.sel.acks {
+                st.acks.push(a);
+            }
+        }
+        st.stream_id = self.ctrl.stream_id;
+        st.dropped = self.feed.dropped;
+        st.errors = std::mem::take(&mut self.errors);
+        st.send_time_ns = mono_ns();
+        st
+    }
+}
+
+impl Stream for ControlStream {
+    type Item = Result<pb::State, Status>;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let me = self.get_mut();
+        if me.ended {
+            return Poll::Ready(None);
+        }
+        // 1. Commands in: decode, validate, queue, all in this poll.
+        while !me.inbound_done {
+            match Pin::new(&mut me.inbound).poll_next(cx) {
+                Poll::Ready(Some(Ok(req))) => me.handle(req),
+                Poll::Ready(Some(Err(_))) => {
+                    // The client reset the stream or the connection broke.
+                    me.ended = true;
+                    return Poll::Ready(None);
+                }
+                Poll::Ready(None) => me.inbound_done = true,
+                Poll::Pending => break,
+            }
+        }
+        // 2. States out.
+        match me.feed.poll_frame(cx) {
+            Poll::Ready(Some(())) => return Poll::Ready(Some(Ok(me.state()))),
+            Poll::Ready(None) => {
+                me.ended = true;
+                return Poll::Ready(Some(Err(shutting_down())));
+            }
+            Poll::Pending => {}
+        }
+        // A rejected command is answered at once, even if no tick is coming.
+        if !me.errors.is_empty() && me.feed.read_latest() {
+            return Poll::Ready(Some(Ok(me.state())));
+        }
+        // 3. The client closed its side: end once its last command is acknowledged.
+        if me.inbound_done && me.last_acked_seq >= me.last_pushed_seq {
+            me.ended = true;
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    }
+}

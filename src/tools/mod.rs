@@ -1,0 +1,39 @@
+//! Command-line tools beside `serve` and `run`: scene generation, plots, benchmarks.
+
+pub mod bench;
+pub mod plot;
+
+pub use bench::{bench_main, BenchArgs};
+pub use plot::{plot_main, PlotArgs};
+
+use crate::experiments::{pile_scene, PileKind};
+
+/// `rtphys scene` arguments.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SceneArgs {
+    #[command(subcommand)]
+    pub what: SceneKind,
+}
+
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum SceneKind {
+    /// A pile of objects in a walled container.
+    Pile {
+        /// paper (000 Fig. 13) or bench (the peers' reference pile).
+        #[arg(long, value_enum, default_value_t = PileKind::Bench)]
+        kind: PileKind,
+        #[arg(long, default_value_t = 20)]
+        n: usize,
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
+    },
+}
+
+pub fn scene_main(a: SceneArgs) -> anyhow::Result<()> {
+    match a.what {
+        SceneKind::Pile { kind, n, seed } => {
+            print!("{}", pile_scene(kind, n, seed));
+            Ok(())
+        }
+    }
+}

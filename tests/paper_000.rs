@@ -1,0 +1,144 @@
+//! The experiments of 000 (Drumwright, "A Fast and Stable Penalty Method"), §IV.
+
+mod common_scene;
+
+use common_scene::load;
+use rtphys::experiments::{pile_scene, PileKind, RandomPushes};
+use rtphys::math::Vec3;
+use rtphys::model::{Gain, Method, PenaltyPoints};
+use rtphys::{step, Data, Model};
+
+/// The deepest-point variant of a penalty model with the given absolute gains.
+fn deepest(model: &Model, kp: f64, kv: f64, ki: f64) -> Model {
+    let mut opt = model.opt;
+    let Method::Penalty(mut p) = opt.method;
+    p.points = PenaltyPoints::Deepest;
+    p.kp = Gain::Absolute(kp);
+    p.kv = Gain::Absolute(kv);
+    p.ki = Gain::Absolute(ki);
+    opt.method = Method::Penalty(p);
+    model.with_options(opt)
+}
+
+struct Trace {
+    penetration: Vec<f64>,
+    kinetic: Vec<f64>,
+}
+
+fn run(model: &Model, steps: usize) -> Trace {
+    let mut data = Data::new(model);
+    let mut t = Trace {
+        penetration: Vec::with_capacity(steps),
+        kinetic: Vec::with_capacity(steps),
+    };
+    for _ in 0..steps {
+        step(model, &mut data);
+        t.penetration.push(data.stats.max_penetration);
+        t.kinetic.push(data.kinetic_energy(model));
+    }
+    assert_eq!(data.stats.quarantined, 0, "a body diverged");
+    t
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// §IV-A, Figs. 8–9: a randomly oriented unit cube starts penetrating the plane.
+/// Paper: multi-point mean penetration 5.9e-3 vs 9.0e-2 for the deepest point, and
+/// kinetic energy orders of magnitude lower. Required: multi-point mean penetration
+/// ≤ 5.9e-3 and ≥ 10× better than the deepest point on penetration or final KE.
+#[test]
+fn block_penetrating_plane_multipoint_beats_deepest_point() {
+    let multi = load("block_penetrating.toml");
+    let deep = deepest(&multi, 6000.0, 3000.0, 200.0); // the paper's deepest-point gains
+    let tm = run(&multi, 3000);
+    let td = run(&deep, 3000);
+    let (pm, pd) = (mean(&tm.penetration), mean(&td.penetration));
+    let (km, kd) = (tm.kinetic[2999], td.kinetic[2999]);
+    eprintln!("mean penetration: multi {pm:.3e}, deepest {pd:.3e}; final KE: multi {km:.3e}, deepest {kd:.3e}");
+    assert!(
+        pm <= 5.9e-3,
+        "multi-point mean penetration {pm:.3e} > 5.9e-3"
+    );
+    assert!(
+        pd / pm >= 10.0 || kd / km.max(1e-300) >= 10.0,
+        "multi-point not 10× better: penetration ratio {:.2}, KE ratio {:.2}",
+        pd / pm,
+        kd / km
+    );
+}
+
+/// §IV-B, Figs. 10–12: a 10 kg block under random downward forces U[10, 100] N at
+/// random points of its top face, 500 steps on, 500 off, 10 rounds, RK4 at 1e-3.
+/// Required: multi-point mean penetration ≤ 5.9e-3 (the paper's figure), kinetic
+/// energy back below 1e-4 J by the end of every off-window.
+#[test]
+fn block_under_random_forces_multipoint() {
+    let model = load("block_random_forces.toml");
+    let b = model.body_id("block").expect("block");
+    let mut pushes = RandomPushes::new(12, b, Vec3::new(0.5, 0.5, 0.5));
+    let mut data = Data::new(&model);
+    let mut pen = Vec::new();
+    let mut end_ke = Vec::new();
+    for round in 0..10u64 {
+        for k in 0..1000u64 {
+            pushes.apply(&model, &mut data);
+            step(&model, &mut data);
+            pen.push(data.stats.max_penetration);
+            if k == 999 {
+                end_ke.push(data.kinetic_energy(&model));
+            }
+        }
+        let _ = round;
+    }
+    let mp = mean(&pen);
+    eprintln!("mean penetration {mp:.3e}; KE at the end of each off-window {end_ke:?}");
+    assert_eq!(data.stats.quarantined, 0);
+    assert!(mp <= 5.9e-3, "mean penetration {mp:.3e} > 5.9e-3");
+    for (i, ke) in end_ke.iter().enumerate() {
+        assert!(
+            *ke < 1e-4,
+            "round {i}: KE {ke:.3e} J ≥ 1e-4 J at the end of the off-window"
+        );
+    }
+}
+
+/// §IV-C, Fig. 13: a pile of 20 boxes, cylinders and spheres with masses from
+/// U(0, 100] kg inside a walled box settles (KE < 1e-3 J after 5 s); nothing escapes
+/// the container, nothing becomes non-finite.
+#[test]
+fn pile_of_twenty_settles() {
+    let text = pile_scene(PileKind::Paper, 20, 3);
+    let model = common_scene::load_str(&text);
+    let mut data = Data::new(&model);
+    for _ in 0..5000 {
+        step(&model, &mut data);
+    }
+    let ke = data.kinetic_energy(&model);
+    let inner = model
+        .bodies
+        .iter()
+        .zip(&data.state)
+        .filter(|(b, _)| b.name == "wall_px")
+        .map(|(b, s)| s.x.x - 0.025 - 0.0 * b.mass)
+        .next()
+        .expect("walls");
+    eprintln!(
+        "pile KE after 5 s: {ke:.3e} J; max penetration {:.3e}",
+        data.stats.max_penetration
+    );
+    assert_eq!(data.stats.quarantined, 0, "a body was quarantined");
+    for (b, s) in model.bodies.iter().zip(&data.state) {
+        assert!(s.is_finite(), "{} non-finite", b.name);
+        if b.name.starts_with("obj") {
+            assert!(
+                s.x.x.abs() < inner && s.x.y.abs() < inner && s.x.z > 0.0 && s.x.z < 3.0,
+                "{} escaped to {:?}",
+                b.name,
+                s.x
+            );
+        }
+    }
+    assert!(ke < 1e-3, "pile KE {ke:.3e} J ≥ 1e-3 J after 5 s");
+}
