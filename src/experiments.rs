@@ -232,3 +232,28 @@ impl RandomPushes {
         }
     }
 }
+
+/// A copy of a penalty `model` that uses the given contact points (multi-point or
+/// deepest-point) with its gains unchanged.
+pub fn with_penalty_points(model: &Model, points: crate::model::PenaltyPoints) -> Model {
+    let mut opt = model.opt;
+    let crate::model::Method::Penalty(mut p) = opt.method;
+    p.points = points;
+    opt.method = crate::model::Method::Penalty(p);
+    model.with_options(opt)
+}
+
+/// The deepest-point baseline of 000 for a penalty `model`: one contact point per
+/// pair and absolute gains `kp`, `kv`, `ki` (§IV-A uses 6000, 3000, 200). The other
+/// penalty parameters (forgetting factor, friction, impulses, clamps) are kept.
+pub fn deepest_point_variant(model: &Model, kp: f64, kv: f64, ki: f64) -> Model {
+    use crate::model::{Gain, Method, PenaltyPoints};
+    let mut opt = model.opt;
+    let Method::Penalty(mut p) = opt.method;
+    p.points = PenaltyPoints::Deepest;
+    p.kp = Gain::Absolute(kp);
+    p.kv = Gain::Absolute(kv);
+    p.ki = Gain::Absolute(ki);
+    opt.method = Method::Penalty(p);
+    model.with_options(opt)
+}

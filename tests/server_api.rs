@@ -375,7 +375,7 @@ async fn slow_subscriber_slows_nobody() {
     let (srv, mut c) = start(cf, ZERO_G).await;
     // The sleeper has its own connection (as another client would) and never reads.
     let mut sleeper_client = Client::connect(&srv.url()).await.unwrap();
-    let _sleeper = sleeper_client
+    let mut sleeper = sleeper_client
         .watch(pb::StreamStateRequest::default())
         .await
         .unwrap();
@@ -414,10 +414,18 @@ async fn slow_subscriber_slows_nobody() {
     let st = c.stats(false).await.unwrap();
     assert!(st.ticks >= 200, "ticks {}", st.ticks);
     assert_eq!(st.overruns, 0, "overruns with a stalled subscriber");
-    assert!(
-        st.state_frames_dropped > 0,
-        "the sleeper lost its oldest states, counted"
-    );
+    // When the sleeper finally reads, it learns it lost its oldest states (counted).
+    let lost = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let s = sleeper.message().await.unwrap().unwrap();
+            if s.dropped > 0 {
+                return s.dropped;
+            }
+        }
+    })
+    .await
+    .expect("the sleeper's loss is reported");
+    assert!(c.stats(false).await.unwrap().state_frames_dropped >= lost);
     srv.shutdown().await.unwrap();
 }
 

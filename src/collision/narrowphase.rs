@@ -70,7 +70,7 @@ const TABLE: [[Option<Entry>; ShapeKind::COUNT]; ShapeKind::COUNT] = {
         [
             s(plane_polytope::collide),
             s(sp),
-            e(pp),
+            e(box_box::collide),
             s(cp),
             e(pp),
             e(pp),

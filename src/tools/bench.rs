@@ -1,13 +1,512 @@
-//! `rtphys bench` (filled in below).
+//! `rtphys bench`: single-thread stepping cost of the reference scenes, as JSON.
+//!
+//! `rtphys bench physics` (the default) times each scene like the peers' scripts
+//! (`shared/peers/common.py`): the scene is settled, a step count is calibrated so
+//! that one timed window takes about `--rep-secs`, and the window is repeated
+//! `--reps` times (≥ 5) on the continuing simulation. Each window is timed with the
+//! thread's on-CPU clock (`CLOCK_THREAD_CPUTIME_ID`, not inflated when another
+//! process takes the core) and with the wall clock; the headline figure is the
+//! median of the on-CPU µs per step. Per-stage times are the delta of
+//! `data.stats.stage_ns_total` over all timed windows (the pipeline measures them
+//! with `Instant`, i.e. wall clock), divided by the timed steps.
+//!
+//! `rtphys bench transport` runs the server's transport benchmarks
+//! (`rtphys::server::bench::transport_bench`).
 
+use crate::data::{Data, Stage};
+use crate::experiments::{pile_scene, PileKind};
+use crate::model::scene::{load_scene_file, load_scene_str, MethodName};
+use crate::model::{BodyKind, Model};
+use anyhow::Context;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// `rtphys bench` arguments.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
     /// physics (default) or transport.
     #[arg(default_value = "physics")]
     pub what: String,
+    /// Comma-separated scenes (physics): box, stack5, pile20, pile100, pile1000.
+    /// Default: all.
+    #[arg(long)]
+    pub scenes: Option<String>,
+    /// Override every scene's method: penalty | penalty_deepest.
+    #[arg(long)]
+    pub method: Option<MethodName>,
+    /// Override every scene's integrator: rk4 | semi_implicit_euler.
+    #[arg(long)]
+    pub integrator: Option<String>,
+    /// Smoke test: short settling and short timed windows (figures are not
+    /// representative). For transport: a few seconds in total.
+    #[arg(long)]
+    pub quick: bool,
+    /// Timed repetitions per scene (at least 5).
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Target duration of one timed window, s (the peers use 0.4).
+    #[arg(long, default_value_t = 0.4)]
+    pub rep_secs: f64,
+    /// Skip the resting-penetration measurement (physics).
+    #[arg(long)]
+    pub no_quality: bool,
+    /// Also write the JSON to this file.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 pub fn bench_main(a: BenchArgs) -> anyhow::Result<()> {
-    let _ = a;
-    anyhow::bail!("bench: not implemented yet")
+    let report = match a.what.as_str() {
+        "physics" => physics(&a)?,
+        "transport" => transport(&a)?,
+        other => anyhow::bail!("bench: unknown benchmark '{other}' (physics, transport)"),
+    };
+    let text = serde_json::to_string_pretty(&report)?;
+    println!("{text}");
+    if let Some(path) = &a.out {
+        std::fs::write(path, format!("{text}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------- transport
+
+fn transport(a: &BenchArgs) -> anyhow::Result<Value> {
+    use crate::server::bench::{transport_bench, TransportBenchOpts};
+    let mut o = TransportBenchOpts::default();
+    if a.quick {
+        o.messages = 1000;
+        o.lateness_secs = 2.0;
+        o.fanout_subscribers = 4;
+        o.fanout_secs = 2.0;
+    }
+    eprintln!(
+        "bench transport: {} round trips at {} Hz, {} s lateness per rate, {} subscribers for {} s",
+        o.messages, o.rate_hz, o.lateness_secs, o.fanout_subscribers, o.fanout_secs
+    );
+    let mut v = transport_bench(&o).context("transport benchmark")?;
+    if let Value::Object(m) = &mut v {
+        m.insert("provenance".into(), provenance());
+    }
+    Ok(v)
+}
+
+// ---------------------------------------------------------------------------- physics
+
+/// One reference scene: where it comes from and how long to settle it.
+struct SceneSpec {
+    name: &'static str,
+    source: Source,
+    settle_s: f64,
+    /// Upper bound on the steps of one timed window (big piles).
+    max_steps: u64,
+}
+
+enum Source {
+    File(&'static str),
+    Pile(usize),
+}
+
+const SCENES: [SceneSpec; 5] = [
+    SceneSpec {
+        name: "box",
+        source: Source::File("config/scenes/box_on_plane.toml"),
+        settle_s: 1.0,
+        max_steps: 2_000_000,
+    },
+    SceneSpec {
+        name: "stack5",
+        source: Source::File("config/scenes/stack5.toml"),
+        settle_s: 2.0,
+        max_steps: 2_000_000,
+    },
+    SceneSpec {
+        name: "pile20",
+        source: Source::Pile(20),
+        settle_s: 3.0,
+        max_steps: 2_000_000,
+    },
+    SceneSpec {
+        name: "pile100",
+        source: Source::Pile(100),
+        settle_s: 1.5,
+        max_steps: 2000,
+    },
+    SceneSpec {
+        name: "pile1000",
+        source: Source::Pile(1000),
+        settle_s: 0.5,
+        max_steps: 200,
+    },
+];
+
+/// Thread on-CPU time, s.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Resolve a repository-relative scene path: the current directory first, then
+/// the source tree this binary was built from.
+fn scene_path(rel: &str) -> anyhow::Result<PathBuf> {
+    let here = Path::new(rel);
+    if here.exists() {
+        return Ok(here.to_path_buf());
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if built.exists() {
+        return Ok(built);
+    }
+    anyhow::bail!(
+        "scene file {rel} not found (looked in the current directory and in {}); run from the repository root",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)> {
+    let (model, source) = match spec.source {
+        Source::File(rel) => {
+            let path = scene_path(rel)?;
+            (load_scene_file(&path)?, rel.to_string())
+        }
+        Source::Pile(n) => {
+            let text = pile_scene(PileKind::Bench, n, 7);
+            (
+                load_scene_str(&text, &format!("<pile {n}>"), Path::new("."))?,
+                format!("experiments::pile_scene(PileKind::Bench, {n}, 7)"),
+            )
+        }
+    };
+    let model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    Ok((model, source))
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        0.5 * (s[n / 2 - 1] + s[n / 2])
+    }
+}
+
+fn stats(v: &[f64]) -> Value {
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!({"median": median(v), "min": min, "max": max})
+}
+
+fn step_n(model: &Model, data: &mut Data, n: u64) {
+    for _ in 0..n {
+        crate::step(model, data);
+    }
+}
+
+/// Steps whose wall time is about `target_s` (the probe runs count as settling).
+fn calibrate(model: &Model, data: &mut Data, target_s: f64, max_steps: u64) -> u64 {
+    let mut n = 10u64;
+    loop {
+        let t0 = Instant::now();
+        step_n(model, data, n);
+        let dt = t0.elapsed().as_secs_f64();
+        if dt > 0.05 || n >= max_steps {
+            let want = (n as f64 * target_s / dt.max(1e-9)).round() as u64;
+            return want.clamp(10, max_steps);
+        }
+        n *= 4;
+    }
+}
+
+fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyhow::Result<Value> {
+    let (model, source) = load_spec(spec, a)?;
+    let mut data = Data::new(&model);
+    let settle_s = if a.quick {
+        0.25 * spec.settle_s
+    } else {
+        spec.settle_s
+    };
+    let settle_steps = (settle_s / model.opt.dt).round() as u64;
+    eprint!("bench {:9} settle {settle_steps} steps", spec.name);
+    let t_settle = Instant::now();
+    step_n(&model, &mut data, settle_steps);
+    let max_steps = if a.quick {
+        spec.max_steps.min(200)
+    } else {
+        spec.max_steps
+    };
+    let n = calibrate(&model, &mut data, rep_s, max_steps);
+    eprint!(
+        " ({:.1} s), {reps} × {n} timed steps",
+        t_settle.elapsed().as_secs_f64()
+    );
+
+    let stage0 = data.stats.stage_ns_total;
+    let (mut cpu_us, mut wall_us, mut oncpu) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut pairs_sum, mut points_sum, mut cand_sum) = (0usize, 0usize, 0usize);
+    for _ in 0..reps {
+        let (c0, t0) = (thread_cpu_s(), Instant::now());
+        for _ in 0..n {
+            crate::step(&model, &mut data);
+            pairs_sum += data.stats.contact_pairs;
+            points_sum += data.stats.contact_points;
+            cand_sum += data.stats.candidate_pairs;
+        }
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = thread_cpu_s() - c0;
+        cpu_us.push(cpu * 1e6 / n as f64);
+        wall_us.push(wall * 1e6 / n as f64);
+        oncpu.push(cpu / wall.max(1e-12));
+    }
+    let timed = (reps as u64 * n) as f64;
+    let mut stages = serde_json::Map::new();
+    let mut stage_sum = 0.0;
+    for s in Stage::ALL {
+        let d = data.stats.stage_ns_total[s as usize].saturating_sub(stage0[s as usize]);
+        let us = d as f64 * 1e-3 / timed;
+        stage_sum += us;
+        stages.insert(s.name().into(), json!(us));
+    }
+    stages.insert("sum".into(), json!(stage_sum));
+    let med = median(&cpu_us);
+    eprintln!(": {med:.2} µs/step (CPU), {:.2} wall", median(&wall_us));
+
+    let free = model
+        .bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Free)
+        .count();
+    let finite = data.state.iter().all(|s| s.is_finite());
+    Ok(json!({
+        "name": spec.name,
+        "source": source,
+        "bodies": model.nbody(),
+        "free_bodies": free,
+        "geoms": model.ngeom(),
+        "method": model.opt.method.name(),
+        "integrator": format!("{:?}", model.opt.integrator),
+        "dt": model.opt.dt,
+        "settle_s": settle_s,
+        "steps_per_rep": n,
+        "reps": reps,
+        "us_per_step": stats(&cpu_us),
+        "wall_us_per_step": stats(&wall_us),
+        "steps_per_s": 1e6 / med,
+        "wall_steps_per_s": 1e6 / median(&wall_us),
+        "oncpu_fraction_min": oncpu.iter().copied().fold(f64::INFINITY, f64::min),
+        "stage_us_per_step": Value::Object(stages),
+        "contacts_mean": {
+            "candidate_pairs": cand_sum as f64 / timed,
+            "contact_pairs": pairs_sum as f64 / timed,
+            "contact_points": points_sum as f64 / timed,
+        },
+        "end": {
+            "time_s": data.time,
+            "contact_pairs": data.stats.contact_pairs,
+            "contact_points": data.stats.contact_points,
+            "kinetic_energy": data.kinetic_energy(&model),
+            "max_penetration": data.stats.max_penetration,
+            "quarantined": data.stats.quarantined,
+            "finite": finite,
+        },
+    }))
+}
+
+/// A box of half-size `half` and `mass` kg resting on a plane, with the gains of
+/// config/scenes/box_on_plane.toml (the peers' contact_quality.py boxes).
+fn resting_box_scene(half: f64, mass: f64) -> String {
+    format!(
+        "[world]\ngravity = [0.0, 0.0, -9.81]\ndt = 0.001\nintegrator = \"semi_implicit_euler\"\nmethod = \"penalty\"\n\n\
+         [penalty]\nkp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0\nforgetting = 0.9\n\n\
+         [[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = 0.8 }}\n\n\
+         [[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [{half:?}, {half:?}, {half:?}] }}\n\
+         mass = {mass:?}\nposition = [0.0, 0.0, {half:?}]\nmaterial = {{ mu = 0.8 }}\n"
+    )
+}
+
+/// Resting penetration as the peers' contact_quality.py measures it: settle 2 s, then
+/// over 1 s the depth of every contact point of every step (mean, max) and how far
+/// the centre sits below its ideal height.
+fn resting_penetration(a: &BenchArgs, half: f64, mass: f64) -> anyhow::Result<Value> {
+    let text = resting_box_scene(half, mass);
+    let model = load_scene_str(&text, "<resting box>", Path::new("."))?;
+    let model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    let b = model
+        .body_id("box")
+        .context("resting box scene has no body 'box'")?;
+    let mut data = Data::new(&model);
+    step_n(&model, &mut data, (2.0 / model.opt.dt).round() as u64);
+    let (mut sum, mut count, mut max, mut sink, mut points) = (0.0, 0usize, 0.0f64, 0.0, 0);
+    let steps = (1.0 / model.opt.dt).round() as u64;
+    for _ in 0..steps {
+        crate::step(&model, &mut data);
+        for p in &data.contacts.points {
+            sum += p.depth;
+            max = max.max(p.depth);
+            count += 1;
+        }
+        points = data.contacts.points.len();
+        sink += half - data.state[b].x.z;
+    }
+    Ok(json!({
+        "box_size_m": 2.0 * half,
+        "mass_kg": mass,
+        "method": model.opt.method.name(),
+        "dt": model.opt.dt,
+        "contact_points": points,
+        "pen_mean_mm": if count > 0 { 1e3 * sum / count as f64 } else { 0.0 },
+        "pen_max_mm": 1e3 * max,
+        "z_sink_mm": 1e3 * sink / steps as f64,
+    }))
+}
+
+fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
+    anyhow::ensure!(a.reps >= 5, "--reps must be at least 5, got {}", a.reps);
+    anyhow::ensure!(
+        a.rep_secs.is_finite() && a.rep_secs > 0.0 && a.rep_secs <= 60.0,
+        "--rep-secs must be in (0, 60], got {}",
+        a.rep_secs
+    );
+    let chosen: Vec<&SceneSpec> = match &a.scenes {
+        None => SCENES.iter().collect(),
+        Some(list) => {
+            let mut v = Vec::new();
+            for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let spec = SCENES.iter().find(|s| s.name == name).with_context(|| {
+                    let known: Vec<&str> = SCENES.iter().map(|s| s.name).collect();
+                    format!(
+                        "--scenes: unknown scene '{name}' (known: {})",
+                        known.join(", ")
+                    )
+                })?;
+                v.push(spec);
+            }
+            anyhow::ensure!(!v.is_empty(), "--scenes: no scene given");
+            v
+        }
+    };
+    let rep_s = if a.quick { 0.05 } else { a.rep_secs };
+    let load_start = loadavg();
+    let mut scenes = Vec::new();
+    for spec in chosen {
+        scenes.push(bench_scene(spec, a, a.reps, rep_s)?);
+    }
+    let quality = if a.no_quality {
+        Value::Null
+    } else {
+        json!([
+            resting_penetration(a, 0.5, 10.0)?,
+            resting_penetration(a, 0.05, 1.0)?
+        ])
+    };
+    Ok(json!({
+        "benchmark": "physics",
+        "provenance": provenance(),
+        "loadavg_start": load_start,
+        "loadavg_end": loadavg(),
+        "options": {
+            "method": a.method.map(|m| format!("{m:?}")),
+            "integrator": a.integrator,
+            "quick": a.quick,
+            "reps": a.reps,
+            "rep_target_s": rep_s,
+        },
+        "timing": "us_per_step: median/min/max over reps of thread on-CPU time \
+                   (CLOCK_THREAD_CPUTIME_ID) per step of one timed window, after settling; \
+                   wall_us_per_step: the same windows on the wall clock; stage_us_per_step: \
+                   delta of data.stats.stage_ns_total (wall-clock Instant) over all timed \
+                   windows per timed step; contacts_mean: per-step mean over the timed steps",
+        "scenes": scenes,
+        "resting_penetration": quality,
+    }))
+}
+
+// ---------------------------------------------------------------------------- provenance
+
+fn loadavg() -> Value {
+    match std::fs::read_to_string("/proc/loadavg") {
+        Ok(s) => {
+            let v: Vec<f64> = s
+                .split_whitespace()
+                .take(3)
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            json!(v)
+        }
+        Err(_) => Value::Null,
+    }
+}
+
+fn cpu_model() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// UTC date and time from the system clock (civil-from-days, no extra crate).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, sod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        sod / 3600,
+        (sod / 60) % 60,
+        sod % 60
+    )
+}
+
+fn provenance() -> Value {
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty());
+    json!({
+        "rtphys_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": git(&["rev-parse", "HEAD"]),
+        "git_dirty": dirty,
+        "date_utc": utc_now(),
+        "machine": {
+            "cpu": cpu_model(),
+            "nproc": std::thread::available_parallelism().map(|n| n.get()).ok(),
+        },
+        "build": if cfg!(debug_assertions) { "debug" } else { "release" },
+    })
 }

@@ -31,7 +31,7 @@ def main() -> None:
             ctl.close()
             x = s.bodies[i].position[0]
             print(f"lockstep: {s.tick - start} ticks, red_box x = {x:.4f} m (target {x_target:.4f} m)")
-            assert abs(x - x_target) < 0.02, f"PD hold failed: x = {x}"
+            assert abs(x - x_target) < 0.03, f"PD hold failed: x = {x}"
 
             # Step(n), snapshot -> run -> restore -> run: bitwise replay.
             snap = c.save()

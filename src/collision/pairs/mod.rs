@@ -19,6 +19,7 @@
 //! | `sphere_cylinder.rs` | sphere–cylinder | exact closest point on the solid cylinder |
 //! | `capsule_capsule.rs` | capsule–capsule | segment–segment, overlap ends when parallel |
 //! | `capsule_polytope.rs` | capsule–box/polytope/cylinder* | min signed distance along the axis, clipped bottom line |
+//! | `box_box.rs` | box–box | the polytope–polytope manifold in b's frame (15-axis SAT) |
 //! | `polytope_polytope.rs` | box/polytope/cylinder* pairs | SAT early-out, intersection polytope, eq. (4) of 000_48109ab67d5cd76d |
 //!
 //! `*` cylinders enter polytope routines as the prism of [`CYLINDER_SIDES`] sides
@@ -27,6 +28,7 @@
 //! `R (1 − cos(π/N)) / (1 + cos(π/N)) ≈ 0.43 % of R` for N = 24 (0.43 mm for a
 //! 10 cm cylinder), of either sign.
 
+pub(crate) mod box_box;
 pub(crate) mod capsule_capsule;
 pub(crate) mod capsule_polytope;
 pub(crate) mod plane_capsule;

@@ -173,21 +173,21 @@ pub(crate) fn collide_polytopes(
 }
 
 /// A facet competing in the min–max rule.
-struct Candidate {
+pub(crate) struct Candidate {
     /// max_j |n·p_j − d|, m.
-    worst: f64,
+    pub worst: f64,
     /// Contact normal (toward a) · (centre of a − centre of b), m.
-    align: f64,
-    area: f64,
-    n: Vec3,
-    d: f64,
-    of_a: bool,
+    pub align: f64,
+    pub area: f64,
+    pub n: Vec3,
+    pub d: f64,
+    pub of_a: bool,
 }
 
 impl Candidate {
     /// Eq. (4) order with order-independent tie-breaks: smaller max distance, then
     /// the normal that better separates the centres, then the larger facet.
-    fn better_than(&self, o: &Candidate, tie: f64) -> bool {
+    pub(crate) fn better_than(&self, o: &Candidate, tie: f64) -> bool {
         if (self.worst - o.worst).abs() > tie {
             return self.worst < o.worst;
         }
