@@ -36,7 +36,11 @@ fn settled(model: &Model, seconds: f64) -> Data {
 }
 
 fn bench_steps(c: &mut Criterion) {
-    let pile = match load_scene_str(&pile_scene(PileKind::Bench, 20, 7), "<pile20>", Path::new(".")) {
+    let pile = match load_scene_str(
+        &pile_scene(PileKind::Bench, 20, 7),
+        "<pile20>",
+        Path::new("."),
+    ) {
         Ok(m) => m,
         Err(e) => panic!("pile20: {e}"),
     };

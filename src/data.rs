@@ -72,6 +72,14 @@ pub struct PairState {
     /// Maximum penetration of the previous step (enters I on the next step).
     pub last_max_depth: f64,
     pub anchor: Option<StickAnchor>,
+    /// Hunt–Crossley (002): damping c = μ/λ fixed when the pair first touched, s/m.
+    pub hc_damping: f64,
+    /// Hunt–Crossley: normal approach speed when the pair first touched (floored at
+    /// `min_impact_speed`), m/s; 0 while the pair has not touched.
+    pub hc_impact_speed: f64,
+    /// Hunt–Crossley: the adaptive sub-step in effect when the last step ended with
+    /// this pair touching, s (0: none); the next step starts from the smallest.
+    pub hc_substep: f64,
 }
 
 impl PairState {
@@ -84,6 +92,9 @@ impl PairState {
             integral: 0.0,
             last_max_depth: 0.0,
             anchor: None,
+            hc_damping: 0.0,
+            hc_impact_speed: 0.0,
+            hc_substep: 0.0,
         }
     }
 }
@@ -147,6 +158,21 @@ pub struct StepStats {
     /// Bodies rolled back and frozen since the start; the last few events.
     pub quarantined: u64,
     pub last_quarantine: Option<QuarantineEvent>,
+    /// Adaptive steppers (Hunt–Crossley, 002 §4.2): accepted sub-steps of the last
+    /// step (0 for single-step methods), rejected (halved) attempts, sub-steps
+    /// accepted at the `min_substep` floor despite their energy error, the smallest
+    /// accepted sub-step (s), and the accepted sub-steps since the start.
+    pub substeps: u32,
+    pub substep_rejections: u32,
+    pub substep_floor_hits: u32,
+    pub min_substep: f64,
+    pub substeps_total: u64,
+    /// Hunt–Crossley: Σ |ΔE − W_ext − W_diss| over the last step's accepted
+    /// sub-steps (the non-physical energy change the monitor let through), J.
+    pub energy_error: f64,
+    /// Hunt–Crossley: elastic energy stored in the contacts at the end of the last
+    /// step, J.
+    pub contact_energy: f64,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.
@@ -183,6 +209,8 @@ pub struct Data {
     pub contact_wrench: Vec<Wrench>,
     pub stats: StepStats,
     pub(crate) scratch: Scratch,
+    /// Work buffers of the Hunt–Crossley adaptive stepper (not part of the state).
+    pub(crate) hc: crate::pipeline::adaptive::AdaptiveScratch,
 }
 
 /// Preallocated work buffers of the step (not part of the state).
@@ -209,6 +237,9 @@ pub(crate) struct Scratch {
     pub impacted: Vec<bool>,
     /// Normal forces of one manifold.
     pub point_forces: Vec<crate::contact::PointForce>,
+    /// World-frame inverse mass properties of every body at the state being
+    /// evaluated (penalty stepper, once per force evaluation).
+    pub bodies: Vec<crate::contact::impulse::ImpulseBody>,
 }
 
 /// Time derivative of a [`BodyState`]: (ẋ, q̇, v̇, ẇ).
@@ -235,6 +266,7 @@ impl Data {
             contact_wrench: vec![Wrench::ZERO; nb],
             stats: StepStats::default(),
             scratch: Scratch::default(),
+            hc: Default::default(),
         };
         d.reset(model);
         let s = &mut d.scratch;

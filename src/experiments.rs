@@ -237,7 +237,10 @@ impl RandomPushes {
 /// deepest-point) with its gains unchanged.
 pub fn with_penalty_points(model: &Model, points: crate::model::PenaltyPoints) -> Model {
     let mut opt = model.opt;
-    let crate::model::Method::Penalty(mut p) = opt.method;
+    let mut p = match opt.method {
+        crate::model::Method::Penalty(p) => p,
+        crate::model::Method::HuntCrossley(_) => crate::model::PenaltyParams::default(),
+    };
     p.points = points;
     opt.method = crate::model::Method::Penalty(p);
     model.with_options(opt)
@@ -249,7 +252,10 @@ pub fn with_penalty_points(model: &Model, points: crate::model::PenaltyPoints) -
 pub fn deepest_point_variant(model: &Model, kp: f64, kv: f64, ki: f64) -> Model {
     use crate::model::{Gain, Method, PenaltyPoints};
     let mut opt = model.opt;
-    let Method::Penalty(mut p) = opt.method;
+    let mut p = match opt.method {
+        Method::Penalty(p) => p,
+        Method::HuntCrossley(_) => crate::model::PenaltyParams::default(),
+    };
     p.points = PenaltyPoints::Deepest;
     p.kp = Gain::Absolute(kp);
     p.kv = Gain::Absolute(kv);

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// Scene file (TOML), e.g. config/scenes/box_on_plane.toml.
     pub scene: PathBuf,
-    /// Override the scene's method: penalty | penalty_deepest.
+    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley (a
+    /// switched method takes its defaults, keeping the scene's friction parameters).
     #[arg(long)]
     pub method: Option<MethodName>,
     /// Override the step size, s.
@@ -70,7 +71,35 @@ pub fn apply_overrides(
                     ..p
                 })
             }
+            (MethodName::HuntCrossley, Method::HuntCrossley(h)) => Method::HuntCrossley(h),
+            (MethodName::HuntCrossley, Method::Penalty(p)) => {
+                Method::HuntCrossley(crate::model::HuntCrossleyParams {
+                    friction: p.friction,
+                    min_substep: crate::model::HuntCrossleyParams::default()
+                        .min_substep
+                        .min(opt.dt),
+                    ..Default::default()
+                })
+            }
+            (MethodName::Penalty, Method::HuntCrossley(h)) => {
+                Method::Penalty(crate::model::PenaltyParams {
+                    points: PenaltyPoints::Multi,
+                    friction: h.friction,
+                    ..Default::default()
+                })
+            }
+            (MethodName::PenaltyDeepest, Method::HuntCrossley(h)) => {
+                Method::Penalty(crate::model::PenaltyParams {
+                    points: PenaltyPoints::Deepest,
+                    friction: h.friction,
+                    ..Default::default()
+                })
+            }
         };
+        if let Method::HuntCrossley(h) = &mut opt.method {
+            // A smaller --dt bounds the sub-step floor too.
+            h.min_substep = h.min_substep.min(opt.dt);
+        }
     }
     Ok(model.with_options(opt))
 }

@@ -11,7 +11,9 @@ use rtphys::{step, Data, Model};
 /// The deepest-point variant of a penalty model with the given absolute gains.
 fn deepest(model: &Model, kp: f64, kv: f64, ki: f64) -> Model {
     let mut opt = model.opt;
-    let Method::Penalty(mut p) = opt.method;
+    let Method::Penalty(mut p) = opt.method else {
+        panic!("a penalty scene");
+    };
     p.points = PenaltyPoints::Deepest;
     p.kp = Gain::Absolute(kp);
     p.kv = Gain::Absolute(kv);

@@ -26,6 +26,7 @@ pub mod mesh;
 pub mod narrowphase;
 mod pairs;
 pub mod shape;
+pub mod volume;
 
 pub use broadphase::{Aabb, BroadPhase};
 pub use hull::{ConvexPolytope, Edge, Face};

@@ -41,7 +41,12 @@ pub const WALL_SLOPE: f64 = 0.1;
 #[derive(Clone, Debug, Default)]
 pub struct SelectScratch {
     order: Vec<u32>,
+    /// Sort keys of `order`: (depth descending, y, x descending, index), each
+    /// float as its `total_cmp` integer.
+    keys: Vec<(i64, i64, i64, u32)>,
     proj: Vec<[f64; 2]>,
+    /// Projected distance of each point from the comparator (hypot, computed once).
+    rad: Vec<f64>,
     /// Polygon vertices (point indices) sorted by angle about the comparator.
     poly: Vec<u32>,
     poly_angle: Vec<f64>,
@@ -70,22 +75,30 @@ pub fn bottom_points(
     s.proj
         .extend(points.iter().map(|p| [t1.dot(&p.p_w), t2.dot(&p.p_w)]));
     // (a) Sort deepest first; ties: bottom (min y), then right-most (max x), then index.
+    // Integer keys give the same total order as chained `total_cmp`s, compared
+    // much faster (`!k` reverses an order).
+    s.keys.clear();
+    s.keys
+        .extend(points.iter().zip(&s.proj).enumerate().map(|(i, (p, q))| {
+            (
+                !total_key(p.depth),
+                total_key(q[1]),
+                !total_key(q[0]),
+                i as u32,
+            )
+        }));
+    s.keys.sort_unstable();
     s.order.clear();
-    s.order.extend(0..n as u32);
-    let (proj, pts) = (&s.proj, points);
-    s.order.sort_unstable_by(|&i, &j| {
-        let (pi, pj) = (&proj[i as usize], &proj[j as usize]);
-        pts[j as usize]
-            .depth
-            .total_cmp(&pts[i as usize].depth)
-            .then(pi[1].total_cmp(&pj[1]))
-            .then(pj[0].total_cmp(&pi[0]))
-            .then(i.cmp(&j))
-    });
+    s.order.extend(s.keys.iter().map(|k| k.3));
     // (b) The comparator.
     let c = s.order[0];
     let pc = s.proj[c as usize];
     out.push(c);
+    // Projected distances from the comparator, each computed once and shared by
+    // the far-point search, the loop below and `classify`.
+    s.rad.clear();
+    s.rad
+        .extend(s.proj.iter().map(|p| (p[0] - pc[0]).hypot(p[1] - pc[1])));
     // Length scale of the tolerance: projected extent of the point set.
     let extent = s
         .proj
@@ -95,15 +108,14 @@ pub fn bottom_points(
     let tol = 1e-9 * (1.0 + extent);
     // A collinear projection (a line contact: a lying capsule or cylinder) is
     // degenerate for the polygon; it has its own 1-D version of the same rule.
-    let far = s.order[1..].iter().copied().max_by(|&i, &j| {
-        let (a, b) = (s.proj[i as usize], s.proj[j as usize]);
-        (a[0] - pc[0])
-            .hypot(a[1] - pc[1])
-            .total_cmp(&(b[0] - pc[0]).hypot(b[1] - pc[1]))
-    });
+    let rad = &s.rad;
+    let far = s.order[1..]
+        .iter()
+        .copied()
+        .max_by(|&i, &j| rad[i as usize].total_cmp(&rad[j as usize]));
     if let Some(f) = far {
         let pf = s.proj[f as usize];
-        let len = (pf[0] - pc[0]).hypot(pf[1] - pc[1]);
+        let len = rad[f as usize];
         let u = if len > tol {
             [(pf[0] - pc[0]) / len, (pf[1] - pc[1]) / len]
         } else {
@@ -131,11 +143,21 @@ pub fn bottom_points(
         let di = points[i as usize].depth;
         let d = [pi[0] - pc[0], pi[1] - pc[1]];
         let tol_i = tol + WALL_SLOPE * (dc - di).max(0.0);
-        if d[0].hypot(d[1]) <= tol_i {
+        let rad_i = s.rad[i as usize];
+        if rad_i <= tol_i {
             continue; // projects onto the comparator: above it (or a duplicate)
         }
         let theta = d[1].atan2(d[0]);
-        match classify(&s.proj, points, &s.poly, &s.poly_angle, c, pi, theta, tol_i) {
+        let polygon = (&s.poly[..], &s.poly_angle[..]);
+        match classify(
+            &s.proj,
+            &s.rad,
+            points,
+            polygon,
+            c,
+            (pi, rad_i, theta),
+            tol_i,
+        ) {
             Class::Outside => {
                 let pos = s.poly_angle.partition_point(|&a| a <= theta);
                 s.poly.insert(pos, i);
@@ -199,6 +221,13 @@ fn bottom_of_line(
     }
 }
 
+/// The integer whose order is `f64::total_cmp`'s order of `x`.
+#[inline]
+fn total_key(x: f64) -> i64 {
+    let k = x.to_bits() as i64;
+    k ^ ((((k >> 63) as u64) >> 1) as i64)
+}
+
 enum Class {
     Outside,
     /// Inside the polygon, where the fan's surface lies at `surface_depth`.
@@ -207,18 +236,17 @@ enum Class {
     },
 }
 
-/// Whether `p` (angle `theta` about the comparator `c`) lies outside the polygon
-/// formed by `c` and the vertices `poly` (sorted by `angle`), and if not, the depth
-/// of the fan triangle it lies in, interpolated at `p`.
-#[allow(clippy::too_many_arguments)]
+/// Whether `p` (distance `rad_p` from and angle `theta` about the comparator `c`)
+/// lies outside the polygon formed by `c` and the vertices `poly` (sorted by
+/// `angle`), and if not, the depth of the fan triangle it lies in, interpolated at
+/// `p`. `rad` = the points' projected distances from `c`.
 fn classify(
     proj: &[[f64; 2]],
+    rad: &[f64],
     pts: &[ContactPoint],
-    poly: &[u32],
-    angle: &[f64],
+    (poly, angle): (&[u32], &[f64]),
     c: u32,
-    p: [f64; 2],
-    theta: f64,
+    (p, rad_p, theta): ([f64; 2], f64, f64),
     tol: f64,
 ) -> Class {
     let m = poly.len();
@@ -234,10 +262,10 @@ fn classify(
     // On the segment from c to vertex k (within tol)? Then the depth along it.
     let on_spoke = |k: usize| -> Option<f64> {
         let v = proj[poly[k] as usize];
-        let len = dist(v, pc).max(tol);
+        let len = rad[poly[k] as usize].max(tol);
         let along = (p[0] - pc[0]) * (v[0] - pc[0]) + (p[1] - pc[1]) * (v[1] - pc[1]);
-        if (cross(pc, v, p) / len).abs() <= tol && along >= 0.0 && dist(p, pc) <= len + tol {
-            let t = (dist(p, pc) / len).min(1.0);
+        if (cross(pc, v, p) / len).abs() <= tol && along >= 0.0 && rad_p <= len + tol {
+            let t = (rad_p / len).min(1.0);
             Some(dc + t * (pts[poly[k] as usize].depth - dc))
         } else {
             None

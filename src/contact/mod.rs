@@ -18,6 +18,7 @@
 pub mod bottom;
 pub mod deepest_point;
 pub mod friction;
+pub mod hunt_crossley;
 pub mod impulse;
 pub mod multipoint;
 

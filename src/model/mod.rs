@@ -184,6 +184,79 @@ impl Default for ImpactParams {
 pub enum Method {
     /// Force model inside an explicit integrator: 000's PID penalty with impulses.
     Penalty(PenaltyParams),
+    /// 002's Hunt–Crossley visco-elastic contact (F = −λx − μxẋ at the intersection
+    /// volume's centroid, μ from the restitution at impact) with the
+    /// energy-monitored adaptive sub-steps of §4.2.
+    HuntCrossley(HuntCrossleyParams),
+}
+
+/// How the damping of a Hunt–Crossley pair is derived from its restitution
+/// coefficient e and impact speed v_i (fixed when the pair first touches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DampingRule {
+    /// Solve the exact Hunt–Crossley relation c·v_in − ln(1 + c·v_in) =
+    /// −c·v_out − ln(1 − c·v_out), v_out = e·v_in, for c = μ/λ (achieves e for any
+    /// λ, mass and interpenetration exponent, without gravity during the contact).
+    Exact,
+    /// 002 eq. (5): μ = (3/2) α λ with α = (1 − e)/v_i, i.e. c = 1.5 (1 − e)/v_i
+    /// (the small-damping limit of the exact relation; over-damps for small e).
+    Paper,
+}
+
+/// Parameters of the Hunt–Crossley method of 002 (`world.method = "hunt_crossley"`).
+///
+/// Interpenetration measure x: the intersection **volume** (m³) for pairs of
+/// polytopal shapes (plane, box, convex polytope, mesh hull), the **depth** (m) for
+/// pairs involving a sphere, capsule or cylinder. λ has units N/m³ for volume pairs
+/// and N/m for depth pairs; the damping c = μ/λ has units s/m in both (the law is
+/// F = λ x (1 + c δ̇) with δ̇ the normal approach speed at the force point, m/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HuntCrossleyParams {
+    /// λ of volume pairs, N/m³. `None`: 002 §5's rule — each body sinks
+    /// `penetration_fraction` of its size under its own weight (see below).
+    pub stiffness_volume: Option<f64>,
+    /// λ of depth pairs, N/m. `None`: the §5 rule.
+    pub stiffness_depth: Option<f64>,
+    /// The §5 rule: the fraction f of a body's size L = V^(1/3) (V its volume) by
+    /// which it may sink under its own weight m·g. Per body, λ_volume = m g/(f V)
+    /// (a cube resting on a face sinks f·L) and λ_depth = m g/(f L); a pair takes the
+    /// larger of its moving bodies' values, so that both meet the bound. g = |gravity|
+    /// (9.80665 m/s² in a weightless scene). Default 0.005 (0.5 %); smaller is
+    /// stiffer and needs smaller sub-steps (τ ∝ √f).
+    pub penetration_fraction: f64,
+    pub damping_rule: DampingRule,
+    /// Floor on the impact speed v_i used for the damping, m/s (a pair that comes to
+    /// touch at rest would otherwise get c = ∞). Default 0.01 m/s.
+    pub min_impact_speed: f64,
+    /// Energy-monitored adaptive sub-steps (002 §4.2). Off: one step of `dt` per tick.
+    pub adaptive: bool,
+    /// ε of §4.2, relative and per sub-step: a sub-step is accepted when its
+    /// non-physical energy change |ΔE − W_ext − W_diss| ≤ ε · E_s, with E_s = kinetic +
+    /// contact elastic energy at the start of the tick + Σ m_i g L_i over the moving
+    /// bodies (J). Smaller is more accurate and costs more sub-steps (τ ∝ √ε with
+    /// semi-implicit Euler). Default 1e-4.
+    pub energy_tolerance: f64,
+    /// Floor of the sub-step, s (a sub-step at the floor is accepted whatever its
+    /// error, and counted in `StepStats::substep_floor_hits`). Default 1e-6 s.
+    pub min_substep: f64,
+    /// Coulomb friction with static spring–damper, shared with the penalty family.
+    pub friction: FrictionParams,
+}
+
+impl Default for HuntCrossleyParams {
+    fn default() -> Self {
+        HuntCrossleyParams {
+            stiffness_volume: None,
+            stiffness_depth: None,
+            penetration_fraction: 0.005,
+            damping_rule: DampingRule::Exact,
+            min_impact_speed: 0.01,
+            adaptive: true,
+            energy_tolerance: 1e-4,
+            min_substep: 1e-6,
+            friction: FrictionParams::default(),
+        }
+    }
 }
 
 impl Method {
@@ -193,6 +266,7 @@ impl Method {
                 PenaltyPoints::Multi => "penalty",
                 PenaltyPoints::Deepest => "penalty_deepest",
             },
+            Method::HuntCrossley(_) => "hunt_crossley",
         }
     }
 }
@@ -547,6 +621,46 @@ fn validate_options(opt: &Options) -> Result<(), ModelError> {
                 }
             }
         }
+        Method::HuntCrossley(h) => validate_hunt_crossley(h, opt.dt)?,
+    }
+    Ok(())
+}
+
+fn validate_hunt_crossley(h: &HuntCrossleyParams, dt: f64) -> Result<(), ModelError> {
+    let bad = |k: &str, msg: String| Err(ModelError::Invalid(format!("hunt_crossley.{k} {msg}")));
+    for (k, v) in [
+        ("stiffness_volume", h.stiffness_volume),
+        ("stiffness_depth", h.stiffness_depth),
+    ] {
+        if let Some(v) = v {
+            if !(v.is_finite() && v > 0.0) {
+                return bad(k, format!("must be a finite number > 0, got {v}"));
+            }
+        }
+    }
+    if !(h.penetration_fraction > 0.0 && h.penetration_fraction < 1.0) {
+        return bad(
+            "penetration_fraction",
+            format!("must be in (0, 1), got {}", h.penetration_fraction),
+        );
+    }
+    if !(h.min_impact_speed.is_finite() && h.min_impact_speed > 0.0) {
+        return bad(
+            "min_impact_speed",
+            format!("must be a finite number > 0, got {}", h.min_impact_speed),
+        );
+    }
+    if !(h.energy_tolerance.is_finite() && h.energy_tolerance > 0.0) {
+        return bad(
+            "energy_tolerance",
+            format!("must be a finite number > 0, got {}", h.energy_tolerance),
+        );
+    }
+    if !(h.min_substep > 0.0 && h.min_substep <= dt) {
+        return bad(
+            "min_substep",
+            format!("must be in (0, dt = {dt}] s, got {}", h.min_substep),
+        );
     }
     Ok(())
 }

@@ -6,10 +6,20 @@
 //! gravity = [0.0, 0.0, -9.81]      # m/s²
 //! dt = 0.001                       # s
 //! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
-//! method = "penalty"               # "penalty" | "penalty_deepest"
+//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley"
 //!
 //! [penalty]                        # optional; defaults are 000's
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
+//!
+//! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
+//! penetration_fraction = 0.005     # §5 rule for λ (or stiffness_volume N/m³,
+//!                                  #  stiffness_depth N/m)
+//! damping_rule = "exact"           # "exact" | "paper"
+//! adaptive = true                  # energy-monitored sub-steps (§4.2)
+//! energy_tolerance = 1e-4          # relative, per tick
+//! min_substep = 1e-6               # s
+//! min_impact_speed = 0.01          # m/s
+//! [hunt_crossley.friction]         # same keys as [penalty.friction]
 //!
 //! [[body]]
 //! name = "box"
@@ -19,8 +29,9 @@
 //! ```
 
 use super::{
-    BodyKind, BodySpec, FrictionParams, Gain, ImpactParams, Integrator, MassSpec, Material, Method,
-    Model, ModelBuilder, Options, PenaltyParams, PenaltyPoints,
+    BodyKind, BodySpec, DampingRule, FrictionParams, Gain, HuntCrossleyParams, ImpactParams,
+    Integrator, MassSpec, Material, Method, Model, ModelBuilder, Options, PenaltyParams,
+    PenaltyPoints,
 };
 use crate::collision::{mesh, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -46,6 +57,8 @@ struct SceneToml {
     world: WorldToml,
     #[serde(default)]
     penalty: PenaltyToml,
+    #[serde(default)]
+    hunt_crossley: HuntCrossleyToml,
     #[serde(default, rename = "body")]
     bodies: Vec<toml::Spanned<BodyToml>>,
 }
@@ -101,6 +114,8 @@ pub enum MethodName {
     Penalty,
     /// The deepest-point penalty baseline (same PID law, one point).
     PenaltyDeepest,
+    /// 002's Hunt–Crossley contact with energy-monitored adaptive sub-steps.
+    HuntCrossley,
 }
 
 impl std::str::FromStr for MethodName {
@@ -109,8 +124,9 @@ impl std::str::FromStr for MethodName {
         match s {
             "penalty" => Ok(MethodName::Penalty),
             "penalty_deepest" => Ok(MethodName::PenaltyDeepest),
+            "hunt_crossley" => Ok(MethodName::HuntCrossley),
             other => Err(format!(
-                "unknown method '{other}' (known: penalty, penalty_deepest)"
+                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley)"
             )),
         }
     }
@@ -132,6 +148,28 @@ struct PenaltyToml {
     friction: FrictionToml,
     #[serde(default)]
     impacts: ImpactsToml,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct HuntCrossleyToml {
+    stiffness_volume: Option<f64>,
+    stiffness_depth: Option<f64>,
+    penetration_fraction: Option<f64>,
+    damping_rule: Option<DampingRuleName>,
+    min_impact_speed: Option<f64>,
+    adaptive: Option<bool>,
+    energy_tolerance: Option<f64>,
+    min_substep: Option<f64>,
+    #[serde(default)]
+    friction: FrictionToml,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum DampingRuleName {
+    Exact,
+    Paper,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -276,13 +314,24 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             "must be a positive finite number".into(),
         ));
     }
-    let method = penalty_method(&scene.penalty, w.method).map_err(|(k, m)| {
-        err(
-            &format!("penalty.{k}"),
-            world_line(k.rsplit('.').next().unwrap_or(&k)),
-            m,
-        )
-    })?;
+    let method = match w.method {
+        MethodName::HuntCrossley => {
+            hunt_crossley_method(&scene.hunt_crossley, w.dt).map_err(|(k, m)| {
+                err(
+                    &format!("hunt_crossley.{k}"),
+                    world_line(k.rsplit('.').next().unwrap_or(&k)),
+                    m,
+                )
+            })?
+        }
+        _ => penalty_method(&scene.penalty, w.method).map_err(|(k, m)| {
+            err(
+                &format!("penalty.{k}"),
+                world_line(k.rsplit('.').next().unwrap_or(&k)),
+                m,
+            )
+        })?,
+    };
     let opt = Options {
         gravity,
         dt: w.dt,
@@ -321,11 +370,77 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
     })
 }
 
+/// The `[hunt_crossley]` table (keys relative to it in errors).
+fn hunt_crossley_method(h: &HuntCrossleyToml, dt: f64) -> Result<Method, (String, String)> {
+    let d = HuntCrossleyParams::default();
+    let stiffness_volume = h
+        .stiffness_volume
+        .map(|v| pos(v, "stiffness_volume"))
+        .transpose()?;
+    let stiffness_depth = h
+        .stiffness_depth
+        .map(|v| pos(v, "stiffness_depth"))
+        .transpose()?;
+    let penetration_fraction = match h.penetration_fraction {
+        Some(f) if !(f > 0.0 && f < 1.0) => {
+            return Err((
+                "penetration_fraction".into(),
+                format!("must be in (0, 1), got {f}"),
+            ))
+        }
+        Some(f) => f,
+        None => d.penetration_fraction,
+    };
+    let min_substep = match h.min_substep {
+        Some(t) if !(t > 0.0 && t <= dt) => {
+            return Err((
+                "min_substep".into(),
+                format!("must be in (0, world.dt = {dt}] s, got {t}"),
+            ))
+        }
+        Some(t) => t,
+        None => d.min_substep.min(dt),
+    };
+    // Friction: the same keys and defaults as the penalty family's.
+    let friction = match penalty_method(
+        &PenaltyToml {
+            friction: FrictionToml { ..h.friction },
+            ..PenaltyToml::default()
+        },
+        MethodName::Penalty,
+    )? {
+        Method::Penalty(p) => p.friction,
+        Method::HuntCrossley(_) => d.friction,
+    };
+    Ok(Method::HuntCrossley(HuntCrossleyParams {
+        stiffness_volume,
+        stiffness_depth,
+        penetration_fraction,
+        damping_rule: match h.damping_rule {
+            Some(DampingRuleName::Paper) => DampingRule::Paper,
+            Some(DampingRuleName::Exact) | None => DampingRule::Exact,
+        },
+        min_impact_speed: h
+            .min_impact_speed
+            .map(|v| pos(v, "min_impact_speed"))
+            .transpose()?
+            .unwrap_or(d.min_impact_speed),
+        adaptive: h.adaptive.unwrap_or(d.adaptive),
+        energy_tolerance: h
+            .energy_tolerance
+            .map(|v| pos(v, "energy_tolerance"))
+            .transpose()?
+            .unwrap_or(d.energy_tolerance),
+        min_substep,
+        friction,
+    }))
+}
+
 fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, String)> {
     let mut pp = PenaltyParams {
         points: match name {
-            MethodName::Penalty => PenaltyPoints::Multi,
             MethodName::PenaltyDeepest => PenaltyPoints::Deepest,
+            MethodName::Penalty | MethodName::HuntCrossley => PenaltyPoints::Multi,
         },
         ..PenaltyParams::default()
     };

@@ -8,6 +8,7 @@
 //! Outside input (external wrenches in `Data::xfrc`, later joint torques) lands
 //! before [`step`] and is held constant through the step.
 
+pub mod adaptive;
 pub mod collide;
 pub mod integrator;
 pub mod penalty;
@@ -27,7 +28,31 @@ pub trait Stepper {
 /// The stepper a model's method selects.
 pub fn stepper_for(method: &Method) -> impl Stepper + '_ {
     match method {
-        Method::Penalty(p) => penalty::PenaltyStepper { params: p },
+        Method::Penalty(p) => MethodStepper::Penalty(penalty::PenaltyStepper { params: p }),
+        Method::HuntCrossley(p) => {
+            MethodStepper::HuntCrossley(adaptive::HuntCrossleyStepper { params: p })
+        }
+    }
+}
+
+/// The steppers of the methods, one type for [`stepper_for`] (no boxing per step).
+enum MethodStepper<'a> {
+    Penalty(penalty::PenaltyStepper<'a>),
+    HuntCrossley(adaptive::HuntCrossleyStepper<'a>),
+}
+
+impl Stepper for MethodStepper<'_> {
+    fn name(&self) -> &'static str {
+        match self {
+            MethodStepper::Penalty(s) => s.name(),
+            MethodStepper::HuntCrossley(s) => s.name(),
+        }
+    }
+    fn advance(&self, model: &Model, data: &mut Data) {
+        match self {
+            MethodStepper::Penalty(s) => s.advance(model, data),
+            MethodStepper::HuntCrossley(s) => s.advance(model, data),
+        }
     }
 }
 

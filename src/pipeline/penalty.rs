@@ -39,13 +39,13 @@ impl Stepper for PenaltyStepper<'_> {
         } = data;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
-        // Kinematics: world poses of the geoms.
+        // Kinematics: world poses of the geoms. Stage times are laps of one clock
+        // (each reading costs tens of ns on some virtual machines).
         let t = Instant::now();
         collide::geom_poses(model, state, &mut s.geom_pose);
-        lap(stats, Stage::Kinematics, t);
+        let t = lap(stats, Stage::Kinematics, t);
 
         // Broad phase: candidate pairs and their carried-over memory.
-        let t = Instant::now();
         collide::broad_phase(
             model,
             state,
@@ -56,10 +56,9 @@ impl Stepper for PenaltyStepper<'_> {
             pairs,
             &mut s.pairs_next,
         );
-        lap(stats, Stage::BroadPhase, t);
+        let t = lap(stats, Stage::BroadPhase, t);
 
         // Narrow phase at the start-of-step state.
-        let t = Instant::now();
         collide::narrow_phase(
             model,
             &s.geom_pose,
@@ -68,18 +67,20 @@ impl Stepper for PenaltyStepper<'_> {
             contacts,
             contact_pair,
         );
-        lap(stats, Stage::NarrowPhase, t);
+        let t = lap(stats, Stage::NarrowPhase, t);
 
-        // Contact: pair memory (eq. (2)), impacts (Fig. 2).
-        let t = Instant::now();
+        // Contact: pair memory (eq. (2)), impacts (Fig. 2). Impulses change
+        // velocities only, so the world inertias stay valid for stage 0.
         update_pair_memory(p, contacts, contact_pair, pairs);
         report_contacts(contacts, stats);
+        body_mass_props(model, state, frozen, &mut s.bodies);
         stats.impulses = resolve_impacts(
             model,
             p,
             cm,
             state,
             frozen,
+            &s.bodies,
             contacts,
             contact_pair,
             pairs,
@@ -87,10 +88,9 @@ impl Stepper for PenaltyStepper<'_> {
             &mut s.point_forces,
             &mut s.impacted,
         );
-        lap(stats, Stage::Contact, t);
+        let t = lap(stats, Stage::Contact, t);
 
         // Integrate, evaluating the force model at every stage.
-        let t = Instant::now();
         let h = model.opt.dt;
         let mut narrow_ns = 0u64;
         let mut eval = |stage: usize, st: &[BodyState], k: &mut [Deriv]| {
@@ -111,12 +111,16 @@ impl Stepper for PenaltyStepper<'_> {
                 narrow_ns += tn.elapsed().as_nanos() as u64;
                 (&s.stage_contacts, &s.stage_contact_pair[..])
             };
+            if stage != 0 {
+                body_mass_props(model, st, frozen, &mut s.bodies);
+            }
             contact_wrenches(
                 model,
                 p,
                 cm,
                 st,
                 frozen,
+                &s.bodies,
                 set,
                 set_pair,
                 pairs,
@@ -128,7 +132,7 @@ impl Stepper for PenaltyStepper<'_> {
             if stage == 0 {
                 contact_wrench.copy_from_slice(&s.wrench);
             }
-            derivatives(model, st, frozen, xfrc, &s.wrench, k);
+            derivatives(model, st, frozen, &s.bodies, xfrc, &s.wrench, k);
         };
         match model.opt.integrator {
             Integrator::Rk4 => {
@@ -144,9 +148,12 @@ impl Stepper for PenaltyStepper<'_> {
     }
 }
 
+/// Adds the time since `t` to `stage` and returns the current instant.
 #[inline]
-fn lap(stats: &mut crate::data::StepStats, stage: Stage, t: Instant) {
-    stats.stage_ns[stage as usize] += t.elapsed().as_nanos() as u64;
+fn lap(stats: &mut crate::data::StepStats, stage: Stage, t: Instant) -> Instant {
+    let now = Instant::now();
+    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
+    now
 }
 
 /// Integral term of eq. (2) of 000, I_t = λ I_{t−1} + max_y d(y, t−1), and the
@@ -210,6 +217,7 @@ fn context<'a>(
     model: &Model,
     state: &'a [BodyState],
     frozen: &[bool],
+    bodies: &[ImpulseBody],
     set: &'a ContactSet,
     mi: usize,
     pair: &PairState,
@@ -217,10 +225,7 @@ fn context<'a>(
     let m = &set.manifolds[mi];
     let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
     let (m_pair, m_reduced) = pair_masses(model, frozen, ga.body, gb.body)?;
-    let (ia, ib) = (
-        impulse_body(model, &state[ga.body], frozen, ga.body),
-        impulse_body(model, &state[gb.body], frozen, gb.body),
-    );
+    let (ia, ib) = (&bodies[ga.body], &bodies[gb.body]);
     let ctx = PairContext {
         inv_mass: [ia.inv_mass, ib.inv_mass],
         inv_inertia_w: [ia.inv_inertia_w, ib.inv_inertia_w],
@@ -240,6 +245,23 @@ fn context<'a>(
         gb.body,
         Material::combine(&ga.material, &gb.material),
     ))
+}
+
+/// World-frame inverse mass properties of every body at `state`, once per force
+/// evaluation (the same expression per body as before, so bit-identical).
+fn body_mass_props(
+    model: &Model,
+    state: &[BodyState],
+    frozen: &[bool],
+    out: &mut Vec<ImpulseBody>,
+) {
+    out.clear();
+    out.extend(
+        state
+            .iter()
+            .enumerate()
+            .map(|(b, st)| impulse_body(model, st, frozen, b)),
+    );
 }
 
 fn impulse_body(model: &Model, state: &BodyState, frozen: &[bool], b: usize) -> ImpulseBody {
@@ -263,6 +285,7 @@ fn resolve_impacts(
     cm: &dyn ContactModel,
     state: &mut [BodyState],
     frozen: &[bool],
+    bodies: &[ImpulseBody],
     set: &ContactSet,
     set_pair: &[usize],
     pairs: &mut [PairState],
@@ -285,7 +308,8 @@ fn resolve_impacts(
             if !relevant {
                 continue;
             }
-            let Some((ctx, ba, bb, mat)) = context(model, state, frozen, set, mi, &pairs[pi])
+            let Some((ctx, ba, bb, mat)) =
+                context(model, state, frozen, bodies, set, mi, &pairs[pi])
             else {
                 continue;
             };
@@ -331,10 +355,7 @@ fn resolve_impacts(
                 pairs[pi].phase = ContactPhase::Resting;
                 continue;
             };
-            let (ia, ib) = (
-                impulse_body(model, &state[ba], frozen, ba),
-                impulse_body(model, &state[bb], frozen, bb),
-            );
+            let (ia, ib) = (bodies[ba], bodies[bb]);
             let j = impact_impulse(
                 (&state[ba], &ia),
                 (&state[bb], &ib),
@@ -366,6 +387,7 @@ fn contact_wrenches(
     cm: &dyn ContactModel,
     state: &[BodyState],
     frozen: &[bool],
+    bodies: &[ImpulseBody],
     set: &ContactSet,
     set_pair: &[usize],
     pairs: &mut [PairState],
@@ -376,7 +398,8 @@ fn contact_wrenches(
 ) {
     wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
     for (mi, &pi) in set_pair.iter().enumerate() {
-        let Some((ctx, ba, bb, mat)) = context(model, state, frozen, set, mi, &pairs[pi]) else {
+        let Some((ctx, ba, bb, mat)) = context(model, state, frozen, bodies, set, mi, &pairs[pi])
+        else {
             continue;
         };
         let gains = PidGains::resolve(p, ctx.m_pair, ctx.m_reduced, ctx.h);
@@ -409,10 +432,12 @@ fn contact_wrenches(
 
 /// Newton–Euler for free bodies: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω) (the
 /// gyroscopic term), ẋ = v, q̇ = ½ ω ⊗ q.
-pub fn derivatives(
+/// `bodies` = [`body_mass_props`] at `state`.
+pub(crate) fn derivatives(
     model: &Model,
     state: &[BodyState],
     frozen: &[bool],
+    bodies: &[ImpulseBody],
     xfrc: &[Wrench],
     contact: &[Wrench],
     out: &mut [Deriv],
@@ -429,7 +454,7 @@ pub fn derivatives(
         let r = s.q.to_rotation_matrix();
         let rm = r.matrix();
         let i_w = rm * body.inertia * rm.transpose();
-        let i_w_inv = rm * body.inv_inertia * rm.transpose();
+        let i_w_inv = bodies[b].inv_inertia_w;
         out[b] = Deriv {
             dx: s.v,
             dq: integrator::quat_rate(s),

@@ -23,6 +23,9 @@ pub struct TransportBenchOpts {
     /// Physics-thread settings for the realtime scenarios.
     pub spin_us: u64,
     pub lockstep_spin_us: u64,
+    /// SCHED_FIFO priority of the physics thread (0 = normal scheduling) and CPU pin (-1 = none).
+    pub fifo_priority: i32,
+    pub cpu: i32,
 }
 
 impl Default for TransportBenchOpts {
@@ -35,6 +38,8 @@ impl Default for TransportBenchOpts {
             fanout_secs: 10.0,
             spin_us: 60,
             lockstep_spin_us: 0,
+            fifo_priority: 0,
+            cpu: -1,
         }
     }
 }
@@ -112,6 +117,8 @@ fn server_cfg(mode: Mode, o: &TransportBenchOpts) -> Config {
     cfg.physics.spin_us = o.spin_us;
     cfg.physics.lockstep_spin_us = o.lockstep_spin_us;
     cfg.server.max_streams = 64;
+    cfg.realtime.fifo_priority = o.fifo_priority;
+    cfg.realtime.cpu = o.cpu;
     cfg
 }
 
@@ -130,7 +137,8 @@ pub fn transport_bench(o: &TransportBenchOpts) -> anyhow::Result<Value> {
         "machine": { "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) },
         "options": { "messages": o.messages, "rate_hz": o.rate_hz, "lateness_secs": o.lateness_secs,
                      "fanout_subscribers": o.fanout_subscribers, "fanout_secs": o.fanout_secs,
-                     "spin_us": o.spin_us, "lockstep_spin_us": o.lockstep_spin_us },
+                     "spin_us": o.spin_us, "lockstep_spin_us": o.lockstep_spin_us,
+                     "fifo_priority": o.fifo_priority, "cpu": o.cpu },
     });
 
     // 1. Lockstep round trip: the command itself triggers the tick (HIL contract).

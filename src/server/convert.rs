@@ -418,10 +418,11 @@ pub fn world_info(view: &WorldView, status: &RunStatus, cfg: &Config) -> pb::Wor
         mode: mode_to_pb(status.mode) as i32,
         paused: status.paused,
         method: m.opt.method.name().to_string(),
-        integrator: match m.opt.integrator {
-            crate::model::Integrator::Rk4 => "rk4".into(),
-            crate::model::Integrator::SemiImplicitEuler => "semi_implicit_euler".into(),
-        },
+        // The scene-file spelling ("rk4", "semi_implicit_euler", ...), robust to new integrators.
+        integrator: serde_json::to_value(m.opt.integrator)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
         gravity: m.opt.gravity.iter().copied().collect(),
         bodies: m
             .bodies

@@ -141,7 +141,20 @@ fn draw(fig: &Figure, dir: &Path, text: bool, size: (u32, u32)) -> anyhow::Resul
         10f64.powf(lo.log10().floor())
     };
     let hi = 10f64.powf(hi.log10().ceil()).max(lo * 100.0);
-    let decades = (hi / lo).log10().round() as usize;
+    let decades = (hi / lo).log10().round() as i32;
+    // Tick marks: every decade, plus 2 and 5 times it on short ranges.
+    let mults: &[f64] = if decades <= 3 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let step = (decades / 8).max(1);
+    let ticks: Vec<f64> = (0..=decades)
+        .filter(|d| d % step == 0)
+        .flat_map(|d| mults.iter().map(move |m| m * lo * 10f64.powi(d)))
+        .filter(|y| *y <= hi * (1.0 + 1e-9))
+        .collect();
+    let grid_y: Vec<f64> = (0..=decades).map(|d| lo * 10f64.powi(d)).collect();
 
     let root = BitMapBackend::new(&path, size).into_drawing_area();
     let e = |err: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {err:?}", path.display());
@@ -157,21 +170,38 @@ fn draw(fig: &Figure, dir: &Path, text: bool, size: (u32, u32)) -> anyhow::Resul
         builder.x_label_area_size(8).y_label_area_size(8);
     }
     let mut chart = builder
-        .build_cartesian_2d(0u32..steps, (lo..hi).log_scale())
+        .build_cartesian_2d(
+            0u32..steps,
+            (lo..hi).log_scale().with_key_points(ticks.clone()),
+        )
         .map_err(e)?;
-    let mut mesh = chart.configure_mesh();
-    mesh.light_line_style(WHITE.mix(0.0));
     if text {
-        mesh.x_desc("step")
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE.mix(0.0))
+            .x_desc("step")
             .y_desc(fig.y_desc)
-            .y_labels(if decades <= 3 { 12 } else { decades + 1 })
             .y_label_formatter(&|y: &f64| format!("{y:.0e}"))
             .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16));
+            .axis_desc_style(("sans-serif", 16))
+            .draw()
+            .map_err(e)?;
     } else {
-        mesh.x_labels(0).y_labels(0);
+        // No font: the mesh would need text, so draw its lines by hand (the
+        // horizontal ones at the decades, vertical ones every tenth of the steps).
+        let grid = RGBColor(0, 0, 0).mix(0.2);
+        for &y in &grid_y {
+            chart
+                .draw_series(LineSeries::new([(0, y), (steps, y)], grid))
+                .map_err(e)?;
+        }
+        for k in 0..=10 {
+            let x = steps / 10 * k;
+            chart
+                .draw_series(LineSeries::new([(x, lo), (x, hi)], grid))
+                .map_err(e)?;
+        }
     }
-    mesh.draw().map_err(e)?;
     for &(a, b) in fig.shade {
         chart
             .draw_series(std::iter::once(Rectangle::new(

@@ -1,4 +1,5 @@
 //! Transport benchmark: `cargo run --release --example transport_bench -- [messages] [lateness_secs] [fanout_secs]`
+//! Environment: RTPHYS_LOCKSTEP_SPIN_US, RTPHYS_FIFO_PRIORITY, RTPHYS_CPU, RTPHYS_FANOUT_SUBSCRIBERS.
 //! Prints JSON (see docs/BENCHMARKS_SERVER.md).
 
 fn main() -> anyhow::Result<()> {
@@ -15,6 +16,15 @@ fn main() -> anyhow::Result<()> {
     }
     if let Ok(v) = std::env::var("RTPHYS_LOCKSTEP_SPIN_US") {
         o.lockstep_spin_us = v.parse()?;
+    }
+    if let Ok(v) = std::env::var("RTPHYS_FIFO_PRIORITY") {
+        o.fifo_priority = v.parse()?;
+    }
+    if let Ok(v) = std::env::var("RTPHYS_CPU") {
+        o.cpu = v.parse()?;
+    }
+    if let Ok(v) = std::env::var("RTPHYS_FANOUT_SUBSCRIBERS") {
+        o.fanout_subscribers = v.parse()?;
     }
     let r = rtphys::server::bench::transport_bench(&o)?;
     println!("{}", serde_json::to_string_pretty(&r)?);

@@ -27,16 +27,16 @@ use crate::math::{Mat3, Pose, Vec3};
 
 /// A face of a box polytope in its geom frame: `sign · x[axis] = offset`.
 #[derive(Clone, Copy, Default)]
-struct AxisFace {
-    axis: usize,
-    sign: f64,
-    offset: f64,
-    area: f64,
+pub(crate) struct AxisFace {
+    pub axis: usize,
+    pub sign: f64,
+    pub offset: f64,
+    pub area: f64,
 }
 
 /// The six faces of a box polytope as axis-aligned planes, in the polytope's face
 /// order; `None` if it is not an 8-corner, 12-edge, axis-aligned hexahedron.
-fn axis_faces(p: &ConvexPolytope) -> Option<[AxisFace; 6]> {
+pub(crate) fn axis_faces(p: &ConvexPolytope) -> Option<[AxisFace; 6]> {
     if p.vertices.len() != 8 || p.faces.len() != 6 || p.edges.len() != 12 {
         return None;
     }
@@ -150,25 +150,41 @@ pub(crate) fn collide(
             *sf = n.dot(v) - d;
         }
     }
+    // Bit f of a mask: the corner lies outside plane f by more than `tol`.
+    let outside = |s: &[f64; 6]| {
+        s.iter()
+            .enumerate()
+            .fold(0u8, |m, (f, &x)| m | (u8::from(x > tol) << f))
+    };
+    let mask_a: [u8; 8] = std::array::from_fn(|i| outside(&sa_b[i]));
+    let mask_b: [u8; 8] = std::array::from_fn(|i| outside(&sb_a[i]));
     let pts = &mut work.poly.pts;
     pts.clear();
-    for (v, s) in va.iter().zip(&sa_b) {
-        if s.iter().all(|&x| x <= tol) {
+    for (v, &m) in va.iter().zip(&mask_a) {
+        if m == 0 {
             push_unique(pts, *v, merge);
         }
     }
-    for (v, s) in vb.iter().zip(&sb_a) {
-        if s.iter().all(|&x| x <= tol) {
+    for (v, &m) in vb.iter().zip(&mask_b) {
+        if m == 0 {
             push_unique(pts, *v, merge);
         }
     }
+    // An edge with both ends inside has no clip points, one with both ends
+    // outside the same plane none either (as the full clip finds).
     for e in &pa.edges {
         let [i, j] = e.v;
-        clip_edge(&va[i], &va[j], &sa_b[i], &sa_b[j], tol, merge, pts);
+        let (mi, mj) = (mask_a[i], mask_a[j]);
+        if mi & mj == 0 && mi | mj != 0 {
+            clip_edge(&va[i], &va[j], &sa_b[i], &sa_b[j], tol, merge, pts);
+        }
     }
     for e in &pb.edges {
         let [i, j] = e.v;
-        clip_edge(&vb[i], &vb[j], &sb_a[i], &sb_a[j], tol, merge, pts);
+        let (mi, mj) = (mask_b[i], mask_b[j]);
+        if mi & mj == 0 && mi | mj != 0 {
+            clip_edge(&vb[i], &vb[j], &sb_a[i], &sb_a[j], tol, merge, pts);
+        }
     }
     if pts.is_empty() {
         return None;
@@ -264,7 +280,7 @@ fn push_unique(pts: &mut Vec<Vec3>, p: Vec3, merge: f64) {
 
 /// Cyrus–Beck clip of edge `p`–`q` against six planes, given the endpoints'
 /// signed distances to them; pushes the clip points strictly inside the edge.
-#[inline]
+#[inline(always)]
 fn clip_edge(
     p: &Vec3,
     q: &Vec3,
@@ -302,5 +318,29 @@ fn clip_edge(
     }
     if exited {
         push_unique(pts, p + (q - p) * t1, merge);
+    }
+}
+
+/// Signed distance (m, < 0 inside) of geom-frame point `p` from the box with face
+/// planes `faces`: the largest face-plane distance inside and in a face region
+/// (the same value as [`ConvexPolytope::closest_point`], bit for bit), the
+/// Euclidean distance to the box in edge and corner regions.
+#[inline]
+pub(crate) fn box_signed_distance(faces: &[AxisFace; 6], p: &Vec3) -> f64 {
+    let mut out = [0.0f64; 3];
+    let mut inside = f64::NEG_INFINITY;
+    for f in faces {
+        let s = f.sign * p[f.axis] - f.offset;
+        inside = inside.max(s);
+        out[f.axis] = out[f.axis].max(s);
+    }
+    if inside <= 0.0 {
+        return inside;
+    }
+    let n_out = out.iter().filter(|&&e| e > 0.0).count();
+    if n_out == 1 {
+        inside
+    } else {
+        (out[0] * out[0] + out[1] * out[1] + out[2] * out[2]).sqrt()
     }
 }

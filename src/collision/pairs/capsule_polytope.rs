@@ -1,5 +1,6 @@
 //! Capsule against box, convex polytope, or cylinder (as its prism).
 
+use super::box_box::{axis_faces, box_signed_distance};
 use super::{as_polytope, clamp_inside, golden_min, to_local, to_world, Work, INSIDE_TOL};
 use crate::collision::{ContactPoint, Shape};
 use crate::math::{Pose, Vec3};
@@ -40,7 +41,16 @@ pub(crate) fn collide(
     let e0 = to_local(xb, &(c - u * *hl));
     let e1 = to_local(xb, &(c + u * *hl));
     let seg = e1 - e0;
-    let ts = golden_min(|t| poly.closest_point(&(e0 + seg * t)).1);
+    // A box's signed distance has a closed form (equal to the polytope's up to
+    // rounding in edge and corner regions).
+    let box_faces = match sb {
+        Shape::Box { .. } => axis_faces(poly),
+        _ => None,
+    };
+    let ts = match &box_faces {
+        Some(f) => golden_min(|t| box_signed_distance(f, &(e0 + seg * t))),
+        None => golden_min(|t| poly.closest_point(&(e0 + seg * t)).1),
+    };
     let (q, sd, n_l) = poly.closest_point(&(e0 + seg * ts));
     if sd.is_nan() || sd >= r {
         return None;

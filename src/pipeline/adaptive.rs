@@ -1,0 +1,653 @@
+//! The Hunt–Crossley stepper of 002 (Deguet, Joukhadar, Laugier): the visco-elastic
+//! contact of §2.2 ([`crate::contact::hunt_crossley`]) inside an explicit integrator
+//! whose step is chosen by the energy monitor of §4.2.
+//!
+//! One tick of `dt` is integrated as adaptive sub-steps τ ≤ dt:
+//!
+//! ```text
+//! tick
+//! ├─ kinematics, broad phase (AABBs grown by one tick of motion; pair memory merged)
+//! ├─ evaluate at the tick's start state: narrow phase, Hunt–Crossley forces at the
+//! │  volume centroids, friction (stick/slip transitions once per tick), E, P_diss
+//! └─ while t < dt:                                    (002 §4.2, the algorithm box)
+//!    ├─ τ' = min(τ, dt − t); integrate one sub-step of τ' (semi-implicit Euler or RK4)
+//!    ├─ evaluate at the end state: E′ = kinetic + gravitational + elastic (contacts)
+//!    ├─ err = (E′ − E) − W_ext − W_diss
+//!    ├─ |err| > ε·E_s  →  τ' ← τ'/2, retry (never below `min_substep`)
+//!    └─ accepted: t += τ'; τ ← 3/2 τ (≤ dt) if no halving was needed, else τ ← τ'
+//! ```
+//!
+//! **What the monitor measures.** E is a function of the state: kinetic energy,
+//! gravitational potential and the elastic energy stored in the contacts,
+//! U = λ ∫ depth dV for a volume pair (exactly the potential of the force λV at the
+//! volume's centroid for a plane contact) and λδ²/2 for a depth pair. Over an exact
+//! step E changes only by the work of what is not in it: the external wrenches
+//! (`Data::xfrc`, held constant through the tick: W_ext = F·Δx + T·ω̄ τ) and the
+//! dissipative forces — the Hunt–Crossley damping term λx·c·δ̇ and friction (its
+//! sliding part and its static spring–damper, whose stored energy is not in E). Their
+//! work W_diss is integrated alongside the state: the trapezoid rule over the
+//! sub-step's end points for semi-implicit Euler (the end point's evaluation is the
+//! next sub-step's start, so it costs nothing extra), the RK4 weights over the RK4
+//! stages. So `err` is the non-physical energy change, two-sided: numerical energy
+//! gain *and* loss halve the step, while legitimate dissipation and input do not.
+//!
+//! **Tolerance.** ε is relative (`energy_tolerance`) and, as in 002's algorithm, per
+//! sub-step: a sub-step may change the energy non-physically by ε·E_s, with E_s =
+//! kinetic + elastic energy at the tick's start + Σ m g L over the moving bodies
+//! (L = V^(1/3)). A run of N sub-steps therefore drifts by at most N·ε·E_s (the sum
+//! of the accepted errors, `StepStats::energy_error` per tick); with the first-order
+//! semi-implicit Euler the local energy error is ~ (ωτ)² E for a contact of natural
+//! frequency ω, so the accepted sub-step is τ ~ √ε/ω, and the symplectic integrator's
+//! errors largely cancel over a contact instead of adding up.
+//! At the floor `min_substep` a sub-step is accepted whatever its error and counted
+//! (`StepStats::substep_floor_hits`); a non-finite error is accepted at once and left
+//! to the quarantine.
+//!
+//! **Memory.** The step a tick ends with is stored in the pairs touching at its end
+//! (`PairState::hc_substep`); the next tick starts from the smallest of them (dt if
+//! none), so the controller's state rides in snapshots. The damping c of a pair is
+//! fixed when it first touches, from its restitution and approach speed.
+//!
+//! No heap allocation once warmed up; no panic on any state.
+
+use super::{collide, integrator, Stepper};
+use crate::collision::volume::VolumeScratch;
+use crate::collision::{ContactSet, NarrowScratch};
+use crate::contact::hunt_crossley::{self as hc, Measure};
+use crate::contact::{friction, PairContext, PointForce};
+use crate::data::{BodyState, Data, Deriv, PairState, Stage, StepStats};
+use crate::math::{Mat3, Pose, Wrench};
+use crate::model::{BodyKind, HuntCrossleyParams, Integrator, Material, Model};
+use std::time::Instant;
+
+/// Standard gravity, m/s²: the weight of the §5 stiffness rule in a weightless scene.
+const G_STANDARD: f64 = 9.80665;
+
+pub struct HuntCrossleyStepper<'a> {
+    pub params: &'a HuntCrossleyParams,
+}
+
+/// Forces, derivatives, energy and dissipated power at one state.
+#[derive(Clone, Debug, Default)]
+struct Eval {
+    contacts: ContactSet,
+    contact_pair: Vec<usize>,
+    /// Per manifold: the damping c (s/m) and impact speed used, and whether they were
+    /// chosen at this evaluation (a pair touching for the first time).
+    fresh: Vec<(f64, f64, bool)>,
+    wrench: Vec<Wrench>,
+    deriv: Vec<Deriv>,
+    /// Kinetic + gravitational + elastic, J.
+    energy: f64,
+    /// Elastic energy in the contacts, J.
+    elastic: f64,
+    /// Power of the damping and friction forces on the bodies, W (≤ 0 when they
+    /// dissipate).
+    p_diss: f64,
+}
+
+/// Work buffers of [`HuntCrossleyStepper`], kept in `Data`.
+#[derive(Clone, Debug, Default)]
+pub struct AdaptiveScratch {
+    start: Eval,
+    end: Eval,
+    stage: Eval,
+    trial: Vec<BodyState>,
+    stage_state: Vec<BodyState>,
+    k: [Vec<Deriv>; 4],
+    vol: VolumeScratch,
+    point_forces: Vec<PointForce>,
+    /// Volume of every body, m³ (from its shapes; 0 for static bodies).
+    body_volume: Vec<f64>,
+}
+
+/// Read-only context of one evaluation.
+struct Ctx<'a> {
+    model: &'a Model,
+    p: &'a HuntCrossleyParams,
+    body_volume: &'a [f64],
+    frozen: &'a [bool],
+    xfrc: &'a [Wrench],
+    candidates: &'a [(u32, u32)],
+    g_ref: f64,
+}
+
+/// Mutable buffers of one evaluation.
+struct Bufs<'a> {
+    geom_pose: &'a mut Vec<Pose>,
+    narrow: &'a mut NarrowScratch,
+    vol: &'a mut VolumeScratch,
+    pf: &'a mut Vec<PointForce>,
+    narrow_ns: u64,
+    contact_ns: u64,
+}
+
+impl Stepper for HuntCrossleyStepper<'_> {
+    fn name(&self) -> &'static str {
+        "hunt_crossley"
+    }
+
+    fn advance(&self, model: &Model, data: &mut Data) {
+        let p = self.params;
+        let dt = model.opt.dt;
+        let Data {
+            state,
+            xfrc,
+            frozen,
+            pairs,
+            contacts,
+            contact_pair,
+            contact_wrench,
+            stats,
+            scratch: s,
+            hc: w,
+            ..
+        } = data;
+        let nb = model.nbody();
+        if w.body_volume.len() != nb {
+            w.body_volume.clear();
+            w.body_volume.extend(model.bodies.iter().map(|b| match b.kind {
+                BodyKind::Static => 0.0,
+                BodyKind::Free => model.geoms[b.geoms.clone()]
+                    .iter()
+                    .map(|g| g.shape.volume())
+                    .sum(),
+            }));
+        }
+        for v in [&mut w.trial, &mut w.stage_state] {
+            v.clear();
+            v.extend_from_slice(state);
+        }
+        for k in &mut w.k {
+            k.resize(nb, Deriv::default());
+        }
+        let AdaptiveScratch {
+            start,
+            end,
+            stage,
+            trial,
+            stage_state,
+            k,
+            vol,
+            point_forces,
+            body_volume,
+        } = w;
+        let frozen: &[bool] = frozen;
+        let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
+
+        // Kinematics and broad phase, once per tick.
+        let t0 = Instant::now();
+        collide::geom_poses(model, state, &mut s.geom_pose);
+        lap(stats, Stage::Kinematics, t0);
+        let t0 = Instant::now();
+        collide::broad_phase(
+            model,
+            state,
+            &s.geom_pose,
+            &mut s.aabbs,
+            &mut s.broad,
+            &mut s.candidates,
+            pairs,
+            &mut s.pairs_next,
+        );
+        lap(stats, Stage::BroadPhase, t0);
+        let g = model.opt.gravity.norm();
+        let cx = Ctx {
+            model,
+            p,
+            body_volume,
+            frozen,
+            xfrc,
+            candidates: &s.candidates,
+            g_ref: if g > 0.0 { g } else { G_STANDARD },
+        };
+        let mut bufs = Bufs {
+            geom_pose: &mut s.geom_pose,
+            narrow: &mut s.narrow,
+            vol,
+            pf: point_forces,
+            narrow_ns: 0,
+            contact_ns: 0,
+        };
+
+        // The tick's start state: contacts, friction transitions, energy.
+        evaluate(&cx, &mut bufs, state, pairs, true, start);
+        commit(pairs, start);
+        contacts.clone_from(&start.contacts);
+        contact_pair.clone_from(&start.contact_pair);
+        contact_wrench.copy_from_slice(&start.wrench);
+        report_contacts(contacts, stats);
+        stats.impulses = 0;
+
+        let t_int = Instant::now();
+        let e_scale = start.energy - potential(model, state, frozen)
+            + (0..nb)
+                .filter(|&b| dynamic(b))
+                .map(|b| model.bodies[b].mass * cx.g_ref * body_volume_len(cx.body_volume[b]))
+                .sum::<f64>();
+        let tau_min = p.min_substep.min(dt);
+        let mut tau = pairs
+            .iter()
+            .filter(|q| q.touching && q.hc_substep > 0.0)
+            .map(|q| q.hc_substep)
+            .fold(dt, f64::min)
+            .max(tau_min);
+        let (mut t, mut n_sub, mut n_rej, mut n_floor) = (0.0, 0u32, 0u32, 0u32);
+        let (mut err_sum, mut min_sub) = (0.0, f64::INFINITY);
+        while dt - t > 1e-12 * dt {
+            let remaining = dt - t;
+            let mut tau_try = if remaining <= tau * 1.01 {
+                remaining
+            } else {
+                tau
+            };
+            let mut halved = false;
+            loop {
+                // One sub-step from the accepted state.
+                trial.copy_from_slice(state);
+                let w_diss = match model.opt.integrator {
+                    Integrator::SemiImplicitEuler => {
+                        let d0 = &start.deriv;
+                        integrator::semi_implicit_euler(
+                            tau_try,
+                            trial,
+                            dynamic,
+                            &mut k[0],
+                            |_, _, out: &mut [Deriv]| out.copy_from_slice(d0),
+                        );
+                        evaluate(&cx, &mut bufs, trial, pairs, false, end);
+                        0.5 * tau_try * (start.p_diss + end.p_diss)
+                    }
+                    Integrator::Rk4 => {
+                        let mut pw = [start.p_diss, 0.0, 0.0, 0.0];
+                        integrator::rk4(
+                            tau_try,
+                            trial,
+                            dynamic,
+                            stage_state,
+                            k,
+                            |i: usize, st: &[BodyState], out: &mut [Deriv]| {
+                                if i == 0 {
+                                    out.copy_from_slice(&start.deriv);
+                                } else {
+                                    evaluate(&cx, &mut bufs, st, pairs, false, stage);
+                                    out.copy_from_slice(&stage.deriv);
+                                    pw[i] = stage.p_diss;
+                                }
+                            },
+                        );
+                        evaluate(&cx, &mut bufs, trial, pairs, false, end);
+                        tau_try / 6.0 * (pw[0] + 2.0 * (pw[1] + pw[2]) + pw[3])
+                    }
+                };
+                let w_ext = external_work(model, xfrc, frozen, state, trial, tau_try);
+                let err = end.energy - start.energy - w_ext - w_diss;
+                let tol = p.energy_tolerance * e_scale;
+                let at_floor = tau_try <= tau_min * (1.0 + 1e-9);
+                let ok = !p.adaptive || !err.is_finite() || err.abs() <= tol;
+                if ok || at_floor {
+                    if !ok {
+                        n_floor += 1;
+                    }
+                    if err.is_finite() {
+                        err_sum += err.abs();
+                    }
+                    break;
+                }
+                tau_try = (0.5 * tau_try).max(tau_min);
+                halved = true;
+                n_rej += 1;
+            }
+            // Accept: the end state becomes the start of the next sub-step.
+            state.copy_from_slice(trial);
+            std::mem::swap(start, end);
+            commit(pairs, start);
+            t += tau_try;
+            n_sub += 1;
+            min_sub = min_sub.min(tau_try);
+            tau = if p.adaptive {
+                if halved {
+                    tau_try
+                } else {
+                    (1.5 * tau).min(dt)
+                }
+            } else {
+                dt
+            };
+        }
+        // The controller's step rides in the memory of the pairs still touching.
+        for q in pairs.iter_mut().filter(|q| q.touching) {
+            q.hc_substep = tau;
+        }
+        let total = t_int.elapsed().as_nanos() as u64;
+        stats.stage_ns[Stage::NarrowPhase as usize] += bufs.narrow_ns;
+        stats.stage_ns[Stage::Contact as usize] += bufs.contact_ns;
+        stats.stage_ns[Stage::Integrate as usize] +=
+            total.saturating_sub(bufs.narrow_ns + bufs.contact_ns);
+        stats.substeps = n_sub;
+        stats.substep_rejections = n_rej;
+        stats.substep_floor_hits = n_floor;
+        stats.min_substep = min_sub;
+        stats.substeps_total += n_sub as u64;
+        stats.energy_error = err_sum;
+        stats.contact_energy = start.elastic;
+    }
+}
+
+/// Size L = V^(1/3) of a body of volume V, m.
+#[inline]
+fn body_volume_len(v: f64) -> f64 {
+    v.max(0.0).cbrt()
+}
+
+#[inline]
+fn lap(stats: &mut StepStats, stage: Stage, t: Instant) {
+    stats.stage_ns[stage as usize] += t.elapsed().as_nanos() as u64;
+}
+
+fn report_contacts(set: &ContactSet, stats: &mut StepStats) {
+    stats.contact_pairs = set.manifolds.len();
+    stats.contact_points = set.points.len();
+    let (mut max, mut sum) = (0.0f64, 0.0);
+    for m in &set.manifolds {
+        let d = m.max_depth(set);
+        max = max.max(d);
+        sum += d;
+    }
+    stats.max_penetration = max;
+    stats.mean_penetration = if set.manifolds.is_empty() {
+        0.0
+    } else {
+        sum / set.manifolds.len() as f64
+    };
+}
+
+/// Pair memory at an accepted state: touching flags, the damping of pairs touching
+/// for the first time, and a reset of the pairs that no longer touch.
+fn commit(pairs: &mut [PairState], ev: &Eval) {
+    for q in pairs.iter_mut() {
+        q.touching = false;
+    }
+    for (&pi, &(c, v_i, fresh)) in ev.contact_pair.iter().zip(&ev.fresh) {
+        let q = &mut pairs[pi];
+        q.touching = true;
+        if fresh && q.hc_impact_speed <= 0.0 {
+            q.hc_damping = c;
+            q.hc_impact_speed = v_i;
+        }
+    }
+    for q in pairs.iter_mut().filter(|q| !q.touching) {
+        *q = PairState::new(q.geom_a, q.geom_b);
+    }
+}
+
+/// λ of a pair: the scene's value for its measure, or the §5 rule (the larger of
+/// its moving bodies' m g/(f V) for a volume, m g/(f L) for a depth).
+fn stiffness(cx: &Ctx, measure: Measure, bodies: [(usize, bool); 2]) -> f64 {
+    let p = cx.p;
+    let explicit = match measure {
+        Measure::Volume => p.stiffness_volume,
+        Measure::Depth => p.stiffness_depth,
+    };
+    if let Some(l) = explicit {
+        return l;
+    }
+    let f = p.penetration_fraction;
+    bodies
+        .iter()
+        .filter(|(_, dynamic)| *dynamic)
+        .map(|&(b, _)| {
+            let v = cx.body_volume[b];
+            let w = cx.model.bodies[b].mass * cx.g_ref;
+            match measure {
+                Measure::Volume => w / (f * v),
+                Measure::Depth => w / (f * body_volume_len(v)),
+            }
+        })
+        .filter(|l| l.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// Contact forces, derivatives, energy and dissipated power at state `st`.
+/// `update_friction`: run the stick/slip transitions (once per tick, at its start).
+fn evaluate(
+    cx: &Ctx,
+    b: &mut Bufs,
+    st: &[BodyState],
+    pairs: &mut [PairState],
+    update_friction: bool,
+    ev: &mut Eval,
+) {
+    let model = cx.model;
+    let tn = Instant::now();
+    collide::geom_poses(model, st, b.geom_pose);
+    collide::narrow_phase(
+        model,
+        b.geom_pose,
+        cx.candidates,
+        b.narrow,
+        &mut ev.contacts,
+        &mut ev.contact_pair,
+    );
+    let tc = Instant::now();
+    b.narrow_ns += (tc - tn).as_nanos() as u64;
+
+    let Eval {
+        contacts,
+        contact_pair,
+        fresh,
+        wrench,
+        deriv,
+        energy,
+        elastic,
+        p_diss,
+    } = ev;
+    wrench.clear();
+    wrench.resize(model.nbody(), Wrench::ZERO);
+    fresh.clear();
+    let (mut u_sum, mut p_sum) = (0.0, 0.0);
+    let dynamic = |i: usize| model.bodies[i].kind == BodyKind::Free && !cx.frozen[i];
+    for (m, &pi) in contacts.manifolds.iter().zip(contact_pair.iter()) {
+        let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
+        let (ba, bb) = (ga.body, gb.body);
+        let (da, db) = (dynamic(ba), dynamic(bb));
+        if !(da || db) {
+            fresh.push((0.0, 0.0, false));
+            continue;
+        }
+        let mat = Material::combine(&ga.material, &gb.material);
+        let measure = hc::measure_of(ga.shape.kind(), gb.shape.kind());
+        let points = contacts.points_of(m);
+        let ip = hc::interpenetration(measure, points, b.vol);
+        let lambda = stiffness(cx, measure, [(ba, da), (bb, db)]);
+        let (sa, sb) = (&st[ba], &st[bb]);
+        let n = m.normal;
+        let v_rel = sa.velocity_at(&ip.point) - sb.velocity_at(&ip.point);
+        let approach = -n.dot(&v_rel);
+        // The damping fixed at first touch, or chosen now for a new pair.
+        let q = &pairs[pi];
+        let (c, v_i, is_new) = if q.hc_impact_speed > 0.0 {
+            (q.hc_damping, q.hc_impact_speed, false)
+        } else {
+            let v_i = approach.max(cx.p.min_impact_speed);
+            (
+                hc::damping(cx.p.damping_rule, mat.restitution, v_i),
+                v_i,
+                true,
+            )
+        };
+        fresh.push((c, v_i, is_new));
+        // Normal force at the force point, F = λx(1 + c δ̇) ≥ 0 (002 §2.2).
+        let f_n = hc::normal_force(lambda, ip.x, c, approach);
+        let f_el = lambda * ip.x;
+        wrench[ba].add_force_at(n * f_n, ip.point, sa.x);
+        wrench[bb].add_force_at(-n * f_n, ip.point, sb.x);
+        u_sum += lambda * ip.energy_per_lambda;
+        // Power of the damping part on the relative motion.
+        p_sum += (f_n - f_el) * n.dot(&v_rel);
+
+        // Coulomb friction over the manifold's points, the normal force shared in
+        // proportion to depth (the pressure of the elastic foundation λ·depth).
+        if mat.mu <= 0.0 || f_n <= 0.0 {
+            if update_friction {
+                pairs[pi].anchor = None;
+            }
+            continue;
+        }
+        b.pf.clear();
+        let wsum: f64 = points.iter().map(|p| p.depth).sum();
+        if wsum > 0.0 {
+            b.pf.extend(
+                points
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.depth > 0.0)
+                    .map(|(i, p)| PointForce {
+                        point: i as u32,
+                        f_n: f_n * p.depth / wsum,
+                    }),
+            );
+        } else {
+            b.pf.push(PointForce {
+                point: (m.deepest - m.points.start) as u32,
+                f_n,
+            });
+        }
+        let (inv_ma, inv_ia) = inverse_inertia(model, sa, ba, da);
+        let (inv_mb, inv_ib) = inverse_inertia(model, sb, bb, db);
+        let (ma, mb) = (model.bodies[ba].mass, model.bodies[bb].mass);
+        let (m_pair, m_reduced) = match (da, db) {
+            (true, true) => (ma + mb, ma * mb / (ma + mb)),
+            (true, false) => (ma, ma),
+            _ => (mb, mb),
+        };
+        let ctx = PairContext {
+            normal: n,
+            points,
+            deepest: m.deepest - m.points.start,
+            a: sa,
+            b: sb,
+            m_pair,
+            m_reduced,
+            h: model.opt.dt,
+            integral: 0.0,
+            inv_mass: [inv_ma, inv_mb],
+            inv_inertia_w: [inv_ia, inv_ib],
+        };
+        let fp = &cx.p.friction;
+        if update_friction {
+            friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi]);
+        }
+        let anchor = pairs[pi].anchor;
+        let twist = friction::tangential_forces(fp, mat.mu, &ctx, b.pf, anchor.as_ref(), |pt, f| {
+            wrench[ba].add_force_at(f, pt, sa.x);
+            wrench[bb].add_force_at(-f, pt, sb.x);
+            p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
+        });
+        let w_rel = sa.w - sb.w;
+        wrench[ba].torque += twist;
+        wrench[bb].torque -= twist;
+        p_sum += twist.dot(&w_rel);
+        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, b.pf) {
+            wrench[ba].torque += tau;
+            wrench[bb].torque -= tau;
+            p_sum += tau.dot(&w_rel);
+        }
+    }
+    derivatives(model, st, cx.frozen, cx.xfrc, wrench, deriv);
+    *elastic = u_sum;
+    *p_diss = p_sum;
+    *energy = kinetic(model, st, cx.frozen) + potential(model, st, cx.frozen) + u_sum;
+    b.contact_ns += tc.elapsed().as_nanos() as u64;
+}
+
+/// Inverse mass and world inverse inertia of a body (zero if it does not move).
+fn inverse_inertia(model: &Model, s: &BodyState, b: usize, dynamic: bool) -> (f64, Mat3) {
+    if !dynamic {
+        return (0.0, Mat3::zeros());
+    }
+    let r = s.q.to_rotation_matrix();
+    let body = &model.bodies[b];
+    (
+        body.inv_mass,
+        r.matrix() * body.inv_inertia * r.matrix().transpose(),
+    )
+}
+
+/// Newton–Euler: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω), ẋ = v, q̇ = ½ ω ⊗ q.
+fn derivatives(
+    model: &Model,
+    st: &[BodyState],
+    frozen: &[bool],
+    xfrc: &[Wrench],
+    contact: &[Wrench],
+    out: &mut Vec<Deriv>,
+) {
+    out.clear();
+    let g = model.opt.gravity;
+    for (b, body) in model.bodies.iter().enumerate() {
+        if body.kind != BodyKind::Free || frozen[b] {
+            out.push(Deriv::default());
+            continue;
+        }
+        let s = &st[b];
+        let force = xfrc[b].force + contact[b].force;
+        let torque = xfrc[b].torque + contact[b].torque;
+        let rm = s.q.to_rotation_matrix();
+        let rm = rm.matrix();
+        let i_w = rm * body.inertia * rm.transpose();
+        let i_w_inv = rm * body.inv_inertia * rm.transpose();
+        out.push(Deriv {
+            dx: s.v,
+            dq: integrator::quat_rate(s),
+            dv: force * body.inv_mass + g,
+            dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
+        });
+    }
+}
+
+/// Kinetic energy of the moving bodies, J.
+fn kinetic(model: &Model, st: &[BodyState], frozen: &[bool]) -> f64 {
+    let mut e = 0.0;
+    for (b, (body, s)) in model.bodies.iter().zip(st).enumerate() {
+        if body.kind == BodyKind::Free && !frozen[b] {
+            let r = s.q.to_rotation_matrix();
+            let i_w = r.matrix() * body.inertia * r.matrix().transpose();
+            e += 0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
+        }
+    }
+    e
+}
+
+/// Gravitational potential energy of the moving bodies, J.
+fn potential(model: &Model, st: &[BodyState], frozen: &[bool]) -> f64 {
+    let g = model.opt.gravity;
+    let mut e = 0.0;
+    for (b, (body, s)) in model.bodies.iter().zip(st).enumerate() {
+        if body.kind == BodyKind::Free && !frozen[b] {
+            e -= body.mass * g.dot(&s.x);
+        }
+    }
+    e
+}
+
+/// Work of the external wrenches (constant through the tick) over a sub-step from
+/// `s0` to `s1`: F·Δx exactly, and T·(ω0 + ω1)/2·τ.
+fn external_work(
+    model: &Model,
+    xfrc: &[Wrench],
+    frozen: &[bool],
+    s0: &[BodyState],
+    s1: &[BodyState],
+    tau: f64,
+) -> f64 {
+    let mut w = 0.0;
+    for (b, body) in model.bodies.iter().enumerate() {
+        if body.kind != BodyKind::Free || frozen[b] {
+            continue;
+        }
+        let f = &xfrc[b];
+        w += f.force.dot(&(s1[b].x - s0[b].x)) + f.torque.dot(&(s0[b].w + s1[b].w)) * (0.5 * tau);
+    }
+    w
+}
