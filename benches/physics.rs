@@ -71,6 +71,20 @@ fn bench_collide(c: &mut Criterion) {
     // A 1 m box resting flat on the plane, 1 mm deep (four corner contacts).
     let x_plane = Pose::identity();
     let x_box = Pose::from_parts(Vec3::new(0.0, 0.0, 0.499).into(), Quat::identity());
+    out.clear();
+    assert!(
+        collide_pair(
+            0,
+            &cube,
+            &x_box,
+            1,
+            &plane,
+            &x_plane,
+            &mut scratch,
+            &mut out
+        ),
+        "collide/box_plane_flat: the poses should penetrate"
+    );
     c.bench_function("collide/box_plane_flat", |b| {
         b.iter(|| {
             out.clear();
@@ -90,6 +104,20 @@ fn bench_collide(c: &mut Criterion) {
     let x_tilt = Pose::from_parts(
         Vec3::new(0.0, 0.0, 0.7727139300223619).into(),
         Quat::from_euler_angles(0.47, 0.31, 0.83),
+    );
+    out.clear();
+    assert!(
+        collide_pair(
+            0,
+            &cube,
+            &x_tilt,
+            1,
+            &plane,
+            &x_plane,
+            &mut scratch,
+            &mut out
+        ),
+        "collide/box_plane_tilted: the poses should penetrate"
     );
     c.bench_function("collide/box_plane_tilted", |b| {
         b.iter(|| {
@@ -111,6 +139,20 @@ fn bench_collide(c: &mut Criterion) {
     let x_upper = Pose::from_parts(
         Vec3::new(0.003, -0.002, 0.1499).into(),
         Quat::from_euler_angles(0.0, 0.0, 10f64.to_radians()),
+    );
+    out.clear();
+    assert!(
+        collide_pair(
+            0,
+            &small,
+            &x_lower,
+            1,
+            &small,
+            &x_upper,
+            &mut scratch,
+            &mut out
+        ),
+        "collide/box_box_stacked: the poses should penetrate"
     );
     c.bench_function("collide/box_box_stacked", |b| {
         b.iter(|| {
@@ -140,6 +182,20 @@ fn bench_collide(c: &mut Criterion) {
         })
         .fold(f64::INFINITY, f64::min);
     let x_corner = Pose::from_parts(Vec3::new(0.01, 0.0, 0.1 - lowest - 0.001).into(), q);
+    out.clear();
+    assert!(
+        collide_pair(
+            0,
+            &small,
+            &x_lower,
+            1,
+            &small,
+            &x_corner,
+            &mut scratch,
+            &mut out
+        ),
+        "collide/box_box_corner: the poses should penetrate"
+    );
     c.bench_function("collide/box_box_corner", |b| {
         b.iter(|| {
             out.clear();

@@ -1,7 +1,8 @@
 //! Analytic checks of the penalty method: sliding distance, the incline friction
 //! threshold, and the torque-free (Dzhanibekov) rigid body.
 
-mod common_scene;
+mod common;
+use common as common_scene;
 
 use rtphys::collision::Shape;
 use rtphys::math::Pose;

@@ -1,6 +1,7 @@
 //! Same scene + same inputs → bit-identical results; snapshot/restore is bitwise.
 
-mod common_scene;
+mod common;
+use common as common_scene;
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::{step, BodyState, Data};

@@ -1,7 +1,8 @@
 //! Hunt–Crossley contact of 002 (Deguet, Joukhadar, Laugier) §2.2: the restitution
 //! relation, drops that rebound to e²h, a force that never pulls.
 
-mod common_scene;
+mod common;
+use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::contact::hunt_crossley::{damping_exact, damping_paper, restitution};
@@ -111,8 +112,16 @@ fn drops_rebound_to_e_squared_h() {
     println!("| body | rule | f | requested e | c at impact (s/m) | e predicted by (HC) | achieved e = √(rise/h) | rise / e²h − 1 |");
     println!("|---|---|---|---|---|---|---|---|");
     for (name, shape, half) in [
-        ("sphere r 0.1 m (depth)", "{ type = \"sphere\", radius = 0.1 }", 0.1),
-        ("box 0.2 m landing flat (volume)", "{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }", 0.1),
+        (
+            "sphere r 0.1 m (depth)",
+            "{ type = \"sphere\", radius = 0.1 }",
+            0.1,
+        ),
+        (
+            "box 0.2 m landing flat (volume)",
+            "{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }",
+            0.1,
+        ),
     ] {
         for (rule, f) in [("exact", 1e-5), ("paper", 1e-5), ("exact", 0.005)] {
             for e in [0.3, 0.5, 0.8] {
@@ -165,5 +174,10 @@ fn contact_force_never_attractive() {
     );
     assert!(rb.contact_ticks >= 10, "contact too short to observe");
     assert!(rb.f_min >= 0.0, "attractive force {}", rb.f_min);
-    assert!(rb.f_last < 0.05 * rb.f_max, "force at separation {} of peak {}", rb.f_last, rb.f_max);
+    assert!(
+        rb.f_last < 0.05 * rb.f_max,
+        "force at separation {} of peak {}",
+        rb.f_last,
+        rb.f_max
+    );
 }

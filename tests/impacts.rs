@@ -1,6 +1,7 @@
 //! Impacts by impulses and the contact-phase machine of 000 Fig. 2.
 
-mod common_scene;
+mod common;
+use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::data::ContactPhase;

@@ -1,6 +1,7 @@
 //! The experiments of 000 (Drumwright, "A Fast and Stable Penalty Method"), §IV.
 
-mod common_scene;
+mod common;
+use common as common_scene;
 
 use common_scene::load;
 use rtphys::experiments::{pile_scene, PileKind, RandomPushes};

@@ -1,7 +1,8 @@
 //! Non-finite or absurd state is caught in the step it appears, rolled back, frozen
 //! and reported; external wrenches at a point act as Newton–Euler says.
 
-mod common_scene;
+mod common;
+use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::math::Vec3;

@@ -75,7 +75,7 @@ pub fn hull_volume(points: &[ContactPoint], s: &mut VolumeScratch) -> HullVolume
     s.pts.extend(points.iter().map(|p| p.p_w - m));
     let pts = &s.pts;
     let spread = pts.iter().map(|p| p.norm()).fold(0.0, f64::max);
-    if !(spread > 0.0) {
+    if spread.is_nan() || spread <= 0.0 {
         return flat(points);
     }
     let eps = 1e-10 * spread;

@@ -28,7 +28,7 @@ use crate::model::FrictionParams;
 #[inline]
 pub fn centroid(ctx: &PairContext, forces: &[PointForce]) -> Option<(Vec3, f64, f64)> {
     let total: f64 = forces.iter().map(|f| f.f_n).sum();
-    if !(total > 0.0) {
+    if total.is_nan() || total <= 0.0 {
         return None;
     }
     let c = forces.iter().fold(Vec3::zeros(), |acc, f| {
@@ -130,20 +130,41 @@ pub fn tangential_forces(
     ctx: &PairContext,
     forces: &[PointForce],
     anchor: Option<&StickAnchor>,
+    apply: impl FnMut(Vec3, Vec3),
+) -> Vec3 {
+    if mu <= 0.0 {
+        return Vec3::zeros();
+    }
+    let cen = centroid(ctx, forces);
+    tangential_forces_at(fp, mu, ctx, forces, cen, anchor, None, apply)
+}
+
+/// [`tangential_forces`] given `cen = centroid(ctx, forces)` (computed once per
+/// pair by the caller) and, if [`update_state_at`] returned them at this state for
+/// this anchor, the sticking terms.
+#[allow(clippy::too_many_arguments)]
+pub fn tangential_forces_at(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    forces: &[PointForce],
+    cen: Option<(Vec3, f64, f64)>,
+    anchor: Option<&StickAnchor>,
+    terms: Option<StickTerms>,
     mut apply: impl FnMut(Vec3, Vec3),
 ) -> Vec3 {
     if mu <= 0.0 {
         return Vec3::zeros();
     }
-    let Some((c, total, r)) = centroid(ctx, forces) else {
+    let Some((c, total, r)) = cen else {
         return Vec3::zeros();
     };
     match anchor {
         Some(anchor) => {
             // Sticking: spring–damper at the centroid, limited to the cone.
-            let (k, b) = stick_gains(fp, ctx, &c);
+            let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, &c, r, anchor));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
-            let mut f = -k * anchor_slip(ctx, anchor) - b * v_t;
+            let mut f = -t.k * t.slip - t.b * v_t;
             let limit = mu * total;
             let fm = f.norm();
             if fm > limit {
@@ -151,8 +172,7 @@ pub fn tangential_forces(
             }
             apply(c, f);
             // Torsional spring–damper about the normal, limited to μ‖f‖ r.
-            let (kt, bt) = twist_gains(fp, ctx, r);
-            let tau = -kt * anchor_twist(ctx, anchor) - bt * twist_rate(ctx);
+            let tau = -t.kt * t.twist - t.bt * twist_rate(ctx);
             ctx.normal * tau.clamp(-limit * r, limit * r)
         }
         None => {
@@ -179,9 +199,50 @@ pub fn update_state(
     forces: &[PointForce],
     pair: &mut PairState,
 ) {
-    let Some((c, total, r)) = centroid(ctx, forces).filter(|_| mu > 0.0) else {
+    update_state_at(fp, mu, ctx, forces, centroid(ctx, forces), pair);
+}
+
+/// The sticking spring–damper terms of a pair at one state (centroid `c`, lever
+/// arm `r`, anchor): gains, tangential slip and twist of the anchor.
+#[derive(Clone, Copy, Debug)]
+pub struct StickTerms {
+    k: f64,
+    b: f64,
+    kt: f64,
+    bt: f64,
+    slip: Vec3,
+    twist: f64,
+}
+
+impl StickTerms {
+    fn new(fp: &FrictionParams, ctx: &PairContext, c: &Vec3, r: f64, anchor: &StickAnchor) -> Self {
+        let (k, b) = stick_gains(fp, ctx, c);
+        let (kt, bt) = twist_gains(fp, ctx, r);
+        StickTerms {
+            k,
+            b,
+            kt,
+            bt,
+            slip: anchor_slip(ctx, anchor),
+            twist: anchor_twist(ctx, anchor),
+        }
+    }
+}
+
+/// [`update_state`] given `cen = centroid(ctx, forces)` (computed once per pair by
+/// the caller). Returns the sticking terms it evaluated when it left a sticking
+/// pair's anchor unchanged (the forces at the same state reuse them).
+pub fn update_state_at(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    forces: &[PointForce],
+    cen: Option<(Vec3, f64, f64)>,
+    pair: &mut PairState,
+) -> Option<StickTerms> {
+    let Some((c, total, r)) = cen.filter(|_| mu > 0.0) else {
         pair.anchor = None;
-        return;
+        return None;
     };
     let speed = max_point_speed(ctx, forces);
     let limit = mu * total;
@@ -202,20 +263,20 @@ pub fn update_state(
                     q_ba: ctx.b.q.inverse() * ctx.a.q,
                 });
             }
+            None
         }
         Some(mut anchor) => {
-            let (k, _) = stick_gains(fp, ctx, &c);
-            let (kt, _) = twist_gains(fp, ctx, r);
-            let delta = anchor_slip(ctx, &anchor);
-            let twist = anchor_twist(ctx, &anchor);
+            let terms = StickTerms::new(fp, ctx, &c, r, &anchor);
+            let (k, kt) = (terms.k, terms.kt);
+            let (delta, twist) = (terms.slip, terms.twist);
             let over_force = k * delta.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
-                return;
+                return Some(terms);
             }
             if speed > fp.v_slip {
                 pair.anchor = None;
-                return;
+                return None;
             }
             if over_force {
                 // Drag a's anchor point so that k‖δ‖ = μ‖f‖.
@@ -233,6 +294,7 @@ pub fn update_state(
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
             pair.anchor = Some(anchor);
+            None
         }
     }
 }

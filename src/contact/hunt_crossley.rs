@@ -84,7 +84,10 @@ pub fn interpenetration(
     let weighted = || {
         let w: f64 = points.iter().map(|p| p.depth).sum();
         if w > 0.0 {
-            points.iter().fold(Vec3::zeros(), |a, p| a + p.p_w * p.depth) / w
+            points
+                .iter()
+                .fold(Vec3::zeros(), |a, p| a + p.p_w * p.depth)
+                / w
         } else {
             points.iter().fold(Vec3::zeros(), |a, p| a + p.p_w) / points.len().max(1) as f64
         }
@@ -100,7 +103,11 @@ pub fn interpenetration(
             let h = hull_volume(points, scratch);
             Interpenetration {
                 x: h.volume,
-                point: if h.volume > 0.0 { h.centroid } else { weighted() },
+                point: if h.volume > 0.0 {
+                    h.centroid
+                } else {
+                    weighted()
+                },
                 energy_per_lambda: h.depth_moment.max(0.0),
                 max_depth,
             }
@@ -175,7 +182,7 @@ fn bisect(mut lo: f64, mut hi: f64, f: impl Fn(f64) -> f64) -> f64 {
 /// through its single positive root (h′ changes sign once, at b = (1 − e²)/(1 + e)),
 /// bracketed by doubling and found by bisection.
 pub fn damping_exact(e: f64, v_i: f64) -> f64 {
-    if !(e < 1.0) {
+    if e.is_nan() || e >= 1.0 {
         return 0.0;
     }
     let e = e.max(E_MIN);
@@ -196,7 +203,7 @@ pub fn damping_exact(e: f64, v_i: f64) -> f64 {
 /// forward evaluation of (HC), v_out/v_in.
 pub fn restitution(c: f64, v_in: f64) -> f64 {
     let a = c * v_in;
-    if !(a > 0.0) {
+    if a.is_nan() || a <= 0.0 {
         return 1.0;
     }
     let k = phi(a);

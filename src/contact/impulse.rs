@@ -75,7 +75,7 @@ pub fn impact_impulse(
         *n
     };
     let denom = n.dot(&(k * dir));
-    if !(denom > 0.0) {
+    if denom.is_nan() || denom <= 0.0 {
         return None;
     }
     let j_n = -(1.0 + e) * u_n / denom;

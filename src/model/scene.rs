@@ -18,7 +18,7 @@
 //! adaptive = true                  # energy-monitored sub-steps (§4.2)
 //! energy_tolerance = 1e-4          # relative, per tick
 //! min_substep = 1e-6               # s
-//! min_impact_speed = 0.01          # m/s
+//! min_impact_speed = 0.05          # m/s
 //! [hunt_crossley.friction]         # same keys as [penalty.friction]
 //!
 //! [[body]]

@@ -7,8 +7,9 @@
 //! ```text
 //! tick
 //! ├─ kinematics, broad phase (AABBs grown by one tick of motion; pair memory merged)
-//! ├─ evaluate at the tick's start state: narrow phase, Hunt–Crossley forces at the
-//! │  volume centroids, friction (stick/slip transitions once per tick), E, P_diss
+//! ├─ evaluate at the tick's start state: narrow phase, Hunt–Crossley forces (λx at
+//! │  the volume's centroid, the damping λ c x δ̇ spread over the manifold points by
+//! │  depth), friction (stick/slip transitions once per tick), E, P_diss
 //! └─ while t < dt:                                    (002 §4.2, the algorithm box)
 //!    ├─ τ' = min(τ, dt − t); integrate one sub-step of τ' (semi-implicit Euler or RK4)
 //!    ├─ evaluate at the end state: E′ = kinetic + gravitational + elastic (contacts)
@@ -42,6 +43,15 @@
 //! At the floor `min_substep` a sub-step is accepted whatever its error and counted
 //! (`StepStats::substep_floor_hits`); a non-finite error is accepted at once and left
 //! to the quarantine.
+//!
+//! **Damping bound.** The energy balance sees an explicit damper that overshoots only
+//! through the work it fails to dissipate, which a loose ε (relative to a heavy
+//! body's m g L) can accept: a resting box then keeps a period-2 rocking at the
+//! tick rate. So adaptive sub-steps are also capped at 1.5/Σ_i b_i K_i over the
+//! pairs (b_i = λ c w_i the damping of a point, K_i the inverse effective mass along
+//! the normal there), inside explicit Euler's stability bound b K τ < 2. Large c —
+//! small e, or contacts that begin at rest, whose c is set at `min_impact_speed` —
+//! therefore costs sub-steps.
 //!
 //! **Memory.** The step a tick ends with is stored in the pairs touching at its end
 //! (`PairState::hc_substep`); the next tick starts from the smallest of them (dt if
@@ -84,6 +94,11 @@ struct Eval {
     /// Power of the damping and friction forces on the bodies, W (≤ 0 when they
     /// dissipate).
     p_diss: f64,
+    /// Largest sub-step for which explicit integration of the Hunt–Crossley damping
+    /// is stable with margin: 1.5/max over pairs of Σ_i b_i K_i (b_i = λ c w_i the
+    /// damping of point i, K_i the pair's inverse effective mass along the normal
+    /// there; Σ bounds the largest eigenvalue, explicit Euler needs b K τ < 2), s.
+    tau_damp: f64,
 }
 
 /// Work buffers of [`HuntCrossleyStepper`], kept in `Data`.
@@ -146,12 +161,14 @@ impl Stepper for HuntCrossleyStepper<'_> {
         let nb = model.nbody();
         if w.body_volume.len() != nb {
             w.body_volume.clear();
-            w.body_volume.extend(model.bodies.iter().map(|b| match b.kind {
-                BodyKind::Static => 0.0,
-                BodyKind::Free => model.geoms[b.geoms.clone()]
-                    .iter()
-                    .map(|g| g.shape.volume())
-                    .sum(),
+            w.body_volume.extend(model.bodies.iter().map(|b| {
+                match b.kind {
+                    BodyKind::Static => 0.0,
+                    BodyKind::Free => model.geoms[b.geoms.clone()]
+                        .iter()
+                        .map(|g| g.shape.volume())
+                        .sum(),
+                }
             }));
         }
         for v in [&mut w.trial, &mut w.stage_state] {
@@ -213,8 +230,15 @@ impl Stepper for HuntCrossleyStepper<'_> {
         // The tick's start state: contacts, friction transitions, energy.
         evaluate(&cx, &mut bufs, state, pairs, true, start);
         commit(pairs, start);
-        contacts.clone_from(&start.contacts);
-        contact_pair.clone_from(&start.contact_pair);
+        // (Field by field: the derived `clone_from` of `ContactSet` would reallocate.)
+        contacts.manifolds.clear();
+        contacts
+            .manifolds
+            .extend_from_slice(&start.contacts.manifolds);
+        contacts.points.clear();
+        contacts.points.extend_from_slice(&start.contacts.points);
+        contact_pair.clear();
+        contact_pair.extend_from_slice(&start.contact_pair);
         contact_wrench.copy_from_slice(&start.wrench);
         report_contacts(contacts, stats);
         stats.impulses = 0;
@@ -236,10 +260,17 @@ impl Stepper for HuntCrossleyStepper<'_> {
         let (mut err_sum, mut min_sub) = (0.0, f64::INFINITY);
         while dt - t > 1e-12 * dt {
             let remaining = dt - t;
-            let mut tau_try = if remaining <= tau * 1.01 {
-                remaining
+            // The damping bound caps the step (adaptive runs): the energy balance sees
+            // an overshooting damper only through the work it fails to dissipate.
+            let cap = if p.adaptive {
+                tau.min(start.tau_damp.max(tau_min))
             } else {
                 tau
+            };
+            let mut tau_try = if remaining <= cap * 1.01 {
+                remaining
+            } else {
+                cap
             };
             let mut halved = false;
             loop {
@@ -441,7 +472,9 @@ fn evaluate(
         energy,
         elastic,
         p_diss,
+        tau_damp,
     } = ev;
+    let mut rate_damp = 0.0f64;
     wrench.clear();
     wrench.resize(model.nbody(), Wrench::ZERO);
     fresh.clear();
@@ -477,44 +510,63 @@ fn evaluate(
             )
         };
         fresh.push((c, v_i, is_new));
-        // Normal force at the force point, F = λx(1 + c δ̇) ≥ 0 (002 §2.2).
-        let f_n = hc::normal_force(lambda, ip.x, c, approach);
+        // Elastic force λx at the force point (the volume's centroid): the exact
+        // gradient of U = λ ∫ depth dV for a plane contact (002 §2.2, §3.3).
         let f_el = lambda * ip.x;
-        wrench[ba].add_force_at(n * f_n, ip.point, sa.x);
-        wrench[bb].add_force_at(-n * f_n, ip.point, sb.x);
+        wrench[ba].add_force_at(n * f_el, ip.point, sa.x);
+        wrench[bb].add_force_at(-n * f_el, ip.point, sb.x);
         u_sum += lambda * ip.energy_per_lambda;
-        // Power of the damping part on the relative motion.
-        p_sum += (f_n - f_el) * n.dot(&v_rel);
+        // The Hunt–Crossley damping λ c x δ̇, spread over the manifold's points in
+        // proportion to depth (the local law p = λ d (1 + c ḋ) of the elastic
+        // foundation): the same total as at the centroid for a translation, and a
+        // damping moment against rocking, which the centroid's δ̇ does not see. Each
+        // point's pressure λ w (1 + c ḋ) is clamped at 0, so the pair never pulls.
+        let (inv_ma, inv_ia) = inverse_inertia(model, sa, ba, da);
+        let (inv_mb, inv_ib) = inverse_inertia(model, sb, bb, db);
+        let inv_eff = |p: &crate::math::Vec3| {
+            let (ra, rb) = ((p - sa.x).cross(&n), (p - sb.x).cross(&n));
+            inv_ma + inv_mb + ra.dot(&(inv_ia * ra)) + rb.dot(&(inv_ib * rb))
+        };
+        b.pf.clear();
+        let wsum: f64 = points.iter().map(|p| p.depth).sum();
+        let deepest = m.deepest - m.points.start;
+        let (mut f_n, mut rate) = (0.0, 0.0);
+        for (i, pt) in points.iter().enumerate() {
+            let w = if wsum > 0.0 {
+                ip.x * pt.depth / wsum
+            } else if i == deepest {
+                ip.x
+            } else {
+                0.0
+            };
+            if w <= 0.0 {
+                continue;
+            }
+            let v_n = n.dot(&(sa.velocity_at(&pt.p_w) - sb.velocity_at(&pt.p_w)));
+            let f_i = hc::normal_force(lambda, w, c, -v_n);
+            let f_d = f_i - lambda * w;
+            rate += lambda * c * w * inv_eff(&pt.p_w);
+            wrench[ba].add_force_at(n * f_d, pt.p_w, sa.x);
+            wrench[bb].add_force_at(-n * f_d, pt.p_w, sb.x);
+            p_sum += f_d * v_n;
+            f_n += f_i;
+            if f_i > 0.0 {
+                b.pf.push(PointForce {
+                    point: i as u32,
+                    f_n: f_i,
+                });
+            }
+        }
 
-        // Coulomb friction over the manifold's points, the normal force shared in
-        // proportion to depth (the pressure of the elastic foundation λ·depth).
+        rate_damp = rate_damp.max(rate);
+
+        // Coulomb friction over the points, with their Hunt–Crossley pressures.
         if mat.mu <= 0.0 || f_n <= 0.0 {
             if update_friction {
                 pairs[pi].anchor = None;
             }
             continue;
         }
-        b.pf.clear();
-        let wsum: f64 = points.iter().map(|p| p.depth).sum();
-        if wsum > 0.0 {
-            b.pf.extend(
-                points
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| p.depth > 0.0)
-                    .map(|(i, p)| PointForce {
-                        point: i as u32,
-                        f_n: f_n * p.depth / wsum,
-                    }),
-            );
-        } else {
-            b.pf.push(PointForce {
-                point: (m.deepest - m.points.start) as u32,
-                f_n,
-            });
-        }
-        let (inv_ma, inv_ia) = inverse_inertia(model, sa, ba, da);
-        let (inv_mb, inv_ib) = inverse_inertia(model, sb, bb, db);
         let (ma, mb) = (model.bodies[ba].mass, model.bodies[bb].mass);
         let (m_pair, m_reduced) = match (da, db) {
             (true, true) => (ma + mb, ma * mb / (ma + mb)),
@@ -524,7 +576,7 @@ fn evaluate(
         let ctx = PairContext {
             normal: n,
             points,
-            deepest: m.deepest - m.points.start,
+            deepest,
             a: sa,
             b: sb,
             m_pair,
@@ -539,11 +591,12 @@ fn evaluate(
             friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi]);
         }
         let anchor = pairs[pi].anchor;
-        let twist = friction::tangential_forces(fp, mat.mu, &ctx, b.pf, anchor.as_ref(), |pt, f| {
-            wrench[ba].add_force_at(f, pt, sa.x);
-            wrench[bb].add_force_at(-f, pt, sb.x);
-            p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
-        });
+        let twist =
+            friction::tangential_forces(fp, mat.mu, &ctx, b.pf, anchor.as_ref(), |pt, f| {
+                wrench[ba].add_force_at(f, pt, sa.x);
+                wrench[bb].add_force_at(-f, pt, sb.x);
+                p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
+            });
         let w_rel = sa.w - sb.w;
         wrench[ba].torque += twist;
         wrench[bb].torque -= twist;
@@ -557,6 +610,11 @@ fn evaluate(
     derivatives(model, st, cx.frozen, cx.xfrc, wrench, deriv);
     *elastic = u_sum;
     *p_diss = p_sum;
+    *tau_damp = if rate_damp > 0.0 {
+        1.5 / rate_damp
+    } else {
+        f64::INFINITY
+    };
     *energy = kinetic(model, st, cx.frozen) + potential(model, st, cx.frozen) + u_sum;
     b.contact_ns += tc.elapsed().as_nanos() as u64;
 }

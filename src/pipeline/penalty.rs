@@ -412,15 +412,33 @@ fn contact_wrenches(
             wrench[ba].add_force_at(fv, pt, xa);
             wrench[bb].add_force_at(-fv, pt, xb);
         }
-        if first_stage {
-            friction::update_state(&p.friction, mat.mu, &ctx, pf, &mut pairs[pi]);
-        }
+        // The force centroid, shared by the stick/slip update and the forces.
+        let cen = if mat.mu > 0.0 {
+            friction::centroid(&ctx, pf)
+        } else {
+            None
+        };
+        // Sticking terms evaluated by the update, valid while it keeps the anchor.
+        let terms = if first_stage {
+            friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi])
+        } else {
+            None
+        };
         let anchor = pairs[pi].anchor;
-        let twist =
-            friction::tangential_forces(&p.friction, mat.mu, &ctx, pf, anchor.as_ref(), |pt, f| {
-                wrench[ba].add_force_at(f, pt, xa);
-                wrench[bb].add_force_at(-f, pt, xb);
-            });
+        let apply = |pt, f| {
+            wrench[ba].add_force_at(f, pt, xa);
+            wrench[bb].add_force_at(-f, pt, xb);
+        };
+        let twist = friction::tangential_forces_at(
+            &p.friction,
+            mat.mu,
+            &ctx,
+            pf,
+            cen,
+            anchor.as_ref(),
+            terms,
+            apply,
+        );
         wrench[ba].torque += twist;
         wrench[bb].torque -= twist;
         if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {

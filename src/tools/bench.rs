@@ -32,7 +32,7 @@ pub struct BenchArgs {
     /// Default: all.
     #[arg(long)]
     pub scenes: Option<String>,
-    /// Override every scene's method: penalty | penalty_deepest.
+    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley.
     #[arg(long)]
     pub method: Option<MethodName>,
     /// Override every scene's integrator: rk4 | semi_implicit_euler.
@@ -138,7 +138,7 @@ const SCENES: [SceneSpec; 5] = [
     SceneSpec {
         name: "pile1000",
         source: Source::Pile(1000),
-        settle_s: 0.5,
+        settle_s: 1.0,
         max_steps: 200,
     },
 ];
@@ -500,6 +500,8 @@ fn provenance() -> Value {
         "rtphys_version": env!("CARGO_PKG_VERSION"),
         "git_commit": git(&["rev-parse", "HEAD"]),
         "git_dirty": dirty,
+        // Which uncommitted changes the measured binary may include (tracked files).
+        "git_diff_shortstat": git(&["diff", "HEAD", "--shortstat"]),
         "date_utc": utc_now(),
         "machine": {
             "cpu": cpu_model(),

@@ -36,6 +36,7 @@ pub(crate) struct AxisFace {
 
 /// The six faces of a box polytope as axis-aligned planes, in the polytope's face
 /// order; `None` if it is not an 8-corner, 12-edge, axis-aligned hexahedron.
+#[inline(always)]
 pub(crate) fn axis_faces(p: &ConvexPolytope) -> Option<[AxisFace; 6]> {
     if p.vertices.len() != 8 || p.faces.len() != 6 || p.edges.len() != 12 {
         return None;
@@ -43,8 +44,15 @@ pub(crate) fn axis_faces(p: &ConvexPolytope) -> Option<[AxisFace; 6]> {
     let mut out = [AxisFace::default(); 6];
     for (o, f) in out.iter_mut().zip(&p.faces) {
         let n = f.normal;
-        let axis = (0..3).find(|&k| n[k].abs() == 1.0)?;
-        if (0..3).any(|k| k != axis && n[k] != 0.0) {
+        // Exactly one component ±1, the others exactly 0.
+        let axis = if n.x != 0.0 {
+            0
+        } else if n.y != 0.0 {
+            1
+        } else {
+            2
+        };
+        if n[axis].abs() != 1.0 || n.x.abs() + n.y.abs() + n.z.abs() != 1.0 {
             return None;
         }
         *o = AxisFace {
@@ -140,24 +148,22 @@ pub(crate) fn collide(
     // Signed distances: corners of a to b's planes, corners of b to a's planes.
     let mut sa_b = [[0.0f64; 6]; 8];
     let mut sb_a = [[0.0f64; 6]; 8];
-    for (s, v) in sa_b.iter_mut().zip(&va) {
-        for (sf, f) in s.iter_mut().zip(&fb) {
-            *sf = f.sign * v[f.axis] - f.offset;
-        }
-    }
-    for (s, v) in sb_a.iter_mut().zip(vb) {
-        for (sf, &(n, d)) in s.iter_mut().zip(&fa) {
-            *sf = n.dot(v) - d;
-        }
-    }
     // Bit f of a mask: the corner lies outside plane f by more than `tol`.
-    let outside = |s: &[f64; 6]| {
-        s.iter()
-            .enumerate()
-            .fold(0u8, |m, (f, &x)| m | (u8::from(x > tol) << f))
-    };
-    let mask_a: [u8; 8] = std::array::from_fn(|i| outside(&sa_b[i]));
-    let mask_b: [u8; 8] = std::array::from_fn(|i| outside(&sb_a[i]));
+    let mut mask_a = [0u8; 8];
+    let mut mask_b = [0u8; 8];
+    for ((s, m), v) in sa_b.iter_mut().zip(&mut mask_a).zip(&va) {
+        let c = [v.x, v.y, v.z];
+        for (f, (sf, pl)) in s.iter_mut().zip(&fb).enumerate() {
+            *sf = pl.sign * c[pl.axis % 3] - pl.offset;
+            *m |= u8::from(*sf > tol) << f;
+        }
+    }
+    for ((s, m), v) in sb_a.iter_mut().zip(&mut mask_b).zip(vb) {
+        for (f, (sf, &(n, d))) in s.iter_mut().zip(&fa).enumerate() {
+            *sf = n.dot(v) - d;
+            *m |= u8::from(*sf > tol) << f;
+        }
+    }
     let pts = &mut work.poly.pts;
     pts.clear();
     for (v, &m) in va.iter().zip(&mask_a) {
@@ -200,18 +206,14 @@ pub(crate) fn collide(
         let (k, sg, off) = (f.axis, f.sign, f.offset);
         for p in pts {
             let s = (sg * p[k] - off).abs();
-            if s <= on {
-                st.0 += 1;
-            }
+            st.0 += usize::from(s <= on);
             st.1 = st.1.max(s);
         }
     }
     for (st, &(n, d)) in stats[6..].iter_mut().zip(&fa) {
         for p in pts {
             let s = (n.dot(p) - d).abs();
-            if s <= on {
-                st.0 += 1;
-            }
+            st.0 += usize::from(s <= on);
             st.1 = st.1.max(s);
         }
     }

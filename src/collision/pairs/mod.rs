@@ -126,6 +126,12 @@ pub(crate) fn as_polytope<'s>(
     }
 }
 
+/// `(sin, cos)` of the ring angles `2πk / RING_SAMPLES`, computed once (the same
+/// values as computing them per call).
+static RING: std::sync::LazyLock<[(f64, f64); RING_SAMPLES]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|k| (std::f64::consts::TAU * k as f64 / RING_SAMPLES as f64).sin_cos())
+});
+
 /// Append the points of a sphere cap pressed against a contact plane.
 ///
 /// The sphere (centre `c`, radius `r`, m) lies on the side of `n` (unit, pointing
@@ -167,9 +173,7 @@ pub(crate) fn sphere_cap(
     }
     let (t1, t2) = tangent_basis(n);
     let (s, co) = half.sin_cos();
-    for k in 0..RING_SAMPLES {
-        let th = std::f64::consts::TAU * k as f64 / RING_SAMPLES as f64;
-        let (st, ct) = th.sin_cos();
+    for &(st, ct) in RING.iter() {
         let p = c + (-n * co + (t1 * ct + t2 * st) * s) * r;
         let depth = plane_d - n.dot(&p);
         if depth > 0.0 && keep(&p) {
