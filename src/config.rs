@@ -41,6 +41,7 @@ pub enum SafeBehavior {
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
+#[derive(Default)]
 pub struct Config {
     pub server: ServerConfig,
     pub physics: PhysicsConfig,
@@ -142,18 +143,6 @@ pub struct LimitsConfig {
     pub max_step: u32,
     /// Largest stream decimation. Default 100_000.
     pub max_decimation: u32,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            server: ServerConfig::default(),
-            physics: PhysicsConfig::default(),
-            realtime: RealtimeConfig::default(),
-            watchdog: WatchdogConfig::default(),
-            limits: LimitsConfig::default(),
-        }
-    }
 }
 
 impl Default for ServerConfig {

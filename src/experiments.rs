@@ -216,7 +216,7 @@ impl RandomPushes {
             data.xfrc[self.body] = Default::default();
             return;
         }
-        if tick % (self.on + self.off) == 0 || self.current.is_none() {
+        if tick.is_multiple_of(self.on + self.off) || self.current.is_none() {
             let f = self.rng.uniform(self.range.0, self.range.1);
             let p = Vec3::new(
                 self.rng.uniform(-self.half.x, self.half.x),

@@ -2,7 +2,6 @@
 //! threshold, and the torque-free (Dzhanibekov) rigid body.
 
 mod common;
-use common as common_scene;
 
 use rtphys::collision::Shape;
 use rtphys::math::Pose;

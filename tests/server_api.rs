@@ -310,7 +310,7 @@ async fn watchdog_case(c: &mut Client, behavior: pb::SafeBehavior) {
     })
     .await
     .expect("watchdog fires");
-    let wd = ctl.own_ack(&tripped).unwrap().watchdog.clone().unwrap();
+    let wd = ctl.own_ack(&tripped).unwrap().watchdog.unwrap();
     assert_eq!(wd.trips, 1);
     assert!(
         tripped.tick - applied_tick >= 40,

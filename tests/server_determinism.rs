@@ -17,7 +17,7 @@ fn command(i: u64) -> Vec<pb::BodyWrench> {
         torque: vec![0.0, 0.0, 0.01 * f],
         ..Default::default()
     }];
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         v.push(pb::BodyWrench {
             body: Some(body("green_ball")),
             force: vec![0.0, -1.0, 0.0],

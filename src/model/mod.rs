@@ -689,7 +689,7 @@ fn body_mass_properties(spec: &BodySpec) -> Result<(f64, Vec3, Mat3), String> {
         ));
     }
     let vol: f64 = parts.iter().map(|p| p.0).sum();
-    if !(vol > 0.0) {
+    if vol.is_nan() || vol <= 0.0 {
         return Err("shapes have zero volume".into());
     }
     let com = parts.iter().fold(Vec3::zeros(), |acc, p| acc + p.1 * p.0) / vol;
@@ -732,7 +732,7 @@ fn check_inertia(i: &Mat3) -> Result<(), String> {
         return Err("inertia is not symmetric".into());
     }
     let eig = i.symmetric_eigenvalues();
-    if eig.iter().any(|&e| !(e > 0.0)) {
+    if eig.iter().any(|&e| e.is_nan() || e <= 0.0) {
         return Err(format!(
             "inertia is not positive definite (principal moments {:?})",
             eig.as_slice()

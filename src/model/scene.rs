@@ -552,7 +552,7 @@ fn rotation(q: Option<[f64; 4]>, rpy: Option<[f64; 3]>, k: &str) -> Result<Quat,
         (Some(q), None) => {
             let qq = nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]);
             let n = qq.norm();
-            if !q.iter().all(|c| c.is_finite()) || !(n > 1e-9) {
+            if !q.iter().all(|c| c.is_finite()) || n.is_nan() || n <= 1e-9 {
                 return Err((
                     "orientation".into(),
                     format!("must be a finite non-zero quaternion [w, x, y, z], got {q:?}"),

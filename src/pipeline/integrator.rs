@@ -79,7 +79,7 @@ pub fn semi_implicit_euler(
     h: f64,
     s: &mut [BodyState],
     dynamic: impl Fn(usize) -> bool,
-    k: &mut Vec<Deriv>,
+    k: &mut [Deriv],
     mut f: impl FnMut(usize, &[BodyState], &mut [Deriv]),
 ) {
     f(0, s, k);

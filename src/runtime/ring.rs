@@ -103,6 +103,10 @@ impl StateRing {
         self.slots.len() as u64
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
     pub fn head(&self) -> u64 {
         self.head.load(Ordering::SeqCst)
     }

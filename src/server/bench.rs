@@ -58,7 +58,7 @@ fn pct(v: &mut [f64]) -> Value {
 }
 
 fn hist_json(h: &Option<pb::LatencyHistogram>) -> Value {
-    let h = h.clone().unwrap_or_default();
+    let h = (*h).unwrap_or_default();
     json!({"n": h.count, "p50_us": h.p50_us, "p99_us": h.p99_us, "p999_us": h.p999_us, "max_us": h.max_us, "mean_us": h.mean_us})
 }
 

@@ -233,7 +233,7 @@ pub fn control_command(
         ));
     }
     let ws = wrenches(&c.wrenches, &view.model, lim).map_err(|e| prefix_err(e, "command."))?;
-    let h = c.header.clone().unwrap_or_default();
+    let h = c.header.unwrap_or_default();
     Ok(Input {
         source: Source::Stream { slot, stream_id },
         gen: view.gen,

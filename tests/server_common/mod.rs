@@ -68,7 +68,7 @@ pub async fn start_default(cfg: Config) -> (ServerHandle, Client) {
     start(cfg, rtphys::server::DEFAULT_SCENE).await
 }
 
-pub fn bs<'a>(s: &'a pb::State, id: u32) -> &'a pb::BodyState {
+pub fn bs(s: &pb::State, id: u32) -> &pb::BodyState {
     s.bodies.iter().find(|b| b.id == id).expect("body in state")
 }
 
