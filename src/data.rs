@@ -325,29 +325,15 @@ impl Data {
         self.xfrc[b] = w;
     }
 
-    /// Kinetic energy, J.
+    /// Kinetic energy of the moving (free, not frozen) bodies, J.
     pub fn kinetic_energy(&self, model: &Model) -> f64 {
-        let mut e = 0.0;
-        for (b, s) in model.bodies.iter().zip(&self.state) {
-            if b.kind == BodyKind::Free {
-                let r = s.q.to_rotation_matrix();
-                let i_w = r.matrix() * b.inertia * r.matrix().transpose();
-                e += 0.5 * b.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
-            }
-        }
-        e
+        crate::pipeline::dynamics::kinetic_energy(model, &self.state, &self.frozen)
     }
 
-    /// Gravitational potential energy relative to the world origin, J.
+    /// Gravitational potential energy of the moving bodies relative to the world
+    /// origin, J.
     pub fn potential_energy(&self, model: &Model) -> f64 {
-        let g = model.opt.gravity;
-        model
-            .bodies
-            .iter()
-            .zip(&self.state)
-            .filter(|(b, _)| b.kind == BodyKind::Free)
-            .map(|(b, s)| -b.mass * g.dot(&s.x))
-            .sum()
+        crate::pipeline::dynamics::potential_energy(model, &self.state, &self.frozen)
     }
 
     /// Total angular momentum about the world origin, kg·m²/s.

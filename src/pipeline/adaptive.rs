@@ -60,6 +60,7 @@
 //!
 //! No heap allocation once warmed up; no panic on any state.
 
+use super::dynamics::{derivatives, kinetic_energy, potential_energy, report_contacts};
 use super::{collide, integrator, Stepper};
 use crate::collision::volume::VolumeScratch;
 use crate::collision::{ContactSet, NarrowScratch};
@@ -244,7 +245,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
         stats.impulses = 0;
 
         let t_int = Instant::now();
-        let e_scale = start.energy - potential(model, state, frozen)
+        let e_scale = start.energy - potential_energy(model, state, frozen)
             + (0..nb)
                 .filter(|&b| dynamic(b))
                 .map(|b| model.bodies[b].mass * cx.g_ref * body_volume_len(cx.body_volume[b]))
@@ -374,23 +375,6 @@ fn body_volume_len(v: f64) -> f64 {
 #[inline]
 fn lap(stats: &mut StepStats, stage: Stage, t: Instant) {
     stats.stage_ns[stage as usize] += t.elapsed().as_nanos() as u64;
-}
-
-fn report_contacts(set: &ContactSet, stats: &mut StepStats) {
-    stats.contact_pairs = set.manifolds.len();
-    stats.contact_points = set.points.len();
-    let (mut max, mut sum) = (0.0f64, 0.0);
-    for m in &set.manifolds {
-        let d = m.max_depth(set);
-        max = max.max(d);
-        sum += d;
-    }
-    stats.max_penetration = max;
-    stats.mean_penetration = if set.manifolds.is_empty() {
-        0.0
-    } else {
-        sum / set.manifolds.len() as f64
-    };
 }
 
 /// Pair memory at an accepted state: touching flags, the damping of pairs touching
@@ -607,7 +591,8 @@ fn evaluate(
             p_sum += tau.dot(&w_rel);
         }
     }
-    derivatives(model, st, cx.frozen, cx.xfrc, wrench, deriv);
+    deriv.resize(model.nbody(), Deriv::default());
+    derivatives(model, st, cx.frozen, None, cx.xfrc, wrench, deriv);
     *elastic = u_sum;
     *p_diss = p_sum;
     *tau_damp = if rate_damp > 0.0 {
@@ -615,7 +600,7 @@ fn evaluate(
     } else {
         f64::INFINITY
     };
-    *energy = kinetic(model, st, cx.frozen) + potential(model, st, cx.frozen) + u_sum;
+    *energy = kinetic_energy(model, st, cx.frozen) + potential_energy(model, st, cx.frozen) + u_sum;
     b.contact_ns += tc.elapsed().as_nanos() as u64;
 }
 
@@ -630,63 +615,6 @@ fn inverse_inertia(model: &Model, s: &BodyState, b: usize, dynamic: bool) -> (f6
         body.inv_mass,
         r.matrix() * body.inv_inertia * r.matrix().transpose(),
     )
-}
-
-/// Newton–Euler: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω), ẋ = v, q̇ = ½ ω ⊗ q.
-fn derivatives(
-    model: &Model,
-    st: &[BodyState],
-    frozen: &[bool],
-    xfrc: &[Wrench],
-    contact: &[Wrench],
-    out: &mut Vec<Deriv>,
-) {
-    out.clear();
-    let g = model.opt.gravity;
-    for (b, body) in model.bodies.iter().enumerate() {
-        if body.kind != BodyKind::Free || frozen[b] {
-            out.push(Deriv::default());
-            continue;
-        }
-        let s = &st[b];
-        let force = xfrc[b].force + contact[b].force;
-        let torque = xfrc[b].torque + contact[b].torque;
-        let rm = s.q.to_rotation_matrix();
-        let rm = rm.matrix();
-        let i_w = rm * body.inertia * rm.transpose();
-        let i_w_inv = rm * body.inv_inertia * rm.transpose();
-        out.push(Deriv {
-            dx: s.v,
-            dq: integrator::quat_rate(s),
-            dv: force * body.inv_mass + g,
-            dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
-        });
-    }
-}
-
-/// Kinetic energy of the moving bodies, J.
-fn kinetic(model: &Model, st: &[BodyState], frozen: &[bool]) -> f64 {
-    let mut e = 0.0;
-    for (b, (body, s)) in model.bodies.iter().zip(st).enumerate() {
-        if body.kind == BodyKind::Free && !frozen[b] {
-            let r = s.q.to_rotation_matrix();
-            let i_w = r.matrix() * body.inertia * r.matrix().transpose();
-            e += 0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
-        }
-    }
-    e
-}
-
-/// Gravitational potential energy of the moving bodies, J.
-fn potential(model: &Model, st: &[BodyState], frozen: &[bool]) -> f64 {
-    let g = model.opt.gravity;
-    let mut e = 0.0;
-    for (b, (body, s)) in model.bodies.iter().zip(st).enumerate() {
-        if body.kind == BodyKind::Free && !frozen[b] {
-            e -= body.mass * g.dot(&s.x);
-        }
-    }
-    e
 }
 
 /// Work of the external wrenches (constant through the tick) over a sub-step from

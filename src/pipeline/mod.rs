@@ -10,6 +10,7 @@
 
 pub mod adaptive;
 pub mod collide;
+pub mod dynamics;
 pub mod integrator;
 pub mod penalty;
 

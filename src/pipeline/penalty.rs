@@ -2,6 +2,7 @@
 //! deepest-point) PID force for continuing contact, friction, all inside an explicit
 //! integrator (RK4 as in the paper's experiments, or semi-implicit Euler).
 
+use super::dynamics::{body_mass_props, derivatives, report_contacts};
 use super::{collide, integrator, Stepper};
 use crate::collision::ContactSet;
 use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
@@ -132,7 +133,7 @@ impl Stepper for PenaltyStepper<'_> {
             if stage == 0 {
                 contact_wrench.copy_from_slice(&s.wrench);
             }
-            derivatives(model, st, frozen, &s.bodies, xfrc, &s.wrench, k);
+            derivatives(model, st, frozen, Some(&s.bodies), xfrc, &s.wrench, k);
         };
         match model.opt.integrator {
             Integrator::Rk4 => {
@@ -176,24 +177,6 @@ fn update_pair_memory(
     for pair in pairs.iter_mut().filter(|p| !p.touching) {
         *pair = PairState::new(pair.geom_a, pair.geom_b);
     }
-}
-
-fn report_contacts(set: &ContactSet, stats: &mut crate::data::StepStats) {
-    stats.contact_pairs = set.manifolds.len();
-    stats.contact_points = set.points.len();
-    let mut max = 0.0f64;
-    let mut sum = 0.0;
-    for m in &set.manifolds {
-        let d = m.max_depth(set);
-        max = max.max(d);
-        sum += d;
-    }
-    stats.max_penetration = max;
-    stats.mean_penetration = if set.manifolds.is_empty() {
-        0.0
-    } else {
-        sum / set.manifolds.len() as f64
-    };
 }
 
 /// Masses of a pair as the gains see them: (m1 + m2 with static = 0, reduced mass
@@ -245,35 +228,6 @@ fn context<'a>(
         gb.body,
         Material::combine(&ga.material, &gb.material),
     ))
-}
-
-/// World-frame inverse mass properties of every body at `state`, once per force
-/// evaluation (the same expression per body as before, so bit-identical).
-fn body_mass_props(
-    model: &Model,
-    state: &[BodyState],
-    frozen: &[bool],
-    out: &mut Vec<ImpulseBody>,
-) {
-    out.clear();
-    out.extend(
-        state
-            .iter()
-            .enumerate()
-            .map(|(b, st)| impulse_body(model, st, frozen, b)),
-    );
-}
-
-fn impulse_body(model: &Model, state: &BodyState, frozen: &[bool], b: usize) -> ImpulseBody {
-    let body = &model.bodies[b];
-    if body.kind != BodyKind::Free || frozen[b] {
-        return ImpulseBody::STATIC;
-    }
-    let r = state.q.to_rotation_matrix();
-    ImpulseBody {
-        inv_mass: body.inv_mass,
-        inv_inertia_w: r.matrix() * body.inv_inertia * r.matrix().transpose(),
-    }
 }
 
 /// The contact-phase machine of Fig. 2 of 000 with impulses at the centroid of the
@@ -445,39 +399,5 @@ fn contact_wrenches(
             wrench[ba].torque += tau;
             wrench[bb].torque -= tau;
         }
-    }
-}
-
-/// Newton–Euler for free bodies: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω) (the
-/// gyroscopic term), ẋ = v, q̇ = ½ ω ⊗ q.
-/// `bodies` = [`body_mass_props`] at `state`.
-pub(crate) fn derivatives(
-    model: &Model,
-    state: &[BodyState],
-    frozen: &[bool],
-    bodies: &[ImpulseBody],
-    xfrc: &[Wrench],
-    contact: &[Wrench],
-    out: &mut [Deriv],
-) {
-    let g = model.opt.gravity;
-    for (b, body) in model.bodies.iter().enumerate() {
-        if body.kind != BodyKind::Free || frozen[b] {
-            out[b] = Deriv::default();
-            continue;
-        }
-        let s = &state[b];
-        let force = xfrc[b].force + contact[b].force;
-        let torque = xfrc[b].torque + contact[b].torque;
-        let r = s.q.to_rotation_matrix();
-        let rm = r.matrix();
-        let i_w = rm * body.inertia * rm.transpose();
-        let i_w_inv = bodies[b].inv_inertia_w;
-        out[b] = Deriv {
-            dx: s.v,
-            dq: integrator::quat_rate(s),
-            dv: force * body.inv_mass + g,
-            dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
-        };
     }
 }

@@ -1,0 +1,126 @@
+//! Shared pieces of the force-model steppers (penalty, Hunt–Crossley): Newton–Euler
+//! for free bodies, world-frame inverse mass properties, energies, contact reports.
+
+use crate::collision::ContactSet;
+use crate::contact::impulse::ImpulseBody;
+use crate::data::{BodyState, Deriv, StepStats};
+use crate::math::Wrench;
+use crate::model::{BodyKind, Model};
+
+use super::integrator;
+
+/// Inverse mass and world-frame inverse inertia of body `b` at `state` (zero for a
+/// static or frozen body).
+#[inline]
+pub(crate) fn impulse_body(
+    model: &Model,
+    state: &BodyState,
+    frozen: &[bool],
+    b: usize,
+) -> ImpulseBody {
+    let body = &model.bodies[b];
+    if body.kind != BodyKind::Free || frozen[b] {
+        return ImpulseBody::STATIC;
+    }
+    let r = state.q.to_rotation_matrix();
+    ImpulseBody {
+        inv_mass: body.inv_mass,
+        inv_inertia_w: r.matrix() * body.inv_inertia * r.matrix().transpose(),
+    }
+}
+
+/// [`impulse_body`] of every body at `state`, once per force evaluation.
+pub(crate) fn body_mass_props(
+    model: &Model,
+    state: &[BodyState],
+    frozen: &[bool],
+    out: &mut Vec<ImpulseBody>,
+) {
+    out.clear();
+    out.extend(
+        state
+            .iter()
+            .enumerate()
+            .map(|(b, st)| impulse_body(model, st, frozen, b)),
+    );
+}
+
+/// Newton–Euler for free bodies: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω) (the
+/// gyroscopic term), ẋ = v, q̇ = ½ ω ⊗ q. `bodies`: [`body_mass_props`] at `state` if
+/// the caller has them (else the inverse inertias are computed here, identically).
+pub(crate) fn derivatives(
+    model: &Model,
+    state: &[BodyState],
+    frozen: &[bool],
+    bodies: Option<&[ImpulseBody]>,
+    xfrc: &[Wrench],
+    contact: &[Wrench],
+    out: &mut [Deriv],
+) {
+    let g = model.opt.gravity;
+    for (b, body) in model.bodies.iter().enumerate() {
+        if body.kind != BodyKind::Free || frozen[b] {
+            out[b] = Deriv::default();
+            continue;
+        }
+        let s = &state[b];
+        let force = xfrc[b].force + contact[b].force;
+        let torque = xfrc[b].torque + contact[b].torque;
+        let r = s.q.to_rotation_matrix();
+        let rm = r.matrix();
+        let i_w = rm * body.inertia * rm.transpose();
+        let i_w_inv = match bodies {
+            Some(bs) => bs[b].inv_inertia_w,
+            None => rm * body.inv_inertia * rm.transpose(),
+        };
+        out[b] = Deriv {
+            dx: s.v,
+            dq: integrator::quat_rate(s),
+            dv: force * body.inv_mass + g,
+            dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
+        };
+    }
+}
+
+/// Kinetic energy of the moving bodies (free and not frozen) at `state`, J.
+pub fn kinetic_energy(model: &Model, state: &[BodyState], frozen: &[bool]) -> f64 {
+    let mut e = 0.0;
+    for (b, (body, s)) in model.bodies.iter().zip(state).enumerate() {
+        if body.kind == BodyKind::Free && !frozen[b] {
+            let r = s.q.to_rotation_matrix();
+            let i_w = r.matrix() * body.inertia * r.matrix().transpose();
+            e += 0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
+        }
+    }
+    e
+}
+
+/// Gravitational potential energy of the moving bodies relative to the origin, J.
+pub fn potential_energy(model: &Model, state: &[BodyState], frozen: &[bool]) -> f64 {
+    let g = model.opt.gravity;
+    let mut e = 0.0;
+    for (b, (body, s)) in model.bodies.iter().zip(state).enumerate() {
+        if body.kind == BodyKind::Free && !frozen[b] {
+            e -= body.mass * g.dot(&s.x);
+        }
+    }
+    e
+}
+
+/// Contact counts and penetration statistics of a collision pass.
+pub(crate) fn report_contacts(set: &ContactSet, stats: &mut StepStats) {
+    stats.contact_pairs = set.manifolds.len();
+    stats.contact_points = set.points.len();
+    let (mut max, mut sum) = (0.0f64, 0.0);
+    for m in &set.manifolds {
+        let d = m.max_depth(set);
+        max = max.max(d);
+        sum += d;
+    }
+    stats.max_penetration = max;
+    stats.mean_penetration = if set.manifolds.is_empty() {
+        0.0
+    } else {
+        sum / set.manifolds.len() as f64
+    };
+}
