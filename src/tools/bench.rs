@@ -259,12 +259,17 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     let stage0 = data.stats.stage_ns_total;
     let (mut cpu_us, mut wall_us, mut oncpu) = (Vec::new(), Vec::new(), Vec::new());
     let (mut pairs_sum, mut points_sum) = (0usize, 0usize);
+    // Sub-steps per tick of the adaptive Hunt–Crossley stepper (1 for the others).
+    let (mut substeps_sum, mut substeps_max) = (0u64, 0u32);
     for _ in 0..reps {
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
             crate::step(&model, &mut data);
             pairs_sum += data.stats.contact_pairs;
             points_sum += data.stats.contact_points;
+            let sub = data.stats.substeps.max(1);
+            substeps_sum += u64::from(sub);
+            substeps_max = substeps_max.max(sub);
         }
         let wall = t0.elapsed().as_secs_f64();
         let cpu = thread_cpu_s() - c0;
@@ -312,6 +317,10 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
         "contacts_mean": {
             "contact_pairs": pairs_sum as f64 / timed,
             "contact_points": points_sum as f64 / timed,
+        },
+        "substeps_per_tick": {
+            "mean": substeps_sum as f64 / timed,
+            "max": substeps_max,
         },
         "end": {
             "time_s": data.time,
