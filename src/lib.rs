@@ -8,6 +8,7 @@
 pub mod collision;
 pub mod contact;
 pub mod data;
+pub mod dynamics;
 pub mod experiments;
 pub mod math;
 pub mod model;
@@ -21,3 +22,4 @@ pub use pipeline::step;
 pub mod config;
 pub mod runtime;
 pub mod server;
+pub mod solver;

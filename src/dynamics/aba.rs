@@ -1,0 +1,93 @@
+//! Articulated-body algorithm: forward dynamics `q̈ = FD(q, q̇, τ, f_ext)` in
+//! `O(n)` (Featherstone Table 7.1, eqs. (A1)–(A8) of [`crate::dynamics`]).
+
+use super::kinematics::update_xup;
+use super::spatial::MotionVec;
+use super::tree::{coord, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs};
+
+/// Joint accelerations at `(q, q̇)` under `τ`, gravity, external forces and
+/// damping; result in `data.qdd`. No allocation. Fails (never panics) with
+/// [`DynamicsError::SingularJoint`] if some `d[i]` is not positive.
+pub fn aba(
+    model: &ArticulatedModel,
+    data: &mut ArticulatedData,
+    q: &[f64],
+    qd: &[f64],
+    tau: &[f64],
+    ext: &ExtInputs<'_>,
+) -> Result<(), DynamicsError> {
+    model.check_len("q", q.len())?;
+    model.check_len("qd", qd.len())?;
+    model.check_len("tau", tau.len())?;
+    ext.check(model)?;
+    let n = model.num_links();
+    update_xup(model, data, q);
+
+    // pass 1: velocities, bias accelerations, rigid inertias and bias forces
+    for i in 0..n {
+        let vj = data.s[i].scale(coord(model.v_index()[i], qd));
+        match model.parent()[i] {
+            Some(p) => {
+                // (A1) v_i = xup v_p + vJ; (A2) c_i = v_i ×ₘ vJ
+                data.v[i] = data.xup[i].apply_motion(&data.v[p]) + vj;
+                data.c[i] = data.v[i].cross_motion(&vj);
+            }
+            None => {
+                data.v[i] = vj;
+                data.c[i] = MotionVec::zero();
+            }
+        }
+        // (A3) Iᴬ_i = I_i; pᴬ_i = v_i ×f I_i v_i − f_ext_i
+        let inertia = &model.inertia()[i];
+        data.ia[i] = inertia.to_articulated();
+        let h = inertia * &data.v[i];
+        data.pa[i] = data.v[i].cross_force(&h) - ext.f_ext(i);
+    }
+
+    // pass 2: articulated inertias and bias forces, leaves to root
+    for i in (0..n).rev() {
+        let mut ia = data.ia[i];
+        let mut pa = data.pa[i] + data.ia[i].mul_motion(&data.c[i]);
+        if let Some(k) = model.v_index()[i] {
+            // (A4) U = Iᴬ s; d = sᵀ U; u = τ − b q̇ − sᵀ pᴬ
+            let big_u = data.ia[i].mul_motion(&data.s[i]);
+            let d = data.s[i].dot(&big_u);
+            if !(d.is_finite() && d > 0.0) {
+                return Err(DynamicsError::SingularJoint { link: i, d });
+            }
+            let u = tau[k] - ext.damping_torque(k, qd[k]) - data.s[i].dot(&data.pa[i]);
+            data.big_u[i] = big_u;
+            data.d[i] = d;
+            data.u[i] = u;
+            // (A5) Iᵃ = Iᴬ − U Uᵀ/d; pᵃ = pᴬ + Iᵃ c + U u/d
+            ia.0 -= big_u.outer() / d;
+            pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
+        }
+        if let Some(p) = model.parent()[i] {
+            // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ
+            let ia_p = ia.inv_transform(&data.xup[i]);
+            data.ia[p].0 += ia_p.0;
+            let pa_p = data.xup[i].inv_apply_force(&pa);
+            data.pa[p] += pa_p;
+        }
+    }
+
+    // pass 3: accelerations, root to leaves
+    let a0 = model.base_acceleration();
+    for i in 0..n {
+        // (A7) a' = xup a_p + c
+        let a_parent = match model.parent()[i] {
+            Some(p) => data.a[p],
+            None => a0,
+        };
+        let mut a = data.xup[i].apply_motion(&a_parent) + data.c[i];
+        if let Some(k) = model.v_index()[i] {
+            // (A8) q̈ = (u − Uᵀ a')/d; a = a' + s q̈
+            let qdd = (data.u[i] - data.big_u[i].dot(&a)) / data.d[i];
+            data.qdd[k] = qdd;
+            a += data.s[i].scale(qdd);
+        }
+        data.a[i] = a;
+    }
+    Ok(())
+}

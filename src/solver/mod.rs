@@ -1,0 +1,24 @@
+//! Numerical solvers for the contact subproblems.
+//!
+//! Every solver separates Problem, Params, Results and Stats (Drake `SapSolver`,
+//! `UnrevisedLemkeSolver`): `solve(&problem, guess, &mut results) -> Status`.
+//!
+//! - [`lcp`]: the linear complementarity problem `LCP(M, q)`: find `z` with
+//!   `z ≥ 0`, `w = M z + q ≥ 0`, `zᵀ w = 0`; validation and residual helpers.
+//! - [`lemke`]: Lemke's complementary pivoting method (direct, exact up to
+//!   round-off; P-matrices and copositive-plus feasible LCPs).
+//! - [`pgs`]: projected Gauss–Seidel / SOR (iterative; symmetric positive definite
+//!   `M`), with a boxed variant for friction rows `|z_t| ≤ μ z_n`.
+//!
+//! The LCP they target is the Stewart–Trinkle time-stepping subproblem, eqs.
+//! (8)–(9) of `003_668e561ceb3412ed`: after eliminating `ν_{ℓ+1}` from the first row
+//! of eq. (8), `ρ_n = G_nᵀ M⁻¹ G_n p_n + q` with `0 ≤ ρ_n ⊥ p_n ≥ 0` (eq. (9)), i.e.
+//! `LCP(G_nᵀ M⁻¹ G_n, q)` whose matrix is symmetric positive semi-definite.
+
+pub mod lcp;
+pub mod lemke;
+pub mod pgs;
+
+pub use lcp::{LcpError, LcpProblem};
+pub use lemke::{LemkeParams, LemkeResults, LemkeSolver, LemkeStats, LemkeStatus};
+pub use pgs::{BoxBounds, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus};
