@@ -3,28 +3,10 @@
 
 use rtphys::collision::{collide_pair, pair_supported, ContactSet, NarrowScratch, Shape};
 use rtphys::math::{Pose, SplitMix64, Vec3};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 #[test]
 fn warmed_up_narrow_phase_does_not_allocate() {
@@ -71,10 +53,10 @@ fn warmed_up_narrow_phase_does_not_allocate() {
     };
     let contacts = step(&mut out, &mut scratch);
     assert!(contacts > 20, "pile too sparse: {contacts} contacts");
-    let before = ALLOCS.load(Ordering::Relaxed);
+    alloc_counter::start();
     for _ in 0..1000 {
         step(&mut out, &mut scratch);
     }
-    let n = ALLOCS.load(Ordering::Relaxed) - before;
+    let n = alloc_counter::stop();
     assert_eq!(n, 0, "{n} allocations in 1,000 warmed-up passes");
 }

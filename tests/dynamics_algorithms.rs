@@ -8,35 +8,10 @@ use rtphys::dynamics::{
     aba, crba, energy, rnea, ArticulatedData, ArticulatedModel, ArticulatedModelBuilder,
     DynamicsError, ExtInputs, ForceVec, Joint, MotionVec, SpatialInertia, SpatialTransform,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-// ---------------------------------------------------------------------------
-// allocation counter (per thread, so parallel tests do not disturb each other)
-
-struct CountingAlloc;
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
 #[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
-
-fn allocs() -> usize {
-    ALLOCS.with(|c| c.get())
-}
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -727,7 +702,7 @@ fn algorithms_do_not_allocate() {
         f_ext: Some(&f_ext),
         damping: Some(&damping),
     };
-    let before = allocs();
+    alloc_counter::start();
     for _ in 0..1000 {
         rnea(&model, &mut data, &q, &qd, &qdd, &ext).expect("rnea");
         aba(&model, &mut data, &q, &qd, &qdd, &ext).expect("aba");
@@ -735,7 +710,7 @@ fn algorithms_do_not_allocate() {
         energy(&model, &mut data, &q, &qd).expect("energy");
     }
     assert_eq!(
-        allocs() - before,
+        alloc_counter::stop(),
         0,
         "allocations in 1000 rnea+aba+crba+energy calls"
     );

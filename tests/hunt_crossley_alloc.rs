@@ -4,33 +4,10 @@
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
 use rtphys::{step, Data};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-struct Counting;
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 #[test]
 fn hunt_crossley_pile_steps_without_allocating() {
@@ -44,14 +21,12 @@ fn hunt_crossley_pile_steps_without_allocating() {
         for _ in 0..2000 {
             step(&model, &mut data);
         }
-        ALLOCS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
+        alloc_counter::start();
         let s0 = data.stats.substeps_total;
         for _ in 0..1000 {
             step(&model, &mut data);
         }
-        COUNTING.store(false, Ordering::SeqCst);
-        let n = ALLOCS.load(Ordering::SeqCst);
+        let n = alloc_counter::stop();
         println!(
             "{integrator}: {} sub-steps per tick, {} contact pairs",
             (data.stats.substeps_total - s0) as f64 / 1000.0,

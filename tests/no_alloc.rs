@@ -4,33 +4,10 @@
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::load_scene_str;
 use rtphys::{step, Data};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-struct Counting;
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 #[test]
 fn pile_steps_without_allocating() {
@@ -44,17 +21,32 @@ fn pile_steps_without_allocating() {
         for _ in 0..3000 {
             step(&model, &mut data);
         }
-        ALLOCS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
+        alloc_counter::start();
         for _ in 0..1000 {
             step(&model, &mut data);
         }
-        COUNTING.store(false, Ordering::SeqCst);
-        let n = ALLOCS.load(Ordering::SeqCst);
+        let n = alloc_counter::stop();
         assert!(data.stats.contact_pairs > 10, "pile has no contacts");
         assert_eq!(
             n, 0,
             "{kind:?}/{integrator}: {n} allocations in 1,000 warmed-up steps"
         );
     }
+}
+
+/// The counter sees allocations (so the zero counts above mean something), and only
+/// this thread's.
+#[test]
+fn counter_counts_this_threads_allocations() {
+    let (v, n) = alloc_counter::count(|| Vec::<u64>::with_capacity(16));
+    assert!(n >= 1 && v.capacity() >= 16, "{n} allocations counted");
+    let (_, n) = alloc_counter::count(|| {
+        std::thread::spawn(|| vec![0u8; 64].len())
+            .join()
+            .map_or(0, |l| l)
+    });
+    // Spawning allocates on this thread; the 64-byte vector on the other does not count.
+    assert!(n >= 1);
+    let (_, n) = alloc_counter::count(|| 1 + 1);
+    assert_eq!(n, 0);
 }

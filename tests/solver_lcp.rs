@@ -7,48 +7,13 @@ use rtphys::solver::{
     BoxBounds, FrictionCoupling, LcpProblem, LemkeParams, LemkeResults, LemkeSolver, LemkeStatus,
     PgsParams, PgsResults, PgsSolver, PgsStatus,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-// ---- a per-thread counting allocator (tests run in parallel threads) ----
-
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_alloc() {
-    let on = COUNTING.try_with(|c| c.get()).unwrap_or(false);
-    if on {
-        let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        note_alloc();
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        note_alloc();
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 fn count_allocs(f: impl FnOnce()) -> usize {
-    ALLOCS.with(|a| a.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCS.with(|a| a.get())
+    alloc_counter::count(f).1
 }
 
 // ---- helpers ----

@@ -1,0 +1,68 @@
+//! A counting global allocator for the allocation tests: counts the heap allocations
+//! (and reallocations) made *by the current thread* inside [`count`], so that other
+//! test threads of the same binary cannot disturb the count. Each test binary that
+//! uses it declares
+//!
+//! ```ignore
+//! #[path = "common/alloc_counter.rs"]
+//! mod alloc_counter;
+//! #[global_allocator]
+//! static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+//! ```
+#![allow(dead_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+pub struct Counting;
+
+thread_local! {
+    static ON: Cell<bool> = const { Cell::new(false) };
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+#[inline]
+fn note() {
+    if ON.try_with(|c| c.get()).unwrap_or(false) {
+        let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
+    }
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+/// Run `f` and return its result with the number of allocations it made on this thread.
+pub fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    ALLOCS.with(|a| a.set(0));
+    ON.with(|c| c.set(true));
+    let r = f();
+    ON.with(|c| c.set(false));
+    (r, ALLOCS.with(|a| a.get()))
+}
+
+/// Start counting this thread's allocations (from zero).
+pub fn start() {
+    ALLOCS.with(|a| a.set(0));
+    ON.with(|c| c.set(true));
+}
+
+/// Stop counting and return the number of allocations since [`start`].
+pub fn stop() -> usize {
+    ON.with(|c| c.set(false));
+    ALLOCS.with(|a| a.get())
+}
