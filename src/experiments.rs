@@ -103,63 +103,41 @@ pub fn pile_scene(kind: PileKind, n: usize, seed: u64) -> String {
             z0 + layer_dz * layer as f64,
         );
         let q = rng.rotation();
-        let (shape, mass) = match (kind, i % 3) {
-            (PileKind::Paper, 0) => {
-                let half = Vec3::new(
-                    rng.uniform(0.06, 0.15),
-                    rng.uniform(0.06, 0.15),
-                    rng.uniform(0.06, 0.15),
-                );
-                (
-                    format!("{{ type = \"box\", half_extents = {} }}", fmt3(half)),
-                    None,
-                )
-            }
-            (PileKind::Paper, 1) => (
-                format!(
-                    "{{ type = \"cylinder\", radius = {:?}, half_length = {:?} }}",
-                    rng.uniform(0.06, 0.12),
-                    rng.uniform(0.06, 0.15)
-                ),
-                None,
+        // Random draws in a fixed order (shape sizes, then the paper pile's mass), so a
+        // seed always gives the same scene.
+        let mut half = |lo: f64, hi: f64| {
+            let h = Vec3::new(
+                rng.uniform(lo, hi),
+                rng.uniform(lo, hi),
+                rng.uniform(lo, hi),
+            );
+            format!("{{ type = \"box\", half_extents = {} }}", fmt3(h))
+        };
+        let shape = match (kind, i % 3) {
+            (PileKind::Paper, 0) => half(0.06, 0.15),
+            (PileKind::Bench, 0) => half(0.03, 0.055),
+            (PileKind::Paper, 1) => format!(
+                "{{ type = \"cylinder\", radius = {:?}, half_length = {:?} }}",
+                rng.uniform(0.06, 0.12),
+                rng.uniform(0.06, 0.15)
             ),
-            (PileKind::Paper, _) => (
-                format!(
-                    "{{ type = \"sphere\", radius = {:?} }}",
-                    rng.uniform(0.07, 0.15)
-                ),
-                None,
+            (PileKind::Paper, _) => format!(
+                "{{ type = \"sphere\", radius = {:?} }}",
+                rng.uniform(0.07, 0.15)
             ),
-            (PileKind::Bench, 0) => {
-                let half = Vec3::new(
-                    rng.uniform(0.03, 0.055),
-                    rng.uniform(0.03, 0.055),
-                    rng.uniform(0.03, 0.055),
-                );
-                (
-                    format!("{{ type = \"box\", half_extents = {} }}", fmt3(half)),
-                    Some(()),
-                )
-            }
-            (PileKind::Bench, 1) => (
-                format!(
-                    "{{ type = \"sphere\", radius = {:?} }}",
-                    rng.uniform(0.035, 0.055)
-                ),
-                Some(()),
+            (PileKind::Bench, 1) => format!(
+                "{{ type = \"sphere\", radius = {:?} }}",
+                rng.uniform(0.035, 0.055)
             ),
-            (PileKind::Bench, _) => (
-                format!(
-                    "{{ type = \"capsule\", radius = {:?}, half_length = {:?} }}",
-                    rng.uniform(0.025, 0.035),
-                    rng.uniform(0.03, 0.05)
-                ),
-                Some(()),
+            (PileKind::Bench, _) => format!(
+                "{{ type = \"capsule\", radius = {:?}, half_length = {:?} }}",
+                rng.uniform(0.025, 0.035),
+                rng.uniform(0.03, 0.05)
             ),
         };
-        let mass_line = match (kind, mass) {
-            (PileKind::Paper, _) => format!("mass = {:?}", 100.0 - rng.uniform(0.0, 99.5)),
-            (PileKind::Bench, _) => "density = 1000.0".to_string(),
+        let mass_line = match kind {
+            PileKind::Paper => format!("mass = {:?}", 100.0 - rng.uniform(0.0, 99.5)),
+            PileKind::Bench => "density = 1000.0".to_string(),
         };
         let qc = q.quaternion();
         let _ = writeln!(

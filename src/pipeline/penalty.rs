@@ -278,13 +278,13 @@ fn resolve_impacts(
             let (mut c, mut nc) = (Vec3::zeros(), 0.0);
             let (mut c_in, mut n_in) = (Vec3::zeros(), 0.0);
             let mut any_sep = false;
-            let pts = pf.iter().map(|f| f.point as usize);
-            let pts: &mut dyn Iterator<Item = usize> = if pf.is_empty() {
-                &mut std::iter::once(ctx.deepest)
-            } else {
-                &mut pts.into_iter()
-            };
-            for i in pts {
+            if pf.is_empty() {
+                pf.push(PointForce {
+                    point: ctx.deepest as u32,
+                    f_n: 0.0,
+                });
+            }
+            for i in pf.iter().map(|f| f.point as usize) {
                 let x = ctx.points[i].p_w;
                 c += x;
                 nc += 1.0;

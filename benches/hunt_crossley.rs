@@ -1,8 +1,9 @@
 //! Cost of the Hunt–Crossley method on the reference scenes (box, 5-stack, 20-pile):
 //! µs per tick and mean sub-steps per tick, beside 000's multi-point penalty method.
-//! Run: `cargo test --release --test hunt_crossley_bench -- --ignored --nocapture`
-//! (wall clock; `rtphys bench --method hunt_crossley` gives on-CPU figures).
+//! Run: `cargo bench --bench hunt_crossley` (wall clock, markdown table on stdout;
+//! `rtphys bench --method hunt_crossley` gives on-CPU figures of the shipped scenes).
 
+#[path = "../tests/common/mod.rs"]
 mod common;
 use common as common_scene;
 
@@ -38,9 +39,7 @@ fn scenes() -> Vec<(&'static str, Model, f64)> {
     ]
 }
 
-#[test]
-#[ignore]
-fn cost_per_tick() {
+fn main() {
     println!("| scene | method | µs per tick (median of 5 × 1 s) | sub-steps per tick | settled KE (J) |");
     println!("|---|---|---|---|---|");
     for (name, model, settle) in scenes() {
