@@ -496,3 +496,183 @@ impl super::Model {
         format!("{}/{}", r.name, n)
     }
 }
+
+/// How a robot's root link is attached to the world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Base {
+    /// Welded to the world at this pose of the root link frame.
+    Fixed(Pose),
+    /// A floating joint (6 DoF) whose initial configuration puts the root link frame
+    /// at this pose.
+    Floating(Pose),
+}
+
+/// Spatial transform `ᶜX_p` of a child frame placed at pose `x` in its parent:
+/// E = Rᵀ (parent → child coordinates), r = the child origin in the parent.
+pub fn transform_of_pose(x: &Pose) -> crate::dynamics::SpatialTransform {
+    crate::dynamics::SpatialTransform::new(
+        x.rotation.to_rotation_matrix().matrix().transpose(),
+        x.translation.vector,
+    )
+}
+
+impl RobotSpec {
+    /// A robot from a checked description: links attached by fixed joints are merged
+    /// into their parents (their names become frames), the root is fixed or floating
+    /// per `base`, every collision shape gets `materials[collision name]`, else
+    /// `materials[link name]`, else `material`, the joints start at
+    /// zero (the floating base at its pose). Errors say which link or joint is at
+    /// fault.
+    pub fn from_description(
+        desc: &crate::robot::RobotDescription,
+        name: &str,
+        base: Base,
+        gravity: Vec3,
+        material: Material,
+        materials: &std::collections::BTreeMap<String, Material>,
+    ) -> Result<RobotSpec, String> {
+        use crate::dynamics::{ArticulatedModelBuilder, SpatialInertia};
+        use crate::robot::JointKind;
+        let d = desc.lump_fixed();
+        let inertia_of = |l: &crate::robot::LinkDesc| {
+            l.inertial
+                .map(|i| SpatialInertia::new(i.mass, i.com(), i.inertia_in_link_axes()))
+        };
+        let root = d
+            .links
+            .first()
+            .ok_or_else(|| "the robot has no links".to_string())?;
+        let mut b = ArticulatedModelBuilder::new().gravity(gravity);
+        let (root_joint, root_name) = match base {
+            Base::Fixed(x) => {
+                // A welded root never moves: its mass only has to be valid.
+                let i = inertia_of(root).unwrap_or_else(|| {
+                    SpatialInertia::new(1.0, Vec3::zeros(), Mat3::identity() * 1e-3)
+                });
+                b.add_link(None, Joint::Fixed, transform_of_pose(&x), i);
+                (JointSpec::named("world_joint"), root.name.clone())
+            }
+            Base::Floating(_) => {
+                let i = inertia_of(root).ok_or_else(|| {
+                    format!(
+                        "root link '{}' has no <inertial>: a floating base needs mass",
+                        root.name
+                    )
+                })?;
+                b.add_link(
+                    None,
+                    Joint::Floating,
+                    crate::dynamics::SpatialTransform::identity(),
+                    i,
+                );
+                (JointSpec::named("floating_base"), root.name.clone())
+            }
+        };
+        let mut joints = vec![root_joint];
+        for j in &d.joints {
+            let child = &d.links[j.child];
+            let axis = nalgebra::Unit::try_new(j.axis, 1e-12)
+                .ok_or_else(|| format!("joint '{}': zero axis", j.name))?;
+            let joint = match j.kind {
+                JointKind::Revolute | JointKind::Continuous => Joint::Revolute(axis),
+                JointKind::Prismatic => Joint::Prismatic(axis),
+                JointKind::Fixed => Joint::Fixed,
+                JointKind::Floating => {
+                    return Err(format!(
+                        "joint '{}': a floating joint between two links is not supported \
+                         (make the root floating with base = \"floating\")",
+                        j.name
+                    ))
+                }
+            };
+            let inertia = inertia_of(child).ok_or_else(|| {
+                format!(
+                    "link '{}' has no <inertial> but joint '{}' moves it",
+                    child.name, j.name
+                )
+            })?;
+            b.add_link(Some(j.parent), joint, transform_of_pose(&j.origin), inertia);
+            let mut js = JointSpec::named(&j.name);
+            js.damping = j.damping;
+            js.friction = j.friction;
+            if let Some(l) = &j.limit {
+                if j.kind != JointKind::Continuous {
+                    js.lower = l.lower;
+                    js.upper = l.upper;
+                }
+                js.effort = l.effort;
+                js.velocity = l.velocity;
+            }
+            joints.push(js);
+        }
+        let tree = b.finalize().map_err(|e| {
+            // The tree numbers links as the description does.
+            format!("{e} (link 0 = '{}')", root_name)
+        })?;
+        let links = d
+            .links
+            .iter()
+            .map(|l| LinkSpec {
+                name: l.name.clone(),
+                geoms: l
+                    .collisions
+                    .iter()
+                    .map(|c| {
+                        let m = c
+                            .name
+                            .as_ref()
+                            .and_then(|n| materials.get(n))
+                            .or_else(|| materials.get(&l.name))
+                            .copied()
+                            .unwrap_or(material);
+                        (c.shape.clone(), c.origin, m)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let frames = d
+            .frames
+            .iter()
+            .map(|f| FrameSpec {
+                name: f.name.clone(),
+                link: f.link,
+                pose: f.pose,
+            })
+            .collect();
+        let mut q0 = crate::dynamics::neutral_configuration(&tree);
+        if let Base::Floating(x) = base {
+            let (p, r) = (x.translation.vector, x.rotation);
+            q0[..7].copy_from_slice(&[p.x, p.y, p.z, r.w, r.i, r.j, r.k]);
+        }
+        let v0 = vec![0.0; tree.nv()];
+        Ok(RobotSpec {
+            name: name.to_string(),
+            tree,
+            links,
+            joints,
+            frames,
+            q0,
+            v0,
+            servos: Vec::new(),
+            ft_sensors: Vec::new(),
+            imus: Vec::new(),
+            self_collision: false,
+        })
+    }
+
+    /// Set the initial position of a named joint.
+    pub fn set_joint_position(&mut self, joint: &str, q: f64) -> Result<(), String> {
+        let i = self
+            .joints
+            .iter()
+            .position(|j| j.name == joint)
+            .ok_or_else(|| format!("no joint named '{joint}'"))?;
+        match (self.tree.joint()[i].nv(), self.tree.q_index()[i]) {
+            (1, Some(k)) => {
+                self.q0[k] = q;
+                Ok(())
+            }
+            _ => Err(format!("joint '{joint}' has no single coordinate")),
+        }
+    }
+}
