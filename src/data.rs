@@ -182,8 +182,11 @@ pub struct RobotData {
     pub(crate) ad: crate::dynamics::ArticulatedData,
     /// External spatial force on each link (link frame).
     pub(crate) f_ext: Vec<crate::dynamics::ForceVec>,
-    /// Generalized force of one evaluation (len nv).
+    /// Generalized force of one evaluation (len nv), its implicit diagonal
+    /// (armature for ABA) and the actuators' share of that diagonal.
     pub(crate) tau: Vec<f64>,
+    pub(crate) armature: Vec<f64>,
+    pub(crate) arm_act: Vec<f64>,
 }
 
 impl RobotData {
@@ -197,6 +200,8 @@ impl RobotData {
             ad: crate::dynamics::ArticulatedData::new(&r.tree),
             f_ext: vec![Default::default(); n],
             tau: vec![0.0; r.nv()],
+            armature: vec![0.0; r.nv()],
+            arm_act: vec![0.0; r.nv()],
         }
     }
 }
@@ -405,9 +410,14 @@ impl Data {
             self.qpos[r.q_offset..r.q_offset + r.nq()].copy_from_slice(&r.q0);
             self.qvel[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&r.v0);
             rd.frozen = false;
-            rd.servo
-                .iter_mut()
-                .for_each(|s| *s = ServoTarget::default());
+            for (t, s) in rd.servo.iter_mut().zip(&r.servos) {
+                *t = ServoTarget {
+                    enabled: s.enabled,
+                    position: r.q0[r.joints[s.joint].qi],
+                    velocity: 0.0,
+                    torque: 0.0,
+                };
+            }
             rd.ft.iter_mut().for_each(|f| *f = Default::default());
             rd.imu.iter_mut().for_each(|i| *i = ImuReading::default());
         }

@@ -517,6 +517,7 @@ fn check_aba_inverts_rnea(model: &ArticulatedModel, rng: &mut Rng, samples: usiz
             ExtInputs {
                 f_ext: Some(&f_ext),
                 damping: Some(&damping),
+                armature: None,
             }
         } else {
             ExtInputs::default()
@@ -979,6 +980,7 @@ fn joint_wrenches_match_rnea() {
             let ext = ExtInputs {
                 f_ext: Some(&f_ext),
                 damping: Some(&damping),
+                armature: None,
             };
             aba(&model, &mut data, &q, &qd, &tau, &ext).expect("aba");
             joint_wrenches(&model, &mut data, &ext).expect("wrenches");
@@ -1077,6 +1079,7 @@ fn floating_algorithms_do_not_allocate() {
     let ext = ExtInputs {
         f_ext: Some(&f_ext),
         damping: Some(&damping),
+        armature: None,
     };
     let mut jac = Matrix6xX::zeros(nv);
     let mut b = vec![0.0; nv];

@@ -62,9 +62,9 @@ pub fn aba(
             // with S = 1₆, Iᵃ = Iᴬ − Iᴬ (Iᴬ)⁻¹ Iᴬ = 0 anyway (eq. (F4))
             (Joint::Floating, _) => continue,
             (_, Some(k)) => {
-                // (A4) U = Iᴬ s; d = sᵀ U; u = τ − b q̇ − sᵀ pᴬ
+                // (A4) U = Iᴬ s; d = sᵀ U (+ armature); u = τ − b q̇ − sᵀ pᴬ
                 let big_u = data.ia[i].mul_motion(&data.s[i]);
-                let d = data.s[i].dot(&big_u);
+                let d = data.s[i].dot(&big_u) + ext.armature(k);
                 if !(d.is_finite() && d > 0.0) {
                     return Err(DynamicsError::SingularJoint { link: i, d });
                 }

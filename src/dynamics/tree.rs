@@ -523,6 +523,13 @@ pub struct ExtInputs<'a> {
     /// nv); the generalized force `−b_k q̇_k` acts alongside `τ` (for a
     /// floating joint it damps the body-coordinate twist).
     pub damping: Option<&'a [f64]>,
+    /// Extra joint-space inertia `a_k ≥ 0` on the diagonal per one-DoF
+    /// coordinate (len = nv; ignored for a floating joint): ABA solves
+    /// `(H + diag(a)) q̈ = τ − C`. With `a_k = h k_d + h² k_p` it makes a joint's
+    /// PD law implicit in q̈ (the stable-PD form τ = k_p (q* − q − h q̇) +
+    /// k_d (q̇* − q̇ − h q̈)), which keeps stiff servos and dampers on light
+    /// links stable under explicit integration.
+    pub armature: Option<&'a [f64]>,
 }
 
 impl ExtInputs<'_> {
@@ -539,6 +546,9 @@ impl ExtInputs<'_> {
         if let Some(b) = self.damping {
             model.check_len("damping", b.len())?;
         }
+        if let Some(a) = self.armature {
+            model.check_len("armature", a.len())?;
+        }
         Ok(())
     }
 
@@ -547,6 +557,11 @@ impl ExtInputs<'_> {
         self.f_ext
             .and_then(|f| f.get(i).copied())
             .unwrap_or_default()
+    }
+
+    /// Armature `a_k` of coordinate `k` (zero if none given).
+    pub(crate) fn armature(&self, k: usize) -> f64 {
+        self.armature.and_then(|a| a.get(k).copied()).unwrap_or(0.0)
     }
 
     /// Damping torque `b_k q̇_k` for coordinate `k` (zero if none given).

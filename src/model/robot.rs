@@ -76,6 +76,8 @@ pub struct ServoSpec {
     pub kp: f64,
     pub kd: f64,
     pub max_torque: f64,
+    /// Active from the start, holding the initial position.
+    pub enabled: bool,
 }
 
 /// Everything needed to add one robot to a world ([`super::ModelBuilder::add_robot`]).
@@ -141,6 +143,8 @@ pub struct Servo {
     pub kp: f64,
     pub kd: f64,
     pub max_torque: f64,
+    /// Active from the start (set-point: the joint's initial position).
+    pub enabled: bool,
 }
 
 /// A sensor attached to a link or joint.
@@ -373,6 +377,7 @@ pub(crate) fn freeze(
             kp: s.kp,
             kd: s.kd,
             max_torque: s.max_torque,
+            enabled: s.enabled,
         });
     }
     let mut ft_sensors = Vec::new();

@@ -44,6 +44,7 @@
 //! kp = 400.0                       # N·m/rad
 //! kd = 40.0                        # N·m·s/rad
 //! max_torque = 87.0                # N·m (the joint's effort limit applies too)
+//! enabled = true                   # hold the initial position from the start
 //! ```
 
 use super::{
@@ -132,6 +133,13 @@ struct ServoToml {
     kd: f64,
     #[serde(default = "infinite")]
     max_torque: f64,
+    /// Hold the initial position from the start (default true).
+    #[serde(default = "yes")]
+    enabled: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn infinite() -> f64 {
@@ -456,7 +464,10 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
                     let n = r.get_ref().name.clone().unwrap_or_default();
                     !n.is_empty() && msg.contains(&format!("robot '{n}'"))
                 })?;
-                Some((format!("robot[{i}]"), Some(line_of(text, scene.robots[i].span().start))))
+                Some((
+                    format!("robot[{i}]"),
+                    Some(line_of(text, scene.robots[i].span().start)),
+                ))
             })
             .unwrap_or_else(|| ("world".into(), None));
         err(&key, line, msg)
@@ -917,16 +928,15 @@ fn robot_spec(
             format!("must be non-empty and without '/', got {name:?}"),
         ));
     }
-    let mut spec =
-        RobotSpec::from_description(
-            &desc,
-            &name,
-            base,
-            gravity,
-            r.material.unwrap_or_default(),
-            &r.materials,
-        )
-            .map_err(|m| ("urdf".to_string(), format!("{}: {m}", path.display())))?;
+    let mut spec = RobotSpec::from_description(
+        &desc,
+        &name,
+        base,
+        gravity,
+        r.material.unwrap_or_default(),
+        &r.materials,
+    )
+    .map_err(|m| ("urdf".to_string(), format!("{}: {m}", path.display())))?;
     for (j, q) in &r.joints {
         if !q.is_finite() {
             return Err((format!("joints.{j}"), format!("must be finite, got {q}")));
@@ -941,13 +951,17 @@ fn robot_spec(
             }
         }
         if !spec.joints.iter().any(|j| j.name == s.joint) {
-            return Err((format!("servo[{k}].joint"), format!("no joint named '{}'", s.joint)));
+            return Err((
+                format!("servo[{k}].joint"),
+                format!("no joint named '{}'", s.joint),
+            ));
         }
         spec.servos.push(ServoSpec {
             joint: s.joint.clone(),
             kp: s.kp,
             kd: s.kd,
             max_torque: s.max_torque,
+            enabled: s.enabled,
         });
     }
     for (k, j) in r.ft_sensors.iter().enumerate() {

@@ -13,8 +13,8 @@
 //! E mapping world to link coordinates and r the link origin in the world; link
 //! spatial velocities `[ω; v]` in link coordinates.
 
-use crate::data::{BodyState, ImuReading, RobotData, ServoTarget};
-use crate::dynamics::{aba, energy, ExtInputs, ForceVec};
+use crate::data::{BodyState, ImuReading, RobotData};
+use crate::dynamics::{aba, energy, joint_wrenches, q_derivative, ExtInputs, ForceVec};
 use crate::math::{Quat, Wrench};
 use crate::model::robot::{RobotJoint, RobotModel};
 use crate::model::Model;
@@ -115,8 +115,11 @@ pub(crate) fn derivatives(
             let torque_o = w.torque + (state[b].x - x.trans).cross(&w.force);
             rd.f_ext[i] = ForceVec::new(x.rot * torque_o, x.rot * w.force);
         }
-        // Joint torques.
+        // Joint torques: actuation and passive terms, each a law τ = τ₀ − a q̈ whose
+        // implicit part a (stable PD: h k_d + h² k_p) goes to ABA as armature.
+        let h = model.opt.dt;
         rd.tau.fill(0.0);
+        rd.armature.fill(0.0);
         let cmd_r = &cmd[r.v_offset..r.v_offset + r.nv()];
         for (ji, j) in r.joints.iter().enumerate() {
             let (qj, vj) = (qr[j.qi], vr[j.vi]);
@@ -124,14 +127,30 @@ pub(crate) fn derivatives(
                 .servos
                 .iter()
                 .zip(&rd.servo)
-                .find(|(s, _)| s.joint == ji)
-                .map_or(0.0, |(s, t)| {
-                    servo_torque(s.kp, s.kd, s.max_torque, t, qj, vj)
-                });
-            let act = (cmd_r[j.vi] + servo).clamp(-j.effort, j.effort);
-            let act = if act.is_finite() { act } else { 0.0 };
-            let pas = passive_torque(j, qj, vj);
+                .find(|(s, t)| s.joint == ji && t.enabled);
+            let (mut act, mut a_act) = (cmd_r[j.vi], 0.0);
+            if let Some((s, t)) = servo {
+                // τ = kp (q* − q − h q̇) + kd (q̇* − q̇ − h q̈) + τ_ff
+                let tau_s = s.kp * (t.position - qj - h * vj) + s.kd * (t.velocity - vj) + t.torque;
+                if tau_s.abs() <= s.max_torque {
+                    act += tau_s;
+                    a_act = h * s.kd + h * h * s.kp;
+                } else {
+                    act += tau_s.clamp(-s.max_torque, s.max_torque);
+                }
+            }
+            if !act.is_finite() {
+                act = 0.0;
+                a_act = 0.0;
+            } else if act.abs() > j.effort {
+                // Saturated: a constant torque, nothing implicit.
+                act = act.clamp(-j.effort, j.effort);
+                a_act = 0.0;
+            }
+            let (pas, a_pas) = passive_torque(j, qj, vj, h);
             rd.tau[j.vi] = act + pas;
+            rd.armature[j.vi] = a_act + a_pas;
+            rd.arm_act[j.vi] = a_act;
             if let Some(rec) = record.as_mut() {
                 rec.actuator[r.v_offset + j.vi] = act;
                 rec.passive[r.v_offset + j.vi] = pas;
@@ -140,11 +159,21 @@ pub(crate) fn derivatives(
         let ext = ExtInputs {
             f_ext: Some(&rd.f_ext),
             damping: None,
+            armature: Some(&rd.armature),
         };
         if aba(&r.tree, &mut rd.ad, qr, vr, &rd.tau, &ext).is_err() {
             kv.fill(f64::NAN);
             kq.fill(0.0);
             continue;
+        }
+        if let Some(rec) = record.as_mut() {
+            // The implicit parts, now that q̈ is known: τ = τ₀ − a q̈.
+            for j in &r.joints {
+                let k = r.v_offset + j.vi;
+                let qdd = rd.ad.qdd[j.vi];
+                rec.actuator[k] -= rd.arm_act[j.vi] * qdd;
+                rec.passive[k] -= (rd.armature[j.vi] - rd.arm_act[j.vi]) * qdd;
+            }
         }
         kv.copy_from_slice(rd.ad.qdd.as_slice());
         configuration_rate(r, qr, vr, kq);
@@ -155,13 +184,14 @@ pub(crate) fn derivatives(
     }
 }
 
-/// q̇ of robot `r` at (q, v).
+/// q̇ = G(q) v of robot `r` (the floating base's position and quaternion rates;
+/// q̇ = v for one-DoF joints). Lengths are the model's, so it cannot fail; if it
+/// did, NaN reaches the quarantine.
 #[inline]
 pub(crate) fn configuration_rate(r: &RobotModel, q: &[f64], v: &[f64], out: &mut [f64]) {
-    let _ = q;
-    // Every joint has ≤ 1 degree of freedom: q̇ = v.
-    out.copy_from_slice(v);
-    debug_assert_eq!(r.nq(), r.nv());
+    if q_derivative(&r.tree, q, v, out).is_err() {
+        out.fill(f64::NAN);
+    }
 }
 
 /// q̇ of all robots at (q, v) (flat).
@@ -172,29 +202,35 @@ pub(crate) fn configuration_rates(model: &Model, q: &[f64], v: &[f64], out: &mut
     }
 }
 
-/// τ = kp (q* − q) + kd (q̇* − q̇) + τ_ff, clamped to ±max (0 when disabled).
-#[inline]
-fn servo_torque(kp: f64, kd: f64, max: f64, t: &ServoTarget, q: f64, qd: f64) -> f64 {
-    if !t.enabled {
-        return 0.0;
-    }
-    (kp * (t.position - q) + kd * (t.velocity - qd) + t.torque).clamp(-max, max)
-}
-
 /// Viscous damping, regularized Coulomb friction and the one-sided limit spring of
-/// joint `j` (see [`RobotJoint`]).
+/// joint `j` (see [`RobotJoint`]) as (τ₀, a): τ = τ₀ − a q̈, the damping, the
+/// friction's linear zone and the limit's spring–damper implicit in q̈.
 #[inline]
-fn passive_torque(j: &RobotJoint, q: f64, qd: f64) -> f64 {
+fn passive_torque(j: &RobotJoint, q: f64, qd: f64, h: f64) -> (f64, f64) {
     let mut tau = -j.damping * qd;
+    let mut a = h * j.damping;
     if j.friction > 0.0 {
-        tau -= j.friction * (qd / j.friction_speed).clamp(-1.0, 1.0);
+        let x = qd / j.friction_speed;
+        tau -= j.friction * x.clamp(-1.0, 1.0);
+        if x.abs() < 1.0 {
+            a += h * j.friction / j.friction_speed;
+        }
     }
+    // The limit pushes back (never pulls): k (limit − q − h q̇) − b q̇.
     if q < j.lower {
-        tau += (j.limit_k * (j.lower - q) - j.limit_b * qd).max(0.0);
+        let t = j.limit_k * (j.lower - q - h * qd) - j.limit_b * qd;
+        if t > 0.0 {
+            tau += t;
+            a += h * j.limit_b + h * h * j.limit_k;
+        }
     } else if q > j.upper {
-        tau -= (j.limit_k * (q - j.upper) + j.limit_b * qd).max(0.0);
+        let t = j.limit_k * (q - j.upper + h * qd) + j.limit_b * qd;
+        if t > 0.0 {
+            tau -= t;
+            a += h * j.limit_b + h * h * j.limit_k;
+        }
     }
-    tau
+    (tau, a)
 }
 
 /// IMUs and force/torque sensors from the accelerations ABA just computed.
@@ -213,23 +249,17 @@ fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
     if r.ft_sensors.is_empty() {
         return;
     }
-    // RNEA's backward pass with ABA's accelerations: f_i = I_i a_i + v_i ×* I_i v_i
-    // − f_ext_i, accumulated into the parents (Featherstone Table 5.1).
-    let n = r.tree.num_links();
-    let crate::dynamics::ArticulatedData { a, v, xup, f, .. } = &mut rd.ad;
-    for i in 0..n {
-        let inertia = &r.tree.inertia()[i];
-        let h = inertia * &v[i];
-        f[i] = inertia * &a[i] + v[i].cross_force(&h) - rd.f_ext[i];
-    }
-    for i in (0..n).rev() {
-        if let Some(p) = r.tree.parent()[i] {
-            let fp = xup[i].inv_apply_force(&f[i]);
-            f[p] += fp;
-        }
+    // RNEA's backward pass with ABA's accelerations (Featherstone Table 5.1).
+    let ext = ExtInputs {
+        f_ext: Some(&rd.f_ext),
+        damping: None,
+        armature: None,
+    };
+    if joint_wrenches(&r.tree, &mut rd.ad, &ext).is_err() {
+        return;
     }
     for (s, out) in r.ft_sensors.iter().zip(rd.ft.iter_mut()) {
-        *out = f[s.link];
+        *out = rd.ad.f[s.link];
     }
 }
 
