@@ -37,9 +37,11 @@
 //! `y = c_Bᵀ B⁻¹` in the columns that formed the initial identity.
 //!
 //! # Defaults and guaranteed class
-//! Every finite LP: an optimum, an infeasibility or an unboundedness certificate, up to
+//! Every LP with finite data ends `Optimal`, `Infeasible` or `Unbounded`, decided up to
 //! the tolerances (`1e-9`, relative to the largest |entry| of `A`, `b`, `c`, with a floor
-//! of 1). Intended for dense problems with up to a few hundred rows and columns.
+//! of 1), or at the iteration limit. Intended for dense problems with up to a few
+//! hundred rows and columns; the tableau is not refactorized, so round-off grows with
+//! the pivot count (tens of pivots in the ratio metric).
 //!
 //! # Cost and memory
 //! Dense tableau of `(m + n_box + 2) × (n_cols + 1)` doubles, `O(rows · cols)` per pivot.
