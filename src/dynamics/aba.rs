@@ -26,6 +26,7 @@ pub fn aba(
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
     model.check_q(q)?;
+    model.check_data(data)?;
     model.check_len("qd", qd.len())?;
     model.check_len("tau", tau.len())?;
     ext.check(model)?;
