@@ -390,6 +390,23 @@ fn floating_joint_layout_and_validation() {
     let q0 = neutral_configuration(&model);
     assert_eq!(&q0[..8], &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
 
+    // q = [p; Q] poses the root: origin p, Q rotates link into world
+    // coordinates (90° about z: the link's x axis is the world's y axis)
+    let mut data = ArticulatedData::new(&model);
+    let mut q = q0.clone();
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    q[..7].copy_from_slice(&[1.0, 2.0, 3.0, h, 0.0, 0.0, h]);
+    forward_kinematics(&model, &mut data, &q).expect("fk");
+    let pose = link_pose(&model, &data, 0).expect("pose");
+    assert!((pose.origin - Vector3::new(1.0, 2.0, 3.0)).amax() < 1e-15);
+    assert!((pose.rotation * Vector3::x() - Vector3::y()).amax() < 1e-15);
+    // v = [ω; v] in link coordinates: a body-x velocity moves the origin along world y
+    let mut v = vec![0.0; model.nv()];
+    v[3] = 1.0;
+    let mut qdot = vec![0.0; model.nq()];
+    q_derivative(&model, &q, &v, &mut qdot).expect("q̇");
+    assert!(max_abs_diff(&qdot[..3], &[0.0, 1.0, 0.0]) < 1e-15);
+
     // a floating joint below a parent is refused, naming the link
     let mut b = ArticulatedModelBuilder::new();
     let inertia = SpatialInertia::point_mass(1.0, Vector3::zeros());
