@@ -63,7 +63,9 @@ pub enum DynamicsError {
     #[error("mass matrix not positive definite at DOF {dof} (pivot {pivot})")]
     MassNotPositiveDefinite { dof: usize, pivot: f64 },
     /// ABA met a joint whose articulated inertia about its axis, `d[i]`, is not
-    /// positive and finite (a massless subtree or non-finite state).
+    /// positive and finite (a massless subtree or non-finite state); for a
+    /// floating root, its 6×6 `Iᴬ` is not positive definite (`d` is then the
+    /// smallest diagonal entry) or the solve is not finite.
     #[error("link {link}: articulated joint inertia d = {d} is not positive")]
     SingularJoint { link: usize, d: f64 },
 }
