@@ -8,11 +8,11 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix6xX, Rotation3, Unit, UnitQuaternion, Vector3};
 use rtphys::dynamics::{
     aba, center_of_mass, crba, difference, energy, factor_mass, forward_kinematics,
-    forward_velocity, integrate, joint_wrenches, link_point_acceleration, link_point_velocity,
-    link_pose, neutral_configuration, normalize, point_jacobian, q_derivative, rnea, solve_mass,
-    solve_mass_columns, solve_mass_lt, spatial_momentum, ArticulatedData, ArticulatedModel,
-    ArticulatedModelBuilder, DynamicsError, ExtInputs, ForceVec, Joint, SpatialInertia,
-    SpatialTransform,
+    forward_velocity, integrate, joint_wrenches, link_force_from_world, link_point_acceleration,
+    link_point_velocity, link_pose, neutral_configuration, normalize, point_jacobian, q_derivative,
+    rnea, solve_mass, solve_mass_columns, solve_mass_lt, spatial_momentum, ArticulatedData,
+    ArticulatedModel, ArticulatedModelBuilder, DynamicsError, ExtInputs, ForceVec, Joint,
+    SpatialInertia, SpatialTransform,
 };
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
@@ -389,6 +389,23 @@ fn floating_joint_layout_and_validation() {
         .all(|(k, p)| p.is_none_or(|p| p < k)));
     let q0 = neutral_configuration(&model);
     assert_eq!(&q0[..8], &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+
+    // q = [p; Q] poses the root: origin p, Q rotates link into world
+    // coordinates (90° about z: the link's x axis is the world's y axis)
+    let mut data = ArticulatedData::new(&model);
+    let mut q = q0.clone();
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    q[..7].copy_from_slice(&[1.0, 2.0, 3.0, h, 0.0, 0.0, h]);
+    forward_kinematics(&model, &mut data, &q).expect("fk");
+    let pose = link_pose(&model, &data, 0).expect("pose");
+    assert!((pose.origin - Vector3::new(1.0, 2.0, 3.0)).amax() < 1e-15);
+    assert!((pose.rotation * Vector3::x() - Vector3::y()).amax() < 1e-15);
+    // v = [ω; v] in link coordinates: a body-x velocity moves the origin along world y
+    let mut v = vec![0.0; model.nv()];
+    v[3] = 1.0;
+    let mut qdot = vec![0.0; model.nq()];
+    q_derivative(&model, &q, &v, &mut qdot).expect("q̇");
+    assert!(max_abs_diff(&qdot[..3], &[0.0, 1.0, 0.0]) < 1e-15);
 
     // a floating joint below a parent is refused, naming the link
     let mut b = ArticulatedModelBuilder::new();
@@ -953,6 +970,58 @@ fn point_jacobian_matches_finite_differences_and_twists() {
             worst_fd < 1e-6 && worst_tw < 1e-12,
             "{worst_fd:e} {worst_tw:e}"
         );
+    }
+}
+
+/// A contact force at a world point enters ABA either as an external spatial
+/// force (`link_force_from_world` → `f_ext`) or as the generalized force
+/// `Jᵀ [n; f]` added to τ: both give the same q̈ (1e-10 absolute), and the
+/// power balances, `⟨v_i, f_i⟩ = ω·n + v_p·f` (1e-12 relative).
+#[test]
+fn world_contact_force_equals_jacobian_transpose() {
+    let mut rng = Rng(15);
+    for model in [humanoid_model(&mut rng, G), panda_model()] {
+        let nv = model.nv();
+        let mut data = ArticulatedData::new(&model);
+        let mut j = Matrix6xX::zeros(nv);
+        let mut worst = (0.0f64, 0.0f64);
+        for _ in 0..20 {
+            let q = rng.configuration(&model, 2.0);
+            let (qd, tau) = (rng.vec(nv, 1.0), rng.vec(nv, 5.0));
+            let link = model.num_links() - 1 - (rng.next_u64() % 3) as usize;
+            forward_velocity(&model, &mut data, &q, &qd).expect("fv");
+            let p = link_pose(&model, &data, link)
+                .expect("pose")
+                .point_to_world(&(rng.vec3() * 0.2));
+            let (f, n) = (rng.vec3() * 50.0, rng.vec3() * 2.0);
+            let fi = link_force_from_world(&model, &data, link, &p, &f, &n).expect("force");
+            let tw = link_point_velocity(&model, &data, link, &p).expect("twist");
+            let power = tw.omega.dot(&n) + tw.v.dot(&f);
+            worst.1 = worst
+                .1
+                .max((data.v[link].dot(&fi) - power).abs() / power.abs().max(1.0));
+            point_jacobian(&model, &data, link, &p, &mut j).expect("jacobian");
+            let w = nalgebra::Vector6::new(n.x, n.y, n.z, f.x, f.y, f.z);
+            let tau_j: Vec<f64> = (DVector::from_column_slice(&tau) + j.transpose() * w)
+                .iter()
+                .copied()
+                .collect();
+            let mut f_ext = vec![ForceVec::zero(); model.num_links()];
+            f_ext[link] = fi;
+            let ext = ExtInputs {
+                f_ext: Some(&f_ext),
+                damping: None,
+            };
+            aba(&model, &mut data, &q, &qd, &tau, &ext).expect("aba");
+            let qdd_ext = data.qdd.as_slice().to_vec();
+            aba(&model, &mut data, &q, &qd, &tau_j, &ExtInputs::default()).expect("aba");
+            worst.0 = worst.0.max(max_abs_diff(&qdd_ext, data.qdd.as_slice()));
+        }
+        eprintln!(
+            "nv = {nv}: q̈ with f_ext vs with τ + Jᵀw {:e}, power {:e}",
+            worst.0, worst.1
+        );
+        assert!(worst.0 < 1e-10 && worst.1 < 1e-12, "{worst:?}");
     }
 }
 

@@ -26,6 +26,7 @@ pub fn aba(
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
     model.check_q(q)?;
+    model.check_data(data)?;
     model.check_len("qd", qd.len())?;
     model.check_len("tau", tau.len())?;
     ext.check(model)?;
@@ -102,11 +103,15 @@ pub fn aba(
                 let mut x = Vector6::from_iterator(
                     (k..k + 6).map(|kk| tau[kk] - ext.damping_torque(kk, qd[kk])),
                 ) - data.pa[i].to_vector6();
-                let chol = Cholesky::new(data.ia[i].0).ok_or(DynamicsError::SingularJoint {
+                let singular = || DynamicsError::SingularJoint {
                     link: i,
                     d: data.ia[i].0.diagonal().min(),
-                })?;
+                };
+                let chol = Cholesky::new(data.ia[i].0).ok_or_else(singular)?;
                 chol.solve_mut(&mut x);
+                if !x.iter().all(|v| v.is_finite()) {
+                    return Err(singular());
+                }
                 let a_full = MotionVec::from_vector6(&x);
                 let qdd = (a_full - a).to_vector6();
                 if let Some(out) = data.qdd.as_mut_slice().get_mut(k..k + 6) {

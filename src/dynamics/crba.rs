@@ -16,6 +16,7 @@ pub fn crba(
     q: &[f64],
 ) -> Result<(), DynamicsError> {
     model.check_q(q)?;
+    model.check_data(data)?;
     data.mass_factored = false;
     update_xup(model, data, q);
     let n = model.num_links();

@@ -32,6 +32,7 @@ pub fn point_jacobian(
     out: &mut Matrix6xX<f64>,
 ) -> Result<(), DynamicsError> {
     model.check_link(link)?;
+    model.check_data(data)?;
     if out.ncols() != model.nv() {
         return Err(DynamicsError::InputLength {
             what: "jacobian columns",

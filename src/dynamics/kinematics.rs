@@ -33,6 +33,7 @@ pub fn forward_kinematics(
     q: &[f64],
 ) -> Result<(), DynamicsError> {
     model.check_q(q)?;
+    model.check_data(data)?;
     update_xup(model, data, q);
     Ok(())
 }
@@ -83,6 +84,7 @@ pub fn link_pose(
     link: usize,
 ) -> Result<LinkPose, DynamicsError> {
     model.check_link(link)?;
+    model.check_data(data)?;
     let x = &data.x_base[link];
     Ok(LinkPose {
         rotation: x.rot.transpose(),
@@ -110,6 +112,7 @@ pub fn link_point_velocity(
     p_world: &Vector3<f64>,
 ) -> Result<PointVelocity, DynamicsError> {
     model.check_link(link)?;
+    model.check_data(data)?;
     let v0 = data.x_base[link].inv_apply_motion(&data.v[link]);
     Ok(PointVelocity {
         omega: v0.ang,
@@ -125,6 +128,7 @@ pub fn link_velocity_world(
     link: usize,
 ) -> Result<MotionVec, DynamicsError> {
     model.check_link(link)?;
+    model.check_data(data)?;
     Ok(data.x_base[link].inv_apply_motion(&data.v[link]))
 }
 
@@ -163,12 +167,33 @@ pub fn link_point_acceleration(
     })
 }
 
+/// A force `force_world` (N) applied at the world point `p_world` (m) plus a
+/// pure moment `torque_world` (N m), both in world coordinates, as the spatial
+/// force on `link` in link coordinates — the form `ExtInputs::f_ext` takes
+/// (eq. (K3) of [`crate::dynamics`]): `⁰f = (p × f + n, f)`, `f_i = ⁱX_0* ⁰f`.
+/// Needs `x_base` (after [`forward_kinematics`] or any algorithm). Its
+/// generalized force is `Jᵀ [n; f]` with `J` from
+/// [`super::jacobian::point_jacobian`] at `p_world`.
+pub fn link_force_from_world(
+    model: &ArticulatedModel,
+    data: &ArticulatedData,
+    link: usize,
+    p_world: &Vector3<f64>,
+    force_world: &Vector3<f64>,
+    torque_world: &Vector3<f64>,
+) -> Result<ForceVec, DynamicsError> {
+    model.check_link(link)?;
+    model.check_data(data)?;
+    let f0 = ForceVec::new(p_world.cross(force_world) + torque_world, *force_world);
+    Ok(data.x_base[link].apply_force(&f0))
+}
+
 /// Centre of mass of the whole tree in world coordinates (m), from
 /// `x_base` (after [`forward_kinematics`]).
 pub fn center_of_mass(model: &ArticulatedModel, data: &ArticulatedData) -> Vector3<f64> {
     let mut sum = Vector3::zeros();
-    for (i, inertia) in model.inertia().iter().enumerate() {
-        sum += inertia.mass * data.x_base[i].inv_apply_point(&inertia.com);
+    for (inertia, x) in model.inertia().iter().zip(&data.x_base) {
+        sum += inertia.mass * x.inv_apply_point(&inertia.com);
     }
     sum / model.total_mass()
 }
@@ -179,8 +204,8 @@ pub fn center_of_mass(model: &ArticulatedModel, data: &ArticulatedData) -> Vecto
 /// `aba` or `rnea`).
 pub fn spatial_momentum(model: &ArticulatedModel, data: &ArticulatedData) -> ForceVec {
     let mut h = ForceVec::zero();
-    for (i, inertia) in model.inertia().iter().enumerate() {
-        h += data.x_base[i].inv_apply_force(&(inertia * &data.v[i]));
+    for ((inertia, x), v) in model.inertia().iter().zip(&data.x_base).zip(&data.v) {
+        h += x.inv_apply_force(&(inertia * v));
     }
     h
 }

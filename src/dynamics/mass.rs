@@ -18,7 +18,19 @@ use nalgebra::DMatrix;
 /// [`DynamicsError::MassNotPositiveDefinite`] on a pivot `≤ 0` (or not finite).
 pub fn factor_mass(data: &mut ArticulatedData) -> Result<(), DynamicsError> {
     data.mass_factored = false;
-    let n = data.mass_matrix.nrows();
+    let n = data.dof_parent.len();
+    for (what, m) in [
+        ("mass_matrix", &data.mass_matrix),
+        ("mass_factor", &data.mass_factor),
+    ] {
+        if m.shape() != (n, n) {
+            return Err(DynamicsError::InputLength {
+                what,
+                expected: n,
+                got: m.nrows(),
+            });
+        }
+    }
     let lambda = &data.dof_parent;
     let l = &mut data.mass_factor;
     l.copy_from(&data.mass_matrix);
@@ -62,8 +74,8 @@ fn check(data: &ArticulatedData, len: usize) -> Result<(), DynamicsError> {
     if !data.mass_factored {
         return Err(DynamicsError::MassNotFactored);
     }
-    let n = data.mass_factor.nrows();
-    if len != n {
+    let n = data.dof_parent.len();
+    if len != n || data.mass_factor.shape() != (n, n) {
         return Err(DynamicsError::InputLength {
             what: "b",
             expected: n,

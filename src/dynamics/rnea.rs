@@ -21,6 +21,7 @@ pub fn rnea(
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
     model.check_q(q)?;
+    model.check_data(data)?;
     model.check_len("qd", qd.len())?;
     model.check_len("qdd", qdd.len())?;
     ext.check(model)?;

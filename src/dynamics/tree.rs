@@ -50,6 +50,9 @@ pub enum DynamicsError {
     /// A floating joint's quaternion in `q` has a zero or non-finite norm.
     #[error("link {link}: floating-joint quaternion has norm {norm}; expected ≈ 1")]
     InvalidQuaternion { link: usize, norm: f64 },
+    /// The [`ArticulatedData`] was made for a different model.
+    #[error("data was made for another model ({links} links, {nv} DOFs)")]
+    DataMismatch { links: usize, nv: usize },
     /// A link index outside `0..num_links`.
     #[error("link index {link} out of range (the model has {num_links} links)")]
     LinkIndex { link: usize, num_links: usize },
@@ -60,7 +63,9 @@ pub enum DynamicsError {
     #[error("mass matrix not positive definite at DOF {dof} (pivot {pivot})")]
     MassNotPositiveDefinite { dof: usize, pivot: f64 },
     /// ABA met a joint whose articulated inertia about its axis, `d[i]`, is not
-    /// positive and finite (a massless subtree or non-finite state).
+    /// positive and finite (a massless subtree or non-finite state); for a
+    /// floating root, its 6×6 `Iᴬ` is not positive definite (`d` is then the
+    /// smallest diagonal entry) or the solve is not finite.
     #[error("link {link}: articulated joint inertia d = {d} is not positive")]
     SingularJoint { link: usize, d: f64 },
 }
@@ -268,6 +273,43 @@ impl ArticulatedModel {
             }
         }
         Ok(())
+    }
+
+    /// Check that `data` was made for a model of this shape.
+    pub(crate) fn check_data(&self, data: &ArticulatedData) -> Result<(), DynamicsError> {
+        let n = self.num_links();
+        let ok = [
+            data.xup.len(),
+            data.x_base.len(),
+            data.s.len(),
+            data.v.len(),
+            data.a.len(),
+            data.f.len(),
+            data.ia.len(),
+            data.pa.len(),
+            data.big_u.len(),
+            data.d.len(),
+            data.u.len(),
+            data.c.len(),
+            data.ic.len(),
+        ]
+        .iter()
+        .all(|&l| l == n)
+            && data.mass_matrix.nrows() == self.nv
+            && data.mass_matrix.ncols() == self.nv
+            && data.mass_factor.nrows() == self.nv
+            && data.mass_factor.ncols() == self.nv
+            && data.tau.len() == self.nv
+            && data.qdd.len() == self.nv
+            && data.dof_parent == self.dof_parent;
+        if ok {
+            Ok(())
+        } else {
+            Err(DynamicsError::DataMismatch {
+                links: data.xup.len(),
+                nv: data.tau.len(),
+            })
+        }
     }
 
     /// Check a link index.

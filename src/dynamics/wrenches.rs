@@ -21,6 +21,7 @@ pub fn joint_wrenches(
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
     ext.check(model)?;
+    model.check_data(data)?;
     let n = model.num_links();
     // (R4) f_i = I a_i + v_i ×f I v_i − f_ext_i
     for i in 0..n {
