@@ -487,11 +487,9 @@ fn malformed_triples() {
             msg,
         );
     }
-    let link = format!(
-        "    <inertial>\n      <origin xyz=\"0 0\"/>\n      <mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/>\n    </inertial>"
-    );
+    let link = "    <inertial>\n      <origin xyz=\"0 0\"/>\n      <mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/>\n    </inertial>";
     expect_error(
-        &two_links("fixed", "", &link),
+        &two_links("fixed", "", link),
         UrdfErrorKind::Number,
         "<origin",
         &["<link name=\"b\">/<inertial>/<origin>"],
