@@ -115,6 +115,14 @@ impl ArticulatedModel {
     pub fn nv(&self) -> usize {
         self.nv
     }
+    /// Number of configuration coordinates (= nv while every joint has ≤ 1 DoF).
+    pub fn nq(&self) -> usize {
+        self.nv
+    }
+    /// Index of each joint's first coordinate in `q`.
+    pub fn q_index(&self) -> &[Option<usize>] {
+        &self.v_index
+    }
     /// `parent[i]`; `None` for links attached to the fixed base.
     pub fn parent(&self) -> &[Option<usize>] {
         &self.parent
