@@ -894,3 +894,41 @@ fn lumping_the_shipped_robots_keeps_mass_com_inertia_and_frames() {
         }
     }
 }
+
+// ---------------------------------------------------------------- robustness
+
+#[test]
+fn truncated_and_garbled_files_give_errors_not_panics() {
+    for file in ["arm7.urdf", "diffdrive.urdf", "humanoid.urdf"] {
+        let text = std::fs::read_to_string(robot_path(file)).unwrap();
+        let dir = root().join("config/robots");
+        // Every truncation point (on a character boundary, every 23 bytes): an
+        // error naming the file, never a panic.
+        let end = text.rfind("</robot>").unwrap() + "</robot>".len();
+        for cut in (0..end).step_by(23) {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            match parse_urdf(&text[..cut], &dir, file, &LENIENT) {
+                Ok(_) => panic!("{file} cut at byte {cut} loaded"),
+                Err(e) => assert!(e.to_string().starts_with(file), "{e}"),
+            }
+        }
+        // Digits replaced one at a time by characters a number cannot hold.
+        let bytes = text.as_bytes();
+        for (k, i) in (0..bytes.len())
+            .filter(|&i| bytes[i].is_ascii_digit())
+            .enumerate()
+        {
+            if k % 11 != 0 {
+                continue;
+            }
+            for bad in ["-", "x", "e9999", " "] {
+                let garbled = format!("{}{bad}{}", &text[..i], &text[i + 1..]);
+                if let Err(e) = parse_urdf(&garbled, &dir, file, &LENIENT) {
+                    assert!(e.to_string().starts_with(&format!("{file}:")), "{e}");
+                }
+            }
+        }
+    }
+}
