@@ -932,3 +932,61 @@ fn truncated_and_garbled_files_give_errors_not_panics() {
         }
     }
 }
+
+/// The shipped robots' inertias are those their headers state: the uniform solid
+/// of the collision shape (capsule as the cylinder of its overall length), centred
+/// and aligned with it.
+#[test]
+fn shipped_inertias_are_uniform_solids_of_their_collision_shapes() {
+    let mut checked = 0;
+    for file in ["arm7.urdf", "diffdrive.urdf", "humanoid.urdf"] {
+        let d = load_urdf(&robot_path(file), &STRICT).unwrap();
+        for l in &d.links {
+            let (Some(inr), Some(c)) = (l.inertial, l.collisions.first()) else {
+                continue;
+            };
+            let m = inr.mass;
+            let expected = match &c.shape {
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                } => {
+                    let len = 2.0 * half_length + 2.0 * radius;
+                    let t = m * (3.0 * radius * radius + len * len) / 12.0;
+                    Vec3::new(t, t, m * radius * radius / 2.0)
+                }
+                Shape::Cylinder {
+                    radius,
+                    half_length,
+                } => {
+                    let len = 2.0 * half_length;
+                    let t = m * (3.0 * radius * radius + len * len) / 12.0;
+                    Vec3::new(t, t, m * radius * radius / 2.0)
+                }
+                Shape::Box { half, .. } => {
+                    let s = half * 2.0;
+                    Vec3::new(
+                        s.y * s.y + s.z * s.z,
+                        s.x * s.x + s.z * s.z,
+                        s.x * s.x + s.y * s.y,
+                    ) * (m / 12.0)
+                }
+                Shape::Sphere { radius } => Vec3::repeat(0.4 * m * radius * radius),
+                _ => continue,
+            };
+            // The COM frame is the collision frame; the file prints 10 digits.
+            assert!(
+                (inr.com() - c.origin.translation.vector).norm() < 1e-12,
+                "{file}: {}",
+                l.name
+            );
+            assert!(inr.origin.rotation.angle_to(&c.origin.rotation) < 1e-9);
+            let err = (inr.inertia - Mat3::from_diagonal(&expected)).abs().max();
+            assert!(err < 1e-9 * expected.max(), "{file}: {}: {err:e}", l.name);
+            checked += 1;
+        }
+    }
+    // 8 arm links, chassis and 2 wheels, torso, head, 2 × (upper arm, forearm, hand,
+    // thigh, shank, foot).
+    assert_eq!(checked, 8 + 3 + 2 + 12);
+}
