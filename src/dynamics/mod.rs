@@ -58,17 +58,29 @@
 //! Jacobians, and wiring into `pipeline::step` (see [`tree`]).
 
 pub mod aba;
+pub mod configuration;
 pub mod crba;
+pub mod jacobian;
 pub mod kinematics;
+pub mod mass;
 pub mod rnea;
 pub mod spatial;
 pub mod tree;
+pub mod wrenches;
 
 pub use aba::aba;
+pub use configuration::{difference, integrate, neutral_configuration, normalize, q_derivative};
 pub use crba::crba;
-pub use kinematics::{energy, forward_kinematics, Energy};
+pub use jacobian::point_jacobian;
+pub use kinematics::{
+    center_of_mass, energy, forward_kinematics, forward_velocity, link_point_acceleration,
+    link_point_velocity, link_pose, link_velocity_world, spatial_momentum, Energy, LinkPose,
+    PointAcceleration, PointVelocity,
+};
+pub use mass::{factor_mass, solve_mass, solve_mass_columns, solve_mass_lt};
 pub use rnea::rnea;
 pub use spatial::{ArticulatedInertia, ForceVec, MotionVec, SpatialInertia, SpatialTransform};
 pub use tree::{
     ArticulatedData, ArticulatedModel, ArticulatedModelBuilder, DynamicsError, ExtInputs, Joint,
 };
+pub use wrenches::joint_wrenches;
