@@ -487,11 +487,9 @@ fn malformed_triples() {
             msg,
         );
     }
-    let link = format!(
-        "    <inertial>\n      <origin xyz=\"0 0\"/>\n      <mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/>\n    </inertial>"
-    );
+    let link = "    <inertial>\n      <origin xyz=\"0 0\"/>\n      <mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/>\n    </inertial>";
     expect_error(
-        &two_links("fixed", "", &link),
+        &two_links("fixed", "", link),
         UrdfErrorKind::Number,
         "<origin",
         &["<link name=\"b\">/<inertial>/<origin>"],
@@ -895,4 +893,100 @@ fn lumping_the_shipped_robots_keeps_mass_com_inertia_and_frames() {
             assert!(was.rotation.angle_to(&now.rotation) < 1e-12);
         }
     }
+}
+
+// ---------------------------------------------------------------- robustness
+
+#[test]
+fn truncated_and_garbled_files_give_errors_not_panics() {
+    for file in ["arm7.urdf", "diffdrive.urdf", "humanoid.urdf"] {
+        let text = std::fs::read_to_string(robot_path(file)).unwrap();
+        let dir = root().join("config/robots");
+        // Every truncation point (on a character boundary, every 23 bytes): an
+        // error naming the file, never a panic.
+        let end = text.rfind("</robot>").unwrap() + "</robot>".len();
+        for cut in (0..end).step_by(23) {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            match parse_urdf(&text[..cut], &dir, file, &LENIENT) {
+                Ok(_) => panic!("{file} cut at byte {cut} loaded"),
+                Err(e) => assert!(e.to_string().starts_with(file), "{e}"),
+            }
+        }
+        // Digits replaced one at a time by characters a number cannot hold.
+        let bytes = text.as_bytes();
+        for (k, i) in (0..bytes.len())
+            .filter(|&i| bytes[i].is_ascii_digit())
+            .enumerate()
+        {
+            if k % 11 != 0 {
+                continue;
+            }
+            for bad in ["-", "x", "e9999", " "] {
+                let garbled = format!("{}{bad}{}", &text[..i], &text[i + 1..]);
+                if let Err(e) = parse_urdf(&garbled, &dir, file, &LENIENT) {
+                    assert!(e.to_string().starts_with(&format!("{file}:")), "{e}");
+                }
+            }
+        }
+    }
+}
+
+/// The shipped robots' inertias are those their headers state: the uniform solid
+/// of the collision shape (capsule as the cylinder of its overall length), centred
+/// and aligned with it.
+#[test]
+fn shipped_inertias_are_uniform_solids_of_their_collision_shapes() {
+    let mut checked = 0;
+    for file in ["arm7.urdf", "diffdrive.urdf", "humanoid.urdf"] {
+        let d = load_urdf(&robot_path(file), &STRICT).unwrap();
+        for l in &d.links {
+            let (Some(inr), Some(c)) = (l.inertial, l.collisions.first()) else {
+                continue;
+            };
+            let m = inr.mass;
+            let expected = match &c.shape {
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                } => {
+                    let len = 2.0 * half_length + 2.0 * radius;
+                    let t = m * (3.0 * radius * radius + len * len) / 12.0;
+                    Vec3::new(t, t, m * radius * radius / 2.0)
+                }
+                Shape::Cylinder {
+                    radius,
+                    half_length,
+                } => {
+                    let len = 2.0 * half_length;
+                    let t = m * (3.0 * radius * radius + len * len) / 12.0;
+                    Vec3::new(t, t, m * radius * radius / 2.0)
+                }
+                Shape::Box { half, .. } => {
+                    let s = half * 2.0;
+                    Vec3::new(
+                        s.y * s.y + s.z * s.z,
+                        s.x * s.x + s.z * s.z,
+                        s.x * s.x + s.y * s.y,
+                    ) * (m / 12.0)
+                }
+                Shape::Sphere { radius } => Vec3::repeat(0.4 * m * radius * radius),
+                _ => continue,
+            };
+            // The COM frame is the collision frame; the file prints 10 digits.
+            assert!(
+                (inr.com() - c.origin.translation.vector).norm() < 1e-12,
+                "{file}: {}",
+                l.name
+            );
+            assert!(inr.origin.rotation.angle_to(&c.origin.rotation) < 1e-9);
+            let err = (inr.inertia - Mat3::from_diagonal(&expected)).abs().max();
+            assert!(err < 1e-9 * expected.max(), "{file}: {}: {err:e}", l.name);
+            checked += 1;
+        }
+    }
+    // 8 arm links, chassis and 2 wheels, torso, head, 2 × (upper arm, forearm, hand,
+    // thigh, shank, foot).
+    assert_eq!(checked, 8 + 3 + 2 + 12);
 }

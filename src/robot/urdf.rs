@@ -148,24 +148,35 @@ pub fn parse_urdf(
         element: "<robot>".into(),
         message: format!("XML syntax: {e}"),
     })?;
-    let desc = read_robot(&mut cx, doc.root_element())?;
-    let mut desc = desc;
-    desc.warnings = cx.finish_warnings();
+    let mut desc = read_robot(&mut cx, doc.root_element())?;
+    let warnings = cx.finish_warnings();
     if opts.strict {
-        if let Some(first) = desc.warnings.first() {
+        if let Some(first) = warnings.first() {
             return Err(UrdfError {
                 kind: UrdfErrorKind::Strict,
                 file: source_name.to_string(),
-                line: None,
-                element: "<robot>".into(),
+                line: Some(first.line),
+                element: first.element.clone(),
                 message: format!(
-                    "strict mode: {first} ({} warning(s) in total)",
-                    desc.warnings.len()
+                    "{} (strict mode: every warning is an error; {} warning(s) in total)",
+                    first.message,
+                    warnings.len()
                 ),
             });
         }
     }
+    desc.warnings = warnings
+        .iter()
+        .map(|w| format!("{}:{}: {}: {}", source_name, w.line, w.element, w.message))
+        .collect();
     Ok(desc)
+}
+
+/// A warning before formatting: where and what.
+struct Warning {
+    line: usize,
+    element: String,
+    message: String,
 }
 
 /// Parsing context: the file name, line index, mesh directory and warnings so far.
@@ -175,8 +186,8 @@ struct Cx<'t> {
     line_starts: Vec<usize>,
     base_dir: PathBuf,
     text: &'t str,
-    /// (line, message) in the order raised.
-    warnings: Vec<(usize, String)>,
+    /// In the order raised.
+    warnings: Vec<Warning>,
     /// Unknown elements by tag name: (tag, first line, element label, count).
     unknown: Vec<(String, usize, String, usize)>,
 }
@@ -228,9 +239,11 @@ impl<'t> Cx<'t> {
     }
 
     fn warn(&mut self, node: Node, message: String) {
-        let line = self.line(node);
-        let text = format!("{}:{}: {}: {}", self.file, line, label(node), message);
-        self.warnings.push((line, text));
+        self.warnings.push(Warning {
+            line: self.line(node),
+            element: label(node),
+            message,
+        });
     }
 
     /// An element that is not read: one warning per tag name.
@@ -247,20 +260,16 @@ impl<'t> Cx<'t> {
     /// Warn about attributes of `node` not in `known`.
     fn check_attrs(&mut self, node: Node, known: &[&str]) {
         for a in node.attributes() {
-            let name = match a.namespace() {
-                Some(_) => format!("{}:{}", a.namespace().unwrap_or_default(), a.name()),
-                None => a.name().to_string(),
+            let name = match a.namespace().and_then(|ns| node.lookup_prefix(ns)) {
+                Some(prefix) if !prefix.is_empty() => format!("{prefix}:{}", a.name()),
+                _ => a.name().to_string(),
             };
             if a.namespace().is_some() || !known.contains(&a.name()) {
-                let line = self.line_of(a.range().start);
-                let text = format!(
-                    "{}:{}: {}: unknown attribute '{}' ignored",
-                    self.file,
-                    line,
-                    label(node),
-                    name
-                );
-                self.warnings.push((line, text));
+                self.warnings.push(Warning {
+                    line: self.line_of(a.range().start),
+                    element: label(node),
+                    message: format!("unknown attribute '{name}' ignored"),
+                });
             }
         }
     }
@@ -285,24 +294,22 @@ impl<'t> Cx<'t> {
     }
 
     /// All warnings, in line order (unknown elements once per tag name, at the first).
-    fn finish_warnings(&mut self) -> Vec<String> {
+    fn finish_warnings(&mut self) -> Vec<Warning> {
         let mut all = std::mem::take(&mut self.warnings);
-        for (tag, line, lab, count) in self.unknown.drain(..) {
+        for (tag, line, element, count) in self.unknown.drain(..) {
             let more = if count > 1 {
                 format!(" ({count} occurrences; the first is here)")
             } else {
                 String::new()
             };
-            all.push((
+            all.push(Warning {
                 line,
-                format!(
-                    "{}:{}: {}: unknown element <{}> ignored{}",
-                    self.file, line, lab, tag, more
-                ),
-            ));
+                element,
+                message: format!("unknown element <{tag}> ignored{more}"),
+            });
         }
-        all.sort_by_key(|w| w.0);
-        all.into_iter().map(|w| w.1).collect()
+        all.sort_by_key(|w| w.line);
+        all
     }
 
     // ----- numbers -----
@@ -595,8 +602,7 @@ fn read_robot(cx: &mut Cx, robot: Node) -> R<RobotDescription> {
                 let on = cur;
                 let mut at = on;
                 let mut guard = 0;
-                loop {
-                    let Some(jj) = parent_joint[at] else { break };
+                while let Some(jj) = parent_joint[at] {
                     names.push(format!(
                         "'{}' (line {})",
                         raw_joints[jj].name,
@@ -733,7 +739,7 @@ fn element_name(cx: &Cx, node: Node, what: &str) -> R<String> {
 
 fn read_link(cx: &mut Cx, node: Node) -> R<LinkDesc> {
     let name = element_name(cx, node, "<link>")?;
-    cx.check_attrs(node, &["name", "type"]);
+    cx.check_attrs(node, &["name"]);
     let kids = cx.children(node, &["inertial", "collision"], &["visual"]);
     let inertial = match single_child(cx, &kids, "inertial")? {
         Some(i) => read_inertial(cx, i)?,
