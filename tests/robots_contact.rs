@@ -167,9 +167,9 @@ fn arm_on_table_servo_torques_balance_the_contact_through_the_jacobian() {
         step(&model, &mut data);
         // Start-of-step torques and contact wrenches, at the start-of-step q.
         rnea(&r.tree, &mut ad, &q, &zero, &zero, &ExtInputs::default()).expect("rnea");
-        for k in 0..nv {
+        for (k, l) in lhs.iter_mut().enumerate() {
             let v = r.v_offset + k;
-            lhs[k] += (data.qfrc_actuator[v] + data.qfrc_passive[v] - ad.tau[k]) / n as f64;
+            *l += (data.qfrc_actuator[v] + data.qfrc_passive[v] - ad.tau[k]) / n as f64;
         }
         forward_kinematics(&r.tree, &mut ad, &q).expect("fk");
         for (link, b) in r.link_body.iter().enumerate() {
@@ -187,8 +187,8 @@ fn arm_on_table_servo_torques_balance_the_contact_through_the_jacobian() {
                 w.torque.x, w.torque.y, w.torque.z, w.force.x, w.force.y, w.force.z,
             );
             let g = jac.transpose() * wv;
-            for k in 0..nv {
-                rhs[k] -= g[k] / n as f64;
+            for (x, gk) in rhs.iter_mut().zip(g.iter()) {
+                *x -= gk / n as f64;
             }
         }
     }

@@ -60,7 +60,8 @@ pub fn bench_main(a: BenchArgs) -> anyhow::Result<()> {
     let report = match a.what.as_str() {
         "physics" => physics(&a)?,
         "transport" => transport(&a)?,
-        other => anyhow::bail!("bench: unknown benchmark '{other}' (physics, transport)"),
+        "robots" => robots(&a)?,
+        other => anyhow::bail!("bench: unknown benchmark '{other}' (physics, transport, robots)"),
     };
     let text = serde_json::to_string_pretty(&report)?;
     println!("{text}");
@@ -518,4 +519,306 @@ fn provenance() -> Value {
         },
         "build": if cfg!(debug_assertions) { "debug" } else { "release" },
     })
+}
+
+// ---------------------------------------------------------------------------- robots
+
+/// The robot cases of `rtphys bench robots`, each a scene and the controller that
+/// writes its set-points every tick (the peers' `scenes.py`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RobotCase {
+    /// The 7-DoF arm in free space tracking the peers' `arm_reference`: the ready
+    /// pose plus 0.3 rad sinusoids at 0.5, 0.7, …, 1.7 Hz on joints 1–7, written
+    /// into the servo set-points (position and velocity) each tick.
+    ArmFree,
+    /// The arm pressing on the table: its initial set-point (3 mm below the table
+    /// top) plus a 0.05 rad, 0.5 Hz sway of joint 1.
+    ArmTable,
+    /// The rover driving a wide left curve: wheel-speed set-points 4 and 5 rad/s.
+    Rover,
+    /// The humanoid standing, servos holding the initial pose.
+    Humanoid,
+}
+
+impl RobotCase {
+    pub const ALL: [RobotCase; 4] = [
+        RobotCase::ArmFree,
+        RobotCase::ArmTable,
+        RobotCase::Rover,
+        RobotCase::Humanoid,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            RobotCase::ArmFree => "arm_free",
+            RobotCase::ArmTable => "arm_table",
+            RobotCase::Rover => "diffdrive",
+            RobotCase::Humanoid => "humanoid",
+        }
+    }
+    /// The scene file, repository-relative.
+    pub fn scene(self) -> &'static str {
+        match self {
+            RobotCase::ArmFree => "config/scenes/arm.toml",
+            RobotCase::ArmTable => "config/scenes/arm_table.toml",
+            RobotCase::Rover => "config/scenes/diffdrive.toml",
+            RobotCase::Humanoid => "config/scenes/humanoid.toml",
+        }
+    }
+    fn settle_s(self) -> f64 {
+        match self {
+            RobotCase::ArmFree | RobotCase::Rover => 1.0,
+            RobotCase::ArmTable | RobotCase::Humanoid => 2.0,
+        }
+    }
+}
+
+/// Write the controller's set-points of `case` for the coming step (at
+/// `data.time`) into `data.robots[0].servo`. No allocation; a model that is not the
+/// case's scene is left alone.
+pub fn robot_command(case: RobotCase, model: &Model, data: &mut Data) {
+    use std::f64::consts::TAU;
+    let (Some(r), Some(rd)) = (model.robots.first(), data.robots.first_mut()) else {
+        return;
+    };
+    let t = data.time;
+    match case {
+        RobotCase::ArmFree => {
+            // scenes.py arm_reference(table=False): q_ref = ready + 0.3 sin(2π f t),
+            // f = 0.5 + 0.2 k Hz; the servo also gets q̇_ref.
+            for (s, tgt) in r.servos.iter().zip(rd.servo.iter_mut()) {
+                let j = &r.joints[s.joint];
+                let f = 0.5 + 0.2 * s.joint as f64;
+                let w = TAU * f;
+                tgt.position = r.q0[j.qi] + 0.3 * (w * t).sin();
+                tgt.velocity = 0.3 * w * (w * t).cos();
+            }
+        }
+        RobotCase::ArmTable => {
+            // arm_reference(table=True): the pressing set-point plus 0.05 rad, 0.5 Hz
+            // on joint 1.
+            let w = TAU * 0.5;
+            for (s, tgt) in r.servos.iter().zip(rd.servo.iter_mut()) {
+                if s.joint == 0 {
+                    let j = &r.joints[s.joint];
+                    tgt.position = r.q0[j.qi] + 0.05 * (w * t).sin();
+                    tgt.velocity = 0.05 * w * (w * t).cos();
+                }
+            }
+        }
+        RobotCase::Rover => {
+            for (s, tgt) in r.servos.iter().zip(rd.servo.iter_mut()) {
+                tgt.velocity = if r.joints[s.joint].name.starts_with("left") {
+                    4.0
+                } else {
+                    5.0
+                };
+            }
+        }
+        RobotCase::Humanoid => {}
+    }
+}
+
+/// On-CPU µs of `f` per call, median of 5 windows of `n` calls.
+fn time_per_call(n: u64, mut f: impl FnMut()) -> f64 {
+    let mut v = Vec::new();
+    for _ in 0..5 {
+        let c0 = thread_cpu_s();
+        for _ in 0..n {
+            f();
+        }
+        v.push((thread_cpu_s() - c0) * 1e6 / n as f64);
+    }
+    median(&v)
+}
+
+/// One robot case: settle under its controller, calibrate, then `reps` timed
+/// windows of (command, step) ticks — what a controller's tick costs the physics
+/// thread. Also the cost of the robot's dynamics alone (forward kinematics with
+/// link twists, and ABA with the servo armature) at the end state, to apportion
+/// the `integrate` stage.
+fn bench_robot_case(
+    case: RobotCase,
+    a: &BenchArgs,
+    reps: usize,
+    rep_s: f64,
+) -> anyhow::Result<Value> {
+    use crate::dynamics::{aba, energy, ArticulatedData, ExtInputs};
+    let path = scene_path(case.scene())?;
+    let model = load_scene_file(&path)?;
+    let model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    let mut data = Data::new(&model);
+    let tick = |model: &Model, data: &mut Data, n: u64| {
+        for _ in 0..n {
+            robot_command(case, model, data);
+            crate::step(model, data);
+        }
+    };
+    let settle_s = if a.quick {
+        0.25 * case.settle_s()
+    } else {
+        case.settle_s()
+    };
+    let settle = (settle_s / model.opt.dt).round() as u64;
+    eprint!("bench {:9} settle {settle} steps", case.name());
+    tick(&model, &mut data, settle);
+    // Calibrate the window on the commanded loop (the probes count as settling).
+    let mut n = 10u64;
+    loop {
+        let t0 = Instant::now();
+        tick(&model, &mut data, n);
+        let dt = t0.elapsed().as_secs_f64();
+        if dt > 0.05 || n >= 2_000_000 {
+            n = ((n as f64 * rep_s / dt.max(1e-9)).round() as u64).clamp(10, 2_000_000);
+            break;
+        }
+        n *= 4;
+    }
+    eprint!(", {reps} × {n} timed steps");
+    let stage0 = data.stats.stage_ns_total;
+    let (mut cpu_us, mut wall_us) = (Vec::new(), Vec::new());
+    let (mut pairs_sum, mut points_sum) = (0usize, 0usize);
+    for _ in 0..reps {
+        let (c0, t0) = (thread_cpu_s(), Instant::now());
+        for _ in 0..n {
+            robot_command(case, &model, &mut data);
+            crate::step(&model, &mut data);
+            pairs_sum += data.stats.contact_pairs;
+            points_sum += data.stats.contact_points;
+        }
+        let wall = t0.elapsed().as_secs_f64();
+        cpu_us.push((thread_cpu_s() - c0) * 1e6 / n as f64);
+        wall_us.push(wall * 1e6 / n as f64);
+    }
+    let timed = (reps as u64 * n) as f64;
+    let mut stages = serde_json::Map::new();
+    let mut stage_sum = 0.0;
+    for s in Stage::ALL {
+        let d = data.stats.stage_ns_total[s as usize].saturating_sub(stage0[s as usize]);
+        let us = d as f64 * 1e-3 / timed;
+        stage_sum += us;
+        stages.insert(s.name().into(), json!(us));
+    }
+    stages.insert("sum".into(), json!(stage_sum));
+    let med = median(&cpu_us);
+    eprintln!(": {med:.2} µs/step (CPU), {:.2} wall", median(&wall_us));
+
+    // The robot's dynamics alone, at the end state: the force evaluation of every
+    // integrator stage runs one FK with twists (link proxies) and one ABA.
+    let r = model
+        .robots
+        .first()
+        .context("robot case scene has no robot")?;
+    let q = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
+    let v = data.qvel[r.v_offset..r.v_offset + r.nv()].to_vec();
+    let tau = data.qfrc_actuator[r.v_offset..r.v_offset + r.nv()].to_vec();
+    let armature = vec![1e-3; r.nv()];
+    let mut ad = ArticulatedData::new(&r.tree);
+    let calls = if a.quick { 2_000 } else { 20_000 };
+    let fk_us = time_per_call(calls, || {
+        let _ = std::hint::black_box(energy(&r.tree, &mut ad, &q, &v));
+    });
+    let ext = ExtInputs {
+        f_ext: None,
+        damping: None,
+        armature: Some(&armature),
+    };
+    let aba_us = time_per_call(calls, || {
+        let _ = std::hint::black_box(aba(&r.tree, &mut ad, &q, &v, &tau, &ext));
+    });
+    let evals = match model.opt.integrator {
+        crate::model::Integrator::Rk4 => 4,
+        crate::model::Integrator::SemiImplicitEuler => 1,
+    };
+    Ok(json!({
+        "name": case.name(),
+        "source": case.scene(),
+        "robot": r.name,
+        "dof": r.nv(),
+        "links": r.tree.num_links(),
+        "floating": r.floating,
+        "method": model.opt.method.name(),
+        "integrator": format!("{:?}", model.opt.integrator),
+        "dt": model.opt.dt,
+        "settle_s": settle_s,
+        "steps_per_rep": n,
+        "reps": reps,
+        "us_per_step": stats(&cpu_us),
+        "wall_us_per_step": stats(&wall_us),
+        "steps_per_s": 1e6 / med,
+        "stage_us_per_step": Value::Object(stages),
+        "dynamics_us": {
+            "fk_with_twists": fk_us,
+            "aba": aba_us,
+            "force_evaluations_per_step": evals,
+        },
+        "contacts_mean": {
+            "contact_pairs": pairs_sum as f64 / timed,
+            "contact_points": points_sum as f64 / timed,
+        },
+        "end": {
+            "time_s": data.time,
+            "base_height_m": if r.floating { json!(data.qpos[r.q_offset + 2]) } else { Value::Null },
+            "quarantined": data.stats.quarantined,
+            "finite": data.qpos.iter().chain(&data.qvel).all(|x| x.is_finite()),
+        },
+    }))
+}
+
+/// `rtphys bench robots`: the robot cases ([`RobotCase`]; `--scenes` picks by name:
+/// arm_free, arm_table, diffdrive, humanoid), same timing as `physics`.
+fn robots(a: &BenchArgs) -> anyhow::Result<Value> {
+    anyhow::ensure!(a.reps >= 5, "--reps must be at least 5, got {}", a.reps);
+    anyhow::ensure!(
+        a.rep_secs.is_finite() && a.rep_secs > 0.0 && a.rep_secs <= 60.0,
+        "--rep-secs must be in (0, 60], got {}",
+        a.rep_secs
+    );
+    let chosen: Vec<RobotCase> = match &a.scenes {
+        None => RobotCase::ALL.to_vec(),
+        Some(list) => {
+            let mut v = Vec::new();
+            for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let case = RobotCase::ALL
+                    .into_iter()
+                    .find(|c| c.name() == name)
+                    .with_context(|| {
+                        let known: Vec<&str> = RobotCase::ALL.iter().map(|c| c.name()).collect();
+                        format!(
+                            "--scenes: unknown robot case '{name}' (known: {})",
+                            known.join(", ")
+                        )
+                    })?;
+                v.push(case);
+            }
+            anyhow::ensure!(!v.is_empty(), "--scenes: no robot case given");
+            v
+        }
+    };
+    let rep_s = if a.quick { 0.05 } else { a.rep_secs };
+    let load_start = loadavg();
+    let mut cases = Vec::new();
+    for case in chosen {
+        cases.push(bench_robot_case(case, a, a.reps, rep_s)?);
+    }
+    Ok(json!({
+        "benchmark": "robots",
+        "provenance": provenance(),
+        "loadavg_start": load_start,
+        "loadavg_end": loadavg(),
+        "options": {
+            "method": a.method.map(|m| format!("{m:?}")),
+            "integrator": a.integrator,
+            "quick": a.quick,
+            "reps": a.reps,
+            "rep_target_s": rep_s,
+        },
+        "timing": "us_per_step: median/min/max over reps of thread on-CPU time per tick \
+                   (controller set-points written into data.robots[0].servo, then one step), \
+                   after settling under the same controller; stage_us_per_step: delta of \
+                   data.stats.stage_ns_total per timed step (the robot's forward kinematics, \
+                   contact forces and ABA are inside 'integrate', the end-of-step forward \
+                   kinematics too); dynamics_us: on-CPU µs of one forward kinematics with \
+                   link twists and one ABA of the robot at the end state",
+        "cases": cases,
+    }))
 }
