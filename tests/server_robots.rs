@@ -783,6 +783,22 @@ async fn arm_snapshot_restore_replays_bitwise() {
 // 7. The watchdog releases the joints
 // ---------------------------------------------------------------------------
 
+/// Wait until the server has let go of every control stream, plus a few ticks.
+async fn closed(c: &mut Client) {
+    for _ in 0..500 {
+        if c.stats(false).await.unwrap().controllers == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    assert_eq!(
+        c.stats(false).await.unwrap().controllers,
+        0,
+        "stream closed"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_controller_releases_the_joints() {
     let (srv, mut c) = start_file(cfg(Mode::Realtime), ARM).await;
@@ -815,7 +831,10 @@ async fn a_silent_controller_releases_the_joints() {
     let st = c.stats(false).await.unwrap();
     let wd = st.controller[0].watchdog.as_ref().unwrap();
     assert!(wd.tripped && wd.trips == 1, "{wd:?}");
+    ctl.close();
+    while ctl.next_state().await.unwrap().is_some() {}
     drop(ctl);
+    closed(&mut c).await;
 
     // A stream that closes releases them too.
     c.command_joints(vec![servo(joint("joint1"), 0.1, 0.0)])
@@ -830,7 +849,8 @@ async fn a_silent_controller_releases_the_joints() {
     assert!(c.state().await.unwrap().joints[0].effort != 0.0);
     ctl.close();
     while ctl.next_state().await.unwrap().is_some() {}
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    drop(ctl);
+    closed(&mut c).await;
     let s = c.state().await.unwrap();
     assert!(s.joints.iter().all(|j| j.effort == 0.0), "{:?}", s.joints);
     srv.shutdown().await.unwrap();
