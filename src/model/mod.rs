@@ -2,7 +2,10 @@
 //! frozen by [`ModelBuilder::finalize`]. Everything that changes while stepping
 //! lives in [`crate::data::Data`].
 
+pub mod lcp;
 pub mod scene;
+
+pub use lcp::{LcpParams, LcpSolverKind, StabilizationScheme};
 
 use crate::collision::{pair_supported, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -188,6 +191,9 @@ pub enum Method {
     /// volume's centroid, μ from the restitution at impact) with the
     /// energy-monitored adaptive sub-steps of §4.2.
     HuntCrossley(HuntCrossleyParams),
+    /// 003's velocity-level Stewart–Trinkle step (eqs. (5)–(10)) with a polyhedral
+    /// friction cone and 001's constraint stabilization, solved by Lemke or PGS.
+    Lcp(LcpParams),
 }
 
 /// How the damping of a Hunt–Crossley pair is derived from its restitution
@@ -274,6 +280,7 @@ impl Method {
                 PenaltyPoints::Deepest => "penalty_deepest",
             },
             Method::HuntCrossley(_) => "hunt_crossley",
+            Method::Lcp(_) => "lcp",
         }
     }
 }
@@ -629,6 +636,9 @@ fn validate_options(opt: &Options) -> Result<(), ModelError> {
             }
         }
         Method::HuntCrossley(h) => validate_hunt_crossley(h, opt.dt)?,
+        Method::Lcp(l) => l
+            .validate()
+            .map_err(|(k, m)| ModelError::Invalid(format!("lcp.{k} {m}")))?,
     }
     Ok(())
 }

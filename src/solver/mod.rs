@@ -19,6 +19,9 @@ pub mod lcp;
 pub mod lemke;
 pub mod pgs;
 
-pub use lcp::{LcpError, LcpProblem};
+pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};
 pub use lemke::{LemkeParams, LemkeResults, LemkeSolver, LemkeStats, LemkeStatus};
-pub use pgs::{BoxBounds, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus};
+pub use pgs::{
+    project_polygon, BoxBounds, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats,
+    PgsStatus, PolygonCone,
+};
