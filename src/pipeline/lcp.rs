@@ -33,7 +33,8 @@
 //!
 //! # Solvers and failures
 //! Lemke solves the LCP above (copositive-plus; Stewart–Trinkle showed Lemke's
-//! method processes it). PGS solves the same friction set in the variables
+//! method processes it). A Lemke "solution" whose residual ‖min(z, w)‖∞ exceeds
+//! 1e-7 (round-off on degenerate pivots) is treated as a failure. PGS solves the same friction set in the variables
 //! (p_n, f_t₁, f_t₂) on W: f_t is projected onto the k-gon μ p_n conv{d_j}
 //! (block Gauss–Seidel). A Lemke ray termination or pivot limit is counted
 //! (`StepStats::solver_failures`) and the step falls back to PGS started from the
@@ -91,6 +92,11 @@ pub struct DofBlock {
 }
 
 const NO_BLOCK: u32 = u32::MAX;
+
+/// Largest ‖min(z, w)‖∞ of a Lemke solution that is accepted (N·s for impulse
+/// rows, m/s for velocity rows: 1e-7 m/s over a 1 ms step is 0.1 nm); beyond it the
+/// solve counts as failed and falls back to PGS.
+const LEMKE_ACCEPT: f64 = 1e-7;
 
 /// Relative diagonal regularization of W (see [`delassus`]).
 const REGULARIZATION: f64 = 1e-9;
@@ -640,6 +646,12 @@ fn solve(p: &LcpParams, pairs: &[PairState], ls: &mut LcpScratch, stats: &mut St
             let st = ls.lemke_res.stats;
             stats.solver_iterations = st.pivots + st.setup_pivots;
             stats.solver_residual = st.residual;
+            // A "solved" basis whose residual round-off has spoiled (degenerate
+            // pivots on near-dependent rows) counts as a failure too.
+            let status = match status {
+                LemkeStatus::Solved if !(st.residual <= LEMKE_ACCEPT) => LemkeStatus::IterationLimit,
+                s => s,
+            };
             match status {
                 LemkeStatus::Solved => read_lemke(ls),
                 LemkeStatus::RayTermination | LemkeStatus::IterationLimit => {

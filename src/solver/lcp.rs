@@ -158,7 +158,7 @@ pub fn min_entry(v: &DVector<f64>) -> f64 {
 /// Gives `m` the shape `rows × cols` with every entry zero, reusing its storage: no
 /// allocation when the capacity of the underlying buffer suffices (so a solver or
 /// a stepper that has seen a problem of size `n` can size down and back up to `n`
-/// without touching the heap).
+/// without touching the heap); a buffer that must grow reserves twice the need.
 pub fn reshape_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
     if m.shape() == (rows, cols) {
         m.fill(0.0);
@@ -167,6 +167,7 @@ pub fn reshape_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
     let old = std::mem::replace(m, DMatrix::zeros(0, 0));
     let mut buf: Vec<f64> = old.data.into();
     buf.clear();
+    grow(&mut buf, rows * cols);
     buf.resize(rows * cols, 0.0);
     *m = DMatrix::from_vec(rows, cols, buf);
 }
@@ -180,8 +181,17 @@ pub fn resize_zeroed(v: &mut DVector<f64>, n: usize) {
     let old = std::mem::replace(v, DVector::zeros(0));
     let mut buf: Vec<f64> = old.data.into();
     buf.clear();
+    grow(&mut buf, n);
     buf.resize(n, 0.0);
     *v = DVector::from_vec(buf);
+}
+
+/// When `buf` must grow to `len`, reserve twice that (a problem whose size creeps
+/// up step after step then allocates O(log n) times, not every time).
+fn grow(buf: &mut Vec<f64>, len: usize) {
+    if buf.capacity() < len {
+        buf.reserve_exact(2 * len);
+    }
 }
 
 pub(crate) fn all_finite(v: &[f64]) -> bool {
