@@ -37,7 +37,8 @@ fn scene(name: &str) -> Model {
 
 #[test]
 fn lcp_steps_without_allocating() {
-    let pile = pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
+    let pile =
+        pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
     let pile = load_scene_str(&pile, "pile", std::path::Path::new(".")).expect("pile");
     for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
         for (name, base, warm, counted) in [

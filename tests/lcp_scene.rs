@@ -65,11 +65,19 @@ fn bad_lcp_keys_are_named_with_file_line_key() {
     // Line 6 is the first key of [lcp].
     let cases: [(&str, &str, &str); 9] = [
         ("solver = \"dantzig\"", "solver", "unknown variant"),
-        ("friction_directions = 3", "lcp.friction_directions", "[4, 64]"),
+        (
+            "friction_directions = 3",
+            "lcp.friction_directions",
+            "[4, 64]",
+        ),
         ("stabilization = 1.5", "lcp.stabilization", "[0, 1]"),
         ("stabilization = \"half\"", "lcp.stabilization", "\"off\""),
         ("scheme = \"baumgarte\"", "scheme", "unknown variant"),
-        ("penetration_allowance = -1e-3", "lcp.penetration_allowance", "≥ 0"),
+        (
+            "penetration_allowance = -1e-3",
+            "lcp.penetration_allowance",
+            "≥ 0",
+        ),
         ("max_iterations = 0", "lcp.max_iterations", "≥ 1"),
         ("relaxation = 2.0", "lcp.relaxation", "(0, 2)"),
         ("tolerance = nan", "lcp.tolerance", "> 0"),

@@ -744,13 +744,7 @@ fn clarabel_qp(p: &LcpProblem) -> DVector<f64> {
         colptr.push(rowval.len());
     }
     let pm = CscMatrix::new(n, n, colptr, rowval, nzval);
-    let a = CscMatrix::new(
-        n,
-        n,
-        (0..=n).collect(),
-        (0..n).collect(),
-        vec![-1.0; n],
-    );
+    let a = CscMatrix::new(n, n, (0..=n).collect(), (0..n).collect(), vec![-1.0; n]);
     let settings = DefaultSettingsBuilder::default()
         .verbose(false)
         .tol_gap_abs(1e-13)
@@ -761,8 +755,9 @@ fn clarabel_qp(p: &LcpProblem) -> DVector<f64> {
         .build()
         .expect("settings");
     let q: Vec<f64> = p.q.iter().copied().collect();
-    let mut solver = DefaultSolver::new(&pm, &q, &a, &vec![0.0; n], &[NonnegativeConeT(n)], settings)
-        .expect("clarabel problem");
+    let mut solver =
+        DefaultSolver::new(&pm, &q, &a, &vec![0.0; n], &[NonnegativeConeT(n)], settings)
+            .expect("clarabel problem");
     solver.solve();
     assert!(
         matches!(
@@ -829,7 +824,8 @@ fn polygon_projection_is_exact() {
                 .map(|j| {
                     let ((x0, y0), (x1, y1)) = (v(j), v((j + 1) % k));
                     let (ex, ey) = (x1 - x0, y1 - y0);
-                    let s = (((px - x0) * ex + (py - y0) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+                    let s =
+                        (((px - x0) * ex + (py - y0) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
                     (x0 + s * ex, y0 + s * ey)
                 })
                 .min_by(|a, b| {
