@@ -142,11 +142,78 @@ impl Stage {
     }
 }
 
-/// A body rolled back and frozen because its state became non-finite or absurd.
+/// A body (or a whole robot) rolled back and frozen because its state became
+/// non-finite or absurd.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QuarantineEvent {
     pub tick: u64,
+    /// The body; for a robot, its first link proxy (or `usize::MAX` if it has none).
     pub body: usize,
+    /// The robot, if a robot diverged.
+    pub robot: Option<usize>,
+}
+
+/// Set-point of a joint servo ([`crate::model::robot::Servo`]); the servo acts only
+/// while `enabled`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ServoTarget {
+    pub enabled: bool,
+    /// q*, rad or m.
+    pub position: f64,
+    /// q̇*, rad/s or m/s.
+    pub velocity: f64,
+    /// Feed-forward τ_ff, N·m or N.
+    pub torque: f64,
+}
+
+/// An IMU reading in the link frame: proper acceleration (what an accelerometer
+/// measures: the acceleration of the link origin minus gravity, m/s²) and angular
+/// velocity (rad/s).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ImuReading {
+    pub accel: Vec3,
+    pub gyro: Vec3,
+}
+
+/// Per-robot mutable data: servo set-points, quarantine flag, sensor readings, and
+/// the dynamics scratch.
+#[derive(Clone, Debug)]
+pub struct RobotData {
+    /// One per servo of the robot's model.
+    pub servo: Vec<ServoTarget>,
+    /// Rolled back and frozen by the quarantine.
+    pub frozen: bool,
+    /// Wrench transmitted across each force/torque sensor's joint from the parent
+    /// into the child's subtree, in the child link's frame about its origin (torque,
+    /// force), at the start-of-step state.
+    pub ft: Vec<crate::dynamics::ForceVec>,
+    /// IMU readings at the start-of-step state.
+    pub imu: Vec<ImuReading>,
+    pub(crate) ad: crate::dynamics::ArticulatedData,
+    /// External spatial force on each link (link frame).
+    pub(crate) f_ext: Vec<crate::dynamics::ForceVec>,
+    /// Generalized force of one evaluation (len nv), its implicit diagonal
+    /// (armature for ABA) and the actuators' share of that diagonal.
+    pub(crate) tau: Vec<f64>,
+    pub(crate) armature: Vec<f64>,
+    pub(crate) arm_act: Vec<f64>,
+}
+
+impl RobotData {
+    pub fn new(r: &crate::model::robot::RobotModel) -> Self {
+        let n = r.tree.num_links();
+        RobotData {
+            servo: vec![ServoTarget::default(); r.servos.len()],
+            frozen: false,
+            ft: vec![Default::default(); r.ft_sensors.len()],
+            imu: vec![ImuReading::default(); r.imus.len()],
+            ad: crate::dynamics::ArticulatedData::new(&r.tree),
+            f_ext: vec![Default::default(); n],
+            tau: vec![0.0; r.nv()],
+            armature: vec![0.0; r.nv()],
+            arm_act: vec![0.0; r.nv()],
+        }
+    }
 }
 
 /// Counters and timers of the last step and since the start.
@@ -211,6 +278,12 @@ pub struct Snapshot {
     pub xfrc: Vec<Wrench>,
     pub frozen: Vec<bool>,
     pub pairs: Vec<PairState>,
+    pub qpos: Vec<f64>,
+    pub qvel: Vec<f64>,
+    pub qfrc_cmd: Vec<f64>,
+    /// Servo set-points of all robots, robot after robot.
+    pub servo: Vec<ServoTarget>,
+    pub robot_frozen: Vec<bool>,
 }
 
 /// Mutable simulation data for one [`Model`].
@@ -226,6 +299,20 @@ pub struct Data {
     pub xfrc: Vec<Wrench>,
     /// Bodies frozen by the non-finite-state quarantine (treated as static).
     pub frozen: Vec<bool>,
+    /// Robots: configuration and velocity of all robots (robot r's are at
+    /// `model.robots[r].q_offset..` and `v_offset..`; see [`crate::model::robot`]).
+    pub qpos: Vec<f64>,
+    pub qvel: Vec<f64>,
+    /// Commanded joint torques/forces (len nv; entries of floating-base and
+    /// unactuated coordinates are ignored). Persistent: the caller sets and clears
+    /// them. Clamped to each joint's effort limit together with its servo.
+    pub qfrc_cmd: Vec<f64>,
+    /// Actuator torques (command + servo, clamped), passive torques (damping,
+    /// friction, limits) and joint accelerations at the start-of-step state.
+    pub qfrc_actuator: Vec<f64>,
+    pub qfrc_passive: Vec<f64>,
+    pub qacc: Vec<f64>,
+    pub robots: Vec<RobotData>,
     /// Contact memory of each broad-phase pair, sorted by (geom_a, geom_b).
     pub pairs: Vec<PairState>,
     /// Contacts found at the start of the last step.
@@ -234,6 +321,9 @@ pub struct Data {
     pub contact_pair: Vec<usize>,
     /// Total contact wrench on each body at the start-of-step state (for reporting).
     pub contact_wrench: Vec<Wrench>,
+    /// For each manifold in `contacts`, the contact force on body a (normal and
+    /// friction) at the start-of-step state, world frame (force-model steppers).
+    pub contact_force: Vec<Vec3>,
     pub stats: StepStats,
     pub(crate) scratch: Scratch,
     /// Work buffers of the Hunt–Crossley adaptive stepper (not part of the state).
@@ -269,6 +359,11 @@ pub(crate) struct Scratch {
     /// World-frame inverse mass properties of every body at the state being
     /// evaluated (penalty stepper, once per force evaluation).
     pub bodies: Vec<crate::contact::impulse::ImpulseBody>,
+    /// Robots: the generalized state at the start of the step (rollback target) and
+    /// the integrator's stage buffers.
+    pub qpos0: Vec<f64>,
+    pub qvel0: Vec<f64>,
+    pub gen: crate::pipeline::integrator::GenScratch,
 }
 
 /// Time derivative of a [`BodyState`]: (ẋ, q̇, v̇, ẇ).
@@ -289,10 +384,18 @@ impl Data {
             state: Vec::with_capacity(nb),
             xfrc: vec![Wrench::ZERO; nb],
             frozen: vec![false; nb],
+            qpos: vec![0.0; model.nq],
+            qvel: vec![0.0; model.nv],
+            qfrc_cmd: vec![0.0; model.nv],
+            qfrc_actuator: vec![0.0; model.nv],
+            qfrc_passive: vec![0.0; model.nv],
+            qacc: vec![0.0; model.nv],
+            robots: model.robots.iter().map(RobotData::new).collect(),
             pairs: Vec::new(),
             contacts: ContactSet::default(),
             contact_pair: Vec::new(),
             contact_wrench: vec![Wrench::ZERO; nb],
+            contact_force: Vec::new(),
             stats: StepStats::default(),
             scratch: Scratch::default(),
             hc: Default::default(),
@@ -310,6 +413,9 @@ impl Data {
         s.wrench = vec![Wrench::ZERO; nb];
         s.impacted = vec![false; nb];
         s.stage_state = d.state.clone();
+        s.qpos0 = d.qpos.clone();
+        s.qvel0 = d.qvel.clone();
+        s.gen = crate::pipeline::integrator::GenScratch::new(model.nq, model.nv);
         d
     }
 
@@ -320,7 +426,7 @@ impl Data {
         self.state.clear();
         for b in &model.bodies {
             let (v, w) = match b.kind {
-                BodyKind::Static => (Vec3::zeros(), Vec3::zeros()),
+                BodyKind::Static | BodyKind::Link { .. } => (Vec3::zeros(), Vec3::zeros()),
                 BodyKind::Free => (b.v0, b.w0),
             };
             self.state.push(BodyState {
@@ -330,11 +436,42 @@ impl Data {
                 w,
             });
         }
+        for (r, rd) in model.robots.iter().zip(&mut self.robots) {
+            self.qpos[r.q_offset..r.q_offset + r.nq()].copy_from_slice(&r.q0);
+            self.qvel[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&r.v0);
+            rd.frozen = false;
+            for (t, s) in rd.servo.iter_mut().zip(&r.servos) {
+                *t = ServoTarget {
+                    enabled: s.enabled,
+                    position: r.q0[r.joints[s.joint].qi],
+                    velocity: 0.0,
+                    torque: 0.0,
+                };
+            }
+            rd.ft.iter_mut().for_each(|f| *f = Default::default());
+            rd.imu.iter_mut().for_each(|i| *i = ImuReading::default());
+        }
+        for x in [
+            &mut self.qfrc_cmd,
+            &mut self.qfrc_actuator,
+            &mut self.qfrc_passive,
+            &mut self.qacc,
+        ] {
+            x.iter_mut().for_each(|v| *v = 0.0);
+        }
+        crate::pipeline::robots::link_states(
+            model,
+            &mut self.robots,
+            &self.qpos,
+            &self.qvel,
+            &mut self.state,
+        );
         self.xfrc.iter_mut().for_each(|w| *w = Wrench::ZERO);
         self.frozen.iter_mut().for_each(|f| *f = false);
         self.pairs.clear();
         self.contacts.clear();
         self.contact_pair.clear();
+        self.contact_force.clear();
         self.contact_wrench
             .iter_mut()
             .for_each(|w| *w = Wrench::ZERO);
@@ -388,6 +525,15 @@ impl Data {
             xfrc: self.xfrc.clone(),
             frozen: self.frozen.clone(),
             pairs: self.pairs.clone(),
+            qpos: self.qpos.clone(),
+            qvel: self.qvel.clone(),
+            qfrc_cmd: self.qfrc_cmd.clone(),
+            servo: self
+                .robots
+                .iter()
+                .flat_map(|r| r.servo.iter().copied())
+                .collect(),
+            robot_frozen: self.robots.iter().map(|r| r.frozen).collect(),
         }
     }
 
@@ -397,6 +543,11 @@ impl Data {
         if s.state.len() != self.state.len()
             || s.xfrc.len() != self.xfrc.len()
             || s.frozen.len() != self.frozen.len()
+            || s.qpos.len() != self.qpos.len()
+            || s.qvel.len() != self.qvel.len()
+            || s.qfrc_cmd.len() != self.qfrc_cmd.len()
+            || s.servo.len() != self.robots.iter().map(|r| r.servo.len()).sum::<usize>()
+            || s.robot_frozen.len() != self.robots.len()
         {
             return false;
         }
@@ -405,6 +556,16 @@ impl Data {
         self.state.copy_from_slice(&s.state);
         self.xfrc.copy_from_slice(&s.xfrc);
         self.frozen.copy_from_slice(&s.frozen);
+        self.qpos.copy_from_slice(&s.qpos);
+        self.qvel.copy_from_slice(&s.qvel);
+        self.qfrc_cmd.copy_from_slice(&s.qfrc_cmd);
+        let mut k = 0;
+        for (rd, &f) in self.robots.iter_mut().zip(&s.robot_frozen) {
+            let n = rd.servo.len();
+            rd.servo.copy_from_slice(&s.servo[k..k + n]);
+            k += n;
+            rd.frozen = f;
+        }
         self.pairs.clear();
         self.pairs.extend_from_slice(&s.pairs);
         self.contacts.clear();

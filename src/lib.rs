@@ -13,6 +13,7 @@ pub mod experiments;
 pub mod math;
 pub mod model;
 pub mod pipeline;
+pub mod robot;
 pub mod run;
 pub mod tools;
 

@@ -523,6 +523,7 @@ fn check_aba_inverts_rnea(model: &ArticulatedModel, rng: &mut Rng, samples: usiz
             ExtInputs {
                 f_ext: Some(&f_ext),
                 damping: Some(&damping),
+                armature: None,
             }
         } else {
             ExtInputs::default()
@@ -701,6 +702,7 @@ fn algorithms_do_not_allocate() {
     let ext = ExtInputs {
         f_ext: Some(&f_ext),
         damping: Some(&damping),
+        armature: None,
     };
     alloc_counter::start();
     for _ in 0..1000 {

@@ -23,8 +23,10 @@
 pub mod broadphase;
 pub mod hull;
 pub mod mesh;
+pub mod minkowski;
 pub mod narrowphase;
 mod pairs;
+pub mod ratio_metric;
 pub mod shape;
 pub mod volume;
 

@@ -84,14 +84,19 @@ pub struct PidGains {
 
 impl PidGains {
     /// kp, kv, ki for a pair of mass `m_pair`; kv clamped to `damping_limit·m_r/h`
-    /// and kp to `stiffness_limit·m_r/h²` (explicit-integration stability).
+    /// and kp to `stiffness_limit·m_r/h²` (explicit-integration stability); ki
+    /// scaled down with kp, so that the integral term never outweighs the spring it
+    /// corrects (an integral gain left at its value while kp is clamped pumps
+    /// energy into a contact whose damping is clamped too).
     pub fn resolve(p: &PenaltyParams, m_pair: f64, m_reduced: f64, h: f64) -> PidGains {
         let kv_max = p.damping_limit * m_reduced / h;
         let kp_max = p.stiffness_limit * m_reduced / (h * h);
+        let kp = p.kp.value(m_pair);
+        let scale = if kp > kp_max { kp_max / kp } else { 1.0 };
         PidGains {
-            kp: p.kp.value(m_pair).min(kp_max),
+            kp: kp * scale,
             kv: Gain::value(&p.kv, m_pair).min(kv_max),
-            ki: p.ki.value(m_pair),
+            ki: p.ki.value(m_pair) * scale,
         }
     }
 

@@ -1,13 +1,22 @@
 //! Articulated-body algorithm: forward dynamics `q̈ = FD(q, q̇, τ, f_ext)` in
-//! `O(n)` (Featherstone Table 7.1, eqs. (A1)–(A8) of [`crate::dynamics`]).
+//! `O(n)` (Featherstone Table 7.1, eqs. (A1)–(A8) of [`crate::dynamics`]),
+//! with a floating root solved as Featherstone's floating-base special case
+//! (Table 9.6, eq. (F4)).
 
 use super::kinematics::update_xup;
 use super::spatial::MotionVec;
-use super::tree::{coord, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs};
+use super::tree::{
+    joint_motion, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs, Joint,
+};
+use nalgebra::{Cholesky, Vector6};
 
 /// Joint accelerations at `(q, q̇)` under `τ`, gravity, external forces and
-/// damping; result in `data.qdd`. No allocation. Fails (never panics) with
-/// [`DynamicsError::SingularJoint`] if some `d[i]` is not positive.
+/// damping; result in `data.qdd` (`q` of length `nq`, the others `nv`).
+/// Leaves `data.v` and `data.a` (link accelerations including the gravity
+/// offset `−a_g`) filled for [`super::wrenches::joint_wrenches`] and
+/// [`super::kinematics::link_point_acceleration`]. No allocation. Fails (never
+/// panics) with [`DynamicsError::SingularJoint`] if some `d[i]` (or a floating
+/// root's articulated inertia) is not positive definite.
 pub fn aba(
     model: &ArticulatedModel,
     data: &mut ArticulatedData,
@@ -16,7 +25,8 @@ pub fn aba(
     tau: &[f64],
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
-    model.check_len("q", q.len())?;
+    model.check_q(q)?;
+    model.check_data(data)?;
     model.check_len("qd", qd.len())?;
     model.check_len("tau", tau.len())?;
     ext.check(model)?;
@@ -25,7 +35,7 @@ pub fn aba(
 
     // pass 1: velocities, bias accelerations, rigid inertias and bias forces
     for i in 0..n {
-        let vj = data.s[i].scale(coord(model.v_index()[i], qd));
+        let vj = joint_motion(model, i, qd);
         match model.parent()[i] {
             Some(p) => {
                 // (A1) v_i = xup v_p + vJ; (A2) c_i = v_i ×ₘ vJ
@@ -48,20 +58,26 @@ pub fn aba(
     for i in (0..n).rev() {
         let mut ia = data.ia[i];
         let mut pa = data.pa[i] + data.ia[i].mul_motion(&data.c[i]);
-        if let Some(k) = model.v_index()[i] {
-            // (A4) U = Iᴬ s; d = sᵀ U; u = τ − b q̇ − sᵀ pᴬ
-            let big_u = data.ia[i].mul_motion(&data.s[i]);
-            let d = data.s[i].dot(&big_u);
-            if !(d.is_finite() && d > 0.0) {
-                return Err(DynamicsError::SingularJoint { link: i, d });
+        match (model.joint()[i], model.v_index()[i]) {
+            // a floating joint is a root (builder): nothing to pass on, and
+            // with S = 1₆, Iᵃ = Iᴬ − Iᴬ (Iᴬ)⁻¹ Iᴬ = 0 anyway (eq. (F4))
+            (Joint::Floating, _) => continue,
+            (_, Some(k)) => {
+                // (A4) U = Iᴬ s; d = sᵀ U (+ armature); u = τ − b q̇ − sᵀ pᴬ
+                let big_u = data.ia[i].mul_motion(&data.s[i]);
+                let d = data.s[i].dot(&big_u) + ext.armature(k);
+                if !(d.is_finite() && d > 0.0) {
+                    return Err(DynamicsError::SingularJoint { link: i, d });
+                }
+                let u = tau[k] - ext.damping_torque(k, qd[k]) - data.s[i].dot(&data.pa[i]);
+                data.big_u[i] = big_u;
+                data.d[i] = d;
+                data.u[i] = u;
+                // (A5) Iᵃ = Iᴬ − U Uᵀ/d; pᵃ = pᴬ + Iᵃ c + U u/d
+                ia.0 -= big_u.outer() / d;
+                pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
             }
-            let u = tau[k] - ext.damping_torque(k, qd[k]) - data.s[i].dot(&data.pa[i]);
-            data.big_u[i] = big_u;
-            data.d[i] = d;
-            data.u[i] = u;
-            // (A5) Iᵃ = Iᴬ − U Uᵀ/d; pᵃ = pᴬ + Iᵃ c + U u/d
-            ia.0 -= big_u.outer() / d;
-            pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
+            (_, None) => {}
         }
         if let Some(p) = model.parent()[i] {
             // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ
@@ -81,11 +97,35 @@ pub fn aba(
             None => a0,
         };
         let mut a = data.xup[i].apply_motion(&a_parent) + data.c[i];
-        if let Some(k) = model.v_index()[i] {
-            // (A8) q̈ = (u − Uᵀ a')/d; a = a' + s q̈
-            let qdd = (data.u[i] - data.big_u[i].dot(&a)) / data.d[i];
-            data.qdd[k] = qdd;
-            a += data.s[i].scale(qdd);
+        match (model.joint()[i], model.v_index()[i]) {
+            (Joint::Floating, Some(k)) => {
+                // (F4) a = (Iᴬ)⁻¹ (τ − b q̇ − pᴬ); q̈ = a − a'
+                let mut x = Vector6::from_iterator(
+                    (k..k + 6).map(|kk| tau[kk] - ext.damping_torque(kk, qd[kk])),
+                ) - data.pa[i].to_vector6();
+                let singular = || DynamicsError::SingularJoint {
+                    link: i,
+                    d: data.ia[i].0.diagonal().min(),
+                };
+                let chol = Cholesky::new(data.ia[i].0).ok_or_else(singular)?;
+                chol.solve_mut(&mut x);
+                if !x.iter().all(|v| v.is_finite()) {
+                    return Err(singular());
+                }
+                let a_full = MotionVec::from_vector6(&x);
+                let qdd = (a_full - a).to_vector6();
+                if let Some(out) = data.qdd.as_mut_slice().get_mut(k..k + 6) {
+                    out.copy_from_slice(qdd.as_slice());
+                }
+                a = a_full;
+            }
+            (_, Some(k)) => {
+                // (A8) q̈ = (u − Uᵀ a')/d; a = a' + s q̈
+                let qdd = (data.u[i] - data.big_u[i].dot(&a)) / data.d[i];
+                data.qdd[k] = qdd;
+                a += data.s[i].scale(qdd);
+            }
+            (_, None) => {}
         }
         data.a[i] = a;
     }

@@ -1,34 +1,213 @@
-//! Forward kinematics (link poses for the collision pipeline) and mechanical
-//! energy of an [`ArticulatedModel`].
+//! Forward kinematics (link poses and twists for the collision and contact
+//! pipeline), world-frame point velocities and accelerations (IMU), centre of
+//! mass, momentum and mechanical energy of an [`ArticulatedModel`].
 
-use super::spatial::MotionVec;
-use super::tree::{coord, ArticulatedData, ArticulatedModel, DynamicsError};
+use super::spatial::{ForceVec, MotionVec};
+use super::tree::{joint_motion, ArticulatedData, ArticulatedModel, DynamicsError};
+use nalgebra::{Matrix3, Vector3};
 
-/// Joint transforms only: `xup[i] = XJ(q_i) x_tree[i]` (Featherstone Table 5.1, line 3).
+/// Joint transforms `xup[i] = XJ(q_i) x_tree[i]` (Featherstone Table 5.1,
+/// line 3) and link poses `x_base[i] = xup[i] ᵖX_0`, so that every algorithm
+/// leaves the poses consistent with the `q` it was given. `q` must have been
+/// checked (`check_q`).
 pub(crate) fn update_xup(model: &ArticulatedModel, data: &mut ArticulatedData, q: &[f64]) {
     for i in 0..model.num_links() {
-        let qi = coord(model.v_index()[i], q);
-        data.xup[i] = model.joint()[i].transform(qi) * model.x_tree()[i];
-    }
-}
-
-/// Fill `xup[i]` and the link poses `x_base[i] = ⁱX_0 = xup[i] ᵖX_0`.
-/// The pose of link `i` in the base: origin `x_base[i].trans`, orientation
-/// `x_base[i].rot.transpose()`.
-pub fn forward_kinematics(
-    model: &ArticulatedModel,
-    data: &mut ArticulatedData,
-    q: &[f64],
-) -> Result<(), DynamicsError> {
-    model.check_len("q", q.len())?;
-    update_xup(model, data, q);
-    for i in 0..model.num_links() {
+        let joint = &model.joint()[i];
+        let qi = model.q_index()[i]
+            .and_then(|k| q.get(k..k + joint.nq()))
+            .unwrap_or(&[]);
+        data.xup[i] = joint.transform(qi) * model.x_tree()[i];
         data.x_base[i] = match model.parent()[i] {
             Some(p) => data.xup[i] * data.x_base[p],
             None => data.xup[i],
         };
     }
+}
+
+/// Fill `xup[i]` and the link poses `x_base[i] = ⁱX_0 = xup[i] ᵖX_0`
+/// (`q` of length `nq`). The pose of link `i` in the world: origin
+/// `x_base[i].trans`, orientation `x_base[i].rot.transpose()` (see [`link_pose`]).
+pub fn forward_kinematics(
+    model: &ArticulatedModel,
+    data: &mut ArticulatedData,
+    q: &[f64],
+) -> Result<(), DynamicsError> {
+    model.check_q(q)?;
+    model.check_data(data)?;
+    update_xup(model, data, q);
     Ok(())
+}
+
+/// [`forward_kinematics`] plus the link spatial velocities
+/// `data.v[i] = ⁱX_λ v_λ + S_i q̇_i` (eqs. (R1)–(R2), link coordinates),
+/// without dynamics. `q` of length `nq`, `qd` of length `nv`.
+pub fn forward_velocity(
+    model: &ArticulatedModel,
+    data: &mut ArticulatedData,
+    q: &[f64],
+    qd: &[f64],
+) -> Result<(), DynamicsError> {
+    model.check_len("qd", qd.len())?;
+    forward_kinematics(model, data, q)?;
+    for i in 0..model.num_links() {
+        let vj = joint_motion(model, i, qd);
+        data.v[i] = match model.parent()[i] {
+            Some(p) => data.xup[i].apply_motion(&data.v[p]) + vj,
+            None => vj,
+        };
+    }
+    Ok(())
+}
+
+/// World pose of a link: `rotation` maps link coordinates to world
+/// coordinates (`R = Eᵀ` of `x_base`), `origin` is the link frame's origin in
+/// the world (m).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkPose {
+    /// `⁰R_i`: link → world rotation.
+    pub rotation: Matrix3<f64>,
+    /// `⁰p_i`: link origin in world coordinates (m).
+    pub origin: Vector3<f64>,
+}
+
+impl LinkPose {
+    /// A point given in link coordinates, in world coordinates.
+    pub fn point_to_world(&self, p_link: &Vector3<f64>) -> Vector3<f64> {
+        self.rotation * p_link + self.origin
+    }
+}
+
+/// Pose of `link` in the world, from `x_base` (after [`forward_kinematics`]).
+pub fn link_pose(
+    model: &ArticulatedModel,
+    data: &ArticulatedData,
+    link: usize,
+) -> Result<LinkPose, DynamicsError> {
+    model.check_link(link)?;
+    model.check_data(data)?;
+    let x = &data.x_base[link];
+    Ok(LinkPose {
+        rotation: x.rot.transpose(),
+        origin: x.trans,
+    })
+}
+
+/// Twist of a link-fixed point in world coordinates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointVelocity {
+    /// `ω`: the link's angular velocity, world coordinates (rad/s).
+    pub omega: Vector3<f64>,
+    /// `v_p`: velocity of the link-fixed point currently at `p_world` (m/s).
+    pub v: Vector3<f64>,
+}
+
+/// Angular velocity of `link` and velocity of its point currently at
+/// `p_world`, both in world coordinates (after [`forward_velocity`], `aba` or
+/// `rnea`, which fill `data.v`): with `⁰v = ⁰X_i v_i = (ω, v_O)`,
+/// `v_p = v_O + ω × p` (eq. (K1) of [`crate::dynamics`]).
+pub fn link_point_velocity(
+    model: &ArticulatedModel,
+    data: &ArticulatedData,
+    link: usize,
+    p_world: &Vector3<f64>,
+) -> Result<PointVelocity, DynamicsError> {
+    model.check_link(link)?;
+    model.check_data(data)?;
+    let v0 = data.x_base[link].inv_apply_motion(&data.v[link]);
+    Ok(PointVelocity {
+        omega: v0.ang,
+        v: v0.lin + v0.ang.cross(p_world),
+    })
+}
+
+/// Spatial velocity of `link` in world coordinates, `⁰X_i v_i` (`lin` is the
+/// velocity of the link-fixed point at the world origin).
+pub fn link_velocity_world(
+    model: &ArticulatedModel,
+    data: &ArticulatedData,
+    link: usize,
+) -> Result<MotionVec, DynamicsError> {
+    model.check_link(link)?;
+    model.check_data(data)?;
+    Ok(data.x_base[link].inv_apply_motion(&data.v[link]))
+}
+
+/// What an IMU fixed to a link reads, in world coordinates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointAcceleration {
+    /// `ω`: angular velocity (rad/s), as a gyroscope reads it.
+    pub omega: Vector3<f64>,
+    /// `ω̇`: angular acceleration (rad/s²).
+    pub alpha: Vector3<f64>,
+    /// Proper acceleration of the point, `p̈ − a_g` (m/s²): what an
+    /// accelerometer reads (`(0, 0, +9.81)` at rest under standard gravity).
+    pub proper: Vector3<f64>,
+}
+
+/// Angular velocity, angular acceleration and proper (accelerometer)
+/// acceleration of the link-fixed point currently at `p_world`, world
+/// coordinates, after `aba` or `rnea` (which fill `data.v`, `data.a`). Their
+/// `a_i` carries the fictitious base acceleration `−a_g`, so the classical
+/// acceleration it yields is already `p̈ − a_g` (eq. (K2) of
+/// [`crate::dynamics`]): `⁰a = ⁰X_i a_i`, `a_p = a_O + ω̇ × p + ω × v_p`.
+/// Rotate `proper` by `link_pose(..).rotation.transpose()` for a sensor in the
+/// link frame.
+pub fn link_point_acceleration(
+    model: &ArticulatedModel,
+    data: &ArticulatedData,
+    link: usize,
+    p_world: &Vector3<f64>,
+) -> Result<PointAcceleration, DynamicsError> {
+    let pv = link_point_velocity(model, data, link, p_world)?;
+    let a0 = data.x_base[link].inv_apply_motion(&data.a[link]);
+    Ok(PointAcceleration {
+        omega: pv.omega,
+        alpha: a0.ang,
+        proper: a0.lin + a0.ang.cross(p_world) + pv.omega.cross(&pv.v),
+    })
+}
+
+/// A force `force_world` (N) applied at the world point `p_world` (m) plus a
+/// pure moment `torque_world` (N m), both in world coordinates, as the spatial
+/// force on `link` in link coordinates — the form `ExtInputs::f_ext` takes
+/// (eq. (K3) of [`crate::dynamics`]): `⁰f = (p × f + n, f)`, `f_i = ⁱX_0* ⁰f`.
+/// Needs `x_base` (after [`forward_kinematics`] or any algorithm). Its
+/// generalized force is `Jᵀ [n; f]` with `J` from
+/// [`super::jacobian::point_jacobian`] at `p_world`.
+pub fn link_force_from_world(
+    model: &ArticulatedModel,
+    data: &ArticulatedData,
+    link: usize,
+    p_world: &Vector3<f64>,
+    force_world: &Vector3<f64>,
+    torque_world: &Vector3<f64>,
+) -> Result<ForceVec, DynamicsError> {
+    model.check_link(link)?;
+    model.check_data(data)?;
+    let f0 = ForceVec::new(p_world.cross(force_world) + torque_world, *force_world);
+    Ok(data.x_base[link].apply_force(&f0))
+}
+
+/// Centre of mass of the whole tree in world coordinates (m), from
+/// `x_base` (after [`forward_kinematics`]).
+pub fn center_of_mass(model: &ArticulatedModel, data: &ArticulatedData) -> Vector3<f64> {
+    let mut sum = Vector3::zeros();
+    for (inertia, x) in model.inertia().iter().zip(&data.x_base) {
+        sum += inertia.mass * x.inv_apply_point(&inertia.com);
+    }
+    sum / model.total_mass()
+}
+
+/// Total spatial momentum `h = Σ ⁰X_i* I_i v_i` in world coordinates
+/// (`ang`: angular momentum about the world origin, kg m²/s; `lin`: linear
+/// momentum, kg m/s), from `x_base` and `v` (after [`forward_velocity`],
+/// `aba` or `rnea`).
+pub fn spatial_momentum(model: &ArticulatedModel, data: &ArticulatedData) -> ForceVec {
+    let mut h = ForceVec::zero();
+    for ((inertia, x), v) in model.inertia().iter().zip(&data.x_base).zip(&data.v) {
+        h += x.inv_apply_force(&(inertia * v));
+    }
+    h
 }
 
 /// Kinetic and gravitational potential energy (J).
@@ -36,7 +215,7 @@ pub fn forward_kinematics(
 pub struct Energy {
     /// `T = ½ Σ v_iᵀ I_i v_i` (= `½ q̇ᵀ H q̇`).
     pub kinetic: f64,
-    /// `V = −Σ m_i a_g · p_ci` with the base origin as reference.
+    /// `V = −Σ m_i a_g · p_ci` with the world origin as reference.
     pub potential: f64,
 }
 
@@ -54,18 +233,10 @@ pub fn energy(
     q: &[f64],
     qd: &[f64],
 ) -> Result<Energy, DynamicsError> {
-    model.check_len("qd", qd.len())?;
-    forward_kinematics(model, data, q)?;
+    forward_velocity(model, data, q, qd)?;
     let g = model.gravity();
     let mut e = Energy::default();
-    for i in 0..model.num_links() {
-        let vj = data.s[i].scale(coord(model.v_index()[i], qd));
-        let vp = match model.parent()[i] {
-            Some(p) => data.xup[i].apply_motion(&data.v[p]),
-            None => MotionVec::zero(),
-        };
-        data.v[i] = vp + vj;
-        let inertia = &model.inertia()[i];
+    for (i, inertia) in model.inertia().iter().enumerate() {
         e.kinetic += 0.5 * data.v[i].dot(&(inertia * &data.v[i]));
         let p_com = data.x_base[i].inv_apply_point(&inertia.com);
         e.potential -= inertia.mass * g.dot(&p_com);

@@ -2,10 +2,16 @@
 //! (Featherstone Table 5.1, eqs. (R1)–(R5) of [`crate::dynamics`]).
 
 use super::kinematics::update_xup;
-use super::tree::{coord, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs};
+use super::tree::{
+    joint_motion, write_force, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs, Joint,
+};
 
 /// Joint forces `τ` that produce `q̈` at `(q, q̇)` under gravity, external
-/// forces and damping; result in `data.tau`. `O(n)`, no allocation.
+/// forces and damping; result in `data.tau`; `data.v`, `data.a` (with the
+/// gravity offset `−a_g`) and the transmitted joint forces `data.f` are left
+/// filled. `q` has length `nq`, the others `nv`. For a floating root the six
+/// entries of `τ` are the spatial force the base would need (link
+/// coordinates, eq. (F3)). `O(n)`, no allocation.
 pub fn rnea(
     model: &ArticulatedModel,
     data: &mut ArticulatedData,
@@ -14,7 +20,8 @@ pub fn rnea(
     qdd: &[f64],
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
-    model.check_len("q", q.len())?;
+    model.check_q(q)?;
+    model.check_data(data)?;
     model.check_len("qd", qd.len())?;
     model.check_len("qdd", qdd.len())?;
     ext.check(model)?;
@@ -23,9 +30,8 @@ pub fn rnea(
 
     // forward pass: velocities, accelerations, body forces
     for i in 0..model.num_links() {
-        let k = model.v_index()[i];
-        let vj = data.s[i].scale(coord(k, qd)); // (R1) vJ = s q̇
-        let aj = data.s[i].scale(coord(k, qdd));
+        let vj = joint_motion(model, i, qd); // (R1) vJ = S q̇
+        let aj = joint_motion(model, i, qdd);
         match model.parent()[i] {
             Some(p) => {
                 // (R2) v_i = xup v_p + vJ; (R3) a_i = xup a_p + s q̈ + v_i ×ₘ vJ
@@ -45,9 +51,21 @@ pub fn rnea(
 
     // backward pass: joint forces, propagate to parents
     for i in (0..model.num_links()).rev() {
-        if let Some(k) = model.v_index()[i] {
-            // (R5) τ_i = s_iᵀ f_i (+ b q̇)
-            data.tau[k] = data.s[i].dot(&data.f[i]) + ext.damping_torque(k, coord(Some(k), qd));
+        match (model.joint()[i], model.v_index()[i]) {
+            (Joint::Floating, Some(k)) => {
+                // (R5) with S = 1₆: τ = f_i (+ b q̇)
+                let tau = data.tau.as_mut_slice();
+                write_force(tau, k, &data.f[i]);
+                for (kk, t) in tau.iter_mut().enumerate().skip(k).take(6) {
+                    *t += ext.damping_torque(kk, qd.get(kk).copied().unwrap_or(0.0));
+                }
+            }
+            (_, Some(k)) => {
+                // (R5) τ_i = s_iᵀ f_i (+ b q̇)
+                let qdk = qd.get(k).copied().unwrap_or(0.0);
+                data.tau[k] = data.s[i].dot(&data.f[i]) + ext.damping_torque(k, qdk);
+            }
+            (_, None) => {}
         }
         if let Some(p) = model.parent()[i] {
             let fp = data.xup[i].inv_apply_force(&data.f[i]);

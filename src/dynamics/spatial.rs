@@ -510,9 +510,30 @@ impl ArticulatedInertia {
     }
 
     /// `ᴮX_Aᵀ Iᴬ ᴮX_A` with `x = ᴮX_A`: the inertia (expressed in B) in A.
+    ///
+    /// In 3×3 blocks (≈ 40 % of the flops of the 6×6 product): with
+    /// `X = diag(E, E) [1, 0; −r×, 1]` and `Iᴬ = [A, B; Bᵀ, C]`, first
+    /// `A' = EᵀAE`, `B' = EᵀBE`, `C' = EᵀCE`, then
+    /// `XᵀIᴬX = [A' − B'r× + r×(B'ᵀ − C'r×), B' + r×C'; (B' + r×C')ᵀ, C']`.
     pub fn inv_transform(&self, x: &SpatialTransform) -> ArticulatedInertia {
-        let xm = x.to_motion_matrix();
-        ArticulatedInertia(xm.transpose() * self.0 * xm)
+        let e = &x.rot;
+        let a = self.0.fixed_view::<3, 3>(0, 0);
+        let b = self.0.fixed_view::<3, 3>(0, 3);
+        let c = self.0.fixed_view::<3, 3>(3, 3);
+        let a1 = e.tr_mul(&(a * e));
+        let b1 = e.tr_mul(&(b * e));
+        let c1 = e.tr_mul(&(c * e));
+        let rx = skew(&x.trans);
+        let c_rx = c1 * rx;
+        let top_right = b1 + rx * c1;
+        let top_left = a1 - b1 * rx + rx * (b1.transpose() - c_rx);
+        let mut m = Matrix6::zeros();
+        m.fixed_view_mut::<3, 3>(0, 0).copy_from(&top_left);
+        m.fixed_view_mut::<3, 3>(0, 3).copy_from(&top_right);
+        m.fixed_view_mut::<3, 3>(3, 0)
+            .copy_from(&top_right.transpose());
+        m.fixed_view_mut::<3, 3>(3, 3).copy_from(&c1);
+        ArticulatedInertia(m)
     }
 }
 

@@ -3,18 +3,17 @@
 //! [`ArticulatedData`].
 //!
 //! Links are numbered `0..n` so that `parent[i] < i` (Featherstone's regular
-//! numbering); `parent[i] == None` means the link hangs from the fixed base.
-//! Every joint has 0 or 1 degrees of freedom; `v_index[i]` is the index of
-//! joint `i`'s coordinate in `q`, `q̇`, `q̈`, `τ` (`None` for `Fixed`).
+//! numbering); `parent[i] == None` means the link hangs from the base (the
+//! world). Joint `i` owns `Joint::nq()` entries of `q` starting at
+//! `q_index[i]` and `Joint::nv()` entries of `q̇`, `q̈`, `τ` starting at
+//! `v_index[i]` (both `None` for `Fixed`); only the floating joint has
+//! `nq (7) ≠ nv (6)`. Degrees of freedom are numbered in link order, so the
+//! DOF parent array `λ` (`dof_parent`) also satisfies `λ(k) < k`.
 //!
-//! TODO(robots): floating-base (`Free`, 6 DoF with a quaternion, nq ≠ nv) and
-//! multi-DoF joints (spherical, planar) are not supported yet. They need
-//! `nq`/`nv` offsets per joint and a `6×k` motion subspace; the algorithms are
-//! written per link so that the change stays local to `Joint` and the
-//! `s[i]`/`u[i]`/`d[i]` scratch.
+//! TODO(robots): spherical and planar joints, joint limits.
 
 use super::spatial::{ArticulatedInertia, ForceVec, MotionVec, SpatialInertia, SpatialTransform};
-use nalgebra::{DMatrix, DVector, Rotation3, Unit, Vector3};
+use nalgebra::{DMatrix, DVector, Quaternion, Rotation3, Unit, UnitQuaternion, Vector3};
 
 /// Errors from building a model or calling the dynamics algorithms. The
 /// algorithms never panic; they return one of these instead.
@@ -43,8 +42,30 @@ pub enum DynamicsError {
         expected: usize,
         got: usize,
     },
+    /// A floating joint is only allowed on a root link (`parent == None`).
+    #[error(
+        "link {link}: a floating joint must be on a root link, but its parent is link {parent}"
+    )]
+    FloatingNotRoot { link: usize, parent: usize },
+    /// A floating joint's quaternion in `q` has a zero or non-finite norm.
+    #[error("link {link}: floating-joint quaternion has norm {norm}; expected ≈ 1")]
+    InvalidQuaternion { link: usize, norm: f64 },
+    /// The [`ArticulatedData`] was made for a different model.
+    #[error("data was made for another model ({links} links, {nv} DOFs)")]
+    DataMismatch { links: usize, nv: usize },
+    /// A link index outside `0..num_links`.
+    #[error("link index {link} out of range (the model has {num_links} links)")]
+    LinkIndex { link: usize, num_links: usize },
+    /// `solve_mass` was called before `factor_mass` (after the last `crba`).
+    #[error("the mass matrix is not factored: call crba then factor_mass")]
+    MassNotFactored,
+    /// The mass matrix is not positive definite (pivot `H_kk ≤ 0` in `LᵀL`).
+    #[error("mass matrix not positive definite at DOF {dof} (pivot {pivot})")]
+    MassNotPositiveDefinite { dof: usize, pivot: f64 },
     /// ABA met a joint whose articulated inertia about its axis, `d[i]`, is not
-    /// positive and finite (a massless subtree or non-finite state).
+    /// positive and finite (a massless subtree or non-finite state); for a
+    /// floating root, its 6×6 `Iᴬ` is not positive definite (`d` is then the
+    /// smallest diagonal entry) or the solve is not finite.
     #[error("link {link}: articulated joint inertia d = {d} is not positive")]
     SingularJoint { link: usize, d: f64 },
 }
@@ -59,37 +80,87 @@ pub enum Joint {
     Prismatic(Unit<Vector3<f64>>),
     /// Welded; no degree of freedom.
     Fixed,
+    /// Six degrees of freedom (a free-flying base), allowed on root links only.
+    /// `q = [x, y, z, qw, qx, qy, qz]`: the link origin `p` in the predecessor
+    /// frame (the world when `x_tree` is the identity) and the unit quaternion
+    /// `Q` rotating link coordinates into predecessor coordinates. `q̇`-space
+    /// (length 6) is the link's spatial velocity `[ω; v]` in **link**
+    /// coordinates (Featherstone's body coordinates; `v` is the velocity of
+    /// the link origin), so the motion subspace is `S = 1₆` (eq. (F1) of
+    /// [`crate::dynamics`]). The quaternion is normalized where it is used,
+    /// so the intermediate stages of an explicit integrator may leave it
+    /// slightly off the unit sphere; see [`super::configuration::normalize`].
+    Floating,
 }
 
 impl Joint {
-    /// Number of degrees of freedom (0 or 1).
+    /// Number of configuration coordinates (0, 1, or 7 for `Floating`).
+    pub fn nq(&self) -> usize {
+        match self {
+            Joint::Revolute(_) | Joint::Prismatic(_) => 1,
+            Joint::Fixed => 0,
+            Joint::Floating => 7,
+        }
+    }
+
+    /// Number of degrees of freedom (0, 1, or 6 for `Floating`).
     pub fn nv(&self) -> usize {
         match self {
             Joint::Revolute(_) | Joint::Prismatic(_) => 1,
             Joint::Fixed => 0,
+            Joint::Floating => 6,
         }
     }
 
     /// `XJ(q)`: the transform from the predecessor frame to the link frame
-    /// (Featherstone Table 4.1). For `Fixed`, `q` is ignored.
-    pub fn transform(&self, q: f64) -> SpatialTransform {
+    /// (Featherstone Table 4.1); `q` is this joint's slice of the
+    /// configuration (length `nq()`; missing entries read as zero and a
+    /// degenerate quaternion as the identity — the algorithms reject both
+    /// before calling this). For the floating joint `XJ = (E = Rᵀ, r = p)`
+    /// with `R` the rotation of the normalized quaternion (eq. (F2)).
+    pub fn transform(&self, q: &[f64]) -> SpatialTransform {
+        let at = |k: usize| q.get(k).copied().unwrap_or(0.0);
         match self {
             Joint::Revolute(axis) => {
                 // E = R(axis, q)ᵀ: coordinates in the rotated (successor) frame
-                SpatialTransform::rotation(Rotation3::from_axis_angle(axis, q).matrix().transpose())
+                SpatialTransform::rotation(
+                    Rotation3::from_axis_angle(axis, at(0)).matrix().transpose(),
+                )
             }
-            Joint::Prismatic(axis) => SpatialTransform::translation(axis.into_inner() * q),
+            Joint::Prismatic(axis) => SpatialTransform::translation(axis.into_inner() * at(0)),
             Joint::Fixed => SpatialTransform::identity(),
+            Joint::Floating => {
+                let r = quaternion_at(q, 3).to_rotation_matrix();
+                SpatialTransform::new(r.matrix().transpose(), Vector3::new(at(0), at(1), at(2)))
+            }
         }
     }
 
-    /// Motion subspace `s` (zero for `Fixed`), constant in the link frame.
+    /// Motion subspace `s` of a one-DoF joint, constant in the link frame
+    /// (zero for `Fixed`; `Floating` has `S = 1₆`, handled by the algorithms).
     pub fn motion_subspace(&self) -> MotionVec {
         match self {
             Joint::Revolute(axis) => MotionVec::new(axis.into_inner(), Vector3::zeros()),
             Joint::Prismatic(axis) => MotionVec::new(Vector3::zeros(), axis.into_inner()),
-            Joint::Fixed => MotionVec::zero(),
+            Joint::Fixed | Joint::Floating => MotionVec::zero(),
         }
+    }
+}
+
+/// The (normalized) unit quaternion stored as `[w, x, y, z]` at `q[k..k + 4]`;
+/// the identity if it is missing, zero or not finite.
+pub(crate) fn quaternion_at(q: &[f64], k: usize) -> UnitQuaternion<f64> {
+    match q.get(k..k + 4) {
+        Some(c) => {
+            let quat = Quaternion::new(c[0], c[1], c[2], c[3]);
+            let n = quat.norm();
+            if n.is_finite() && n > 0.0 {
+                UnitQuaternion::new_unchecked(quat / n)
+            } else {
+                UnitQuaternion::identity()
+            }
+        }
+        None => UnitQuaternion::identity(),
     }
 }
 
@@ -101,8 +172,11 @@ pub struct ArticulatedModel {
     joint: Vec<Joint>,
     x_tree: Vec<SpatialTransform>,
     inertia: Vec<SpatialInertia>,
+    q_index: Vec<Option<usize>>,
     v_index: Vec<Option<usize>>,
+    dof_parent: Vec<Option<usize>>,
     gravity: Vector3<f64>,
+    nq: usize,
     nv: usize,
 }
 
@@ -111,11 +185,15 @@ impl ArticulatedModel {
     pub fn num_links(&self) -> usize {
         self.parent.len()
     }
-    /// Number of degrees of freedom (= length of `q`, `q̇`, `q̈`, `τ`).
+    /// Length of the configuration `q` (`= nv` without floating joints).
+    pub fn nq(&self) -> usize {
+        self.nq
+    }
+    /// Number of degrees of freedom (= length of `q̇`, `q̈`, `τ`).
     pub fn nv(&self) -> usize {
         self.nv
     }
-    /// `parent[i]`; `None` for links attached to the fixed base.
+    /// `parent[i]`; `None` for links attached to the base (world).
     pub fn parent(&self) -> &[Option<usize>] {
         &self.parent
     }
@@ -132,13 +210,29 @@ impl ArticulatedModel {
     pub fn inertia(&self) -> &[SpatialInertia] {
         &self.inertia
     }
-    /// Index of each joint's coordinate in `q` (`None` for `Fixed`).
+    /// Start of each joint's coordinates in `q` (`None` for `Fixed`).
+    pub fn q_index(&self) -> &[Option<usize>] {
+        &self.q_index
+    }
+    /// Start of each joint's coordinates in `q̇`, `q̈`, `τ` (`None` for `Fixed`).
     pub fn v_index(&self) -> &[Option<usize>] {
         &self.v_index
+    }
+    /// DOF parent array `λ(k)` of the expanded tree (Featherstone §6.5): the
+    /// previous DOF of the same joint, else the last DOF of the nearest
+    /// ancestor joint that has one; `None` at a root. `λ(k) < k`. It gives
+    /// the sparsity of `H` (`H_ij ≠ 0` only if `i` is an ancestor of `j` or
+    /// vice versa), which `factor_mass` exploits.
+    pub fn dof_parent(&self) -> &[Option<usize>] {
+        &self.dof_parent
     }
     /// Gravitational acceleration `a_g` in base coordinates (m/s²), e.g. `(0, 0, -9.81)`.
     pub fn gravity(&self) -> Vector3<f64> {
         self.gravity
+    }
+    /// Total mass of the tree (kg).
+    pub fn total_mass(&self) -> f64 {
+        self.inertia.iter().map(|i| i.mass).sum()
     }
     /// Spatial acceleration of the base that stands in for gravity: `a₀ = −a_g`.
     pub(crate) fn base_acceleration(&self) -> MotionVec {
@@ -154,6 +248,78 @@ impl ArticulatedModel {
                 what,
                 expected: self.nv,
                 got,
+            })
+        }
+    }
+
+    /// Check a configuration: length `nq`, every floating joint's quaternion
+    /// of finite, non-negligible norm (it need not be exactly 1).
+    pub(crate) fn check_q(&self, q: &[f64]) -> Result<(), DynamicsError> {
+        if q.len() != self.nq {
+            return Err(DynamicsError::InputLength {
+                what: "q",
+                expected: self.nq,
+                got: q.len(),
+            });
+        }
+        for (i, j) in self.joint.iter().enumerate() {
+            if let (Joint::Floating, Some(k)) = (j, self.q_index[i]) {
+                let norm = q
+                    .get(k + 3..k + 7)
+                    .map_or(f64::NAN, |c| c.iter().map(|x| x * x).sum::<f64>().sqrt());
+                if !(norm.is_finite() && norm > 1e-6) {
+                    return Err(DynamicsError::InvalidQuaternion { link: i, norm });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Check that `data` was made for a model of this shape.
+    pub(crate) fn check_data(&self, data: &ArticulatedData) -> Result<(), DynamicsError> {
+        let n = self.num_links();
+        let ok = [
+            data.xup.len(),
+            data.x_base.len(),
+            data.s.len(),
+            data.v.len(),
+            data.a.len(),
+            data.f.len(),
+            data.ia.len(),
+            data.pa.len(),
+            data.big_u.len(),
+            data.d.len(),
+            data.u.len(),
+            data.c.len(),
+            data.ic.len(),
+        ]
+        .iter()
+        .all(|&l| l == n)
+            && data.mass_matrix.nrows() == self.nv
+            && data.mass_matrix.ncols() == self.nv
+            && data.mass_factor.nrows() == self.nv
+            && data.mass_factor.ncols() == self.nv
+            && data.tau.len() == self.nv
+            && data.qdd.len() == self.nv
+            && data.dof_parent == self.dof_parent;
+        if ok {
+            Ok(())
+        } else {
+            Err(DynamicsError::DataMismatch {
+                links: data.xup.len(),
+                nv: data.tau.len(),
+            })
+        }
+    }
+
+    /// Check a link index.
+    pub(crate) fn check_link(&self, link: usize) -> Result<(), DynamicsError> {
+        if link < self.num_links() {
+            Ok(())
+        } else {
+            Err(DynamicsError::LinkIndex {
+                link,
+                num_links: self.num_links(),
             })
         }
     }
@@ -206,9 +372,13 @@ impl ArticulatedModelBuilder {
         if !self.gravity.iter().all(|x| x.is_finite()) {
             return Err(DynamicsError::NonFiniteGravity);
         }
-        let mut v_index = Vec::with_capacity(self.parent.len());
-        let mut nv = 0;
-        for i in 0..self.parent.len() {
+        let n = self.parent.len();
+        let (mut q_index, mut v_index) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut dof_parent = Vec::new();
+        // last DOF of each link's nearest ancestor-or-self joint with DOFs
+        let mut last_dof: Vec<Option<usize>> = Vec::with_capacity(n);
+        let (mut nq, mut nv) = (0, 0);
+        for i in 0..n {
             if let Some(p) = self.parent[i] {
                 if p >= i {
                     return Err(DynamicsError::ParentOrder { link: i, parent: p });
@@ -221,15 +391,30 @@ impl ArticulatedModelBuilder {
                         return Err(DynamicsError::NonUnitAxis { link: i, norm });
                     }
                 }
+                Joint::Floating => {
+                    if let Some(p) = self.parent[i] {
+                        return Err(DynamicsError::FloatingNotRoot { link: i, parent: p });
+                    }
+                }
                 Joint::Fixed => {}
             }
             check_transform(i, &self.x_tree[i])?;
             check_inertia(i, &self.inertia[i])?;
-            if self.joint[i].nv() == 1 {
+            let inherited = self.parent[i].and_then(|p| last_dof[p]);
+            let (jq, jv) = (self.joint[i].nq(), self.joint[i].nv());
+            if jv > 0 {
+                q_index.push(Some(nq));
                 v_index.push(Some(nv));
-                nv += 1;
+                for k in nv..nv + jv {
+                    dof_parent.push(if k == nv { inherited } else { Some(k - 1) });
+                }
+                nq += jq;
+                nv += jv;
+                last_dof.push(Some(nv - 1));
             } else {
+                q_index.push(None);
                 v_index.push(None);
+                last_dof.push(inherited);
             }
         }
         Ok(ArticulatedModel {
@@ -237,8 +422,11 @@ impl ArticulatedModelBuilder {
             joint: self.joint,
             x_tree: self.x_tree,
             inertia: self.inertia,
+            q_index,
             v_index,
+            dof_parent,
             gravity: self.gravity,
+            nq,
             nv,
         })
     }
@@ -297,13 +485,16 @@ pub struct ArticulatedData {
     pub xup: Vec<SpatialTransform>,
     /// `x_base[i] = ⁱX_0`: base-to-link transform (link pose), from [`super::kinematics`].
     pub x_base: Vec<SpatialTransform>,
-    /// `s[i]`: joint motion subspace (zero for `Fixed`).
+    /// `s[i]`: motion subspace of a one-DoF joint (zero for `Fixed` and
+    /// `Floating`, whose `S = 1₆` the algorithms apply directly).
     pub s: Vec<MotionVec>,
     /// `v[i]`: spatial velocity of link `i`.
     pub v: Vec<MotionVec>,
     /// `a[i]`: spatial acceleration of link `i` (includes `−a_g`).
     pub a: Vec<MotionVec>,
-    /// `f[i]`: RNEA: net force transmitted across joint `i`.
+    /// `f[i]`: spatial force transmitted across joint `i` from the parent
+    /// (or the base) to link `i`'s subtree, written by `rnea` and
+    /// [`super::wrenches::joint_wrenches`].
     pub f: Vec<ForceVec>,
     /// `ia[i]`: articulated-body inertia `Iᴬ_i`.
     pub ia: Vec<ArticulatedInertia>,
@@ -321,6 +512,15 @@ pub struct ArticulatedData {
     pub ic: Vec<SpatialInertia>,
     /// `H(q)`: joint-space mass matrix (nv × nv), written by `crba`.
     pub mass_matrix: DMatrix<f64>,
+    /// `L` of `H = Lᵀ L` (Featherstone's LTL, §6.5), written by
+    /// [`super::mass::factor_mass`]: lower triangular with the branch
+    /// sparsity of `H` (no fill-in); the strict upper triangle is zero.
+    pub mass_factor: DMatrix<f64>,
+    /// True when `mass_factor` is the factor of the current `mass_matrix`.
+    pub mass_factored: bool,
+    /// Copy of the model's DOF parent array `λ` (so that `solve_mass` needs
+    /// only the data).
+    pub(crate) dof_parent: Vec<Option<usize>>,
     /// `τ`: output of `rnea`.
     pub tau: DVector<f64>,
     /// `q̈`: output of `aba`.
@@ -347,6 +547,9 @@ impl ArticulatedData {
             c: vec![MotionVec::zero(); n],
             ic: vec![SpatialInertia::zero(); n],
             mass_matrix: DMatrix::zeros(nv, nv),
+            mass_factor: DMatrix::zeros(nv, nv),
+            mass_factored: false,
+            dof_parent: model.dof_parent.clone(),
             tau: DVector::zeros(nv),
             qdd: DVector::zeros(nv),
         }
@@ -358,9 +561,17 @@ impl ArticulatedData {
 pub struct ExtInputs<'a> {
     /// External spatial force on each link, in that link's frame (len = links).
     pub f_ext: Option<&'a [ForceVec]>,
-    /// Viscous joint damping `b_i ≥ 0` (N m s/rad or N s/m; len = nv); the
-    /// joint torque `−b_i q̇_i` acts alongside `τ`.
+    /// Viscous joint damping `b_k ≥ 0` per DOF (N m s/rad or N s/m; len =
+    /// nv); the generalized force `−b_k q̇_k` acts alongside `τ` (for a
+    /// floating joint it damps the body-coordinate twist).
     pub damping: Option<&'a [f64]>,
+    /// Extra joint-space inertia `a_k ≥ 0` on the diagonal per one-DoF
+    /// coordinate (len = nv; ignored for a floating joint): ABA solves
+    /// `(H + diag(a)) q̈ = τ − C`. With `a_k = h k_d + h² k_p` it makes a joint's
+    /// PD law implicit in q̈ (the stable-PD form τ = k_p (q* − q − h q̇) +
+    /// k_d (q̇* − q̇ − h q̈)), which keeps stiff servos and dampers on light
+    /// links stable under explicit integration.
+    pub armature: Option<&'a [f64]>,
 }
 
 impl ExtInputs<'_> {
@@ -377,6 +588,9 @@ impl ExtInputs<'_> {
         if let Some(b) = self.damping {
             model.check_len("damping", b.len())?;
         }
+        if let Some(a) = self.armature {
+            model.check_len("armature", a.len())?;
+        }
         Ok(())
     }
 
@@ -387,6 +601,11 @@ impl ExtInputs<'_> {
             .unwrap_or_default()
     }
 
+    /// Armature `a_k` of coordinate `k` (zero if none given).
+    pub(crate) fn armature(&self, k: usize) -> f64 {
+        self.armature.and_then(|a| a.get(k).copied()).unwrap_or(0.0)
+    }
+
     /// Damping torque `b_k q̇_k` for coordinate `k` (zero if none given).
     pub(crate) fn damping_torque(&self, k: usize, qd: f64) -> f64 {
         self.damping
@@ -395,7 +614,36 @@ impl ExtInputs<'_> {
     }
 }
 
-/// Joint coordinate of link `i` in a vector (0 for `Fixed`).
-pub(crate) fn coord(v_index: Option<usize>, x: &[f64]) -> f64 {
-    v_index.and_then(|k| x.get(k).copied()).unwrap_or(0.0)
+/// Joint coordinate of a one-DoF joint in a vector (0 for `Fixed` or out of range).
+pub(crate) fn coord(index: Option<usize>, x: &[f64]) -> f64 {
+    index.and_then(|k| x.get(k).copied()).unwrap_or(0.0)
+}
+
+/// Six consecutive entries `x[k..k + 6]` as a motion vector (zero if out of range).
+pub(crate) fn motion_at(x: &[f64], k: usize) -> MotionVec {
+    match x.get(k..k + 6) {
+        Some(c) => MotionVec::new(
+            Vector3::new(c[0], c[1], c[2]),
+            Vector3::new(c[3], c[4], c[5]),
+        ),
+        None => MotionVec::zero(),
+    }
+}
+
+/// Write a force vector's six components into `x[k..k + 6]` (ignored if out of range).
+pub(crate) fn write_force(x: &mut [f64], k: usize, f: &ForceVec) {
+    if let Some(c) = x.get_mut(k..k + 6) {
+        c[..3].copy_from_slice(f.ang.as_slice());
+        c[3..].copy_from_slice(f.lin.as_slice());
+    }
+}
+
+/// `vJ = S q̇_i` (eq. (R1)): the joint velocity of link `i` from `qd`
+/// (`S = s[i]` for one-DoF joints, `1₆` for `Floating`).
+pub(crate) fn joint_motion(model: &ArticulatedModel, i: usize, qd: &[f64]) -> MotionVec {
+    match (model.joint.get(i), model.v_index.get(i).copied().flatten()) {
+        (Some(Joint::Floating), Some(k)) => motion_at(qd, k),
+        (Some(j), Some(k)) => j.motion_subspace().scale(coord(Some(k), qd)),
+        _ => MotionVec::zero(),
+    }
 }

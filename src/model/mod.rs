@@ -3,12 +3,14 @@
 //! lives in [`crate::data::Data`].
 
 pub mod lcp;
+pub mod robot;
 pub mod scene;
 
 pub use lcp::{LcpParams, LcpSolverKind, StabilizationScheme};
 
 use crate::collision::{pair_supported, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
+use robot::{RobotModel, RobotSpec};
 use std::collections::HashMap;
 
 /// Surface material of a geom; a pair combines the two (see [`Material::combine`]).
@@ -316,6 +318,9 @@ pub enum BodyKind {
     Static,
     /// A free rigid body with six degrees of freedom.
     Free,
+    /// The collision proxy of link `link` of robot `robot` (see [`robot`]): its
+    /// state is written from the robot's kinematics, never integrated.
+    Link { robot: u32, link: u32 },
 }
 
 /// A rigid body. Its frame's origin is the centre of mass.
@@ -325,6 +330,10 @@ pub struct Body {
     pub kind: BodyKind,
     /// kg (0 for static bodies).
     pub mass: f64,
+    /// The mass a contact on this body carries, for gains scaled by mass: the body's
+    /// own for a free body; for a link proxy, the robot's (floating base) or the
+    /// link's subtree (fixed base).
+    pub gain_mass: f64,
     pub inv_mass: f64,
     /// Inertia about the centre of mass in the body frame, kg·m².
     pub inertia: Mat3,
@@ -335,6 +344,13 @@ pub struct Body {
     pub w0: Vec3,
     /// Range into `Model::geoms`.
     pub geoms: std::ops::Range<usize>,
+}
+
+impl Body {
+    #[inline]
+    pub fn is_link(&self) -> bool {
+        matches!(self.kind, BodyKind::Link { .. })
+    }
 }
 
 /// A collision shape attached to a body.
@@ -353,6 +369,18 @@ pub struct Model {
     pub opt: Options,
     pub bodies: Vec<Body>,
     pub geoms: Vec<Geom>,
+    /// Articulated robots; their coordinates are `Data::qpos[q_offset..]` etc.
+    pub robots: Vec<RobotModel>,
+    /// Total configuration coordinates and degrees of freedom of all robots.
+    pub nq: usize,
+    pub nv: usize,
+    /// Offsets in `Data::qpos` of the floating bases' unit quaternions.
+    pub quat_at: Vec<usize>,
+    /// Dense ids over all robots (robot after robot): DoF joints (robot, joint),
+    /// named frames (robot, frame) and sensors.
+    pub joint_ids: Vec<(u32, u32)>,
+    pub frame_ids: Vec<(u32, u32)>,
+    pub sensor_ids: Vec<(u32, robot::SensorKind)>,
     body_names: HashMap<String, usize>,
 }
 
@@ -366,13 +394,14 @@ impl Model {
     pub fn ngeom(&self) -> usize {
         self.geoms.len()
     }
-    /// Whether geoms `a` and `b` may collide: different bodies, not both static.
+    pub fn robot_id(&self, name: &str) -> Option<usize> {
+        self.robots.iter().position(|r| r.name == name)
+    }
+    /// Whether geoms `a` and `b` may collide (see [`bodies_may_collide`]).
     #[inline]
     pub fn geoms_may_collide(&self, a: usize, b: usize) -> bool {
         let (ba, bb) = (self.geoms[a].body, self.geoms[b].body);
-        ba != bb
-            && (self.bodies[ba].kind != BodyKind::Static
-                || self.bodies[bb].kind != BodyKind::Static)
+        bodies_may_collide(&self.bodies, &self.robots, ba, bb)
     }
     /// A copy with a different method, step or integrator (for `rtphys run --method`).
     pub fn with_options(&self, opt: Options) -> Model {
@@ -380,6 +409,39 @@ impl Model {
         m.opt = opt;
         m
     }
+}
+
+/// Whether bodies `a` and `b` may collide: different bodies, not both unable to
+/// move (static, or a robot link welded to the world), and for two links of one
+/// robot: self-collision on and not parent and child.
+#[inline]
+pub fn bodies_may_collide(bodies: &[Body], robots: &[RobotModel], a: usize, b: usize) -> bool {
+    if a == b {
+        return false;
+    }
+    let moves = |k: BodyKind| match k {
+        BodyKind::Static => false,
+        BodyKind::Free => true,
+        BodyKind::Link { robot, link } => robots[robot as usize].link_moves[link as usize],
+    };
+    let (ka, kb) = (bodies[a].kind, bodies[b].kind);
+    if let (
+        BodyKind::Link {
+            robot: r1,
+            link: l1,
+        },
+        BodyKind::Link {
+            robot: r2,
+            link: l2,
+        },
+    ) = (ka, kb)
+    {
+        if r1 == r2 {
+            let r = &robots[r1 as usize];
+            return r.self_collision && !r.adjacent(l1 as usize, l2 as usize);
+        }
+    }
+    moves(ka) || moves(kb)
 }
 
 /// Errors of model construction (the scene loader adds file and key context).
@@ -476,6 +538,7 @@ impl BodySpec {
 pub struct ModelBuilder {
     pub opt: Options,
     bodies: Vec<BodySpec>,
+    robots: Vec<RobotSpec>,
 }
 
 impl ModelBuilder {
@@ -483,7 +546,14 @@ impl ModelBuilder {
         ModelBuilder {
             opt,
             bodies: Vec::new(),
+            robots: Vec::new(),
         }
+    }
+
+    /// Add an articulated robot; returns its index in `Model::robots`.
+    pub fn add_robot(&mut self, spec: RobotSpec) -> usize {
+        self.robots.push(spec);
+        self.robots.len() - 1
     }
 
     pub fn add_body(&mut self, spec: BodySpec) -> usize {
@@ -495,6 +565,12 @@ impl ModelBuilder {
     pub fn finalize(self) -> Result<Model, ModelError> {
         let opt = self.opt;
         validate_options(&opt)?;
+        if matches!(opt.method, Method::Lcp(_)) && !self.robots.is_empty() {
+            // Hook: articulated DoF blocks (`pipeline::lcp::DofKind`) are not wired yet.
+            return Err(ModelError::Invalid(
+                "method 'lcp' does not step robots yet; use penalty or hunt_crossley".into(),
+            ));
+        }
         let mut bodies = Vec::with_capacity(self.bodies.len());
         let mut geoms = Vec::new();
         let mut body_names = HashMap::new();
@@ -521,9 +597,10 @@ impl ModelBuilder {
             let (mass, com_b, inertia) = match spec.kind {
                 BodyKind::Static => (0.0, Vec3::zeros(), Mat3::zeros()),
                 BodyKind::Free => body_mass_properties(&spec).map_err(ctx)?,
+                BodyKind::Link { .. } => return Err(ctx("robot links come with robots".into())),
             };
             let (inv_mass, inv_inertia) = match spec.kind {
-                BodyKind::Static => (0.0, Mat3::zeros()),
+                BodyKind::Static | BodyKind::Link { .. } => (0.0, Mat3::zeros()),
                 BodyKind::Free => {
                     check_inertia(&inertia).map_err(ctx)?;
                     let inv = inertia
@@ -571,6 +648,7 @@ impl ModelBuilder {
                 name: spec.name,
                 kind: spec.kind,
                 mass,
+                gain_mass: mass,
                 inv_mass,
                 inertia,
                 inv_inertia,
@@ -580,14 +658,14 @@ impl ModelBuilder {
                 geoms: g0..geoms.len(),
             });
         }
+        let robots = add_robots(&opt, self.robots, &mut bodies, &mut geoms, &mut body_names)?;
         // Every pair of shape kinds that may meet must have a collision routine.
         for a in 0..geoms.len() {
             for b in a + 1..geoms.len() {
                 let (ka, kb) = (geoms[a].shape.kind(), geoms[b].shape.kind());
                 let ba = &bodies[geoms[a].body];
                 let bb = &bodies[geoms[b].body];
-                let may = geoms[a].body != geoms[b].body
-                    && (ba.kind != BodyKind::Static || bb.kind != BodyKind::Static);
+                let may = bodies_may_collide(&bodies, &robots, geoms[a].body, geoms[b].body);
                 if may && !pair_supported(ka, kb) {
                     return Err(ModelError::Invalid(format!(
                         "no collision routine for {} ('{}') against {} ('{}')",
@@ -599,13 +677,112 @@ impl ModelBuilder {
                 }
             }
         }
+        let nq = robots.iter().map(|r| r.nq()).sum();
+        let nv = robots.iter().map(|r| r.nv()).sum();
+        let quat_at = robots
+            .iter()
+            .flat_map(|r| r.quat_at.iter().map(move |i| r.q_offset + i))
+            .collect();
+        let (joint_ids, frame_ids, sensor_ids) = robot::global_ids(&robots);
         Ok(Model {
+            quat_at,
+            joint_ids,
+            frame_ids,
+            sensor_ids,
             opt,
             bodies,
             geoms,
+            robots,
+            nq,
+            nv,
             body_names,
         })
     }
+}
+
+/// Freeze the robots and add a proxy body for every link with geometry (named
+/// `robot/link`), after the free and static bodies.
+fn add_robots(
+    opt: &Options,
+    specs: Vec<RobotSpec>,
+    bodies: &mut Vec<Body>,
+    geoms: &mut Vec<Geom>,
+    body_names: &mut HashMap<String, usize>,
+) -> Result<Vec<RobotModel>, ModelError> {
+    if !specs.is_empty() && matches!(opt.method, Method::HuntCrossley(_)) {
+        return Err(ModelError::Invalid(
+            "robots are stepped by the penalty and LCP methods; hunt_crossley does not support them yet"
+                .into(),
+        ));
+    }
+    let mut robots: Vec<RobotModel> = Vec::with_capacity(specs.len());
+    let (mut q_off, mut v_off) = (0, 0);
+    for mut spec in specs {
+        if robots.iter().any(|r| r.name == spec.name) {
+            return Err(ModelError::Invalid(format!(
+                "duplicate robot name '{}'",
+                spec.name
+            )));
+        }
+        let link_geoms: Vec<_> = spec
+            .links
+            .iter_mut()
+            .map(|l| std::mem::take(&mut l.geoms))
+            .collect();
+        let mut rm = robot::freeze(spec, opt.gravity, opt.dt, q_off, v_off)?;
+        q_off += rm.nq();
+        v_off += rm.nv();
+        let ri = robots.len() as u32;
+        for (li, lg) in link_geoms.into_iter().enumerate() {
+            if lg.is_empty() {
+                continue;
+            }
+            let bi = bodies.len();
+            let name = format!("{}/{}", rm.name, rm.link_names[li]);
+            if body_names.insert(name.clone(), bi).is_some() {
+                return Err(ModelError::Invalid(format!(
+                    "link proxy '{name}' clashes with a body of that name"
+                )));
+            }
+            let (mass, com, inertia) = robot::link_mass_properties(&rm.tree, li);
+            let inv_inertia = inertia.try_inverse().unwrap_or_else(Mat3::zeros);
+            // Proxy frame: link axes at the link's centre of mass.
+            let shift = Pose::translation(com.x, com.y, com.z);
+            let g0 = geoms.len();
+            for (shape, x_lg, material) in lg {
+                if matches!(shape, Shape::Plane) {
+                    return Err(ModelError::Invalid(format!(
+                        "{name}: a plane (half-space) cannot belong to a robot link"
+                    )));
+                }
+                geoms.push(Geom {
+                    body: bi,
+                    shape,
+                    x_bg: shift.inverse() * x_lg,
+                    material,
+                });
+            }
+            bodies.push(Body {
+                name,
+                kind: BodyKind::Link {
+                    robot: ri,
+                    link: li as u32,
+                },
+                mass,
+                gain_mass: rm.supported_mass[li],
+                inv_mass: 1.0 / mass,
+                inertia,
+                inv_inertia,
+                pose0: Pose::identity(),
+                v0: Vec3::zeros(),
+                w0: Vec3::zeros(),
+                geoms: g0..geoms.len(),
+            });
+            rm.link_body[li] = Some(bi);
+        }
+        robots.push(rm);
+    }
+    Ok(robots)
 }
 
 fn validate_options(opt: &Options) -> Result<(), ModelError> {

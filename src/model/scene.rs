@@ -40,6 +40,25 @@
 //! shape = { type = "box", half_extents = [0.5, 0.5, 0.5] }
 //! mass = 10.0                      # or density (kg/m³)
 //! position = [0.0, 0.0, 0.5]
+//!
+//! [[robot]]
+//! name = "arm"                     # default: the URDF's robot name
+//! urdf = "../robots/arm7.urdf"     # relative to the scene file
+//! base = "fixed"                   # "fixed" | "floating"
+//! position = [0.0, 0.0, 0.0]       # root link frame (orientation / rpy too)
+//! joints = { joint4 = -1.5 }       # initial joint positions, rad or m
+//! material = { mu = 0.8 }          # for every link's collision shapes
+//! materials = { caster = { mu = 0.0 } }  # by collision-shape or link name
+//! self_collision = false           # non-adjacent links of this robot collide
+//! strict = false                   # URDF warnings are errors
+//! ft_sensors = ["joint7"]          # 6-axis force/torque at these joints
+//! imus = ["link7"]                 # IMUs on these links
+//! [[robot.servo]]                  # PD servo run in the physics thread
+//! joint = "joint1"
+//! kp = 400.0                       # N·m/rad
+//! kd = 40.0                        # N·m·s/rad
+//! max_torque = 87.0                # N·m (the joint's effort limit applies too)
+//! enabled = true                   # hold the initial position from the start
 //! ```
 
 use super::{
@@ -77,6 +96,70 @@ struct SceneToml {
     lcp: LcpToml,
     #[serde(default, rename = "body")]
     bodies: Vec<toml::Spanned<BodyToml>>,
+    #[serde(default, rename = "robot")]
+    robots: Vec<toml::Spanned<RobotToml>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct RobotToml {
+    name: Option<String>,
+    urdf: String,
+    #[serde(default = "default_base")]
+    base: BaseName,
+    #[serde(default)]
+    position: [f64; 3],
+    orientation: Option<[f64; 4]>,
+    rpy: Option<[f64; 3]>,
+    #[serde(default)]
+    joints: std::collections::BTreeMap<String, f64>,
+    material: Option<Material>,
+    /// Materials by collision-shape name or link name (override `material`).
+    #[serde(default)]
+    materials: std::collections::BTreeMap<String, Material>,
+    #[serde(default)]
+    self_collision: bool,
+    #[serde(default)]
+    strict: bool,
+    #[serde(default)]
+    ft_sensors: Vec<String>,
+    #[serde(default)]
+    imus: Vec<String>,
+    #[serde(default)]
+    servo: Vec<ServoToml>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum BaseName {
+    Fixed,
+    Floating,
+}
+
+fn default_base() -> BaseName {
+    BaseName::Fixed
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct ServoToml {
+    joint: String,
+    kp: f64,
+    #[serde(default)]
+    kd: f64,
+    #[serde(default = "infinite")]
+    max_torque: f64,
+    /// Hold the initial position from the start (default true).
+    #[serde(default = "yes")]
+    enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn infinite() -> f64 {
+    f64::INFINITY
 }
 
 #[derive(Deserialize, Debug)]
@@ -480,6 +563,16 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             .map_err(|(k, m)| err(&key(&k), line(k.split(['.', '[']).next().unwrap_or(&k)), m))?;
         builder.add_body(spec);
     }
+    for (i, sr) in scene.robots.iter().enumerate() {
+        let span = section_span(text, sr.span().start, "[[robot]]");
+        let r = sr.get_ref();
+        let key = |k: &str| format!("robot[{i}].{k}");
+        let line =
+            |k: &str| find_key_line(text, span.clone(), k).or(Some(line_of(text, span.start)));
+        let spec = robot_spec(r, dir, gravity)
+            .map_err(|(k, m)| err(&key(&k), line(k.split(['.', '[']).next().unwrap_or(&k)), m))?;
+        builder.add_robot(spec);
+    }
     builder.finalize().map_err(|e| {
         // Point at the body the message names, if any.
         let msg = e.to_string();
@@ -489,6 +582,17 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             .enumerate()
             .find(|(_, b)| msg.contains(&format!("'{}'", b.get_ref().name)))
             .map(|(i, b)| (format!("body[{i}]"), Some(line_of(text, b.span().start))))
+            .or_else(|| {
+                // Robot errors start with "robot '<name>'".
+                let i = scene.robots.iter().position(|r| {
+                    let n = r.get_ref().name.clone().unwrap_or_default();
+                    !n.is_empty() && msg.contains(&format!("robot '{n}'"))
+                })?;
+                Some((
+                    format!("robot[{i}]"),
+                    Some(line_of(text, scene.robots[i].span().start)),
+                ))
+            })
             .unwrap_or_else(|| ("world".into(), None));
         err(&key, line, msg)
     })
@@ -909,4 +1013,98 @@ fn find_key_line(text: &str, span: std::ops::Range<usize>, key: &str) -> Option<
         off += l.len();
     }
     None
+}
+
+/// The text of one `[[header]]` section: from its start to the next `[[` at the
+/// start of a line (or the end).
+fn section_span(text: &str, start: usize, _header: &str) -> std::ops::Range<usize> {
+    let end = text[start + 1..]
+        .find("\n[[")
+        .map(|o| start + 1 + o + 1)
+        .unwrap_or(text.len());
+    start..end
+}
+
+/// A `[[robot]]` table: the URDF (errors carry its file:line), the base, the initial
+/// joint positions, servos and sensors.
+fn robot_spec(
+    r: &RobotToml,
+    dir: &Path,
+    gravity: Vec3,
+) -> Result<super::robot::RobotSpec, (String, String)> {
+    use super::robot::{Base, RobotSpec, ServoSpec};
+    let path = if Path::new(&r.urdf).is_absolute() {
+        PathBuf::from(&r.urdf)
+    } else {
+        dir.join(&r.urdf)
+    };
+    let desc = crate::robot::load_urdf(&path, &crate::robot::UrdfOptions { strict: r.strict })
+        .map_err(|e| ("urdf".to_string(), e.to_string()))?;
+    let position = finite3(r.position, "position")?;
+    let orientation = rotation(r.orientation, r.rpy, "orientation")?;
+    let pose = Pose::from_parts(position.into(), orientation);
+    let base = match r.base {
+        BaseName::Fixed => Base::Fixed(pose),
+        BaseName::Floating => Base::Floating(pose),
+    };
+    let name = r.name.clone().unwrap_or_else(|| desc.name.clone());
+    if name.is_empty() || name.contains('/') {
+        return Err((
+            "name".into(),
+            format!("must be non-empty and without '/', got {name:?}"),
+        ));
+    }
+    let mut spec = RobotSpec::from_description(
+        &desc,
+        &name,
+        base,
+        gravity,
+        r.material.unwrap_or_default(),
+        &r.materials,
+    )
+    .map_err(|m| ("urdf".to_string(), format!("{}: {m}", path.display())))?;
+    for (j, q) in &r.joints {
+        if !q.is_finite() {
+            return Err((format!("joints.{j}"), format!("must be finite, got {q}")));
+        }
+        spec.set_joint_position(j, *q)
+            .map_err(|m| (format!("joints.{j}"), m))?;
+    }
+    for (k, s) in r.servo.iter().enumerate() {
+        for (f, v) in [("kp", s.kp), ("kd", s.kd), ("max_torque", s.max_torque)] {
+            if v.is_nan() || v < 0.0 || (f != "max_torque" && !v.is_finite()) {
+                return Err((format!("servo[{k}].{f}"), format!("must be ≥ 0, got {v}")));
+            }
+        }
+        if !spec.joints.iter().any(|j| j.name == s.joint) {
+            return Err((
+                format!("servo[{k}].joint"),
+                format!("no joint named '{}'", s.joint),
+            ));
+        }
+        spec.servos.push(ServoSpec {
+            joint: s.joint.clone(),
+            kp: s.kp,
+            kd: s.kd,
+            max_torque: s.max_torque,
+            enabled: s.enabled,
+        });
+    }
+    for (k, j) in r.ft_sensors.iter().enumerate() {
+        if !spec.joints.iter().any(|x| &x.name == j) {
+            return Err((format!("ft_sensors[{k}]"), format!("no joint named '{j}'")));
+        }
+    }
+    for (k, l) in r.imus.iter().enumerate() {
+        if !spec.links.iter().any(|x| &x.name == l) {
+            return Err((
+                format!("imus[{k}]"),
+                format!("no link named '{l}' (links merged by fixed joints are frames, not links)"),
+            ));
+        }
+    }
+    spec.ft_sensors = r.ft_sensors.clone();
+    spec.imus = r.imus.clone();
+    spec.self_collision = r.self_collision;
+    Ok(spec)
 }

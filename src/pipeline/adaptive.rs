@@ -164,7 +164,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
             w.body_volume.clear();
             w.body_volume.extend(model.bodies.iter().map(|b| {
                 match b.kind {
-                    BodyKind::Static => 0.0,
+                    BodyKind::Static | BodyKind::Link { .. } => 0.0,
                     BodyKind::Free => model.geoms[b.geoms.clone()]
                         .iter()
                         .map(|g| g.shape.volume())

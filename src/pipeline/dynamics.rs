@@ -3,7 +3,7 @@
 
 use crate::collision::ContactSet;
 use crate::contact::impulse::ImpulseBody;
-use crate::data::{BodyState, Deriv, StepStats};
+use crate::data::{BodyState, Deriv, RobotData, StepStats};
 use crate::math::Wrench;
 use crate::model::{BodyKind, Model};
 
@@ -16,10 +16,19 @@ pub(crate) fn impulse_body(
     model: &Model,
     state: &BodyState,
     frozen: &[bool],
+    robots: &[RobotData],
     b: usize,
 ) -> ImpulseBody {
     let body = &model.bodies[b];
-    if body.kind != BodyKind::Free || frozen[b] {
+    let moves = match body.kind {
+        BodyKind::Static => false,
+        BodyKind::Free => !frozen[b],
+        // A link proxy as the rigid link alone (see `model::robot`).
+        BodyKind::Link { robot, link } => {
+            !robots[robot as usize].frozen && model.robots[robot as usize].link_moves[link as usize]
+        }
+    };
+    if !moves {
         return ImpulseBody::STATIC;
     }
     let r = state.q.to_rotation_matrix();
@@ -34,6 +43,7 @@ pub(crate) fn body_mass_props(
     model: &Model,
     state: &[BodyState],
     frozen: &[bool],
+    robots: &[RobotData],
     out: &mut Vec<ImpulseBody>,
 ) {
     out.clear();
@@ -41,7 +51,7 @@ pub(crate) fn body_mass_props(
         state
             .iter()
             .enumerate()
-            .map(|(b, st)| impulse_body(model, st, frozen, b)),
+            .map(|(b, st)| impulse_body(model, st, frozen, robots, b)),
     );
 }
 

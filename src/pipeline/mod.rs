@@ -14,6 +14,7 @@ pub mod dynamics;
 pub mod integrator;
 pub mod lcp;
 pub mod penalty;
+pub mod robots;
 
 use crate::data::{Data, QuarantineEvent, Stage};
 use crate::model::{BodyKind, Method, Model};
@@ -71,6 +72,8 @@ pub fn step(model: &Model, data: &mut Data) {
     data.stats.stage_ns = [0; Stage::COUNT];
     data.scratch.state0.clear();
     data.scratch.state0.extend_from_slice(&data.state);
+    data.scratch.qpos0.copy_from_slice(&data.qpos);
+    data.scratch.qvel0.copy_from_slice(&data.qvel);
 
     stepper_for(&model.opt.method).advance(model, data);
 
@@ -111,7 +114,46 @@ fn check_state(model: &Model, data: &mut Data) {
             data.stats.last_quarantine = Some(QuarantineEvent {
                 tick: data.tick,
                 body: b,
+                robot: None,
             });
+        }
+    }
+    // Robots: the same test on (q, q̇); the whole robot is rolled back and frozen.
+    for (ri, r) in model.robots.iter().enumerate() {
+        if data.robots[ri].frozen {
+            continue;
+        }
+        let (qs, vs) = (
+            r.q_offset..r.q_offset + r.nq(),
+            r.v_offset..r.v_offset + r.nv(),
+        );
+        let sane = data.qpos[qs.clone()]
+            .iter()
+            .chain(&data.qvel[vs.clone()])
+            .all(|x| x.is_finite() && x.abs() <= lim);
+        if !sane {
+            data.qpos[qs.clone()].copy_from_slice(&data.scratch.qpos0[qs]);
+            data.qvel[vs].fill(0.0);
+            data.robots[ri].frozen = true;
+            data.stats.quarantined += 1;
+            data.stats.last_quarantine = Some(QuarantineEvent {
+                tick: data.tick,
+                body: r
+                    .link_body
+                    .iter()
+                    .flatten()
+                    .next()
+                    .copied()
+                    .unwrap_or(usize::MAX),
+                robot: Some(ri),
+            });
+            robots::link_states(
+                model,
+                &mut data.robots,
+                &data.qpos,
+                &data.qvel,
+                &mut data.state,
+            );
         }
     }
 }

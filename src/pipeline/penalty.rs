@@ -3,7 +3,7 @@
 //! integrator (RK4 as in the paper's experiments, or semi-implicit Euler).
 
 use super::dynamics::{body_mass_props, derivatives, report_contacts};
-use super::{collide, integrator, Stepper};
+use super::{collide, integrator, robots, Stepper};
 use crate::collision::ContactSet;
 use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
 use crate::contact::{
@@ -36,13 +36,23 @@ impl Stepper for PenaltyStepper<'_> {
             contact_wrench,
             stats,
             scratch: s,
+            qpos,
+            qvel,
+            qfrc_cmd,
+            qfrc_actuator,
+            qfrc_passive,
+            qacc,
+            robots,
+            contact_force,
             ..
         } = data;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
-        // Kinematics: world poses of the geoms. Stage times are laps of one clock
-        // (each reading costs tens of ns on some virtual machines).
+        // Kinematics: robot links from (q, q̇), world poses of the geoms. Stage
+        // times are laps of one clock (each reading costs tens of ns on some
+        // virtual machines).
         let t = Instant::now();
+        robots::link_states(model, robots, qpos, qvel, state);
         collide::geom_poses(model, state, &mut s.geom_pose);
         let t = lap(stats, Stage::Kinematics, t);
 
@@ -74,13 +84,12 @@ impl Stepper for PenaltyStepper<'_> {
         // velocities only, so the world inertias stay valid for stage 0.
         update_pair_memory(p, contacts, contact_pair, pairs);
         report_contacts(contacts, stats);
-        body_mass_props(model, state, frozen, &mut s.bodies);
+        body_mass_props(model, state, frozen, robots, &mut s.bodies);
         stats.impulses = resolve_impacts(
             model,
             p,
             cm,
             state,
-            frozen,
             &s.bodies,
             contacts,
             contact_pair,
@@ -94,12 +103,20 @@ impl Stepper for PenaltyStepper<'_> {
         // Integrate, evaluating the force model at every stage.
         let h = model.opt.dt;
         let mut narrow_ns = 0u64;
-        let mut eval = |stage: usize, st: &[BodyState], k: &mut [Deriv]| {
+        let mut eval = |stage: usize,
+                        st: &mut [BodyState],
+                        q: &[f64],
+                        v: &[f64],
+                        k: &mut [Deriv],
+                        kq: &mut [f64],
+                        kv: &mut [f64]| {
             let (set, set_pair) = if stage == 0 {
                 (&*contacts, &contact_pair[..])
             } else {
-                // Intermediate stages: collide again at the stage state.
+                // Intermediate stages: pose the links and collide again at the stage
+                // state.
                 let tn = Instant::now();
+                robots::link_states(model, robots, q, v, st);
                 collide::geom_poses(model, st, &mut s.geom_pose);
                 collide::narrow_phase(
                     model,
@@ -113,14 +130,13 @@ impl Stepper for PenaltyStepper<'_> {
                 (&s.stage_contacts, &s.stage_contact_pair[..])
             };
             if stage != 0 {
-                body_mass_props(model, st, frozen, &mut s.bodies);
+                body_mass_props(model, st, frozen, robots, &mut s.bodies);
             }
             contact_wrenches(
                 model,
                 p,
                 cm,
                 st,
-                frozen,
                 &s.bodies,
                 set,
                 set_pair,
@@ -129,20 +145,50 @@ impl Stepper for PenaltyStepper<'_> {
                 &mut s.sel,
                 &mut s.point_forces,
                 &mut s.wrench,
+                (stage == 0).then_some(&mut *contact_force),
             );
             if stage == 0 {
                 contact_wrench.copy_from_slice(&s.wrench);
             }
             derivatives(model, st, frozen, Some(&s.bodies), xfrc, &s.wrench, k);
+            let record = (stage == 0).then_some(robots::Record {
+                actuator: &mut qfrc_actuator[..],
+                passive: &mut qfrc_passive[..],
+                qacc: &mut qacc[..],
+            });
+            robots::derivatives(
+                model, robots, q, v, qfrc_cmd, st, &s.wrench, xfrc, kq, kv, record,
+            );
+        };
+        let gen = integrator::GenState {
+            q: qpos,
+            v: qvel,
+            quat_at: &model.quat_at,
         };
         match model.opt.integrator {
-            Integrator::Rk4 => {
-                integrator::rk4(h, state, dynamic, &mut s.stage_state, &mut s.k, &mut eval)
-            }
-            Integrator::SemiImplicitEuler => {
-                integrator::semi_implicit_euler(h, state, dynamic, &mut s.k[0], &mut eval)
-            }
+            Integrator::Rk4 => integrator::rk4_system(
+                h,
+                state,
+                gen,
+                dynamic,
+                &mut s.stage_state,
+                &mut s.k,
+                &mut s.gen,
+                &mut eval,
+            ),
+            Integrator::SemiImplicitEuler => integrator::semi_implicit_euler_system(
+                h,
+                state,
+                gen,
+                dynamic,
+                &mut s.k[0],
+                &mut s.gen,
+                &mut eval,
+                |q, v, out| robots::configuration_rates(model, q, v, out),
+            ),
         }
+        // The links at the end-of-step state.
+        robots::link_states(model, robots, qpos, qvel, state);
         let total = t.elapsed().as_nanos() as u64;
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);
@@ -182,14 +228,16 @@ fn update_pair_memory(
 /// Masses of a pair as the gains see them: (m1 + m2 with static = 0, reduced mass
 /// with static = ∞). `None` if neither body moves.
 #[inline]
-fn pair_masses(model: &Model, frozen: &[bool], ba: usize, bb: usize) -> Option<(f64, f64)> {
+fn pair_masses(model: &Model, bodies: &[ImpulseBody], ba: usize, bb: usize) -> Option<(f64, f64)> {
+    // A body moves iff its mass properties are not those of a static body (see
+    // `impulse_body`); gains scale with the mass each contact carries.
     let m = |b: usize| {
         let body = &model.bodies[b];
-        (body.kind == BodyKind::Free && !frozen[b]).then_some(body.mass)
+        (bodies[b].inv_mass > 0.0).then_some((body.gain_mass, body.mass))
     };
     match (m(ba), m(bb)) {
-        (Some(a), Some(b)) => Some((a + b, a * b / (a + b))),
-        (Some(a), None) | (None, Some(a)) => Some((a, a)),
+        (Some((ga, a)), Some((gb, b))) => Some((ga + gb, a * b / (a + b))),
+        (Some((g, a)), None) | (None, Some((g, a))) => Some((g, a)),
         (None, None) => None,
     }
 }
@@ -199,7 +247,6 @@ fn pair_masses(model: &Model, frozen: &[bool], ba: usize, bb: usize) -> Option<(
 fn context<'a>(
     model: &Model,
     state: &'a [BodyState],
-    frozen: &[bool],
     bodies: &[ImpulseBody],
     set: &'a ContactSet,
     mi: usize,
@@ -207,7 +254,7 @@ fn context<'a>(
 ) -> Option<(PairContext<'a>, usize, usize, Material)> {
     let m = &set.manifolds[mi];
     let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
-    let (m_pair, m_reduced) = pair_masses(model, frozen, ga.body, gb.body)?;
+    let (m_pair, m_reduced) = pair_masses(model, bodies, ga.body, gb.body)?;
     let (ia, ib) = (&bodies[ga.body], &bodies[gb.body]);
     let ctx = PairContext {
         inv_mass: [ia.inv_mass, ib.inv_mass],
@@ -238,7 +285,6 @@ fn resolve_impacts(
     p: &PenaltyParams,
     cm: &dyn ContactModel,
     state: &mut [BodyState],
-    frozen: &[bool],
     bodies: &[ImpulseBody],
     set: &ContactSet,
     set_pair: &[usize],
@@ -262,11 +308,16 @@ fn resolve_impacts(
             if !relevant {
                 continue;
             }
-            let Some((ctx, ba, bb, mat)) =
-                context(model, state, frozen, bodies, set, mi, &pairs[pi])
+            let Some((ctx, ba, bb, mat)) = context(model, state, bodies, set, mi, &pairs[pi])
             else {
                 continue;
             };
+            // Robot links take no impulses: their contacts are penalty throughout
+            // (an impulse would need the link's operational-space inertia).
+            if model.bodies[ba].is_link() || model.bodies[bb].is_link() {
+                pairs[pi].phase = ContactPhase::Resting;
+                continue;
+            }
             if pass == 1 && !(impacted[ba] || impacted[bb]) {
                 continue;
             }
@@ -340,7 +391,6 @@ fn contact_wrenches(
     p: &PenaltyParams,
     cm: &dyn ContactModel,
     state: &[BodyState],
-    frozen: &[bool],
     bodies: &[ImpulseBody],
     set: &ContactSet,
     set_pair: &[usize],
@@ -349,13 +399,18 @@ fn contact_wrenches(
     sel: &mut SelectScratch,
     pf: &mut Vec<PointForce>,
     wrench: &mut [Wrench],
+    mut manifold_force: Option<&mut Vec<Vec3>>,
 ) {
     wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+    if let Some(mf) = manifold_force.as_deref_mut() {
+        mf.clear();
+        mf.resize(set_pair.len(), Vec3::zeros());
+    }
     for (mi, &pi) in set_pair.iter().enumerate() {
-        let Some((ctx, ba, bb, mat)) = context(model, state, frozen, bodies, set, mi, &pairs[pi])
-        else {
+        let Some((ctx, ba, bb, mat)) = context(model, state, bodies, set, mi, &pairs[pi]) else {
             continue;
         };
+        let f_before = wrench[ba].force;
         let gains = PidGains::resolve(p, ctx.m_pair, ctx.m_reduced, ctx.h);
         pf.clear();
         cm.normal_forces(&ctx, &gains, sel, pf);
@@ -398,6 +453,9 @@ fn contact_wrenches(
         if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {
             wrench[ba].torque += tau;
             wrench[bb].torque -= tau;
+        }
+        if let Some(mf) = manifold_force.as_deref_mut() {
+            mf[mi] = wrench[ba].force - f_before;
         }
     }
 }

@@ -32,6 +32,16 @@ pub struct WrenchCmd {
     pub duration_s: f64,
 }
 
+/// One validated joint command: the held effort and, optionally, a servo set-point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointCmd {
+    /// Dense joint id (`Model::joint_ids`).
+    pub joint: u32,
+    /// N·m or N.
+    pub effort: f64,
+    pub servo: Option<crate::data::ServoTarget>,
+}
+
 /// A wrench held by one input source on one body, as the physics thread keeps it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SourceWrench {
@@ -124,6 +134,7 @@ pub struct Input {
     pub recv_ns: i64,
     pub clear: Clear,
     pub wrenches: Vec<WrenchCmd>,
+    pub joints: Vec<JointCmd>,
     /// Unary calls wait for the tick that applied their input.
     pub reply: Option<Reply<Applied>>,
 }
@@ -179,6 +190,7 @@ pub enum Admin {
 /// Memory the physics thread hands back to be freed on the network side.
 pub enum Trash {
     Wrenches(Vec<WrenchCmd>),
+    Joints(Vec<JointCmd>),
     Clear(Clear),
     Saved(Box<Saved>),
     World(Box<World>),

@@ -306,8 +306,7 @@ impl Runtime {
     }
 
     pub fn new_saved(&self) -> Box<Saved> {
-        let nb = self.world().model.nbody();
-        Box::new(Saved::with_capacity(0, nb, 64 * nb.max(1)))
+        Box::new(Saved::with_capacity(0, &self.world().model))
     }
 
     pub fn new_stats_buf(&self) -> Box<StatsBuf> {

@@ -12,15 +12,17 @@
 use super::clock::mono_ns;
 use super::command::{Admin, Applied, Clear, Input, Reply, RunStatus, Source, Trash};
 use super::error::SimError;
-use super::ring::{ack, body, hdr};
+use super::ring::{ack, body, contact, frame, hdr, joint, FrameWriter, Layout};
 use super::stats::{copy_hist, hist_ns, hist_ns_small};
 use super::world::World;
 use super::{
     behavior_code, behavior_from, mode_code, Shared, WorldView, SLOT_CLOSING, SLOT_FREE, SLOT_OPEN,
 };
 use crate::config::{Mode, SafeBehavior};
+use crate::data::Data;
 use crate::math::Wrench;
-use crate::model::BodyKind;
+use crate::model::robot::SensorKind;
+use crate::model::{BodyKind, Model};
 use hdrhistogram::Histogram;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -371,6 +373,7 @@ impl Physics {
                 }
             } else if st == SLOT_CLOSING {
                 self.w.ctrl[i].iter_mut().for_each(|e| *e = None);
+                release_joints(&mut self.w.data);
                 self.ctrl[i].stream_id = 0;
                 self.ctrl[i].delivered = false;
                 self.dirty = true;
@@ -410,10 +413,16 @@ impl Physics {
 
     fn trash_input(&self, inp: Input) {
         let Input {
-            wrenches, clear, ..
+            wrenches,
+            joints,
+            clear,
+            ..
         } = inp;
         if wrenches.capacity() > 0 {
             self.trash(Trash::Wrenches(wrenches));
+        }
+        if joints.capacity() > 0 {
+            self.trash(Trash::Joints(joints));
         }
         if let Clear::Bodies(v) = clear {
             if v.capacity() > 0 {
@@ -447,7 +456,9 @@ impl Physics {
             }
         };
         let nb = self.w.model.nbody();
+        let nj = self.w.model.joint_ids.len();
         let ids_ok = inp.wrenches.iter().all(|c| (c.body as usize) < nb)
+            && inp.joints.iter().all(|c| (c.joint as usize) < nj)
             && match &inp.clear {
                 Clear::Bodies(v) => v.iter().all(|&b| (b as usize) < nb),
                 _ => true,
@@ -493,6 +504,16 @@ impl Physics {
                 dt,
             ));
         }
+        for c in &inp.joints {
+            let (r, j) = w.model.joint_ids[c.joint as usize];
+            let rm = &w.model.robots[r as usize];
+            w.data.qfrc_cmd[rm.v_offset + rm.joints[j as usize].vi] = c.effort;
+            if let Some(t) = c.servo {
+                if let Some(k) = rm.servos.iter().position(|s| s.joint == j as usize) {
+                    w.data.robots[r as usize].servo[k] = t;
+                }
+            }
+        }
         if let Some(s) = slot {
             let c = &mut self.ctrl[s];
             c.last_seq = inp.seq;
@@ -531,6 +552,9 @@ impl Physics {
                 c.delivered = false;
                 if c.behavior == SafeBehavior::Zero {
                     self.w.ctrl[i].iter_mut().for_each(|e| *e = None);
+                }
+                if c.behavior != SafeBehavior::Hold {
+                    release_joints(&mut self.w.data);
                 }
                 self.dirty = true;
             }
@@ -591,6 +615,8 @@ impl Physics {
         let nb = w.ring.nbody.min(d.state.len());
         let ctrl = &self.ctrl;
         let gen = w.gen;
+        let model = &*w.model;
+        let lay = w.ring.layout;
         let f = w.ring.publish(|fw| {
             fw.u(hdr::TICK, d.tick);
             fw.f(hdr::TIME, d.time);
@@ -633,6 +659,7 @@ impl Physics {
                 fw.u(a + ack::TRIPS, c.trips);
                 fw.u(a + ack::TIMEOUT_NS, c.watchdog_ns.max(0) as u64);
             }
+            publish_robots(fw, &lay, model, d);
         });
         self.sh.tick.store(d.tick, Ordering::Relaxed);
         self.sh.time_bits.store(d.time.to_bits(), Ordering::Relaxed);
@@ -915,5 +942,85 @@ impl Physics {
             }
         }
         self.sh.wake_all_subscribers();
+    }
+}
+
+/// A controller stream that closed or whose watchdog tripped (other than "hold")
+/// leaves the robots unactuated: joint efforts zero, servos disabled. (Joint
+/// commands form one table shared by all sources, unlike wrenches.)
+fn release_joints(d: &mut Data) {
+    d.qfrc_cmd.iter_mut().for_each(|t| *t = 0.0);
+    for r in &mut d.robots {
+        r.servo.iter_mut().for_each(|s| s.enabled = false);
+    }
+}
+
+/// The robot and contact sections of a frame: joints, frames, sensors, contacts.
+fn publish_robots(fw: &FrameWriter<'_>, lay: &Layout, model: &Model, d: &Data) {
+    for (id, &(r, j)) in model.joint_ids.iter().enumerate().take(lay.njoint) {
+        let rm = &model.robots[r as usize];
+        let jt = &rm.joints[j as usize];
+        let (qi, vi) = (rm.q_offset + jt.qi, rm.v_offset + jt.vi);
+        let base = lay.joint_base(id);
+        fw.f(base + joint::Q, d.qpos[qi]);
+        fw.f(base + joint::QD, d.qvel[vi]);
+        fw.f(base + joint::EFFORT, d.qfrc_actuator[vi]);
+        fw.f(base + joint::PASSIVE, d.qfrc_passive[vi]);
+        fw.f(base + joint::QACC, d.qacc[vi]);
+    }
+    for (id, &(r, f)) in model.frame_ids.iter().enumerate().take(lay.nframe) {
+        let s = crate::pipeline::robots::frame_state(model, &d.robots, r as usize, f as usize);
+        let base = lay.frame_base(id);
+        for k in 0..3 {
+            fw.f(base + frame::X + k, s.x[k]);
+            fw.f(base + frame::V + k, s.v[k]);
+            fw.f(base + frame::W + k, s.w[k]);
+        }
+        fw.f(base + frame::Q, s.q.w);
+        fw.f(base + frame::Q + 1, s.q.i);
+        fw.f(base + frame::Q + 2, s.q.j);
+        fw.f(base + frame::Q + 3, s.q.k);
+    }
+    for (id, &(r, k)) in model.sensor_ids.iter().enumerate().take(lay.nsensor) {
+        let rd = &d.robots[r as usize];
+        let vals: [f64; 6] = match k {
+            SensorKind::ForceTorque(i) => {
+                let f = &rd.ft[i as usize];
+                [f.ang.x, f.ang.y, f.ang.z, f.lin.x, f.lin.y, f.lin.z]
+            }
+            SensorKind::Imu(i) => {
+                let m = &rd.imu[i as usize];
+                [
+                    m.accel.x, m.accel.y, m.accel.z, m.gyro.x, m.gyro.y, m.gyro.z,
+                ]
+            }
+        };
+        let base = lay.sensor_base(id);
+        for (k, v) in vals.iter().enumerate() {
+            fw.f(base + k, *v);
+        }
+    }
+    let set = &d.contacts;
+    let n = set.manifolds.len().min(lay.ncontact);
+    let cb = lay.contacts_base();
+    fw.u(cb + contact::COUNT, n as u64);
+    fw.u(cb + contact::DROPPED, (set.manifolds.len() - n) as u64);
+    for (c, m) in set.manifolds.iter().enumerate().take(n) {
+        let base = lay.contact_base(c);
+        let pts = set.points_of(m);
+        let mut p = crate::math::Vec3::zeros();
+        for pt in pts {
+            p += pt.p_w;
+        }
+        p /= pts.len().max(1) as f64;
+        let force = d.contact_force.get(c).copied().unwrap_or_default();
+        fw.u(base + contact::BODY_A, model.geoms[m.geom_a].body as u64);
+        fw.u(base + contact::BODY_B, model.geoms[m.geom_b].body as u64);
+        for k in 0..3 {
+            fw.f(base + contact::P + k, p[k]);
+            fw.f(base + contact::N + k, m.normal[k]);
+            fw.f(base + contact::F + k, force[k]);
+        }
+        fw.f(base + contact::DEPTH, m.max_depth(set));
     }
 }

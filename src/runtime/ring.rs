@@ -51,6 +51,86 @@ pub mod ack {
     pub const LEN: usize = 10;
 }
 
+/// Words per robot joint (DoF joints of all robots, in model order).
+pub mod joint {
+    pub const Q: usize = 0;
+    pub const QD: usize = 1;
+    pub const EFFORT: usize = 2;
+    pub const PASSIVE: usize = 3;
+    pub const QACC: usize = 4;
+    pub const LEN: usize = 5;
+}
+
+/// Words per named frame: x(3) q(4: w x y z) v(3) w(3), world.
+pub mod frame {
+    pub const X: usize = 0;
+    pub const Q: usize = 3;
+    pub const V: usize = 7;
+    pub const W: usize = 10;
+    pub const LEN: usize = 13;
+}
+
+/// Words per sensor: six values.
+pub mod sensor {
+    pub const LEN: usize = 6;
+}
+
+/// The contact section: a count, the number of pairs that did not fit, then one
+/// record per touching pair.
+pub mod contact {
+    pub const COUNT: usize = 0;
+    pub const DROPPED: usize = 1;
+    pub const HDR: usize = 2;
+    pub const BODY_A: usize = 0;
+    pub const BODY_B: usize = 1;
+    pub const P: usize = 2;
+    pub const N: usize = 5;
+    pub const F: usize = 8;
+    pub const DEPTH: usize = 11;
+    pub const LEN: usize = 12;
+}
+
+/// Sizes of the sections of a frame: header, bodies, acknowledgements, joints,
+/// frames, sensors, contacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    pub nbody: usize,
+    pub nctrl: usize,
+    pub njoint: usize,
+    pub nframe: usize,
+    pub nsensor: usize,
+    /// Capacity of the contact list.
+    pub ncontact: usize,
+}
+
+impl Layout {
+    pub fn body_base(&self, b: usize) -> usize {
+        hdr::LEN + b * body::LEN
+    }
+    pub fn ack_base(&self, c: usize) -> usize {
+        hdr::LEN + self.nbody * body::LEN + c * ack::LEN
+    }
+    pub fn joint_base(&self, j: usize) -> usize {
+        self.ack_base(self.nctrl) + j * joint::LEN
+    }
+    pub fn frame_base(&self, f: usize) -> usize {
+        self.joint_base(self.njoint) + f * frame::LEN
+    }
+    pub fn sensor_base(&self, s: usize) -> usize {
+        self.frame_base(self.nframe) + s * sensor::LEN
+    }
+    /// The contact section's header.
+    pub fn contacts_base(&self) -> usize {
+        self.sensor_base(self.nsensor)
+    }
+    pub fn contact_base(&self, c: usize) -> usize {
+        self.contacts_base() + contact::HDR + c * contact::LEN
+    }
+    pub fn words(&self) -> usize {
+        self.contact_base(self.ncontact)
+    }
+}
+
 struct Slot {
     /// 2f+1 while frame f is being written, 2f+2 once written.
     seq: AtomicU64,
@@ -71,6 +151,7 @@ pub struct StateRing {
     pub gen: u64,
     pub nbody: usize,
     pub nctrl: usize,
+    pub layout: Layout,
     pub words: usize,
     slots: Box<[Slot]>,
     /// Frames published so far (the newest is head - 1).
@@ -80,8 +161,9 @@ pub struct StateRing {
 }
 
 impl StateRing {
-    pub fn new(gen: u64, nbody: usize, nctrl: usize, len: usize) -> StateRing {
-        let words = hdr::LEN + nbody * body::LEN + nctrl * ack::LEN;
+    pub fn new(gen: u64, layout: Layout, len: usize) -> StateRing {
+        let (nbody, nctrl) = (layout.nbody, layout.nctrl);
+        let words = layout.words();
         let slots = (0..len.max(2))
             .map(|_| Slot {
                 seq: AtomicU64::new(0),
@@ -92,6 +174,7 @@ impl StateRing {
             gen,
             nbody,
             nctrl,
+            layout,
             words,
             slots,
             head: AtomicU64::new(0),
@@ -195,6 +278,7 @@ pub struct FrameView<'a> {
     pub words: &'a [u64],
     pub nbody: usize,
     pub nctrl: usize,
+    pub layout: Layout,
 }
 
 impl<'a> FrameView<'a> {
@@ -203,6 +287,7 @@ impl<'a> FrameView<'a> {
             words,
             nbody: ring.nbody,
             nctrl: ring.nctrl,
+            layout: ring.layout,
         }
     }
     #[inline]
@@ -220,7 +305,11 @@ impl<'a> FrameView<'a> {
         self.f(hdr::TIME)
     }
     pub fn body_base(&self, b: usize) -> usize {
-        hdr::LEN + b * body::LEN
+        self.layout.body_base(b)
+    }
+    /// Three consecutive words as f64 from absolute index `i`.
+    pub fn f3(&self, i: usize) -> [f64; 3] {
+        [self.f(i), self.f(i + 1), self.f(i + 2)]
     }
     pub fn body3(&self, b: usize, off: usize) -> [f64; 3] {
         let i = self.body_base(b) + off;
@@ -231,7 +320,7 @@ impl<'a> FrameView<'a> {
         [self.f(i), self.f(i + 1), self.f(i + 2), self.f(i + 3)]
     }
     pub fn ack_base(&self, c: usize) -> usize {
-        hdr::LEN + self.nbody * body::LEN + c * ack::LEN
+        self.layout.ack_base(c)
     }
 }
 
@@ -241,7 +330,12 @@ mod tests {
 
     #[test]
     fn slow_reader_loses_oldest_only() {
-        let r = StateRing::new(1, 1, 1, 4);
+        let layout = Layout {
+            nbody: 1,
+            nctrl: 1,
+            ..Default::default()
+        };
+        let r = StateRing::new(1, layout, 4);
         for t in 0..10u64 {
             r.publish(|w| w.u(hdr::TICK, t));
         }

@@ -2,7 +2,11 @@
 //! tables of every source. Built off-thread (on load) and swapped in whole.
 
 use super::command::SourceWrench;
-use super::ring::StateRing;
+use super::ring::{Layout, StateRing};
+
+/// Capacity of the contact list of a published state (touching pairs beyond it are
+/// counted in `contacts_dropped`).
+pub const MAX_STREAMED_CONTACTS: usize = 256;
 use crate::data::{Data, PairState, Snapshot};
 use crate::model::Model;
 use std::sync::Arc;
@@ -26,7 +30,18 @@ impl World {
         World {
             gen,
             name,
-            ring: Arc::new(StateRing::new(gen, nb, nctrl, ring_len)),
+            ring: Arc::new(StateRing::new(
+                gen,
+                Layout {
+                    nbody: nb,
+                    nctrl,
+                    njoint: model.joint_ids.len(),
+                    nframe: model.frame_ids.len(),
+                    nsensor: model.sensor_ids.len(),
+                    ncontact: MAX_STREAMED_CONTACTS,
+                },
+                ring_len,
+            )),
             model: Arc::new(model),
             data,
             unary: vec![None; nb],
@@ -36,8 +51,7 @@ impl World {
 
     /// An empty snapshot box with room for this world (filled by the physics thread).
     pub fn new_saved(&self) -> Box<Saved> {
-        let nb = self.model.nbody();
-        Box::new(Saved::with_capacity(self.gen, nb, 64 * nb.max(1)))
+        Box::new(Saved::with_capacity(self.gen, &self.model))
     }
 }
 
@@ -50,7 +64,11 @@ pub struct Saved {
 }
 
 impl Saved {
-    pub fn with_capacity(gen: u64, nbody: usize, npairs: usize) -> Saved {
+    /// Buffers large enough for `model` (64 pairs per body).
+    pub fn with_capacity(gen: u64, model: &Model) -> Saved {
+        let nbody = model.nbody();
+        let npairs = 64 * nbody.max(1);
+        let nservo = model.robots.iter().map(|r| r.servos.len()).sum();
         Saved {
             gen,
             snap: Snapshot {
@@ -60,6 +78,11 @@ impl Saved {
                 xfrc: Vec::with_capacity(nbody),
                 frozen: Vec::with_capacity(nbody),
                 pairs: Vec::<PairState>::with_capacity(npairs),
+                qpos: Vec::with_capacity(model.nq),
+                qvel: Vec::with_capacity(model.nv),
+                qfrc_cmd: Vec::with_capacity(model.nv),
+                servo: Vec::with_capacity(nservo),
+                robot_frozen: Vec::with_capacity(model.robots.len()),
             },
             unary: Vec::with_capacity(nbody),
         }
@@ -79,6 +102,20 @@ impl Saved {
         self.snap.frozen.extend_from_slice(&d.frozen);
         self.snap.pairs.clear();
         self.snap.pairs.extend_from_slice(&d.pairs);
+        self.snap.qpos.clear();
+        self.snap.qpos.extend_from_slice(&d.qpos);
+        self.snap.qvel.clear();
+        self.snap.qvel.extend_from_slice(&d.qvel);
+        self.snap.qfrc_cmd.clear();
+        self.snap.qfrc_cmd.extend_from_slice(&d.qfrc_cmd);
+        self.snap.servo.clear();
+        self.snap
+            .servo
+            .extend(d.robots.iter().flat_map(|r| r.servo.iter().copied()));
+        self.snap.robot_frozen.clear();
+        self.snap
+            .robot_frozen
+            .extend(d.robots.iter().map(|r| r.frozen));
         self.unary.clear();
         self.unary.extend_from_slice(&w.unary);
     }

@@ -52,6 +52,43 @@ pub fn wrench(b: pb::BodyRef, f: [f64; 3], t: [f64; 3]) -> pb::BodyWrench {
     }
 }
 
+/// A joint by name ("robot/joint", or a joint name only one robot has).
+pub fn joint(name: &str) -> pb::JointRef {
+    pb::JointRef {
+        r#ref: Some(pb::joint_ref::Ref::Name(name.to_string())),
+    }
+}
+
+/// A joint by id.
+pub fn joint_id(id: u32) -> pb::JointRef {
+    pb::JointRef {
+        r#ref: Some(pb::joint_ref::Ref::Id(id)),
+    }
+}
+
+/// A held effort (N·m or N) on a joint.
+pub fn effort(j: pb::JointRef, effort: f64) -> pb::JointCommand {
+    pb::JointCommand {
+        joint: Some(j),
+        effort,
+        servo: None,
+    }
+}
+
+/// A servo set-point on a joint (and no extra effort).
+pub fn servo(j: pb::JointRef, position: f64, velocity: f64) -> pb::JointCommand {
+    pb::JointCommand {
+        joint: Some(j),
+        effort: 0.0,
+        servo: Some(pb::ServoCommand {
+            enabled: true,
+            position,
+            velocity,
+            torque: 0.0,
+        }),
+    }
+}
+
 /// Connection to an rtphys server.
 #[derive(Clone)]
 pub struct Client {
@@ -121,6 +158,19 @@ impl Client {
 
     pub async fn apply_wrench(&mut self, w: pb::BodyWrench) -> Result<pb::CommandReply, Status> {
         self.apply_wrenches(vec![w]).await
+    }
+
+    /// Set joint efforts / servo set-points, held until replaced.
+    pub async fn command_joints(
+        &mut self,
+        joints: Vec<pb::JointCommand>,
+    ) -> Result<pb::CommandReply, Status> {
+        let header = Some(self.header());
+        Ok(self
+            .raw
+            .command_joints(pb::CommandJointsRequest { header, joints })
+            .await?
+            .into_inner())
     }
 
     /// Remove ApplyWrench wrenches (all bodies if `bodies` is empty).
@@ -253,6 +303,21 @@ impl ControlSession {
         wrenches: Vec<pb::BodyWrench>,
         clear: bool,
     ) -> Result<u64, Status> {
+        self.send_with_joints(wrenches, clear, vec![]).await
+    }
+
+    /// Send joint commands only; returns the sequence number.
+    pub async fn send_joints(&mut self, joints: Vec<pb::JointCommand>) -> Result<u64, Status> {
+        self.send_with_joints(vec![], false, joints).await
+    }
+
+    /// Send wrenches and joint commands; returns the sequence number.
+    pub async fn send_with_joints(
+        &mut self,
+        wrenches: Vec<pb::BodyWrench>,
+        clear: bool,
+        joints: Vec<pb::JointCommand>,
+    ) -> Result<u64, Status> {
         self.seq += 1;
         let cmd = pb::ControlCommand {
             header: Some(pb::CommandHeader {
@@ -262,7 +327,7 @@ impl ControlSession {
             }),
             wrenches,
             clear,
-            joints: vec![],
+            joints,
         };
         self.send_command(cmd).await?;
         Ok(self.seq)

@@ -3,9 +3,13 @@
 
 use super::pb;
 use crate::config::{Config, LimitsConfig, Mode, SafeBehavior};
+use crate::data::ServoTarget;
 use crate::math::Vec3;
+use crate::model::robot::SensorKind;
 use crate::model::{BodyKind, Model};
+use crate::runtime::command::JointCmd;
 use crate::runtime::ring::{ack, body, hdr};
+use crate::runtime::ring::{contact, frame, joint, sensor};
 use crate::runtime::stats::StatsBuf;
 use crate::runtime::{
     mode_from, Clear, FrameView, Input, RunStatus, SimError, Source, WorldView, WrenchCmd,
@@ -20,6 +24,10 @@ pub struct Selection {
     pub velocity: bool,
     pub wrench: bool,
     pub acks: bool,
+    pub joints: bool,
+    pub frames: bool,
+    pub sensors: bool,
+    pub contacts: bool,
     /// `None` = every body.
     pub bodies: Option<Vec<u32>>,
 }
@@ -35,6 +43,10 @@ pub fn selection(
         velocity: fields.is_empty(),
         wrench: fields.is_empty(),
         acks: fields.is_empty(),
+        joints: fields.is_empty(),
+        frames: false,
+        sensors: fields.is_empty(),
+        contacts: false,
         bodies: None,
     };
     for (i, &f) in fields.iter().enumerate() {
@@ -43,7 +55,10 @@ pub fn selection(
             Ok(pb::StateField::Velocity) => s.velocity = true,
             Ok(pb::StateField::Wrench) => s.wrench = true,
             Ok(pb::StateField::Acks) => s.acks = true,
-            Ok(pb::StateField::Joints) => {}
+            Ok(pb::StateField::Joints) => s.joints = true,
+            Ok(pb::StateField::Frames) => s.frames = true,
+            Ok(pb::StateField::Sensors) => s.sensors = true,
+            Ok(pb::StateField::Contacts) => s.contacts = true,
             _ => {
                 return Err(SimError::invalid(
                     format!("{prefix}fields[{i}]"),
@@ -226,13 +241,8 @@ pub fn control_command(
     recv_ns: i64,
 ) -> Result<Input, SimError> {
     check_generation(c.header.as_ref(), view, "command.header")?;
-    if !c.joints.is_empty() {
-        return Err(SimError::invalid(
-            "command.joints",
-            "this world has no joints (joint commands arrive with articulated robots)",
-        ));
-    }
     let ws = wrenches(&c.wrenches, &view.model, lim).map_err(|e| prefix_err(e, "command."))?;
+    let js = joint_commands(&c.joints, &view.model, lim, "command.")?;
     let h = c.header.unwrap_or_default();
     Ok(Input {
         source: Source::Stream { slot, stream_id },
@@ -242,8 +252,110 @@ pub fn control_command(
         recv_ns,
         clear: if c.clear { Clear::All } else { Clear::Nothing },
         wrenches: ws,
+        joints: js,
         reply: None,
     })
+}
+
+/// Resolve a joint reference against the current model.
+pub fn joint_id(r: Option<&pb::JointRef>, model: &Model, field: &str) -> Result<usize, SimError> {
+    let n = model.joint_ids.len();
+    match r.and_then(|r| r.r#ref.as_ref()) {
+        None => Err(SimError::invalid(field, "missing: give a joint id or name")),
+        Some(pb::joint_ref::Ref::Id(id)) => {
+            if (*id as usize) < n {
+                Ok(*id as usize)
+            } else {
+                Err(SimError::not_found(
+                    format!("{field}.id"),
+                    format!("no joint with id {id}: this world has {n} joints"),
+                ))
+            }
+        }
+        Some(pb::joint_ref::Ref::Name(name)) => model
+            .joint_id(name)
+            .map_err(|m| SimError::not_found(format!("{field}.name"), m)),
+    }
+}
+
+/// Joint commands → validated [`JointCmd`]s: efforts finite and within
+/// `limits.max_torque_nm` (the joint's own effort limit then clamps), servo
+/// set-points finite and only for joints with a servo.
+pub fn joint_commands(
+    js: &[pb::JointCommand],
+    model: &Model,
+    lim: &LimitsConfig,
+    prefix: &str,
+) -> Result<Vec<JointCmd>, SimError> {
+    if !js.is_empty() && model.joint_ids.is_empty() {
+        return Err(SimError::invalid(
+            format!("{prefix}joints"),
+            "this world has no robot joints",
+        ));
+    }
+    let mut out = Vec::with_capacity(js.len());
+    for (i, j) in js.iter().enumerate() {
+        let f = format!("{prefix}joints[{i}]");
+        let id = joint_id(j.joint.as_ref(), model, &format!("{f}.joint"))?;
+        let finite = |v: f64, k: &str| -> Result<f64, SimError> {
+            if !v.is_finite() {
+                return Err(SimError::invalid(
+                    format!("{f}.{k}"),
+                    format!("not finite ({v})"),
+                ));
+            }
+            if v.abs() > lim.max_torque_nm {
+                return Err(SimError::invalid(
+                    format!("{f}.{k}"),
+                    format!(
+                        "{v} is out of range: |value| ≤ {} (limits.max_torque_nm)",
+                        lim.max_torque_nm
+                    ),
+                ));
+            }
+            Ok(v)
+        };
+        let effort = finite(j.effort, "effort")?;
+        let servo = match &j.servo {
+            None => None,
+            Some(s) => {
+                let (r, jj) = model.joint_ids[id];
+                if !model.robots[r as usize]
+                    .servos
+                    .iter()
+                    .any(|sv| sv.joint == jj as usize)
+                {
+                    return Err(SimError::invalid(
+                        format!("{f}.servo"),
+                        format!(
+                            "joint {:?} has no servo in this scene",
+                            model.joint_name(id)
+                        ),
+                    ));
+                }
+                for (k, v) in [("position", s.position), ("velocity", s.velocity)] {
+                    if !v.is_finite() {
+                        return Err(SimError::invalid(
+                            format!("{f}.servo.{k}"),
+                            format!("not finite ({v})"),
+                        ));
+                    }
+                }
+                Some(ServoTarget {
+                    enabled: s.enabled,
+                    position: s.position,
+                    velocity: s.velocity,
+                    torque: finite(s.torque, "servo.torque")?,
+                })
+            }
+        };
+        out.push(JointCmd {
+            joint: id as u32,
+            effort,
+            servo,
+        });
+    }
+    Ok(out)
 }
 
 fn prefix_err(e: SimError, p: &str) -> SimError {
@@ -361,7 +473,71 @@ pub fn state_from_frame(v: &FrameView<'_>, sel: &Selection) -> pb::State {
             }
         }
     }
+    robot_sections(v, sel, &mut st);
     st
+}
+
+/// Joints, frames, sensors and contacts of a frame.
+fn robot_sections(v: &FrameView<'_>, sel: &Selection, st: &mut pb::State) {
+    let l = &v.layout;
+    if sel.joints {
+        st.joints = (0..l.njoint)
+            .map(|j| {
+                let b = l.joint_base(j);
+                pb::JointState {
+                    id: j as u32,
+                    position: v.f(b + joint::Q),
+                    velocity: v.f(b + joint::QD),
+                    effort: v.f(b + joint::EFFORT),
+                    passive: v.f(b + joint::PASSIVE),
+                    acceleration: v.f(b + joint::QACC),
+                }
+            })
+            .collect();
+    }
+    if sel.frames {
+        st.frames = (0..l.nframe)
+            .map(|f| {
+                let b = l.frame_base(f);
+                pb::FrameState {
+                    id: f as u32,
+                    position: v.f3(b + frame::X).to_vec(),
+                    orientation: (0..4).map(|k| v.f(b + frame::Q + k)).collect(),
+                    linear_velocity: v.f3(b + frame::V).to_vec(),
+                    angular_velocity: v.f3(b + frame::W).to_vec(),
+                }
+            })
+            .collect();
+    }
+    if sel.sensors {
+        st.sensors = (0..l.nsensor)
+            .map(|s| {
+                let b = l.sensor_base(s);
+                pb::SensorReading {
+                    id: s as u32,
+                    values: (0..sensor::LEN).map(|k| v.f(b + k)).collect(),
+                }
+            })
+            .collect();
+    }
+    if sel.contacts {
+        let cb = l.contacts_base();
+        let n = (v.u(cb + contact::COUNT) as usize).min(l.ncontact);
+        st.contacts_dropped = v.u(cb + contact::DROPPED);
+        st.contacts = (0..n)
+            .map(|c| {
+                let b = l.contact_base(c);
+                pb::Contact {
+                    body_a: v.u(b + contact::BODY_A) as u32,
+                    body_b: v.u(b + contact::BODY_B) as u32,
+                    point: v.f3(b + contact::P).to_vec(),
+                    normal: v.f3(b + contact::N).to_vec(),
+                    force: v.f3(b + contact::F).to_vec(),
+                    depth: v.f(b + contact::DEPTH),
+                }
+            })
+            .collect();
+    }
 }
 
 /// The acknowledgement of controller slot `c` in a frame (None if the slot is unused).
@@ -443,12 +619,89 @@ pub fn world_info(view: &WorldView, status: &RunStatus, cfg: &Config) -> pb::Wor
                 ],
             })
             .collect(),
-        joints: vec![],
-        actuators: vec![],
-        sensors: vec![],
+        joints: joint_infos(m),
+        actuators: m
+            .robots
+            .iter()
+            .flat_map(|r| {
+                r.servos.iter().map(move |s| {
+                    let j = &r.joints[s.joint];
+                    let lim = s.max_torque.min(j.effort);
+                    (format!("{}/{}", r.name, j.name), lim)
+                })
+            })
+            .enumerate()
+            .map(|(i, (name, lim))| pb::ActuatorInfo {
+                id: i as u32,
+                joint: m.joint_id(&name).map_or(u32::MAX, |j| j as u32),
+                name,
+                effort_min: -lim,
+                effort_max: lim,
+            })
+            .collect(),
+        sensors: (0..m.sensor_ids.len())
+            .map(|i| {
+                let (r, k) = m.sensor_ids[i];
+                let rm = &m.robots[r as usize];
+                let (ty, link) = match k {
+                    SensorKind::ForceTorque(j) => ("force_torque", rm.ft_sensors[j as usize].link),
+                    SensorKind::Imu(j) => ("imu", rm.imus[j as usize].link),
+                };
+                pb::SensorInfo {
+                    id: i as u32,
+                    name: m.sensor_name(i),
+                    r#type: ty.to_string(),
+                    dim: 6,
+                    frame: format!("{}/{}", rm.name, rm.link_names[link]),
+                }
+            })
+            .collect(),
+        frames: (0..m.frame_ids.len())
+            .map(|i| {
+                let (r, f) = m.frame_ids[i];
+                let rm = &m.robots[r as usize];
+                pb::FrameInfo {
+                    id: i as u32,
+                    name: m.frame_name(i),
+                    link: format!("{}/{}", rm.name, rm.link_names[rm.frames[f as usize].link]),
+                }
+            })
+            .collect(),
         limits: Some(limits(cfg)),
         server_version: env!("CARGO_PKG_VERSION").to_string(),
     }
+}
+
+/// The DoF joints of all robots; `parent_body`/`child_body` are the link proxies
+/// (u32::MAX for a link without geometry or the world).
+fn joint_infos(m: &Model) -> Vec<pb::JointInfo> {
+    (0..m.joint_ids.len())
+        .map(|i| {
+            let (r, j) = m.joint_ids[i];
+            let rm = &m.robots[r as usize];
+            let jt = &rm.joints[j as usize];
+            let body = |l: Option<usize>| {
+                l.and_then(|l| rm.link_body[l])
+                    .map_or(u32::MAX, |b| b as u32)
+            };
+            pb::JointInfo {
+                id: i as u32,
+                name: m.joint_name(i),
+                r#type: if jt.prismatic {
+                    "prismatic"
+                } else {
+                    "revolute"
+                }
+                .to_string(),
+                parent_body: body(rm.tree.parent()[jt.link]),
+                child_body: body(Some(jt.link)),
+                position_min: vec![jt.lower],
+                position_max: vec![jt.upper],
+                velocity_max: vec![jt.velocity],
+                effort_max: vec![jt.effort],
+            }
+        })
+        .collect()
 }
 
 pub fn hist(h: &Histogram<u64>) -> pb::LatencyHistogram {

@@ -135,6 +135,37 @@ impl Simulation for SimService {
             recv_ns,
             clear: Clear::Nothing,
             wrenches: ws,
+            joints: Vec::new(),
+            reply: Some(tx),
+        };
+        Ok(Response::new(self.submit(input, rx).await?))
+    }
+
+    async fn command_joints(
+        &self,
+        req: Request<pb::CommandJointsRequest>,
+    ) -> Result<Response<pb::CommandReply>, Status> {
+        let recv_ns = mono_ns();
+        let r = req.into_inner();
+        let view = self.rt.world();
+        convert::check_generation(r.header.as_ref(), &view, "header")?;
+        if r.joints.is_empty() {
+            return Err(
+                SimError::invalid("joints", "empty: give at least one JointCommand").into(),
+            );
+        }
+        let js = convert::joint_commands(&r.joints, &view.model, &self.cfg().limits, "")?;
+        let h = r.header.unwrap_or_default();
+        let (tx, rx) = oneshot::channel();
+        let input = Input {
+            source: Source::Unary,
+            gen: view.gen,
+            seq: h.seq,
+            client_time_ns: h.client_time_ns,
+            recv_ns,
+            clear: Clear::Nothing,
+            wrenches: Vec::new(),
+            joints: js,
             reply: Some(tx),
         };
         Ok(Response::new(self.submit(input, rx).await?))
@@ -167,6 +198,7 @@ impl Simulation for SimService {
             recv_ns,
             clear,
             wrenches: Vec::new(),
+            joints: Vec::new(),
             reply: Some(tx),
         };
         Ok(Response::new(self.submit(input, rx).await?))

@@ -17,6 +17,7 @@
 
 pub mod lcp;
 pub mod lemke;
+pub mod lp;
 pub mod pgs;
 
 pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};

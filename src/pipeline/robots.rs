@@ -1,0 +1,284 @@
+//! The robots' part of a force evaluation (shared by the force-model steppers):
+//!
+//! 1. [`link_states`]: forward kinematics and link twists at (q, q̇) → the world
+//!    pose and twist of every link proxy (frame at the link's centre of mass), so
+//!    that the collision pipeline and the contact models see links as rigid bodies;
+//! 2. [`derivatives`]: the contact and applied wrenches on the proxies become
+//!    external spatial forces on the links (link frame, about the link origin);
+//!    joint torques = actuation (command + servo, clamped to the effort limit) +
+//!    passive (viscous damping, regularized Coulomb friction, one-sided limit
+//!    springs); ABA gives q̈, and q̇(q, v) the configuration rate.
+//!
+//! Conventions are those of [`crate::dynamics`]: `x_base[i] = ⁱX_0 = (E, r)` with
+//! E mapping world to link coordinates and r the link origin in the world; link
+//! spatial velocities `[ω; v]` in link coordinates.
+
+use crate::data::{BodyState, ImuReading, RobotData};
+use crate::dynamics::{aba, energy, joint_wrenches, q_derivative, ExtInputs, ForceVec};
+use crate::math::{Quat, Wrench};
+use crate::model::robot::{RobotJoint, RobotModel};
+use crate::model::Model;
+use nalgebra::Rotation3;
+
+/// World pose and twist of every link proxy at the robots' state (q, v) (all robots,
+/// flat as in `Data::qpos`/`qvel`). A frozen robot is still posed (its velocity is
+/// zero).
+pub(crate) fn link_states(
+    model: &Model,
+    robots: &mut [RobotData],
+    q: &[f64],
+    v: &[f64],
+    state: &mut [BodyState],
+) {
+    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
+        let (qr, vr) = robot_slices(r, q, v);
+        // Forward kinematics and link velocities (the energies are a by-product).
+        if energy(&r.tree, &mut rd.ad, qr, vr).is_err() {
+            continue;
+        }
+        for (i, b) in r.link_body.iter().enumerate() {
+            let Some(b) = *b else { continue };
+            state[b] = proxy_state(r, &rd.ad, i);
+        }
+    }
+}
+
+/// The proxy state of link `i` from the kinematics in `ad` (x_base, v).
+#[inline]
+fn proxy_state(r: &RobotModel, ad: &crate::dynamics::ArticulatedData, i: usize) -> BodyState {
+    let x = &ad.x_base[i];
+    let rot = x.rot.transpose(); // link → world
+    let c_w = rot * r.tree.inertia()[i].com;
+    let w = rot * ad.v[i].ang;
+    let v_o = rot * ad.v[i].lin;
+    BodyState {
+        x: x.trans + c_w,
+        q: Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rot)),
+        v: v_o + w.cross(&c_w),
+        w,
+    }
+}
+
+#[inline]
+fn robot_slices<'a>(r: &RobotModel, q: &'a [f64], v: &'a [f64]) -> (&'a [f64], &'a [f64]) {
+    (
+        &q[r.q_offset..r.q_offset + r.nq()],
+        &v[r.v_offset..r.v_offset + r.nv()],
+    )
+}
+
+/// What the first evaluation of a step records (start-of-step values).
+pub(crate) struct Record<'a> {
+    pub actuator: &'a mut [f64],
+    pub passive: &'a mut [f64],
+    pub qacc: &'a mut [f64],
+}
+
+/// Configuration rate and joint accelerations of every robot at (q, v), with the
+/// link proxies at `state` carrying the wrenches `contact[b] + xfrc[b]` (world
+/// frame, about the proxy's centre of mass). `kq` (len nq) and `kv` (len nv) are
+/// zero for a frozen robot; a failed ABA writes NaN into `kv` for the quarantine to
+/// catch. `record`: start-of-step torques, accelerations and sensors.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn derivatives(
+    model: &Model,
+    robots: &mut [RobotData],
+    q: &[f64],
+    v: &[f64],
+    cmd: &[f64],
+    state: &[BodyState],
+    contact: &[Wrench],
+    xfrc: &[Wrench],
+    kq: &mut [f64],
+    kv: &mut [f64],
+    mut record: Option<Record<'_>>,
+) {
+    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
+        let (qr, vr) = robot_slices(r, q, v);
+        let kq = &mut kq[r.q_offset..r.q_offset + r.nq()];
+        let kv = &mut kv[r.v_offset..r.v_offset + r.nv()];
+        if rd.frozen {
+            kq.fill(0.0);
+            kv.fill(0.0);
+            continue;
+        }
+        // External forces: proxy wrench about its COM x → link frame about the link
+        // origin o: n = E (τ + (x − o) × F), f = E F.
+        rd.f_ext.iter_mut().for_each(|f| *f = ForceVec::zero());
+        for (i, b) in r.link_body.iter().enumerate() {
+            let Some(b) = *b else { continue };
+            let w = Wrench {
+                force: contact[b].force + xfrc[b].force,
+                torque: contact[b].torque + xfrc[b].torque,
+            };
+            let x = &rd.ad.x_base[i];
+            let torque_o = w.torque + (state[b].x - x.trans).cross(&w.force);
+            rd.f_ext[i] = ForceVec::new(x.rot * torque_o, x.rot * w.force);
+        }
+        // Joint torques: actuation and passive terms, each a law τ = τ₀ − a q̈ whose
+        // implicit part a (stable PD: h k_d + h² k_p) goes to ABA as armature.
+        let h = model.opt.dt;
+        rd.tau.fill(0.0);
+        rd.armature.fill(0.0);
+        let cmd_r = &cmd[r.v_offset..r.v_offset + r.nv()];
+        for (ji, j) in r.joints.iter().enumerate() {
+            let (qj, vj) = (qr[j.qi], vr[j.vi]);
+            let servo = r
+                .servos
+                .iter()
+                .zip(&rd.servo)
+                .find(|(s, t)| s.joint == ji && t.enabled);
+            let (mut act, mut a_act) = (cmd_r[j.vi], 0.0);
+            if let Some((s, t)) = servo {
+                // τ = kp (q* − q − h q̇) + kd (q̇* − q̇ − h q̈) + τ_ff
+                let tau_s = s.kp * (t.position - qj - h * vj) + s.kd * (t.velocity - vj) + t.torque;
+                if tau_s.abs() <= s.max_torque {
+                    act += tau_s;
+                    a_act = h * s.kd + h * h * s.kp;
+                } else {
+                    act += tau_s.clamp(-s.max_torque, s.max_torque);
+                }
+            }
+            if !act.is_finite() {
+                act = 0.0;
+                a_act = 0.0;
+            } else if act.abs() > j.effort {
+                // Saturated: a constant torque, nothing implicit.
+                act = act.clamp(-j.effort, j.effort);
+                a_act = 0.0;
+            }
+            let (pas, a_pas) = passive_torque(j, qj, vj, h);
+            rd.tau[j.vi] = act + pas;
+            rd.armature[j.vi] = a_act + a_pas;
+            rd.arm_act[j.vi] = a_act;
+            if let Some(rec) = record.as_mut() {
+                rec.actuator[r.v_offset + j.vi] = act;
+                rec.passive[r.v_offset + j.vi] = pas;
+            }
+        }
+        let ext = ExtInputs {
+            f_ext: Some(&rd.f_ext),
+            damping: None,
+            armature: Some(&rd.armature),
+        };
+        if aba(&r.tree, &mut rd.ad, qr, vr, &rd.tau, &ext).is_err() {
+            kv.fill(f64::NAN);
+            kq.fill(0.0);
+            continue;
+        }
+        if let Some(rec) = record.as_mut() {
+            // The implicit parts, now that q̈ is known: τ = τ₀ − a q̈.
+            for j in &r.joints {
+                let k = r.v_offset + j.vi;
+                let qdd = rd.ad.qdd[j.vi];
+                rec.actuator[k] -= rd.arm_act[j.vi] * qdd;
+                rec.passive[k] -= (rd.armature[j.vi] - rd.arm_act[j.vi]) * qdd;
+            }
+        }
+        kv.copy_from_slice(rd.ad.qdd.as_slice());
+        configuration_rate(r, qr, vr, kq);
+        if let Some(rec) = record.as_mut() {
+            rec.qacc[r.v_offset..r.v_offset + r.nv()].copy_from_slice(kv);
+            read_sensors(r, rd);
+        }
+    }
+}
+
+/// q̇ = G(q) v of robot `r` (the floating base's position and quaternion rates;
+/// q̇ = v for one-DoF joints). Lengths are the model's, so it cannot fail; if it
+/// did, NaN reaches the quarantine.
+#[inline]
+pub(crate) fn configuration_rate(r: &RobotModel, q: &[f64], v: &[f64], out: &mut [f64]) {
+    if q_derivative(&r.tree, q, v, out).is_err() {
+        out.fill(f64::NAN);
+    }
+}
+
+/// q̇ of all robots at (q, v) (flat).
+pub(crate) fn configuration_rates(model: &Model, q: &[f64], v: &[f64], out: &mut [f64]) {
+    for r in &model.robots {
+        let (qr, vr) = robot_slices(r, q, v);
+        configuration_rate(r, qr, vr, &mut out[r.q_offset..r.q_offset + r.nq()]);
+    }
+}
+
+/// Viscous damping, regularized Coulomb friction and the one-sided limit spring of
+/// joint `j` (see [`RobotJoint`]) as (τ₀, a): τ = τ₀ − a q̈, the damping, the
+/// friction's linear zone and the limit's spring–damper implicit in q̈.
+#[inline]
+fn passive_torque(j: &RobotJoint, q: f64, qd: f64, h: f64) -> (f64, f64) {
+    let mut tau = -j.damping * qd;
+    let mut a = h * j.damping;
+    if j.friction > 0.0 {
+        let x = qd / j.friction_speed;
+        tau -= j.friction * x.clamp(-1.0, 1.0);
+        if x.abs() < 1.0 {
+            a += h * j.friction / j.friction_speed;
+        }
+    }
+    // The limit pushes back (never pulls): k (limit − q − h q̇) − b q̇.
+    if q < j.lower {
+        let t = j.limit_k * (j.lower - q - h * qd) - j.limit_b * qd;
+        if t > 0.0 {
+            tau += t;
+            a += h * j.limit_b + h * h * j.limit_k;
+        }
+    } else if q > j.upper {
+        let t = j.limit_k * (q - j.upper + h * qd) + j.limit_b * qd;
+        if t > 0.0 {
+            tau -= t;
+            a += h * j.limit_b + h * h * j.limit_k;
+        }
+    }
+    (tau, a)
+}
+
+/// IMUs and force/torque sensors from the accelerations ABA just computed.
+fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
+    let ad = &rd.ad;
+    for (s, out) in r.imus.iter().zip(rd.imu.iter_mut()) {
+        let (a, v) = (&ad.a[s.link], &ad.v[s.link]);
+        // The spatial acceleration's linear part plus ω × v is the classical
+        // acceleration of the link origin; ABA's base acceleration −a_g makes it the
+        // proper acceleration.
+        *out = ImuReading {
+            accel: a.lin + v.ang.cross(&v.lin),
+            gyro: v.ang,
+        };
+    }
+    if r.ft_sensors.is_empty() {
+        return;
+    }
+    // RNEA's backward pass with ABA's accelerations (Featherstone Table 5.1).
+    let ext = ExtInputs {
+        f_ext: Some(&rd.f_ext),
+        damping: None,
+        armature: None,
+    };
+    if joint_wrenches(&r.tree, &mut rd.ad, &ext).is_err() {
+        return;
+    }
+    for (s, out) in r.ft_sensors.iter().zip(rd.ft.iter_mut()) {
+        *out = rd.ad.f[s.link];
+    }
+}
+
+/// World pose and twist (velocity of the frame origin, angular velocity) of frame
+/// `f` of robot `r`, from the kinematics of the last evaluation (after a step: the
+/// end-of-step state).
+pub fn frame_state(model: &Model, robots: &[RobotData], r: usize, f: usize) -> BodyState {
+    let rm = &model.robots[r];
+    let fr = &rm.frames[f];
+    let ad = &robots[r].ad;
+    let x = &ad.x_base[fr.link];
+    let rot = x.rot.transpose(); // link → world
+    let p = rot * fr.pose.translation.vector;
+    let w = rot * ad.v[fr.link].ang;
+    let q_link = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rot));
+    BodyState {
+        x: x.trans + p,
+        q: q_link * fr.pose.rotation,
+        v: rot * ad.v[fr.link].lin + w.cross(&p),
+        w,
+    }
+}
