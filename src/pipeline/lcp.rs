@@ -649,7 +649,7 @@ fn solve(p: &LcpParams, pairs: &[PairState], ls: &mut LcpScratch, stats: &mut St
             // A "solved" basis whose residual round-off has spoiled (degenerate
             // pivots on near-dependent rows) counts as a failure too.
             let status = match status {
-                LemkeStatus::Solved if !(st.residual <= LEMKE_ACCEPT) => {
+                LemkeStatus::Solved if st.residual.is_nan() || st.residual > LEMKE_ACCEPT => {
                     LemkeStatus::IterationLimit
                 }
                 s => s,

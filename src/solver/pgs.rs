@@ -483,7 +483,7 @@ fn row_residual(problem: &LcpProblem, i: usize, z: &DVector<f64>) -> f64 {
 /// `[2πj/k, 2π(j+1)/k)` meets only edge `j`'s Voronoi region and those of its two
 /// end vertices (by symmetry), so projecting onto that edge segment is exact.
 pub fn project_polygon(x: f64, y: f64, r: f64, k: u32) -> (f64, f64) {
-    if !(r > 0.0) || k < 3 {
+    if r.is_nan() || r <= 0.0 || k < 3 {
         return (0.0, 0.0);
     }
     let step = std::f64::consts::TAU / k as f64;
