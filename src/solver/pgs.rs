@@ -147,6 +147,8 @@ pub struct PolygonCone {
     pub mu: f64,
     /// Number of friction directions k (the polygon's vertices), `≥ 3`.
     pub sides: u32,
+    /// Its trigonometry (set by [`BoxBounds::add_polygon_cone`]).
+    pub table: PolygonTable,
 }
 
 /// Per-row bounds for the boxed LCP.
@@ -210,11 +212,16 @@ impl BoxBounds {
                 *slot = Some(c);
             }
         }
+        let table = match self.cones.last() {
+            Some(c) if c.sides == sides => c.table,
+            _ => PolygonTable::new(sides),
+        };
         self.cones.push(PolygonCone {
             normal_row,
             rows: t,
             mu,
             sides,
+            table,
         });
     }
 
@@ -382,7 +389,8 @@ impl PgsSolver {
         for c in &bounds.cones {
             let [a, b] = c.rows;
             let r = c.mu * results.z[c.normal_row].max(0.0);
-            (results.z[a], results.z[b]) = project_polygon(results.z[a], results.z[b], r, c.sides);
+            (results.z[a], results.z[b]) =
+                project_polygon_with(results.z[a], results.z[b], r, &c.table);
         }
         results.stats.residual = self.residual(problem, bounds, results);
         // Sweeps until the residual meets the tolerance.
@@ -431,7 +439,7 @@ impl PgsSolver {
         let lmax = 0.5 * (maa + mbb) + (half * half + mab * mab).sqrt();
         let step = self.params.relaxation / lmax;
         let (ra, rb) = (row_residual(problem, a, z), row_residual(problem, b, z));
-        (z[a], z[b]) = project_polygon(z[a] - step * ra, z[b] - step * rb, rad, c.sides);
+        (z[a], z[b]) = project_polygon_with(z[a] - step * ra, z[b] - step * rb, rad, &c.table);
     }
 
     /// Natural-map residual `‖z − clamp(z − w, lo, hi)‖∞` (polygonal cones: the
@@ -445,7 +453,8 @@ impl PgsSolver {
             let [a, b] = c.rows;
             let (za, zb) = (results.z[a], results.z[b]);
             let rad = c.mu * results.z[c.normal_row].max(0.0);
-            let (pa, pb) = project_polygon(za - results.w[a], zb - results.w[b], rad, c.sides);
+            let (pa, pb) =
+                project_polygon_with(za - results.w[a], zb - results.w[b], rad, &c.table);
             let e = (za - pa).abs().max((zb - pb).abs());
             if e.is_nan() {
                 return f64::INFINITY;
@@ -479,30 +488,63 @@ fn row_residual(problem: &LcpProblem, i: usize, z: &DVector<f64>) -> f64 {
 }
 
 /// Euclidean projection of `(x, y)` onto the regular `k`-gon of circumradius
-/// `r ≥ 0` with vertices `r (cos 2πj/k, sin 2πj/k)`. The point's angular sector
-/// `[2πj/k, 2π(j+1)/k)` meets only edge `j`'s Voronoi region and those of its two
-/// end vertices (by symmetry), so projecting onto that edge segment is exact.
+/// `r ≥ 0` with vertices `r (cos 2πj/k, sin 2πj/k)`.
 pub fn project_polygon(x: f64, y: f64, r: f64, k: u32) -> (f64, f64) {
-    if r.is_nan() || r <= 0.0 || k < 3 {
+    project_polygon_with(x, y, r, &PolygonTable::new(k))
+}
+
+/// The trigonometry of a regular `k`-gon, computed once per cone:
+/// `(cos, sin)` of the step 2π/k and of half of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolygonTable {
+    pub k: u32,
+    pub step: (f64, f64),
+    pub half: (f64, f64),
+}
+
+impl PolygonTable {
+    pub fn new(k: u32) -> Self {
+        let step = std::f64::consts::TAU / k.max(1) as f64;
+        let (s1, c1) = step.sin_cos();
+        let (sh, ch) = (0.5 * step).sin_cos();
+        PolygonTable {
+            k,
+            step: (c1, s1),
+            half: (ch, sh),
+        }
+    }
+}
+
+/// [`project_polygon`] without trigonometry. Edge j has outward normal
+/// `n_j = (cos (j+½)·2π/k, sin (j+½)·2π/k)` and apothem `r cos(π/k)`; the point is
+/// inside if no edge is violated. Otherwise the nearest point lies on the most
+/// violated edge (all edges have the same apothem, so the most violated is the one
+/// whose normal is closest in angle to the point: the edge whose outer strip holds
+/// it, or one of the two edges of the vertex whose wedge holds it), clamped to the
+/// edge's segment.
+pub fn project_polygon_with(x: f64, y: f64, r: f64, t: &PolygonTable) -> (f64, f64) {
+    if r.is_nan() || r <= 0.0 || t.k < 3 {
         return (0.0, 0.0);
     }
-    let step = std::f64::consts::TAU / k as f64;
-    let mut th = y.atan2(x);
-    if th < 0.0 {
-        th += std::f64::consts::TAU;
+    let ((c1, s1), (ch, sh)) = (t.step, t.half);
+    let (mut cn, mut sn) = (ch, sh);
+    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, ch, sh);
+    for _ in 0..t.k {
+        let d = x * cn + y * sn;
+        if d > best {
+            (best, bc, bs) = (d, cn, sn);
+        }
+        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
     }
-    let j = ((th / step) as u32).min(k - 1) as f64;
-    let (s0, c0) = (j * step).sin_cos();
-    let (s1, c1) = ((j + 1.0) * step).sin_cos();
-    let (vx0, vy0, vx1, vy1) = (r * c0, r * s0, r * c1, r * s1);
-    // Inside the edge's half-plane (outward normal at angle (j + ½)·step)?
-    let (sn, cn) = ((j + 0.5) * step).sin_cos();
-    if x * cn + y * sn <= r * (0.5 * step).cos() {
+    if best <= r * ch {
         return (x, y);
     }
+    // The edge's end vertices: its normal rotated by ∓ half a step, radius r.
+    let (vx0, vy0) = (r * (bc * ch + bs * sh), r * (bs * ch - bc * sh));
+    let (vx1, vy1) = (r * (bc * ch - bs * sh), r * (bs * ch + bc * sh));
     let (ex, ey) = (vx1 - vx0, vy1 - vy0);
-    let t = (((x - vx0) * ex + (y - vy0) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
-    (vx0 + t * ex, vy0 + t * ey)
+    let u = (((x - vx0) * ex + (y - vy0) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+    (vx0 + u * ex, vy0 + u * ey)
 }
 
 /// `min(max(x, lo), hi)` without `f64::clamp`'s panic on `lo > hi` or NaN bounds.
