@@ -1011,6 +1011,7 @@ fn world_contact_force_equals_jacobian_transpose() {
             let ext = ExtInputs {
                 f_ext: Some(&f_ext),
                 damping: None,
+                armature: None,
             };
             aba(&model, &mut data, &q, &qd, &tau, &ext).expect("aba");
             let qdd_ext = data.qdd.as_slice().to_vec();

@@ -4,7 +4,9 @@
 #   2. stubs generated with `python -m grpc_tools.protoc` and the package installed;
 #   3. `target/release/rtphys serve` started on a free loopback port;
 #   4. every Python example (and the built Rust examples) run end to end, time-bounded;
-#   5. SIGTERM: the server must shut down gracefully.
+#   5. SIGTERM: the server must shut down gracefully;
+#   6. a second server on the arm scene (config/scenes/arm.toml) for the robot
+#      controller examples (arm_pd.py, and the Rust arm_pd when built).
 # Exits non-zero on any failure. Loopback only.
 set -uo pipefail
 
@@ -94,6 +96,33 @@ if [ $ok = 1 ] && wait "$SERVER"; then
     passed=$((passed + 1)); echo "   ok"
 else
     failed=$((failed + 1)); echo "   FAILED: server did not exit cleanly on SIGTERM"; tail -20 "$LOG"
+fi
+trap - EXIT
+
+echo "== robot server (config/scenes/arm.toml)"
+RLOG="$WORK/server_arm.log"
+"$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/arm.toml >"$RLOG" 2>&1 &
+RSERVER=$!
+rcleanup() { kill "$RSERVER" 2>/dev/null; wait "$RSERVER" 2>/dev/null; }
+trap rcleanup EXIT
+RADDR=""
+for _ in $(seq 1 300); do
+    RADDR=$(sed -n 's/^rtphys listening on //p' "$RLOG" | head -n1)
+    [ -n "$RADDR" ] && break
+    kill -0 "$RSERVER" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$RADDR" ]; then
+    echo "robot server did not start:"; cat "$RLOG"; failed=$((failed + 1))
+else
+    echo "robot server on $RADDR"
+    run "arm_pd.py (realtime 1 kHz)" 120 "$PYV" "$EX/arm_pd.py" --addr "$RADDR" --seconds 3
+    run "arm_pd.py (lockstep)" 120 "$PYV" "$EX/arm_pd.py" --addr "$RADDR" --seconds 3 --lockstep
+    if [ -x "$RX/arm_pd" ]; then
+        run "rust arm_pd" 120 "$RX/arm_pd" "$RADDR" --seconds 3
+    fi
+    kill -TERM "$RSERVER"
+    wait "$RSERVER" 2>/dev/null
 fi
 trap - EXIT
 

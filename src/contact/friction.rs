@@ -272,6 +272,7 @@ pub fn update_state_at(
             let over_force = k * delta.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
+                pair.anchor = Some(recentred(ctx, &c, delta, twist));
                 return Some(terms);
             }
             if speed > fp.v_slip {
@@ -293,9 +294,29 @@ pub fn update_state_at(
                 // q_a = (turn · q_b q_ba') → q_ba' = q_b⁻¹ turn q_b q_ba.
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
-            pair.anchor = Some(anchor);
+            let (delta, twist) = (anchor_slip(ctx, &anchor), anchor_twist(ctx, &anchor));
+            pair.anchor = Some(recentred(ctx, &c, delta, twist));
             None
         }
+    }
+}
+
+/// The anchor moved to the current contact centroid `c` with the same tangential
+/// stretch δ and twist θ: material points `c ± δ/2` and the relative orientation
+/// that gives twist θ now. Done once per step, it makes the anchor follow the
+/// contact point as the bodies roll: the stretch then grows only with the slip
+/// velocity at the contact, not with the cycloid of a material point on a rolling
+/// body (which would brake a rolling wheel at ~μ g), and the twist only with the
+/// relative spin about the normal (rolling about a tangent leaves it alone). For a
+/// body that does not roll it changes nothing to first order in h.
+#[inline]
+fn recentred(ctx: &PairContext, c: &Vec3, delta: Vec3, twist: f64) -> StickAnchor {
+    let (pa, pb) = (c + delta * 0.5, c - delta * 0.5);
+    StickAnchor {
+        p_a_body: ctx.a.q.inverse() * (pa - ctx.a.x),
+        p_b_body: ctx.b.q.inverse() * (pb - ctx.b.x),
+        // dq = q_a (q_b q_ba)⁻¹ = R(n, θ)  ⇔  q_ba = q_b⁻¹ R(n, −θ) q_a.
+        q_ba: ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q,
     }
 }
 

@@ -1040,6 +1040,10 @@ fn robot_spec(
     };
     let desc = crate::robot::load_urdf(&path, &crate::robot::UrdfOptions { strict: r.strict })
         .map_err(|e| ("urdf".to_string(), e.to_string()))?;
+    // Not simulated, but read: say so (strict mode has made these errors already).
+    for w in &desc.warnings {
+        tracing::warn!(target: "rtphys::urdf", "{w}");
+    }
     let position = finite3(r.position, "position")?;
     let orientation = rotation(r.orientation, r.rpy, "orientation")?;
     let pose = Pose::from_parts(position.into(), orientation);

@@ -89,6 +89,33 @@ pub fn servo(j: pb::JointRef, position: f64, velocity: f64) -> pb::JointCommand 
     }
 }
 
+/// A raw effort (N·m or N) with the joint's servo disabled: torque control.
+/// (Only for joints that have a servo in the scene; use [`effort`] otherwise.)
+pub fn torque(j: pb::JointRef, effort: f64) -> pb::JointCommand {
+    pb::JointCommand {
+        joint: Some(j),
+        effort,
+        servo: Some(pb::ServoCommand {
+            enabled: false,
+            ..Default::default()
+        }),
+    }
+}
+
+/// A servo set-point with a feed-forward torque (e.g. gravity compensation).
+pub fn servo_ff(j: pb::JointRef, position: f64, velocity: f64, torque: f64) -> pb::JointCommand {
+    pb::JointCommand {
+        joint: Some(j),
+        effort: 0.0,
+        servo: Some(pb::ServoCommand {
+            enabled: true,
+            position,
+            velocity,
+            torque,
+        }),
+    }
+}
+
 /// Connection to an rtphys server.
 #[derive(Clone)]
 pub struct Client {

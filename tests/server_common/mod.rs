@@ -94,3 +94,38 @@ pub fn state_bits(s: &pb::State) -> Vec<u64> {
 pub fn assert_close(a: f64, b: f64, tol: f64, what: &str) {
     assert!((a - b).abs() <= tol, "{what}: {a} vs {b} (tolerance {tol})");
 }
+
+/// A server on a scene file (relative to the crate root).
+pub async fn start_file(cfg: Config, path: &str) -> (ServerHandle, Client) {
+    let model = rtphys::model::scene::load_scene_file(path).expect("scene file loads");
+    let h = rtphys::server::spawn(cfg, model, path, "127.0.0.1:0")
+        .await
+        .expect("server starts");
+    let c = Client::connect(&h.url()).await.expect("client connects");
+    (h, c)
+}
+
+/// Every number of the robot sections (joints, frames, sensors) and the bodies, as bits.
+pub fn robot_bits(s: &pb::State) -> Vec<u64> {
+    let mut v = state_bits(s);
+    for j in &s.joints {
+        for x in [j.position, j.velocity, j.effort, j.passive, j.acceleration] {
+            v.push(x.to_bits());
+        }
+    }
+    for f in &s.frames {
+        for x in f
+            .position
+            .iter()
+            .chain(&f.orientation)
+            .chain(&f.linear_velocity)
+            .chain(&f.angular_velocity)
+        {
+            v.push(x.to_bits());
+        }
+    }
+    for r in &s.sensors {
+        v.extend(r.values.iter().map(|x| x.to_bits()));
+    }
+    v
+}

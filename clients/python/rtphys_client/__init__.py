@@ -6,6 +6,12 @@
     c.apply_wrench(wrench("red_box", force=(3, 0, 0), duration_s=0.2))
     s = c.state()
 
+Robot worlds (e.g. `rtphys serve --scene config/scenes/arm.toml`):
+
+    c.command_joints(joint_servo("arm/joint1", 0.3), joint_torque("joint7", 0.2))
+    ctl = c.control(name="pd", fields=[pb.STATE_FIELD_JOINTS, pb.STATE_FIELD_ACKS])
+    seq = ctl.send_joints([joint_torque(j.id, 0.0) for j in ctl.next_state().joints])
+
 Stubs (``rtphys.v1.sim_pb2``) are generated from proto/rtphys/v1 by
 ``generate_stubs.sh`` before the package is installed.
 """
@@ -21,7 +27,19 @@ import grpc
 from rtphys.v1 import sim_pb2 as pb
 from rtphys.v1 import sim_pb2_grpc
 
-__all__ = ["Client", "ControlSession", "pb", "body", "wrench", "MODES", "now_ns"]
+__all__ = [
+    "Client",
+    "ControlSession",
+    "pb",
+    "body",
+    "wrench",
+    "joint",
+    "joint_effort",
+    "joint_torque",
+    "joint_servo",
+    "MODES",
+    "now_ns",
+]
 
 MODES = {
     "realtime": pb.RUN_MODE_REALTIME,
@@ -37,6 +55,7 @@ SAFE = {
 }
 
 BodyLike = Union[str, int, "pb.BodyRef"]
+JointLike = Union[str, int, "pb.JointRef"]
 
 
 def now_ns() -> int:
@@ -70,6 +89,37 @@ def wrench(
         frame=pb.FRAME_BODY if frame == "body" else pb.FRAME_WORLD,
         point=list(point) if point is not None else [],
         duration_s=duration_s,
+    )
+
+
+def joint(j: JointLike) -> "pb.JointRef":
+    """A joint by id or by name ("robot/joint", or a joint name only one robot has)."""
+    if isinstance(j, pb.JointRef):
+        return j
+    if isinstance(j, int):
+        return pb.JointRef(id=j)
+    return pb.JointRef(name=j)
+
+
+def joint_effort(j: JointLike, effort: float) -> "pb.JointCommand":
+    """A held effort (N·m or N) on a joint, added to its servo (if any)."""
+    return pb.JointCommand(joint=joint(j), effort=effort)
+
+
+def joint_torque(j: JointLike, effort: float) -> "pb.JointCommand":
+    """Torque control: a held effort with the joint's servo disabled (joints that
+    have a servo in the scene; use `joint_effort` for the others)."""
+    return pb.JointCommand(joint=joint(j), effort=effort, servo=pb.ServoCommand(enabled=False))
+
+
+def joint_servo(
+    j: JointLike, position: float, velocity: float = 0.0, torque: float = 0.0, enabled: bool = True
+) -> "pb.JointCommand":
+    """A servo set-point: τ = kp (position − q) + kd (velocity − q̇) + torque, run by the
+    server at every force evaluation (joints with a servo in the scene)."""
+    return pb.JointCommand(
+        joint=joint(j),
+        servo=pb.ServoCommand(enabled=enabled, position=position, velocity=velocity, torque=torque),
     )
 
 
@@ -116,6 +166,21 @@ class Client:
         return self.stub.ApplyWrench(
             pb.ApplyWrenchRequest(header=self._header(), wrenches=list(wrenches))
         )
+
+    def command_joints(self, *joints: "pb.JointCommand") -> "pb.CommandReply":
+        """Set joint efforts and servo set-points (held until replaced); replies once
+        they are in effect. Bad input raises grpc.RpcError (INVALID_ARGUMENT /
+        NOT_FOUND naming the field) and never reaches the physics."""
+        return self.stub.CommandJoints(
+            pb.CommandJointsRequest(header=self._header(), joints=list(joints))
+        )
+
+    def joint_id(self, name: str) -> int:
+        """Id of a joint by its full name ("robot/joint") or a bare name only one robot has."""
+        matches = [j.id for j in self.world().joints if j.name == name or j.name.endswith("/" + name)]
+        if len(matches) != 1:
+            raise KeyError(name)
+        return matches[0]
 
     def clear_wrench(self, *bodies: BodyLike) -> "pb.CommandReply":
         return self.stub.ClearWrench(
@@ -179,8 +244,10 @@ class Client:
         safe_behavior: Optional[str] = None,
         fields: Iterable[int] = (),
         bodies: Iterable[BodyLike] = (),
+        latest_only: bool = False,
     ) -> "ControlSession":
         hello = pb.ControlHello(
+            latest_only=latest_only,
             name=name,
             lockstep=lockstep,
             decimation=decimation,
@@ -212,16 +279,26 @@ class ControlSession:
                 return
             yield m
 
-    def send(self, wrenches: Iterable["pb.BodyWrench"] = (), clear: bool = False) -> int:
-        """Queue a command; returns its sequence number."""
+    def send(
+        self,
+        wrenches: Iterable["pb.BodyWrench"] = (),
+        clear: bool = False,
+        joints: Iterable["pb.JointCommand"] = (),
+    ) -> int:
+        """Queue a command (wrenches and joint commands); returns its sequence number."""
         self._seq += 1
         cmd = pb.ControlCommand(
             header=pb.CommandHeader(seq=self._seq, client_time_ns=now_ns()),
             wrenches=list(wrenches),
             clear=clear,
+            joints=list(joints),
         )
         self._q.put(pb.ControlRequest(command=cmd))
         return self._seq
+
+    def send_joints(self, joints: Iterable["pb.JointCommand"]) -> int:
+        """Queue joint commands only; returns the sequence number."""
+        return self.send(joints=joints)
 
     def next_state(self) -> "pb.State":
         s = next(self._states)
