@@ -55,6 +55,43 @@ fn bench_steps(c: &mut Criterion) {
     }
 }
 
+/// The velocity-level complementarity step (`method = "lcp"`) on the same scenes,
+/// with each solver (Lemke on the pile: ≈ 0.2 s per step, a short settle).
+fn bench_lcp_steps(c: &mut Criterion) {
+    use rtphys::model::{LcpParams, LcpSolverKind, Method};
+    let pile = match load_scene_str(
+        &pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\""),
+        "<pile20>",
+        Path::new("."),
+    ) {
+        Ok(m) => m,
+        Err(e) => panic!("pile20: {e}"),
+    };
+    for (solver, tag) in [(LcpSolverKind::Lemke, "lemke"), (LcpSolverKind::Pgs, "pgs")] {
+        let scenes = [
+            ("box", scene_file("lcp_box.toml"), 1.0),
+            ("stack5", scene_file("lcp_stack5.toml"), 2.0),
+            (
+                "pile20",
+                pile.clone(),
+                if tag == "lemke" { 0.5 } else { 3.0 },
+            ),
+        ];
+        for (name, base, settle_s) in scenes {
+            let mut opt = base.opt;
+            opt.method = Method::Lcp(LcpParams {
+                solver,
+                ..LcpParams::default()
+            });
+            let model = base.with_options(opt);
+            let mut data = settled(&model, settle_s);
+            c.bench_function(&format!("lcp_{tag}/{name}"), |b| {
+                b.iter(|| step(black_box(&model), &mut data))
+            });
+        }
+    }
+}
+
 fn bench_collide(c: &mut Criterion) {
     let mut scratch = NarrowScratch::default();
     let mut out = ContactSet::default();
@@ -213,5 +250,5 @@ fn bench_collide(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_steps, bench_collide);
+criterion_group!(benches, bench_steps, bench_lcp_steps, bench_collide);
 criterion_main!(benches);

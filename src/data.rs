@@ -58,6 +58,10 @@ pub struct StickAnchor {
     pub q_ba: Quat,
 }
 
+/// Points per pair whose impulses the LCP step remembers (its point reduction keeps
+/// at most this many per manifold).
+pub const LCP_WARM_POINTS: usize = 4;
+
 /// Memory of one candidate geom pair, persistent across steps while the pair stays
 /// in the broad phase.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -80,6 +84,10 @@ pub struct PairState {
     /// Hunt–Crossley: the adaptive sub-step in effect when the last step ended with
     /// this pair touching, s (0: none); the next step starts from the smallest.
     pub hc_substep: f64,
+    /// LCP (003): impulses (p_n, f_t₁, f_t₂) of the pair's points at the last step,
+    /// N·s in the contact frame, and how many are valid (the warm start).
+    pub lcp_impulse: [[f64; 3]; LCP_WARM_POINTS],
+    pub lcp_points: u8,
 }
 
 impl PairState {
@@ -95,6 +103,8 @@ impl PairState {
             hc_damping: 0.0,
             hc_impact_speed: 0.0,
             hc_substep: 0.0,
+            lcp_impulse: [[0.0; 3]; LCP_WARM_POINTS],
+            lcp_points: 0,
         }
     }
 }
@@ -240,6 +250,23 @@ pub struct StepStats {
     /// Hunt–Crossley: elastic energy stored in the contacts at the end of the last
     /// step, J.
     pub contact_energy: f64,
+    /// LCP (003): size of the last step's complementarity problem (Lemke: points ×
+    /// (k + 2); PGS: 3 × points), solver iterations (Lemke pivots including the
+    /// warm-start setup, plus PGS sweeps of a fallback; PGS sweeps), the residual of
+    /// the accepted solution ‖min(z, w)‖∞ (Lemke) or the natural-map residual (PGS),
+    /// the solve's time (ns, part of the contact stage), and whether it failed.
+    pub lcp_size: usize,
+    pub solver_iterations: usize,
+    pub solver_residual: f64,
+    pub solver_ns: u64,
+    pub solver_failed: bool,
+    /// Since the start: Lemke ray terminations / pivot limits / invalid data
+    /// (`solver_failures`), of which solved again by the PGS fallback
+    /// (`solver_fallbacks`), and PGS iterates accepted at the sweep limit
+    /// (`solver_unconverged`).
+    pub solver_failures: u64,
+    pub solver_fallbacks: u64,
+    pub solver_unconverged: u64,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.
@@ -301,6 +328,8 @@ pub struct Data {
     pub(crate) scratch: Scratch,
     /// Work buffers of the Hunt–Crossley adaptive stepper (not part of the state).
     pub(crate) hc: crate::pipeline::adaptive::AdaptiveScratch,
+    /// Work buffers of the LCP stepper (not part of the state).
+    pub(crate) lcp: crate::pipeline::lcp::LcpScratch,
 }
 
 /// Preallocated work buffers of the step (not part of the state).
@@ -370,6 +399,7 @@ impl Data {
             stats: StepStats::default(),
             scratch: Scratch::default(),
             hc: Default::default(),
+            lcp: Default::default(),
         };
         d.reset(model);
         let s = &mut d.scratch;

@@ -217,7 +217,7 @@ pub fn with_penalty_points(model: &Model, points: crate::model::PenaltyPoints) -
     let mut opt = model.opt;
     let mut p = match opt.method {
         crate::model::Method::Penalty(p) => p,
-        crate::model::Method::HuntCrossley(_) => crate::model::PenaltyParams::default(),
+        _ => crate::model::PenaltyParams::default(),
     };
     p.points = points;
     opt.method = crate::model::Method::Penalty(p);
@@ -232,7 +232,7 @@ pub fn deepest_point_variant(model: &Model, kp: f64, kv: f64, ki: f64) -> Model 
     let mut opt = model.opt;
     let mut p = match opt.method {
         Method::Penalty(p) => p,
-        Method::HuntCrossley(_) => crate::model::PenaltyParams::default(),
+        _ => crate::model::PenaltyParams::default(),
     };
     p.points = PenaltyPoints::Deepest;
     p.kp = Gain::Absolute(kp);

@@ -72,6 +72,23 @@ pub fn apply_overrides(
                 })
             }
             (MethodName::HuntCrossley, Method::HuntCrossley(h)) => Method::HuntCrossley(h),
+            (MethodName::Lcp, Method::Lcp(l)) => Method::Lcp(l),
+            (MethodName::Lcp, _) => Method::Lcp(crate::model::LcpParams::default()),
+            (MethodName::Penalty, Method::Lcp(_)) => Method::Penalty(Default::default()),
+            (MethodName::PenaltyDeepest, Method::Lcp(_)) => {
+                Method::Penalty(crate::model::PenaltyParams {
+                    points: PenaltyPoints::Deepest,
+                    ..Default::default()
+                })
+            }
+            (MethodName::HuntCrossley, Method::Lcp(_)) => {
+                Method::HuntCrossley(crate::model::HuntCrossleyParams {
+                    min_substep: crate::model::HuntCrossleyParams::default()
+                        .min_substep
+                        .min(opt.dt),
+                    ..Default::default()
+                })
+            }
             (MethodName::HuntCrossley, Method::Penalty(p)) => {
                 Method::HuntCrossley(crate::model::HuntCrossleyParams {
                     friction: p.friction,

@@ -723,3 +723,157 @@ fn random_degenerate_psd_problems_solve() {
     }
     assert!(max_pivots <= LemkeParams::default().pivot_limit(8));
 }
+
+// ---- cross-check against an interior-point QP solver (clarabel) ----
+
+/// `min ½ zᵀMz + qᵀz  s.t.  z ≥ 0` by clarabel (its KKT conditions are exactly
+/// `LCP(M, q)` for symmetric M): A = −I, b = 0, s ∈ ℝⁿ₊.
+fn clarabel_qp(p: &LcpProblem) -> DVector<f64> {
+    use clarabel::algebra::CscMatrix;
+    use clarabel::solver::{
+        DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
+    };
+    let n = p.n();
+    // Upper triangle of M, column-major CSC.
+    let (mut colptr, mut rowval, mut nzval) = (vec![0], Vec::new(), Vec::new());
+    for j in 0..n {
+        for i in 0..=j {
+            rowval.push(i);
+            nzval.push(p.m[(i, j)]);
+        }
+        colptr.push(rowval.len());
+    }
+    let pm = CscMatrix::new(n, n, colptr, rowval, nzval);
+    let a = CscMatrix::new(n, n, (0..=n).collect(), (0..n).collect(), vec![-1.0; n]);
+    let settings = DefaultSettingsBuilder::default()
+        .verbose(false)
+        .tol_gap_abs(1e-13)
+        .tol_gap_rel(1e-13)
+        .tol_feas(1e-13)
+        .tol_ktratio(1e-10)
+        .max_iter(200)
+        .build()
+        .expect("settings");
+    let q: Vec<f64> = p.q.iter().copied().collect();
+    let mut solver =
+        DefaultSolver::new(&pm, &q, &a, &vec![0.0; n], &[NonnegativeConeT(n)], settings)
+            .expect("clarabel problem");
+    solver.solve();
+    assert!(
+        matches!(
+            solver.solution.status,
+            SolverStatus::Solved | SolverStatus::AlmostSolved
+        ),
+        "clarabel: {:?}",
+        solver.solution.status
+    );
+    DVector::from_vec(solver.solution.x.clone())
+}
+
+/// 200 random symmetric positive definite problems (M = AᵀA + 0.5 I, n = 1..12):
+/// Lemke and PGS (tolerance 1e-13) agree with clarabel's QP minimiser to 1e-8 (the
+/// interior-point solution is accurate to ≈ 1e-10 at these tolerances; the unique
+/// solution of a PD LCP is the QP minimiser).
+#[test]
+fn random_spd_agree_with_clarabel_qp() {
+    let mut rng = Rng(0xC1A2_AB31_0011_u64);
+    let mut solver = LemkeSolver::default();
+    let (mut lr, mut pr) = (LemkeResults::default(), PgsResults::default());
+    let pgs = pgs_tight();
+    for trial in 0..200 {
+        let n = 1 + trial % 12;
+        let p = LcpProblem::new(random_spd(&mut rng, n, 0.5), rng.vec(n)).expect("valid");
+        let qp = clarabel_qp(&p);
+        assert_eq!(solver.solve(&p, None, &mut lr), LemkeStatus::Solved);
+        assert_eq!(pgs.solve(&p, None, &mut pr), PgsStatus::Converged);
+        let (dl, dp) = (max_diff(&lr.z, &qp), max_diff(&pr.z, &qp));
+        assert!(dl <= 1e-8, "trial {trial}: lemke vs QP {dl:.2e}");
+        assert!(dp <= 1e-8, "trial {trial}: pgs vs QP {dp:.2e}");
+    }
+}
+
+/// Euclidean projection onto the regular k-gon (exact): inside points unchanged;
+/// a point beyond a vertex maps to the vertex; a point beyond an edge to its foot
+/// on the edge (the apothem r cos(π/k)); compared with brute force over the edges
+/// for 2,000 random points and k = 3..16 (1e-12).
+#[test]
+fn polygon_projection_is_exact() {
+    use rtphys::solver::project_polygon;
+    assert_eq!(project_polygon(0.1, 0.2, 1.0, 4), (0.1, 0.2));
+    let (x, y) = project_polygon(3.0, 0.0, 1.0, 4);
+    assert!((x - 1.0).abs() < 1e-15 && y.abs() < 1e-15);
+    let (x, y) = project_polygon(1.0, 1.0, 1.0, 4); // beyond the edge (1,0)–(0,1)
+    assert!((x - 0.5).abs() < 1e-15 && (y - 0.5).abs() < 1e-15);
+    assert_eq!(project_polygon(1.0, 1.0, 0.0, 4), (0.0, 0.0));
+    let mut rng = Rng(77);
+    for t in 0..2000 {
+        let k = 3 + (t % 14) as u32;
+        let (px, py, r) = (3.0 * rng.next(), 3.0 * rng.next(), 1.0 + rng.next().abs());
+        let (x, y) = project_polygon(px, py, r, k);
+        // Brute force: inside test by all edges, else nearest point over all edges.
+        let step = std::f64::consts::TAU / k as f64;
+        let v = |j: u32| ((j as f64 * step).cos() * r, (j as f64 * step).sin() * r);
+        let inside = (0..k).all(|j| {
+            let ((x0, y0), (x1, y1)) = (v(j), v((j + 1) % k));
+            (x1 - x0) * (py - y0) - (y1 - y0) * (px - x0) >= 0.0
+        });
+        let best = if inside {
+            (px, py)
+        } else {
+            (0..k)
+                .map(|j| {
+                    let ((x0, y0), (x1, y1)) = (v(j), v((j + 1) % k));
+                    let (ex, ey) = (x1 - x0, y1 - y0);
+                    let s =
+                        (((px - x0) * ex + (py - y0) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+                    (x0 + s * ex, y0 + s * ey)
+                })
+                .min_by(|a, b| {
+                    let da = (a.0 - px).hypot(a.1 - py);
+                    let db = (b.0 - px).hypot(b.1 - py);
+                    da.total_cmp(&db)
+                })
+                .expect("edges")
+        };
+        assert!(
+            (x - best.0).abs() < 1e-12 && (y - best.1).abs() < 1e-12,
+            "k {k}: ({px}, {py}) → ({x}, {y}), brute force {best:?}"
+        );
+    }
+}
+
+/// A point mass (m = 2 kg) pressed on the ground and sliding along (cos 30°, sin 30°)
+/// with polygonal cones of k = 4, 6, 16 (μ = 0.5): with v_t = 3 m/s and μ p_n =
+/// 1 N·s friction cannot stop the mass, and for an isotropic Delassus block the
+/// solution is the polygon projection of the sticking impulse −m v_t (1e-10).
+#[test]
+fn pgs_polygon_cone_sliding_point_mass() {
+    use rtphys::solver::project_polygon;
+    for k in [4u32, 6, 16] {
+        let m = DMatrix::identity(3, 3) * 0.5;
+        let (c, s) = (30f64.to_radians().cos(), 30f64.to_radians().sin());
+        let q = DVector::from_vec(vec![-1.0, 3.0 * c, 3.0 * s]);
+        let p = LcpProblem::new(m, q).expect("valid");
+        let mut b = BoxBounds::friction_coupled(
+            DVector::from_vec(vec![0.0, 0.0, 0.0]),
+            DVector::from_vec(vec![f64::INFINITY, 0.0, 0.0]),
+            vec![None, None, None],
+        );
+        b.cone_of = vec![None; 3];
+        b.add_polygon_cone(0, [1, 2], 0.5, k);
+        let mut r = PgsResults::default();
+        assert_eq!(
+            pgs_tight().solve_boxed(&p, &b, None, &mut r),
+            PgsStatus::Converged
+        );
+        // p_n = m·1 = 2; isotropic M: z_t = P(−m v_t) exactly.
+        let (ex, ey) = project_polygon(-2.0 * 3.0 * c, -2.0 * 3.0 * s, 1.0, k);
+        assert!((r.z[0] - 2.0).abs() < 1e-10, "k {k}: p_n {}", r.z[0]);
+        assert!(
+            (r.z[1] - ex).abs() < 1e-10 && (r.z[2] - ey).abs() < 1e-10,
+            "k {k}: f_t ({}, {}) vs ({ex}, {ey})",
+            r.z[1],
+            r.z[2]
+        );
+    }
+}

@@ -2,8 +2,11 @@
 //! frozen by [`ModelBuilder::finalize`]. Everything that changes while stepping
 //! lives in [`crate::data::Data`].
 
+pub mod lcp;
 pub mod robot;
 pub mod scene;
+
+pub use lcp::{LcpParams, LcpSolverKind, StabilizationScheme};
 
 use crate::collision::{pair_supported, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -190,6 +193,9 @@ pub enum Method {
     /// volume's centroid, μ from the restitution at impact) with the
     /// energy-monitored adaptive sub-steps of §4.2.
     HuntCrossley(HuntCrossleyParams),
+    /// 003's velocity-level Stewart–Trinkle step (eqs. (5)–(10)) with a polyhedral
+    /// friction cone and 001's constraint stabilization, solved by Lemke or PGS.
+    Lcp(LcpParams),
 }
 
 /// How the damping of a Hunt–Crossley pair is derived from its restitution
@@ -276,6 +282,7 @@ impl Method {
                 PenaltyPoints::Deepest => "penalty_deepest",
             },
             Method::HuntCrossley(_) => "hunt_crossley",
+            Method::Lcp(_) => "lcp",
         }
     }
 }
@@ -558,6 +565,12 @@ impl ModelBuilder {
     pub fn finalize(self) -> Result<Model, ModelError> {
         let opt = self.opt;
         validate_options(&opt)?;
+        if matches!(opt.method, Method::Lcp(_)) && !self.robots.is_empty() {
+            // Hook: articulated DoF blocks (`pipeline::lcp::DofKind`) are not wired yet.
+            return Err(ModelError::Invalid(
+                "method 'lcp' does not step robots yet; use penalty or hunt_crossley".into(),
+            ));
+        }
         let mut bodies = Vec::with_capacity(self.bodies.len());
         let mut geoms = Vec::new();
         let mut body_names = HashMap::new();
@@ -800,6 +813,9 @@ fn validate_options(opt: &Options) -> Result<(), ModelError> {
             }
         }
         Method::HuntCrossley(h) => validate_hunt_crossley(h, opt.dt)?,
+        Method::Lcp(l) => l
+            .validate()
+            .map_err(|(k, m)| ModelError::Invalid(format!("lcp.{k} {m}")))?,
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! gravity = [0.0, 0.0, -9.81]      # m/s²
 //! dt = 0.001                       # s
 //! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
-//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley"
+//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp"
 //!
 //! [penalty]                        # optional; defaults are 000's
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
@@ -20,6 +20,20 @@
 //! min_substep = 1e-6               # s
 //! min_impact_speed = 0.05          # m/s
 //! [hunt_crossley.friction]         # same keys as [penalty.friction]
+//!
+//! [lcp]                            # optional; read when method = "lcp" (003 + 001)
+//! solver = "lemke"                 # "lemke" | "pgs"
+//! friction_directions = 4          # k ≥ 4 directions of the polyhedral cone
+//! stabilization = "full"           # "off" | "full" | β in [0, 1] (× ψ/h)
+//! scheme = "stewart_trinkle"       # "stewart_trinkle" (003 eq. 7) | "anitescu_hart" (001)
+//! penetration_allowance = 1e-5     # m, depth the stabilization leaves
+//! restitution = false              # Newton restitution on the normal rows
+//! restitution_threshold = 0.1      # m/s
+//! max_pivots = 1000                # Lemke (default 10·n + 100)
+//! max_iterations = 200             # PGS sweeps (also Lemke's fallback)
+//! tolerance = 1e-9                 # PGS residual
+//! relaxation = 1.0                 # PGS SOR ω ∈ (0, 2)
+//! warm_start = true
 //!
 //! [[body]]
 //! name = "box"
@@ -49,8 +63,8 @@
 
 use super::{
     BodyKind, BodySpec, DampingRule, FrictionParams, Gain, HuntCrossleyParams, ImpactParams,
-    Integrator, MassSpec, Material, Method, Model, ModelBuilder, Options, PenaltyParams,
-    PenaltyPoints,
+    Integrator, LcpParams, LcpSolverKind, MassSpec, Material, Method, Model, ModelBuilder, Options,
+    PenaltyParams, PenaltyPoints, StabilizationScheme,
 };
 use crate::collision::{mesh, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -78,6 +92,8 @@ struct SceneToml {
     penalty: PenaltyToml,
     #[serde(default)]
     hunt_crossley: HuntCrossleyToml,
+    #[serde(default)]
+    lcp: LcpToml,
     #[serde(default, rename = "body")]
     bodies: Vec<toml::Spanned<BodyToml>>,
     #[serde(default, rename = "robot")]
@@ -199,6 +215,8 @@ pub enum MethodName {
     PenaltyDeepest,
     /// 002's Hunt–Crossley contact with energy-monitored adaptive sub-steps.
     HuntCrossley,
+    /// 003's velocity-level complementarity step (Lemke or PGS).
+    Lcp,
 }
 
 impl std::str::FromStr for MethodName {
@@ -208,8 +226,9 @@ impl std::str::FromStr for MethodName {
             "penalty" => Ok(MethodName::Penalty),
             "penalty_deepest" => Ok(MethodName::PenaltyDeepest),
             "hunt_crossley" => Ok(MethodName::HuntCrossley),
+            "lcp" => Ok(MethodName::Lcp),
             other => Err(format!(
-                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley)"
+                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley, lcp)"
             )),
         }
     }
@@ -337,6 +356,104 @@ enum ShapeToml {
     },
 }
 
+/// The `[lcp]` table.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct LcpToml {
+    solver: Option<LcpSolverName>,
+    friction_directions: Option<i64>,
+    stabilization: Option<StabilizationToml>,
+    scheme: Option<SchemeName>,
+    penetration_allowance: Option<f64>,
+    restitution: Option<bool>,
+    restitution_threshold: Option<f64>,
+    max_pivots: Option<i64>,
+    max_iterations: Option<i64>,
+    tolerance: Option<f64>,
+    relaxation: Option<f64>,
+    warm_start: Option<bool>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum LcpSolverName {
+    Lemke,
+    Pgs,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum SchemeName {
+    StewartTrinkle,
+    AnitescuHart,
+}
+
+/// `stabilization = "off" | "full" | β`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+enum StabilizationToml {
+    Fraction(f64),
+    Name(String),
+}
+
+/// The `[lcp]` table (keys relative to it in errors).
+fn lcp_method(l: &LcpToml) -> Result<Method, (String, String)> {
+    let d = LcpParams::default();
+    let count = |v: Option<i64>, k: &str| -> Result<Option<usize>, (String, String)> {
+        match v {
+            Some(n) if n < 1 => Err((k.to_string(), format!("must be an integer ≥ 1, got {n}"))),
+            Some(n) => Ok(Some(n as usize)),
+            None => Ok(None),
+        }
+    };
+    let stabilization = match &l.stabilization {
+        None => d.stabilization,
+        Some(StabilizationToml::Fraction(b)) => *b,
+        Some(StabilizationToml::Name(s)) => match s.as_str() {
+            "off" => 0.0,
+            "full" => 1.0,
+            other => {
+                return Err((
+                    "stabilization".into(),
+                    format!("must be \"off\", \"full\" or a number in [0, 1], got '{other}'"),
+                ))
+            }
+        },
+    };
+    let friction_directions = match l.friction_directions {
+        Some(k) if !(4..=64).contains(&k) => {
+            return Err((
+                "friction_directions".into(),
+                format!("must be an integer in [4, 64], got {k}"),
+            ))
+        }
+        Some(k) => k as u32,
+        None => d.friction_directions,
+    };
+    let p = LcpParams {
+        solver: match l.solver {
+            Some(LcpSolverName::Pgs) => LcpSolverKind::Pgs,
+            Some(LcpSolverName::Lemke) | None => LcpSolverKind::Lemke,
+        },
+        friction_directions,
+        stabilization,
+        scheme: match l.scheme {
+            Some(SchemeName::AnitescuHart) => StabilizationScheme::AnitescuHart,
+            Some(SchemeName::StewartTrinkle) | None => StabilizationScheme::StewartTrinkle,
+        },
+        penetration_allowance: l.penetration_allowance.unwrap_or(d.penetration_allowance),
+        restitution: l.restitution.unwrap_or(d.restitution),
+        restitution_threshold: l.restitution_threshold.unwrap_or(d.restitution_threshold),
+        max_pivots: count(l.max_pivots, "max_pivots")?.or(d.max_pivots),
+        max_iterations: count(l.max_iterations, "max_iterations")?.unwrap_or(d.max_iterations),
+        tolerance: l.tolerance.unwrap_or(d.tolerance),
+        relaxation: l.relaxation.unwrap_or(d.relaxation),
+        warm_start: l.warm_start.unwrap_or(d.warm_start),
+    };
+    p.validate().map_err(|(k, m)| (k.to_string(), m))?;
+    Ok(Method::Lcp(p))
+}
+
 fn one() -> f64 {
     1.0
 }
@@ -407,6 +524,13 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
                 )
             })?
         }
+        MethodName::Lcp => lcp_method(&scene.lcp).map_err(|(k, m)| {
+            err(
+                &format!("lcp.{k}"),
+                world_line(k.rsplit('.').next().unwrap_or(&k)),
+                m,
+            )
+        })?,
         _ => penalty_method(&scene.penalty, w.method).map_err(|(k, m)| {
             err(
                 &format!("penalty.{k}"),
@@ -514,7 +638,7 @@ fn hunt_crossley_method(h: &HuntCrossleyToml, dt: f64) -> Result<Method, (String
         MethodName::Penalty,
     )? {
         Method::Penalty(p) => p.friction,
-        Method::HuntCrossley(_) => d.friction,
+        _ => d.friction,
     };
     Ok(Method::HuntCrossley(HuntCrossleyParams {
         stiffness_volume,
@@ -544,7 +668,9 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
     let mut pp = PenaltyParams {
         points: match name {
             MethodName::PenaltyDeepest => PenaltyPoints::Deepest,
-            MethodName::Penalty | MethodName::HuntCrossley => PenaltyPoints::Multi,
+            MethodName::Penalty | MethodName::HuntCrossley | MethodName::Lcp => {
+                PenaltyPoints::Multi
+            }
         },
         ..PenaltyParams::default()
     };

@@ -12,6 +12,7 @@ pub mod adaptive;
 pub mod collide;
 pub mod dynamics;
 pub mod integrator;
+pub mod lcp;
 pub mod penalty;
 pub mod robots;
 
@@ -34,6 +35,7 @@ pub fn stepper_for(method: &Method) -> impl Stepper + '_ {
         Method::HuntCrossley(p) => {
             MethodStepper::HuntCrossley(adaptive::HuntCrossleyStepper { params: p })
         }
+        Method::Lcp(p) => MethodStepper::Lcp(lcp::LcpStepper { params: p }),
     }
 }
 
@@ -41,6 +43,7 @@ pub fn stepper_for(method: &Method) -> impl Stepper + '_ {
 enum MethodStepper<'a> {
     Penalty(penalty::PenaltyStepper<'a>),
     HuntCrossley(adaptive::HuntCrossleyStepper<'a>),
+    Lcp(lcp::LcpStepper<'a>),
 }
 
 impl Stepper for MethodStepper<'_> {
@@ -48,12 +51,14 @@ impl Stepper for MethodStepper<'_> {
         match self {
             MethodStepper::Penalty(s) => s.name(),
             MethodStepper::HuntCrossley(s) => s.name(),
+            MethodStepper::Lcp(s) => s.name(),
         }
     }
     fn advance(&self, model: &Model, data: &mut Data) {
         match self {
             MethodStepper::Penalty(s) => s.advance(model, data),
             MethodStepper::HuntCrossley(s) => s.advance(model, data),
+            MethodStepper::Lcp(s) => s.advance(model, data),
         }
     }
 }

@@ -887,6 +887,14 @@ impl Physics {
         s.max_penetration = d.stats.max_penetration;
         s.quarantined = d.stats.quarantined;
         s.kinetic_energy = d.kinetic_energy(&self.w.model);
+        s.solver = crate::runtime::stats::SolverStats {
+            lcp_size: d.stats.lcp_size,
+            solver_iterations: d.stats.solver_iterations,
+            solver_residual: d.stats.solver_residual,
+            solver_failures: d.stats.solver_failures,
+            solver_fallbacks: d.stats.solver_fallbacks,
+            solver_unconverged: d.stats.solver_unconverged,
+        };
     }
 
     fn reset_stats(&mut self) {

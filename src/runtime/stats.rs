@@ -58,6 +58,19 @@ pub struct StatsBuf {
     pub max_penetration: f64,
     pub quarantined: u64,
     pub kinetic_energy: f64,
+    /// The LCP solver's counters of the last step (`StepStats` fields).
+    pub solver: SolverStats,
+}
+
+/// Solver counters copied from `StepStats` (complementarity steppers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolverStats {
+    pub lcp_size: usize,
+    pub solver_iterations: usize,
+    pub solver_residual: f64,
+    pub solver_failures: u64,
+    pub solver_fallbacks: u64,
+    pub solver_unconverged: u64,
 }
 
 impl StatsBuf {
@@ -95,6 +108,7 @@ impl StatsBuf {
             max_penetration: 0.0,
             quarantined: 0,
             kinetic_energy: 0.0,
+            solver: SolverStats::default(),
         }
     }
 }

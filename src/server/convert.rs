@@ -742,6 +742,12 @@ pub fn stats(s: &StatsBuf) -> pb::Stats {
             max_penetration_m: s.max_penetration,
             quarantined: s.quarantined,
             kinetic_energy_j: s.kinetic_energy,
+            lcp_size: s.solver.lcp_size as u64,
+            solver_iterations: s.solver.solver_iterations as u64,
+            solver_residual: s.solver.solver_residual,
+            solver_failures: s.solver.solver_failures,
+            solver_fallbacks: s.solver.solver_fallbacks,
+            solver_unconverged: s.solver.solver_unconverged,
         }),
         ..Default::default()
     }

@@ -85,7 +85,7 @@ impl LcpProblem {
             });
         }
         if w.len() != n {
-            *w = DVector::zeros(n);
+            resize_zeroed(w, n);
         }
         w.copy_from(&self.q);
         w.gemv(1.0, &self.m, z, 1.0);
@@ -153,6 +153,45 @@ pub fn complementarity_residual(z: &DVector<f64>, w: &DVector<f64>) -> f64 {
 /// Smallest entry of `v` (`+∞` for an empty vector).
 pub fn min_entry(v: &DVector<f64>) -> f64 {
     v.iter().fold(f64::INFINITY, |a, b| a.min(*b))
+}
+
+/// Gives `m` the shape `rows × cols` with every entry zero, reusing its storage: no
+/// allocation when the capacity of the underlying buffer suffices (so a solver or
+/// a stepper that has seen a problem of size `n` can size down and back up to `n`
+/// without touching the heap); a buffer that must grow reserves twice the need.
+pub fn reshape_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
+    if m.shape() == (rows, cols) {
+        m.fill(0.0);
+        return;
+    }
+    let old = std::mem::replace(m, DMatrix::zeros(0, 0));
+    let mut buf: Vec<f64> = old.data.into();
+    buf.clear();
+    grow(&mut buf, rows * cols);
+    buf.resize(rows * cols, 0.0);
+    *m = DMatrix::from_vec(rows, cols, buf);
+}
+
+/// [`reshape_zeroed`] for vectors: `v` gets `n` zero entries, storage reused.
+pub fn resize_zeroed(v: &mut DVector<f64>, n: usize) {
+    if v.len() == n {
+        v.fill(0.0);
+        return;
+    }
+    let old = std::mem::replace(v, DVector::zeros(0));
+    let mut buf: Vec<f64> = old.data.into();
+    buf.clear();
+    grow(&mut buf, n);
+    buf.resize(n, 0.0);
+    *v = DVector::from_vec(buf);
+}
+
+/// When `buf` must grow to `len`, reserve twice that (a problem whose size creeps
+/// up step after step then allocates O(log n) times, not every time).
+fn grow(buf: &mut Vec<f64>, len: usize) {
+    if buf.capacity() < len {
+        buf.reserve_exact(2 * len);
+    }
 }
 
 pub(crate) fn all_finite(v: &[f64]) -> bool {

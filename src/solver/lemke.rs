@@ -59,7 +59,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::lcp::{all_finite, complementarity_residual, LcpProblem};
+use super::lcp::{all_finite, complementarity_residual, reshape_zeroed, resize_zeroed, LcpProblem};
 
 /// Lemke parameters. The defaults are the documented engine defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -181,11 +181,13 @@ struct LemkeWorkspace {
 
 impl LemkeWorkspace {
     fn resize(&mut self, n: usize) {
+        // Storage is reused: no allocation once a problem of this size (or larger)
+        // has been seen.
         if self.t.shape() != (n, 2 * n + 2) {
-            self.t = DMatrix::zeros(n, 2 * n + 2);
-            self.lu = DMatrix::zeros(n, n);
-            self.z_try = DVector::zeros(n);
-            self.w_try = DVector::zeros(n);
+            reshape_zeroed(&mut self.t, n, 2 * n + 2);
+            reshape_zeroed(&mut self.lu, n, n);
+            resize_zeroed(&mut self.z_try, n);
+            resize_zeroed(&mut self.w_try, n);
         }
         for v in [&mut self.factor, &mut self.rhs] {
             v.clear();
@@ -240,14 +242,8 @@ impl LemkeSolver {
             return LemkeStatus::InvalidProblem;
         }
         let n = problem.n();
-        if results.z.len() != n {
-            results.z = DVector::zeros(n);
-        }
-        if results.w.len() != n {
-            results.w = DVector::zeros(n);
-        }
-        results.z.fill(0.0);
-        results.w.fill(0.0);
+        resize_zeroed(&mut results.z, n);
+        resize_zeroed(&mut results.w, n);
         if let Some(g) = guess {
             if g.len() != n || !all_finite(g.as_slice()) {
                 return LemkeStatus::InvalidProblem;

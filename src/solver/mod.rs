@@ -20,6 +20,9 @@ pub mod lemke;
 pub mod lp;
 pub mod pgs;
 
-pub use lcp::{LcpError, LcpProblem};
+pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};
 pub use lemke::{LemkeParams, LemkeResults, LemkeSolver, LemkeStats, LemkeStatus};
-pub use pgs::{BoxBounds, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus};
+pub use pgs::{
+    project_polygon, project_polygon_with, BoxBounds, FrictionCoupling, PgsParams, PgsResults,
+    PgsSolver, PgsStats, PgsStatus, PolygonCone, PolygonTable,
+};

@@ -16,6 +16,14 @@
 //! normal row `n` ([`FrictionCoupling`]): its bounds are `±μ z_n` evaluated at the
 //! current `z_n` (the friction pyramid `|z_t| ≤ μ z_n`, one row per tangent).
 //!
+//! A pair of friction rows may instead form a **polygonal cone** ([`PolygonCone`]):
+//! the tangential impulse `(z_t1, z_t2)` must lie in `μ z_n · conv{d_1…d_k}` with
+//! `d_j = (cos 2πj/k, sin 2πj/k)` — the friction set of the Stewart–Trinkle /
+//! Anitescu–Potra polyhedral cone (eq. (5) of `003_668e561ceb3412ed` with `D β`,
+//! `Σβ ≤ μ p_n`). Such a pair is updated as a block by a projected gradient step
+//! `z_t ← P(z_t − ω r_t / λ_max(M_tt))` (`P` the Euclidean projection onto the
+//! polygon), whose fixed points are those of the natural map `z_t = P(z_t − w_t)`.
+//!
 //! # Convergence and stopping
 //! After each sweep the natural-map residual `‖z − clamp(z − w, lo, hi)‖∞` is
 //! computed (it equals `‖min(z, w)‖∞` for the standard LCP, units of `w`), and the
@@ -45,7 +53,7 @@
 
 use nalgebra::DVector;
 
-use super::lcp::{all_finite, LcpError, LcpProblem};
+use super::lcp::{all_finite, resize_zeroed, LcpError, LcpProblem};
 
 /// PGS parameters. The defaults are the documented engine defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -127,8 +135,24 @@ pub struct FrictionCoupling {
     pub mu: f64,
 }
 
+/// Two friction rows `rows = [t1, t2]` whose impulse lies in the regular polygon
+/// `μ z_n · conv{(cos 2πj/k, sin 2πj/k)}` (`k = sides ≥ 3`; the first vertex on the
+/// `t1` axis). Both rows must also carry a [`FrictionCoupling`] to the same normal
+/// row (set by [`BoxBounds::add_polygon_cone`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolygonCone {
+    pub normal_row: usize,
+    pub rows: [usize; 2],
+    /// Coulomb friction coefficient μ (dimensionless, finite, `≥ 0`).
+    pub mu: f64,
+    /// Number of friction directions k (the polygon's vertices), `≥ 3`.
+    pub sides: u32,
+    /// Its trigonometry (set by [`BoxBounds::add_polygon_cone`]).
+    pub table: PolygonTable,
+}
+
 /// Per-row bounds for the boxed LCP.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BoxBounds {
     /// Lower bounds (may be `-∞`); ignored for coupled rows.
     pub lo: DVector<f64>,
@@ -136,6 +160,10 @@ pub struct BoxBounds {
     pub hi: DVector<f64>,
     /// `coupling[i] = Some(..)` makes row `i` a friction row (empty = none coupled).
     pub coupling: Vec<Option<FrictionCoupling>>,
+    /// Polygonal friction cones over pairs of coupled rows (empty = none).
+    pub cones: Vec<PolygonCone>,
+    /// `cone_of[i]`: index into `cones` of the cone holding row `i` (empty = none).
+    pub cone_of: Vec<Option<u32>>,
 }
 
 impl BoxBounds {
@@ -145,6 +173,8 @@ impl BoxBounds {
             lo,
             hi,
             coupling: Vec::new(),
+            cones: Vec::new(),
+            cone_of: Vec::new(),
         }
     }
 
@@ -160,7 +190,39 @@ impl BoxBounds {
         hi: DVector<f64>,
         coupling: Vec<Option<FrictionCoupling>>,
     ) -> Self {
-        Self { lo, hi, coupling }
+        Self {
+            lo,
+            hi,
+            coupling,
+            cones: Vec::new(),
+            cone_of: Vec::new(),
+        }
+    }
+
+    /// Makes rows `t1`, `t2` a polygonal friction cone of `sides` directions on the
+    /// normal row `normal_row` (see [`PolygonCone`]). `coupling` and `cone_of` must
+    /// already have `n` entries (no allocation beyond `cones`' capacity).
+    pub fn add_polygon_cone(&mut self, normal_row: usize, t: [usize; 2], mu: f64, sides: u32) {
+        let c = self.cones.len() as u32;
+        for i in t {
+            if let Some(slot) = self.coupling.get_mut(i) {
+                *slot = Some(FrictionCoupling { normal_row, mu });
+            }
+            if let Some(slot) = self.cone_of.get_mut(i) {
+                *slot = Some(c);
+            }
+        }
+        let table = match self.cones.last() {
+            Some(c) if c.sides == sides => c.table,
+            _ => PolygonTable::new(sides),
+        };
+        self.cones.push(PolygonCone {
+            normal_row,
+            rows: t,
+            mu,
+            sides,
+            table,
+        });
     }
 
     /// Checks sizes, `lo ≤ hi` (no NaN), and couplings (index in range, not
@@ -179,6 +241,32 @@ impl BoxBounds {
                 expected: n,
                 got: self.coupling.len(),
             });
+        }
+        if !self.cones.is_empty() && self.cone_of.len() != n {
+            return Err(LcpError::SizeMismatch {
+                expected: n,
+                got: self.cone_of.len(),
+            });
+        }
+        for (ci, c) in self.cones.iter().enumerate() {
+            let [a, b] = c.rows;
+            let ok = a < n
+                && b < n
+                && a != b
+                && c.sides >= 3
+                && [a, b].iter().all(|&r| {
+                    self.cone_of[r] == Some(ci as u32)
+                        && self
+                            .coupling
+                            .get(r)
+                            .copied()
+                            .flatten()
+                            .map(|f| f.normal_row)
+                            == Some(c.normal_row)
+                });
+            if !ok {
+                return Err(LcpError::NonFinite);
+            }
         }
         for i in 0..n {
             let coupled = self.coupling.get(i).copied().flatten();
@@ -277,10 +365,10 @@ impl PgsSolver {
             }
         }
         if results.z.len() != n {
-            results.z = DVector::zeros(n);
+            resize_zeroed(&mut results.z, n);
         }
         if results.w.len() != n {
-            results.w = DVector::zeros(n);
+            resize_zeroed(&mut results.w, n);
         }
 
         // Initial iterate: the guess (or 0), projected onto the bounds; normal rows
@@ -298,6 +386,12 @@ impl PgsSolver {
                 }
             }
         }
+        for c in &bounds.cones {
+            let [a, b] = c.rows;
+            let r = c.mu * results.z[c.normal_row].max(0.0);
+            (results.z[a], results.z[b]) =
+                project_polygon_with(results.z[a], results.z[b], r, &c.table);
+        }
         results.stats.residual = self.residual(problem, bounds, results);
         // Sweeps until the residual meets the tolerance.
         while results.stats.residual > p.tolerance {
@@ -305,10 +399,15 @@ impl PgsSolver {
                 return PgsStatus::IterationLimit;
             }
             for i in 0..n {
-                let mut r = problem.q[i];
-                for j in 0..n {
-                    r += problem.m[(i, j)] * results.z[j];
+                if let Some(ci) = bounds.cone_of.get(i).copied().flatten() {
+                    // A polygonal cone: block update at its first row.
+                    let c = bounds.cones[ci as usize];
+                    if i == c.rows[0] {
+                        self.cone_update(problem, &c, &mut results.z);
+                    }
+                    continue;
                 }
+                let r = row_residual(problem, i, &results.z);
                 let (lo, hi) = bounds.at(i, &results.z);
                 let zi = results.z[i] - p.relaxation * r / problem.m[(i, i)];
                 results.z[i] = clamp(zi, lo, hi);
@@ -322,13 +421,50 @@ impl PgsSolver {
         PgsStatus::Converged
     }
 
-    /// Natural-map residual `‖z − clamp(z − w, lo, hi)‖∞`; also refreshes `w`.
+    /// Block update of a polygonal cone: `z_t ← P(z_t − ω r_t / λ_max(M_tt))`, a
+    /// projected gradient step on the 2×2 block. Its fixed points are exactly those
+    /// of the natural map `z_t = P(z_t − w_t)` (maximal dissipation in the Euclidean
+    /// metric of the friction impulse), which a step with the full `M_tt⁻¹` would not
+    /// give when `M_tt` is not isotropic; `1/λ_max` is the largest step that keeps
+    /// the update a descent step (exact, one step, for isotropic `M_tt`).
+    fn cone_update(&self, problem: &LcpProblem, c: &PolygonCone, z: &mut DVector<f64>) {
+        let [a, b] = c.rows;
+        let rad = c.mu * z[c.normal_row].max(0.0);
+        let (maa, mab, mbb) = (
+            problem.m[(a, a)],
+            0.5 * (problem.m[(a, b)] + problem.m[(b, a)]),
+            problem.m[(b, b)],
+        );
+        let half = 0.5 * (maa - mbb);
+        let lmax = 0.5 * (maa + mbb) + (half * half + mab * mab).sqrt();
+        let step = self.params.relaxation / lmax;
+        let (ra, rb) = (row_residual(problem, a, z), row_residual(problem, b, z));
+        (z[a], z[b]) = project_polygon_with(z[a] - step * ra, z[b] - step * rb, rad, &c.table);
+    }
+
+    /// Natural-map residual `‖z − clamp(z − w, lo, hi)‖∞` (polygonal cones: the
+    /// Euclidean projection onto the polygon); also refreshes `w`.
     fn residual(&self, problem: &LcpProblem, bounds: &BoxBounds, results: &mut PgsResults) -> f64 {
         if problem.compute_w(&results.z, &mut results.w).is_err() {
             return f64::INFINITY;
         }
         let mut res = 0.0_f64;
+        for c in &bounds.cones {
+            let [a, b] = c.rows;
+            let (za, zb) = (results.z[a], results.z[b]);
+            let rad = c.mu * results.z[c.normal_row].max(0.0);
+            let (pa, pb) =
+                project_polygon_with(za - results.w[a], zb - results.w[b], rad, &c.table);
+            let e = (za - pa).abs().max((zb - pb).abs());
+            if e.is_nan() {
+                return f64::INFINITY;
+            }
+            res = res.max(e);
+        }
         for i in 0..results.z.len() {
+            if bounds.cone_of.get(i).copied().flatten().is_some() {
+                continue;
+            }
             let (lo, hi) = bounds.at(i, &results.z);
             let z = results.z[i];
             let e = (z - clamp(z - results.w[i], lo, hi)).abs();
@@ -339,6 +475,76 @@ impl PgsSolver {
         }
         res
     }
+}
+
+/// `q_i + Σ_j M_ij z_j`, the current `w_i`.
+#[inline]
+fn row_residual(problem: &LcpProblem, i: usize, z: &DVector<f64>) -> f64 {
+    let mut r = problem.q[i];
+    for j in 0..z.len() {
+        r += problem.m[(i, j)] * z[j];
+    }
+    r
+}
+
+/// Euclidean projection of `(x, y)` onto the regular `k`-gon of circumradius
+/// `r ≥ 0` with vertices `r (cos 2πj/k, sin 2πj/k)`.
+pub fn project_polygon(x: f64, y: f64, r: f64, k: u32) -> (f64, f64) {
+    project_polygon_with(x, y, r, &PolygonTable::new(k))
+}
+
+/// The trigonometry of a regular `k`-gon, computed once per cone:
+/// `(cos, sin)` of the step 2π/k and of half of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolygonTable {
+    pub k: u32,
+    pub step: (f64, f64),
+    pub half: (f64, f64),
+}
+
+impl PolygonTable {
+    pub fn new(k: u32) -> Self {
+        let step = std::f64::consts::TAU / k.max(1) as f64;
+        let (s1, c1) = step.sin_cos();
+        let (sh, ch) = (0.5 * step).sin_cos();
+        PolygonTable {
+            k,
+            step: (c1, s1),
+            half: (ch, sh),
+        }
+    }
+}
+
+/// [`project_polygon`] without trigonometry. Edge j has outward normal
+/// `n_j = (cos (j+½)·2π/k, sin (j+½)·2π/k)` and apothem `r cos(π/k)`; the point is
+/// inside if no edge is violated. Otherwise the nearest point lies on the most
+/// violated edge (all edges have the same apothem, so the most violated is the one
+/// whose normal is closest in angle to the point: the edge whose outer strip holds
+/// it, or one of the two edges of the vertex whose wedge holds it), clamped to the
+/// edge's segment.
+pub fn project_polygon_with(x: f64, y: f64, r: f64, t: &PolygonTable) -> (f64, f64) {
+    if r.is_nan() || r <= 0.0 || t.k < 3 {
+        return (0.0, 0.0);
+    }
+    let ((c1, s1), (ch, sh)) = (t.step, t.half);
+    let (mut cn, mut sn) = (ch, sh);
+    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, ch, sh);
+    for _ in 0..t.k {
+        let d = x * cn + y * sn;
+        if d > best {
+            (best, bc, bs) = (d, cn, sn);
+        }
+        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
+    }
+    if best <= r * ch {
+        return (x, y);
+    }
+    // The edge's end vertices: its normal rotated by ∓ half a step, radius r.
+    let (vx0, vy0) = (r * (bc * ch + bs * sh), r * (bs * ch - bc * sh));
+    let (vx1, vy1) = (r * (bc * ch - bs * sh), r * (bs * ch + bc * sh));
+    let (ex, ey) = (vx1 - vx0, vy1 - vy0);
+    let u = (((x - vx0) * ex + (y - vy0) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
+    (vx0 + u * ex, vy0 + u * ey)
 }
 
 /// `min(max(x, lo), hi)` without `f64::clamp`'s panic on `lo > hi` or NaN bounds.

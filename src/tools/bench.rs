@@ -32,9 +32,18 @@ pub struct BenchArgs {
     /// Default: all.
     #[arg(long)]
     pub scenes: Option<String>,
-    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley.
+    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp.
     #[arg(long)]
     pub method: Option<MethodName>,
+    /// LCP scenes: the solver, lemke | pgs (default: the scene's).
+    #[arg(long)]
+    pub lcp_solver: Option<String>,
+    /// LCP scenes with PGS: residual tolerance (default: the scene's, 1e-9).
+    #[arg(long)]
+    pub lcp_tolerance: Option<f64>,
+    /// LCP scenes with PGS: sweep limit (default: the scene's, 500).
+    #[arg(long)]
+    pub lcp_max_iterations: Option<usize>,
     /// Override every scene's integrator: rk4 | semi_implicit_euler.
     #[arg(long)]
     pub integrator: Option<String>,
@@ -189,7 +198,26 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
             )
         }
     };
-    let model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    let mut model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    if let crate::model::Method::Lcp(mut p) = model.opt.method {
+        match a.lcp_solver.as_deref() {
+            None => {}
+            Some("lemke") => p.solver = crate::model::LcpSolverKind::Lemke,
+            Some("pgs") => p.solver = crate::model::LcpSolverKind::Pgs,
+            Some(other) => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs)"),
+        }
+        if let Some(t) = a.lcp_tolerance {
+            p.tolerance = t;
+        }
+        if let Some(n) = a.lcp_max_iterations {
+            p.max_iterations = n;
+        }
+        p.validate()
+            .map_err(|(k, m)| anyhow::anyhow!("--lcp-{}: {m}", k.replace('_', "-")))?;
+        let mut opt = model.opt;
+        opt.method = crate::model::Method::Lcp(p);
+        model = model.with_options(opt);
+    }
     Ok((model, source))
 }
 
@@ -262,6 +290,9 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     let (mut pairs_sum, mut points_sum) = (0usize, 0usize);
     // Sub-steps per tick of the adaptive Hunt–Crossley stepper (1 for the others).
     let (mut substeps_sum, mut substeps_max) = (0u64, 0u32);
+    // LCP stepper: problem size, solver iterations and solve time per step.
+    let (mut lcp_n, mut lcp_it, mut lcp_ns) = (0usize, 0usize, 0u64);
+    let (f0, u0) = (data.stats.solver_failures, data.stats.solver_unconverged);
     for _ in 0..reps {
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
@@ -271,6 +302,9 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             let sub = data.stats.substeps.max(1);
             substeps_sum += u64::from(sub);
             substeps_max = substeps_max.max(sub);
+            lcp_n += data.stats.lcp_size;
+            lcp_it += data.stats.solver_iterations;
+            lcp_ns += data.stats.solver_ns;
         }
         let wall = t0.elapsed().as_secs_f64();
         let cpu = thread_cpu_s() - c0;
@@ -322,6 +356,20 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
         "substeps_per_tick": {
             "mean": substeps_sum as f64 / timed,
             "max": substeps_max,
+        },
+        "lcp": match model.opt.method {
+            crate::model::Method::Lcp(p) => json!({
+                "solver": format!("{:?}", p.solver),
+                "friction_directions": p.friction_directions,
+                "tolerance": p.tolerance,
+                "max_iterations": p.max_iterations,
+                "size_mean": lcp_n as f64 / timed,
+                "iterations_mean": lcp_it as f64 / timed,
+                "solve_us_per_step": lcp_ns as f64 * 1e-3 / timed,
+                "failures": data.stats.solver_failures - f0,
+                "unconverged": data.stats.solver_unconverged - u0,
+            }),
+            _ => Value::Null,
         },
         "end": {
             "time_s": data.time,
@@ -429,6 +477,9 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
         "loadavg_end": loadavg(),
         "options": {
             "method": a.method.map(|m| format!("{m:?}")),
+            "lcp_solver": a.lcp_solver,
+            "lcp_tolerance": a.lcp_tolerance,
+            "lcp_max_iterations": a.lcp_max_iterations,
             "integrator": a.integrator,
             "quick": a.quick,
             "reps": a.reps,

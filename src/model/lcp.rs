@@ -1,0 +1,156 @@
+//! Parameters of the velocity-level complementarity step (`world.method = "lcp"`):
+//! the Stewart–Trinkle subproblem, eqs. (5)–(10) of `003_668e561ceb3412ed`, with
+//! Coulomb friction on a polyhedral cone and the constraint stabilization of
+//! `001_9bcff55255600a8e` (Anitescu–Hart). The step itself is
+//! `pipeline/lcp.rs`.
+
+/// Which solver takes the subproblem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LcpSolverKind {
+    /// Lemke's complementary pivoting on the Stewart–Trinkle LCP (normal impulses
+    /// p_n, friction impulses β ≥ 0 on k directions, the slack σ): exact up to
+    /// round-off, O(n²) per pivot. Ray termination or the pivot limit fall back to
+    /// PGS from the Lemke iterate (counted in the step's stats).
+    Lemke,
+    /// Projected Gauss–Seidel on the same friction set written as (p_n, f_t1, f_t2)
+    /// with the tangential impulse projected onto the k-gon μ p_n conv{d_j}: cheap
+    /// per sweep, iterative; a sweep limit returns the last iterate (flagged).
+    Pgs,
+}
+
+/// How the gap ψ (≤ 0 when penetrating, m) enters the normal rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StabilizationScheme {
+    /// 003 eq. (7): ρ_n = β (ψ_n + δ)/h + G_nᵀ ν — the velocity may approach a gap
+    /// within one step and must undo a penetration beyond δ within one step (β = 1).
+    StewartTrinkle,
+    /// 001's constraint-stabilized form: the same single LCP, but the gap term only
+    /// corrects penetration, β min(ψ_n + δ, 0)/h; a contact inside the allowance δ
+    /// keeps G_nᵀ ν ≥ 0 and is never pulled deeper by the term.
+    AnitescuHart,
+}
+
+/// Parameters of the LCP method. Defaults: [`LcpParams::default`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LcpParams {
+    /// `"lemke"` (default) or `"pgs"`.
+    pub solver: LcpSolverKind,
+    /// k, the number of friction directions of the polyhedral cone (≥ 4; 4 = the
+    /// pyramid ±t₁, ±t₂). d_j = cos(2πj/k) t₁ + sin(2πj/k) t₂; t₁ is the projection
+    /// of the world x axis on the contact plane (world y if the normal is within
+    /// 45° of x; `pipeline::lcp::tangent_basis`). Larger k approximates the
+    /// Coulomb cone better (the k-gon's apothem is μ p_n cos(π/k)) at k + 2 LCP
+    /// variables per contact point for Lemke. Default 4.
+    pub friction_directions: u32,
+    /// β ∈ [0, 1], the fraction of ψ/h in the normal rows: 0 = `"off"` (penetration
+    /// stays where it is), 1 = `"full"` (default; undone in one step).
+    pub stabilization: f64,
+    pub scheme: StabilizationScheme,
+    /// δ, the penetration the stabilization leaves in place, m. A resting contact
+    /// settles at depth δ, so the narrow phase keeps seeing it (contacts are found
+    /// only while the shapes overlap): without it a resting body would lose and
+    /// regain its contact — and its friction — every other step. Default 1e-5 m.
+    pub penetration_allowance: f64,
+    /// Newton restitution on the normal rows: a point approaching faster than
+    /// `restitution_threshold` must leave with at least e times its approach speed
+    /// (e: the pair's combined `Material::restitution`). Default off.
+    pub restitution: bool,
+    /// m/s. Default 0.1 m/s (slower approaches are plastic, so resting contacts do
+    /// not chatter).
+    pub restitution_threshold: f64,
+    /// Lemke: complementary pivot limit per solve (None = 10·n + 100).
+    pub max_pivots: Option<usize>,
+    /// PGS: sweeps per solve (also for the Lemke fallback). Default 500 (a resting
+    /// stack of five boxes, 4 points per face, needs ≈ 250 warm-started sweeps to
+    /// reach 1e-9: redundant points make W singular and PGS slow on it).
+    pub max_iterations: usize,
+    /// PGS: stop when the natural-map residual is ≤ this (normal rows: m/s of
+    /// ‖min(p_n, ρ_n)‖ mixes N·s and m/s, as in `solver::pgs`). Default 1e-9;
+    /// real-time loops use 1e-6 and let `max_iterations` bound the cost.
+    pub tolerance: f64,
+    /// PGS: SOR relaxation ω ∈ (0, 2). Default 1.
+    pub relaxation: f64,
+    /// Warm start from the previous step's impulses of the same geom pair and
+    /// point index (Lemke: their active set; PGS: their values). Default on.
+    pub warm_start: bool,
+}
+
+impl Default for LcpParams {
+    fn default() -> Self {
+        LcpParams {
+            solver: LcpSolverKind::Lemke,
+            friction_directions: 4,
+            stabilization: 1.0,
+            scheme: StabilizationScheme::StewartTrinkle,
+            penetration_allowance: 1e-5,
+            restitution: false,
+            restitution_threshold: 0.1,
+            max_pivots: None,
+            max_iterations: 500,
+            tolerance: 1e-9,
+            relaxation: 1.0,
+            warm_start: true,
+        }
+    }
+}
+
+impl LcpParams {
+    /// Checks every field; the message names the scene key at fault.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(4..=64).contains(&self.friction_directions) {
+            return Err((
+                "friction_directions",
+                format!(
+                    "must be an integer in [4, 64], got {}",
+                    self.friction_directions
+                ),
+            ));
+        }
+        if !(self.stabilization >= 0.0 && self.stabilization <= 1.0) {
+            return Err((
+                "stabilization",
+                format!(
+                    "must be \"off\", \"full\" or a number in [0, 1], got {}",
+                    self.stabilization
+                ),
+            ));
+        }
+        if !(self.penetration_allowance.is_finite() && self.penetration_allowance >= 0.0) {
+            return Err((
+                "penetration_allowance",
+                format!(
+                    "must be a finite number ≥ 0 m, got {}",
+                    self.penetration_allowance
+                ),
+            ));
+        }
+        if !(self.restitution_threshold.is_finite() && self.restitution_threshold >= 0.0) {
+            return Err((
+                "restitution_threshold",
+                format!(
+                    "must be a finite number ≥ 0 m/s, got {}",
+                    self.restitution_threshold
+                ),
+            ));
+        }
+        if self.max_pivots == Some(0) {
+            return Err(("max_pivots", "must be ≥ 1".into()));
+        }
+        if self.max_iterations == 0 {
+            return Err(("max_iterations", "must be ≥ 1".into()));
+        }
+        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+            return Err((
+                "tolerance",
+                format!("must be a finite number > 0, got {}", self.tolerance),
+            ));
+        }
+        if !(self.relaxation > 0.0 && self.relaxation < 2.0) {
+            return Err((
+                "relaxation",
+                format!("must be in (0, 2), got {}", self.relaxation),
+            ));
+        }
+        Ok(())
+    }
+}

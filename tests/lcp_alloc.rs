@@ -1,0 +1,70 @@
+//! The LCP step performs no heap allocation once warmed up (both solvers): the box,
+//! the 5-stack and the 20-object pile (whose contact count changes from step to
+//! step: buffers are reused, never shrunk). The pile runs with PGS only (real-time
+//! setting): Lemke's dense tableau on its ≈ 600-variable LCP costs ≈ 0.2 s per step
+//! (see docs/BENCHMARKS.md), too slow for 2,000 steps in a test.
+
+use rtphys::experiments::{pile_scene, PileKind};
+use rtphys::model::scene::{load_scene_file, load_scene_str};
+use rtphys::model::{LcpParams, LcpSolverKind, Method};
+use rtphys::{step, Data, Model};
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+fn with_solver(model: &Model, solver: LcpSolverKind, realtime: bool) -> Model {
+    let mut opt = model.opt;
+    let mut p = LcpParams {
+        solver,
+        ..LcpParams::default()
+    };
+    if realtime {
+        // The real-time PGS setting (docs/BENCHMARKS.md): 1e-6, at most 100 sweeps.
+        p.tolerance = 1e-6;
+        p.max_iterations = 100;
+    }
+    opt.method = Method::Lcp(p);
+    model.with_options(opt)
+}
+
+fn scene(name: &str) -> Model {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("config/scenes")
+        .join(name);
+    load_scene_file(path).expect("scene")
+}
+
+#[test]
+fn lcp_steps_without_allocating() {
+    let pile =
+        pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
+    let pile = load_scene_str(&pile, "pile", std::path::Path::new(".")).expect("pile");
+    for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
+        for (name, base, warm, counted) in [
+            ("box", scene("lcp_box.toml"), 500, 1000),
+            ("stack5", scene("lcp_stack5.toml"), 500, 1000),
+            ("pile20", pile.clone(), 1500, 500),
+        ] {
+            if name == "pile20" && solver == LcpSolverKind::Lemke {
+                continue;
+            }
+            let model = with_solver(&base, solver, name == "pile20");
+            let mut data = Data::new(&model);
+            for _ in 0..warm {
+                step(&model, &mut data);
+            }
+            alloc_counter::start();
+            for _ in 0..counted {
+                step(&model, &mut data);
+            }
+            let n = alloc_counter::stop();
+            assert!(data.stats.contact_points > 0, "{name}: no contacts");
+            assert_eq!(data.stats.quarantined, 0, "{name}/{solver:?}");
+            assert_eq!(
+                n, 0,
+                "{name}/{solver:?}: {n} allocations in {counted} warmed-up steps"
+            );
+        }
+    }
+}
