@@ -5,9 +5,9 @@
 //!
 //! # The subproblem
 //! With ν the generalized velocities (one block of 6 per free body: world-frame v
-//! and ω; articulated robots will add their own blocks), M = blockdiag(m I, I_w)
+//! and ω; one block per articulated robot), M = blockdiag(m I, I_w)
 //! (I_w the world inertia), h the step and f = f_ext + m g + f_gyro
-//! (f_gyro = −ω × I_w ω), the semi-implicit step is
+//! (f_gyro = −ω × I_w ω), the semi-implicit step is (robots: section "Robots")
 //!
 //! ```text
 //! M (ν⁺ − ν) = h f + G_n p_n + G_f p_f                          eq. (5), friction added
@@ -51,6 +51,42 @@
 //! on the contact plane (world y if the normal is within 45° of x), t₂ = n × t₁:
 //! deterministic from the normal, and on an incline tilted about y the first
 //! direction lies along the slope.
+//!
+//! # Robots
+//! Each moving robot (not frozen by the quarantine) is one block of ν: its nv
+//! generalized velocities `Data::qvel` (a floating base's twist [ω; v] in the base
+//! link frame). M = H(q) + diag(a): H from CRBA, a the implicit diagonal of the
+//! actuation/passive law of the penalty path (stable PD servos h k_d + h² k_p,
+//! damping h b, the friction's linear zone), so that servos and dampers stay
+//! implicit; M⁻¹ dense from the sparse LᵀL factor (nv ≤ 32). ν_f = q̇ + h q̈_free with
+//! q̈_free = ABA(q, q̇, τ₀, f_ext = the applied wrenches `xfrc` on the link proxies,
+//! armature a): everything but contact. A contact on a link proxy maps through the
+//! link's point Jacobian at the contact point (rows ω then v_p, world): the row of
+//! direction u is uᵀ J_v. Links welded to the world (and a frozen robot's links)
+//! are static for the LCP.
+//!
+//! Joint position limits are complementarity rows too: a one-DoF joint within
+//! 1 mm (rad or m) + 2 h |q̇| of a limit gets the row ±e_k on its coordinate (+ at
+//! the lower limit), frictionless (μ = 0; in place of its tangent rows two decoupled
+//! placeholder variables, W = 1 on their diagonal and q = 0, keep the
+//! three-rows-per-point layout and a positive diagonal; they carry no impulse). Its gap term keeps the
+//! joint δ inside its range: ψ = gap − δ, s = ψ/h while ψ ≥ 0 (the gap may close
+//! within one step, for either scheme: the Anitescu–Hart form s = 0 would stop the
+//! joint at the edge of the margin) and s = β ψ/h for a violation. Since
+//! q⁺ = q + h q̇⁺ exactly for a one-DoF coordinate, the joint never passes its limit
+//! beyond round-off and the penalty path's limit spring (which acts only beyond the
+//! limit) is never engaged.
+//!
+//! After the solve: q̇ ← ν⁺, q ← q ⊕ h ν⁺ (`dynamics::integrate`: the SE(3)
+//! exponential for a floating base), normalized, and the proxies are posed at the
+//! new state (`robots::link_states`). The recorded `qfrc_actuator`, `qfrc_passive`,
+//! IMUs and F/T sensors come from a second ABA with the contact impulses as link
+//! wrenches (impulse/h): by linearity it reproduces (ν⁺ − ν)/h, so the recorded
+//! values include contact (as the penalty path's do). `qacc` = (ν⁺ − ν)/h, and the
+//! implicit parts of the torques are taken at that q̈. A joint-limit impulse is a
+//! generalized force (not a wrench): it is added to `qfrc_passive` as impulse/h (the
+//! penalty path reports its limit spring there too), but the F/T sensors (from the
+//! second ABA) do not see it.
 //!
 //! # Warm start
 //! Each pair remembers the impulses (p_n, f_t₁, f_t₂) of its points
@@ -704,6 +740,14 @@ fn delassus(p: &LcpParams, h: f64, ls: &mut LcpScratch) {
         for a in 0..3 {
             w[(3 * ci + a, 3 * ci + a)] *= 1.0 + REGULARIZATION;
         }
+        if c.limit {
+            // A joint limit has no tangent rows: its two tangent variables are
+            // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that
+            // W keeps a positive diagonal and the 3-rows-per-point layout holds; they
+            // carry no impulse.
+            w[(3 * ci + 1, 3 * ci + 1)] = 1.0;
+            w[(3 * ci + 2, 3 * ci + 2)] = 1.0;
+        }
         qw[3 * ci] = q3[0] + s_n;
         qw[3 * ci + 1] = q3[1];
         qw[3 * ci + 2] = q3[2];
@@ -1132,9 +1176,8 @@ fn robot_blocks(
 
 /// One-sided joint-limit rows (module doc, "Robots"): for each one-DoF joint within
 /// `LIMIT_MARGIN + 2 h |q̇|` of a limit, a row ±e_k on its coordinate (+ at the
-/// lower limit: the gap rate is q̇), frictionless (μ = 0; the two tangent rows
-/// repeat the normal row so that W keeps a positive diagonal, and carry no
-/// impulse).
+/// lower limit: the gap rate is q̇), frictionless (μ = 0; no tangent rows: two
+/// decoupled placeholder variables, see `delassus`).
 fn limit_rows(
     model: &Model,
     robots: &[RobotData],
@@ -1163,11 +1206,13 @@ fn limit_rows(
                 let off = ls.jac.len();
                 ls.jac.resize(off + 3 * nd, 0.0);
                 ls.minv_jt.resize(off + 3 * nd, 0.0);
-                for rr in 0..3 {
-                    ls.jac[off + rr * nd + j.vi] = sign;
-                    for i in 0..nd {
-                        ls.minv_jt[off + rr * nd + i] = sign * ls.minv[block.minv + i * nd + j.vi];
-                    }
+                // Only the normal row: the tangent rows stay zero (see `delassus`).
+                ls.jac[off + j.vi] = sign;
+                for i in 0..nd {
+                    ls.minv_jt[off + i] = sign * ls.minv[block.minv + i * nd + j.vi];
+                }
+                for x in &mut ls.minv_jt[off + nd..off + 3 * nd] {
+                    *x = 0.0;
                 }
                 ls.contacts.push(ContactRow {
                     pair: NO_PAIR,
