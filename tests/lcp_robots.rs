@@ -281,3 +281,23 @@ fn arm_on_table_pgs_is_deterministic_and_does_not_allocate() {
     assert_eq!(bits(&a), bits(&b));
     assert_eq!(allocs, 0);
 }
+
+/// A robot scene with `method = "lcp"` in its file loads (the model no longer
+/// refuses robots under LCP) and steps exactly as the method override does: the
+/// arm on the table, 200 steps, bit-identical.
+#[test]
+fn robot_scene_with_method_lcp_loads_and_steps() {
+    let path = common::scene_path("arm_table.toml");
+    let text = std::fs::read_to_string(&path).expect("scene text");
+    let text = text.replace("method = \"penalty\"", "method = \"lcp\"");
+    let dir = path.parent().expect("scene dir");
+    let from_file = rtphys::model::scene::load_scene_str(&text, "arm_table (lcp)", dir)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let overridden = with_lcp(&common::load("arm_table.toml"), LcpSolverKind::Lemke);
+    let (mut a, mut b) = (Data::new(&from_file), Data::new(&overridden));
+    run(&from_file, &mut a, 200);
+    run(&overridden, &mut b, 200);
+    assert_eq!(from_file.opt.method.name(), "lcp");
+    let bits = |d: &Data| -> Vec<u64> { d.qpos.iter().map(|x| x.to_bits()).collect() };
+    assert_eq!(bits(&a), bits(&b));
+}

@@ -1200,7 +1200,7 @@ fn limit_rows(
             let (qj, vj) = (q[r.q_offset + j.qi], v[r.v_offset + j.vi]);
             let reach = LIMIT_MARGIN + 2.0 * h * vj.abs();
             for (gap, sign) in [(qj - j.lower, 1.0), (j.upper - qj, -1.0)] {
-                if !(gap < reach) {
+                if gap.partial_cmp(&reach) != Some(std::cmp::Ordering::Less) {
                     continue;
                 }
                 let off = ls.jac.len();
