@@ -586,7 +586,7 @@ async fn state_stream_fields_and_the_wrist_force_sensor() {
     let model = rtphys::model::scene::load_scene_file(ARM).unwrap();
     let rm = &model.robots[0];
     // Mass outboard of joint7: link7 and what is welded to it.
-    let m7 = rm.supported_mass[rm.link_id("link7").unwrap()];
+    let m7 = rm.tree.inertia()[rm.link_id("link7").unwrap()].mass; // link7 is a leaf (tool0 lumped into it)
     assert!(m7 > 0.1);
 
     // Default selection: joints and sensors, no frames, no contacts.
@@ -654,7 +654,7 @@ async fn contacts_of_the_arm_on_the_table_balance_the_wrist_sensor() {
     let (link7, table) = (id("arm/link7"), id("table"));
     let model = rtphys::model::scene::load_scene_file(ARM_TABLE).unwrap();
     let rm = &model.robots[0];
-    let m7 = rm.supported_mass[rm.link_id("link7").unwrap()];
+    let m7 = rm.tree.inertia()[rm.link_id("link7").unwrap()].mass; // link7 is a leaf (tool0 lumped into it)
     let r = c
         .raw
         .step(pb::StepRequest {

@@ -331,8 +331,7 @@ pub struct Body {
     /// kg (0 for static bodies).
     pub mass: f64,
     /// The mass a contact on this body carries, for gains scaled by mass: the body's
-    /// own for a free body; for a link proxy, the robot's (floating base) or the
-    /// link's subtree (fixed base).
+    /// own for a free body; for a link proxy, the whole robot's.
     pub gain_mass: f64,
     pub inv_mass: f64,
     /// Inertia about the centre of mass in the body frame, kg·m².

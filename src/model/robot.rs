@@ -166,7 +166,8 @@ pub struct RobotModel {
     /// Whether each link can move at all (some joint between it and the world has a
     /// degree of freedom); welded links do not collide with static bodies.
     pub link_moves: Vec<bool>,
-    /// Mass of the subtree at each link (kg); the whole robot's for a floating base.
+    /// The mass a contact on each link is taken to carry for the penalty gains
+    /// (kg): the whole robot's.
     pub supported_mass: Vec<f64>,
     pub total_mass: f64,
     pub joints: Vec<RobotJoint>,
@@ -255,22 +256,17 @@ pub(crate) fn freeze(
             }
         }
     }
-    // Subtree masses (parent[i] < i: one backward sweep).
-    let mut subtree: Vec<f64> = tree.inertia().iter().map(|i| i.mass).collect();
-    for i in (0..n).rev() {
-        if let Some(p) = tree.parent()[i] {
-            subtree[p] += subtree[i];
-        }
-    }
     let total_mass: f64 = tree.inertia().iter().map(|i| i.mass).sum();
     let mut link_moves = vec![false; n];
     for i in 0..n {
         let own = tree.joint()[i].nv() > 0;
         link_moves[i] = own || tree.parent()[i].is_some_and(|p| link_moves[p]);
     }
-    let supported_mass = (0..n)
-        .map(|i| if floating { total_mass } else { subtree[i] })
-        .collect();
+    // A link's contact may carry the whole robot: a floating robot's weight, or a
+    // fixed-base robot's servos pressing with the arm behind them (the subtree
+    // alone made a link's contact spring soft: millimetres of sink under a servo
+    // press). The stability clamps still see the link alone.
+    let supported_mass = vec![total_mass; n];
 
     // H_kk at q0: the inertia scale of each joint.
     let mut ad = crate::dynamics::ArticulatedData::new(&tree);
