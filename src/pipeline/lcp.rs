@@ -36,7 +36,10 @@
 //! method processes it). A Lemke "solution" whose residual ‖min(z, w)‖∞ exceeds
 //! 1e-7 (round-off on degenerate pivots) is treated as a failure. PGS solves the same friction set in the variables
 //! (p_n, f_t₁, f_t₂) on W: f_t is projected onto the k-gon μ p_n conv{d_j}
-//! (block Gauss–Seidel). A Lemke ray termination or pivot limit is counted
+//! (block Gauss–Seidel). W is assembled block-sparse (3×3 blocks J_i M⁻¹ J_jᵀ only
+//! for points i, j sharing a moving body, in compressed rows) and PGS sweeps it
+//! island by island (points connected through moving bodies; each island stops on
+//! its own), O(nnz) per sweep; Lemke gets the dense W scattered from the blocks. A Lemke ray termination or pivot limit is counted
 //! (`StepStats::solver_failures`) and the step falls back to PGS started from the
 //! Lemke iterate (`solver_fallbacks`); a PGS sweep limit keeps the last iterate and
 //! counts it (`solver_unconverged`). Invalid data (non-finite state) applies no

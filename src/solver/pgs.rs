@@ -31,6 +31,12 @@
 //! after `max_iterations` sweeps. The residual costs one extra `O(n²)` product per
 //! sweep.
 //!
+//! [`PgsSolver::solve_contacts`] solves the same friction set on the block-sparse
+//! contact form ([`ContactProblem`]: 3×3 blocks of W between points sharing a
+//! moving body, independent islands) in `O(nnz)` per sweep; it evaluates the
+//! full residual only once a sweep's largest scaled update is below the tolerance
+//! (and at the sweep limit), so a sweep costs one pass over the blocks.
+//!
 //! # Guaranteed class
 //! For **symmetric positive definite** `M` and `0 < ω < 2`, PGS/PSOR is projected
 //! coordinate descent on the strictly convex QP `min ½zᵀMz + qᵀz, lo ≤ z ≤ hi`, and
@@ -733,10 +739,10 @@ impl PgsSolver {
 #[inline]
 fn contact_row(problem: &ContactProblem, i: usize, z: &[f64]) -> [f64; 3] {
     let mut r = [problem.q[3 * i], problem.q[3 * i + 1], problem.q[3 * i + 2]];
-    for k in problem.row_start[i]..problem.row_start[i + 1] {
-        let j = problem.col[k] as usize;
-        let b = &problem.w[k];
-        let (z0, z1, z2) = (z[3 * j], z[3 * j + 1], z[3 * j + 2]);
+    let (a, e) = (problem.row_start[i], problem.row_start[i + 1]);
+    for (b, &j) in problem.w[a..e].iter().zip(&problem.col[a..e]) {
+        let zj = &z[3 * j as usize..3 * j as usize + 3];
+        let (z0, z1, z2) = (zj[0], zj[1], zj[2]);
         r[0] += b[0] * z0 + b[1] * z1 + b[2] * z2;
         r[1] += b[3] * z0 + b[4] * z1 + b[5] * z2;
         r[2] += b[6] * z0 + b[7] * z1 + b[8] * z2;
