@@ -916,8 +916,8 @@ mod tests {
         let mut bounds = BoxBounds::lcp(12);
         bounds.coupling = vec![None; 12];
         bounds.cone_of = vec![None; 12];
-        for c in 0..4 {
-            bounds.add_polygon_cone(3 * c, [3 * c + 1, 3 * c + 2], mu[c], 6);
+        for (c, &m) in mu.iter().enumerate() {
+            bounds.add_polygon_cone(3 * c, [3 * c + 1, 3 * c + 2], m, 6);
         }
         let solver = PgsSolver::new(PgsParams {
             tolerance: 1e-10,
