@@ -565,12 +565,6 @@ impl ModelBuilder {
     pub fn finalize(self) -> Result<Model, ModelError> {
         let opt = self.opt;
         validate_options(&opt)?;
-        if matches!(opt.method, Method::Lcp(_)) && !self.robots.is_empty() {
-            // Hook: articulated DoF blocks (`pipeline::lcp::DofKind`) are not wired yet.
-            return Err(ModelError::Invalid(
-                "method 'lcp' does not step robots yet; use penalty or hunt_crossley".into(),
-            ));
-        }
         let mut bodies = Vec::with_capacity(self.bodies.len());
         let mut geoms = Vec::new();
         let mut body_names = HashMap::new();

@@ -5,9 +5,9 @@
 //!
 //! # The subproblem
 //! With ν the generalized velocities (one block of 6 per free body: world-frame v
-//! and ω; articulated robots will add their own blocks), M = blockdiag(m I, I_w)
+//! and ω; one block per articulated robot), M = blockdiag(m I, I_w)
 //! (I_w the world inertia), h the step and f = f_ext + m g + f_gyro
-//! (f_gyro = −ω × I_w ω), the semi-implicit step is
+//! (f_gyro = −ω × I_w ω), the semi-implicit step is (robots: section "Robots")
 //!
 //! ```text
 //! M (ν⁺ − ν) = h f + G_n p_n + G_f p_f                          eq. (5), friction added
@@ -55,6 +55,42 @@
 //! deterministic from the normal, and on an incline tilted about y the first
 //! direction lies along the slope.
 //!
+//! # Robots
+//! Each moving robot (not frozen by the quarantine) is one block of ν: its nv
+//! generalized velocities `Data::qvel` (a floating base's twist [ω; v] in the base
+//! link frame). M = H(q) + diag(a): H from CRBA, a the implicit diagonal of the
+//! actuation/passive law of the penalty path (stable PD servos h k_d + h² k_p,
+//! damping h b, the friction's linear zone), so that servos and dampers stay
+//! implicit; M⁻¹ dense from the sparse LᵀL factor (nv ≤ 32). ν_f = q̇ + h q̈_free with
+//! q̈_free = ABA(q, q̇, τ₀, f_ext = the applied wrenches `xfrc` on the link proxies,
+//! armature a): everything but contact. A contact on a link proxy maps through the
+//! link's point Jacobian at the contact point (rows ω then v_p, world): the row of
+//! direction u is uᵀ J_v. Links welded to the world (and a frozen robot's links)
+//! are static for the LCP.
+//!
+//! Joint position limits are complementarity rows too: a one-DoF joint within
+//! 1 mm (rad or m) + 2 h |q̇| of a limit gets the row ±e_k on its coordinate (+ at
+//! the lower limit), frictionless (μ = 0; in place of its tangent rows two decoupled
+//! placeholder variables, W = 1 on their diagonal and q = 0, keep the
+//! three-rows-per-point layout and a positive diagonal; they carry no impulse). Its gap term keeps the
+//! joint δ inside its range: ψ = gap − δ, s = ψ/h while ψ ≥ 0 (the gap may close
+//! within one step, for either scheme: the Anitescu–Hart form s = 0 would stop the
+//! joint at the edge of the margin) and s = β ψ/h for a violation. Since
+//! q⁺ = q + h q̇⁺ exactly for a one-DoF coordinate, the joint never passes its limit
+//! beyond round-off and the penalty path's limit spring (which acts only beyond the
+//! limit) is never engaged.
+//!
+//! After the solve: q̇ ← ν⁺, q ← q ⊕ h ν⁺ (`dynamics::integrate`: the SE(3)
+//! exponential for a floating base), normalized, and the proxies are posed at the
+//! new state (`robots::link_states`). The recorded `qfrc_actuator`, `qfrc_passive`,
+//! IMUs and F/T sensors come from a second ABA with the contact impulses as link
+//! wrenches (impulse/h): by linearity it reproduces (ν⁺ − ν)/h, so the recorded
+//! values include contact (as the penalty path's do). `qacc` = (ν⁺ − ν)/h, and the
+//! implicit parts of the torques are taken at that q̈. A joint-limit impulse is a
+//! generalized force (not a wrench): it is added to `qfrc_passive` as impulse/h (the
+//! penalty path reports its limit spring there too), but the F/T sensors (from the
+//! second ABA) do not see it.
+//!
 //! # Warm start
 //! Each pair remembers the impulses (p_n, f_t₁, f_t₂) of its points
 //! (`PairState::lcp_impulse`, in snapshots). PGS starts from them; Lemke from their
@@ -62,26 +98,29 @@
 //! cone's boundary).
 
 use super::dynamics::report_contacts;
-use super::{collide, Stepper};
+use super::{collide, robots, Stepper};
 use crate::collision::ContactSet;
-use crate::data::{BodyState, Data, PairState, Stage, StepStats, LCP_WARM_POINTS};
+use crate::data::{BodyState, Data, PairState, RobotData, Stage, StepStats, LCP_WARM_POINTS};
+use crate::dynamics::{crba, factor_mass, point_jacobian, solve_mass_columns};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, LcpParams, LcpSolverKind, Material, Model, StabilizationScheme};
 use crate::solver::{
     reshape_zeroed, resize_zeroed, ContactPgsResults, ContactProblem, LcpProblem, LemkeParams,
     LemkeResults, LemkeSolver, LemkeStatus, PgsParams, PgsSolver, PgsStatus, PolygonTable,
 };
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Matrix6xX};
 use std::time::Instant;
 
 /// How a block of generalized velocities moves material points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DofKind {
     /// A free body: 6 DoF (v, ω) in the world frame; M⁻¹ = diag(1/m, I_w⁻¹).
-    /// An articulated robot will add `Articulated { .. }`: its rows come from the
-    /// link's point Jacobian J(q) (row = Jᵀ [u; r × u]) and its M⁻¹ block from the
-    /// CRBA mass matrix H(q).
     Free { body: u32 },
+    /// An articulated robot (module doc, "Robots"): its nv generalized velocities
+    /// `Data::qvel[v_offset..]`; rows from the link's point Jacobian J(q)
+    /// (row = uᵀ J_v), M⁻¹ = (H(q) + diag(a))⁻¹ with H from CRBA and a the
+    /// implicit diagonal of the actuation/passive law.
+    Articulated { robot: u32 },
 }
 
 /// One block of ν: `ndof` generalized velocities at `offset`, its M⁻¹ (dense,
@@ -128,7 +167,12 @@ struct ContactRow {
     restitution: f64,
     bodies: [usize; 2],
     side: [Side; 2],
+    /// A joint-limit row (module doc, "Robots"): no pair, no friction.
+    limit: bool,
 }
+
+/// `ContactRow::pair` of a joint-limit row.
+const NO_PAIR: usize = usize::MAX;
 
 /// Work buffers of the LCP step (capacities kept: no allocation once warmed up).
 #[derive(Clone, Debug)]
@@ -164,6 +208,13 @@ pub(crate) struct LcpScratch {
     blk_list: Vec<u32>,
     parent: Vec<u32>,
     island_of: Vec<u32>,
+    /// Robots: q̇ and q̈ of the contact-free evaluation (all robots, flat), a point
+    /// Jacobian per robot (6 × nv), M⁻¹ of one robot (nv × nv) and q⁺.
+    kq: Vec<f64>,
+    kv: Vec<f64>,
+    jrob: Vec<Matrix6xX<f64>>,
+    hinv: DMatrix<f64>,
+    q_new: Vec<f64>,
 }
 
 impl Default for LcpScratch {
@@ -195,6 +246,11 @@ impl Default for LcpScratch {
             blk_list: Vec::new(),
             parent: Vec::new(),
             island_of: Vec::new(),
+            kq: Vec::new(),
+            kv: Vec::new(),
+            jrob: Vec::new(),
+            hinv: DMatrix::zeros(0, 0),
+            q_new: Vec::new(),
         }
     }
 }
@@ -222,11 +278,21 @@ impl Stepper for LcpStepper<'_> {
             stats,
             scratch: s,
             lcp: ls,
+            qpos,
+            qvel,
+            qfrc_cmd,
+            qfrc_actuator,
+            qfrc_passive,
+            qacc,
+            robots,
             ..
         } = data;
 
-        // Kinematics: world poses of the geoms.
+        // Kinematics: robot links from (q, q̇), world poses of the geoms.
         let t = Instant::now();
+        if !model.robots.is_empty() {
+            robots::link_states(model, robots, qpos, qvel, state);
+        }
         collide::geom_poses(model, state, &mut s.geom_pose);
         let t = lap(stats, Stage::Kinematics, t);
 
@@ -257,7 +323,20 @@ impl Stepper for LcpStepper<'_> {
 
         // Contact: DoF blocks, ν_f, the rows and the Delassus matrix.
         dof_blocks(model, state, xfrc, frozen, h, ls);
-        contact_rows(model, state, contacts, contact_pair, ls);
+        if !model.robots.is_empty() {
+            let rs = RobotState {
+                q: qpos,
+                v: qvel,
+                cmd: qfrc_cmd,
+            };
+            // No contact wrench in the contact-free evaluation (ν_f).
+            contact_wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+            robot_blocks(model, robots, &rs, state, contact_wrench, xfrc, h, ls);
+        }
+        contact_rows(model, state, robots, contacts, contact_pair, ls);
+        if !model.robots.is_empty() {
+            limit_rows(model, robots, qpos, qvel, h, ls);
+        }
         delassus(p, h, ls);
         let ts = Instant::now();
 
@@ -270,6 +349,26 @@ impl Stepper for LcpStepper<'_> {
 
         // Integrate: x⁺ = x + h v⁺ and the quaternion update of eq. (10).
         integrate(model, h, state, frozen, ls);
+        if !model.robots.is_empty() {
+            let rec = robots::Record {
+                actuator: qfrc_actuator,
+                passive: qfrc_passive,
+                qacc,
+            };
+            integrate_robots(
+                model,
+                robots,
+                qpos,
+                qvel,
+                qfrc_cmd,
+                state,
+                contact_wrench,
+                xfrc,
+                h,
+                rec,
+                ls,
+            );
+        }
         lap(stats, Stage::Integrate, t);
     }
 }
@@ -366,6 +465,8 @@ fn point_row(kind: DofKind, state: &[BodyState], p: &Vec3, u: &Vec3, sign: f64, 
                 sign * a.z,
             ]);
         }
+        // Built from the link's point Jacobian in `contact_rows`.
+        DofKind::Articulated { .. } => out.fill(0.0),
     }
 }
 
@@ -374,6 +475,7 @@ fn point_row(kind: DofKind, state: &[BodyState], p: &Vec3, u: &Vec3, sign: f64, 
 fn contact_rows(
     model: &Model,
     state: &[BodyState],
+    robots: &[RobotData],
     set: &ContactSet,
     set_pair: &[usize],
     ls: &mut LcpScratch,
@@ -408,9 +510,34 @@ fn contact_rows(
                 let nd = block.ndof;
                 ls.jac.resize(off + 3 * nd, 0.0);
                 ls.minv_jt.resize(off + 3 * nd, 0.0);
+                if let DofKind::Articulated { robot } = block.kind {
+                    // The link's point Jacobian at the contact point (6 × nv, rows ω
+                    // then v_p, world).
+                    let ri = robot as usize;
+                    let link = match model.bodies[bodies[sd]].kind {
+                        BodyKind::Link { link, .. } => link as usize,
+                        _ => usize::MAX,
+                    };
+                    let jm = &mut ls.jrob[ri];
+                    if point_jacobian(&model.robots[ri].tree, &robots[ri].ad, link, &cp.p_w, jm)
+                        .is_err()
+                    {
+                        jm.fill(0.0);
+                    }
+                }
                 for (r, u) in [n, t1, t2].iter().enumerate() {
                     let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
-                    point_row(block.kind, state, &cp.p_w, u, sign, row);
+                    match block.kind {
+                        DofKind::Free { .. } => point_row(block.kind, state, &cp.p_w, u, sign, row),
+                        DofKind::Articulated { robot } => {
+                            // Row uᵀ J_v: the velocity of the link point along u.
+                            let jm = &ls.jrob[robot as usize];
+                            for (k, x) in row.iter_mut().enumerate() {
+                                *x =
+                                    sign * (u.x * jm[(3, k)] + u.y * jm[(4, k)] + u.z * jm[(5, k)]);
+                            }
+                        }
+                    }
                     // M⁻¹ Jᵀ for this row.
                     for i in 0..nd {
                         let mut acc = 0.0;
@@ -437,6 +564,7 @@ fn contact_rows(
                 restitution: mat.restitution,
                 bodies,
                 side,
+                limit: false,
             });
         }
     }
@@ -621,13 +749,36 @@ fn delassus(p: &LcpParams, h: f64, ls: &mut LcpScratch) {
                 .map(|(x, y)| x * y)
                 .sum::<f64>();
         }
-        let psi = -c.depth + p.penetration_allowance;
-        let mut s_n = match p.scheme {
-            StabilizationScheme::StewartTrinkle => p.stabilization * psi / h,
-            StabilizationScheme::AnitescuHart => p.stabilization * psi.min(0.0) / h,
+        let s_n = if c.limit {
+            // Joint limit (module doc, "Robots"): ψ = gap − δ (the joint rests δ
+            // inside its range); an open gap may close within one step (ψ/h), a
+            // violation is undone at the rate β ψ/h of either scheme.
+            let psi = -c.depth - p.penetration_allowance;
+            if psi >= 0.0 {
+                psi / h
+            } else {
+                p.stabilization * psi / h
+            }
+        } else {
+            let psi = -c.depth + p.penetration_allowance;
+            let mut s_n = match p.scheme {
+                StabilizationScheme::StewartTrinkle => p.stabilization * psi / h,
+                StabilizationScheme::AnitescuHart => p.stabilization * psi.min(0.0) / h,
+            };
+            if p.restitution && vn0 < -p.restitution_threshold {
+                s_n = s_n.min(c.restitution * vn0);
+            }
+            s_n
         };
-        if p.restitution && vn0 < -p.restitution_threshold {
-            s_n = s_n.min(c.restitution * vn0);
+        if c.limit {
+            // A joint limit has no tangent rows: its two tangent variables are
+            // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that
+            // W keeps a positive diagonal and the 3-rows-per-point layout holds; they
+            // carry no impulse.
+            if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
+                sp.w[row0 + k][4] = 1.0;
+                sp.w[row0 + k][8] = 1.0;
+            }
         }
         qw[3 * ci] = q3[0] + s_n;
         qw[3 * ci + 1] = q3[1];
@@ -923,6 +1074,9 @@ fn read_lemke(ls: &mut LcpScratch) {
 fn warm_impulses(pairs: &[PairState], ls: &mut LcpScratch) -> bool {
     let mut any = false;
     for (c, row) in ls.contacts.iter().enumerate() {
+        if row.pair == NO_PAIR {
+            continue;
+        }
         let pr = &pairs[row.pair];
         if row.slot < pr.lcp_points as usize {
             let v = pr.lcp_impulse[row.slot];
@@ -991,7 +1145,12 @@ fn remember_impulses(
         pairs[pi].lcp_points = 0;
     }
     let _ = set;
-    for (c, row) in ls.contacts.iter().enumerate() {
+    for (c, row) in ls
+        .contacts
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.pair != NO_PAIR)
+    {
         let pr = &mut pairs[row.pair];
         pr.lcp_impulse[row.slot].copy_from_slice(&ls.impulse[3 * c..3 * c + 3]);
         pr.lcp_points = pr.lcp_points.max(row.slot as u8 + 1);
@@ -1023,6 +1182,9 @@ fn apply_impulses(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &mut L
                 }
             }
         }
+        if row.limit {
+            continue;
+        }
         let f = (row.n * pc[0] + row.t1 * pc[1] + row.t2 * pc[2]) / h;
         let [ba, bb] = row.bodies;
         wrench[ba].add_force_at(f, row.p, state[ba].x);
@@ -1048,6 +1210,254 @@ fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls
                 let dq = nalgebra::Quaternion::from_imag(s.w * (0.5 * h)) * s.q.into_inner();
                 s.q = Quat::new_normalize(s.q.into_inner() + dq);
             }
+            DofKind::Articulated { .. } => {}
         }
     }
+}
+
+/// The robots' generalized state and commands at the start of the step.
+struct RobotState<'a> {
+    q: &'a [f64],
+    v: &'a [f64],
+    cmd: &'a [f64],
+}
+
+/// Margin (rad or m) beyond `2 h |q̇|` within which a joint limit gets its row.
+const LIMIT_MARGIN: f64 = 1e-3;
+
+/// One block per moving robot: M = H(q) + diag(a) (CRBA plus the implicit diagonal
+/// of the actuation/passive law), M⁻¹ dense, ν = q̇ and ν_f = q̇ + h q̈_free with
+/// q̈_free = ABA(q, q̇, τ₀, f_ext = xfrc on the proxies, armature a). The link
+/// proxies of the robot map to its block. `contact` must be zero here.
+#[allow(clippy::too_many_arguments)]
+fn robot_blocks(
+    model: &Model,
+    robots: &mut [RobotData],
+    rs: &RobotState<'_>,
+    state: &[BodyState],
+    contact: &[Wrench],
+    xfrc: &[Wrench],
+    h: f64,
+    ls: &mut LcpScratch,
+) {
+    ls.kq.resize(rs.q.len(), 0.0);
+    ls.kv.resize(rs.v.len(), 0.0);
+    if ls.jrob.len() != model.robots.len() {
+        ls.jrob.clear();
+        ls.jrob
+            .extend(model.robots.iter().map(|r| Matrix6xX::zeros(r.nv())));
+    }
+    robots::derivatives(
+        model, robots, rs.q, rs.v, rs.cmd, state, contact, xfrc, &mut ls.kq, &mut ls.kv, None,
+    );
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
+        let nv = r.nv();
+        let vs = r.v_offset..r.v_offset + nv;
+        if rd.frozen || nv == 0 || !ls.kv[vs.clone()].iter().all(|x| x.is_finite()) {
+            continue;
+        }
+        let qr = &rs.q[r.q_offset..r.q_offset + r.nq()];
+        if crba(&r.tree, &mut rd.ad, qr).is_err() {
+            continue;
+        }
+        for k in 0..nv {
+            rd.ad.mass_matrix[(k, k)] += rd.armature[k];
+        }
+        if factor_mass(&mut rd.ad).is_err() {
+            continue;
+        }
+        reshape_zeroed(&mut ls.hinv, nv, nv);
+        ls.hinv.fill_diagonal(1.0);
+        if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
+            || !ls.hinv.iter().all(|x| x.is_finite())
+        {
+            continue;
+        }
+        let bi = ls.blocks.len() as u32;
+        ls.blocks.push(DofBlock {
+            kind: DofKind::Articulated { robot: ri as u32 },
+            offset: ls.nu.len(),
+            ndof: nv,
+            minv: ls.minv.len(),
+        });
+        for i in 0..nv {
+            for j in 0..nv {
+                ls.minv.push(ls.hinv[(i, j)]);
+            }
+        }
+        for k in vs {
+            ls.nu.push(rs.v[k]);
+            ls.nu_f.push(rs.v[k] + h * ls.kv[k]);
+        }
+        for (i, b) in r.link_body.iter().enumerate() {
+            if let (Some(b), true) = (*b, r.link_moves[i]) {
+                ls.body_block[b] = bi;
+            }
+        }
+    }
+}
+
+/// One-sided joint-limit rows (module doc, "Robots"): for each one-DoF joint within
+/// `LIMIT_MARGIN + 2 h |q̇|` of a limit, a row ±e_k on its coordinate (+ at the
+/// lower limit: the gap rate is q̇), frictionless (μ = 0; no tangent rows: two
+/// decoupled placeholder variables, see `delassus`).
+fn limit_rows(
+    model: &Model,
+    robots: &[RobotData],
+    q: &[f64],
+    v: &[f64],
+    h: f64,
+    ls: &mut LcpScratch,
+) {
+    for (bi, block) in ls.blocks.iter().enumerate() {
+        let DofKind::Articulated { robot } = block.kind else {
+            continue;
+        };
+        let ri = robot as usize;
+        let r = &model.robots[ri];
+        if robots[ri].frozen {
+            continue;
+        }
+        let nd = block.ndof;
+        for j in &r.joints {
+            let (qj, vj) = (q[r.q_offset + j.qi], v[r.v_offset + j.vi]);
+            let reach = LIMIT_MARGIN + 2.0 * h * vj.abs();
+            for (gap, sign) in [(qj - j.lower, 1.0), (j.upper - qj, -1.0)] {
+                if gap.partial_cmp(&reach) != Some(std::cmp::Ordering::Less) {
+                    continue;
+                }
+                let off = ls.jac.len();
+                ls.jac.resize(off + 3 * nd, 0.0);
+                ls.minv_jt.resize(off + 3 * nd, 0.0);
+                // Only the normal row: the tangent rows stay zero (see `delassus`).
+                ls.jac[off + j.vi] = sign;
+                for i in 0..nd {
+                    ls.minv_jt[off + i] = sign * ls.minv[block.minv + i * nd + j.vi];
+                }
+                for x in &mut ls.minv_jt[off + nd..off + 3 * nd] {
+                    *x = 0.0;
+                }
+                ls.contacts.push(ContactRow {
+                    pair: NO_PAIR,
+                    slot: 0,
+                    p: Vec3::zeros(),
+                    n: Vec3::zeros(),
+                    t1: Vec3::zeros(),
+                    t2: Vec3::zeros(),
+                    mu: 0.0,
+                    depth: -gap,
+                    restitution: 0.0,
+                    bodies: [0, 0],
+                    side: [
+                        Side {
+                            block: bi as u32,
+                            jac: off,
+                        },
+                        Side {
+                            block: NO_BLOCK,
+                            jac: 0,
+                        },
+                    ],
+                    limit: true,
+                });
+            }
+        }
+    }
+}
+
+/// After the solve: records the start-of-step torques, accelerations and sensors
+/// (ABA with the contact impulses as wrenches, `contact` = impulse / h, gives
+/// (ν⁺ − ν)/h up to the joint-limit impulses, which are added to the passive
+/// torques); q̇ ← ν⁺, q ← q ⊕ h ν⁺ (SE(3) exponential for a floating base),
+/// normalized; the link proxies at the new state. A moving robot without a block
+/// (a failed CRBA/factorization) gets NaN velocities for the quarantine.
+#[allow(clippy::too_many_arguments)]
+fn integrate_robots(
+    model: &Model,
+    robots: &mut [RobotData],
+    qpos: &mut [f64],
+    qvel: &mut [f64],
+    cmd: &[f64],
+    state: &mut [BodyState],
+    contact: &[Wrench],
+    xfrc: &[Wrench],
+    h: f64,
+    rec: robots::Record<'_>,
+    ls: &mut LcpScratch,
+) {
+    let robots::Record {
+        actuator,
+        passive,
+        qacc,
+    } = rec;
+    robots::derivatives(
+        model,
+        robots,
+        qpos,
+        qvel,
+        cmd,
+        state,
+        contact,
+        xfrc,
+        &mut ls.kq,
+        &mut ls.kv,
+        Some(robots::Record {
+            actuator: &mut *actuator,
+            passive: &mut *passive,
+            qacc: &mut *qacc,
+        }),
+    );
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
+        if rd.frozen {
+            continue;
+        }
+        let vs = r.v_offset..r.v_offset + r.nv();
+        let Some(blk) = ls
+            .blocks
+            .iter()
+            .find(|b| b.kind == DofKind::Articulated { robot: ri as u32 })
+        else {
+            qvel[vs].fill(f64::NAN);
+            continue;
+        };
+        let nu = &ls.nu_f[blk.offset..blk.offset + blk.ndof];
+        // The implicit parts at the actual q̈ = (ν⁺ − ν)/h.
+        for (i, k) in vs.clone().enumerate() {
+            let qdd = (nu[i] - qvel[k]) / h;
+            let d = ls.kv[k] - qdd;
+            actuator[k] += rd.arm_act[i] * d;
+            passive[k] += (rd.armature[i] - rd.arm_act[i]) * d;
+            qacc[k] = qdd;
+        }
+        qvel[vs].copy_from_slice(nu);
+    }
+    // Joint-limit impulses as passive torques.
+    for (c, row) in ls.contacts.iter().enumerate().filter(|(_, r)| r.limit) {
+        let blk = ls.blocks[row.side[0].block as usize];
+        let DofKind::Articulated { robot } = blk.kind else {
+            continue;
+        };
+        let off = model.robots[robot as usize].v_offset;
+        let jn = &ls.jac[row.side[0].jac..row.side[0].jac + blk.ndof];
+        for (i, x) in jn.iter().enumerate() {
+            passive[off + i] += x * ls.impulse[3 * c] / h;
+        }
+    }
+    // q⁺ = q ⊕ h ν⁺, normalized.
+    ls.q_new.resize(qpos.len(), 0.0);
+    for (r, rd) in model.robots.iter().zip(robots.iter()) {
+        if rd.frozen {
+            continue;
+        }
+        let qs = r.q_offset..r.q_offset + r.nq();
+        let vs = r.v_offset..r.v_offset + r.nv();
+        let out = &mut ls.q_new[qs.clone()];
+        if crate::dynamics::integrate(&r.tree, &qpos[qs.clone()], &qvel[vs], h, out).is_err()
+            || crate::dynamics::normalize(&r.tree, out).is_err()
+        {
+            out.fill(f64::NAN);
+        }
+        qpos[qs.clone()].copy_from_slice(&ls.q_new[qs]);
+    }
+    robots::link_states(model, robots, qpos, qvel, state);
 }
