@@ -36,7 +36,10 @@
 //! method processes it). A Lemke "solution" whose residual ‖min(z, w)‖∞ exceeds
 //! 1e-7 (round-off on degenerate pivots) is treated as a failure. PGS solves the same friction set in the variables
 //! (p_n, f_t₁, f_t₂) on W: f_t is projected onto the k-gon μ p_n conv{d_j}
-//! (block Gauss–Seidel). A Lemke ray termination or pivot limit is counted
+//! (block Gauss–Seidel). W is assembled block-sparse (3×3 blocks J_i M⁻¹ J_jᵀ only
+//! for points i, j sharing a moving body, in compressed rows) and PGS sweeps it
+//! island by island (points connected through moving bodies; each island stops on
+//! its own), O(nnz) per sweep; Lemke gets the dense W scattered from the blocks. A Lemke ray termination or pivot limit is counted
 //! (`StepStats::solver_failures`) and the step falls back to PGS started from the
 //! Lemke iterate (`solver_fallbacks`); a PGS sweep limit keeps the last iterate and
 //! counts it (`solver_unconverged`). Invalid data (non-finite state) applies no
@@ -102,8 +105,8 @@ use crate::dynamics::{crba, factor_mass, point_jacobian, solve_mass_columns};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, LcpParams, LcpSolverKind, Material, Model, StabilizationScheme};
 use crate::solver::{
-    reshape_zeroed, resize_zeroed, BoxBounds, LcpProblem, LemkeParams, LemkeResults, LemkeSolver,
-    LemkeStatus, PgsParams, PgsResults, PgsSolver, PgsStatus,
+    reshape_zeroed, resize_zeroed, ContactPgsResults, ContactProblem, LcpProblem, LemkeParams,
+    LemkeResults, LemkeSolver, LemkeStatus, PgsParams, PgsSolver, PgsStatus, PolygonTable,
 };
 use nalgebra::{DMatrix, DVector, Matrix6xX};
 use std::time::Instant;
@@ -188,17 +191,23 @@ pub(crate) struct LcpScratch {
     qw: DVector<f64>,
     /// The solver's problem (Lemke: the Stewart–Trinkle LCP; PGS: (W, q_W)).
     problem: LcpProblem,
-    bounds: BoxBounds,
     guess: DVector<f64>,
     lemke: LemkeSolver,
     lemke_res: LemkeResults,
-    pgs_res: PgsResults,
     /// (p_n, f_t₁, f_t₂) per point.
     impulse: Vec<f64>,
     /// Point selection of one manifold.
     pick: Vec<usize>,
     /// cos, sin of the k friction directions.
     dirs: Vec<(f64, f64)>,
+    /// Block-sparse W and q_W with the islands, and the PGS buffers on it.
+    sparse: ContactProblem,
+    contact_res: ContactPgsResults,
+    /// Points per DoF block (CSR) and the union–find / island labels.
+    blk_start: Vec<usize>,
+    blk_list: Vec<u32>,
+    parent: Vec<u32>,
+    island_of: Vec<u32>,
     /// Robots: q̇ and q̈ of the contact-free evaluation (all robots, flat), a point
     /// Jacobian per robot (6 × nv), M⁻¹ of one robot (nv × nv) and q⁺.
     kq: Vec<f64>,
@@ -225,14 +234,18 @@ impl Default for LcpScratch {
                 m: DMatrix::zeros(0, 0),
                 q: DVector::zeros(0),
             },
-            bounds: BoxBounds::default(),
             guess: DVector::zeros(0),
             lemke: LemkeSolver::default(),
             lemke_res: LemkeResults::default(),
-            pgs_res: PgsResults::default(),
             impulse: Vec::new(),
             pick: Vec::new(),
             dirs: Vec::new(),
+            sparse: ContactProblem::default(),
+            contact_res: ContactPgsResults::default(),
+            blk_start: Vec::new(),
+            blk_list: Vec::new(),
+            parent: Vec::new(),
+            island_of: Vec::new(),
             kq: Vec::new(),
             kv: Vec::new(),
             jrob: Vec::new(),
@@ -650,12 +663,13 @@ fn sort_by_angle(pts: &[crate::collision::ContactPoint], n: &Vec3, pick: &mut [u
     }
 }
 
-/// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point and q_W = G ν_f + s.
+/// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
+/// (`ls.sparse`: only points sharing a moving body couple), and q_W = G ν_f + s;
+/// the points' islands (connected through moving bodies) in `ls.sparse.order`.
 fn delassus(p: &LcpParams, h: f64, ls: &mut LcpScratch) {
     let nc = ls.contacts.len();
-    let r = 3 * nc;
-    reshape_zeroed(&mut ls.w, r, r);
-    resize_zeroed(&mut ls.qw, r);
+    resize_zeroed(&mut ls.qw, 3 * nc);
+    block_contacts(ls);
     let LcpScratch {
         blocks,
         nu,
@@ -663,33 +677,57 @@ fn delassus(p: &LcpParams, h: f64, ls: &mut LcpScratch) {
         contacts,
         jac,
         minv_jt,
-        w,
         qw,
+        sparse: sp,
+        blk_start,
+        blk_list,
         ..
     } = ls;
+    sp.row_start.clear();
+    sp.col.clear();
+    sp.w.clear();
+    sp.q.clear();
+    sp.mu.clear();
+    sp.table = PolygonTable::new(p.friction_directions);
     for ci in 0..nc {
         let c = contacts[ci];
-        for cj in ci..nc {
-            let d = contacts[cj];
-            for sa in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+        let row0 = sp.col.len();
+        sp.row_start.push(row0);
+        // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
+        // the body's point list; a second shared body adds into the same block).
+        for sa in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let bl = sa.block as usize;
+            let nd = blocks[bl].ndof;
+            for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
+                let d = contacts[cj as usize];
                 for sb in d.side.iter().filter(|s| s.block == sa.block) {
-                    let nd = blocks[sa.block as usize].ndof;
+                    let k = match sp.col[row0..].iter().position(|&x| x == cj) {
+                        Some(k) => row0 + k,
+                        None => {
+                            sp.col.push(cj);
+                            sp.w.push([0.0; 9]);
+                            sp.col.len() - 1
+                        }
+                    };
+                    let blk = &mut sp.w[k];
                     for a in 0..3 {
                         let ja = &jac[sa.jac + a * nd..sa.jac + (a + 1) * nd];
                         for b in 0..3 {
                             let mb = &minv_jt[sb.jac + b * nd..sb.jac + (b + 1) * nd];
-                            let v: f64 = ja.iter().zip(mb).map(|(x, y)| x * y).sum();
-                            w[(3 * ci + a, 3 * cj + b)] += v;
+                            blk[3 * a + b] += ja.iter().zip(mb).map(|(x, y)| x * y).sum::<f64>();
                         }
                     }
                 }
             }
-            if cj != ci {
-                for a in 0..3 {
-                    for b in 0..3 {
-                        w[(3 * cj + b, 3 * ci + a)] = w[(3 * ci + a, 3 * cj + b)];
-                    }
-                }
+        }
+        // Regularization (a constraint force mixing of ε relative to the diagonal):
+        // several points of one face pair give rows of W that are linearly dependent
+        // (12 rows on 6 DoF of a box on a box), a degenerate LCP on which the pivot
+        // tolerances can end Lemke on a ray; ε = 1e-9 removes the degeneracy and
+        // changes the impulses by a relative 1e-9.
+        if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
+            for a in 0..3 {
+                sp.w[row0 + k][4 * a] *= 1.0 + REGULARIZATION;
             }
         }
         // q_W = G ν_f; the normal row's stabilization / restitution term s_n.
@@ -732,25 +770,131 @@ fn delassus(p: &LcpParams, h: f64, ls: &mut LcpScratch) {
             }
             s_n
         };
-        // Regularization (a constraint force mixing of ε relative to the diagonal):
-        // several points of one face pair give rows of W that are linearly dependent
-        // (12 rows on 6 DoF of a box on a box), a degenerate LCP on which the pivot
-        // tolerances can end Lemke on a ray; ε = 1e-9 removes the degeneracy and
-        // changes the impulses by a relative 1e-9.
-        for a in 0..3 {
-            w[(3 * ci + a, 3 * ci + a)] *= 1.0 + REGULARIZATION;
-        }
         if c.limit {
             // A joint limit has no tangent rows: its two tangent variables are
             // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that
             // W keeps a positive diagonal and the 3-rows-per-point layout holds; they
             // carry no impulse.
-            w[(3 * ci + 1, 3 * ci + 1)] = 1.0;
-            w[(3 * ci + 2, 3 * ci + 2)] = 1.0;
+            if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
+                sp.w[row0 + k][4] = 1.0;
+                sp.w[row0 + k][8] = 1.0;
+            }
         }
         qw[3 * ci] = q3[0] + s_n;
         qw[3 * ci + 1] = q3[1];
         qw[3 * ci + 2] = q3[2];
+        sp.mu.push(c.mu);
+    }
+    sp.row_start.push(sp.col.len());
+    sp.q.extend_from_slice(qw.as_slice());
+}
+
+/// Per moving body (DoF block) the points acting on it, in point order
+/// (`blk_list[blk_start[b]..blk_start[b + 1]]`), and the islands: points
+/// connected through moving bodies, by union–find over the blocks, listed in
+/// `sparse.order` island by island (islands in the order of their first point,
+/// points in index order: deterministic).
+fn block_contacts(ls: &mut LcpScratch) {
+    let nb = ls.blocks.len();
+    let nc = ls.contacts.len();
+    let LcpScratch {
+        contacts,
+        blk_start,
+        blk_list,
+        parent,
+        island_of,
+        sparse: sp,
+        ..
+    } = ls;
+    blk_start.clear();
+    blk_start.resize(nb + 1, 0);
+    for c in contacts.iter() {
+        for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            blk_start[s.block as usize + 1] += 1;
+        }
+    }
+    for b in 0..nb {
+        blk_start[b + 1] += blk_start[b];
+    }
+    blk_list.clear();
+    blk_list.resize(blk_start[nb], 0);
+    // Fill with running cursors kept in `parent` (reset below for union–find).
+    parent.clear();
+    parent.extend(blk_start[..nb].iter().map(|&x| x as u32));
+    for (ci, c) in contacts.iter().enumerate() {
+        for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let cur = &mut parent[s.block as usize];
+            blk_list[*cur as usize] = ci as u32;
+            *cur += 1;
+        }
+    }
+    // Union–find over blocks (a point joins its two moving bodies).
+    parent.clear();
+    parent.extend(0..nb as u32);
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let g = parent[parent[x as usize] as usize];
+            parent[x as usize] = g;
+            x = g;
+        }
+        x
+    }
+    for c in contacts.iter() {
+        let [a, b] = [c.side[0].block, c.side[1].block];
+        if a != NO_BLOCK && b != NO_BLOCK {
+            let (ra, rb) = (find(parent, a), find(parent, b));
+            if ra != rb {
+                // The smaller root wins: independent of the visiting order.
+                let (lo, hi) = (ra.min(rb), ra.max(rb));
+                parent[hi as usize] = lo;
+            }
+        }
+    }
+    // Island label of each point: the root of its (first moving) body.
+    island_of.clear();
+    for c in contacts.iter() {
+        let b = if c.side[0].block != NO_BLOCK {
+            c.side[0].block
+        } else {
+            c.side[1].block
+        };
+        island_of.push(find(parent, b));
+    }
+    // Order: islands by first point, points in index order. Counting sort by
+    // root: `blk_cursor` reuses the root's slot in a second pass.
+    sp.order.clear();
+    sp.island_start.clear();
+    for ci in 0..nc {
+        let root = island_of[ci];
+        if root == NO_BLOCK {
+            continue;
+        }
+        // First point of a new island: gather its points, mark them taken.
+        sp.island_start.push(sp.order.len());
+        for (cj, isl) in island_of.iter_mut().enumerate().skip(ci) {
+            if *isl == root {
+                sp.order.push(cj as u32);
+                *isl = NO_BLOCK;
+            }
+        }
+    }
+    sp.island_start.push(sp.order.len());
+}
+
+/// The dense W of `ls.sparse` into `ls.w` (for the Stewart–Trinkle LCP of Lemke).
+fn dense_w(ls: &mut LcpScratch) {
+    let nc = ls.contacts.len();
+    reshape_zeroed(&mut ls.w, 3 * nc, 3 * nc);
+    let sp = &ls.sparse;
+    for ci in 0..nc {
+        for k in sp.row_start[ci]..sp.row_start[ci + 1] {
+            let cj = sp.col[k] as usize;
+            for a in 0..3 {
+                for b in 0..3 {
+                    ls.w[(3 * ci + a, 3 * cj + b)] = sp.w[k][3 * a + b];
+                }
+            }
+        }
     }
 }
 
@@ -778,6 +922,7 @@ fn solve(p: &LcpParams, pairs: &[PairState], ls: &mut LcpScratch, stats: &mut St
             pgs_on_w(p, ls, warm, stats);
         }
         LcpSolverKind::Lemke => {
+            dense_w(ls);
             stewart_trinkle_lcp(ls);
             let n = ls.problem.q.len();
             stats.lcp_size = n;
@@ -830,51 +975,29 @@ fn solve(p: &LcpParams, pairs: &[PairState], ls: &mut LcpScratch, stats: &mut St
     }
 }
 
-/// PGS on (W, q_W) with polygonal cones; `warm`: start from `ls.impulse`.
+/// PGS on the block-sparse (W, q_W) with polygonal cones, island by island;
+/// `warm`: start from `ls.impulse`.
 fn pgs_on_w(p: &LcpParams, ls: &mut LcpScratch, warm: bool, stats: &mut StepStats) {
-    let nc = ls.contacts.len();
-    let r = 3 * nc;
-    // The problem (W, q_W), copied into the solver's buffers (capacity reused).
-    reshape_zeroed(&mut ls.problem.m, r, r);
-    ls.problem.m.copy_from(&ls.w);
-    resize_zeroed(&mut ls.problem.q, r);
-    ls.problem.q.copy_from(&ls.qw);
-    let b = &mut ls.bounds;
-    resize_zeroed(&mut b.lo, r);
-    resize_zeroed(&mut b.hi, r);
-    b.coupling.clear();
-    b.coupling.resize(r, None);
-    b.cone_of.clear();
-    b.cone_of.resize(r, None);
-    b.cones.clear();
-    for (c, row) in ls.contacts.iter().enumerate() {
-        b.hi[3 * c] = f64::INFINITY;
-        b.add_polygon_cone(3 * c, [3 * c + 1, 3 * c + 2], row.mu, p.friction_directions);
-    }
-    resize_zeroed(&mut ls.guess, r);
-    if warm {
-        ls.guess.as_mut_slice().copy_from_slice(&ls.impulse);
-    }
+    let r = 3 * ls.contacts.len();
     let solver = PgsSolver::new(PgsParams {
         tolerance: p.tolerance,
         max_iterations: p.max_iterations,
         relaxation: p.relaxation,
     });
-    let status = solver.solve_boxed(
-        &ls.problem,
-        &ls.bounds,
-        if warm { Some(&ls.guess) } else { None },
-        &mut ls.pgs_res,
+    let status = solver.solve_contacts(
+        &ls.sparse,
+        if warm { Some(&ls.impulse) } else { None },
+        &mut ls.contact_res,
     );
     stats.lcp_size = stats.lcp_size.max(r);
-    stats.solver_iterations = ls.pgs_res.stats.iterations;
-    stats.solver_residual = ls.pgs_res.stats.residual;
+    stats.solver_iterations = ls.contact_res.stats.iterations;
+    stats.solver_residual = ls.contact_res.stats.residual;
     match status {
-        PgsStatus::Converged => ls.impulse.copy_from_slice(ls.pgs_res.z.as_slice()),
+        PgsStatus::Converged => ls.impulse.copy_from_slice(&ls.contact_res.z),
         PgsStatus::IterationLimit => {
             stats.solver_failed = true;
             stats.solver_unconverged += 1;
-            ls.impulse.copy_from_slice(ls.pgs_res.z.as_slice());
+            ls.impulse.copy_from_slice(&ls.contact_res.z);
         }
         PgsStatus::InvalidProblem => {
             stats.solver_failed = true;

@@ -23,6 +23,7 @@ pub mod pgs;
 pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};
 pub use lemke::{LemkeParams, LemkeResults, LemkeSolver, LemkeStats, LemkeStatus};
 pub use pgs::{
-    project_polygon, project_polygon_with, BoxBounds, FrictionCoupling, PgsParams, PgsResults,
-    PgsSolver, PgsStats, PgsStatus, PolygonCone, PolygonTable,
+    project_polygon, project_polygon_with, BoxBounds, ContactPgsResults, ContactPgsStats,
+    ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus,
+    PolygonCone, PolygonTable,
 };

@@ -31,6 +31,12 @@
 //! after `max_iterations` sweeps. The residual costs one extra `O(n²)` product per
 //! sweep.
 //!
+//! [`PgsSolver::solve_contacts`] solves the same friction set on the block-sparse
+//! contact form ([`ContactProblem`]: 3×3 blocks of W between points sharing a
+//! moving body, independent islands) in `O(nnz)` per sweep; it evaluates the
+//! full residual only once a sweep's largest scaled update is below the tolerance
+//! (and at the sweep limit), so a sweep costs one pass over the blocks.
+//!
 //! # Guaranteed class
 //! For **symmetric positive definite** `M` and `0 < ω < 2`, PGS/PSOR is projected
 //! coordinate descent on the strictly convex QP `min ½zᵀMz + qᵀz, lo ≤ z ≤ hi`, and
@@ -477,6 +483,294 @@ impl PgsSolver {
     }
 }
 
+/// The contact LCP in block-sparse form: `n` contact points, each with three rows
+/// (n, t₁, t₂) of the Delassus matrix W = G M⁻¹ Gᵀ, stored as 3×3 blocks
+/// `W_ij` (row-major) in compressed rows: row `i` holds the blocks
+/// `w[row_start[i]..row_start[i + 1]]` in the columns `col[..]` (contacts `j`
+/// sharing a moving body with `i`, the diagonal block included). The impulse of
+/// point `i` is `z_i = (p_n, f_t₁, f_t₂)` with `p_n ≥ 0` and `f_t` in the polygonal
+/// cone `μ_i p_n conv{d_1…d_k}` (see [`PolygonCone`]); `w = W z + q`.
+///
+/// `order` lists the points in sweep order, grouped into independent islands
+/// `order[island_start[s]..island_start[s + 1]]` (no block couples two islands);
+/// each island is swept and stopped on its own.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContactProblem {
+    /// `n + 1` offsets into `col` / `w`.
+    pub row_start: Vec<usize>,
+    /// Column (contact index) of each block.
+    pub col: Vec<u32>,
+    /// The blocks `W_ij`, row-major 3×3, units of (m/s)/(N·s).
+    pub w: Vec<[f64; 9]>,
+    /// `q` (3 per point: the free normal gap rate incl. stabilization, the free
+    /// tangential velocities), m/s.
+    pub q: Vec<f64>,
+    /// Friction coefficient μ per point (finite, `≥ 0`).
+    pub mu: Vec<f64>,
+    /// Sweep order of the points, grouped by island.
+    pub order: Vec<u32>,
+    /// Island boundaries into `order` (`islands + 1` entries, from 0 to `order.len()`).
+    pub island_start: Vec<usize>,
+    /// The friction polygon (k sides).
+    pub table: PolygonTable,
+}
+
+impl ContactProblem {
+    /// Number of contact points.
+    pub fn n(&self) -> usize {
+        self.mu.len()
+    }
+
+    /// Checks sizes, indices, finiteness and a positive normal diagonal `W_ii[0]`.
+    pub fn validate(&self) -> Result<(), LcpError> {
+        let n = self.n();
+        let size = |expected: usize, got: usize| {
+            if expected == got {
+                Ok(())
+            } else {
+                Err(LcpError::SizeMismatch { expected, got })
+            }
+        };
+        size(n + 1, self.row_start.len())?;
+        size(3 * n, self.q.len())?;
+        size(self.col.len(), self.w.len())?;
+        if self.row_start.first() != Some(&0)
+            || self.row_start.last() != Some(&self.col.len())
+            || self.row_start.windows(2).any(|r| r[0] > r[1])
+            || self.col.iter().any(|&c| c as usize >= n)
+            || self.order.iter().any(|&c| c as usize >= n)
+            || self.island_start.first().is_some_and(|&a| a != 0)
+            || self
+                .island_start
+                .last()
+                .is_some_and(|&a| a != self.order.len())
+            || self.island_start.windows(2).any(|r| r[0] > r[1])
+            || self.table.k < 3
+        {
+            return Err(LcpError::NonFinite);
+        }
+        if !all_finite(&self.q)
+            || !self.w.iter().all(|b| all_finite(b))
+            || !self.mu.iter().all(|m| m.is_finite() && *m >= 0.0)
+        {
+            return Err(LcpError::NonFinite);
+        }
+        Ok(())
+    }
+}
+
+/// Counters of one [`PgsSolver::solve_contacts`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactPgsStats {
+    /// Most sweeps spent on one island.
+    pub iterations: usize,
+    /// Sweeps summed over the islands (the cost).
+    pub sweeps: usize,
+    /// Largest natural-map residual of the returned `z` over the islands
+    /// (`+∞` for `InvalidProblem`), m/s and N·s as in [`PgsStats::residual`].
+    pub residual: f64,
+    /// Islands solved, and those that hit `max_iterations`.
+    pub islands: usize,
+    pub unconverged_islands: usize,
+}
+
+/// Output and work buffers of [`PgsSolver::solve_contacts`]; reuse across solves.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContactPgsResults {
+    /// `(p_n, f_t₁, f_t₂)` per point.
+    pub z: Vec<f64>,
+    pub stats: ContactPgsStats,
+    /// Per point: index of its diagonal block, `1/W_nn`, `1/λ_max(W_tt)`.
+    diag: Vec<usize>,
+    inv_wnn: Vec<f64>,
+    inv_lmax: Vec<f64>,
+}
+
+/// After a failed convergence confirmation, sweeps before the next one.
+const CONFIRM_EVERY: usize = 4;
+
+impl PgsSolver {
+    /// Solves the block-sparse contact problem (see [`ContactProblem`]) island by
+    /// island in `O(nnz)` per sweep. Per point, in `order`: the normal row
+    /// `p_n ← max(0, p_n − ω r_n / W_nn)`, then the friction pair by the projected
+    /// gradient step of [`PgsSolver::solve_boxed`]'s polygonal cones,
+    /// `f_t ← P(f_t − ω r_t / λ_max(W_tt))` with `r_t` updated for the new `p_n`.
+    ///
+    /// Stopping: the natural-map residual (as in [`PgsSolver::solve_boxed`]) costs
+    /// one sweep, so it is not evaluated after every sweep. A sweep's largest scaled
+    /// update `max(W_nn |Δp_n|, λ_max |Δf_t|)` (the residual of the point before its
+    /// update for ω = 1) is the cheap test; once it is `≤ tolerance` the true
+    /// residual is computed, and the island is `Converged` only if that is
+    /// `≤ tolerance` too (else it is checked again after 4 more sweeps). An island
+    /// at `max_iterations` keeps its last iterate; the status is `IterationLimit`
+    /// if any island is.
+    ///
+    /// Warm start: `guess` (`3n` entries) projected onto the cones.
+    pub fn solve_contacts(
+        &self,
+        problem: &ContactProblem,
+        guess: Option<&[f64]>,
+        results: &mut ContactPgsResults,
+    ) -> PgsStatus {
+        results.stats = ContactPgsStats {
+            residual: f64::INFINITY,
+            ..ContactPgsStats::default()
+        };
+        let p = &self.params;
+        let n = problem.n();
+        if problem.validate().is_err()
+            || !(p.relaxation > 0.0 && p.relaxation < 2.0)
+            || p.tolerance.is_nan()
+            || guess.is_some_and(|g| g.len() != 3 * n || !all_finite(g))
+        {
+            return PgsStatus::InvalidProblem;
+        }
+        // Diagonal blocks: 1/W_nn and 1/λ_max of the tangential 2×2.
+        results.diag.clear();
+        results.inv_wnn.clear();
+        results.inv_lmax.clear();
+        for i in 0..n {
+            let (a, b) = (problem.row_start[i], problem.row_start[i + 1]);
+            let Some(k) = (a..b).find(|&k| problem.col[k] as usize == i) else {
+                return PgsStatus::InvalidProblem;
+            };
+            let d = &problem.w[k];
+            let (maa, mab, mbb) = (d[4], 0.5 * (d[5] + d[7]), d[8]);
+            let half = 0.5 * (maa - mbb);
+            let lmax = 0.5 * (maa + mbb) + (half * half + mab * mab).sqrt();
+            if d[0] <= 0.0 || lmax.is_nan() || lmax <= 0.0 {
+                return PgsStatus::InvalidProblem;
+            }
+            results.diag.push(k);
+            results.inv_wnn.push(1.0 / d[0]);
+            results.inv_lmax.push(1.0 / lmax);
+        }
+        // Initial iterate: the guess (or 0) projected onto the cones.
+        results.z.clear();
+        match guess {
+            Some(g) => results.z.extend_from_slice(g),
+            None => results.z.resize(3 * n, 0.0),
+        }
+        for i in 0..n {
+            let z = &mut results.z[3 * i..3 * i + 3];
+            z[0] = z[0].max(0.0);
+            (z[1], z[2]) = project_polygon_with(z[1], z[2], problem.mu[i] * z[0], &problem.table);
+        }
+        // Islands, each swept until its residual meets the tolerance.
+        let mut status = PgsStatus::Converged;
+        let islands = problem.island_start.len().saturating_sub(1);
+        results.stats.islands = islands;
+        results.stats.residual = 0.0;
+        for s in 0..islands {
+            let order = &problem.order[problem.island_start[s]..problem.island_start[s + 1]];
+            let (it, res, ok) = self.solve_island(problem, order, results);
+            results.stats.iterations = results.stats.iterations.max(it);
+            results.stats.sweeps += it;
+            results.stats.residual = results.stats.residual.max(res);
+            if !ok {
+                results.stats.unconverged_islands += 1;
+                status = PgsStatus::IterationLimit;
+            }
+        }
+        status
+    }
+
+    /// Sweeps one island; returns (sweeps, residual, converged).
+    fn solve_island(
+        &self,
+        problem: &ContactProblem,
+        order: &[u32],
+        results: &mut ContactPgsResults,
+    ) -> (usize, f64, bool) {
+        let p = &self.params;
+        let ContactPgsResults {
+            z,
+            diag,
+            inv_wnn,
+            inv_lmax,
+            ..
+        } = results;
+        let mut res = contact_residual(problem, order, z);
+        if res <= p.tolerance {
+            return (0, res, true);
+        }
+        let (mut it, mut next_check) = (0, 0);
+        while it < p.max_iterations {
+            let mut change = 0.0_f64;
+            for &i in order {
+                let i = i as usize;
+                let r = contact_row(problem, i, z);
+                let d = &problem.w[diag[i]];
+                // Normal row, then the friction pair with r_t for the new p_n.
+                let zn = (z[3 * i] - p.relaxation * r[0] * inv_wnn[i]).max(0.0);
+                let dn = zn - z[3 * i];
+                z[3 * i] = zn;
+                let (r1, r2) = (r[1] + d[3] * dn, r[2] + d[6] * dn);
+                let step = p.relaxation * inv_lmax[i];
+                let (t1, t2) = project_polygon_with(
+                    z[3 * i + 1] - step * r1,
+                    z[3 * i + 2] - step * r2,
+                    problem.mu[i] * zn,
+                    &problem.table,
+                );
+                let dt = (t1 - z[3 * i + 1]).abs().max((t2 - z[3 * i + 2]).abs());
+                z[3 * i + 1] = t1;
+                z[3 * i + 2] = t2;
+                change = change.max(dn.abs() / inv_wnn[i]).max(dt / inv_lmax[i]);
+            }
+            it += 1;
+            if change.is_nan() {
+                return (it, f64::INFINITY, false);
+            }
+            if change <= p.tolerance && it >= next_check {
+                res = contact_residual(problem, order, z);
+                if res <= p.tolerance {
+                    return (it, res, true);
+                }
+                next_check = it + CONFIRM_EVERY;
+            }
+        }
+        res = contact_residual(problem, order, z);
+        (it, res, res <= p.tolerance)
+    }
+}
+
+/// `r = q_i + Σ_j W_ij z_j`, the current `w` of point `i` (3 rows).
+#[inline]
+fn contact_row(problem: &ContactProblem, i: usize, z: &[f64]) -> [f64; 3] {
+    let mut r = [problem.q[3 * i], problem.q[3 * i + 1], problem.q[3 * i + 2]];
+    let (a, e) = (problem.row_start[i], problem.row_start[i + 1]);
+    for (b, &j) in problem.w[a..e].iter().zip(&problem.col[a..e]) {
+        let zj = &z[3 * j as usize..3 * j as usize + 3];
+        let (z0, z1, z2) = (zj[0], zj[1], zj[2]);
+        r[0] += b[0] * z0 + b[1] * z1 + b[2] * z2;
+        r[1] += b[3] * z0 + b[4] * z1 + b[5] * z2;
+        r[2] += b[6] * z0 + b[7] * z1 + b[8] * z2;
+    }
+    r
+}
+
+/// Natural-map residual of the points `order`: `|p_n − max(0, p_n − w_n)|` and
+/// `‖f_t − P(f_t − w_t)‖∞` (P onto the polygon), the largest over the points.
+fn contact_residual(problem: &ContactProblem, order: &[u32], z: &[f64]) -> f64 {
+    let mut res = 0.0_f64;
+    for &i in order {
+        let i = i as usize;
+        let r = contact_row(problem, i, z);
+        let zn = z[3 * i];
+        let (z1, z2) = (z[3 * i + 1], z[3 * i + 2]);
+        let en = (zn - (zn - r[0]).max(0.0)).abs();
+        let (p1, p2) =
+            project_polygon_with(z1 - r[1], z2 - r[2], problem.mu[i] * zn, &problem.table);
+        let e = en.max((z1 - p1).abs()).max((z2 - p2).abs());
+        if e.is_nan() {
+            return f64::INFINITY;
+        }
+        res = res.max(e);
+    }
+    res
+}
+
 /// `q_i + Σ_j M_ij z_j`, the current `w_i`.
 #[inline]
 fn row_residual(problem: &LcpProblem, i: usize, z: &DVector<f64>) -> f64 {
@@ -500,6 +794,13 @@ pub struct PolygonTable {
     pub k: u32,
     pub step: (f64, f64),
     pub half: (f64, f64),
+}
+
+impl Default for PolygonTable {
+    /// The square (k = 4, the friction pyramid).
+    fn default() -> Self {
+        PolygonTable::new(4)
+    }
 }
 
 impl PolygonTable {
@@ -574,6 +875,101 @@ mod tests {
         assert_eq!(res.stats.iterations, 1);
         assert_eq!(res.z, DVector::from_vec(vec![0.5, 0.0]));
         assert_eq!(res.stats.residual, 0.0);
+    }
+
+    /// The block-sparse contact solve agrees with the dense boxed solve on the same
+    /// W = J M⁻¹ Jᵀ (3 points on one body of 6 DoF and 1 point on another: two
+    /// islands), both to a 1e-10 residual; the islands are reported.
+    #[test]
+    fn sparse_contacts_match_dense_boxed() {
+        // Deterministic pseudo-random Jacobian rows (LCG), M⁻¹ = diag.
+        let mut seed = 12345_u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+        };
+        let body = [0, 0, 0, 1];
+        let jac: Vec<[f64; 6]> = (0..12).map(|_| std::array::from_fn(|_| rnd())).collect();
+        let minv = [1.0, 1.0, 1.0, 2.0, 3.0, 4.0];
+        let wij = |a: usize, b: usize| -> f64 {
+            if body[a / 3] != body[b / 3] {
+                return 0.0;
+            }
+            (0..6).map(|k| jac[a][k] * minv[k] * jac[b][k]).sum::<f64>()
+                + if a == b { 1e-3 } else { 0.0 }
+        };
+        let q: Vec<f64> = (0..12)
+            .map(|i| {
+                if i % 3 == 0 {
+                    -0.5 + 0.1 * rnd()
+                } else {
+                    rnd()
+                }
+            })
+            .collect();
+        let mu = [0.5, 0.8, 0.3, 0.6];
+        // Dense boxed problem with polygonal cones (k = 6).
+        let m = DMatrix::from_fn(12, 12, wij);
+        let dense = LcpProblem::new(m, DVector::from_vec(q.clone())).expect("valid");
+        let mut bounds = BoxBounds::lcp(12);
+        bounds.coupling = vec![None; 12];
+        bounds.cone_of = vec![None; 12];
+        for (c, &m) in mu.iter().enumerate() {
+            bounds.add_polygon_cone(3 * c, [3 * c + 1, 3 * c + 2], m, 6);
+        }
+        let solver = PgsSolver::new(PgsParams {
+            tolerance: 1e-10,
+            max_iterations: 100_000,
+            relaxation: 1.0,
+        });
+        let mut dres = PgsResults::default();
+        assert_eq!(
+            solver.solve_boxed(&dense, &bounds, None, &mut dres),
+            PgsStatus::Converged
+        );
+        // Block-sparse: every pair of points on the same body couples.
+        let mut sp = ContactProblem {
+            q,
+            mu: mu.to_vec(),
+            table: PolygonTable::new(6),
+            order: vec![0, 1, 2, 3],
+            island_start: vec![0, 3, 4],
+            ..ContactProblem::default()
+        };
+        for i in 0..4 {
+            sp.row_start.push(sp.col.len());
+            for j in (0..4).filter(|&j| body[j] == body[i]) {
+                sp.col.push(j as u32);
+                sp.w.push(std::array::from_fn(|e| wij(3 * i + e / 3, 3 * j + e % 3)));
+            }
+        }
+        sp.row_start.push(sp.col.len());
+        let mut sres = ContactPgsResults::default();
+        assert_eq!(
+            solver.solve_contacts(&sp, None, &mut sres),
+            PgsStatus::Converged
+        );
+        assert_eq!(sres.stats.islands, 2);
+        assert!(sres.stats.residual <= 1e-10);
+        let diff = (0..12)
+            .map(|i| (sres.z[i] - dres.z[i]).abs())
+            .fold(0.0, f64::max);
+        assert!(diff <= 1e-8, "sparse {:?} vs dense {}", sres.z, dres.z);
+        // Warm-started from the solution: converged without a sweep.
+        let z = sres.z.clone();
+        assert_eq!(
+            solver.solve_contacts(&sp, Some(&z), &mut sres),
+            PgsStatus::Converged
+        );
+        assert_eq!(sres.stats.iterations, 0);
+        // A missing diagonal block is rejected, not a panic.
+        sp.col[0] = 1;
+        assert_eq!(
+            solver.solve_contacts(&sp, None, &mut sres),
+            PgsStatus::InvalidProblem
+        );
     }
 
     /// `clamp` never panics, even for crossed or NaN bounds.
