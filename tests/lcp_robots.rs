@@ -9,7 +9,7 @@
 mod common;
 
 use nalgebra::Vector3;
-use rtphys::dynamics::{rnea, ArticulatedData, ExtInputs};
+use rtphys::dynamics::ArticulatedData;
 use rtphys::model::{LcpParams, LcpSolverKind, Method};
 use rtphys::pipeline::robots::frame_state;
 use rtphys::{step, Data, Model};
@@ -39,12 +39,6 @@ fn frame_pos(model: &Model, data: &Data, name: &str) -> Vector3<f64> {
     frame_state(model, &data.robots, 0, f).x
 }
 
-fn run(model: &Model, data: &mut Data, steps: usize) {
-    for _ in 0..steps {
-        step(model, data);
-    }
-}
-
 /// Deepest contact point of the last step, m.
 fn max_depth(data: &Data) -> f64 {
     data.contacts
@@ -58,7 +52,7 @@ fn max_depth(data: &Data) -> f64 {
 /// the following 0.5 s (the settling check).
 fn settle(model: &Model, name: &str, steps: usize) -> (Vector3<f64>, f64, f64, Data) {
     let mut d = Data::new(model);
-    run(model, &mut d, steps);
+    common::run(model, &mut d, steps);
     let x0 = frame_pos(model, &d, name);
     let mut moved = 0.0f64;
     let mut depth = 0.0f64;
@@ -181,14 +175,6 @@ fn rover_rests_where_it_rests_under_penalty() {
     assert!((xs[0] - xs[1]).norm() < 1e-6);
 }
 
-/// Gravity torques of robot 0 at q (rnea(q, 0, 0)).
-fn gravity_torques(model: &Model, ad: &mut ArticulatedData, q: &[f64], out: &mut [f64]) {
-    let r = &model.robots[0];
-    let zero = vec![0.0; r.nv()];
-    rnea(&r.tree, ad, q, &zero, &zero, &ExtInputs::default()).expect("rnea");
-    out.copy_from_slice(ad.tau.as_slice());
-}
-
 /// joint4 of the arm (`arm.toml`) pushed into its upper limit by τ = 5 N·m beyond
 /// gravity compensation, its servo off (the others hold), 4 s under LCP. The limit
 /// is a complementarity row with the stabilization ψ/h: q⁺ = q + h q̇⁺ exactly for
@@ -217,7 +203,7 @@ fn joint_pushed_into_its_limit_stays_there() {
         let mut max_over = f64::NEG_INFINITY;
         for _ in 0..4000 {
             let q = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-            gravity_torques(&model, &mut ad, &q, &mut tau);
+            common::gravity_torques(&model, &mut ad, &q, &mut tau);
             tau[joint.vi] += tau_push;
             data.qfrc_cmd[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&tau);
             step(&model, &mut data);
@@ -245,7 +231,7 @@ fn humanoid_stands() {
     for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
         let model = with_lcp(&common::load("humanoid.toml"), solver);
         let mut d = Data::new(&model);
-        run(&model, &mut d, 2000);
+        common::run(&model, &mut d, 2000);
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for _ in 0..1000 {
             step(&model, &mut d);
@@ -272,29 +258,8 @@ fn humanoid_stands() {
 #[test]
 fn gravity_compensated_arm_holds_still() {
     let model = with_lcp(&common::load("arm.toml"), LcpSolverKind::Lemke);
-    let mut data = Data::new(&model);
-    for s in &mut data.robots[0].servo {
-        s.enabled = false;
-    }
-    let r = &model.robots[0];
-    let q0 = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-    let mut ad = ArticulatedData::new(&r.tree);
-    let mut tau = vec![0.0; r.nv()];
-    let mut drift = 0.0f64;
-    for _ in 0..10_000 {
-        let q = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-        gravity_torques(&model, &mut ad, &q, &mut tau);
-        data.qfrc_cmd[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&tau);
-        step(&model, &mut data);
-        let d = data.qpos[r.q_offset..r.q_offset + r.nq()]
-            .iter()
-            .zip(&q0)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
-        drift = drift.max(d);
-    }
+    let drift = common::gravity_compensated_drift(&model, 10_000);
     println!("gravity-compensated arm, LCP, 10 s: max |q − q0| = {drift:.3e} rad");
-    assert_eq!(data.stats.quarantined, 0);
     assert!(drift < 1e-6, "drift {drift:e} rad");
 }
 
@@ -306,10 +271,10 @@ fn arm_on_table_pgs_is_deterministic_and_does_not_allocate() {
     let bits =
         |d: &Data| -> Vec<u64> { d.qpos.iter().chain(&d.qvel).map(|x| x.to_bits()).collect() };
     let mut a = Data::new(&model);
-    run(&model, &mut a, 500);
-    let (_, allocs) = alloc_counter::count(|| run(&model, &mut a, 1000));
+    common::run(&model, &mut a, 500);
+    let (_, allocs) = alloc_counter::count(|| common::run(&model, &mut a, 1000));
     let mut b = Data::new(&model);
-    run(&model, &mut b, 1500);
+    common::run(&model, &mut b, 1500);
     println!("arm on table, LCP PGS: {allocs} allocations in 1,000 steps after warm-up");
     assert_eq!(bits(&a), bits(&b));
     assert_eq!(allocs, 0);
@@ -328,8 +293,8 @@ fn robot_scene_with_method_lcp_loads_and_steps() {
         .unwrap_or_else(|e| panic!("{e}"));
     let overridden = with_lcp(&common::load("arm_table.toml"), LcpSolverKind::Lemke);
     let (mut a, mut b) = (Data::new(&from_file), Data::new(&overridden));
-    run(&from_file, &mut a, 200);
-    run(&overridden, &mut b, 200);
+    common::run(&from_file, &mut a, 200);
+    common::run(&overridden, &mut b, 200);
     assert_eq!(from_file.opt.method.name(), "lcp");
     let bits = |d: &Data| -> Vec<u64> { d.qpos.iter().map(|x| x.to_bits()).collect() };
     assert_eq!(bits(&a), bits(&b));

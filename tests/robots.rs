@@ -140,14 +140,6 @@ fn with_integrator(model: &Model, integrator: Integrator) -> Model {
     model.with_options(opt)
 }
 
-/// Gravity torques of robot 0 at the current q (rnea(q, 0, 0)), into `out`.
-fn gravity_torques(model: &Model, ad: &mut ArticulatedData, q: &[f64], out: &mut [f64]) {
-    let r = &model.robots[0];
-    let zero = vec![0.0; r.nv()];
-    rnea(&r.tree, ad, q, &zero, &zero, &ExtInputs::default()).expect("rnea");
-    out.copy_from_slice(ad.tau.as_slice());
-}
-
 // ------------------------------------------------------------------ 1. gravity compensation
 
 /// Each tick `qfrc_cmd = rnea(q, 0, 0)` with the servos disabled: the arm in the
@@ -162,29 +154,8 @@ fn gravity_torques(model: &Model, ad: &mut ArticulatedData, q: &[f64], out: &mut
 #[test]
 fn rnea_gravity_compensation_holds_the_arm_still() {
     let model = with_integrator(&common::load("arm.toml"), Integrator::Rk4);
-    let mut data = Data::new(&model);
-    for s in &mut data.robots[0].servo {
-        s.enabled = false;
-    }
-    let r = &model.robots[0];
-    let q0 = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-    let mut ad = ArticulatedData::new(&r.tree);
-    let mut tau = vec![0.0; r.nv()];
-    let mut drift = 0.0f64;
-    for _ in 0..10_000 {
-        let q = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-        gravity_torques(&model, &mut ad, &q, &mut tau);
-        data.qfrc_cmd[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&tau);
-        step(&model, &mut data);
-        let d = data.qpos[r.q_offset..r.q_offset + r.nq()]
-            .iter()
-            .zip(&q0)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
-        drift = drift.max(d);
-    }
+    let drift = common::gravity_compensated_drift(&model, 10_000);
     println!("gravity-compensated arm, RK4 h = 1 ms, 10 s: max |q − q0| = {drift:.3e} rad");
-    assert_eq!(data.stats.quarantined, 0);
     assert!(drift < 1e-6, "drift {drift:e} rad");
 }
 
@@ -239,7 +210,7 @@ fn joint_limit_holds_with_the_overshoot_its_spring_predicts() {
     };
     for _ in 0..4000 {
         let q = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-        gravity_torques(&model, &mut ad, &q, &mut tau);
+        common::gravity_torques(&model, &mut ad, &q, &mut tau);
         tau[joint.vi] += tau_push;
         data.qfrc_cmd[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&tau);
         step(&model, &mut data);

@@ -17,12 +17,6 @@ use rtphys::{step, Data, Model};
 
 const G: f64 = 9.81;
 
-fn run(model: &Model, data: &mut Data, steps: usize) {
-    for _ in 0..steps {
-        step(model, data);
-    }
-}
-
 /// Total contact force on the links of robot `r` (world frame): `contact_force` is
 /// the force on body a of each manifold.
 fn contact_force_on_robot(model: &Model, data: &Data, r: usize) -> Vector3<f64> {
@@ -64,7 +58,7 @@ fn link_rotation(model: &Model, data: &Data, r: usize, link: usize) -> nalgebra:
 fn floor_carries_the_rovers_weight() {
     let model = common::load("diffdrive.toml");
     let mut data = Data::new(&model);
-    run(&model, &mut data, 3000);
+    common::run(&model, &mut data, 3000);
     let w = model.robots[0].total_mass * G;
     // Average over 100 ticks (0.1 s) against residual chatter between the contacts.
     let mut f = Vector3::zeros();
@@ -95,7 +89,7 @@ fn humanoid_stands_on_the_floor_its_imu_and_ankle_sensors_read_its_weight() {
     let model = common::load("humanoid.toml");
     let r = &model.robots[0];
     let mut data = Data::new(&model);
-    run(&model, &mut data, 3000);
+    common::run(&model, &mut data, 3000);
     let w = r.total_mass * G;
     // Mass outboard of each ankle sensor: the subtree of its child link.
     let tree = &r.tree;
@@ -155,7 +149,7 @@ fn arm_on_table_servo_torques_balance_the_contact_through_the_jacobian() {
     let r = &model.robots[0];
     let nv = r.nv();
     let mut data = Data::new(&model);
-    run(&model, &mut data, 3000);
+    common::run(&model, &mut data, 3000);
     let mut ad = ArticulatedData::new(&r.tree);
     let mut jac = Matrix6xX::zeros(nv);
     let zero = vec![0.0; nv];
@@ -256,7 +250,7 @@ fn rover_driven_by_equal_wheel_torques_moves_straight_by_r_dtheta() {
     let (vl, vr) = (r.v_offset + r.joints[jl].vi, r.v_offset + r.joints[jr].vi);
     let (ql, qr) = (r.q_offset + r.joints[jl].qi, r.q_offset + r.joints[jr].qi);
     let mut data = Data::new(&model);
-    run(&model, &mut data, 1000); // settle on the floor
+    common::run(&model, &mut data, 1000); // settle on the floor
     for t in &mut data.robots[0].servo {
         t.enabled = false;
     }
@@ -265,7 +259,7 @@ fn rover_driven_by_equal_wheel_torques_moves_straight_by_r_dtheta() {
     let (thl0, thr0) = (data.qpos[ql], data.qpos[qr]);
     data.qfrc_cmd[vl] = 0.3;
     data.qfrc_cmd[vr] = 0.3;
-    run(&model, &mut data, 2000);
+    common::run(&model, &mut data, 2000);
     let p1 = Vector3::new(data.qpos[0], data.qpos[1], data.qpos[2]);
     let d = p1 - p0;
     let dth = 0.5 * ((data.qpos[ql] - thl0) + (data.qpos[qr] - thr0));
@@ -304,7 +298,7 @@ fn rover_with_opposite_wheel_speeds_turns_by_r_dtheta_over_track() {
     let sl = r.servos.iter().position(|s| s.joint == jl).expect("servo");
     let sr = r.servos.iter().position(|s| s.joint == jr).expect("servo");
     let mut data = Data::new(&model);
-    run(&model, &mut data, 1000);
+    common::run(&model, &mut data, 1000);
     let (thl0, thr0) = (data.qpos[ql], data.qpos[qr]);
     let p0 = Vector3::new(data.qpos[0], data.qpos[1], data.qpos[2]);
     data.robots[0].servo[sl].velocity = -4.0;
@@ -453,7 +447,7 @@ fn free_bodies_rolling_without_slipping_keep_rolling() {
         let model = common::load_str(&text);
         let b = model.body_id("w").expect("w");
         let mut data = Data::new(&model);
-        run(&model, &mut data, 1000);
+        common::run(&model, &mut data, 1000);
         let v = data.state[b].v.x;
         println!(
             "rolling {shape}, kv = {kv}/kg: v after 1 s = {v:.4} m/s (started at 1), x = {:.4} m",

@@ -129,6 +129,8 @@ pub struct RobotJoint {
     /// pulling. k_lim = H_kk ω², b_lim = 2 H_kk ω with ω h = 0.3.
     pub limit_k: f64,
     pub limit_b: f64,
+    /// Index of the joint's servo in `RobotModel::servos` (and `RobotData::servo`).
+    pub servo: Option<usize>,
     /// Below this speed the Coulomb friction torque is f_c q̇ / v_f (a viscous
     /// regularization of sign(q̇)); v_f = max(1e-4, 2 f_c h / H_kk), so that the
     /// slope f_c / v_f keeps one explicit step from reversing q̇.
@@ -317,6 +319,7 @@ pub(crate) fn freeze(
             limit_k: inertia0 * omega * omega,
             limit_b: 2.0 * inertia0 * omega,
             friction_speed: (2.0 * js.friction * h / inertia0).max(1e-4),
+            servo: None,
         });
     }
     let mut names = std::collections::HashSet::new();
@@ -368,6 +371,10 @@ pub(crate) fn freeze(
                 )));
             }
         }
+        if joints[joint].servo.is_some() {
+            return Err(err(format!("two servos on joint '{}'", s.joint)));
+        }
+        joints[joint].servo = Some(servos.len());
         servos.push(Servo {
             joint,
             kp: s.kp,

@@ -66,7 +66,7 @@ use crate::collision::volume::VolumeScratch;
 use crate::collision::{ContactSet, NarrowScratch};
 use crate::contact::hunt_crossley::{self as hc, Measure};
 use crate::contact::{friction, PairContext, PointForce};
-use crate::data::{BodyState, Data, Deriv, PairState, Stage, StepStats};
+use crate::data::{BodyState, Data, Deriv, PairState, Stage};
 use crate::math::{Mat3, Pose, Wrench};
 use crate::model::{BodyKind, HuntCrossleyParams, Integrator, Material, Model};
 use std::time::Instant;
@@ -157,6 +157,9 @@ impl Stepper for HuntCrossleyStepper<'_> {
             stats,
             scratch: s,
             hc: w,
+            qpos,
+            qvel,
+            robots,
             ..
         } = data;
         let nb = model.nbody();
@@ -194,21 +197,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
         // Kinematics and broad phase, once per tick.
-        let t0 = Instant::now();
-        collide::geom_poses(model, state, &mut s.geom_pose);
-        lap(stats, Stage::Kinematics, t0);
-        let t0 = Instant::now();
-        collide::broad_phase(
-            model,
-            state,
-            &s.geom_pose,
-            &mut s.aabbs,
-            &mut s.broad,
-            &mut s.candidates,
-            pairs,
-            &mut s.pairs_next,
-        );
-        lap(stats, Stage::BroadPhase, t0);
+        collide::begin_step(model, robots, qpos, qvel, state, pairs, s, stats);
         let g = model.opt.gravity.norm();
         let cx = Ctx {
             model,
@@ -370,11 +359,6 @@ impl Stepper for HuntCrossleyStepper<'_> {
 #[inline]
 fn body_volume_len(v: f64) -> f64 {
     v.max(0.0).cbrt()
-}
-
-#[inline]
-fn lap(stats: &mut StepStats, stage: Stage, t: Instant) {
-    stats.stage_ns[stage as usize] += t.elapsed().as_nanos() as u64;
 }
 
 /// Pair memory at an accepted state: touching flags, the damping of pairs touching

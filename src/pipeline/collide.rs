@@ -2,9 +2,10 @@
 //! persistent pair memory, and the narrow phase over the candidate pairs.
 
 use crate::collision::{collide_pair, Aabb, BroadPhase, ContactSet, NarrowScratch};
-use crate::data::{BodyState, PairState};
+use crate::data::{BodyState, PairState, RobotData, Scratch, Stage, StepStats};
 use crate::math::Pose;
 use crate::model::Model;
+use std::time::Instant;
 
 /// World pose of every geom: x_wg = x_wb · x_bg.
 pub fn geom_poses(model: &Model, state: &[BodyState], out: &mut Vec<Pose>) {
@@ -76,4 +77,56 @@ pub fn narrow_phase(
             out_pair.push(i);
         }
     }
+}
+
+/// The opening every stepper shares, each stage timed on one clock: kinematics
+/// (robot links from (q, q̇), then the geoms' world poses) and the broad phase with
+/// the pair memory. Returns the instant the broad phase ended.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn begin_step(
+    model: &Model,
+    robots: &mut [RobotData],
+    q: &[f64],
+    v: &[f64],
+    state: &mut [BodyState],
+    pairs: &mut Vec<PairState>,
+    s: &mut Scratch,
+    stats: &mut StepStats,
+) -> Instant {
+    let t = Instant::now();
+    super::robots::link_states(model, robots, q, v, state);
+    geom_poses(model, state, &mut s.geom_pose);
+    let t = super::lap(stats, Stage::Kinematics, t);
+    broad_phase(
+        model,
+        state,
+        &s.geom_pose,
+        &mut s.aabbs,
+        &mut s.broad,
+        &mut s.candidates,
+        pairs,
+        &mut s.pairs_next,
+    );
+    super::lap(stats, Stage::BroadPhase, t)
+}
+
+/// The narrow phase at the start-of-step state over the step's candidates, timed
+/// from `t`; returns the instant it ended.
+pub(crate) fn start_contacts(
+    model: &Model,
+    s: &mut Scratch,
+    contacts: &mut ContactSet,
+    contact_pair: &mut Vec<usize>,
+    stats: &mut StepStats,
+    t: Instant,
+) -> Instant {
+    narrow_phase(
+        model,
+        &s.geom_pose,
+        &s.candidates,
+        &mut s.narrow,
+        contacts,
+        contact_pair,
+    );
+    super::lap(stats, Stage::NarrowPhase, t)
 }

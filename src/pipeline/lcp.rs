@@ -98,7 +98,7 @@
 //! cone's boundary).
 
 use super::dynamics::report_contacts;
-use super::{collide, robots, Stepper};
+use super::{collide, lap, robots, Stepper};
 use crate::collision::ContactSet;
 use crate::data::{BodyState, Data, PairState, RobotData, Stage, StepStats, LCP_WARM_POINTS};
 use crate::dynamics::{crba, factor_mass, point_jacobian, solve_mass_columns};
@@ -288,38 +288,10 @@ impl Stepper for LcpStepper<'_> {
             ..
         } = data;
 
-        // Kinematics: robot links from (q, q̇), world poses of the geoms.
-        let t = Instant::now();
-        if !model.robots.is_empty() {
-            robots::link_states(model, robots, qpos, qvel, state);
-        }
-        collide::geom_poses(model, state, &mut s.geom_pose);
-        let t = lap(stats, Stage::Kinematics, t);
-
-        // Broad phase: candidate pairs and their carried-over memory.
-        collide::broad_phase(
-            model,
-            state,
-            &s.geom_pose,
-            &mut s.aabbs,
-            &mut s.broad,
-            &mut s.candidates,
-            pairs,
-            &mut s.pairs_next,
-        );
-        let t = lap(stats, Stage::BroadPhase, t);
-
-        // Narrow phase at the start-of-step state.
-        collide::narrow_phase(
-            model,
-            &s.geom_pose,
-            &s.candidates,
-            &mut s.narrow,
-            contacts,
-            contact_pair,
-        );
+        // Kinematics, broad phase, narrow phase at the start-of-step state.
+        let t = collide::begin_step(model, robots, qpos, qvel, state, pairs, s, stats);
+        let t = collide::start_contacts(model, s, contacts, contact_pair, stats, t);
         report_contacts(contacts, stats);
-        let t = lap(stats, Stage::NarrowPhase, t);
 
         // Contact: DoF blocks, ν_f, the rows and the Delassus matrix.
         dof_blocks(model, state, xfrc, frozen, h, ls);
@@ -371,14 +343,6 @@ impl Stepper for LcpStepper<'_> {
         }
         lap(stats, Stage::Integrate, t);
     }
-}
-
-/// Adds the time since `t` to `stage` and returns the current instant.
-#[inline]
-fn lap(stats: &mut StepStats, stage: Stage, t: Instant) -> Instant {
-    let now = Instant::now();
-    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
-    now
 }
 
 /// One block per moving body; M⁻¹ blocks; ν and ν_f = ν + h M⁻¹ (f_ext + m g + f_gyro).

@@ -28,6 +28,15 @@ pub trait Stepper {
     fn advance(&self, model: &Model, data: &mut Data);
 }
 
+/// Adds the time since `t` to `stage` and returns the current instant: stage times
+/// are laps of one clock (each reading costs tens of ns on some virtual machines).
+#[inline]
+pub(crate) fn lap(stats: &mut crate::data::StepStats, stage: Stage, t: Instant) -> Instant {
+    let now = Instant::now();
+    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
+    now
+}
+
 /// The stepper a model's method selects.
 pub fn stepper_for(method: &Method) -> impl Stepper + '_ {
     match method {

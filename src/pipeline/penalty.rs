@@ -3,7 +3,7 @@
 //! integrator (RK4 as in the paper's experiments, or semi-implicit Euler).
 
 use super::dynamics::{body_mass_props, derivatives, report_contacts};
-use super::{collide, integrator, robots, Stepper};
+use super::{collide, integrator, lap, robots, Stepper};
 use crate::collision::ContactSet;
 use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
 use crate::contact::{
@@ -48,37 +48,9 @@ impl Stepper for PenaltyStepper<'_> {
         } = data;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
-        // Kinematics: robot links from (q, q̇), world poses of the geoms. Stage
-        // times are laps of one clock (each reading costs tens of ns on some
-        // virtual machines).
-        let t = Instant::now();
-        robots::link_states(model, robots, qpos, qvel, state);
-        collide::geom_poses(model, state, &mut s.geom_pose);
-        let t = lap(stats, Stage::Kinematics, t);
-
-        // Broad phase: candidate pairs and their carried-over memory.
-        collide::broad_phase(
-            model,
-            state,
-            &s.geom_pose,
-            &mut s.aabbs,
-            &mut s.broad,
-            &mut s.candidates,
-            pairs,
-            &mut s.pairs_next,
-        );
-        let t = lap(stats, Stage::BroadPhase, t);
-
-        // Narrow phase at the start-of-step state.
-        collide::narrow_phase(
-            model,
-            &s.geom_pose,
-            &s.candidates,
-            &mut s.narrow,
-            contacts,
-            contact_pair,
-        );
-        let t = lap(stats, Stage::NarrowPhase, t);
+        // Kinematics, broad phase, narrow phase at the start-of-step state.
+        let t = collide::begin_step(model, robots, qpos, qvel, state, pairs, s, stats);
+        let t = collide::start_contacts(model, s, contacts, contact_pair, stats, t);
 
         // Contact: pair memory (eq. (2)), impacts (Fig. 2). Impulses change
         // velocities only, so the world inertias stay valid for stage 0.
@@ -193,14 +165,6 @@ impl Stepper for PenaltyStepper<'_> {
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);
     }
-}
-
-/// Adds the time since `t` to `stage` and returns the current instant.
-#[inline]
-fn lap(stats: &mut crate::data::StepStats, stage: Stage, t: Instant) -> Instant {
-    let now = Instant::now();
-    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
-    now
 }
 
 /// Integral term of eq. (2) of 000, I_t = λ I_{t−1} + max_y d(y, t−1), and the

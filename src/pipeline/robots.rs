@@ -14,7 +14,9 @@
 //! spatial velocities `[ω; v]` in link coordinates.
 
 use crate::data::{BodyState, ImuReading, RobotData};
-use crate::dynamics::{aba, energy, joint_wrenches, q_derivative, ExtInputs, ForceVec};
+use crate::dynamics::{
+    aba, energy, joint_wrenches, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
+};
 use crate::math::{Quat, Wrench};
 use crate::model::robot::{RobotJoint, RobotModel};
 use crate::model::Model;
@@ -43,18 +45,31 @@ pub(crate) fn link_states(
     }
 }
 
-/// The proxy state of link `i` from the kinematics in `ad` (x_base, v).
+/// The proxy state of link `i` (frame at its centre of mass, link axes).
 #[inline]
 fn proxy_state(r: &RobotModel, ad: &crate::dynamics::ArticulatedData, i: usize) -> BodyState {
+    attached_state(ad, i, &r.tree.inertia()[i].com, &Quat::identity())
+}
+
+/// World pose and twist of a frame fixed to link `i` at `offset` (link frame) with
+/// orientation `rot` relative to the link, from the kinematics in `ad` (`x_base`,
+/// `v`): the velocity is that of the frame's origin.
+#[inline]
+fn attached_state(
+    ad: &crate::dynamics::ArticulatedData,
+    i: usize,
+    offset: &crate::math::Vec3,
+    rot: &Quat,
+) -> BodyState {
     let x = &ad.x_base[i];
-    let rot = x.rot.transpose(); // link → world
-    let c_w = rot * r.tree.inertia()[i].com;
-    let w = rot * ad.v[i].ang;
-    let v_o = rot * ad.v[i].lin;
+    let r = x.rot.transpose(); // link → world
+    let p = r * offset;
+    let w = r * ad.v[i].ang;
+    let q_link = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r));
     BodyState {
-        x: x.trans + c_w,
-        q: Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rot)),
-        v: v_o + w.cross(&c_w),
+        x: x.trans + p,
+        q: q_link * rot,
+        v: r * ad.v[i].lin + w.cross(&p),
         w,
     }
 }
@@ -121,13 +136,12 @@ pub(crate) fn derivatives(
         rd.tau.fill(0.0);
         rd.armature.fill(0.0);
         let cmd_r = &cmd[r.v_offset..r.v_offset + r.nv()];
-        for (ji, j) in r.joints.iter().enumerate() {
+        for j in &r.joints {
             let (qj, vj) = (qr[j.qi], vr[j.vi]);
-            let servo = r
-                .servos
-                .iter()
-                .zip(&rd.servo)
-                .find(|(s, t)| s.joint == ji && t.enabled);
+            let servo = j
+                .servo
+                .map(|k| (&r.servos[k], &rd.servo[k]))
+                .filter(|(_, t)| t.enabled);
             let (mut act, mut a_act) = (cmd_r[j.vi], 0.0);
             if let Some((s, t)) = servo {
                 // τ = kp (q* − q − h q̇) + kd (q̇* − q̇ − h q̈) + τ_ff
@@ -237,14 +251,15 @@ fn passive_torque(j: &RobotJoint, q: f64, qd: f64, h: f64) -> (f64, f64) {
 fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
     let ad = &rd.ad;
     for (s, out) in r.imus.iter().zip(rd.imu.iter_mut()) {
-        let (a, v) = (&ad.a[s.link], &ad.v[s.link]);
-        // The spatial acceleration's linear part plus ω × v is the classical
-        // acceleration of the link origin; ABA's base acceleration −a_g makes it the
-        // proper acceleration.
-        *out = ImuReading {
-            accel: a.lin + v.ang.cross(&v.lin),
-            gyro: v.ang,
-        };
+        // The accelerometer at the link origin (ABA's base acceleration −a_g makes
+        // it the proper acceleration), both readings in the link frame.
+        let x = &ad.x_base[s.link];
+        if let Ok(a) = link_point_acceleration(&r.tree, ad, s.link, &x.trans) {
+            *out = ImuReading {
+                accel: x.rot * a.proper,
+                gyro: ad.v[s.link].ang,
+            };
+        }
     }
     if r.ft_sensors.is_empty() {
         return;
@@ -267,18 +282,11 @@ fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
 /// `f` of robot `r`, from the kinematics of the last evaluation (after a step: the
 /// end-of-step state).
 pub fn frame_state(model: &Model, robots: &[RobotData], r: usize, f: usize) -> BodyState {
-    let rm = &model.robots[r];
-    let fr = &rm.frames[f];
-    let ad = &robots[r].ad;
-    let x = &ad.x_base[fr.link];
-    let rot = x.rot.transpose(); // link → world
-    let p = rot * fr.pose.translation.vector;
-    let w = rot * ad.v[fr.link].ang;
-    let q_link = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(rot));
-    BodyState {
-        x: x.trans + p,
-        q: q_link * fr.pose.rotation,
-        v: rot * ad.v[fr.link].lin + w.cross(&p),
-        w,
-    }
+    let fr = &model.robots[r].frames[f];
+    attached_state(
+        &robots[r].ad,
+        fr.link,
+        &fr.pose.translation.vector,
+        &fr.pose.rotation,
+    )
 }

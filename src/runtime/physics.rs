@@ -509,7 +509,7 @@ impl Physics {
             let rm = &w.model.robots[r as usize];
             w.data.qfrc_cmd[rm.v_offset + rm.joints[j as usize].vi] = c.effort;
             if let Some(t) = c.servo {
-                if let Some(k) = rm.servos.iter().position(|s| s.joint == j as usize) {
+                if let Some(k) = rm.joints[j as usize].servo {
                     w.data.robots[r as usize].servo[k] = t;
                 }
             }

@@ -320,11 +320,7 @@ pub fn joint_commands(
             None => None,
             Some(s) => {
                 let (r, jj) = model.joint_ids[id];
-                if !model.robots[r as usize]
-                    .servos
-                    .iter()
-                    .any(|sv| sv.joint == jj as usize)
-                {
+                if model.robots[r as usize].joints[jj as usize].servo.is_none() {
                     return Err(SimError::invalid(
                         format!("{f}.servo"),
                         format!(

@@ -52,17 +52,36 @@ impl SimService {
         rx.await.map_err(physics_gone)
     }
 
+    /// An input of the unary API, applied at the next tick boundary; replies once
+    /// it is in effect.
+    #[allow(clippy::too_many_arguments)]
     async fn submit(
         &self,
-        input: Input,
-        rx: oneshot::Receiver<Result<crate::runtime::Applied, SimError>>,
+        gen: u64,
+        header: Option<pb::CommandHeader>,
+        recv_ns: i64,
+        clear: Clear,
+        wrenches: Vec<crate::runtime::WrenchCmd>,
+        joints: Vec<crate::runtime::command::JointCmd>,
     ) -> Result<pb::CommandReply, Status> {
+        let h = header.unwrap_or_default();
+        let (tx, rx) = oneshot::channel();
+        let input = Input {
+            source: Source::Unary,
+            gen,
+            seq: h.seq,
+            client_time_ns: h.client_time_ns,
+            recv_ns,
+            clear,
+            wrenches,
+            joints,
+            reply: Some(tx),
+        };
         self.rt.shared.empty_trash();
-        let seq = input.seq;
         self.rt.submit(input)?;
         let a = rx.await.map_err(physics_gone)??;
         Ok(pb::CommandReply {
-            seq,
+            seq: h.seq,
             applied_tick: a.tick,
             sim_time: a.time,
             world_generation: a.gen,
@@ -125,20 +144,10 @@ impl Simulation for SimService {
             );
         }
         let ws = convert::wrenches(&r.wrenches, &view.model, &self.cfg().limits)?;
-        let h = r.header.unwrap_or_default();
-        let (tx, rx) = oneshot::channel();
-        let input = Input {
-            source: Source::Unary,
-            gen: view.gen,
-            seq: h.seq,
-            client_time_ns: h.client_time_ns,
-            recv_ns,
-            clear: Clear::Nothing,
-            wrenches: ws,
-            joints: Vec::new(),
-            reply: Some(tx),
-        };
-        Ok(Response::new(self.submit(input, rx).await?))
+        let reply = self
+            .submit(view.gen, r.header, recv_ns, Clear::Nothing, ws, Vec::new())
+            .await?;
+        Ok(Response::new(reply))
     }
 
     async fn command_joints(
@@ -155,20 +164,10 @@ impl Simulation for SimService {
             );
         }
         let js = convert::joint_commands(&r.joints, &view.model, &self.cfg().limits, "")?;
-        let h = r.header.unwrap_or_default();
-        let (tx, rx) = oneshot::channel();
-        let input = Input {
-            source: Source::Unary,
-            gen: view.gen,
-            seq: h.seq,
-            client_time_ns: h.client_time_ns,
-            recv_ns,
-            clear: Clear::Nothing,
-            wrenches: Vec::new(),
-            joints: js,
-            reply: Some(tx),
-        };
-        Ok(Response::new(self.submit(input, rx).await?))
+        let reply = self
+            .submit(view.gen, r.header, recv_ns, Clear::Nothing, Vec::new(), js)
+            .await?;
+        Ok(Response::new(reply))
     }
 
     async fn clear_wrench(
@@ -188,20 +187,10 @@ impl Simulation for SimService {
             }
             Clear::Bodies(ids)
         };
-        let h = r.header.unwrap_or_default();
-        let (tx, rx) = oneshot::channel();
-        let input = Input {
-            source: Source::Unary,
-            gen: view.gen,
-            seq: h.seq,
-            client_time_ns: h.client_time_ns,
-            recv_ns,
-            clear,
-            wrenches: Vec::new(),
-            joints: Vec::new(),
-            reply: Some(tx),
-        };
-        Ok(Response::new(self.submit(input, rx).await?))
+        let reply = self
+            .submit(view.gen, r.header, recv_ns, clear, Vec::new(), Vec::new())
+            .await?;
+        Ok(Response::new(reply))
     }
 
     async fn step(&self, req: Request<pb::StepRequest>) -> Result<Response<pb::StepReply>, Status> {

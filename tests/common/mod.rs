@@ -24,3 +24,56 @@ pub fn load_str(text: &str) -> Model {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Steps `model` `steps` times.
+pub fn run(model: &Model, data: &mut rtphys::Data, steps: usize) {
+    for _ in 0..steps {
+        rtphys::step(model, data);
+    }
+}
+
+/// Gravity torques of robot 0 at q (rnea(q, 0, 0)), into `out`.
+pub fn gravity_torques(
+    model: &Model,
+    ad: &mut rtphys::dynamics::ArticulatedData,
+    q: &[f64],
+    out: &mut [f64],
+) {
+    let r = &model.robots[0];
+    let zero = vec![0.0; r.nv()];
+    rtphys::dynamics::rnea(&r.tree, ad, q, &zero, &zero, &Default::default()).expect("rnea");
+    out.copy_from_slice(ad.tau.as_slice());
+}
+
+/// Robot 0 with its servos disabled and `qfrc_cmd = rnea(q, 0, 0)` written every
+/// tick, `steps` steps from its initial state: the largest |q − q₀| on the way
+/// (rad or m). Quarantine-free runs only.
+pub fn gravity_compensated_drift(model: &Model, steps: usize) -> f64 {
+    let mut data = rtphys::Data::new(model);
+    for s in &mut data.robots[0].servo {
+        s.enabled = false;
+    }
+    let r = &model.robots[0];
+    let (qs, vs) = (
+        r.q_offset..r.q_offset + r.nq(),
+        r.v_offset..r.v_offset + r.nv(),
+    );
+    let q0 = data.qpos[qs.clone()].to_vec();
+    let mut ad = rtphys::dynamics::ArticulatedData::new(&r.tree);
+    let (mut q, mut tau) = (q0.clone(), vec![0.0; r.nv()]);
+    let mut drift = 0.0f64;
+    for _ in 0..steps {
+        q.copy_from_slice(&data.qpos[qs.clone()]);
+        gravity_torques(model, &mut ad, &q, &mut tau);
+        data.qfrc_cmd[vs.clone()].copy_from_slice(&tau);
+        rtphys::step(model, &mut data);
+        let d = data.qpos[qs.clone()]
+            .iter()
+            .zip(&q0)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        drift = drift.max(d);
+    }
+    assert_eq!(data.stats.quarantined, 0, "quarantined");
+    drift
+}
