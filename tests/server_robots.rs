@@ -689,8 +689,10 @@ async fn contacts_of_the_arm_on_the_table_balance_the_wrist_sensor() {
     for a in 0..3 {
         assert_close(f_table[a], expect[a], 0.02 * fn_, "link7 equilibrium");
     }
-    // The posture puts link7 3 mm into the table; the servos sag a little more.
-    assert!(k.depth > 0.0 && k.depth < 5e-3, "depth {}", k.depth);
+    // The posture puts link7 3 mm into the table; the contact's gains scale with the
+    // whole arm's mass (the servos press with it), so it sinks a fraction of a
+    // millimetre (measured 0.11 mm): bound 0.5 mm.
+    assert!(k.depth > 0.0 && k.depth < 5e-4, "depth {}", k.depth);
     srv.shutdown().await.unwrap();
 }
 
