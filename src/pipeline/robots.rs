@@ -15,7 +15,8 @@
 
 use crate::data::{BodyState, ImuReading, RobotData};
 use crate::dynamics::{
-    aba, energy, joint_wrenches, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
+    aba, forward_velocity, joint_wrenches, link_point_acceleration, q_derivative, ExtInputs,
+    ForceVec,
 };
 use crate::math::{Quat, Wrench};
 use crate::model::robot::{RobotJoint, RobotModel};
@@ -34,8 +35,8 @@ pub(crate) fn link_states(
 ) {
     for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
         let (qr, vr) = robot_slices(r, q, v);
-        // Forward kinematics and link velocities (the energies are a by-product).
-        if energy(&r.tree, &mut rd.ad, qr, vr).is_err() {
+        // Forward kinematics and link velocities.
+        if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
             continue;
         }
         for (i, b) in r.link_body.iter().enumerate() {
