@@ -9,7 +9,7 @@ use common as common_scene;
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 use std::time::Instant;
 
 /// The reference scenes as shipped (restitution 0, which Hunt–Crossley turns into
@@ -47,9 +47,10 @@ fn main() {
             let m =
                 rtphys::run::apply_overrides(&model, Some(method), None, None).expect("override");
             let mut data = Data::new(&m);
+            let mut pipeline = rtphys::Pipeline::new(&m);
             let n_settle = (settle / m.opt.dt) as usize;
             for _ in 0..n_settle {
-                step(&m, &mut data);
+                pipeline.step(&m, &mut data);
             }
             let mut us = Vec::new();
             let s0 = data.stats.substeps_total;
@@ -57,7 +58,7 @@ fn main() {
             for _ in 0..5 {
                 let t = Instant::now();
                 for _ in 0..1000 {
-                    step(&m, &mut data);
+                    pipeline.step(&m, &mut data);
                 }
                 us.push(t.elapsed().as_secs_f64() * 1e6 / 1000.0);
             }

@@ -13,7 +13,7 @@ use rtphys::collision::{collide_pair, ContactSet, NarrowScratch, Shape};
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::math::{Pose, Quat, Vec3};
 use rtphys::model::scene::{load_scene_file, load_scene_str};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model, Pipeline};
 use std::hint::black_box;
 use std::path::Path;
 
@@ -27,12 +27,14 @@ fn scene_file(name: &str) -> Model {
     }
 }
 
-fn settled(model: &Model, seconds: f64) -> Data {
+/// The world after `seconds` of simulation, with the pipeline that stepped it.
+fn settled(model: &Model, seconds: f64) -> (Pipeline, Data) {
     let mut data = Data::new(model);
+    let mut pipeline = Pipeline::new(model);
     for _ in 0..(seconds / model.opt.dt).round() as u64 {
-        step(model, &mut data);
+        pipeline.step(model, &mut data);
     }
-    data
+    (pipeline, data)
 }
 
 fn bench_steps(c: &mut Criterion) {
@@ -50,8 +52,10 @@ fn bench_steps(c: &mut Criterion) {
         ("step/pile20", pile, 3.0),
     ];
     for (name, model, settle_s) in scenes {
-        let mut data = settled(&model, settle_s);
-        c.bench_function(name, |b| b.iter(|| step(black_box(&model), &mut data)));
+        let (mut pipeline, mut data) = settled(&model, settle_s);
+        c.bench_function(name, |b| {
+            b.iter(|| pipeline.step(black_box(&model), &mut data))
+        });
     }
 }
 
@@ -84,9 +88,9 @@ fn bench_lcp_steps(c: &mut Criterion) {
                 ..LcpParams::default()
             });
             let model = base.with_options(opt);
-            let mut data = settled(&model, settle_s);
+            let (mut pipeline, mut data) = settled(&model, settle_s);
             c.bench_function(&format!("lcp_{tag}/{name}"), |b| {
-                b.iter(|| step(black_box(&model), &mut data))
+                b.iter(|| pipeline.step(black_box(&model), &mut data))
             });
         }
     }

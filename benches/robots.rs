@@ -13,7 +13,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rtphys::model::scene::load_scene_file;
 use rtphys::tools::bench::{robot_command, RobotCase};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 use std::hint::black_box;
 use std::path::Path;
 
@@ -29,15 +29,16 @@ fn bench_robots(c: &mut Criterion) {
     for case in RobotCase::ALL {
         let model = load(case.scene());
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         // Settle 2 s under the case's controller.
         for _ in 0..2000 {
             robot_command(case, &model, &mut data);
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         c.bench_function(&format!("robots/{}", case.name()), |b| {
             b.iter(|| {
                 robot_command(case, black_box(&model), &mut data);
-                step(black_box(&model), &mut data);
+                pipeline.step(black_box(&model), &mut data);
             })
         });
     }

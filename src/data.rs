@@ -1,8 +1,12 @@
-//! The mutable [`Data`] of a world: state, per-pair contact memory, caches and
-//! preallocated scratch. All buffers keep their capacity across steps, so a
-//! warmed-up step performs no heap allocation.
+//! The mutable [`Data`] of a world: its state (what a snapshot holds: bodies,
+//! robots, commands, per-pair contact memory), caches derived from it at the last
+//! step (contacts, contact wrenches, joint torques and accelerations, link
+//! kinematics) and the stats of the step. The working memory of the step lives
+//! beside it, in the pipeline's `Pipeline`; nothing here knows the pipeline or the
+//! contact models (`.ci/run` checks that this file names neither). Buffers keep
+//! their capacity across steps.
 
-use crate::collision::{Aabb, BroadPhase, ContactSet, NarrowScratch};
+use crate::collision::ContactSet;
 use crate::math::{Pose, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, Model};
 
@@ -109,7 +113,7 @@ impl PairState {
     }
 }
 
-/// Step stages with their own timer (see [`crate::pipeline::step`]).
+/// Step stages with their own timer (the outline of `Pipeline::step_with`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     Kinematics = 0,
@@ -325,54 +329,6 @@ pub struct Data {
     /// friction) at the start-of-step state, world frame (force-model steppers).
     pub contact_force: Vec<Vec3>,
     pub stats: StepStats,
-    pub(crate) scratch: Scratch,
-    /// Work buffers of the Hunt–Crossley adaptive stepper (not part of the state).
-    pub(crate) hc: crate::pipeline::adaptive::AdaptiveScratch,
-    /// Work buffers of the LCP stepper (not part of the state).
-    pub(crate) lcp: crate::pipeline::lcp::LcpScratch,
-}
-
-/// Preallocated work buffers of the step (not part of the state).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Scratch {
-    pub geom_pose: Vec<Pose>,
-    pub aabbs: Vec<Aabb>,
-    pub broad: BroadPhase,
-    pub candidates: Vec<(u32, u32)>,
-    pub pairs_next: Vec<PairState>,
-    pub narrow: NarrowScratch,
-    /// Contacts at an intermediate integrator stage.
-    pub stage_contacts: ContactSet,
-    pub stage_contact_pair: Vec<usize>,
-    /// State at the start of the step (rollback target of the quarantine).
-    pub state0: Vec<BodyState>,
-    /// Integrator stages: a stage state and four derivatives.
-    pub stage_state: Vec<BodyState>,
-    pub k: [Vec<Deriv>; 4],
-    pub wrench: Vec<Wrench>,
-    /// Bottom-of-volume selection buffers.
-    pub sel: crate::contact::SelectScratch,
-    /// Bodies that received an impulse this step.
-    pub impacted: Vec<bool>,
-    /// Normal forces of one manifold.
-    pub point_forces: Vec<crate::contact::PointForce>,
-    /// World-frame inverse mass properties of every body at the state being
-    /// evaluated (penalty stepper, once per force evaluation).
-    pub bodies: Vec<crate::contact::impulse::ImpulseBody>,
-    /// Robots: the generalized state at the start of the step (rollback target) and
-    /// the integrator's stage buffers.
-    pub qpos0: Vec<f64>,
-    pub qvel0: Vec<f64>,
-    pub gen: crate::pipeline::integrator::GenScratch,
-}
-
-/// Time derivative of a [`BodyState`]: (ẋ, q̇, v̇, ẇ).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Deriv {
-    pub dx: Vec3,
-    pub dq: nalgebra::Quaternion<f64>,
-    pub dv: Vec3,
-    pub dw: Vec3,
 }
 
 impl Data {
@@ -397,25 +353,8 @@ impl Data {
             contact_wrench: vec![Wrench::ZERO; nb],
             contact_force: Vec::new(),
             stats: StepStats::default(),
-            scratch: Scratch::default(),
-            hc: Default::default(),
-            lcp: Default::default(),
         };
         d.reset(model);
-        let s = &mut d.scratch;
-        s.geom_pose = vec![Pose::identity(); model.ngeom()];
-        s.aabbs = Vec::with_capacity(model.ngeom());
-        s.state0 = d.state.clone();
-        s.stage_state = d.state.clone();
-        for k in &mut s.k {
-            *k = vec![Deriv::default(); nb];
-        }
-        s.wrench = vec![Wrench::ZERO; nb];
-        s.impacted = vec![false; nb];
-        s.stage_state = d.state.clone();
-        s.qpos0 = d.qpos.clone();
-        s.qvel0 = d.qvel.clone();
-        s.gen = crate::pipeline::integrator::GenScratch::new(model.nq, model.nv);
         d
     }
 
@@ -459,7 +398,7 @@ impl Data {
         ] {
             x.iter_mut().for_each(|v| *v = 0.0);
         }
-        crate::pipeline::robots::link_states(
+        crate::kinematics::link_states(
             model,
             &mut self.robots,
             &self.qpos,
@@ -494,13 +433,13 @@ impl Data {
 
     /// Kinetic energy of the moving (free, not frozen) bodies, J.
     pub fn kinetic_energy(&self, model: &Model) -> f64 {
-        crate::pipeline::dynamics::kinetic_energy(model, &self.state, &self.frozen)
+        kinetic_energy(model, &self.state, &self.frozen)
     }
 
     /// Gravitational potential energy of the moving bodies relative to the world
     /// origin, J.
     pub fn potential_energy(&self, model: &Model) -> f64 {
-        crate::pipeline::dynamics::potential_energy(model, &self.state, &self.frozen)
+        potential_energy(model, &self.state, &self.frozen)
     }
 
     /// Total angular momentum about the world origin, kg·m²/s.
@@ -572,4 +511,29 @@ impl Data {
         self.contact_pair.clear();
         true
     }
+}
+
+/// Kinetic energy of the moving bodies (free and not frozen) at `state`, J.
+pub fn kinetic_energy(model: &Model, state: &[BodyState], frozen: &[bool]) -> f64 {
+    let mut e = 0.0;
+    for (b, (body, s)) in model.bodies.iter().zip(state).enumerate() {
+        if body.kind == BodyKind::Free && !frozen[b] {
+            let r = s.q.to_rotation_matrix();
+            let i_w = r.matrix() * body.inertia * r.matrix().transpose();
+            e += 0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
+        }
+    }
+    e
+}
+
+/// Gravitational potential energy of the moving bodies relative to the origin, J.
+pub fn potential_energy(model: &Model, state: &[BodyState], frozen: &[bool]) -> f64 {
+    let g = model.opt.gravity;
+    let mut e = 0.0;
+    for (b, (body, s)) in model.bodies.iter().zip(state).enumerate() {
+        if body.kind == BodyKind::Free && !frozen[b] {
+            e -= body.mass * g.dot(&s.x);
+        }
+    }
+    e
 }

@@ -1,6 +1,7 @@
 //! rtphys: a real-time physics simulation server for robotics and haptics.
 //!
-//! The physics core (`math`, `model`, `data`, `collision`, `contact`, `pipeline`)
+//! The physics core (`math`, `model`, `data`, `kinematics`, `dynamics`, `collision`,
+//! `contact`, `solver`, `pipeline`)
 //! knows nothing of threads or the network; `runtime` runs it on a dedicated
 //! thread behind lock-free queues; `server` exposes the runtime over gRPC.
 //! See `docs/ARCHITECTURE.md`.
@@ -10,6 +11,7 @@ pub mod contact;
 pub mod data;
 pub mod dynamics;
 pub mod experiments;
+pub mod kinematics;
 pub mod math;
 pub mod model;
 pub mod pipeline;
@@ -19,7 +21,7 @@ pub mod tools;
 
 pub use data::{BodyState, Data, Snapshot};
 pub use model::{Model, ModelBuilder};
-pub use pipeline::step;
+pub use pipeline::Pipeline;
 pub mod config;
 pub mod runtime;
 pub mod server;

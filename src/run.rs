@@ -170,6 +170,7 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
     let model = load_scene_file(&a.scene)?;
     let model = apply_overrides(&model, a.method, a.dt, a.integrator.as_deref())?;
     let mut data = Data::new(&model);
+    let mut pipeline = crate::Pipeline::new(&model);
     match &a.out {
         Some(path) => {
             // Write to a sibling temporary file and rename: never a partial CSV.
@@ -177,7 +178,8 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
             let file = std::fs::File::create(&tmp)
                 .with_context(|| format!("cannot create {}", tmp.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            let res = simulate(&model, &mut data, a.steps, &mut w).and_then(|_| Ok(w.flush()?));
+            let res = simulate(&mut pipeline, &model, &mut data, a.steps, &mut w)
+                .and_then(|_| Ok(w.flush()?));
             match res {
                 Ok(()) => std::fs::rename(&tmp, path)
                     .with_context(|| format!("cannot write {}", path.display())),
@@ -190,16 +192,22 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            simulate(&model, &mut data, a.steps, &mut w)?;
+            simulate(&mut pipeline, &model, &mut data, a.steps, &mut w)?;
             Ok(w.flush()?)
         }
     }
 }
 
-fn simulate(model: &Model, data: &mut Data, steps: u64, w: &mut impl Write) -> anyhow::Result<()> {
+fn simulate(
+    pipeline: &mut crate::Pipeline,
+    model: &Model,
+    data: &mut Data,
+    steps: u64,
+    w: &mut impl Write,
+) -> anyhow::Result<()> {
     write_header(model, w)?;
     for _ in 0..steps {
-        crate::step(model, data);
+        pipeline.step(model, data);
         write_row(model, data, w)?;
     }
     Ok(())

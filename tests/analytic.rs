@@ -9,7 +9,7 @@ use rtphys::math::{Quat, Vec3};
 use rtphys::model::{
     BodySpec, Gain, Integrator, Material, Method, ModelBuilder, Options, PenaltyParams,
 };
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 const G: f64 = 9.81;
 
@@ -76,15 +76,17 @@ fn incline_holds_at_mu_equal_tan_theta() {
     for integrator in [Integrator::SemiImplicitEuler, Integrator::Rk4] {
         let grippy = incline(theta, 1.0, integrator);
         let mut settle = Data::new(&grippy);
+        let mut settle_pipe = rtphys::Pipeline::new(&grippy);
         for _ in 0..1000 {
-            step(&grippy, &mut settle);
+            settle_pipe.step(&grippy, &mut settle);
         }
         let model = incline(theta, 0.50, integrator);
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         assert!(data.restore(&settle.snapshot()));
         let x0 = data.state[1].x;
         for _ in 0..2000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let creep = (data.state[1].x - x0).dot(&downhill(theta));
         eprintln!("{integrator:?}: creep {creep:.3e} m over 2 s at mu = 0.50");
@@ -104,9 +106,10 @@ fn incline_placed_block_creep() {
     for mu in [0.50, 0.51, 0.55] {
         let model = incline(theta, mu, Integrator::SemiImplicitEuler);
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         let x0 = data.state[1].x;
         for _ in 0..2000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let creep = (data.state[1].x - x0).dot(&downhill(theta));
         eprintln!("placed block, mu = {mu}: creep {creep:.3e} m over 2 s");
@@ -123,10 +126,11 @@ fn incline_slides_at_mu_049_with_coulomb_acceleration() {
     let expected = G * (theta.sin() - mu * theta.cos());
     let model = incline(theta, mu, Integrator::SemiImplicitEuler);
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     let dir = downhill(theta);
     let mut v = Vec::new();
     for _ in 0..3000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         v.push(data.state[1].v.dot(&dir));
     }
     // Acceleration from the velocity between 1 s and 3 s (after the start transient).
@@ -143,9 +147,10 @@ fn sliding_box_stops_after_v2_over_2_mu_g() {
     for (v0, mu) in [(2.0, 0.5), (1.0, 0.3)] {
         let model = incline(0.0, mu, Integrator::SemiImplicitEuler);
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         data.state[1].v = Vec3::new(v0, 0.0, 0.0);
         for _ in 0..4000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let d = data.state[1].x.x;
         let expected = v0 * v0 / (2.0 * mu * G);
@@ -182,12 +187,13 @@ fn dzhanibekov_flip_conserves_energy_and_momentum() {
     );
     let model = b.finalize().expect("model");
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     let (e0, l0) = (data.kinetic_energy(&model), data.angular_momentum(&model));
     let mut min_dot: f64 = 1.0;
     let mut max_de: f64 = 0.0;
     let mut max_dl: f64 = 0.0;
     for _ in 0..10_000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         let y_body = data.state[0].q * Vec3::y();
         min_dot = min_dot.min(y_body.dot(&Vec3::y()));
         max_de = max_de.max(((data.kinetic_energy(&model) - e0) / e0).abs());

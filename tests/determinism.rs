@@ -4,7 +4,7 @@ mod common;
 use common as common_scene;
 
 use rtphys::experiments::{pile_scene, PileKind};
-use rtphys::{step, BodyState, Data};
+use rtphys::{BodyState, Data};
 
 fn bits(s: &[BodyState]) -> Vec<u64> {
     s.iter()
@@ -50,18 +50,19 @@ fn run_csv_is_byte_identical() {
 fn snapshot_restore_is_bitwise() {
     let model = common_scene::load_str(&pile_scene(PileKind::Bench, 20, 7));
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..700 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     let snap = data.snapshot();
     let mut first = Vec::new();
     for _ in 0..500 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         first.push(bits(&data.state));
     }
     assert!(data.restore(&snap));
     for (k, expect) in first.iter().enumerate() {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         assert_eq!(
             &bits(&data.state),
             expect,
@@ -70,9 +71,10 @@ fn snapshot_restore_is_bitwise() {
     }
     // A fresh Data restored from the snapshot continues identically too.
     let mut other = Data::new(&model);
+    let mut other_pipe = rtphys::Pipeline::new(&model);
     assert!(other.restore(&snap));
     for expect in &first {
-        step(&model, &mut other);
+        other_pipe.step(&model, &mut other);
         assert_eq!(&bits(&other.state), expect);
     }
 }

@@ -78,10 +78,11 @@ fn variants(model: &Model) -> Vec<(String, Result<Model, String>)> {
 /// Hash of the CSV of `STEPS` steps and of the final state's bits.
 fn run_hash(model: &Model) -> String {
     let mut data = rtphys::Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
     let mut csv = Vec::new();
     write_header(model, &mut csv).unwrap();
     for _ in 0..STEPS {
-        rtphys::step(model, &mut data);
+        pipeline.step(model, &mut data);
         write_row(model, &data, &mut csv).unwrap();
     }
     let mut h = Fnv::new();

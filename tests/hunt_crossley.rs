@@ -6,7 +6,7 @@ use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::contact::hunt_crossley::{damping_exact, damping_paper, restitution};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 /// A body dropped onto a plane under Hunt–Crossley contact.
 fn drop_scene(shape: &str, e: f64, rule: &str, drop: f64, extra: &str) -> Model {
@@ -48,13 +48,14 @@ struct Rebound {
 
 fn rebound(model: &Model, rest_height: f64) -> Rebound {
     let mut data = Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
     let b = model.body_id("body").expect("body");
     let (mut f_max, mut f_last, mut f_min) = (0.0f64, 0.0, f64::INFINITY);
     let mut contact_ticks = 0;
     let mut up = false;
     let mut peak = f64::NEG_INFINITY;
     for _ in 0..5000 {
-        step(model, &mut data);
+        pipeline.step(model, &mut data);
         let s = &data.state[b];
         if data.stats.contact_pairs > 0 && !(up && peak > rest_height) {
             let fz = data.contact_wrench[b].force.z;

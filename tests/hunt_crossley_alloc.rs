@@ -3,7 +3,7 @@
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
-use rtphys::{step, Data};
+use rtphys::Data;
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
 #[global_allocator]
@@ -18,13 +18,14 @@ fn hunt_crossley_pile_steps_without_allocating() {
             rtphys::run::apply_overrides(&model, Some(MethodName::HuntCrossley), None, None)
                 .expect("override");
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         for _ in 0..2000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         alloc_counter::start();
         let s0 = data.stats.substeps_total;
         for _ in 0..1000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let n = alloc_counter::stop();
         println!(

@@ -7,7 +7,7 @@ use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::math::SplitMix64;
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 use std::fmt::Write;
 
 const R: f64 = 0.1;
@@ -102,13 +102,14 @@ struct Run {
 
 fn run(model: &Model, seconds: f64) -> Run {
     let mut data = Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
     let e0 = energy(model, &data);
     let n = (seconds / model.opt.dt).round() as u64;
     let (mut max_rel, mut floor, mut collisions_seen) = (0.0f64, 0u64, 0usize);
     let mut rel = 0.0;
     let (mut admitted, mut max_over_admitted) = (0.0, 0.0f64);
     for _ in 0..n {
-        step(model, &mut data);
+        pipeline.step(model, &mut data);
         admitted += data.stats.energy_error;
         floor += data.stats.substep_floor_hits as u64;
         collisions_seen += data.stats.contact_pairs;

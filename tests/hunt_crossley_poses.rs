@@ -9,7 +9,7 @@ use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::math::{SplitMix64, Vec3};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 /// The project's stiff penalty gains (config/scenes/box_on_plane.toml).
 const PENALTY_GAINS: &str = "kp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0\n";
@@ -56,6 +56,7 @@ fn drops(
         let mut counts = vec![0usize; npose];
         let (mut unsettled, mut ticks, mut creeping) = (0usize, 0u64, 0usize);
         let mut data = Data::new(model);
+        let mut pipeline = rtphys::Pipeline::new(model);
         for q in chunk {
             data.reset(model);
             data.state[b].q = *q;
@@ -63,7 +64,7 @@ fn drops(
             let mut calm = 0;
             let mut pose = None;
             for i in 0..6000 {
-                step(model, &mut data);
+                pipeline.step(model, &mut data);
                 let s = &data.state[b];
                 // At rest: speeds of a millimetre per second for 50 ticks.
                 if i > 200 && s.v.norm() < 1e-3 && s.w.norm() < 1e-2 {
@@ -366,9 +367,10 @@ fn resting_die_sinks_the_stated_fraction_of_its_size() {
         0.5,
     );
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     data.state[1].x = Vec3::new(0.0, 0.0, 0.012);
     for _ in 0..2000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     let sink = 0.01 - data.state[1].x.z;
     println!("resting die: sinks {sink:.4e} m (f·L = 1.0e-4 m)");

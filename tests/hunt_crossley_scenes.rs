@@ -7,7 +7,7 @@ use common as common_scene;
 use common_scene::{load, load_str};
 use rtphys::model::scene::MethodName;
 use rtphys::model::{DampingRule, Method};
-use rtphys::{step, Data};
+use rtphys::Data;
 
 #[test]
 fn shipped_scenes_load_and_settle() {
@@ -15,8 +15,9 @@ fn shipped_scenes_load_and_settle() {
         let model = load(name);
         assert_eq!(model.opt.method.name(), "hunt_crossley");
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         for _ in 0..3000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let ke = data.kinetic_energy(&model);
         println!(
@@ -47,8 +48,9 @@ fn method_override_and_fixed_step() {
     assert_eq!(p.damping_rule, DampingRule::Paper);
     assert_eq!(p.stiffness_volume, Some(1e7));
     let mut data = Data::new(&m);
+    let mut pipeline = rtphys::Pipeline::new(&m);
     for _ in 0..500 {
-        step(&m, &mut data);
+        pipeline.step(&m, &mut data);
         assert_eq!(data.stats.substeps, 1);
     }
 }
@@ -81,17 +83,19 @@ fn scene_errors_name_the_key() {
 fn snapshot_restore_is_bit_identical() {
     let model = load("hc_stack5.toml");
     let mut a = Data::new(&model);
+    let mut a_pipe = rtphys::Pipeline::new(&model);
     for _ in 0..150 {
-        step(&model, &mut a);
+        a_pipe.step(&model, &mut a);
     }
     let snap = a.snapshot();
     for _ in 0..200 {
-        step(&model, &mut a);
+        a_pipe.step(&model, &mut a);
     }
     let mut b = Data::new(&model);
+    let mut b_pipe = rtphys::Pipeline::new(&model);
     assert!(b.restore(&snap));
     for _ in 0..200 {
-        step(&model, &mut b);
+        b_pipe.step(&model, &mut b);
     }
     assert_eq!(a.state, b.state);
     assert_eq!(a.pairs, b.pairs);

@@ -5,7 +5,7 @@ use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::data::ContactPhase;
-use rtphys::{step, Data};
+use rtphys::Data;
 
 const HEAD: &str = r#"
 [world]
@@ -37,12 +37,13 @@ fn dropped_ball_rebounds_with_restitution() {
         ));
         let (g, h) = (9.81, model.opt.dt);
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         let mut impact: Option<(f64, f64)> = None; // (v_in, z at impact)
         let mut apex: f64 = f64::NEG_INFINITY;
         let mut impulses = 0;
         for _ in 0..3000 {
             let before = data.state[1];
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
             impulses += data.stats.impulses;
             if data.stats.impulses > 0 && impact.is_none() {
                 let v_in = -before.v.z;
@@ -85,10 +86,11 @@ fn phase_machine_impulses_only_for_new_impacts_and_third_bodies() {
     ));
     let base = model.body_id("base").expect("base");
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     // Placed touching, the base falls for one step before its contact exists: that
     // first contact arrives at g·h ≈ 1 cm/s > ε and is (correctly) a small impact.
     for _ in 0..50 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     // Resting contact under a large downward push: penalty only.
     let mut impulses = 0;
@@ -104,7 +106,7 @@ fn phase_machine_impulses_only_for_new_impacts_and_third_bodies() {
         } else {
             data.xfrc[base] = Default::default();
         }
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         impulses += data.stats.impulses;
     }
     assert_eq!(impulses, 0, "resting contact was treated as an impact");
@@ -120,7 +122,7 @@ fn phase_machine_impulses_only_for_new_impacts_and_third_bodies() {
     // The dropped box hits the resting base (falls 1.0 m in ~0.45 s: ~4.4 m/s).
     let mut first_impact_impulses = 0;
     for _ in 0..600 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         if data.stats.impulses > 0 {
             first_impact_impulses = data.stats.impulses;
             break;
@@ -135,13 +137,13 @@ fn phase_machine_impulses_only_for_new_impacts_and_third_bodies() {
     // may still be resolved by impulses; once the pairs rest, none.
     let mut bounces = 0;
     for _ in 0..100 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         bounces += data.stats.impulses;
     }
     eprintln!("bounce impulses in the 0.1 s after the impact: {bounces}");
     let mut later = 0;
     for _ in 0..900 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         later += data.stats.impulses;
     }
     assert_eq!(later, 0, "continuing contact produced impulses");

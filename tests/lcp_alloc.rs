@@ -7,7 +7,7 @@
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_file, load_scene_str};
 use rtphys::model::{LcpParams, LcpSolverKind, Method};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
 #[global_allocator]
@@ -51,12 +51,13 @@ fn lcp_steps_without_allocating() {
             }
             let model = with_solver(&base, solver, name == "pile20");
             let mut data = Data::new(&model);
+            let mut pipeline = rtphys::Pipeline::new(&model);
             for _ in 0..warm {
-                step(&model, &mut data);
+                pipeline.step(&model, &mut data);
             }
             alloc_counter::start();
             for _ in 0..counted {
-                step(&model, &mut data);
+                pipeline.step(&model, &mut data);
             }
             let n = alloc_counter::stop();
             assert!(data.stats.contact_points > 0, "{name}: no contacts");

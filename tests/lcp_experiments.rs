@@ -8,7 +8,7 @@ use common::{load, load_str};
 use rtphys::experiments::RandomPushes;
 use rtphys::math::Vec3;
 use rtphys::model::{LcpParams, LcpSolverKind, Method, StabilizationScheme};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 /// A copy of `model` stepped by the LCP method with `p`.
 fn with_lcp(model: &Model, p: LcpParams) -> Model {
@@ -35,10 +35,11 @@ fn random_forces(p: LcpParams) -> (f64, u64, u64) {
     let b = model.body_id("block").expect("block");
     let mut pushes = RandomPushes::new(12, b, Vec3::new(0.5, 0.5, 0.5));
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     let mut sum = 0.0;
     for _ in 0..10_000 {
         pushes.apply(&model, &mut data);
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         sum += data.stats.max_penetration;
     }
     assert_eq!(data.stats.quarantined, 0);
@@ -120,10 +121,11 @@ fn run_incline(model: &Model, th: f64, steps: usize) -> (Vec<f64>, f64) {
     let b = model.body_id("box").expect("box");
     let down = Vec3::new(th.cos(), 0.0, -th.sin());
     let mut data = Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
     let x0 = data.state[b].x;
     let mut s = Vec::with_capacity(steps);
     for _ in 0..steps {
-        step(model, &mut data);
+        pipeline.step(model, &mut data);
         s.push((data.state[b].x - x0).dot(&down));
     }
     assert_eq!(data.stats.quarantined, 0);
@@ -183,11 +185,12 @@ fn stack_of_five_rests() {
             opt.method = Method::Lcp(lcp(solver));
             let model = base.with_options(opt);
             let mut data = Data::new(&model);
+            let mut pipeline = rtphys::Pipeline::new(&model);
             let x0: Vec<Vec3> = data.state.iter().map(|s| s.x).collect();
             let steps = (10.0 / h).round() as usize;
             let mut drift = 0.0f64;
             for _ in 0..steps {
-                step(&model, &mut data);
+                pipeline.step(&model, &mut data);
                 for (s, x) in data.state.iter().zip(&x0) {
                     drift = drift.max((s.x - x).norm());
                 }
@@ -214,8 +217,9 @@ fn sliding_box_stops_at_v2_over_2mug() {
         );
         let model = with_lcp(&load_str(&text), lcp(solver));
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         for _ in 0..1000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let d = data.state[1].x.x;
         let expect = v0 * v0 / (2.0 * mu * g);
@@ -236,11 +240,12 @@ fn two_runs_are_bit_identical() {
         let model = with_lcp(&load("lcp_stack5.toml"), lcp(solver));
         let run = || {
             let mut data = Data::new(&model);
+            let mut pipeline = rtphys::Pipeline::new(&model);
             let mut pushes = RandomPushes::new(3, 5, Vec3::new(0.05, 0.05, 0.05));
             pushes.range = (1.0, 10.0);
             for _ in 0..2000 {
                 pushes.apply(&model, &mut data);
-                step(&model, &mut data);
+                pipeline.step(&model, &mut data);
             }
             data.state
         };
@@ -260,18 +265,20 @@ fn snapshot_restore_is_bit_identical() {
     for solver in SOLVERS {
         let model = with_lcp(&load("lcp_stack5.toml"), lcp(solver));
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         for _ in 0..500 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let snap = data.snapshot();
         for _ in 0..500 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let a = data.state.clone();
         let mut again = Data::new(&model);
+        let mut again_pipe = rtphys::Pipeline::new(&model);
         assert!(again.restore(&snap));
         for _ in 0..500 {
-            step(&model, &mut again);
+            again_pipe.step(&model, &mut again);
         }
         assert_eq!(a, again.state, "{solver:?}");
     }

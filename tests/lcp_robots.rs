@@ -10,9 +10,9 @@ mod common;
 
 use nalgebra::Vector3;
 use rtphys::dynamics::ArticulatedData;
+use rtphys::kinematics::frame_state;
 use rtphys::model::{LcpParams, LcpSolverKind, Method};
-use rtphys::pipeline::robots::frame_state;
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
 #[global_allocator]
@@ -52,12 +52,13 @@ fn max_depth(data: &Data) -> f64 {
 /// the following 0.5 s (the settling check).
 fn settle(model: &Model, name: &str, steps: usize) -> (Vector3<f64>, f64, f64, Data) {
     let mut d = Data::new(model);
-    common::run(model, &mut d, steps);
+    let mut d_pipe = rtphys::Pipeline::new(model);
+    common::run(&mut d_pipe, model, &mut d, steps);
     let x0 = frame_pos(model, &d, name);
     let mut moved = 0.0f64;
     let mut depth = 0.0f64;
     for _ in 0..500 {
-        step(model, &mut d);
+        d_pipe.step(model, &mut d);
         moved = moved.max((frame_pos(model, &d, name) - x0).norm());
         depth = depth.max(max_depth(&d));
     }
@@ -192,6 +193,7 @@ fn joint_pushed_into_its_limit_stays_there() {
         let upper = joint.upper;
         let servo4 = r.servos.iter().position(|s| s.joint == j4).expect("servo");
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         data.qpos[r.q_offset + joint.qi] = upper - 0.15;
         for (s, t) in r.servos.iter().zip(data.robots[0].servo.iter_mut()) {
             t.position = data.qpos[r.q_offset + r.joints[s.joint].qi];
@@ -206,7 +208,7 @@ fn joint_pushed_into_its_limit_stays_there() {
             common::gravity_torques(&model, &mut ad, &q, &mut tau);
             tau[joint.vi] += tau_push;
             data.qfrc_cmd[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&tau);
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
             max_over = max_over.max(data.qpos[r.q_offset + joint.qi] - upper);
         }
         let x_end = data.qpos[r.q_offset + joint.qi] - upper;
@@ -231,10 +233,11 @@ fn humanoid_stands() {
     for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
         let model = with_lcp(&common::load("humanoid.toml"), solver);
         let mut d = Data::new(&model);
-        common::run(&model, &mut d, 2000);
+        let mut d_pipe = rtphys::Pipeline::new(&model);
+        common::run(&mut d_pipe, &model, &mut d, 2000);
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for _ in 0..1000 {
-            step(&model, &mut d);
+            d_pipe.step(&model, &mut d);
             lo = lo.min(d.qpos[2]);
             hi = hi.max(d.qpos[2]);
         }
@@ -271,10 +274,12 @@ fn arm_on_table_pgs_is_deterministic_and_does_not_allocate() {
     let bits =
         |d: &Data| -> Vec<u64> { d.qpos.iter().chain(&d.qvel).map(|x| x.to_bits()).collect() };
     let mut a = Data::new(&model);
-    common::run(&model, &mut a, 500);
-    let (_, allocs) = alloc_counter::count(|| common::run(&model, &mut a, 1000));
+    let mut a_pipe = rtphys::Pipeline::new(&model);
+    common::run(&mut a_pipe, &model, &mut a, 500);
+    let (_, allocs) = alloc_counter::count(|| common::run(&mut a_pipe, &model, &mut a, 1000));
     let mut b = Data::new(&model);
-    common::run(&model, &mut b, 1500);
+    let mut b_pipe = rtphys::Pipeline::new(&model);
+    common::run(&mut b_pipe, &model, &mut b, 1500);
     println!("arm on table, LCP PGS: {allocs} allocations in 1,000 steps after warm-up");
     assert_eq!(bits(&a), bits(&b));
     assert_eq!(allocs, 0);
@@ -293,8 +298,12 @@ fn robot_scene_with_method_lcp_loads_and_steps() {
         .unwrap_or_else(|e| panic!("{e}"));
     let overridden = with_lcp(&common::load("arm_table.toml"), LcpSolverKind::Lemke);
     let (mut a, mut b) = (Data::new(&from_file), Data::new(&overridden));
-    common::run(&from_file, &mut a, 200);
-    common::run(&overridden, &mut b, 200);
+    let (mut a_pipe, mut b_pipe) = (
+        rtphys::Pipeline::new(&from_file),
+        rtphys::Pipeline::new(&overridden),
+    );
+    common::run(&mut a_pipe, &from_file, &mut a, 200);
+    common::run(&mut b_pipe, &overridden, &mut b, 200);
     assert_eq!(from_file.opt.method.name(), "lcp");
     let bits = |d: &Data| -> Vec<u64> { d.qpos.iter().map(|x| x.to_bits()).collect() };
     assert_eq!(bits(&a), bits(&b));

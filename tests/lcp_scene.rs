@@ -6,7 +6,7 @@ mod common;
 use common::load;
 use rtphys::model::scene::{load_scene_str, SceneError};
 use rtphys::model::{LcpSolverKind, Method, StabilizationScheme};
-use rtphys::{step, Data};
+use rtphys::Data;
 use std::path::Path;
 
 /// The 5-stack scene loads as LCP/Lemke with its keys and rests for 1 s (every box
@@ -23,9 +23,10 @@ fn lcp_stack5_scene_loads_and_steps() {
     assert_eq!(p.scheme, StabilizationScheme::StewartTrinkle);
     assert_eq!(model.opt.method.name(), "lcp");
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     let x0: Vec<_> = data.state.iter().map(|s| s.x).collect();
     for _ in 0..1000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     assert!(data.stats.lcp_size > 0 && data.stats.solver_residual < 1e-9);
     for (s, x) in data.state.iter().zip(&x0) {
@@ -33,8 +34,9 @@ fn lcp_stack5_scene_loads_and_steps() {
     }
     let model = load("lcp_box.toml");
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..100 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     // The narrow phase gives the 8 vertices of the thin intersection slab; the LCP
     // merges them to the 4 corners: 4 × (1 + k + 1) = 24 Lemke variables (k = 4).

@@ -3,7 +3,7 @@
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::load_scene_str;
-use rtphys::{step, Data};
+use rtphys::Data;
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
 #[global_allocator]
@@ -18,12 +18,13 @@ fn pile_steps_without_allocating() {
         let text = pile_scene(kind, 20, 7).replace("semi_implicit_euler", integrator);
         let model = load_scene_str(&text, "pile", std::path::Path::new(".")).expect("scene");
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         for _ in 0..3000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         alloc_counter::start();
         for _ in 0..1000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let n = alloc_counter::stop();
         assert!(data.stats.contact_pairs > 10, "pile has no contacts");

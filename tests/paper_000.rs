@@ -7,7 +7,7 @@ use common_scene::load;
 use rtphys::experiments::{pile_scene, PileKind, RandomPushes};
 use rtphys::math::Vec3;
 use rtphys::model::{Gain, Method, PenaltyPoints};
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 /// The deepest-point variant of a penalty model with the given absolute gains.
 fn deepest(model: &Model, kp: f64, kv: f64, ki: f64) -> Model {
@@ -30,12 +30,13 @@ struct Trace {
 
 fn run(model: &Model, steps: usize) -> Trace {
     let mut data = Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
     let mut t = Trace {
         penetration: Vec::with_capacity(steps),
         kinetic: Vec::with_capacity(steps),
     };
     for _ in 0..steps {
-        step(model, &mut data);
+        pipeline.step(model, &mut data);
         t.penetration.push(data.stats.max_penetration);
         t.kinetic.push(data.kinetic_energy(model));
     }
@@ -82,12 +83,13 @@ fn block_under_random_forces_multipoint() {
     let b = model.body_id("block").expect("block");
     let mut pushes = RandomPushes::new(12, b, Vec3::new(0.5, 0.5, 0.5));
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     let mut pen = Vec::new();
     let mut end_ke = Vec::new();
     for round in 0..10u64 {
         for k in 0..1000u64 {
             pushes.apply(&model, &mut data);
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
             pen.push(data.stats.max_penetration);
             if k == 999 {
                 end_ke.push(data.kinetic_energy(&model));
@@ -115,8 +117,9 @@ fn pile_of_twenty_settles() {
     let text = pile_scene(PileKind::Paper, 20, 3);
     let model = common_scene::load_str(&text);
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..5000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     let ke = data.kinetic_energy(&model);
     let inner = model

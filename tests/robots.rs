@@ -17,7 +17,7 @@ use rtphys::model::robot::{Base, RobotSpec};
 use rtphys::model::scene::{load_scene_str, SceneError};
 use rtphys::model::{BodySpec, Integrator, Material, Options};
 use rtphys::robot::{load_urdf, parse_urdf, UrdfOptions};
-use rtphys::{step, Data, Model, ModelBuilder};
+use rtphys::{Data, Model, ModelBuilder};
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
@@ -186,6 +186,7 @@ fn joint_limit_holds_with_the_overshoot_its_spring_predicts() {
     let (k, upper) = (joint.limit_k, joint.upper);
     let servo4 = r.servos.iter().position(|s| s.joint == j4).expect("servo");
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     // Start 0.15 rad below the limit, at rest.
     let start = upper - 0.15;
     data.qpos[r.q_offset + joint.qi] = start;
@@ -213,7 +214,7 @@ fn joint_limit_holds_with_the_overshoot_its_spring_predicts() {
         common::gravity_torques(&model, &mut ad, &q, &mut tau);
         tau[joint.vi] += tau_push;
         data.qfrc_cmd[r.v_offset..r.v_offset + r.nv()].copy_from_slice(&tau);
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         let q = &data.qpos[r.q_offset..r.q_offset + r.nq()];
         let x = q[joint.qi] - upper;
         if e0.is_none() && x > 0.0 {
@@ -314,10 +315,11 @@ fn period_of(samples: &[(f64, f64)]) -> f64 {
 fn urdf_pendulum_small_angle_period() {
     let model = chain_model(1, 1e-3);
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     data.qpos[0] = 0.01;
     let mut samples = Vec::new();
     for _ in 0..20_000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         samples.push((data.time, data.qpos[0]));
     }
     let i_c = 0.4 * 1e-4;
@@ -339,12 +341,13 @@ fn urdf_double_pendulum_normal_modes() {
     let model = chain_model(2, 1e-3);
     for (ratio, expected) in [(2f64.sqrt(), 2.62105), (-(2f64.sqrt()), 1.08568)] {
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         let a = 0.005;
         data.qpos[0] = a;
         data.qpos[1] = (ratio - 1.0) * a;
         let mut samples = Vec::new();
         for _ in 0..20_000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
             samples.push((data.time, data.qpos[0]));
         }
         let t = period_of(&samples);
@@ -363,6 +366,7 @@ fn undamped_chain_conserves_energy() {
     let model = chain_model(3, 1e-3);
     let r = &model.robots[0];
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     data.qpos[0] = PI / 3.0;
     data.qpos[1] = 0.3;
     data.qpos[2] = -0.2;
@@ -380,7 +384,7 @@ fn undamped_chain_conserves_energy() {
     let scale = e0 - v_min;
     let mut worst = 0.0f64;
     for _ in 0..10_000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         worst = worst.max((e_of(&data, &mut ad) - e0).abs());
     }
     println!(
@@ -426,12 +430,13 @@ fn absurd_effort_freezes_the_robot_and_the_ball_keeps_falling() {
     let model = pendulum_and_ball();
     let ball = model.body_id("ball").expect("ball");
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..10 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     let q_before = data.qpos.clone();
     data.qfrc_cmd[0] = 1e300;
-    step(&model, &mut data);
+    pipeline.step(&model, &mut data);
     assert_eq!(data.stats.quarantined, 1, "robot not quarantined");
     let ev = data.stats.last_quarantine.expect("event");
     assert_eq!(ev.robot, Some(0));
@@ -441,7 +446,7 @@ fn absurd_effort_freezes_the_robot_and_the_ball_keeps_falling() {
     let z0 = data.state[ball].x.z;
     let v0 = data.state[ball].v.z;
     for _ in 0..100 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     assert_eq!(data.qpos, q_before, "a frozen robot does not move");
     // Free fall over 0.1 s: Δz = v₀ t − g t²/2 (semi-implicit Euler: within g h t).
@@ -464,12 +469,14 @@ fn absurd_effort_freezes_the_robot_and_the_ball_keeps_falling() {
 fn nan_and_infinite_commands_act_as_zero() {
     let model = pendulum_and_ball();
     let mut reference = Data::new(&model);
+    let mut reference_pipe = rtphys::Pipeline::new(&model);
     reference.qpos[0] = 0.3;
     let mut bad = reference.clone();
+    let mut bad_pipe = rtphys::Pipeline::new(&model);
     for k in 0..500 {
         bad.qfrc_cmd[0] = if k % 2 == 0 { f64::NAN } else { f64::INFINITY };
-        step(&model, &mut reference);
-        step(&model, &mut bad);
+        reference_pipe.step(&model, &mut reference);
+        bad_pipe.step(&model, &mut bad);
     }
     assert_eq!(bad.stats.quarantined, 0);
     assert!(!bad.robots[0].frozen);

@@ -9,7 +9,7 @@ mod common;
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 use rtphys::model::Integrator;
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 /// Sinusoidal set-points and a small effort on the joints above the hips (the arm's
 /// joints 1–3; the humanoid's arms and neck), so that the robots keep their
@@ -50,14 +50,15 @@ fn robot_scenes_step_without_allocating() {
             opt.integrator = integrator;
             let model = base.with_options(opt);
             let mut data = Data::new(&model);
+            let mut pipeline = rtphys::Pipeline::new(&model);
             for _ in 0..2000 {
                 command(&model, &mut data);
-                step(&model, &mut data);
+                pipeline.step(&model, &mut data);
             }
             alloc_counter::start();
             for _ in 0..1000 {
                 command(&model, &mut data);
-                step(&model, &mut data);
+                pipeline.step(&model, &mut data);
             }
             let n = alloc_counter::stop();
             println!(

@@ -11,9 +11,9 @@ mod common;
 
 use nalgebra::{Matrix6xX, Vector3, Vector6};
 use rtphys::dynamics::{forward_kinematics, point_jacobian, rnea, ArticulatedData, ExtInputs};
+use rtphys::kinematics::frame_state;
 use rtphys::model::BodyKind;
-use rtphys::pipeline::robots::frame_state;
-use rtphys::{step, Data, Model};
+use rtphys::{Data, Model};
 
 const G: f64 = 9.81;
 
@@ -58,12 +58,13 @@ fn link_rotation(model: &Model, data: &Data, r: usize, link: usize) -> nalgebra:
 fn floor_carries_the_rovers_weight() {
     let model = common::load("diffdrive.toml");
     let mut data = Data::new(&model);
-    common::run(&model, &mut data, 3000);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    common::run(&mut pipeline, &model, &mut data, 3000);
     let w = model.robots[0].total_mass * G;
     // Average over 100 ticks (0.1 s) against residual chatter between the contacts.
     let mut f = Vector3::zeros();
     for _ in 0..100 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         f += contact_force_on_robot(&model, &data, 0) / 100.0;
     }
     let rel = (f.z - w).abs() / w;
@@ -89,7 +90,8 @@ fn humanoid_stands_on_the_floor_its_imu_and_ankle_sensors_read_its_weight() {
     let model = common::load("humanoid.toml");
     let r = &model.robots[0];
     let mut data = Data::new(&model);
-    common::run(&model, &mut data, 3000);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    common::run(&mut pipeline, &model, &mut data, 3000);
     let w = r.total_mass * G;
     // Mass outboard of each ankle sensor: the subtree of its child link.
     let tree = &r.tree;
@@ -113,7 +115,7 @@ fn humanoid_stands_on_the_floor_its_imu_and_ankle_sensors_read_its_weight() {
             .iter()
             .map(|s| link_rotation(&model, &data, 0, s.link))
             .collect();
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         f += contact_force_on_robot(&model, &data, 0) / n as f64;
         imu_w += rot_torso * data.robots[0].imu[0].accel / n as f64;
         for (rot, ft) in rot_feet.iter().zip(&data.robots[0].ft) {
@@ -149,7 +151,8 @@ fn arm_on_table_servo_torques_balance_the_contact_through_the_jacobian() {
     let r = &model.robots[0];
     let nv = r.nv();
     let mut data = Data::new(&model);
-    common::run(&model, &mut data, 3000);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    common::run(&mut pipeline, &model, &mut data, 3000);
     let mut ad = ArticulatedData::new(&r.tree);
     let mut jac = Matrix6xX::zeros(nv);
     let zero = vec![0.0; nv];
@@ -158,7 +161,7 @@ fn arm_on_table_servo_torques_balance_the_contact_through_the_jacobian() {
     let mut links_in_contact = std::collections::BTreeSet::new();
     for _ in 0..n {
         let q = data.qpos[r.q_offset..r.q_offset + r.nq()].to_vec();
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         // Start-of-step torques and contact wrenches, at the start-of-step q.
         rnea(&r.tree, &mut ad, &q, &zero, &zero, &ExtInputs::default()).expect("rnea");
         for (k, l) in lhs.iter_mut().enumerate() {
@@ -250,7 +253,8 @@ fn rover_driven_by_equal_wheel_torques_moves_straight_by_r_dtheta() {
     let (vl, vr) = (r.v_offset + r.joints[jl].vi, r.v_offset + r.joints[jr].vi);
     let (ql, qr) = (r.q_offset + r.joints[jl].qi, r.q_offset + r.joints[jr].qi);
     let mut data = Data::new(&model);
-    common::run(&model, &mut data, 1000); // settle on the floor
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    common::run(&mut pipeline, &model, &mut data, 1000); // settle on the floor
     for t in &mut data.robots[0].servo {
         t.enabled = false;
     }
@@ -259,7 +263,7 @@ fn rover_driven_by_equal_wheel_torques_moves_straight_by_r_dtheta() {
     let (thl0, thr0) = (data.qpos[ql], data.qpos[qr]);
     data.qfrc_cmd[vl] = 0.3;
     data.qfrc_cmd[vr] = 0.3;
-    common::run(&model, &mut data, 2000);
+    common::run(&mut pipeline, &model, &mut data, 2000);
     let p1 = Vector3::new(data.qpos[0], data.qpos[1], data.qpos[2]);
     let d = p1 - p0;
     let dth = 0.5 * ((data.qpos[ql] - thl0) + (data.qpos[qr] - thr0));
@@ -298,7 +302,8 @@ fn rover_with_opposite_wheel_speeds_turns_by_r_dtheta_over_track() {
     let sl = r.servos.iter().position(|s| s.joint == jl).expect("servo");
     let sr = r.servos.iter().position(|s| s.joint == jr).expect("servo");
     let mut data = Data::new(&model);
-    common::run(&model, &mut data, 1000);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    common::run(&mut pipeline, &model, &mut data, 1000);
     let (thl0, thr0) = (data.qpos[ql], data.qpos[qr]);
     let p0 = Vector3::new(data.qpos[0], data.qpos[1], data.qpos[2]);
     data.robots[0].servo[sl].velocity = -4.0;
@@ -306,7 +311,7 @@ fn rover_with_opposite_wheel_speeds_turns_by_r_dtheta_over_track() {
     let mut yaw = yaw_of(&data.qpos[r.q_offset..]);
     let mut dyaw = 0.0;
     for _ in 0..2000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         let y = yaw_of(&data.qpos[r.q_offset..]);
         dyaw += unwrap(yaw, y);
         yaw = y;
@@ -346,10 +351,10 @@ fn command(model: &Model, data: &mut Data, tick: u64) {
     }
 }
 
-fn run_commanded(model: &Model, data: &mut Data, steps: usize) {
+fn run_commanded(pipeline: &mut rtphys::Pipeline, model: &Model, data: &mut Data, steps: usize) {
     for _ in 0..steps {
         command(model, data, data.tick);
-        step(model, data);
+        pipeline.step(model, data);
     }
 }
 
@@ -364,13 +369,15 @@ fn bits(x: &[f64]) -> Vec<u64> {
 fn humanoid_runs_are_bit_identical_and_snapshots_reproduce_the_continuation() {
     let model = common::load("humanoid.toml");
     let mut a = Data::new(&model);
+    let mut a_pipe = rtphys::Pipeline::new(&model);
     let mut b = Data::new(&model);
-    run_commanded(&model, &mut a, 1500);
-    run_commanded(&model, &mut b, 1500);
+    let mut b_pipe = rtphys::Pipeline::new(&model);
+    run_commanded(&mut a_pipe, &model, &mut a, 1500);
+    run_commanded(&mut b_pipe, &model, &mut b, 1500);
     assert_eq!(bits(&a.qpos), bits(&b.qpos));
     assert_eq!(bits(&a.qvel), bits(&b.qvel));
     let snap = a.snapshot();
-    run_commanded(&model, &mut a, 1000);
+    run_commanded(&mut a_pipe, &model, &mut a, 1000);
     let end_q = bits(&a.qpos);
     let end_v = bits(&a.qvel);
     let end_ft: Vec<u64> = a.robots[0]
@@ -380,9 +387,9 @@ fn humanoid_runs_are_bit_identical_and_snapshots_reproduce_the_continuation() {
         .map(f64::to_bits)
         .collect();
     // Restore into the other run's data, mid-flight of its own state.
-    run_commanded(&model, &mut b, 300);
+    run_commanded(&mut b_pipe, &model, &mut b, 300);
     assert!(b.restore(&snap));
-    run_commanded(&model, &mut b, 1000);
+    run_commanded(&mut b_pipe, &model, &mut b, 1000);
     let ft_b: Vec<u64> = b.robots[0]
         .ft
         .iter()
@@ -447,7 +454,8 @@ fn free_bodies_rolling_without_slipping_keep_rolling() {
         let model = common::load_str(&text);
         let b = model.body_id("w").expect("w");
         let mut data = Data::new(&model);
-        common::run(&model, &mut data, 1000);
+        let mut pipeline = rtphys::Pipeline::new(&model);
+        common::run(&mut pipeline, &model, &mut data, 1000);
         let v = data.state[b].v.x;
         println!(
             "rolling {shape}, kv = {kv}/kg: v after 1 s = {v:.4} m/s (started at 1), x = {:.4} m",

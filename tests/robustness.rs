@@ -6,7 +6,7 @@ use common as common_scene;
 
 use common_scene::load_str;
 use rtphys::math::Vec3;
-use rtphys::{step, Data};
+use rtphys::Data;
 
 const SCENE: &str = r#"
 [world]
@@ -31,12 +31,13 @@ velocity = [0.0, 0.0, 1.0]
 fn nan_wrench_quarantines_only_that_body() {
     let model = load_str(SCENE);
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..10 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     let before = data.state[0];
     data.xfrc[0].force = Vec3::new(f64::NAN, 0.0, 0.0);
-    step(&model, &mut data);
+    pipeline.step(&model, &mut data);
     assert!(data.frozen[0], "body a not frozen");
     assert_eq!(data.stats.quarantined, 1);
     assert_eq!(
@@ -48,7 +49,7 @@ fn nan_wrench_quarantines_only_that_body() {
     // The other body is untouched by the event and keeps moving.
     let z = data.state[1].x.z;
     for _ in 0..10 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     assert!((data.state[1].x.z - z - 0.01).abs() < 1e-12);
     assert_eq!(data.state[0].x, before.x, "a frozen body moved");
@@ -59,8 +60,9 @@ fn nan_wrench_quarantines_only_that_body() {
 fn absurd_state_is_caught() {
     let model = load_str(SCENE);
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     data.xfrc[1].force = Vec3::new(0.0, 0.0, 1e16);
-    step(&model, &mut data);
+    pipeline.step(&model, &mut data);
     assert!(data.frozen[1]);
     assert_eq!(data.stats.quarantined, 1);
     assert!(data.state[1].v.norm() == 0.0);
@@ -72,10 +74,11 @@ fn absurd_state_is_caught() {
 fn wrench_at_point_follows_newton_euler() {
     let model = load_str(SCENE);
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     let f = Vec3::new(3.0, -1.0, 2.0);
     let p = data.state[0].x + Vec3::new(0.1, 0.2, -0.3);
     data.apply_force_at(0, f, p, Vec3::new(0.0, 0.0, 0.5));
-    step(&model, &mut data);
+    pipeline.step(&model, &mut data);
     let h = model.opt.dt;
     let body = &model.bodies[0];
     let v_expect = f / body.mass * h;

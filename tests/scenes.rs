@@ -2,7 +2,7 @@
 //! quarantined body, and comes to rest where it should.
 
 use rtphys::model::scene::load_scene_file;
-use rtphys::{step, Data};
+use rtphys::Data;
 use std::path::Path;
 
 #[test]
@@ -21,8 +21,9 @@ fn shipped_scenes_load_and_step() {
     {
         let model = load_scene_file(&path).unwrap_or_else(|e| panic!("{e}"));
         let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
         for _ in 0..3000 {
-            step(&model, &mut data);
+            pipeline.step(&model, &mut data);
         }
         let ke = data.kinetic_energy(&model);
         eprintln!(
@@ -46,8 +47,9 @@ fn every_shape_kind_comes_to_rest() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenes/shapes.toml");
     let model = load_scene_file(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..4000 {
-        step(&model, &mut data);
+        pipeline.step(&model, &mut data);
     }
     for (b, s) in model.bodies.iter().zip(&data.state) {
         if b.mass > 0.0 {

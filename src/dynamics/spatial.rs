@@ -282,6 +282,16 @@ impl SpatialTransform {
         }
     }
 
+    /// A world-frame wrench (`math::Wrench`: force, and torque about the world point
+    /// `about_w`) as a force vector in this frame's coordinates about its origin,
+    /// for `self = ⁱX_0` (E world → link, r the link origin in the world):
+    /// n = E (τ + (p − r) × F), f = E F. The one conversion between the engine's
+    /// world/COM wrenches and Featherstone's link-frame spatial forces.
+    pub fn force_from_world(&self, w: &crate::math::Wrench, about_w: &Vector3<f64>) -> ForceVec {
+        let torque_o = w.torque + (about_w - self.trans).cross(&w.force);
+        ForceVec::new(self.rot * torque_o, self.rot * w.force)
+    }
+
     /// `X⁻¹ m`: a motion vector in B coordinates re-expressed in A (`actInv`).
     pub fn inv_apply_motion(&self, m: &MotionVec) -> MotionVec {
         let ang = self.rot.tr_mul(&m.ang);

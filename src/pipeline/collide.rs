@@ -1,11 +1,53 @@
-//! Collision stages shared by the steppers: geom kinematics, broad phase with the
-//! persistent pair memory, and the narrow phase over the candidate pairs.
+//! The collision stages of the step: geom kinematics, the broad phase with the
+//! persistent pair memory, and the narrow phase over the candidate pairs; their
+//! working memory is [`CollideWorkspace`], owned by the [`super::Pipeline`].
 
 use crate::collision::{collide_pair, Aabb, BroadPhase, ContactSet, NarrowScratch};
-use crate::data::{BodyState, PairState, RobotData, Scratch, Stage, StepStats};
+use crate::data::{BodyState, PairState};
 use crate::math::Pose;
 use crate::model::Model;
-use std::time::Instant;
+
+/// Working memory of the collision stages (not part of the state).
+#[derive(Clone, Debug, Default)]
+pub struct CollideWorkspace {
+    /// World pose of every geom at the state last posed.
+    pub geom_pose: Vec<Pose>,
+    pub aabbs: Vec<Aabb>,
+    pub broad: BroadPhase,
+    /// Broad-phase candidate pairs of the step (sorted; they serve every
+    /// intermediate state of the step: the boxes are grown by one step of motion).
+    pub candidates: Vec<(u32, u32)>,
+    pub pairs_next: Vec<PairState>,
+    pub narrow: NarrowScratch,
+}
+
+impl CollideWorkspace {
+    pub fn new(model: &Model) -> Self {
+        CollideWorkspace {
+            geom_pose: vec![Pose::identity(); model.ngeom()],
+            aabbs: Vec::with_capacity(model.ngeom()),
+            ..Default::default()
+        }
+    }
+
+    /// World pose of every geom at `state`: x_wg = x_wb · x_bg.
+    pub fn pose_geoms(&mut self, model: &Model, state: &[BodyState]) {
+        geom_poses(model, state, &mut self.geom_pose);
+    }
+
+    /// Narrow phase over the step's candidates at the geoms' current poses;
+    /// `out_pair[m]` is the candidate (= pair) index of manifold `m`.
+    pub fn narrow_phase(&mut self, model: &Model, out: &mut ContactSet, out_pair: &mut Vec<usize>) {
+        narrow_phase(
+            model,
+            &self.geom_pose,
+            &self.candidates,
+            &mut self.narrow,
+            out,
+            out_pair,
+        );
+    }
+}
 
 /// World pose of every geom: x_wg = x_wb · x_bg.
 pub fn geom_poses(model: &Model, state: &[BodyState], out: &mut Vec<Pose>) {
@@ -13,23 +55,27 @@ pub fn geom_poses(model: &Model, state: &[BodyState], out: &mut Vec<Pose>) {
     out.extend(model.geoms.iter().map(|g| state[g.body].pose() * g.x_bg));
 }
 
-/// Broad phase: AABBs grown by the distance each body can travel in one step (so
-/// the candidate list also serves the integrator's intermediate stages), overlapping
-/// pairs, and the pair memory carried over for pairs that stay candidates.
-#[allow(clippy::too_many_arguments)]
+/// Broad phase over a step of `h`: AABBs grown by the distance each body can
+/// travel in one step (so the candidate list also serves the integrator's
+/// intermediate stages), overlapping pairs, and the pair memory carried over for
+/// pairs that stay candidates.
 pub fn broad_phase(
     model: &Model,
+    h: f64,
     state: &[BodyState],
-    poses: &[Pose],
-    aabbs: &mut Vec<Aabb>,
-    broad: &mut BroadPhase,
-    candidates: &mut Vec<(u32, u32)>,
+    ws: &mut CollideWorkspace,
     pairs: &mut Vec<PairState>,
-    pairs_next: &mut Vec<PairState>,
 ) {
-    let h = model.opt.dt;
+    let CollideWorkspace {
+        geom_pose: poses,
+        aabbs,
+        broad,
+        candidates,
+        pairs_next,
+        ..
+    } = ws;
     aabbs.clear();
-    aabbs.extend(model.geoms.iter().zip(poses).map(|(g, x)| {
+    aabbs.extend(model.geoms.iter().zip(poses.iter()).map(|(g, x)| {
         let s = &state[g.body];
         let size = g.shape.size();
         let reach = if size.is_finite() {
@@ -77,56 +123,4 @@ pub fn narrow_phase(
             out_pair.push(i);
         }
     }
-}
-
-/// The opening every stepper shares, each stage timed on one clock: kinematics
-/// (robot links from (q, q̇), then the geoms' world poses) and the broad phase with
-/// the pair memory. Returns the instant the broad phase ended.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn begin_step(
-    model: &Model,
-    robots: &mut [RobotData],
-    q: &[f64],
-    v: &[f64],
-    state: &mut [BodyState],
-    pairs: &mut Vec<PairState>,
-    s: &mut Scratch,
-    stats: &mut StepStats,
-) -> Instant {
-    let t = Instant::now();
-    super::robots::link_states(model, robots, q, v, state);
-    geom_poses(model, state, &mut s.geom_pose);
-    let t = super::lap(stats, Stage::Kinematics, t);
-    broad_phase(
-        model,
-        state,
-        &s.geom_pose,
-        &mut s.aabbs,
-        &mut s.broad,
-        &mut s.candidates,
-        pairs,
-        &mut s.pairs_next,
-    );
-    super::lap(stats, Stage::BroadPhase, t)
-}
-
-/// The narrow phase at the start-of-step state over the step's candidates, timed
-/// from `t`; returns the instant it ended.
-pub(crate) fn start_contacts(
-    model: &Model,
-    s: &mut Scratch,
-    contacts: &mut ContactSet,
-    contact_pair: &mut Vec<usize>,
-    stats: &mut StepStats,
-    t: Instant,
-) -> Instant {
-    narrow_phase(
-        model,
-        &s.geom_pose,
-        &s.candidates,
-        &mut s.narrow,
-        contacts,
-        contact_pair,
-    );
-    super::lap(stats, Stage::NarrowPhase, t)
 }

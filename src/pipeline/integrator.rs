@@ -4,9 +4,18 @@
 //! configuration derivative q̇(q, v) comes from the caller (floating-base
 //! quaternions at `quat_at` are renormalized after every update).
 
-use crate::data::{BodyState, Deriv};
-use crate::math::Quat;
+use crate::data::BodyState;
+use crate::math::{Quat, Vec3};
 use nalgebra::Quaternion;
+
+/// Time derivative of a [`BodyState`]: (ẋ, q̇, v̇, ẇ).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Deriv {
+    pub dx: Vec3,
+    pub dq: Quaternion<f64>,
+    pub dv: Vec3,
+    pub dw: Vec3,
+}
 
 /// ½ (0, ω) ⊗ q.
 #[inline]
@@ -33,7 +42,7 @@ pub struct GenState<'a> {
     pub quat_at: &'a [usize],
 }
 
-/// Stage buffers of the generalized state (preallocated by `Data`).
+/// Stage buffers of the generalized state (preallocated by the stepper's workspace).
 #[derive(Clone, Debug, Default)]
 pub struct GenScratch {
     pub q: Vec<f64>,
@@ -49,6 +58,63 @@ impl GenScratch {
             v: vec![0.0; nv],
             kq: std::array::from_fn(|_| vec![0.0; nq]),
             kv: std::array::from_fn(|_| vec![0.0; nv]),
+        }
+    }
+}
+
+/// The stage buffers an integrator works in: a stage state of the bodies, the body
+/// derivatives of each stage (RK4 uses all four, semi-implicit Euler the first) and
+/// the robots' stage buffers.
+pub struct Stages<'a> {
+    pub state: &'a mut [BodyState],
+    pub k: &'a mut [Vec<Deriv>; 4],
+    pub gen: &'a mut GenScratch,
+}
+
+/// The buffers of one semi-implicit Euler step: the body derivatives and the
+/// robots' stage buffers.
+pub struct EulerStage<'a> {
+    pub k: &'a mut [Deriv],
+    pub gen: &'a mut GenScratch,
+}
+
+impl StageBuffers {
+    /// The buffers of a semi-implicit Euler step (the first derivative buffer).
+    pub fn euler(&mut self) -> EulerStage<'_> {
+        EulerStage {
+            k: &mut self.k[0],
+            gen: &mut self.gen,
+        }
+    }
+}
+
+/// Owned stage buffers for a world of `nb` bodies and robots of (nq, nv).
+#[derive(Clone, Debug, Default)]
+pub struct StageBuffers {
+    pub state: Vec<BodyState>,
+    pub k: [Vec<Deriv>; 4],
+    pub gen: GenScratch,
+}
+
+impl StageBuffers {
+    pub fn new(nb: usize, nq: usize, nv: usize) -> Self {
+        let rest = BodyState {
+            x: Vec3::zeros(),
+            q: Quat::identity(),
+            v: Vec3::zeros(),
+            w: Vec3::zeros(),
+        };
+        StageBuffers {
+            state: vec![rest; nb],
+            k: std::array::from_fn(|_| vec![Deriv::default(); nb]),
+            gen: GenScratch::new(nq, nv),
+        }
+    }
+    pub fn stages(&mut self) -> Stages<'_> {
+        Stages {
+            state: &mut self.state,
+            k: &mut self.k,
+            gen: &mut self.gen,
         }
     }
 }
@@ -89,18 +155,20 @@ impl<F: FnMut(usize, &mut [BodyState], &[f64], &[f64], &mut [Deriv], &mut [f64],
 /// Classical RK4 over bodies and robots. Stage 0 is evaluated at the state itself.
 /// Bodies with `dynamic[b] == false` are left untouched. The result overwrites `s`
 /// and `gen`.
-#[allow(clippy::too_many_arguments)]
 pub fn rk4_system(
     h: f64,
     s: &mut [BodyState],
     gen: GenState<'_>,
     dynamic: impl Fn(usize) -> bool,
-    stage_state: &mut [BodyState],
-    k: &mut [Vec<Deriv>; 4],
-    gs: &mut GenScratch,
+    stages: Stages<'_>,
     mut f: impl SystemRate,
 ) {
     let GenState { q, v, quat_at } = gen;
+    let Stages {
+        state: stage_state,
+        k,
+        gen: gs,
+    } = stages;
     let [k1, k2, k3, k4] = k;
     let [kq1, kq2, kq3, kq4] = &mut gs.kq;
     let [kv1, kv2, kv3, kv4] = &mut gs.kv;
@@ -165,14 +233,17 @@ pub fn rk4(
         v: &mut [],
         quat_at: &[],
     };
+    let stages = Stages {
+        state: stage_state,
+        k,
+        gen: &mut GenScratch::default(),
+    };
     rk4_system(
         h,
         s,
         gen,
         dynamic,
-        stage_state,
-        k,
-        &mut GenScratch::default(),
+        stages,
         |stage,
          st: &mut [BodyState],
          _: &[f64],
@@ -186,18 +257,17 @@ pub fn rk4(
 /// Semi-implicit (symplectic) Euler over bodies and robots: v ← v + h v̇,
 /// ω ← ω + h ω̇, x ← x + h v, q ← exp(h ω) q (exact rotation over the step); robots:
 /// v ← v + h v̇ then q ← q + h q̇(q, v⁺) (`qdot`), quaternions renormalized.
-#[allow(clippy::too_many_arguments)]
 pub fn semi_implicit_euler_system(
     h: f64,
     s: &mut [BodyState],
     gen: GenState<'_>,
     dynamic: impl Fn(usize) -> bool,
-    k: &mut [Deriv],
-    gs: &mut GenScratch,
+    stage: EulerStage<'_>,
     mut f: impl SystemRate,
     mut qdot: impl FnMut(&[f64], &[f64], &mut [f64]),
 ) {
     let GenState { q, v, quat_at } = gen;
+    let EulerStage { k, gen: gs } = stage;
     let [kq, ..] = &mut gs.kq;
     let [kv, ..] = &mut gs.kv;
     f(0, s, q, v, k, kq, kv);
@@ -238,8 +308,10 @@ pub fn semi_implicit_euler(
         s,
         gen,
         dynamic,
-        k,
-        &mut GenScratch::default(),
+        EulerStage {
+            k,
+            gen: &mut GenScratch::default(),
+        },
         |stage,
          st: &mut [BodyState],
          _: &[f64],

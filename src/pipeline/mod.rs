@@ -1,95 +1,285 @@
 //! The step: one tick of a world, as a table of contents.
 //!
 //! A contact method is a whole time-stepping scheme ([`Stepper`]): a force model
-//! inside an explicit integrator (the penalty family: 000's multi-point PID method
-//! now, Hunt–Crossley with its energy-monitored adaptive sub-steps next), a
-//! velocity-level complementarity step (LCP, PEG) or an optimization-based step
-//! (Rigid IPC) all advance `Data` by `model.opt.dt` through the same call.
-//! Outside input (external wrenches in `Data::xfrc`, later joint torques) lands
-//! before [`step`] and is held constant through the step.
+//! inside an explicit integrator (the penalty family of 000, Hunt–Crossley of 002
+//! with its energy-monitored adaptive sub-steps), a velocity-level complementarity
+//! step (LCP of 003/001, PEG next) or an optimization-based step (Rigid IPC next)
+//! all advance `Data` by one step through the same outline ([`Pipeline::step_with`]):
+//!
+//! ```text
+//! begin     remember the state (the quarantine's rollback target), zero the timers
+//! positions robot link kinematics from (q, q̇), geom poses           Stage::Kinematics
+//!           broad phase with the pair memory                         Stage::BroadPhase
+//!           narrow phase at the start state (steppers that want it)  Stage::NarrowPhase
+//! inputs    outside input lands here (the runtime's wrenches, a haptic device's
+//!           coupling): [`Inputs::apply`]
+//! advance   the method: contact → solve → integrate                  its own laps
+//! check     non-finite or absurd state rolled back and frozen       Stage::Check
+//! clock     stage totals, tick, time
+//! ```
+//!
+//! Like MuJoCo's `mj_step1`/`mj_step2`, the split at *inputs* marks where a
+//! controller's or a device's input meets the step: after everything that depends
+//! on positions alone, before anything that depends on forces.
+//!
+//! The working memory of every stage — the collision stages' buffers, the rollback
+//! copy and the method's own workspace — lives in the [`Pipeline`], beside the
+//! immutable `Model` and the `Data` (state, caches and stats): one `Pipeline` per
+//! world, created from its model and reused every tick (no allocation once warmed
+//! up).
+//!
+//! # Adding a method
+//! 1. Parameters: a variant of [`crate::model::Method`] (and its scene keys).
+//! 2. A file (or folder) here with a `Stepper` whose `Workspace` holds its buffers,
+//!    and a variant of `MethodWorkspace` built by `MethodWorkspace::new`.
+//! 3. A line in `Pipeline::step_with`'s dispatch. The outline above, the
+//!    quarantine, the timers, snapshots and the server need nothing new; per-pair
+//!    memory that must ride in snapshots goes in [`crate::data::PairState`].
 
-pub mod adaptive;
+pub mod bodies;
 pub mod collide;
-pub mod dynamics;
+pub mod hunt_crossley;
 pub mod integrator;
 pub mod lcp;
 pub mod penalty;
 pub mod robots;
 
-use crate::data::{Data, QuarantineEvent, Stage};
+pub use collide::CollideWorkspace;
+
+use crate::data::{BodyState, Data, QuarantineEvent, Stage, StepStats};
 use crate::model::{BodyKind, Method, Model};
 use std::time::Instant;
 
+/// What every stepper is given: the model and the step size.
+#[derive(Clone, Copy, Debug)]
+pub struct Tick<'a> {
+    pub model: &'a Model,
+    /// The step h, s (`model.opt.dt`, read once per step).
+    pub h: f64,
+}
+
 /// A whole time-stepping scheme.
 pub trait Stepper {
+    /// The stepper's working memory, owned by the [`Pipeline`].
+    type Workspace;
     fn name(&self) -> &'static str;
-    /// Advance the state of every dynamic body by one step of `model.opt.dt`.
-    /// Must not allocate once warmed up and must not panic on any state.
-    fn advance(&self, model: &Model, data: &mut Data);
+    /// Whether the outline runs the narrow phase at the start-of-step state into
+    /// `Data::contacts` before [`Stepper::advance`]. A stepper that collides at
+    /// states of its own choosing (Hunt–Crossley's energy-monitored sub-steps) says
+    /// no and fills `Data::contacts` itself.
+    fn contacts_at_start(&self) -> bool;
+    /// Advance the state of every dynamic body by one step of `tick.h`, given the
+    /// posed geoms and the broad phase's candidates in `col` (and, if
+    /// [`Self::contacts_at_start`], the start-of-step contacts in `data`). Must not
+    /// allocate once warmed up and must not panic on any state.
+    fn advance(
+        &self,
+        tick: &Tick<'_>,
+        data: &mut Data,
+        col: &mut CollideWorkspace,
+        ws: &mut Self::Workspace,
+    );
 }
 
-/// Adds the time since `t` to `stage` and returns the current instant: stage times
-/// are laps of one clock (each reading costs tens of ns on some virtual machines).
-#[inline]
-pub(crate) fn lap(stats: &mut crate::data::StepStats, stage: Stage, t: Instant) -> Instant {
-    let now = Instant::now();
-    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
-    now
+/// Outside input applied at the named point of the step (module doc): after the
+/// positions stages, before the method advances. The runtime's composed wrenches
+/// and, later, a haptic device's coupling enter here.
+pub trait Inputs {
+    fn apply(&mut self, model: &Model, data: &mut Data);
 }
 
-/// The stepper a model's method selects.
-pub fn stepper_for(method: &Method) -> impl Stepper + '_ {
-    match method {
-        Method::Penalty(p) => MethodStepper::Penalty(penalty::PenaltyStepper { params: p }),
-        Method::HuntCrossley(p) => {
-            MethodStepper::HuntCrossley(adaptive::HuntCrossleyStepper { params: p })
-        }
-        Method::Lcp(p) => MethodStepper::Lcp(lcp::LcpStepper { params: p }),
+/// No outside input (offline runs; `Data::xfrc` and the commands hold what the
+/// caller set before the step).
+pub struct NoInputs;
+
+impl Inputs for NoInputs {
+    #[inline]
+    fn apply(&mut self, _: &Model, _: &mut Data) {}
+}
+
+impl<F: FnMut(&Model, &mut Data)> Inputs for F {
+    #[inline]
+    fn apply(&mut self, model: &Model, data: &mut Data) {
+        self(model, data)
     }
 }
 
-/// The steppers of the methods, one type for [`stepper_for`] (no boxing per step).
-enum MethodStepper<'a> {
-    Penalty(penalty::PenaltyStepper<'a>),
-    HuntCrossley(adaptive::HuntCrossleyStepper<'a>),
-    Lcp(lcp::LcpStepper<'a>),
+/// The state at the start of the step: the quarantine's rollback target.
+#[derive(Clone, Debug, Default)]
+struct Rollback {
+    state: Vec<BodyState>,
+    qpos: Vec<f64>,
+    qvel: Vec<f64>,
 }
 
-impl Stepper for MethodStepper<'_> {
-    fn name(&self) -> &'static str {
-        match self {
-            MethodStepper::Penalty(s) => s.name(),
-            MethodStepper::HuntCrossley(s) => s.name(),
-            MethodStepper::Lcp(s) => s.name(),
-        }
-    }
-    fn advance(&self, model: &Model, data: &mut Data) {
-        match self {
-            MethodStepper::Penalty(s) => s.advance(model, data),
-            MethodStepper::HuntCrossley(s) => s.advance(model, data),
-            MethodStepper::Lcp(s) => s.advance(model, data),
-        }
+impl Rollback {
+    fn save(&mut self, data: &Data) {
+        self.state.clear();
+        self.state.extend_from_slice(&data.state);
+        self.qpos.clear();
+        self.qpos.extend_from_slice(&data.qpos);
+        self.qvel.clear();
+        self.qvel.extend_from_slice(&data.qvel);
     }
 }
 
-/// Advance `data` by one step:
-/// 1. remember the state (the rollback target of the quarantine);
-/// 2. the method's step (kinematics → broad phase → narrow phase → contact → integrate);
-/// 3. check the new state, rolling back and freezing any body that diverged;
-/// 4. advance the clock.
-pub fn step(model: &Model, data: &mut Data) {
+/// The method's own workspace, one variant per stepper (boxed: they differ in size
+/// by hundreds of bytes; one indirection per step).
+#[derive(Clone, Debug)]
+enum MethodWorkspace {
+    Penalty(Box<penalty::PenaltyWorkspace>),
+    HuntCrossley(Box<hunt_crossley::HuntCrossleyWorkspace>),
+    Lcp(Box<lcp::LcpWorkspace>),
+}
+
+impl MethodWorkspace {
+    fn new(model: &Model) -> Self {
+        match model.opt.method {
+            Method::Penalty(_) => Self::Penalty(Box::new(penalty::PenaltyWorkspace::new(model))),
+            Method::HuntCrossley(_) => {
+                Self::HuntCrossley(Box::new(hunt_crossley::HuntCrossleyWorkspace::new(model)))
+            }
+            Method::Lcp(_) => Self::Lcp(Box::default()),
+        }
+    }
+
+    fn fits(&self, method: &Method) -> bool {
+        matches!(
+            (self, method),
+            (Self::Penalty(_), Method::Penalty(_))
+                | (Self::HuntCrossley(_), Method::HuntCrossley(_))
+                | (Self::Lcp(_), Method::Lcp(_))
+        )
+    }
+}
+
+/// Sizes a pipeline was built for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    nbody: usize,
+    ngeom: usize,
+    nq: usize,
+    nv: usize,
+}
+
+impl Shape {
+    fn of(model: &Model) -> Shape {
+        Shape {
+            nbody: model.nbody(),
+            ngeom: model.ngeom(),
+            nq: model.nq,
+            nv: model.nv,
+        }
+    }
+}
+
+/// The working memory of the step for one world (module doc): created from the
+/// world's `Model`, reused every tick. Holds no state: two pipelines stepping equal
+/// `Data` produce bit-identical results, and a `Data` restored from a snapshot may
+/// be stepped by any pipeline of its model.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    shape: Shape,
+    collide: CollideWorkspace,
+    rollback: Rollback,
+    method: MethodWorkspace,
+}
+
+impl Pipeline {
+    pub fn new(model: &Model) -> Pipeline {
+        Pipeline {
+            shape: Shape::of(model),
+            collide: CollideWorkspace::new(model),
+            rollback: Rollback::default(),
+            method: MethodWorkspace::new(model),
+        }
+    }
+
+    /// One step with no outside input at the inputs point.
+    pub fn step(&mut self, model: &Model, data: &mut Data) {
+        self.step_with(model, data, &mut NoInputs)
+    }
+
+    /// One step (module doc): positions, `inputs`, the method, check, clock.
+    pub fn step_with(&mut self, model: &Model, data: &mut Data, inputs: &mut impl Inputs) {
+        // A pipeline is made for one model; handed another (a misuse, not a steady
+        // state) it is rebuilt rather than indexing out of range.
+        if self.shape != Shape::of(model) || !self.method.fits(&model.opt.method) {
+            *self = Pipeline::new(model);
+        }
+        let tick = Tick {
+            model,
+            h: model.opt.dt,
+        };
+        let Pipeline {
+            collide,
+            rollback,
+            method,
+            ..
+        } = self;
+        match (&model.opt.method, method) {
+            (Method::Penalty(p), MethodWorkspace::Penalty(ws)) => {
+                let s = penalty::PenaltyStepper { params: p };
+                outline(&s, &tick, data, collide, rollback, ws, inputs)
+            }
+            (Method::HuntCrossley(p), MethodWorkspace::HuntCrossley(ws)) => {
+                let s = hunt_crossley::HuntCrossleyStepper { params: p };
+                outline(&s, &tick, data, collide, rollback, ws, inputs)
+            }
+            (Method::Lcp(p), MethodWorkspace::Lcp(ws)) => {
+                let s = lcp::LcpStepper { params: p };
+                outline(&s, &tick, data, collide, rollback, ws, inputs)
+            }
+            // `fits` was checked above.
+            _ => {}
+        }
+    }
+}
+
+/// The table of contents of a step (module doc), for any stepper.
+fn outline<S: Stepper>(
+    stepper: &S,
+    tick: &Tick<'_>,
+    data: &mut Data,
+    col: &mut CollideWorkspace,
+    rollback: &mut Rollback,
+    ws: &mut S::Workspace,
+    inputs: &mut impl Inputs,
+) {
+    let model = tick.model;
     data.stats.stage_ns = [0; Stage::COUNT];
-    data.scratch.state0.clear();
-    data.scratch.state0.extend_from_slice(&data.state);
-    data.scratch.qpos0.copy_from_slice(&data.qpos);
-    data.scratch.qvel0.copy_from_slice(&data.qvel);
+    rollback.save(data);
 
-    stepper_for(&model.opt.method).advance(model, data);
-
+    // Positions: link kinematics, geom poses, broad phase, narrow phase.
     let t = Instant::now();
-    check_state(model, data);
-    data.stats.stage_ns[Stage::Check as usize] += t.elapsed().as_nanos() as u64;
+    crate::kinematics::link_states(
+        model,
+        &mut data.robots,
+        &data.qpos,
+        &data.qvel,
+        &mut data.state,
+    );
+    col.pose_geoms(model, &data.state);
+    let t = lap(&mut data.stats, Stage::Kinematics, t);
+    collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs);
+    let t = lap(&mut data.stats, Stage::BroadPhase, t);
+    if stepper.contacts_at_start() {
+        col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
+        lap(&mut data.stats, Stage::NarrowPhase, t);
+    }
 
+    // Outside input.
+    inputs.apply(model, data);
+
+    // The method.
+    stepper.advance(tick, data, col, ws);
+
+    // Check.
+    let t = Instant::now();
+    check_state(model, data, rollback);
+    lap(&mut data.stats, Stage::Check, t);
+
+    // Clock.
     for (tot, s) in data
         .stats
         .stage_ns_total
@@ -99,13 +289,22 @@ pub fn step(model: &Model, data: &mut Data) {
         *tot += s;
     }
     data.tick += 1;
-    data.time = data.tick as f64 * model.opt.dt;
+    data.time = data.tick as f64 * tick.h;
+}
+
+/// Adds the time since `t` to `stage` and returns the current instant: stage times
+/// are laps of one clock (each reading costs tens of ns on some virtual machines).
+#[inline]
+pub(crate) fn lap(stats: &mut StepStats, stage: Stage, t: Instant) -> Instant {
+    let now = Instant::now();
+    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
+    now
 }
 
 /// Non-finite or absurd state (|x| > max_abs_state) is caught in the step it appears:
 /// the body is rolled back to its state at the start of the step, its velocities
 /// zeroed, and it is frozen (treated as static) — counted and reported in the stats.
-fn check_state(model: &Model, data: &mut Data) {
+fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
     let lim = model.opt.max_abs_state;
     for b in 0..model.nbody() {
         if model.bodies[b].kind != BodyKind::Free || data.frozen[b] {
@@ -114,7 +313,7 @@ fn check_state(model: &Model, data: &mut Data) {
         let s = &data.state[b];
         let sane = s.is_finite() && s.x.amax() <= lim && s.v.amax() <= lim && s.w.amax() <= lim;
         if !sane {
-            let mut back = data.scratch.state0[b];
+            let mut back = rollback.state[b];
             back.v.fill(0.0);
             back.w.fill(0.0);
             data.state[b] = back;
@@ -141,7 +340,7 @@ fn check_state(model: &Model, data: &mut Data) {
             .chain(&data.qvel[vs.clone()])
             .all(|x| x.is_finite() && x.abs() <= lim);
         if !sane {
-            data.qpos[qs.clone()].copy_from_slice(&data.scratch.qpos0[qs]);
+            data.qpos[qs.clone()].copy_from_slice(&rollback.qpos[qs]);
             data.qvel[vs].fill(0.0);
             data.robots[ri].frozen = true;
             data.stats.quarantined += 1;
@@ -156,7 +355,7 @@ fn check_state(model: &Model, data: &mut Data) {
                     .unwrap_or(usize::MAX),
                 robot: Some(ri),
             });
-            robots::link_states(
+            crate::kinematics::link_states(
                 model,
                 &mut data.robots,
                 &data.qpos,

@@ -2,14 +2,18 @@
 //! deepest-point) PID force for continuing contact, friction, all inside an explicit
 //! integrator (RK4 as in the paper's experiments, or semi-implicit Euler).
 
-use super::dynamics::{body_mass_props, derivatives, report_contacts};
-use super::{collide, integrator, lap, robots, Stepper};
+use super::bodies::{body_mass_props, derivatives, report_contacts};
+use super::collide::CollideWorkspace;
+use super::integrator::{self, Deriv, StageBuffers};
+use super::robots::{self, RobotLoad};
+use super::{lap, Stepper, Tick};
 use crate::collision::ContactSet;
 use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
 use crate::contact::{
     friction, model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch,
 };
-use crate::data::{BodyState, ContactPhase, Data, Deriv, PairState, Stage};
+use crate::data::{BodyState, ContactPhase, Data, PairState, Stage};
+use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Integrator, Material, Model, PenaltyParams};
 use std::time::Instant;
@@ -18,12 +22,79 @@ pub struct PenaltyStepper<'a> {
     pub params: &'a PenaltyParams,
 }
 
+/// Working memory of [`PenaltyStepper`] (not part of the state).
+#[derive(Clone, Debug)]
+pub struct PenaltyWorkspace {
+    /// The integrator's stage state and derivatives (bodies and robots).
+    stages: StageBuffers,
+    /// Contacts at an intermediate integrator stage.
+    stage_contacts: ContactSet,
+    stage_contact_pair: Vec<usize>,
+    /// Contact wrench on every body at the stage being evaluated.
+    wrench: Vec<Wrench>,
+    /// World-frame inverse mass properties of every body at the state being
+    /// evaluated (once per force evaluation).
+    bodies: Vec<ImpulseBody>,
+    /// Bodies that received an impulse this step.
+    impacted: Vec<bool>,
+    /// The contact model's buffers: bottom-of-volume selection, the normal forces of
+    /// one manifold.
+    sel: SelectScratch,
+    point_forces: Vec<PointForce>,
+}
+
+impl PenaltyWorkspace {
+    pub fn new(model: &Model) -> Self {
+        let nb = model.nbody();
+        PenaltyWorkspace {
+            stages: StageBuffers::new(nb, model.nq, model.nv),
+            stage_contacts: ContactSet::default(),
+            stage_contact_pair: Vec::new(),
+            wrench: vec![Wrench::ZERO; nb],
+            bodies: Vec::with_capacity(nb),
+            impacted: vec![false; nb],
+            sel: SelectScratch::default(),
+            point_forces: Vec::new(),
+        }
+    }
+}
+
+/// What the contact passes of one evaluation read: the model, the method's
+/// parameters and contact model, the step, and the bodies' mass properties at the
+/// state evaluated.
+struct ForceCtx<'a> {
+    model: &'a Model,
+    p: &'a PenaltyParams,
+    cm: &'a dyn ContactModel,
+    h: f64,
+    bodies: &'a [ImpulseBody],
+}
+
+/// The contact model's buffers of one evaluation.
+struct ModelBufs<'a> {
+    sel: &'a mut SelectScratch,
+    pf: &'a mut Vec<PointForce>,
+}
+
 impl Stepper for PenaltyStepper<'_> {
+    type Workspace = PenaltyWorkspace;
+
     fn name(&self) -> &'static str {
         "penalty"
     }
 
-    fn advance(&self, model: &Model, data: &mut Data) {
+    fn contacts_at_start(&self) -> bool {
+        true
+    }
+
+    fn advance(
+        &self,
+        tick: &Tick<'_>,
+        data: &mut Data,
+        col: &mut CollideWorkspace,
+        ws: &mut PenaltyWorkspace,
+    ) {
+        let (model, h) = (tick.model, tick.h);
         let p = self.params;
         let cm = model_for(p.points);
         let Data {
@@ -35,7 +106,6 @@ impl Stepper for PenaltyStepper<'_> {
             contact_pair,
             contact_wrench,
             stats,
-            scratch: s,
             qpos,
             qvel,
             qfrc_cmd,
@@ -46,34 +116,46 @@ impl Stepper for PenaltyStepper<'_> {
             contact_force,
             ..
         } = data;
+        let PenaltyWorkspace {
+            stages,
+            stage_contacts,
+            stage_contact_pair,
+            wrench,
+            bodies,
+            impacted,
+            sel,
+            point_forces,
+        } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
-
-        // Kinematics, broad phase, narrow phase at the start-of-step state.
-        let t = collide::begin_step(model, robots, qpos, qvel, state, pairs, s, stats);
-        let t = collide::start_contacts(model, s, contacts, contact_pair, stats, t);
+        let t = Instant::now();
 
         // Contact: pair memory (eq. (2)), impacts (Fig. 2). Impulses change
         // velocities only, so the world inertias stay valid for stage 0.
         update_pair_memory(p, contacts, contact_pair, pairs);
         report_contacts(contacts, stats);
-        body_mass_props(model, state, frozen, robots, &mut s.bodies);
-        stats.impulses = resolve_impacts(
+        body_mass_props(model, state, frozen, robots, bodies);
+        let cx = ForceCtx {
             model,
             p,
             cm,
+            h,
+            bodies,
+        };
+        let mut mb = ModelBufs {
+            sel: &mut *sel,
+            pf: &mut *point_forces,
+        };
+        stats.impulses = resolve_impacts(
+            &cx,
             state,
-            &s.bodies,
-            contacts,
-            contact_pair,
+            (contacts, contact_pair),
             pairs,
-            &mut s.sel,
-            &mut s.point_forces,
-            &mut s.impacted,
+            &mut mb,
+            impacted,
         );
         let t = lap(stats, Stage::Contact, t);
 
         // Integrate, evaluating the force model at every stage.
-        let h = model.opt.dt;
         let mut narrow_ns = 0u64;
         let mut eval = |stage: usize,
                         st: &mut [BodyState],
@@ -88,49 +170,53 @@ impl Stepper for PenaltyStepper<'_> {
                 // Intermediate stages: pose the links and collide again at the stage
                 // state.
                 let tn = Instant::now();
-                robots::link_states(model, robots, q, v, st);
-                collide::geom_poses(model, st, &mut s.geom_pose);
-                collide::narrow_phase(
-                    model,
-                    &s.geom_pose,
-                    &s.candidates,
-                    &mut s.narrow,
-                    &mut s.stage_contacts,
-                    &mut s.stage_contact_pair,
-                );
+                link_states(model, robots, q, v, st);
+                col.pose_geoms(model, st);
+                col.narrow_phase(model, stage_contacts, stage_contact_pair);
                 narrow_ns += tn.elapsed().as_nanos() as u64;
-                (&s.stage_contacts, &s.stage_contact_pair[..])
+                (&*stage_contacts, &stage_contact_pair[..])
             };
             if stage != 0 {
-                body_mass_props(model, st, frozen, robots, &mut s.bodies);
+                body_mass_props(model, st, frozen, robots, bodies);
             }
-            contact_wrenches(
+            let cx = ForceCtx {
                 model,
                 p,
                 cm,
+                h,
+                bodies,
+            };
+            let mut mb = ModelBufs {
+                sel: &mut *sel,
+                pf: &mut *point_forces,
+            };
+            contact_wrenches(
+                &cx,
                 st,
-                &s.bodies,
-                set,
-                set_pair,
+                (set, set_pair),
                 pairs,
-                stage == 0,
-                &mut s.sel,
-                &mut s.point_forces,
-                &mut s.wrench,
+                &mut mb,
+                wrench,
                 (stage == 0).then_some(&mut *contact_force),
             );
             if stage == 0 {
-                contact_wrench.copy_from_slice(&s.wrench);
+                contact_wrench.copy_from_slice(wrench);
             }
-            derivatives(model, st, frozen, Some(&s.bodies), xfrc, &s.wrench, k);
+            derivatives(model, st, frozen, Some(bodies), xfrc, wrench, k);
             let record = (stage == 0).then_some(robots::Record {
                 actuator: &mut qfrc_actuator[..],
                 passive: &mut qfrc_passive[..],
                 qacc: &mut qacc[..],
             });
-            robots::derivatives(
-                model, robots, q, v, qfrc_cmd, st, &s.wrench, xfrc, kq, kv, record,
-            );
+            let load = RobotLoad {
+                q,
+                v,
+                cmd: qfrc_cmd,
+                state: st,
+                contact: wrench,
+                xfrc,
+            };
+            robots::derivatives(model, h, robots, &load, kq, kv, record);
         };
         let gen = integrator::GenState {
             q: qpos,
@@ -138,29 +224,21 @@ impl Stepper for PenaltyStepper<'_> {
             quat_at: &model.quat_at,
         };
         match model.opt.integrator {
-            Integrator::Rk4 => integrator::rk4_system(
-                h,
-                state,
-                gen,
-                dynamic,
-                &mut s.stage_state,
-                &mut s.k,
-                &mut s.gen,
-                &mut eval,
-            ),
+            Integrator::Rk4 => {
+                integrator::rk4_system(h, state, gen, dynamic, stages.stages(), &mut eval)
+            }
             Integrator::SemiImplicitEuler => integrator::semi_implicit_euler_system(
                 h,
                 state,
                 gen,
                 dynamic,
-                &mut s.k[0],
-                &mut s.gen,
+                stages.euler(),
                 &mut eval,
                 |q, v, out| robots::configuration_rates(model, q, v, out),
             ),
         }
         // The links at the end-of-step state.
-        robots::link_states(model, robots, qpos, qvel, state);
+        link_states(model, robots, qpos, qvel, state);
         let total = t.elapsed().as_nanos() as u64;
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);
@@ -209,13 +287,13 @@ fn pair_masses(model: &Model, bodies: &[ImpulseBody], ba: usize, bb: usize) -> O
 /// Everything the contact model needs for manifold `mi`.
 #[inline]
 fn context<'a>(
-    model: &Model,
+    cx: &ForceCtx<'_>,
     state: &'a [BodyState],
-    bodies: &[ImpulseBody],
     set: &'a ContactSet,
     mi: usize,
     pair: &PairState,
 ) -> Option<(PairContext<'a>, usize, usize, Material)> {
+    let (model, bodies) = (cx.model, cx.bodies);
     let m = &set.manifolds[mi];
     let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
     let (m_pair, m_reduced) = pair_masses(model, bodies, ga.body, gb.body)?;
@@ -230,7 +308,7 @@ fn context<'a>(
         b: &state[gb.body],
         m_pair,
         m_reduced,
-        h: model.opt.dt,
+        h: cx.h,
         integral: pair.integral,
     };
     Some((
@@ -243,20 +321,22 @@ fn context<'a>(
 
 /// The contact-phase machine of Fig. 2 of 000 with impulses at the centroid of the
 /// contact surface. Returns the number of impulses applied.
-#[allow(clippy::too_many_arguments)]
 fn resolve_impacts(
-    model: &Model,
-    p: &PenaltyParams,
-    cm: &dyn ContactModel,
+    cx: &ForceCtx<'_>,
     state: &mut [BodyState],
-    bodies: &[ImpulseBody],
-    set: &ContactSet,
-    set_pair: &[usize],
+    (set, set_pair): (&ContactSet, &[usize]),
     pairs: &mut [PairState],
-    sel: &mut SelectScratch,
-    pf: &mut Vec<PointForce>,
+    mb: &mut ModelBufs<'_>,
     impacted: &mut [bool],
 ) -> usize {
+    let ForceCtx {
+        model,
+        p,
+        cm,
+        bodies,
+        ..
+    } = *cx;
+    let ModelBufs { sel, pf } = mb;
     impacted.iter_mut().for_each(|i| *i = false);
     let eps = p.impacts.epsilon;
     let mut count = 0;
@@ -272,8 +352,7 @@ fn resolve_impacts(
             if !relevant {
                 continue;
             }
-            let Some((ctx, ba, bb, mat)) = context(model, state, bodies, set, mi, &pairs[pi])
-            else {
+            let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
                 continue;
             };
             // Robot links take no impulses: their contacts are penalty throughout
@@ -349,29 +428,27 @@ fn resolve_impacts(
 /// Contact wrench on every body at one integrator stage: normal PID forces from the
 /// contact model, then friction. At the first stage the friction state of each pair
 /// (stick/slip, anchor) is updated from the start-of-step state.
-#[allow(clippy::too_many_arguments)]
 fn contact_wrenches(
-    model: &Model,
-    p: &PenaltyParams,
-    cm: &dyn ContactModel,
+    cx: &ForceCtx<'_>,
     state: &[BodyState],
-    bodies: &[ImpulseBody],
-    set: &ContactSet,
-    set_pair: &[usize],
+    (set, set_pair): (&ContactSet, &[usize]),
     pairs: &mut [PairState],
-    first_stage: bool,
-    sel: &mut SelectScratch,
-    pf: &mut Vec<PointForce>,
+    mb: &mut ModelBufs<'_>,
     wrench: &mut [Wrench],
     mut manifold_force: Option<&mut Vec<Vec3>>,
 ) {
+    let ForceCtx { p, cm, .. } = *cx;
+    let ModelBufs { sel, pf } = mb;
+    // The friction state (stick/slip, anchor) is updated at the first stage only,
+    // the one that reports the manifold forces.
+    let first_stage = manifold_force.is_some();
     wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
     if let Some(mf) = manifold_force.as_deref_mut() {
         mf.clear();
         mf.resize(set_pair.len(), Vec3::zeros());
     }
     for (mi, &pi) in set_pair.iter().enumerate() {
-        let Some((ctx, ba, bb, mat)) = context(model, state, bodies, set, mi, &pairs[pi]) else {
+        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
         let f_before = wrench[ba].force;

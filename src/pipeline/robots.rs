@@ -1,8 +1,9 @@
 //! The robots' part of a force evaluation (shared by the force-model steppers):
 //!
-//! 1. [`link_states`]: forward kinematics and link twists at (q, q̇) → the world
-//!    pose and twist of every link proxy (frame at the link's centre of mass), so
-//!    that the collision pipeline and the contact models see links as rigid bodies;
+//! 1. [`crate::kinematics::link_states`]: forward kinematics and link twists at
+//!    (q, q̇) → the world pose and twist of every link proxy (frame at the link's
+//!    centre of mass), so that the collision pipeline and the contact models see
+//!    links as rigid bodies;
 //! 2. [`derivatives`]: the contact and applied wrenches on the proxies become
 //!    external spatial forces on the links (link frame, about the link origin);
 //!    joint torques = actuation (command + servo, clamped to the effort limit) +
@@ -15,73 +16,12 @@
 
 use crate::data::{BodyState, ImuReading, RobotData};
 use crate::dynamics::{
-    aba, forward_velocity, joint_wrenches, link_point_acceleration, q_derivative, ExtInputs,
-    ForceVec,
+    aba, joint_wrenches, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
 };
-use crate::math::{Quat, Wrench};
+use crate::kinematics::robot_slices;
+use crate::math::Wrench;
 use crate::model::robot::{RobotJoint, RobotModel};
 use crate::model::Model;
-use nalgebra::Rotation3;
-
-/// World pose and twist of every link proxy at the robots' state (q, v) (all robots,
-/// flat as in `Data::qpos`/`qvel`). A frozen robot is still posed (its velocity is
-/// zero).
-pub(crate) fn link_states(
-    model: &Model,
-    robots: &mut [RobotData],
-    q: &[f64],
-    v: &[f64],
-    state: &mut [BodyState],
-) {
-    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
-        let (qr, vr) = robot_slices(r, q, v);
-        // Forward kinematics and link velocities.
-        if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
-            continue;
-        }
-        for (i, b) in r.link_body.iter().enumerate() {
-            let Some(b) = *b else { continue };
-            state[b] = proxy_state(r, &rd.ad, i);
-        }
-    }
-}
-
-/// The proxy state of link `i` (frame at its centre of mass, link axes).
-#[inline]
-fn proxy_state(r: &RobotModel, ad: &crate::dynamics::ArticulatedData, i: usize) -> BodyState {
-    attached_state(ad, i, &r.tree.inertia()[i].com, &Quat::identity())
-}
-
-/// World pose and twist of a frame fixed to link `i` at `offset` (link frame) with
-/// orientation `rot` relative to the link, from the kinematics in `ad` (`x_base`,
-/// `v`): the velocity is that of the frame's origin.
-#[inline]
-fn attached_state(
-    ad: &crate::dynamics::ArticulatedData,
-    i: usize,
-    offset: &crate::math::Vec3,
-    rot: &Quat,
-) -> BodyState {
-    let x = &ad.x_base[i];
-    let r = x.rot.transpose(); // link → world
-    let p = r * offset;
-    let w = r * ad.v[i].ang;
-    let q_link = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r));
-    BodyState {
-        x: x.trans + p,
-        q: q_link * rot,
-        v: r * ad.v[i].lin + w.cross(&p),
-        w,
-    }
-}
-
-#[inline]
-fn robot_slices<'a>(r: &RobotModel, q: &'a [f64], v: &'a [f64]) -> (&'a [f64], &'a [f64]) {
-    (
-        &q[r.q_offset..r.q_offset + r.nq()],
-        &v[r.v_offset..r.v_offset + r.nv()],
-    )
-}
 
 /// What the first evaluation of a step records (start-of-step values).
 pub(crate) struct Record<'a> {
@@ -90,25 +30,39 @@ pub(crate) struct Record<'a> {
     pub qacc: &'a mut [f64],
 }
 
-/// Configuration rate and joint accelerations of every robot at (q, v), with the
-/// link proxies at `state` carrying the wrenches `contact[b] + xfrc[b]` (world
-/// frame, about the proxy's centre of mass). `kq` (len nq) and `kv` (len nv) are
-/// zero for a frozen robot; a failed ABA writes NaN into `kv` for the quarantine to
-/// catch. `record`: start-of-step torques, accelerations and sensors.
-#[allow(clippy::too_many_arguments)]
+/// What a robot evaluation reads: the robots' generalized state and commanded
+/// torques (flat, as in `Data`), and the link proxies at `state` carrying the
+/// wrenches `contact[b] + xfrc[b]` (world frame, about the proxy's centre of mass).
+pub(crate) struct RobotLoad<'a> {
+    pub q: &'a [f64],
+    pub v: &'a [f64],
+    pub cmd: &'a [f64],
+    pub state: &'a [BodyState],
+    pub contact: &'a [Wrench],
+    pub xfrc: &'a [Wrench],
+}
+
+/// Configuration rate and joint accelerations of every robot under `load`, over a
+/// step of `h` (the implicit servo/damper terms). `kq` (len nq) and `kv` (len nv)
+/// are zero for a frozen robot; a failed ABA writes NaN into `kv` for the
+/// quarantine to catch. `record`: start-of-step torques, accelerations and sensors.
 pub(crate) fn derivatives(
     model: &Model,
+    h: f64,
     robots: &mut [RobotData],
-    q: &[f64],
-    v: &[f64],
-    cmd: &[f64],
-    state: &[BodyState],
-    contact: &[Wrench],
-    xfrc: &[Wrench],
+    load: &RobotLoad<'_>,
     kq: &mut [f64],
     kv: &mut [f64],
     mut record: Option<Record<'_>>,
 ) {
+    let RobotLoad {
+        q,
+        v,
+        cmd,
+        state,
+        contact,
+        xfrc,
+    } = *load;
     for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
         let (qr, vr) = robot_slices(r, q, v);
         let kq = &mut kq[r.q_offset..r.q_offset + r.nq()];
@@ -127,13 +81,10 @@ pub(crate) fn derivatives(
                 force: contact[b].force + xfrc[b].force,
                 torque: contact[b].torque + xfrc[b].torque,
             };
-            let x = &rd.ad.x_base[i];
-            let torque_o = w.torque + (state[b].x - x.trans).cross(&w.force);
-            rd.f_ext[i] = ForceVec::new(x.rot * torque_o, x.rot * w.force);
+            rd.f_ext[i] = rd.ad.x_base[i].force_from_world(&w, &state[b].x);
         }
         // Joint torques: actuation and passive terms, each a law τ = τ₀ − a q̈ whose
         // implicit part a (stable PD: h k_d + h² k_p) goes to ABA as armature.
-        let h = model.opt.dt;
         rd.tau.fill(0.0);
         rd.armature.fill(0.0);
         let cmd_r = &cmd[r.v_offset..r.v_offset + r.nv()];
@@ -277,17 +228,4 @@ fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
     for (s, out) in r.ft_sensors.iter().zip(rd.ft.iter_mut()) {
         *out = rd.ad.f[s.link];
     }
-}
-
-/// World pose and twist (velocity of the frame origin, angular velocity) of frame
-/// `f` of robot `r`, from the kinematics of the last evaluation (after a step: the
-/// end-of-step state).
-pub fn frame_state(model: &Model, robots: &[RobotData], r: usize, f: usize) -> BodyState {
-    let fr = &model.robots[r].frames[f];
-    attached_state(
-        &robots[r].ad,
-        fr.link,
-        &fr.pose.translation.vector,
-        &fr.pose.rotation,
-    )
 }

@@ -10,7 +10,7 @@
 //! 5. compose `data.xfrc` from all sources, step, publish a frame, wake subscribers.
 
 use super::clock::mono_ns;
-use super::command::{Admin, Applied, Clear, Input, Reply, RunStatus, Source, Trash};
+use super::command::{Admin, Applied, Clear, Input, Reply, RunStatus, Source, SourceWrench, Trash};
 use super::error::SimError;
 use super::ring::{ack, body, contact, frame, hdr, joint, FrameWriter, Layout};
 use super::stats::{copy_hist, hist_ns, hist_ns_small};
@@ -334,10 +334,21 @@ impl Physics {
         any
     }
 
-    /// One tick: compose the inputs, step, publish.
+    /// One tick: step (composing the inputs at the step's inputs point), publish.
     fn tick(&mut self) {
-        self.compose();
-        crate::pipeline::step(&self.w.model, &mut self.w.data);
+        let damping = self.sh.cfg.watchdog.damping;
+        let slots = &self.ctrl;
+        let World {
+            model,
+            data,
+            pipeline,
+            unary,
+            ctrl: sources,
+            ..
+        } = &mut *self.w;
+        let mut inputs =
+            |m: &Model, d: &mut Data| compose_inputs(m, d, unary, sources, slots, damping);
+        pipeline.step_with(model, data, &mut inputs);
         self.ticks += 1;
         self.sim_advanced += self.w.model.opt.dt;
         self.publish();
@@ -561,49 +572,18 @@ impl Physics {
         }
     }
 
-    /// `data.xfrc` = sum over sources; expired wrenches removed; safe behaviours applied.
+    /// `data.xfrc` composed now, outside a step (a frame published between ticks
+    /// shows the wrenches in force).
     fn compose(&mut self) {
-        let w = &mut *self.w;
-        let model = &*w.model;
-        let tick = w.data.tick;
         let damping = self.sh.cfg.watchdog.damping;
-        for x in w.data.xfrc.iter_mut() {
-            *x = Wrench::ZERO;
-        }
-        for (b, e) in w.unary.iter_mut().enumerate() {
-            if let Some(sw) = e {
-                if tick >= sw.until_tick {
-                    *e = None;
-                } else {
-                    w.data.xfrc[b] += sw.world(&w.data.state[b]);
-                }
-            }
-        }
-        for (slot, c) in self.ctrl.iter().enumerate() {
-            if c.stream_id == 0 {
-                continue;
-            }
-            for (b, e) in w.ctrl[slot].iter_mut().enumerate() {
-                let Some(sw) = e else { continue };
-                if tick >= sw.until_tick {
-                    *e = None;
-                    continue;
-                }
-                let s = &w.data.state[b];
-                if !c.tripped || c.behavior == SafeBehavior::Hold {
-                    w.data.xfrc[b] += sw.world(s);
-                } else if c.behavior == SafeBehavior::Damp && model.bodies[b].kind == BodyKind::Free
-                {
-                    let body = &model.bodies[b];
-                    let r = s.q.to_rotation_matrix();
-                    let i_w = r.matrix() * body.inertia * r.matrix().transpose();
-                    w.data.xfrc[b] += Wrench {
-                        force: -damping * body.mass * s.v,
-                        torque: -damping * (i_w * s.w),
-                    };
-                }
-            }
-        }
+        let World {
+            model,
+            data,
+            unary,
+            ctrl: sources,
+            ..
+        } = &mut *self.w;
+        compose_inputs(model, data, unary, sources, &self.ctrl, damping);
     }
 
     /// Write the current state into the ring and wake the subscribers that want it.
@@ -945,6 +925,56 @@ impl Physics {
     }
 }
 
+/// The step's inputs (`pipeline::Inputs`): `data.xfrc` = sum over the sources
+/// (ApplyWrench and every controller slot); expired wrenches removed; the safe
+/// behaviour of a tripped controller applied.
+fn compose_inputs(
+    model: &Model,
+    data: &mut Data,
+    unary: &mut [Option<SourceWrench>],
+    sources: &mut [Vec<Option<SourceWrench>>],
+    slots: &[CtrlLocal],
+    damping: f64,
+) {
+    let tick = data.tick;
+    for x in data.xfrc.iter_mut() {
+        *x = Wrench::ZERO;
+    }
+    for (b, e) in unary.iter_mut().enumerate() {
+        if let Some(sw) = e {
+            if tick >= sw.until_tick {
+                *e = None;
+            } else {
+                data.xfrc[b] += sw.world(&data.state[b]);
+            }
+        }
+    }
+    for (slot, c) in slots.iter().enumerate() {
+        if c.stream_id == 0 {
+            continue;
+        }
+        for (b, e) in sources[slot].iter_mut().enumerate() {
+            let Some(sw) = e else { continue };
+            if tick >= sw.until_tick {
+                *e = None;
+                continue;
+            }
+            let s = &data.state[b];
+            if !c.tripped || c.behavior == SafeBehavior::Hold {
+                data.xfrc[b] += sw.world(s);
+            } else if c.behavior == SafeBehavior::Damp && model.bodies[b].kind == BodyKind::Free {
+                let body = &model.bodies[b];
+                let r = s.q.to_rotation_matrix();
+                let i_w = r.matrix() * body.inertia * r.matrix().transpose();
+                data.xfrc[b] += Wrench {
+                    force: -damping * body.mass * s.v,
+                    torque: -damping * (i_w * s.w),
+                };
+            }
+        }
+    }
+}
+
 /// A controller stream that closed or whose watchdog tripped (other than "hold")
 /// leaves the robots unactuated: joint efforts zero, servos disabled. (Joint
 /// commands form one table shared by all sources, unlike wrenches.)
@@ -969,7 +999,7 @@ fn publish_robots(fw: &FrameWriter<'_>, lay: &Layout, model: &Model, d: &Data) {
         fw.f(base + joint::QACC, d.qacc[vi]);
     }
     for (id, &(r, f)) in model.frame_ids.iter().enumerate().take(lay.nframe) {
-        let s = crate::pipeline::robots::frame_state(model, &d.robots, r as usize, f as usize);
+        let s = crate::kinematics::frame_state(model, &d.robots, r as usize, f as usize);
         let base = lay.frame_base(id);
         for k in 0..3 {
             fw.f(base + frame::X + k, s.x[k]);

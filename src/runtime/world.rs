@@ -9,6 +9,7 @@ use super::ring::{Layout, StateRing};
 pub const MAX_STREAMED_CONTACTS: usize = 256;
 use crate::data::{Data, PairState, Snapshot};
 use crate::model::Model;
+use crate::pipeline::Pipeline;
 use std::sync::Arc;
 
 pub struct World {
@@ -16,6 +17,8 @@ pub struct World {
     pub name: String,
     pub model: Arc<Model>,
     pub data: Data,
+    /// The step's working memory for this model.
+    pub pipeline: Pipeline,
     pub ring: Arc<StateRing>,
     /// Wrenches set by ApplyWrench, per body.
     pub unary: Vec<Option<SourceWrench>>,
@@ -27,6 +30,7 @@ impl World {
     pub fn new(gen: u64, name: String, model: Model, nctrl: usize, ring_len: usize) -> World {
         let nb = model.nbody();
         let data = Data::new(&model);
+        let pipeline = Pipeline::new(&model);
         World {
             gen,
             name,
@@ -44,6 +48,7 @@ impl World {
             )),
             model: Arc::new(model),
             data,
+            pipeline,
             unary: vec![None; nb],
             ctrl: vec![vec![None; nb]; nctrl],
         }

@@ -17,6 +17,7 @@ use crate::data::{Data, Stage};
 use crate::experiments::{pile_scene, PileKind};
 use crate::model::scene::{load_scene_file, load_scene_str, MethodName};
 use crate::model::{BodyKind, Model};
+use crate::pipeline::Pipeline;
 use anyhow::Context;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -246,18 +247,24 @@ fn stats(v: &[f64]) -> Value {
     json!({"median": median(v), "min": min, "max": max})
 }
 
-fn step_n(model: &Model, data: &mut Data, n: u64) {
+fn step_n(pipeline: &mut Pipeline, model: &Model, data: &mut Data, n: u64) {
     for _ in 0..n {
-        crate::step(model, data);
+        pipeline.step(model, data);
     }
 }
 
 /// Steps whose wall time is about `target_s` (the probe runs count as settling).
-fn calibrate(model: &Model, data: &mut Data, target_s: f64, max_steps: u64) -> u64 {
+fn calibrate(
+    pipeline: &mut Pipeline,
+    model: &Model,
+    data: &mut Data,
+    target_s: f64,
+    max_steps: u64,
+) -> u64 {
     let mut n = 10u64;
     loop {
         let t0 = Instant::now();
-        step_n(model, data, n);
+        step_n(pipeline, model, data, n);
         let dt = t0.elapsed().as_secs_f64();
         if dt > 0.05 || n >= max_steps {
             let want = (n as f64 * target_s / dt.max(1e-9)).round() as u64;
@@ -270,6 +277,7 @@ fn calibrate(model: &Model, data: &mut Data, target_s: f64, max_steps: u64) -> u
 fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyhow::Result<Value> {
     let (model, source) = load_spec(spec, a)?;
     let mut data = Data::new(&model);
+    let mut pipeline = Pipeline::new(&model);
     let settle_s = if a.quick {
         0.25 * spec.settle_s
     } else {
@@ -278,13 +286,13 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     let settle_steps = (settle_s / model.opt.dt).round() as u64;
     eprint!("bench {:9} settle {settle_steps} steps", spec.name);
     let t_settle = Instant::now();
-    step_n(&model, &mut data, settle_steps);
+    step_n(&mut pipeline, &model, &mut data, settle_steps);
     let max_steps = if a.quick {
         spec.max_steps.min(200)
     } else {
         spec.max_steps
     };
-    let n = calibrate(&model, &mut data, rep_s, max_steps);
+    let n = calibrate(&mut pipeline, &model, &mut data, rep_s, max_steps);
     eprint!(
         " ({:.1} s), {reps} × {n} timed steps",
         t_settle.elapsed().as_secs_f64()
@@ -301,7 +309,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     for _ in 0..reps {
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
-            crate::step(&model, &mut data);
+            pipeline.step(&model, &mut data);
             pairs_sum += data.stats.contact_pairs;
             points_sum += data.stats.contact_points;
             let sub = data.stats.substeps.max(1);
@@ -414,11 +422,17 @@ fn resting_penetration(a: &BenchArgs, half: f64, mass: f64) -> anyhow::Result<Va
         .body_id("box")
         .context("resting box scene has no body 'box'")?;
     let mut data = Data::new(&model);
-    step_n(&model, &mut data, (2.0 / model.opt.dt).round() as u64);
+    let mut pipeline = Pipeline::new(&model);
+    step_n(
+        &mut pipeline,
+        &model,
+        &mut data,
+        (2.0 / model.opt.dt).round() as u64,
+    );
     let (mut sum, mut max, mut sink, mut points) = (0.0, 0.0f64, 0.0, 0);
     let steps = (1.0 / model.opt.dt).round() as u64;
     for _ in 0..steps {
-        crate::step(&model, &mut data);
+        pipeline.step(&model, &mut data);
         sum += data.stats.mean_penetration;
         max = max.max(data.stats.max_penetration);
         points = data.contacts.points.len();
@@ -704,10 +718,11 @@ fn bench_robot_case(
     let model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
     let model = lcp_overrides(model, a)?;
     let mut data = Data::new(&model);
-    let tick = |model: &Model, data: &mut Data, n: u64| {
+    let mut pipeline = Pipeline::new(&model);
+    let mut tick = |model: &Model, data: &mut Data, n: u64| {
         for _ in 0..n {
             robot_command(case, model, data);
-            crate::step(model, data);
+            pipeline.step(model, data);
         }
     };
     let settle_s = if a.quick {
@@ -738,7 +753,7 @@ fn bench_robot_case(
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
             robot_command(case, &model, &mut data);
-            crate::step(&model, &mut data);
+            pipeline.step(&model, &mut data);
             pairs_sum += data.stats.contact_pairs;
             points_sum += data.stats.contact_points;
         }

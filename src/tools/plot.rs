@@ -72,6 +72,7 @@ fn run(
     mut drive: impl FnMut(&Model, &mut Data),
 ) -> Trace {
     let mut data = Data::new(model);
+    let mut pipeline = crate::Pipeline::new(model);
     let mut t = Trace {
         label,
         kinetic: Vec::with_capacity(steps),
@@ -80,7 +81,7 @@ fn run(
     };
     for _ in 0..steps {
         drive(model, &mut data);
-        crate::step(model, &mut data);
+        pipeline.step(model, &mut data);
         t.kinetic.push(data.kinetic_energy(model));
         t.penetration.push(data.stats.max_penetration);
     }

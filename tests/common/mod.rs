@@ -26,9 +26,9 @@ pub fn load_str(text: &str) -> Model {
 }
 
 /// Steps `model` `steps` times.
-pub fn run(model: &Model, data: &mut rtphys::Data, steps: usize) {
+pub fn run(pipeline: &mut rtphys::Pipeline, model: &Model, data: &mut rtphys::Data, steps: usize) {
     for _ in 0..steps {
-        rtphys::step(model, data);
+        pipeline.step(model, data);
     }
 }
 
@@ -50,6 +50,7 @@ pub fn gravity_torques(
 /// (rad or m). Quarantine-free runs only.
 pub fn gravity_compensated_drift(model: &Model, steps: usize) -> f64 {
     let mut data = rtphys::Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
     for s in &mut data.robots[0].servo {
         s.enabled = false;
     }
@@ -66,7 +67,7 @@ pub fn gravity_compensated_drift(model: &Model, steps: usize) -> f64 {
         q.copy_from_slice(&data.qpos[qs.clone()]);
         gravity_torques(model, &mut ad, &q, &mut tau);
         data.qfrc_cmd[vs.clone()].copy_from_slice(&tau);
-        rtphys::step(model, &mut data);
+        pipeline.step(model, &mut data);
         let d = data.qpos[qs.clone()]
             .iter()
             .zip(&q0)

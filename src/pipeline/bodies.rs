@@ -1,13 +1,13 @@
-//! Shared pieces of the force-model steppers (penalty, Hunt–Crossley): Newton–Euler
-//! for free bodies, world-frame inverse mass properties, energies, contact reports.
+//! Free rigid bodies in the force-model steppers (penalty, Hunt–Crossley):
+//! Newton–Euler, world-frame inverse mass properties, and the contact report of a
+//! collision pass.
 
+use super::integrator::{self, Deriv};
 use crate::collision::ContactSet;
 use crate::contact::impulse::ImpulseBody;
-use crate::data::{BodyState, Deriv, RobotData, StepStats};
+use crate::data::{BodyState, RobotData, StepStats};
 use crate::math::Wrench;
 use crate::model::{BodyKind, Model};
-
-use super::integrator;
 
 /// Inverse mass and world-frame inverse inertia of body `b` at `state` (zero for a
 /// static or frozen body).
@@ -90,31 +90,6 @@ pub(crate) fn derivatives(
             dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
         };
     }
-}
-
-/// Kinetic energy of the moving bodies (free and not frozen) at `state`, J.
-pub fn kinetic_energy(model: &Model, state: &[BodyState], frozen: &[bool]) -> f64 {
-    let mut e = 0.0;
-    for (b, (body, s)) in model.bodies.iter().zip(state).enumerate() {
-        if body.kind == BodyKind::Free && !frozen[b] {
-            let r = s.q.to_rotation_matrix();
-            let i_w = r.matrix() * body.inertia * r.matrix().transpose();
-            e += 0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w));
-        }
-    }
-    e
-}
-
-/// Gravitational potential energy of the moving bodies relative to the origin, J.
-pub fn potential_energy(model: &Model, state: &[BodyState], frozen: &[bool]) -> f64 {
-    let g = model.opt.gravity;
-    let mut e = 0.0;
-    for (b, (body, s)) in model.bodies.iter().zip(state).enumerate() {
-        if body.kind == BodyKind::Free && !frozen[b] {
-            e -= body.mass * g.dot(&s.x);
-        }
-    }
-    e
 }
 
 /// Contact counts and penetration statistics of a collision pass.

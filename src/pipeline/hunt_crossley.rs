@@ -60,13 +60,15 @@
 //!
 //! No heap allocation once warmed up; no panic on any state.
 
-use super::dynamics::{derivatives, kinetic_energy, potential_energy, report_contacts};
-use super::{collide, integrator, Stepper};
+use super::bodies::{derivatives, report_contacts};
+use super::collide::{self, CollideWorkspace};
+use super::integrator::{self, Deriv};
+use super::{Stepper, Tick};
 use crate::collision::volume::VolumeScratch;
 use crate::collision::{ContactSet, NarrowScratch};
 use crate::contact::hunt_crossley::{self as hc, Measure};
 use crate::contact::{friction, PairContext, PointForce};
-use crate::data::{BodyState, Data, Deriv, PairState, Stage};
+use crate::data::{kinetic_energy, potential_energy, BodyState, Data, PairState, Stage};
 use crate::math::{Mat3, Pose, Wrench};
 use crate::model::{BodyKind, HuntCrossleyParams, Integrator, Material, Model};
 use std::time::Instant;
@@ -102,9 +104,9 @@ struct Eval {
     tau_damp: f64,
 }
 
-/// Work buffers of [`HuntCrossleyStepper`], kept in `Data`.
+/// Working memory of [`HuntCrossleyStepper`] (not part of the state).
 #[derive(Clone, Debug, Default)]
-pub struct AdaptiveScratch {
+pub struct HuntCrossleyWorkspace {
     start: Eval,
     end: Eval,
     stage: Eval,
@@ -117,9 +119,33 @@ pub struct AdaptiveScratch {
     body_volume: Vec<f64>,
 }
 
+impl HuntCrossleyWorkspace {
+    pub fn new(model: &Model) -> Self {
+        let nb = model.nbody();
+        HuntCrossleyWorkspace {
+            k: std::array::from_fn(|_| vec![Deriv::default(); nb]),
+            // Volume of every body (0 for static bodies and links).
+            body_volume: model
+                .bodies
+                .iter()
+                .map(|b| match b.kind {
+                    BodyKind::Static | BodyKind::Link { .. } => 0.0,
+                    BodyKind::Free => model.geoms[b.geoms.clone()]
+                        .iter()
+                        .map(|g| g.shape.volume())
+                        .sum(),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+
 /// Read-only context of one evaluation.
 struct Ctx<'a> {
     model: &'a Model,
+    /// The tick, s.
+    h: f64,
     p: &'a HuntCrossleyParams,
     body_volume: &'a [f64],
     frozen: &'a [bool],
@@ -139,13 +165,27 @@ struct Bufs<'a> {
 }
 
 impl Stepper for HuntCrossleyStepper<'_> {
+    type Workspace = HuntCrossleyWorkspace;
+
     fn name(&self) -> &'static str {
         "hunt_crossley"
     }
 
-    fn advance(&self, model: &Model, data: &mut Data) {
+    fn contacts_at_start(&self) -> bool {
+        // The narrow phase runs inside every energy evaluation, the first at the
+        // tick's start state.
+        false
+    }
+
+    fn advance(
+        &self,
+        tick: &Tick<'_>,
+        data: &mut Data,
+        col: &mut CollideWorkspace,
+        w: &mut HuntCrossleyWorkspace,
+    ) {
         let p = self.params;
-        let dt = model.opt.dt;
+        let (model, dt) = (tick.model, tick.h);
         let Data {
             state,
             xfrc,
@@ -155,34 +195,14 @@ impl Stepper for HuntCrossleyStepper<'_> {
             contact_pair,
             contact_wrench,
             stats,
-            scratch: s,
-            hc: w,
-            qpos,
-            qvel,
-            robots,
             ..
         } = data;
         let nb = model.nbody();
-        if w.body_volume.len() != nb {
-            w.body_volume.clear();
-            w.body_volume.extend(model.bodies.iter().map(|b| {
-                match b.kind {
-                    BodyKind::Static | BodyKind::Link { .. } => 0.0,
-                    BodyKind::Free => model.geoms[b.geoms.clone()]
-                        .iter()
-                        .map(|g| g.shape.volume())
-                        .sum(),
-                }
-            }));
-        }
         for v in [&mut w.trial, &mut w.stage_state] {
             v.clear();
             v.extend_from_slice(state);
         }
-        for k in &mut w.k {
-            k.resize(nb, Deriv::default());
-        }
-        let AdaptiveScratch {
+        let HuntCrossleyWorkspace {
             start,
             end,
             stage,
@@ -193,24 +213,29 @@ impl Stepper for HuntCrossleyStepper<'_> {
             point_forces,
             body_volume,
         } = w;
+        let CollideWorkspace {
+            geom_pose,
+            narrow,
+            candidates,
+            ..
+        } = col;
         let frozen: &[bool] = frozen;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
-        // Kinematics and broad phase, once per tick.
-        collide::begin_step(model, robots, qpos, qvel, state, pairs, s, stats);
         let g = model.opt.gravity.norm();
         let cx = Ctx {
             model,
+            h: dt,
             p,
             body_volume,
             frozen,
             xfrc,
-            candidates: &s.candidates,
+            candidates,
             g_ref: if g > 0.0 { g } else { G_STANDARD },
         };
         let mut bufs = Bufs {
-            geom_pose: &mut s.geom_pose,
-            narrow: &mut s.narrow,
+            geom_pose,
+            narrow,
             vol,
             pf: point_forces,
             narrow_ns: 0,
@@ -549,7 +574,7 @@ fn evaluate(
             b: sb,
             m_pair,
             m_reduced,
-            h: model.opt.dt,
+            h: cx.h,
             integral: 0.0,
             inv_mass: [inv_ma, inv_mb],
             inv_inertia_w: [inv_ia, inv_ib],

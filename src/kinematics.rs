@@ -1,0 +1,90 @@
+//! Kinematics of everything attached to a robot: the world pose and twist of each
+//! link proxy (the rigid body the collision pipeline and the contact models see,
+//! its frame at the link's centre of mass) and of each named frame, from the
+//! robots' generalized state (q, q̇).
+//!
+//! Conventions are those of [`crate::dynamics`]: `x_base[i] = ⁱX_0 = (E, r)` with
+//! E mapping world to link coordinates and r the link origin in the world; link
+//! spatial velocities `[ω; v]` in link coordinates. These are caches of (q, q̇): the
+//! step refreshes them at its start and end, [`crate::data::Data::reset`] after a
+//! reset.
+
+use crate::data::{BodyState, RobotData};
+use crate::dynamics::{forward_velocity, ArticulatedData};
+use crate::math::{Quat, Vec3};
+use crate::model::robot::RobotModel;
+use crate::model::Model;
+use nalgebra::Rotation3;
+
+/// World pose and twist of every link proxy at the robots' state (q, v) (all robots,
+/// flat as in `Data::qpos`/`qvel`). A frozen robot is still posed (its velocity is
+/// zero).
+pub fn link_states(
+    model: &Model,
+    robots: &mut [RobotData],
+    q: &[f64],
+    v: &[f64],
+    state: &mut [BodyState],
+) {
+    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
+        let (qr, vr) = robot_slices(r, q, v);
+        // Forward kinematics and link velocities.
+        if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
+            continue;
+        }
+        for (i, b) in r.link_body.iter().enumerate() {
+            let Some(b) = *b else { continue };
+            state[b] = proxy_state(r, &rd.ad, i);
+        }
+    }
+}
+
+/// World pose and twist (velocity of the frame origin, angular velocity) of frame
+/// `f` of robot `r`, from the kinematics of the last evaluation (after a step: the
+/// end-of-step state).
+pub fn frame_state(model: &Model, robots: &[RobotData], r: usize, f: usize) -> BodyState {
+    let fr = &model.robots[r].frames[f];
+    attached_state(
+        &robots[r].ad,
+        fr.link,
+        &fr.pose.translation.vector,
+        &fr.pose.rotation,
+    )
+}
+
+/// Robot `r`'s slices of the flat (q, v).
+#[inline]
+pub(crate) fn robot_slices<'a>(
+    r: &RobotModel,
+    q: &'a [f64],
+    v: &'a [f64],
+) -> (&'a [f64], &'a [f64]) {
+    (
+        &q[r.q_offset..r.q_offset + r.nq()],
+        &v[r.v_offset..r.v_offset + r.nv()],
+    )
+}
+
+/// The proxy state of link `i` (frame at its centre of mass, link axes).
+#[inline]
+fn proxy_state(r: &RobotModel, ad: &ArticulatedData, i: usize) -> BodyState {
+    attached_state(ad, i, &r.tree.inertia()[i].com, &Quat::identity())
+}
+
+/// World pose and twist of a frame fixed to link `i` at `offset` (link frame) with
+/// orientation `rot` relative to the link, from the kinematics in `ad` (`x_base`,
+/// `v`): the velocity is that of the frame's origin.
+#[inline]
+fn attached_state(ad: &ArticulatedData, i: usize, offset: &Vec3, rot: &Quat) -> BodyState {
+    let x = &ad.x_base[i];
+    let r = x.rot.transpose(); // link → world
+    let p = r * offset;
+    let w = r * ad.v[i].ang;
+    let q_link = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r));
+    BodyState {
+        x: x.trans + p,
+        q: q_link * rot,
+        v: r * ad.v[i].lin + w.cross(&p),
+        w,
+    }
+}

@@ -1,0 +1,268 @@
+//! Articulated robots in the complementarity step (module doc of `lcp`, "Robots"):
+//! one DoF block per moving robot (M = CRBA H + the implicit actuation/passive
+//! diagonal, ν_f from a contact-free ABA), one-sided joint-limit rows, and the
+//! robots' integration after the solve.
+
+use super::{ContactRow, DofBlock, DofKind, LcpWorkspace, Side, NO_BLOCK, NO_PAIR};
+use crate::data::{BodyState, RobotData};
+use crate::dynamics::{crba, factor_mass, solve_mass_columns};
+use crate::kinematics::link_states;
+use crate::math::{Vec3, Wrench};
+use crate::model::Model;
+use crate::pipeline::robots::{self, Record, RobotLoad};
+use crate::solver::reshape_zeroed;
+use nalgebra::Matrix6xX;
+
+/// What the robots' integration after the solve reads and writes: the generalized
+/// state (advanced in place), the commands, and the link proxies at the
+/// start-of-step `state` with the contact impulses as wrenches (`contact` =
+/// impulse / h) and the applied `xfrc`.
+pub(super) struct RobotStep<'a> {
+    pub qpos: &'a mut [f64],
+    pub qvel: &'a mut [f64],
+    pub cmd: &'a [f64],
+    pub state: &'a mut [BodyState],
+    pub contact: &'a [Wrench],
+    pub xfrc: &'a [Wrench],
+}
+
+/// Margin (rad or m) beyond `2 h |q̇|` within which a joint limit gets its row.
+const LIMIT_MARGIN: f64 = 1e-3;
+
+/// One block per moving robot: M = H(q) + diag(a) (CRBA plus the implicit diagonal
+/// of the actuation/passive law), M⁻¹ dense, ν = q̇ and ν_f = q̇ + h q̈_free with
+/// q̈_free = ABA(q, q̇, τ₀, f_ext = xfrc on the proxies, armature a). The link
+/// proxies of the robot map to its block. `load.contact` must be zero here.
+pub(super) fn robot_blocks(
+    model: &Model,
+    h: f64,
+    robots: &mut [RobotData],
+    load: &RobotLoad<'_>,
+    ls: &mut LcpWorkspace,
+) {
+    let rs = load;
+    ls.kq.resize(rs.q.len(), 0.0);
+    ls.kv.resize(rs.v.len(), 0.0);
+    if ls.jrob.len() != model.robots.len() {
+        ls.jrob.clear();
+        ls.jrob
+            .extend(model.robots.iter().map(|r| Matrix6xX::zeros(r.nv())));
+    }
+    robots::derivatives(model, h, robots, load, &mut ls.kq, &mut ls.kv, None);
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
+        let nv = r.nv();
+        let vs = r.v_offset..r.v_offset + nv;
+        if rd.frozen || nv == 0 || !ls.kv[vs.clone()].iter().all(|x| x.is_finite()) {
+            continue;
+        }
+        let qr = &rs.q[r.q_offset..r.q_offset + r.nq()];
+        if crba(&r.tree, &mut rd.ad, qr).is_err() {
+            continue;
+        }
+        for k in 0..nv {
+            rd.ad.mass_matrix[(k, k)] += rd.armature[k];
+        }
+        if factor_mass(&mut rd.ad).is_err() {
+            continue;
+        }
+        reshape_zeroed(&mut ls.hinv, nv, nv);
+        ls.hinv.fill_diagonal(1.0);
+        if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
+            || !ls.hinv.iter().all(|x| x.is_finite())
+        {
+            continue;
+        }
+        let bi = ls.blocks.len() as u32;
+        ls.blocks.push(DofBlock {
+            kind: DofKind::Articulated { robot: ri as u32 },
+            offset: ls.nu.len(),
+            ndof: nv,
+            minv: ls.minv.len(),
+        });
+        for i in 0..nv {
+            for j in 0..nv {
+                ls.minv.push(ls.hinv[(i, j)]);
+            }
+        }
+        for k in vs {
+            ls.nu.push(rs.v[k]);
+            ls.nu_f.push(rs.v[k] + h * ls.kv[k]);
+        }
+        for (i, b) in r.link_body.iter().enumerate() {
+            if let (Some(b), true) = (*b, r.link_moves[i]) {
+                ls.body_block[b] = bi;
+            }
+        }
+    }
+}
+
+/// One-sided joint-limit rows (module doc, "Robots"): for each one-DoF joint within
+/// `LIMIT_MARGIN + 2 h |q̇|` of a limit, a row ±e_k on its coordinate (+ at the
+/// lower limit: the gap rate is q̇), frictionless (μ = 0; no tangent rows: two
+/// decoupled placeholder variables, see `delassus`).
+pub(super) fn limit_rows(
+    model: &Model,
+    robots: &[RobotData],
+    q: &[f64],
+    v: &[f64],
+    h: f64,
+    ls: &mut LcpWorkspace,
+) {
+    for (bi, block) in ls.blocks.iter().enumerate() {
+        let DofKind::Articulated { robot } = block.kind else {
+            continue;
+        };
+        let ri = robot as usize;
+        let r = &model.robots[ri];
+        if robots[ri].frozen {
+            continue;
+        }
+        let nd = block.ndof;
+        for j in &r.joints {
+            let (qj, vj) = (q[r.q_offset + j.qi], v[r.v_offset + j.vi]);
+            let reach = LIMIT_MARGIN + 2.0 * h * vj.abs();
+            for (gap, sign) in [(qj - j.lower, 1.0), (j.upper - qj, -1.0)] {
+                if gap.partial_cmp(&reach) != Some(std::cmp::Ordering::Less) {
+                    continue;
+                }
+                let off = ls.jac.len();
+                ls.jac.resize(off + 3 * nd, 0.0);
+                ls.minv_jt.resize(off + 3 * nd, 0.0);
+                // Only the normal row: the tangent rows stay zero (see `delassus`).
+                ls.jac[off + j.vi] = sign;
+                for i in 0..nd {
+                    ls.minv_jt[off + i] = sign * ls.minv[block.minv + i * nd + j.vi];
+                }
+                for x in &mut ls.minv_jt[off + nd..off + 3 * nd] {
+                    *x = 0.0;
+                }
+                ls.contacts.push(ContactRow {
+                    pair: NO_PAIR,
+                    slot: 0,
+                    p: Vec3::zeros(),
+                    n: Vec3::zeros(),
+                    t1: Vec3::zeros(),
+                    t2: Vec3::zeros(),
+                    mu: 0.0,
+                    depth: -gap,
+                    restitution: 0.0,
+                    bodies: [0, 0],
+                    side: [
+                        Side {
+                            block: bi as u32,
+                            jac: off,
+                        },
+                        Side {
+                            block: NO_BLOCK,
+                            jac: 0,
+                        },
+                    ],
+                    limit: true,
+                });
+            }
+        }
+    }
+}
+
+/// After the solve: records the start-of-step torques, accelerations and sensors
+/// (ABA with the contact impulses as wrenches, `contact` = impulse / h, gives
+/// (ν⁺ − ν)/h up to the joint-limit impulses, which are added to the passive
+/// torques); q̇ ← ν⁺, q ← q ⊕ h ν⁺ (SE(3) exponential for a floating base),
+/// normalized; the link proxies at the new state. A moving robot without a block
+/// (a failed CRBA/factorization) gets NaN velocities for the quarantine.
+pub(super) fn integrate_robots(
+    model: &Model,
+    h: f64,
+    robots: &mut [RobotData],
+    step: RobotStep<'_>,
+    rec: Record<'_>,
+    ls: &mut LcpWorkspace,
+) {
+    let RobotStep {
+        qpos,
+        qvel,
+        cmd,
+        state,
+        contact,
+        xfrc,
+    } = step;
+    let Record {
+        actuator,
+        passive,
+        qacc,
+    } = rec;
+    let load = RobotLoad {
+        q: qpos,
+        v: qvel,
+        cmd,
+        state,
+        contact,
+        xfrc,
+    };
+    robots::derivatives(
+        model,
+        h,
+        robots,
+        &load,
+        &mut ls.kq,
+        &mut ls.kv,
+        Some(Record {
+            actuator: &mut *actuator,
+            passive: &mut *passive,
+            qacc: &mut *qacc,
+        }),
+    );
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
+        if rd.frozen {
+            continue;
+        }
+        let vs = r.v_offset..r.v_offset + r.nv();
+        let Some(blk) = ls
+            .blocks
+            .iter()
+            .find(|b| b.kind == DofKind::Articulated { robot: ri as u32 })
+        else {
+            qvel[vs].fill(f64::NAN);
+            continue;
+        };
+        let nu = &ls.nu_f[blk.offset..blk.offset + blk.ndof];
+        // The implicit parts at the actual q̈ = (ν⁺ − ν)/h.
+        for (i, k) in vs.clone().enumerate() {
+            let qdd = (nu[i] - qvel[k]) / h;
+            let d = ls.kv[k] - qdd;
+            actuator[k] += rd.arm_act[i] * d;
+            passive[k] += (rd.armature[i] - rd.arm_act[i]) * d;
+            qacc[k] = qdd;
+        }
+        qvel[vs].copy_from_slice(nu);
+    }
+    // Joint-limit impulses as passive torques.
+    for (c, row) in ls.contacts.iter().enumerate().filter(|(_, r)| r.limit) {
+        let blk = ls.blocks[row.side[0].block as usize];
+        let DofKind::Articulated { robot } = blk.kind else {
+            continue;
+        };
+        let off = model.robots[robot as usize].v_offset;
+        let jn = &ls.jac[row.side[0].jac..row.side[0].jac + blk.ndof];
+        for (i, x) in jn.iter().enumerate() {
+            passive[off + i] += x * ls.impulse[3 * c] / h;
+        }
+    }
+    // q⁺ = q ⊕ h ν⁺, normalized.
+    ls.q_new.resize(qpos.len(), 0.0);
+    for (r, rd) in model.robots.iter().zip(robots.iter()) {
+        if rd.frozen {
+            continue;
+        }
+        let qs = r.q_offset..r.q_offset + r.nq();
+        let vs = r.v_offset..r.v_offset + r.nv();
+        let out = &mut ls.q_new[qs.clone()];
+        if crate::dynamics::integrate(&r.tree, &qpos[qs.clone()], &qvel[vs], h, out).is_err()
+            || crate::dynamics::normalize(&r.tree, out).is_err()
+        {
+            out.fill(f64::NAN);
+        }
+        qpos[qs.clone()].copy_from_slice(&ls.q_new[qs]);
+    }
+    link_states(model, robots, qpos, qvel, state);
+}

@@ -1,0 +1,194 @@
+//! The Delassus matrix W = G M⁻¹ Gᵀ, block-sparse (3×3 blocks of points sharing a
+//! moving body), with q_W = G ν_f + s (the stabilization / restitution term of the
+//! normal rows), and the dense forms Lemke takes: W itself and the Stewart–Trinkle
+//! LCP over (p_n, β, σ).
+
+use super::islands::block_contacts;
+use super::{LcpWorkspace, NO_BLOCK, REGULARIZATION};
+use crate::model::{LcpParams, StabilizationScheme};
+use crate::solver::{reshape_zeroed, resize_zeroed, PolygonTable};
+
+/// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
+/// (`ls.sparse`: only points sharing a moving body couple), and q_W = G ν_f + s;
+/// the points' islands (connected through moving bodies) in `ls.sparse.order`.
+pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
+    let nc = ls.contacts.len();
+    resize_zeroed(&mut ls.qw, 3 * nc);
+    block_contacts(ls);
+    let LcpWorkspace {
+        blocks,
+        nu,
+        nu_f,
+        contacts,
+        jac,
+        minv_jt,
+        qw,
+        sparse: sp,
+        blk_start,
+        blk_list,
+        ..
+    } = ls;
+    sp.row_start.clear();
+    sp.col.clear();
+    sp.w.clear();
+    sp.q.clear();
+    sp.mu.clear();
+    sp.table = PolygonTable::new(p.friction_directions);
+    for ci in 0..nc {
+        let c = contacts[ci];
+        let row0 = sp.col.len();
+        sp.row_start.push(row0);
+        // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
+        // the body's point list; a second shared body adds into the same block).
+        for sa in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let bl = sa.block as usize;
+            let nd = blocks[bl].ndof;
+            for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
+                let d = contacts[cj as usize];
+                for sb in d.side.iter().filter(|s| s.block == sa.block) {
+                    let k = match sp.col[row0..].iter().position(|&x| x == cj) {
+                        Some(k) => row0 + k,
+                        None => {
+                            sp.col.push(cj);
+                            sp.w.push([0.0; 9]);
+                            sp.col.len() - 1
+                        }
+                    };
+                    let blk = &mut sp.w[k];
+                    for a in 0..3 {
+                        let ja = &jac[sa.jac + a * nd..sa.jac + (a + 1) * nd];
+                        for b in 0..3 {
+                            let mb = &minv_jt[sb.jac + b * nd..sb.jac + (b + 1) * nd];
+                            blk[3 * a + b] += ja.iter().zip(mb).map(|(x, y)| x * y).sum::<f64>();
+                        }
+                    }
+                }
+            }
+        }
+        // Regularization (a constraint force mixing of ε relative to the diagonal):
+        // several points of one face pair give rows of W that are linearly dependent
+        // (12 rows on 6 DoF of a box on a box), a degenerate LCP on which the pivot
+        // tolerances can end Lemke on a ray; ε = 1e-9 removes the degeneracy and
+        // changes the impulses by a relative 1e-9.
+        if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
+            for a in 0..3 {
+                sp.w[row0 + k][4 * a] *= 1.0 + REGULARIZATION;
+            }
+        }
+        // q_W = G ν_f; the normal row's stabilization / restitution term s_n.
+        let (mut vn0, mut q3) = (0.0, [0.0; 3]);
+        for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let blk = blocks[s.block as usize];
+            let nd = blk.ndof;
+            for (a, qa) in q3.iter_mut().enumerate() {
+                let ja = &jac[s.jac + a * nd..s.jac + (a + 1) * nd];
+                *qa += ja
+                    .iter()
+                    .zip(&nu_f[blk.offset..blk.offset + nd])
+                    .map(|(x, y)| x * y)
+                    .sum::<f64>();
+            }
+            vn0 += jac[s.jac..s.jac + nd]
+                .iter()
+                .zip(&nu[blk.offset..blk.offset + nd])
+                .map(|(x, y)| x * y)
+                .sum::<f64>();
+        }
+        let s_n = if c.limit {
+            // Joint limit (module doc, "Robots"): ψ = gap − δ (the joint rests δ
+            // inside its range); an open gap may close within one step (ψ/h), a
+            // violation is undone at the rate β ψ/h of either scheme.
+            let psi = -c.depth - p.penetration_allowance;
+            if psi >= 0.0 {
+                psi / h
+            } else {
+                p.stabilization * psi / h
+            }
+        } else {
+            let psi = -c.depth + p.penetration_allowance;
+            let mut s_n = match p.scheme {
+                StabilizationScheme::StewartTrinkle => p.stabilization * psi / h,
+                StabilizationScheme::AnitescuHart => p.stabilization * psi.min(0.0) / h,
+            };
+            if p.restitution && vn0 < -p.restitution_threshold {
+                s_n = s_n.min(c.restitution * vn0);
+            }
+            s_n
+        };
+        if c.limit {
+            // A joint limit has no tangent rows: its two tangent variables are
+            // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that
+            // W keeps a positive diagonal and the 3-rows-per-point layout holds; they
+            // carry no impulse.
+            if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
+                sp.w[row0 + k][4] = 1.0;
+                sp.w[row0 + k][8] = 1.0;
+            }
+        }
+        qw[3 * ci] = q3[0] + s_n;
+        qw[3 * ci + 1] = q3[1];
+        qw[3 * ci + 2] = q3[2];
+        sp.mu.push(c.mu);
+    }
+    sp.row_start.push(sp.col.len());
+    sp.q.extend_from_slice(qw.as_slice());
+}
+
+/// The dense W of `ls.sparse` into `ls.w` (for the Stewart–Trinkle LCP of Lemke).
+pub(super) fn dense_w(ls: &mut LcpWorkspace) {
+    let nc = ls.contacts.len();
+    reshape_zeroed(&mut ls.w, 3 * nc, 3 * nc);
+    let sp = &ls.sparse;
+    for ci in 0..nc {
+        for k in sp.row_start[ci]..sp.row_start[ci + 1] {
+            let cj = sp.col[k] as usize;
+            for a in 0..3 {
+                for b in 0..3 {
+                    ls.w[(3 * ci + a, 3 * cj + b)] = sp.w[k][3 * a + b];
+                }
+            }
+        }
+    }
+}
+
+/// The Stewart–Trinkle LCP over z = (p_n | β | σ) (module doc) from W and q_W.
+pub(super) fn stewart_trinkle_lcp(ls: &mut LcpWorkspace) {
+    let nc = ls.contacts.len();
+    let k = ls.dirs.len();
+    let n = nc * (k + 2);
+    let (ib, is) = (nc, nc + nc * k);
+    reshape_zeroed(&mut ls.problem.m, n, n);
+    resize_zeroed(&mut ls.problem.q, n);
+    let (a, q, w, qw, dirs) = (
+        &mut ls.problem.m,
+        &mut ls.problem.q,
+        &ls.w,
+        &ls.qw,
+        &ls.dirs,
+    );
+    for c in 0..nc {
+        for d in 0..nc {
+            let wn = |x: usize, y: usize| w[(3 * c + x, 3 * d + y)];
+            a[(c, d)] = wn(0, 0);
+            for (j, &(cj, sj)) in dirs.iter().enumerate() {
+                // G_nᵀ M⁻¹ G_f d_j and its transpose.
+                a[(c, ib + d * k + j)] = wn(0, 1) * cj + wn(0, 2) * sj;
+                a[(ib + c * k + j, d)] = cj * wn(1, 0) + sj * wn(2, 0);
+                for (i, &(ci, si)) in dirs.iter().enumerate() {
+                    a[(ib + c * k + i, ib + d * k + j)] =
+                        ci * (wn(1, 1) * cj + wn(1, 2) * sj) + si * (wn(2, 1) * cj + wn(2, 2) * sj);
+                }
+            }
+        }
+        // E and −Eᵀ, μ.
+        for j in 0..k {
+            a[(ib + c * k + j, is + c)] = 1.0;
+            a[(is + c, ib + c * k + j)] = -1.0;
+        }
+        a[(is + c, c)] = ls.contacts[c].mu;
+        q[c] = qw[3 * c];
+        for (j, &(cj, sj)) in dirs.iter().enumerate() {
+            q[ib + c * k + j] = cj * qw[3 * c + 1] + sj * qw[3 * c + 2];
+        }
+    }
+}

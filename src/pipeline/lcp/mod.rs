@@ -1,0 +1,466 @@
+//! The velocity-level complementarity step: the Stewart–Trinkle time-stepping
+//! subproblem of `003_668e561ceb3412ed` (eqs. (5)–(10)) with Coulomb friction on a
+//! polyhedral cone (Stewart–Trinkle / Anitescu–Potra) and the constraint
+//! stabilization inside the subproblem of `001_9bcff55255600a8e` (Anitescu–Hart).
+//!
+//! # The subproblem
+//! With ν the generalized velocities (one block of 6 per free body: world-frame v
+//! and ω; one block per articulated robot), M = blockdiag(m I, I_w)
+//! (I_w the world inertia), h the step and f = f_ext + m g + f_gyro
+//! (f_gyro = −ω × I_w ω), the semi-implicit step is (robots: section "Robots")
+//!
+//! ```text
+//! M (ν⁺ − ν) = h f + G_n p_n + G_f p_f                          eq. (5), friction added
+//! 0 ≤ ρ_n = G_nᵀ ν⁺ + s_n  ⊥  p_n ≥ 0                            eqs. (7), (9)
+//! 0 ≤ ρ_β = D_cᵀ G_fᵀ ν⁺ + E σ  ⊥  β ≥ 0                          (friction, max dissipation)
+//! 0 ≤ ρ_σ = μ p_n − Eᵀ β  ⊥  σ ≥ 0                                (Coulomb: Σβ ≤ μ p_n)
+//! p_f = D_c β,   x⁺ = x + h v⁺,   q⁺ = q + (h/2) (0, ω⁺) ⊗ q,  renormalized    eq. (10)
+//! ```
+//!
+//! per contact point: G_n the normal row (the gap rate of eq. (6)), G_f the two
+//! tangent rows t₁, t₂, D_c = [d₁ … d_k] with d_j = (cos 2πj/k, sin 2πj/k) in (t₁, t₂),
+//! E = 1_k, σ the sliding speed. Eliminating ν⁺ = ν_f + M⁻¹ Gᵀ p, ν_f = ν + h M⁻¹ f,
+//! gives `LCP(A, q)` over z = (p_n, β, σ) with the Delassus matrix
+//! W = G M⁻¹ Gᵀ (3 rows per point: n, t₁, t₂) and q = (G_n ν_f + s_n, D_cᵀ G_f ν_f, 0).
+//!
+//! # Stabilization (s_n)
+//! ψ = −depth ≤ 0 is the gap of a penetrating point, δ the allowance
+//! ([`LcpParams::penetration_allowance`]), β_s ∈ [0, 1] ([`LcpParams::stabilization`]):
+//! Stewart–Trinkle (003 eq. (7), ψ_n/h term): s_n = β_s (ψ + δ)/h; Anitescu–Hart
+//! (001, the stabilization inside the one convex subproblem, no post-projection):
+//! s_n = β_s min(ψ + δ, 0)/h. Newton restitution (optional): a point approaching at
+//! G_n ν < −v_th leaves with at least −e G_n ν: s_n ← min(s_n, e G_n ν).
+//!
+//! # Solvers and failures
+//! Lemke solves the LCP above (copositive-plus; Stewart–Trinkle showed Lemke's
+//! method processes it). A Lemke "solution" whose residual ‖min(z, w)‖∞ exceeds
+//! 1e-7 (round-off on degenerate pivots) is treated as a failure. PGS solves the same friction set in the variables
+//! (p_n, f_t₁, f_t₂) on W: f_t is projected onto the k-gon μ p_n conv{d_j}
+//! (block Gauss–Seidel). W is assembled block-sparse (3×3 blocks J_i M⁻¹ J_jᵀ only
+//! for points i, j sharing a moving body, in compressed rows) and PGS sweeps it
+//! island by island (points connected through moving bodies; each island stops on
+//! its own), O(nnz) per sweep; Lemke gets the dense W scattered from the blocks. A Lemke ray termination or pivot limit is counted
+//! (`StepStats::solver_failures`) and the step falls back to PGS started from the
+//! Lemke iterate (`solver_fallbacks`); a PGS sweep limit keeps the last iterate and
+//! counts it (`solver_unconverged`). Invalid data (non-finite state) applies no
+//! contact impulse; the quarantine catches the state after the step.
+//!
+//! # Contact points and friction directions
+//! One row triple per contact point of the narrow phase. Points closer than 1 µm
+//! in the contact plane merge (the deeper kept: the two faces of a thin
+//! intersection slab); a manifold with more than 4 keeps 4 (the deepest, the farthest from it,
+//! the one spanning the largest triangle with them, the one farthest on the other
+//! side: a box on a plane keeps its 4 corners). t₁ is the world x axis projected
+//! on the contact plane (world y if the normal is within 45° of x), t₂ = n × t₁:
+//! deterministic from the normal, and on an incline tilted about y the first
+//! direction lies along the slope.
+//!
+//! # Robots
+//! Each moving robot (not frozen by the quarantine) is one block of ν: its nv
+//! generalized velocities `Data::qvel` (a floating base's twist [ω; v] in the base
+//! link frame). M = H(q) + diag(a): H from CRBA, a the implicit diagonal of the
+//! actuation/passive law of the penalty path (stable PD servos h k_d + h² k_p,
+//! damping h b, the friction's linear zone), so that servos and dampers stay
+//! implicit; M⁻¹ dense from the sparse LᵀL factor (nv ≤ 32). ν_f = q̇ + h q̈_free with
+//! q̈_free = ABA(q, q̇, τ₀, f_ext = the applied wrenches `xfrc` on the link proxies,
+//! armature a): everything but contact. A contact on a link proxy maps through the
+//! link's point Jacobian at the contact point (rows ω then v_p, world): the row of
+//! direction u is uᵀ J_v. Links welded to the world (and a frozen robot's links)
+//! are static for the LCP.
+//!
+//! Joint position limits are complementarity rows too: a one-DoF joint within
+//! 1 mm (rad or m) + 2 h |q̇| of a limit gets the row ±e_k on its coordinate (+ at
+//! the lower limit), frictionless (μ = 0; in place of its tangent rows two decoupled
+//! placeholder variables, W = 1 on their diagonal and q = 0, keep the
+//! three-rows-per-point layout and a positive diagonal; they carry no impulse). Its gap term keeps the
+//! joint δ inside its range: ψ = gap − δ, s = ψ/h while ψ ≥ 0 (the gap may close
+//! within one step, for either scheme: the Anitescu–Hart form s = 0 would stop the
+//! joint at the edge of the margin) and s = β ψ/h for a violation. Since
+//! q⁺ = q + h q̇⁺ exactly for a one-DoF coordinate, the joint never passes its limit
+//! beyond round-off and the penalty path's limit spring (which acts only beyond the
+//! limit) is never engaged.
+//!
+//! After the solve: q̇ ← ν⁺, q ← q ⊕ h ν⁺ (`dynamics::integrate`: the SE(3)
+//! exponential for a floating base), normalized, and the proxies are posed at the
+//! new state (`robots::link_states`). The recorded `qfrc_actuator`, `qfrc_passive`,
+//! IMUs and F/T sensors come from a second ABA with the contact impulses as link
+//! wrenches (impulse/h): by linearity it reproduces (ν⁺ − ν)/h, so the recorded
+//! values include contact (as the penalty path's do). `qacc` = (ν⁺ − ν)/h, and the
+//! implicit parts of the torques are taken at that q̈. A joint-limit impulse is a
+//! generalized force (not a wrench): it is added to `qfrc_passive` as impulse/h (the
+//! penalty path reports its limit spring there too), but the F/T sensors (from the
+//! second ABA) do not see it.
+//!
+//! # Warm start
+//! Each pair remembers the impulses (p_n, f_t₁, f_t₂) of its points
+//! (`PairState::lcp_impulse`, in snapshots). PGS starts from them; Lemke from their
+//! active set (p_n > 0, the cone directions bracketing f_t, σ > 0 when f_t is on the
+//! cone's boundary).
+
+mod articulated;
+mod delassus;
+mod islands;
+mod rows;
+mod solve;
+mod warm;
+
+use super::bodies::report_contacts;
+use super::collide::CollideWorkspace;
+use super::robots::{Record, RobotLoad};
+use super::{lap, Stepper, Tick};
+use crate::data::{BodyState, Data, Stage};
+use crate::math::{Mat3, Quat, Vec3, Wrench};
+use crate::model::{BodyKind, LcpParams, Model};
+use crate::solver::{ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver};
+use nalgebra::{DMatrix, DVector, Matrix6xX};
+use std::time::Instant;
+
+/// How a block of generalized velocities moves material points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DofKind {
+    /// A free body: 6 DoF (v, ω) in the world frame; M⁻¹ = diag(1/m, I_w⁻¹).
+    Free { body: u32 },
+    /// An articulated robot (module doc, "Robots"): its nv generalized velocities
+    /// `Data::qvel[v_offset..]`; rows from the link's point Jacobian J(q)
+    /// (row = uᵀ J_v), M⁻¹ = (H(q) + diag(a))⁻¹ with H from CRBA and a the
+    /// implicit diagonal of the actuation/passive law.
+    Articulated { robot: u32 },
+}
+
+/// One block of ν: `ndof` generalized velocities at `offset`, its M⁻¹ (dense,
+/// row-major, `ndof²` entries) at `minv` in [`LcpWorkspace::minv`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DofBlock {
+    pub kind: DofKind,
+    pub offset: usize,
+    pub ndof: usize,
+    pub minv: usize,
+}
+
+pub(super) const NO_BLOCK: u32 = u32::MAX;
+
+/// Largest ‖min(z, w)‖∞ of a Lemke solution that is accepted (N·s for impulse
+/// rows, m/s for velocity rows: 1e-7 m/s over a 1 ms step is 0.1 nm); beyond it the
+/// solve counts as failed and falls back to PGS.
+pub(super) const LEMKE_ACCEPT: f64 = 1e-7;
+
+/// Relative diagonal regularization of W (see [`delassus`]).
+pub(super) const REGULARIZATION: f64 = 1e-9;
+
+/// One side of a contact: the block it acts on and its 3 Jacobian rows (n, t₁, t₂,
+/// `ndof` coefficients each) at `jac` in [`LcpWorkspace::jac`] (and M⁻¹ Jᵀ at the
+/// same place in [`LcpWorkspace::minv_jt`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Side {
+    pub(super) block: u32,
+    pub(super) jac: usize,
+}
+
+/// One contact point: three rows of W.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ContactRow {
+    /// Index into `Data::pairs` and the point's slot in the pair's warm start.
+    pub(super) pair: usize,
+    pub(super) slot: usize,
+    pub(super) p: Vec3,
+    pub(super) n: Vec3,
+    pub(super) t1: Vec3,
+    pub(super) t2: Vec3,
+    pub(super) mu: f64,
+    pub(super) depth: f64,
+    pub(super) restitution: f64,
+    pub(super) bodies: [usize; 2],
+    pub(super) side: [Side; 2],
+    /// A joint-limit row (module doc, "Robots"): no pair, no friction.
+    pub(super) limit: bool,
+}
+
+/// `ContactRow::pair` of a joint-limit row.
+pub(super) const NO_PAIR: usize = usize::MAX;
+
+/// Work buffers of the LCP step (capacities kept: no allocation once warmed up).
+#[derive(Clone, Debug)]
+pub struct LcpWorkspace {
+    pub(super) blocks: Vec<DofBlock>,
+    pub(super) body_block: Vec<u32>,
+    pub(super) minv: Vec<f64>,
+    /// ν at the start of the step, ν_f = ν + h M⁻¹ f, and ν⁺.
+    pub(super) nu: Vec<f64>,
+    pub(super) nu_f: Vec<f64>,
+    pub(super) contacts: Vec<ContactRow>,
+    pub(super) jac: Vec<f64>,
+    pub(super) minv_jt: Vec<f64>,
+    /// Delassus W = G M⁻¹ Gᵀ (3 rows per point) and q_W = G ν_f + s.
+    pub(super) w: DMatrix<f64>,
+    pub(super) qw: DVector<f64>,
+    /// The solver's problem (Lemke: the Stewart–Trinkle LCP; PGS: (W, q_W)).
+    pub(super) problem: LcpProblem,
+    pub(super) guess: DVector<f64>,
+    pub(super) lemke: LemkeSolver,
+    pub(super) lemke_res: LemkeResults,
+    /// (p_n, f_t₁, f_t₂) per point.
+    pub(super) impulse: Vec<f64>,
+    /// Point selection of one manifold.
+    pub(super) pick: Vec<usize>,
+    /// cos, sin of the k friction directions.
+    pub(super) dirs: Vec<(f64, f64)>,
+    /// Block-sparse W and q_W with the islands, and the PGS buffers on it.
+    pub(super) sparse: ContactProblem,
+    pub(super) contact_res: ContactPgsResults,
+    /// Points per DoF block (CSR) and the union–find / island labels.
+    pub(super) blk_start: Vec<usize>,
+    pub(super) blk_list: Vec<u32>,
+    pub(super) parent: Vec<u32>,
+    pub(super) island_of: Vec<u32>,
+    /// Robots: q̇ and q̈ of the contact-free evaluation (all robots, flat), a point
+    /// Jacobian per robot (6 × nv), M⁻¹ of one robot (nv × nv) and q⁺.
+    pub(super) kq: Vec<f64>,
+    pub(super) kv: Vec<f64>,
+    pub(super) jrob: Vec<Matrix6xX<f64>>,
+    pub(super) hinv: DMatrix<f64>,
+    pub(super) q_new: Vec<f64>,
+}
+
+impl Default for LcpWorkspace {
+    fn default() -> Self {
+        LcpWorkspace {
+            blocks: Vec::new(),
+            body_block: Vec::new(),
+            minv: Vec::new(),
+            nu: Vec::new(),
+            nu_f: Vec::new(),
+            contacts: Vec::new(),
+            jac: Vec::new(),
+            minv_jt: Vec::new(),
+            w: DMatrix::zeros(0, 0),
+            qw: DVector::zeros(0),
+            problem: LcpProblem {
+                m: DMatrix::zeros(0, 0),
+                q: DVector::zeros(0),
+            },
+            guess: DVector::zeros(0),
+            lemke: LemkeSolver::default(),
+            lemke_res: LemkeResults::default(),
+            impulse: Vec::new(),
+            pick: Vec::new(),
+            dirs: Vec::new(),
+            sparse: ContactProblem::default(),
+            contact_res: ContactPgsResults::default(),
+            blk_start: Vec::new(),
+            blk_list: Vec::new(),
+            parent: Vec::new(),
+            island_of: Vec::new(),
+            kq: Vec::new(),
+            kv: Vec::new(),
+            jrob: Vec::new(),
+            hinv: DMatrix::zeros(0, 0),
+            q_new: Vec::new(),
+        }
+    }
+}
+
+pub struct LcpStepper<'a> {
+    pub params: &'a LcpParams,
+}
+
+impl Stepper for LcpStepper<'_> {
+    type Workspace = LcpWorkspace;
+
+    fn name(&self) -> &'static str {
+        "lcp"
+    }
+
+    fn contacts_at_start(&self) -> bool {
+        true
+    }
+
+    fn advance(
+        &self,
+        tick: &Tick<'_>,
+        data: &mut Data,
+        _col: &mut CollideWorkspace,
+        ls: &mut LcpWorkspace,
+    ) {
+        let p = self.params;
+        let (model, h) = (tick.model, tick.h);
+        let Data {
+            state,
+            xfrc,
+            frozen,
+            pairs,
+            contacts,
+            contact_pair,
+            contact_wrench,
+            stats,
+            qpos,
+            qvel,
+            qfrc_cmd,
+            qfrc_actuator,
+            qfrc_passive,
+            qacc,
+            robots,
+            ..
+        } = data;
+        let t = Instant::now();
+        report_contacts(contacts, stats);
+
+        // Contact: DoF blocks, ν_f, the rows and the Delassus matrix.
+        dof_blocks(model, state, xfrc, frozen, h, ls);
+        if !model.robots.is_empty() {
+            // No contact wrench in the contact-free evaluation (ν_f).
+            contact_wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+            let load = RobotLoad {
+                q: qpos,
+                v: qvel,
+                cmd: qfrc_cmd,
+                state,
+                contact: contact_wrench,
+                xfrc,
+            };
+            articulated::robot_blocks(model, h, robots, &load, ls);
+        }
+        rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+        if !model.robots.is_empty() {
+            articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+        }
+        delassus::delassus(p, h, ls);
+        let ts = Instant::now();
+
+        // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p.
+        solve::solve(p, pairs, ls, stats);
+        stats.solver_ns = ts.elapsed().as_nanos() as u64;
+        warm::remember_impulses(pairs, contact_pair, ls);
+        apply_impulses(h, state, contact_wrench, ls);
+        let t = lap(stats, Stage::Contact, t);
+
+        // Integrate: x⁺ = x + h v⁺ and the quaternion update of eq. (10).
+        integrate(model, h, state, frozen, ls);
+        if !model.robots.is_empty() {
+            let rec = Record {
+                actuator: qfrc_actuator,
+                passive: qfrc_passive,
+                qacc,
+            };
+            let gen = articulated::RobotStep {
+                qpos,
+                qvel,
+                cmd: qfrc_cmd,
+                state,
+                contact: contact_wrench,
+                xfrc,
+            };
+            articulated::integrate_robots(model, h, robots, gen, rec, ls);
+        }
+        lap(stats, Stage::Integrate, t);
+    }
+}
+
+/// One block per moving body; M⁻¹ blocks; ν and ν_f = ν + h M⁻¹ (f_ext + m g + f_gyro).
+fn dof_blocks(
+    model: &Model,
+    state: &[BodyState],
+    xfrc: &[Wrench],
+    frozen: &[bool],
+    h: f64,
+    ls: &mut LcpWorkspace,
+) {
+    ls.blocks.clear();
+    ls.body_block.clear();
+    ls.minv.clear();
+    ls.nu.clear();
+    ls.nu_f.clear();
+    let g = model.opt.gravity;
+    for (b, body) in model.bodies.iter().enumerate() {
+        if body.kind != BodyKind::Free || frozen[b] {
+            ls.body_block.push(NO_BLOCK);
+            continue;
+        }
+        ls.body_block.push(ls.blocks.len() as u32);
+        let st = &state[b];
+        let r = st.q.to_rotation_matrix();
+        let rm = r.matrix();
+        let i_w: Mat3 = rm * body.inertia * rm.transpose();
+        let i_w_inv: Mat3 = rm * body.inv_inertia * rm.transpose();
+        let block = DofBlock {
+            kind: DofKind::Free { body: b as u32 },
+            offset: ls.nu.len(),
+            ndof: 6,
+            minv: ls.minv.len(),
+        };
+        // M⁻¹ = diag(1/m I₃, I_w⁻¹), row-major 6×6.
+        for i in 0..6 {
+            for j in 0..6 {
+                ls.minv.push(match (i < 3, j < 3) {
+                    (true, true) if i == j => body.inv_mass,
+                    (false, false) => i_w_inv[(i - 3, j - 3)],
+                    _ => 0.0,
+                });
+            }
+        }
+        // Semi-implicit: external, gravity and gyroscopic terms at the start state.
+        let f = xfrc[b].force;
+        let tau = xfrc[b].torque - st.w.cross(&(i_w * st.w));
+        let v_f = st.v + h * (f * body.inv_mass + g);
+        let w_f = st.w + h * (i_w_inv * tau);
+        ls.nu
+            .extend_from_slice(&[st.v.x, st.v.y, st.v.z, st.w.x, st.w.y, st.w.z]);
+        ls.nu_f
+            .extend_from_slice(&[v_f.x, v_f.y, v_f.z, w_f.x, w_f.y, w_f.z]);
+        ls.blocks.push(block);
+    }
+}
+
+/// ν⁺ = ν_f + M⁻¹ Gᵀ p; contact wrenches (impulse / h) for reporting.
+fn apply_impulses(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &mut LcpWorkspace) {
+    wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+    let LcpWorkspace {
+        blocks,
+        nu_f,
+        contacts,
+        minv_jt,
+        impulse,
+        ..
+    } = ls;
+    for (c, row) in contacts.iter().enumerate() {
+        let pc = &impulse[3 * c..3 * c + 3];
+        for s in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let blk = blocks[s.block as usize];
+            let nd = blk.ndof;
+            for (r, pr) in pc.iter().enumerate() {
+                for i in 0..nd {
+                    nu_f[blk.offset + i] += minv_jt[s.jac + r * nd + i] * pr;
+                }
+            }
+        }
+        if row.limit {
+            continue;
+        }
+        let f = (row.n * pc[0] + row.t1 * pc[1] + row.t2 * pc[2]) / h;
+        let [ba, bb] = row.bodies;
+        wrench[ba].add_force_at(f, row.p, state[ba].x);
+        wrench[bb].add_force_at(-f, row.p, state[bb].x);
+    }
+}
+
+/// v⁺, ω⁺ from ν⁺; x⁺ = x + h v⁺; q⁺ = q + (h/2)(0, ω⁺) ⊗ q renormalized (eq. (10)
+/// of 003 with ω in world coordinates).
+fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls: &LcpWorkspace) {
+    for blk in &ls.blocks {
+        match blk.kind {
+            DofKind::Free { body } => {
+                let b = body as usize;
+                if model.bodies[b].kind != BodyKind::Free || frozen[b] {
+                    continue;
+                }
+                let nu = &ls.nu_f[blk.offset..blk.offset + 6];
+                let s = &mut state[b];
+                s.v = Vec3::new(nu[0], nu[1], nu[2]);
+                s.w = Vec3::new(nu[3], nu[4], nu[5]);
+                s.x += h * s.v;
+                let dq = nalgebra::Quaternion::from_imag(s.w * (0.5 * h)) * s.q.into_inner();
+                s.q = Quat::new_normalize(s.q.into_inner() + dq);
+            }
+            DofKind::Articulated { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! The rows of the complementarity problem: per contact point of the narrow phase
+//! (merged and reduced to ≤ 4 per manifold) the normal and two tangent Jacobian
+//! rows G on the DoF blocks it touches, and M⁻¹ Gᵀ (module doc of `lcp`, "Contact
+//! points and friction directions").
+
+use super::{ContactRow, DofKind, LcpWorkspace, Side, NO_BLOCK};
+use crate::collision::ContactSet;
+use crate::data::{BodyState, RobotData, LCP_WARM_POINTS};
+use crate::dynamics::point_jacobian;
+use crate::math::Vec3;
+use crate::model::{BodyKind, Material, Model};
+
+/// The row of direction `u` at world point `p` on a block, times `sign`
+/// (the velocity of the block's material point at `p` along `u`).
+#[inline]
+pub(super) fn point_row(
+    kind: DofKind,
+    state: &[BodyState],
+    p: &Vec3,
+    u: &Vec3,
+    sign: f64,
+    out: &mut [f64],
+) {
+    match kind {
+        DofKind::Free { body } => {
+            let r = p - state[body as usize].x;
+            let a = r.cross(u);
+            out.copy_from_slice(&[
+                sign * u.x,
+                sign * u.y,
+                sign * u.z,
+                sign * a.x,
+                sign * a.y,
+                sign * a.z,
+            ]);
+        }
+        // Built from the link's point Jacobian in `contact_rows`.
+        DofKind::Articulated { .. } => out.fill(0.0),
+    }
+}
+
+/// Contact points of every manifold (merged and reduced to ≤ 4), their frames,
+/// Jacobian rows and M⁻¹ Jᵀ.
+pub(super) fn contact_rows(
+    model: &Model,
+    state: &[BodyState],
+    robots: &[RobotData],
+    set: &ContactSet,
+    set_pair: &[usize],
+    ls: &mut LcpWorkspace,
+) {
+    ls.contacts.clear();
+    ls.jac.clear();
+    ls.minv_jt.clear();
+    for (m, &pi) in set.manifolds.iter().zip(set_pair) {
+        let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
+        let bodies = [ga.body, gb.body];
+        let blocks = [ls.body_block[ga.body], ls.body_block[gb.body]];
+        if blocks.iter().all(|&b| b == NO_BLOCK) || !m.normal.iter().all(|c| c.is_finite()) {
+            continue;
+        }
+        let mat = Material::combine(&ga.material, &gb.material);
+        let pts = set.points_of(m);
+        select_points(pts, &m.normal, &mut ls.pick);
+        let n = m.normal;
+        let (t1, t2) = tangent_basis(&n);
+        for (slot, &k) in ls.pick.iter().enumerate() {
+            let cp = &pts[k];
+            let mut side = [Side {
+                block: NO_BLOCK,
+                jac: 0,
+            }; 2];
+            for (sd, (&blk, sign)) in blocks.iter().zip([1.0, -1.0]).enumerate() {
+                if blk == NO_BLOCK {
+                    continue;
+                }
+                let block = ls.blocks[blk as usize];
+                let off = ls.jac.len();
+                let nd = block.ndof;
+                ls.jac.resize(off + 3 * nd, 0.0);
+                ls.minv_jt.resize(off + 3 * nd, 0.0);
+                if let DofKind::Articulated { robot } = block.kind {
+                    // The link's point Jacobian at the contact point (6 × nv, rows ω
+                    // then v_p, world).
+                    let ri = robot as usize;
+                    let link = match model.bodies[bodies[sd]].kind {
+                        BodyKind::Link { link, .. } => link as usize,
+                        _ => usize::MAX,
+                    };
+                    let jm = &mut ls.jrob[ri];
+                    if point_jacobian(&model.robots[ri].tree, &robots[ri].ad, link, &cp.p_w, jm)
+                        .is_err()
+                    {
+                        jm.fill(0.0);
+                    }
+                }
+                for (r, u) in [n, t1, t2].iter().enumerate() {
+                    let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
+                    match block.kind {
+                        DofKind::Free { .. } => point_row(block.kind, state, &cp.p_w, u, sign, row),
+                        DofKind::Articulated { robot } => {
+                            // Row uᵀ J_v: the velocity of the link point along u.
+                            let jm = &ls.jrob[robot as usize];
+                            for (k, x) in row.iter_mut().enumerate() {
+                                *x =
+                                    sign * (u.x * jm[(3, k)] + u.y * jm[(4, k)] + u.z * jm[(5, k)]);
+                            }
+                        }
+                    }
+                    // M⁻¹ Jᵀ for this row.
+                    for i in 0..nd {
+                        let mut acc = 0.0;
+                        for j in 0..nd {
+                            acc += ls.minv[block.minv + i * nd + j] * ls.jac[off + r * nd + j];
+                        }
+                        ls.minv_jt[off + r * nd + i] = acc;
+                    }
+                }
+                side[sd] = Side {
+                    block: blk,
+                    jac: off,
+                };
+            }
+            ls.contacts.push(ContactRow {
+                pair: pi,
+                slot,
+                p: cp.p_w,
+                n,
+                t1,
+                t2,
+                mu: mat.mu,
+                depth: cp.depth,
+                restitution: mat.restitution,
+                bodies,
+                side,
+                limit: false,
+            });
+        }
+    }
+}
+
+/// Indices of at most [`LCP_WARM_POINTS`] points of a manifold: points within 1 µm
+/// of each other in the contact plane merge (the deeper kept); of more than 4, the deepest, the farthest from it, the
+/// largest triangle with those, the farthest on the other side of their line.
+/// Returned by angle about their centroid (stable slots for the warm start).
+pub(super) fn select_points(
+    pts: &[crate::collision::ContactPoint],
+    n: &Vec3,
+    pick: &mut Vec<usize>,
+) {
+    pick.clear();
+    // Merge points that coincide in the contact plane (the two faces of a thin
+    // intersection slab), keeping the deeper.
+    let planar_d2 = |a: &Vec3, b: &Vec3| {
+        let d = b - a;
+        (d - n * n.dot(&d)).norm_squared()
+    };
+    for (i, c) in pts.iter().enumerate() {
+        match pick
+            .iter()
+            .position(|&k| planar_d2(&pts[k].p_w, &c.p_w) < 1e-12)
+        {
+            Some(j) if c.depth > pts[pick[j]].depth => pick[j] = i,
+            Some(_) => {}
+            None => pick.push(i),
+        }
+    }
+    if pick.len() <= LCP_WARM_POINTS {
+        sort_by_angle(pts, n, pick);
+        return;
+    }
+    let planar = |a: usize, b: usize| {
+        let d = pts[b].p_w - pts[a].p_w;
+        d - n * n.dot(&d)
+    };
+    let argmax = |pick: &[usize], f: &dyn Fn(usize) -> f64| {
+        let mut best = (pick[0], f64::NEG_INFINITY);
+        for &k in pick {
+            let v = f(k);
+            if v > best.1 {
+                best = (k, v);
+            }
+        }
+        best
+    };
+    let a = argmax(pick, &|k| pts[k].depth).0;
+    let b = argmax(pick, &|k| planar(a, k).norm_squared()).0;
+    let ab = planar(a, b);
+    let area = |k: usize| planar(a, k).cross(&ab).dot(n);
+    let c = argmax(pick, &|k| area(k).abs()).0;
+    let sc = area(c).signum();
+    let (d, dv) = argmax(pick, &|k| -sc * area(k));
+    let d = if dv > 0.0 {
+        d
+    } else {
+        // Every point on c's side: the one farthest from a, b and c.
+        argmax(pick, &|k| {
+            [a, b, c]
+                .iter()
+                .map(|&q| planar(q, k).norm_squared())
+                .fold(f64::INFINITY, f64::min)
+        })
+        .0
+    };
+    let mut chosen = [a, b, c, d];
+    chosen.sort_unstable();
+    pick.clear();
+    for (i, &k) in chosen.iter().enumerate() {
+        if i == 0 || chosen[i - 1] != k {
+            pick.push(k);
+        }
+    }
+    sort_by_angle(pts, n, pick);
+}
+
+/// Orders the picked points by their angle about their centroid in the contact
+/// frame (t₁, t₂): the same corners get the same slots step after step, whatever
+/// order the narrow phase lists them in (the warm start is matched by slot).
+pub(super) fn sort_by_angle(pts: &[crate::collision::ContactPoint], n: &Vec3, pick: &mut [usize]) {
+    if pick.len() < 2 {
+        return;
+    }
+    let (t1, t2) = tangent_basis(n);
+    let c = pick.iter().map(|&k| pts[k].p_w).sum::<Vec3>() / pick.len() as f64;
+    let angle = |k: usize| {
+        let d = pts[k].p_w - c;
+        d.dot(&t2).atan2(d.dot(&t1))
+    };
+    // Insertion sort (at most 4 entries, no allocation).
+    for i in 1..pick.len() {
+        let mut j = i;
+        while j > 0 && angle(pick[j - 1]) > angle(pick[j]) {
+            pick.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+/// t₁: world x projected on the plane ⟂ n (world y when n is within 45° of x);
+/// t₂ = n × t₁.
+pub(super) fn tangent_basis(n: &Vec3) -> (Vec3, Vec3) {
+    let axis = if n.x.abs() < std::f64::consts::FRAC_1_SQRT_2 {
+        Vec3::x()
+    } else {
+        Vec3::y()
+    };
+    let t1 = (axis - n * n.dot(&axis)).normalize();
+    (t1, n.cross(&t1))
+}

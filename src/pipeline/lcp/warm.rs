@@ -1,0 +1,91 @@
+//! Warm start (module doc of `lcp`, "Warm start"): each pair remembers the
+//! impulses of its points in `PairState::lcp_impulse` (so they ride in snapshots);
+//! PGS starts from them, Lemke from their active set.
+
+use super::{LcpWorkspace, NO_PAIR};
+use crate::data::PairState;
+use crate::solver::resize_zeroed;
+
+/// Last step's impulses of the same pair and slot into `ls.impulse`; false if none.
+pub(super) fn warm_impulses(pairs: &[PairState], ls: &mut LcpWorkspace) -> bool {
+    let mut any = false;
+    for (c, row) in ls.contacts.iter().enumerate() {
+        if row.pair == NO_PAIR {
+            continue;
+        }
+        let pr = &pairs[row.pair];
+        if row.slot < pr.lcp_points as usize {
+            let v = pr.lcp_impulse[row.slot];
+            ls.impulse[3 * c..3 * c + 3].copy_from_slice(&v);
+            any |= v[0] > 0.0;
+        }
+    }
+    any
+}
+
+/// Lemke's guess from `ls.impulse`: p_n; β on the two directions bracketing f_t;
+/// σ > 0 where f_t is on the cone's boundary. False if nothing is active.
+pub(super) fn lemke_guess(ls: &mut LcpWorkspace) -> bool {
+    let nc = ls.contacts.len();
+    let k = ls.dirs.len();
+    resize_zeroed(&mut ls.guess, nc * (k + 2));
+    let step = std::f64::consts::TAU / k as f64;
+    let mut any = false;
+    for c in 0..nc {
+        let (pn, f1, f2) = (
+            ls.impulse[3 * c],
+            ls.impulse[3 * c + 1],
+            ls.impulse[3 * c + 2],
+        );
+        if pn <= 0.0 {
+            continue;
+        }
+        any = true;
+        ls.guess[c] = pn;
+        let mag = f1.hypot(f2);
+        if mag > 0.0 {
+            let mut th = f2.atan2(f1);
+            if th < 0.0 {
+                th += std::f64::consts::TAU;
+            }
+            let j = ((th / step) as usize).min(k - 1);
+            let (c0, s0) = ls.dirs[j];
+            let (c1, s1) = ls.dirs[(j + 1) % k];
+            // f = b0 d_j + b1 d_{j+1}.
+            let det = c0 * s1 - s0 * c1;
+            let b0 = (f1 * s1 - f2 * c1) / det;
+            let b1 = (c0 * f2 - s0 * f1) / det;
+            ls.guess[nc + c * k + j] = b0.max(0.0);
+            ls.guess[nc + c * k + (j + 1) % k] = b1.max(0.0);
+            // On the boundary (Σβ = μ p_n): sliding, σ active.
+            if b0 + b1 >= (1.0 - 1e-6) * ls.contacts[c].mu * pn {
+                ls.guess[nc + nc * k + c] = 1.0;
+            }
+        }
+    }
+    any && ls.guess.iter().all(|x| x.is_finite())
+}
+
+/// Stores each point's impulse in its pair (the next step's warm start).
+pub(super) fn remember_impulses(pairs: &mut [PairState], set_pair: &[usize], ls: &LcpWorkspace) {
+    for pr in pairs.iter_mut() {
+        pr.touching = false;
+    }
+    for &pi in set_pair {
+        pairs[pi].touching = true;
+        pairs[pi].lcp_points = 0;
+    }
+    for (c, row) in ls
+        .contacts
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.pair != NO_PAIR)
+    {
+        let pr = &mut pairs[row.pair];
+        pr.lcp_impulse[row.slot].copy_from_slice(&ls.impulse[3 * c..3 * c + 3]);
+        pr.lcp_points = pr.lcp_points.max(row.slot as u8 + 1);
+    }
+    for pr in pairs.iter_mut().filter(|p| !p.touching) {
+        pr.lcp_points = 0;
+    }
+}
