@@ -290,6 +290,12 @@ pub struct Snapshot {
     pub robot_frozen: Vec<bool>,
 }
 
+/// Candidate pairs, touching manifolds and contact points per geom the caches are
+/// sized for at creation.
+const PAIRS_PER_GEOM: usize = 8;
+const MANIFOLDS_PER_GEOM: usize = 4;
+const POINTS_PER_GEOM: usize = 16;
+
 /// Mutable simulation data for one [`Model`].
 #[derive(Clone, Debug)]
 pub struct Data {
@@ -347,11 +353,16 @@ impl Data {
             qfrc_passive: vec![0.0; model.nv],
             qacc: vec![0.0; model.nv],
             robots: model.robots.iter().map(RobotData::new).collect(),
-            pairs: Vec::new(),
-            contacts: ContactSet::default(),
-            contact_pair: Vec::new(),
+            // Caches sized from the model (a settling scene does not grow them in
+            // its first ticks; beyond these sizes they grow by doubling).
+            pairs: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
+            contacts: ContactSet::with_capacity(
+                MANIFOLDS_PER_GEOM * model.ngeom(),
+                POINTS_PER_GEOM * model.ngeom(),
+            ),
+            contact_pair: Vec::with_capacity(MANIFOLDS_PER_GEOM * model.ngeom()),
             contact_wrench: vec![Wrench::ZERO; nb],
-            contact_force: Vec::new(),
+            contact_force: Vec::with_capacity(MANIFOLDS_PER_GEOM * model.ngeom()),
             stats: StepStats::default(),
         };
         d.reset(model);

@@ -75,6 +75,14 @@ pub struct ContactSet {
 }
 
 impl ContactSet {
+    /// Room for `manifolds` manifolds and `points` points (no allocation below).
+    pub fn with_capacity(manifolds: usize, points: usize) -> Self {
+        ContactSet {
+            manifolds: Vec::with_capacity(manifolds),
+            points: Vec::with_capacity(points),
+        }
+    }
+
     pub fn clear(&mut self) {
         self.manifolds.clear();
         self.points.clear();

@@ -24,6 +24,23 @@ pub struct NarrowScratch {
     points: Vec<ContactPoint>,
 }
 
+impl NarrowScratch {
+    /// Buffers with room for `n` points, vertices and face planes each (no
+    /// allocation below that).
+    pub fn with_capacity(n: usize) -> Self {
+        let mut s = NarrowScratch::default();
+        s.points.reserve(n);
+        let w = &mut s.work.poly;
+        for v in [&mut w.va, &mut w.vb, &mut w.pts] {
+            v.reserve(n);
+        }
+        w.fa.reserve(n);
+        w.fb.reserve(n);
+        w.heights.reserve(n);
+        s
+    }
+}
+
 /// One cell of the dispatch table.
 #[derive(Clone, Copy)]
 struct Entry {

@@ -127,8 +127,7 @@
 //!   `S_iᵀ f_i = τ_i − b q̇_i`).
 //!
 //! # Not yet
-//! TODO(robots): spherical and planar joints, joint limits, wiring into
-//! `pipeline::step`.
+//! Spherical and planar joints.
 
 pub mod aba;
 pub mod configuration;

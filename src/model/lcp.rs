@@ -2,7 +2,7 @@
 //! the Stewart–Trinkle subproblem, eqs. (5)–(10) of `003_668e561ceb3412ed`, with
 //! Coulomb friction on a polyhedral cone and the constraint stabilization of
 //! `001_9bcff55255600a8e` (Anitescu–Hart). The step itself is
-//! `pipeline/lcp.rs`.
+//! `pipeline/lcp/`.
 
 /// Which solver takes the subproblem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,9 +36,9 @@ pub struct LcpParams {
     /// `"lemke"` (default) or `"pgs"`.
     pub solver: LcpSolverKind,
     /// k, the number of friction directions of the polyhedral cone (≥ 4; 4 = the
-    /// pyramid ±t₁, ±t₂). d_j = cos(2πj/k) t₁ + sin(2πj/k) t₂; t₁ is the projection
-    /// of the world x axis on the contact plane (world y if the normal is within
-    /// 45° of x; `pipeline::lcp::tangent_basis`). Larger k approximates the
+    /// pyramid ±t₁, ±t₂). d_j = cos(2πj/k) t₁ + sin(2πj/k) t₂ with (t₁, t₂) the
+    /// engine's one tangent basis (`math::tangent_basis`: t₁ = n × the world axis
+    /// least aligned with n). Larger k approximates the
     /// Coulomb cone better (the k-gon's apothem is μ p_n cos(π/k)) at k + 2 LCP
     /// variables per contact point for Lemke. Default 4.
     pub friction_directions: u32,

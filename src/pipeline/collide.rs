@@ -7,6 +7,12 @@ use crate::data::{BodyState, PairState};
 use crate::math::Pose;
 use crate::model::Model;
 
+/// Candidate pairs per geom the buffers are sized for at creation (a body in a
+/// pile touches 3–6 others); beyond it they grow by doubling.
+pub const PAIRS_PER_GEOM: usize = 8;
+/// Points, vertices and planes of one pair the narrow phase is sized for.
+const NARROW_POINTS: usize = 256;
+
 /// Working memory of the collision stages (not part of the state).
 #[derive(Clone, Debug, Default)]
 pub struct CollideWorkspace {
@@ -26,6 +32,9 @@ impl CollideWorkspace {
         CollideWorkspace {
             geom_pose: vec![Pose::identity(); model.ngeom()],
             aabbs: Vec::with_capacity(model.ngeom()),
+            candidates: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
+            pairs_next: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
+            narrow: NarrowScratch::with_capacity(NARROW_POINTS),
             ..Default::default()
         }
     }

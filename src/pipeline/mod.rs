@@ -139,7 +139,7 @@ impl MethodWorkspace {
             Method::HuntCrossley(_) => {
                 Self::HuntCrossley(Box::new(hunt_crossley::HuntCrossleyWorkspace::new(model)))
             }
-            Method::Lcp(_) => Self::Lcp(Box::default()),
+            Method::Lcp(_) => Self::Lcp(Box::new(lcp::LcpWorkspace::new(model))),
         }
     }
 

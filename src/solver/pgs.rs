@@ -586,6 +586,36 @@ pub struct ContactPgsResults {
     inv_lmax: Vec<f64>,
 }
 
+impl ContactPgsResults {
+    /// Buffers with room for `points` contact points (no allocation below that).
+    pub fn with_capacity(points: usize) -> Self {
+        ContactPgsResults {
+            z: Vec::with_capacity(3 * points),
+            stats: ContactPgsStats::default(),
+            diag: Vec::with_capacity(points),
+            inv_wnn: Vec::with_capacity(points),
+            inv_lmax: Vec::with_capacity(points),
+        }
+    }
+}
+
+impl ContactProblem {
+    /// Buffers with room for `points` contact points and `blocks` nonzero 3×3
+    /// blocks of W (no allocation below that).
+    pub fn with_capacity(points: usize, blocks: usize) -> Self {
+        ContactProblem {
+            row_start: Vec::with_capacity(points + 1),
+            col: Vec::with_capacity(blocks),
+            w: Vec::with_capacity(blocks),
+            q: Vec::with_capacity(3 * points),
+            mu: Vec::with_capacity(points),
+            order: Vec::with_capacity(points),
+            island_start: Vec::with_capacity(points + 1),
+            ..Default::default()
+        }
+    }
+}
+
 /// After a failed convergence confirmation, sweeps before the next one.
 const CONFIRM_EVERY: usize = 4;
 

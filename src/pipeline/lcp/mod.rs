@@ -50,10 +50,11 @@
 //! in the contact plane merge (the deeper kept: the two faces of a thin
 //! intersection slab); a manifold with more than 4 keeps 4 (the deepest, the farthest from it,
 //! the one spanning the largest triangle with them, the one farthest on the other
-//! side: a box on a plane keeps its 4 corners). t₁ is the world x axis projected
-//! on the contact plane (world y if the normal is within 45° of x), t₂ = n × t₁:
-//! deterministic from the normal, and on an incline tilted about y the first
-//! direction lies along the slope.
+//! side: a box on a plane keeps its 4 corners). (t₁, t₂) is the engine's one
+//! tangent basis, [`crate::math::tangent_basis`] (t₁ = n × the world axis least
+//! aligned with n, t₂ = n × t₁), shared with the collision and penalty code:
+//! deterministic from the normal; on an incline tilted about y, t₁ lies along y and
+//! t₂ along the slope, so the k = 4 pyramid has a direction along the slope.
 //!
 //! # Robots
 //! Each moving robot (not frozen by the quarantine) is one block of ν: its nv
@@ -255,6 +256,42 @@ impl Default for LcpWorkspace {
             jrob: Vec::new(),
             hinv: DMatrix::zeros(0, 0),
             q_new: Vec::new(),
+        }
+    }
+}
+
+/// Contact points per geom the workspace is sized for at creation (a resting box
+/// has 4 on its face and shares up to 4 per neighbour; piles measure 2–5 per geom),
+/// and W blocks per point (the points it couples with through its bodies).
+const POINTS_PER_GEOM: usize = 8;
+const BLOCKS_PER_POINT: usize = 8;
+
+impl LcpWorkspace {
+    /// A workspace sized from the model (real-time habit: the first ticks of a
+    /// settling scene do not grow the buffers of the solver; beyond these sizes
+    /// they still grow, by doubling).
+    pub fn new(model: &Model) -> Self {
+        let points = POINTS_PER_GEOM * model.ngeom();
+        let ndof = model.robots.iter().map(|r| r.nv()).fold(6, usize::max);
+        let rows = 3 * 2 * ndof * points;
+        let nb = model.nbody();
+        LcpWorkspace {
+            blocks: Vec::with_capacity(nb),
+            body_block: Vec::with_capacity(nb),
+            minv: Vec::with_capacity(36 * nb),
+            nu: Vec::with_capacity(6 * nb),
+            nu_f: Vec::with_capacity(6 * nb),
+            contacts: Vec::with_capacity(points),
+            jac: Vec::with_capacity(rows),
+            minv_jt: Vec::with_capacity(rows),
+            impulse: Vec::with_capacity(3 * points),
+            sparse: ContactProblem::with_capacity(points, BLOCKS_PER_POINT * points),
+            contact_res: ContactPgsResults::with_capacity(points),
+            blk_start: Vec::with_capacity(nb + 1),
+            blk_list: Vec::with_capacity(2 * points),
+            parent: Vec::with_capacity(nb.max(points)),
+            island_of: Vec::with_capacity(points),
+            ..Default::default()
         }
     }
 }

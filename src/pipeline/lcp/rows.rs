@@ -7,7 +7,7 @@ use super::{ContactRow, DofKind, LcpWorkspace, Side, NO_BLOCK};
 use crate::collision::ContactSet;
 use crate::data::{BodyState, RobotData, LCP_WARM_POINTS};
 use crate::dynamics::point_jacobian;
-use crate::math::Vec3;
+use crate::math::{tangent_basis, Vec3};
 use crate::model::{BodyKind, Material, Model};
 
 /// The row of direction `u` at world point `p` on a block, times `sign`
@@ -234,16 +234,4 @@ pub(super) fn sort_by_angle(pts: &[crate::collision::ContactPoint], n: &Vec3, pi
             j -= 1;
         }
     }
-}
-
-/// t₁: world x projected on the plane ⟂ n (world y when n is within 45° of x);
-/// t₂ = n × t₁.
-pub(super) fn tangent_basis(n: &Vec3) -> (Vec3, Vec3) {
-    let axis = if n.x.abs() < std::f64::consts::FRAC_1_SQRT_2 {
-        Vec3::x()
-    } else {
-        Vec3::y()
-    };
-    let t1 = (axis - n * n.dot(&axis)).normalize();
-    (t1, n.cross(&t1))
 }
