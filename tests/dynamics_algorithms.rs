@@ -3,268 +3,24 @@
 //! humanoid-like tree, and analytic physics (pendulum periods, double-pendulum
 //! normal modes, energy conservation). Every test states its tolerance.
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Rotation3, Unit, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Unit, Vector3};
 use rtphys::dynamics::{
     aba, crba, energy, rnea, ArticulatedData, ArticulatedModel, ArticulatedModelBuilder,
-    DynamicsError, ExtInputs, ForceVec, Joint, MotionVec, SpatialInertia, SpatialTransform,
+    DynamicsError, ExtInputs, ForceVec, Joint, SpatialInertia, SpatialTransform,
 };
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
+#[path = "common/dynamics_fixtures.rs"]
+mod fixtures;
+use fixtures::{axis, check_aba_inverts_rnea, humanoid_model, panda_model, Rng, FIXED_HUMANOID, G};
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 // ---------------------------------------------------------------------------
 // helpers
 
-/// xorshift64*: deterministic, dependency-free.
-struct Rng(u64);
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [-1, 1).
-    fn sym(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * 0.5 * (self.sym() + 1.0)
-    }
-    fn vec3(&mut self) -> Vector3<f64> {
-        Vector3::new(self.sym(), self.sym(), self.sym())
-    }
-    fn vec(&mut self, n: usize, scale: f64) -> Vec<f64> {
-        (0..n).map(|_| scale * self.sym()).collect()
-    }
-    fn rotation(&mut self) -> Matrix3<f64> {
-        let axis = Unit::new_normalize(self.vec3() + Vector3::new(0.0, 0.0, 1e-3));
-        *Rotation3::from_axis_angle(&axis, 3.0 * self.sym()).matrix()
-    }
-    fn transform(&mut self) -> SpatialTransform {
-        SpatialTransform::new(self.rotation(), self.vec3())
-    }
-    fn motion(&mut self) -> MotionVec {
-        MotionVec::new(self.vec3(), self.vec3())
-    }
-    fn force(&mut self) -> ForceVec {
-        ForceVec::new(self.vec3(), self.vec3())
-    }
-    /// A random box body of mass `mass` with its centre within `com_scale` of the origin.
-    fn random_body(&mut self, mass: f64, com_scale: f64) -> SpatialInertia {
-        let m = mass * self.range(0.5, 1.5);
-        let c = self.vec3() * com_scale;
-        self.box_inertia(m, c)
-    }
-    /// A solid box of random size/orientation with its centre at `com`.
-    fn box_inertia(&mut self, mass: f64, com: Vector3<f64>) -> SpatialInertia {
-        let (a, b, c) = (
-            self.range(0.05, 0.3),
-            self.range(0.05, 0.3),
-            self.range(0.05, 0.3),
-        );
-        let d = Matrix3::from_diagonal(&Vector3::new(b * b + c * c, a * a + c * c, a * a + b * b))
-            * (mass / 12.0);
-        let r = self.rotation();
-        SpatialInertia::new(mass, com, r * d * r.transpose())
-    }
-}
-
-fn axis(x: f64, y: f64, z: f64) -> Unit<Vector3<f64>> {
-    Unit::new_normalize(Vector3::new(x, y, z))
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
-
-/// `/work/shared/peers/scenes.py` ARM_LINKS: (axis, seg, mass, capsule radius).
-/// Link i's frame sits at the end of segment i−1; the inertia is a solid
-/// cylinder along the segment with its centre at seg/2 (as `_arm_link_geometry`).
-const ARM_LINKS: [([f64; 3], [f64; 3], f64, f64); 7] = [
-    ([0.0, 0.0, 1.0], [0.0, 0.0, 0.333], 4.97, 0.06),
-    ([0.0, 1.0, 0.0], [0.0, 0.0, 0.158], 0.65, 0.06),
-    ([0.0, 0.0, 1.0], [0.0825, 0.0, 0.158], 3.23, 0.05),
-    ([0.0, -1.0, 0.0], [-0.0825, 0.0, 0.192], 3.59, 0.05),
-    ([0.0, 0.0, 1.0], [0.0, 0.0, 0.192], 1.23, 0.045),
-    ([0.0, -1.0, 0.0], [0.088, 0.0, 0.0], 1.67, 0.04),
-    ([0.0, 0.0, -1.0], [0.0, 0.0, -0.207], 1.47, 0.035),
-];
+/// Ready pose of the Panda-like arm (`ARM_LINKS`).
 const ARM_Q_FREE: [f64; 7] = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785];
-
-fn panda_model() -> ArticulatedModel {
-    let mut b = ArticulatedModelBuilder::new().gravity(Vector3::new(0.0, 0.0, -9.81));
-    let mut pos = Vector3::zeros();
-    let mut parent = None;
-    for (ax, seg, mass, r) in ARM_LINKS {
-        let seg = Vector3::from(seg);
-        let length = seg.norm();
-        // cylinder about its axis (local z), rotated so z points along the segment
-        let ip = mass * (3.0 * r * r + length * length) / 12.0;
-        let iax = 0.5 * mass * r * r;
-        let pitch = seg.x.atan2(seg.z);
-        let rot = *Rotation3::from_axis_angle(&Vector3::y_axis(), pitch).matrix();
-        let ic = rot * Matrix3::from_diagonal(&Vector3::new(ip, ip, iax)) * rot.transpose();
-        let i = b.add_link(
-            parent,
-            Joint::Revolute(axis(ax[0], ax[1], ax[2])),
-            SpatialTransform::translation(pos),
-            SpatialInertia::new(mass, seg / 2.0, ic),
-        );
-        parent = Some(i);
-        pos = seg;
-    }
-    b.finalize().expect("valid Panda-like tree")
-}
-
-/// Humanoid-like tree of 25 revolute joints plus one welded (Fixed) hand:
-/// pelvis (yaw) → waist pitch → chest roll; neck yaw, pitch; two arms of
-/// shoulder pitch/roll/yaw + elbow; two legs of hip yaw/roll/pitch, knee,
-/// ankle pitch/roll.
-fn humanoid_model(rng: &mut Rng) -> ArticulatedModel {
-    let (x, y, z) = (
-        axis(1.0, 0.0, 0.0),
-        axis(0.0, 1.0, 0.0),
-        axis(0.0, 0.0, 1.0),
-    );
-    let mut b = ArticulatedModelBuilder::new();
-    let link = |b: &mut ArticulatedModelBuilder,
-                rng: &mut Rng,
-                parent: Option<usize>,
-                j: Joint,
-                offset: [f64; 3],
-                mass: f64,
-                com: [f64; 3]| {
-        let inertia = rng.box_inertia(mass, Vector3::from(com));
-        b.add_link(
-            parent,
-            j,
-            SpatialTransform::translation(Vector3::from(offset)),
-            inertia,
-        )
-    };
-    let pelvis = link(
-        &mut b,
-        rng,
-        None,
-        Joint::Revolute(z),
-        [0.0, 0.0, 1.0],
-        8.0,
-        [0.0, 0.0, 0.05],
-    );
-    let waist = link(
-        &mut b,
-        rng,
-        Some(pelvis),
-        Joint::Revolute(y),
-        [0.0, 0.0, 0.1],
-        2.0,
-        [0.0, 0.0, 0.1],
-    );
-    let chest = link(
-        &mut b,
-        rng,
-        Some(waist),
-        Joint::Revolute(x),
-        [0.0, 0.0, 0.2],
-        12.0,
-        [0.0, 0.0, 0.15],
-    );
-    let neck = link(
-        &mut b,
-        rng,
-        Some(chest),
-        Joint::Revolute(z),
-        [0.0, 0.0, 0.35],
-        0.5,
-        [0.0, 0.0, 0.03],
-    );
-    link(
-        &mut b,
-        rng,
-        Some(neck),
-        Joint::Revolute(y),
-        [0.0, 0.0, 0.06],
-        3.0,
-        [0.02, 0.0, 0.1],
-    );
-    for side in [1.0, -1.0] {
-        let mut p = chest;
-        let arm: [(Joint, [f64; 3], f64, [f64; 3]); 4] = [
-            (
-                Joint::Revolute(y),
-                [0.0, 0.2 * side, 0.3],
-                1.0,
-                [0.0, 0.03 * side, 0.0],
-            ),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.05 * side, 0.0],
-                0.8,
-                [0.0, 0.0, -0.05],
-            ),
-            (
-                Joint::Revolute(z),
-                [0.0, 0.0, -0.05],
-                1.5,
-                [0.0, 0.0, -0.12],
-            ),
-            (
-                Joint::Revolute(y),
-                [0.0, 0.0, -0.25],
-                1.0,
-                [0.0, 0.0, -0.12],
-            ),
-        ];
-        for (j, off, m, c) in arm {
-            p = link(&mut b, rng, Some(p), j, off, m, c);
-        }
-        if side > 0.0 {
-            // welded hand: exercises Fixed joints (no coordinate)
-            link(
-                &mut b,
-                rng,
-                Some(p),
-                Joint::Fixed,
-                [0.0, 0.0, -0.25],
-                0.4,
-                [0.0, 0.0, -0.05],
-            );
-        }
-        let mut p = pelvis;
-        let leg: [(Joint, [f64; 3], f64, [f64; 3]); 6] = [
-            (
-                Joint::Revolute(z),
-                [0.0, 0.1 * side, -0.05],
-                1.0,
-                [0.0, 0.0, -0.03],
-            ),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.0, -0.05],
-                1.0,
-                [0.0, 0.0, -0.02],
-            ),
-            (Joint::Revolute(y), [0.0, 0.0, -0.05], 6.0, [0.0, 0.0, -0.2]),
-            (Joint::Revolute(y), [0.0, 0.0, -0.4], 3.5, [0.0, 0.0, -0.2]),
-            (Joint::Revolute(y), [0.0, 0.0, -0.4], 0.3, [0.0, 0.0, -0.02]),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.0, -0.04],
-                1.0,
-                [0.05, 0.0, -0.04],
-            ),
-        ];
-        for (j, off, m, c) in leg {
-            p = link(&mut b, rng, Some(p), j, off, m, c);
-        }
-    }
-    b.finalize().expect("valid humanoid tree")
-}
 
 fn tau_of(data: &ArticulatedData) -> Vec<f64> {
     data.tau.as_slice().to_vec()
@@ -508,37 +264,12 @@ fn builder_rejects_non_physical_models() {
 // ---------------------------------------------------------------------------
 // RNEA / ABA / CRBA cross-checks
 
-/// aba(q, q̇, rnea(q, q̇, q̈)) == q̈ with damping and external forces: 1e-10 (abs, q̈ ~ 1 rad/s²).
-fn check_aba_inverts_rnea(model: &ArticulatedModel, rng: &mut Rng, samples: usize) -> f64 {
-    let nv = model.nv();
-    let mut data = ArticulatedData::new(model);
-    let damping: Vec<f64> = (0..nv).map(|_| rng.range(0.0, 1.0)).collect();
-    let mut worst: f64 = 0.0;
-    for s in 0..samples {
-        let (q, qd, qdd) = (rng.vec(nv, 3.0), rng.vec(nv, 2.0), rng.vec(nv, 1.0));
-        let f_ext: Vec<ForceVec> = (0..model.num_links())
-            .map(|_| rng.force().scale(5.0))
-            .collect();
-        let ext = if s % 2 == 0 {
-            ExtInputs {
-                f_ext: Some(&f_ext),
-                damping: Some(&damping),
-                armature: None,
-            }
-        } else {
-            ExtInputs::default()
-        };
-        rnea(model, &mut data, &q, &qd, &qdd, &ext).expect("rnea");
-        let tau = tau_of(&data);
-        aba(model, &mut data, &q, &qd, &tau, &ext).expect("aba");
-        worst = worst.max(max_abs_diff(data.qdd.as_slice(), &qdd));
-    }
-    worst
-}
+// aba(q, q̇, rnea(q, q̇, q̈)) == q̈ with damping and external forces
+// (`fixtures::check_aba_inverts_rnea`): 1e-10 (abs, q̈ ~ 1 rad/s²).
 
 #[test]
 fn aba_inverts_rnea_panda_arm() {
-    let model = panda_model();
+    let model = panda_model(SpatialTransform::identity());
     assert_eq!(model.nv(), 7);
     let err = check_aba_inverts_rnea(&model, &mut Rng(1), 200);
     eprintln!("panda: max |aba(rnea(q̈)) − q̈| = {err:e}");
@@ -548,7 +279,7 @@ fn aba_inverts_rnea_panda_arm() {
 #[test]
 fn aba_inverts_rnea_humanoid_tree() {
     let mut rng = Rng(2);
-    let model = humanoid_model(&mut rng);
+    let model = humanoid_model(&mut rng, &FIXED_HUMANOID, G);
     assert_eq!(model.nv(), 25);
     assert_eq!(model.num_links(), 26);
     let err = check_aba_inverts_rnea(&model, &mut rng, 200);
@@ -639,7 +370,7 @@ fn check_crba(model: &ArticulatedModel, rng: &mut Rng) -> (f64, f64) {
 
 #[test]
 fn crba_plus_rnea_matches_aba_panda_arm() {
-    let (err, min_eig) = check_crba(&panda_model(), &mut Rng(4));
+    let (err, min_eig) = check_crba(&panda_model(SpatialTransform::identity()), &mut Rng(4));
     eprintln!("panda: max |H q̈ + C − τ|/|τ| = {err:e}, min eig(H) = {min_eig:e}");
     assert!(err < 1e-10 && min_eig > 0.0, "{err:e} {min_eig:e}");
 }
@@ -647,7 +378,7 @@ fn crba_plus_rnea_matches_aba_panda_arm() {
 #[test]
 fn crba_plus_rnea_matches_aba_humanoid_tree() {
     let mut rng = Rng(5);
-    let model = humanoid_model(&mut rng);
+    let model = humanoid_model(&mut rng, &FIXED_HUMANOID, G);
     let (err, min_eig) = check_crba(&model, &mut rng);
     eprintln!("humanoid: max |H q̈ + C − τ|/|τ| = {err:e}, min eig(H) = {min_eig:e}");
     assert!(err < 1e-10 && min_eig > 0.0, "{err:e} {min_eig:e}");
@@ -657,8 +388,8 @@ fn crba_plus_rnea_matches_aba_humanoid_tree() {
 #[test]
 fn gravity_compensation_holds_still() {
     let mut rng = Rng(6);
-    let humanoid = humanoid_model(&mut rng);
-    for model in [panda_model(), humanoid] {
+    let humanoid = humanoid_model(&mut rng, &FIXED_HUMANOID, G);
+    for model in [panda_model(SpatialTransform::identity()), humanoid] {
         let nv = model.nv();
         let mut data = ArticulatedData::new(&model);
         let mut worst: f64 = 0.0;
@@ -693,7 +424,7 @@ fn gravity_compensation_holds_still() {
 #[test]
 fn algorithms_do_not_allocate() {
     let mut rng = Rng(7);
-    let model = humanoid_model(&mut rng);
+    let model = humanoid_model(&mut rng, &FIXED_HUMANOID, G);
     let nv = model.nv();
     let mut data = ArticulatedData::new(&model);
     let (q, qd, qdd) = (rng.vec(nv, 1.0), rng.vec(nv, 1.0), rng.vec(nv, 1.0));
@@ -857,7 +588,7 @@ fn undamped_chain_conserves_energy() {
 /// by more than 10× (RK4 is 4th order, 2⁴ = 16), and at h = 5e-4 it is < 1e-6.
 #[test]
 fn panda_energy_error_is_rk4_truncation() {
-    let model = panda_model();
+    let model = panda_model(SpatialTransform::identity());
     let qd = [1.0, -0.7, 0.8, 0.5, -1.0, 0.9, 0.6];
     let (e0, d1, _) = energy_drift(&model, &ARM_Q_FREE, &qd, 1e-3, 10_000);
     let (_, d2, t_max) = energy_drift(&model, &ARM_Q_FREE, &qd, 5e-4, 20_000);

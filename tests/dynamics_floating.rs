@@ -5,7 +5,7 @@
 //! tested as physics (free rigid body, Dzhanibekov top, momentum and energy
 //! conservation, weight on the base). Every test states its tolerance.
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix6xX, Rotation3, Unit, UnitQuaternion, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix6xX, Rotation3, UnitQuaternion, Vector3};
 use rtphys::dynamics::{
     aba, center_of_mass, crba, difference, energy, factor_mass, forward_kinematics,
     forward_velocity, integrate, joint_wrenches, link_force_from_world, link_point_acceleration,
@@ -16,277 +16,31 @@ use rtphys::dynamics::{
 };
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
+#[path = "common/dynamics_fixtures.rs"]
+mod fixtures;
+use fixtures::{
+    check_aba_inverts_rnea, humanoid_model, max_abs_diff, panda_model, Rng, FLOATING_HUMANOID, G,
+};
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 // ---------------------------------------------------------------------------
 // helpers
 
-/// xorshift64*: deterministic, dependency-free.
-struct Rng(u64);
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [-1, 1).
-    fn sym(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * 0.5 * (self.sym() + 1.0)
-    }
-    fn vec3(&mut self) -> Vector3<f64> {
-        Vector3::new(self.sym(), self.sym(), self.sym())
-    }
-    fn vec(&mut self, n: usize, scale: f64) -> Vec<f64> {
-        (0..n).map(|_| scale * self.sym()).collect()
-    }
-    fn rotation(&mut self) -> Matrix3<f64> {
-        let axis = Unit::new_normalize(self.vec3() + Vector3::new(0.0, 0.0, 1e-3));
-        *Rotation3::from_axis_angle(&axis, 3.0 * self.sym()).matrix()
-    }
-    fn unit_quaternion(&mut self) -> [f64; 4] {
-        let q = nalgebra::Quaternion::new(self.sym(), self.sym(), self.sym(), self.sym() + 1e-3);
-        let q = q / q.norm();
-        [q.w, q.i, q.j, q.k]
-    }
-    fn force(&mut self) -> ForceVec {
-        ForceVec::new(self.vec3(), self.vec3())
-    }
-    /// A solid box of random size/orientation with its centre at `com`.
-    fn box_inertia(&mut self, mass: f64, com: Vector3<f64>) -> SpatialInertia {
-        let (a, b, c) = (
-            self.range(0.05, 0.3),
-            self.range(0.05, 0.3),
-            self.range(0.05, 0.3),
-        );
-        let d = Matrix3::from_diagonal(&Vector3::new(b * b + c * c, a * a + c * c, a * a + b * b))
-            * (mass / 12.0);
-        let r = self.rotation();
-        SpatialInertia::new(mass, com, r * d * r.transpose())
-    }
-    /// A random configuration: positions within 1 m, random unit quaternions,
-    /// joint angles within ±`scale` rad.
-    fn configuration(&mut self, model: &ArticulatedModel, scale: f64) -> Vec<f64> {
-        let mut q = self.vec(model.nq(), scale);
-        for (i, j) in model.joint().iter().enumerate() {
-            if let (Joint::Floating, Some(k)) = (j, model.q_index()[i]) {
-                q[k..k + 3].copy_from_slice(self.vec3().as_slice());
-                q[k + 3..k + 7].copy_from_slice(&self.unit_quaternion());
-            }
-        }
-        q
-    }
-}
-
-fn axis(x: f64, y: f64, z: f64) -> Unit<Vector3<f64>> {
-    Unit::new_normalize(Vector3::new(x, y, z))
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-}
-
 fn amax(a: &[f64]) -> f64 {
     a.iter().fold(0.0, |m, x| m.max(x.abs()))
 }
 
-/// `/work/shared/peers/scenes.py` ARM_LINKS (as in `dynamics_algorithms.rs`):
-/// (axis, segment, mass, capsule radius) of a Panda-like 7-DoF arm on a fixed base.
-const ARM_LINKS: [([f64; 3], [f64; 3], f64, f64); 7] = [
-    ([0.0, 0.0, 1.0], [0.0, 0.0, 0.333], 4.97, 0.06),
-    ([0.0, 1.0, 0.0], [0.0, 0.0, 0.158], 0.65, 0.06),
-    ([0.0, 0.0, 1.0], [0.0825, 0.0, 0.158], 3.23, 0.05),
-    ([0.0, -1.0, 0.0], [-0.0825, 0.0, 0.192], 3.59, 0.05),
-    ([0.0, 0.0, 1.0], [0.0, 0.0, 0.192], 1.23, 0.045),
-    ([0.0, -1.0, 0.0], [0.088, 0.0, 0.0], 1.67, 0.04),
-    ([0.0, 0.0, -1.0], [0.0, 0.0, -0.207], 1.47, 0.035),
-];
-
-/// The Panda-like arm; its base placement (a table top at (0.3, −0.2, 0.8),
-/// yawed 0.4 rad) folded into the root's `x_tree` as the engine's caller does.
-fn panda_model() -> ArticulatedModel {
-    let mut b = ArticulatedModelBuilder::new();
+/// The Panda-like arm (`ARM_LINKS`); its base placement (a table top at
+/// (0.3, −0.2, 0.8), yawed 0.4 rad) folded into the root's `x_tree` as the
+/// engine's caller does.
+fn panda_on_table() -> ArticulatedModel {
     let yaw = *Rotation3::from_axis_angle(&Vector3::z_axis(), 0.4).matrix();
-    let mut x_tree = SpatialTransform::new(yaw.transpose(), Vector3::new(0.3, -0.2, 0.8));
-    let mut parent = None;
-    for (ax, seg, mass, r) in ARM_LINKS {
-        let seg = Vector3::from(seg);
-        let length = seg.norm();
-        let ip = mass * (3.0 * r * r + length * length) / 12.0;
-        let iax = 0.5 * mass * r * r;
-        let pitch = seg.x.atan2(seg.z);
-        let rot = *Rotation3::from_axis_angle(&Vector3::y_axis(), pitch).matrix();
-        let ic = rot * Matrix3::from_diagonal(&Vector3::new(ip, ip, iax)) * rot.transpose();
-        let i = b.add_link(
-            parent,
-            Joint::Revolute(axis(ax[0], ax[1], ax[2])),
-            x_tree,
-            SpatialInertia::new(mass, seg / 2.0, ic),
-        );
-        parent = Some(i);
-        x_tree = SpatialTransform::translation(seg);
-    }
-    b.finalize().expect("valid Panda-like tree")
+    panda_model(SpatialTransform::new(
+        yaw.transpose(),
+        Vector3::new(0.3, -0.2, 0.8),
+    ))
 }
-
-/// Humanoid-like tree: a floating pelvis (10 kg) and 26 revolute joints —
-/// waist yaw/pitch, neck yaw/pitch, two arms of shoulder pitch/roll/yaw,
-/// elbow, wrist, two legs of hip yaw/roll/pitch, knee, ankle pitch/roll —
-/// plus a welded (Fixed) hand; link masses 0.5–15 kg (total ≈ 70 kg).
-fn humanoid_model(rng: &mut Rng, gravity: Vector3<f64>) -> ArticulatedModel {
-    let (x, y, z) = (
-        axis(1.0, 0.0, 0.0),
-        axis(0.0, 1.0, 0.0),
-        axis(0.0, 0.0, 1.0),
-    );
-    let mut b = ArticulatedModelBuilder::new().gravity(gravity);
-    let link = |b: &mut ArticulatedModelBuilder,
-                rng: &mut Rng,
-                parent: Option<usize>,
-                j: Joint,
-                offset: [f64; 3],
-                mass: f64,
-                com: [f64; 3]| {
-        let inertia = rng.box_inertia(mass, Vector3::from(com));
-        b.add_link(
-            parent,
-            j,
-            SpatialTransform::translation(Vector3::from(offset)),
-            inertia,
-        )
-    };
-    let pelvis = link(
-        &mut b,
-        rng,
-        None,
-        Joint::Floating,
-        [0.0; 3],
-        10.0,
-        [0.0, 0.0, 0.05],
-    );
-    let waist = link(
-        &mut b,
-        rng,
-        Some(pelvis),
-        Joint::Revolute(z),
-        [0.0, 0.0, 0.1],
-        2.0,
-        [0.0, 0.0, 0.1],
-    );
-    let chest = link(
-        &mut b,
-        rng,
-        Some(waist),
-        Joint::Revolute(y),
-        [0.0, 0.0, 0.2],
-        15.0,
-        [0.0, 0.0, 0.15],
-    );
-    let neck = link(
-        &mut b,
-        rng,
-        Some(chest),
-        Joint::Revolute(z),
-        [0.0, 0.0, 0.35],
-        0.5,
-        [0.0, 0.0, 0.03],
-    );
-    link(
-        &mut b,
-        rng,
-        Some(neck),
-        Joint::Revolute(y),
-        [0.0, 0.0, 0.06],
-        4.0,
-        [0.02, 0.0, 0.1],
-    );
-    for side in [1.0, -1.0] {
-        let mut p = chest;
-        let arm: [(Joint, [f64; 3], f64, [f64; 3]); 5] = [
-            (
-                Joint::Revolute(y),
-                [0.0, 0.2 * side, 0.3],
-                1.0,
-                [0.0, 0.03 * side, 0.0],
-            ),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.05 * side, 0.0],
-                0.8,
-                [0.0, 0.0, -0.05],
-            ),
-            (
-                Joint::Revolute(z),
-                [0.0, 0.0, -0.05],
-                1.8,
-                [0.0, 0.0, -0.12],
-            ),
-            (
-                Joint::Revolute(y),
-                [0.0, 0.0, -0.25],
-                1.2,
-                [0.0, 0.0, -0.12],
-            ),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.0, -0.25],
-                0.5,
-                [0.0, 0.0, -0.04],
-            ),
-        ];
-        for (j, off, m, c) in arm {
-            p = link(&mut b, rng, Some(p), j, off, m, c);
-        }
-        if side > 0.0 {
-            link(
-                &mut b,
-                rng,
-                Some(p),
-                Joint::Fixed,
-                [0.0, 0.0, -0.08],
-                0.5,
-                [0.0, 0.0, -0.05],
-            );
-        }
-        let mut p = pelvis;
-        let leg: [(Joint, [f64; 3], f64, [f64; 3]); 6] = [
-            (
-                Joint::Revolute(z),
-                [0.0, 0.1 * side, -0.05],
-                1.0,
-                [0.0, 0.0, -0.03],
-            ),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.0, -0.05],
-                1.0,
-                [0.0, 0.0, -0.02],
-            ),
-            (Joint::Revolute(y), [0.0, 0.0, -0.05], 7.0, [0.0, 0.0, -0.2]),
-            (Joint::Revolute(y), [0.0, 0.0, -0.4], 3.5, [0.0, 0.0, -0.2]),
-            (Joint::Revolute(y), [0.0, 0.0, -0.4], 0.5, [0.0, 0.0, -0.02]),
-            (
-                Joint::Revolute(x),
-                [0.0, 0.0, -0.04],
-                1.0,
-                [0.05, 0.0, -0.04],
-            ),
-        ];
-        for (j, off, m, c) in leg {
-            p = link(&mut b, rng, Some(p), j, off, m, c);
-        }
-    }
-    b.finalize().expect("valid humanoid tree")
-}
-
-const G: Vector3<f64> = Vector3::new(0.0, 0.0, -9.81);
 
 /// A single floating link (mass `m`, centre of mass `c`, inertia `ic` about it).
 fn free_body(m: f64, c: Vector3<f64>, ic: Matrix3<f64>, gravity: Vector3<f64>) -> ArticulatedModel {
@@ -370,7 +124,7 @@ fn no_torque(_: f64, tau: &mut [f64]) {
 
 #[test]
 fn floating_joint_layout_and_validation() {
-    let model = humanoid_model(&mut Rng(1), G);
+    let model = humanoid_model(&mut Rng(1), &FLOATING_HUMANOID, G);
     assert_eq!(model.num_links(), 28);
     assert_eq!((model.nq(), model.nv()), (33, 32));
     assert_eq!(model.joint()[0].nq(), 7);
@@ -465,7 +219,7 @@ fn floating_joint_layout_and_validation() {
 #[test]
 fn configuration_calculus() {
     let mut rng = Rng(2);
-    let model = humanoid_model(&mut rng, G);
+    let model = humanoid_model(&mut rng, &FLOATING_HUMANOID, G);
     let (nq, nv) = (model.nq(), model.nv());
     let mut worst = [0.0f64; 3];
     for _ in 0..20 {
@@ -517,43 +271,13 @@ fn configuration_calculus() {
 // ---------------------------------------------------------------------------
 // RNEA / ABA / CRBA with a floating base
 
-/// max |aba(q, q̇, rnea(q, q̇, q̈)) − q̈| over random states, half of them with
-/// external forces and damping.
-fn check_aba_inverts_rnea(model: &ArticulatedModel, rng: &mut Rng, samples: usize) -> f64 {
-    let nv = model.nv();
-    let mut data = ArticulatedData::new(model);
-    let damping: Vec<f64> = (0..nv).map(|_| rng.range(0.0, 1.0)).collect();
-    let mut worst: f64 = 0.0;
-    for s in 0..samples {
-        let q = rng.configuration(model, 3.0);
-        let (qd, qdd) = (rng.vec(nv, 2.0), rng.vec(nv, 1.0));
-        let f_ext: Vec<ForceVec> = (0..model.num_links())
-            .map(|_| rng.force().scale(5.0))
-            .collect();
-        let ext = if s % 2 == 0 {
-            ExtInputs {
-                f_ext: Some(&f_ext),
-                damping: Some(&damping),
-                armature: None,
-            }
-        } else {
-            ExtInputs::default()
-        };
-        rnea(model, &mut data, &q, &qd, &qdd, &ext).expect("rnea");
-        let tau = data.tau.as_slice().to_vec();
-        aba(model, &mut data, &q, &qd, &tau, &ext).expect("aba");
-        worst = worst.max(max_abs_diff(data.qdd.as_slice(), &qdd));
-    }
-    worst
-}
-
 /// 1e-10 absolute (q̈ ~ 1 rad/s², m/s²).
 #[test]
 fn aba_inverts_rnea_floating_humanoid_and_fixed_arm() {
     let mut rng = Rng(3);
-    let humanoid = humanoid_model(&mut rng, G);
+    let humanoid = humanoid_model(&mut rng, &FLOATING_HUMANOID, G);
     let e1 = check_aba_inverts_rnea(&humanoid, &mut rng, 200);
-    let e2 = check_aba_inverts_rnea(&panda_model(), &mut rng, 200);
+    let e2 = check_aba_inverts_rnea(&panda_on_table(), &mut rng, 200);
     eprintln!("max |aba(rnea(q̈)) − q̈|: floating humanoid {e1:e}, fixed-base arm {e2:e}");
     assert!(e1 < 1e-10 && e2 < 1e-10, "{e1:e} {e2:e}");
 }
@@ -649,9 +373,9 @@ fn check_mass_solves(model: &ArticulatedModel, rng: &mut Rng) -> f64 {
 #[test]
 fn crba_bias_and_sparse_solve_match_aba() {
     let mut rng = Rng(4);
-    let humanoid = humanoid_model(&mut rng, G);
+    let humanoid = humanoid_model(&mut rng, &FLOATING_HUMANOID, G);
     let e1 = check_mass_solves(&humanoid, &mut rng);
-    let e2 = check_mass_solves(&panda_model(), &mut rng);
+    let e2 = check_mass_solves(&panda_on_table(), &mut rng);
     eprintln!("max |H⁻¹(τ − C) − aba|: floating humanoid {e1:e}, fixed-base arm {e2:e}");
     assert!(e1 < 1e-10 && e2 < 1e-10, "{e1:e} {e2:e}");
 }
@@ -808,7 +532,7 @@ fn internal_torques(model: &ArticulatedModel, q0: &[f64]) -> impl Fn(f64, &mut [
 #[test]
 fn free_floating_tree_conserves_momentum_under_joint_torques() {
     let mut rng = Rng(8);
-    let model = humanoid_model(&mut rng, Vector3::zeros());
+    let model = humanoid_model(&mut rng, &FLOATING_HUMANOID, Vector3::zeros());
     let mut data = ArticulatedData::new(&model);
     let nv = model.nv();
     let mut sim = Sim {
@@ -845,7 +569,7 @@ fn free_floating_tree_conserves_momentum_under_joint_torques() {
 #[test]
 fn floating_tree_com_accelerates_at_g() {
     let mut rng = Rng(9);
-    let model = humanoid_model(&mut rng, G);
+    let model = humanoid_model(&mut rng, &FLOATING_HUMANOID, G);
     let mut data = ArticulatedData::new(&model);
     let nv = model.nv();
     let mut sim = Sim {
@@ -881,7 +605,7 @@ fn floating_tree_com_accelerates_at_g() {
 fn floating_humanoid_conserves_energy() {
     for (gravity, steps) in [(Vector3::zeros(), 5000), (G, 2000)] {
         let mut rng = Rng(10);
-        let model = humanoid_model(&mut rng, gravity);
+        let model = humanoid_model(&mut rng, &FLOATING_HUMANOID, gravity);
         let mut data = ArticulatedData::new(&model);
         let nv = model.nv();
         let mut sim = Sim {
@@ -918,7 +642,10 @@ fn floating_humanoid_conserves_energy() {
 #[test]
 fn point_jacobian_matches_finite_differences_and_twists() {
     let mut rng = Rng(11);
-    for model in [humanoid_model(&mut rng, G), panda_model()] {
+    for model in [
+        humanoid_model(&mut rng, &FLOATING_HUMANOID, G),
+        panda_on_table(),
+    ] {
         let (nq, nv) = (model.nq(), model.nv());
         let mut data = ArticulatedData::new(&model);
         let mut j = Matrix6xX::zeros(nv);
@@ -980,7 +707,10 @@ fn point_jacobian_matches_finite_differences_and_twists() {
 #[test]
 fn world_contact_force_equals_jacobian_transpose() {
     let mut rng = Rng(15);
-    for model in [humanoid_model(&mut rng, G), panda_model()] {
+    for model in [
+        humanoid_model(&mut rng, &FLOATING_HUMANOID, G),
+        panda_on_table(),
+    ] {
         let nv = model.nv();
         let mut data = ArticulatedData::new(&model);
         let mut j = Matrix6xX::zeros(nv);
@@ -1036,7 +766,10 @@ fn world_contact_force_equals_jacobian_transpose() {
 #[test]
 fn joint_wrenches_match_rnea() {
     let mut rng = Rng(12);
-    for model in [humanoid_model(&mut rng, G), panda_model()] {
+    for model in [
+        humanoid_model(&mut rng, &FLOATING_HUMANOID, G),
+        panda_on_table(),
+    ] {
         let nv = model.nv();
         let mut data = ArticulatedData::new(&model);
         let damping: Vec<f64> = (0..nv).map(|_| rng.range(0.0, 1.0)).collect();
@@ -1089,7 +822,7 @@ fn joint_wrenches_match_rnea() {
 /// on the resting arm reads (0, 0, +9.81) to 1e-9 m/s².
 #[test]
 fn resting_arm_transmits_its_weight_to_the_base() {
-    let model = panda_model();
+    let model = panda_on_table();
     let nv = model.nv();
     let mut data = ArticulatedData::new(&model);
     let mut rng = Rng(13);
@@ -1139,7 +872,7 @@ fn resting_arm_transmits_its_weight_to_the_base() {
 #[test]
 fn floating_algorithms_do_not_allocate() {
     let mut rng = Rng(14);
-    let model = humanoid_model(&mut rng, G);
+    let model = humanoid_model(&mut rng, &FLOATING_HUMANOID, G);
     let (nq, nv) = (model.nq(), model.nv());
     let mut data = ArticulatedData::new(&model);
     let q = rng.configuration(&model, 1.0);
