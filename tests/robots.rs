@@ -1,7 +1,7 @@
 //! Robots as physics: inverse/forward dynamics agree on the shipped URDF robots,
 //! gravity compensation by RNEA holds the arm still, a joint limit holds a pushing
 //! torque with the overshoot its spring predicts, URDF pendulums stepped by
-//! `pipeline::step` swing with the analytic periods and keep their energy, a
+//! `Pipeline::step` swing with the analytic periods and keep their energy, a
 //! non-finite or absurd command is quarantined (or ignored, as documented), and bad
 //! `[[robot]]` tables are refused with the file, line and key.
 //!

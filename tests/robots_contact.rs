@@ -1,4 +1,4 @@
-//! Robots in contact, stepped by `pipeline::step` on the shipped scenes: the floor
+//! Robots in contact, stepped by `Pipeline::step` on the shipped scenes: the floor
 //! carries a standing robot's weight, the IMU reads gravity's reaction, the ankle
 //! force/torque sensors carry the weight above them, the arm pressing on the table
 //! balances its servo torques through the Jacobian, the rover's wheels roll it by
