@@ -153,11 +153,11 @@ pub fn wrench(
     field: &str,
 ) -> Result<WrenchCmd, SimError> {
     let b = body_id(w.body.as_ref(), model, &format!("{field}.body"))?;
-    if model.bodies[b].kind != BodyKind::Free {
+    if model.bodies[b].kind == BodyKind::Static {
         return Err(SimError::invalid(
             format!("{field}.body"),
             format!(
-                "body {:?} is static: wrenches act on free bodies only",
+                "body {:?} is static: wrenches act on free bodies and robot links only",
                 model.bodies[b].name
             ),
         ));
@@ -433,6 +433,7 @@ pub fn state_from_frame(v: &FrameView<'_>, sel: &Selection) -> pb::State {
         frame: v.u(hdr::FRAME),
         mode: mode_to_pb(mode_from(((flags >> 8) & 0xff) as u8)) as i32,
         paused: flags & 1 == 1,
+        faulted: flags & 2 == 2,
         ..Default::default()
     };
     let mut push = |b: usize| {

@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod client;
 pub mod convert;
+pub mod files;
 mod metrics;
 pub mod service;
 pub mod status;
@@ -192,6 +193,42 @@ pub async fn run(
             trash_rt.shared.empty_trash();
         }
     });
+    // Health follows the physics fault flag: NOT_SERVING while a caught panic has
+    // the world stuck (until Reset/LoadScene), for "" and rtphys.v1.Simulation.
+    let fault_rt = rt.clone();
+    let fault_hr = health_reporter.clone();
+    let fault_task = tokio::spawn(async move {
+        let mut iv = tokio::time::interval(Duration::from_millis(50));
+        let mut was = false;
+        loop {
+            iv.tick().await;
+            if fault_rt.shared.is_shutting_down() {
+                break;
+            }
+            let now = fault_rt
+                .shared
+                .faulted
+                .load(std::sync::atomic::Ordering::SeqCst);
+            if now != was {
+                was = now;
+                let st = if now {
+                    tonic_health::ServingStatus::NotServing
+                } else {
+                    tonic_health::ServingStatus::Serving
+                };
+                fault_hr.set_service_status("", st).await;
+                if now {
+                    fault_hr
+                        .set_not_serving::<SimulationServer<service::SimService>>()
+                        .await;
+                } else {
+                    fault_hr
+                        .set_serving::<SimulationServer<service::SimService>>()
+                        .await;
+                }
+            }
+        }
+    });
     let keepalive =
         (cfg.server.keepalive_s > 0.0).then(|| Duration::from_secs_f64(cfg.server.keepalive_s));
     let started = std::sync::Arc::new(tokio::sync::Notify::new());
@@ -226,6 +263,7 @@ pub async fn run(
         }
     };
     trash_task.abort();
+    fault_task.abort();
     r
 }
 

@@ -2,6 +2,7 @@
 //! into a runtime command, queue it, await the physics thread's reply, convert.
 
 use super::convert::{self, Selection};
+use super::files::SceneRoots;
 use super::pb::{self, simulation_server::Simulation};
 use super::status::physics_gone;
 use super::streams::{ControlStream, StateFeed, StateStream};
@@ -9,6 +10,7 @@ use crate::runtime::clock::mono_ns;
 use crate::runtime::{Admin, Clear, FrameView, Input, Read, Runtime, Saved, SimError, Source};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::oneshot;
 use tonic::{Request, Response, Status, Streaming};
@@ -17,6 +19,7 @@ use tonic::{Request, Response, Status, Streaming};
 pub struct SimService {
     rt: Runtime,
     snapshots: Arc<Mutex<Snapshots>>,
+    roots: Arc<SceneRoots>,
 }
 
 #[derive(Default)]
@@ -28,6 +31,7 @@ struct Snapshots {
 impl SimService {
     pub fn new(rt: Runtime) -> Self {
         SimService {
+            roots: Arc::new(SceneRoots::new(&rt.shared.cfg)),
             rt,
             snapshots: Arc::new(Mutex::new(Snapshots {
                 next_id: 1,
@@ -339,6 +343,7 @@ impl Simulation for SimService {
         req: Request<pb::LoadSceneRequest>,
     ) -> Result<Response<pb::WorldInfo>, Status> {
         let r = req.into_inner();
+        let roots = self.roots.clone();
         let (field, name, loaded) = match r.source {
             Some(pb::load_scene_request::Source::Path(p)) => {
                 let name = if r.name.is_empty() {
@@ -346,10 +351,16 @@ impl Simulation for SimService {
                 } else {
                     r.name.clone()
                 };
-                let res =
-                    tokio::task::spawn_blocking(move || crate::model::scene::load_scene_file(&p))
-                        .await
-                        .map_err(|e| Status::internal(format!("scene loader failed: {e}")))?;
+                // Confined to the scene roots; see src/server/files.rs.
+                let res = tokio::task::spawn_blocking(move || {
+                    let canon = roots.check(&p, None, "path")?;
+                    let text = roots.read(&canon, &p, "path")?;
+                    let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
+                    roots.check_references(&text, &dir, "path")?;
+                    Ok::<_, SimError>(crate::model::scene::load_scene_str(&text, &p, &dir))
+                })
+                .await
+                .map_err(|e| Status::internal(format!("scene loader failed: {e}")))??;
                 ("path", name, res)
             }
             Some(pb::load_scene_request::Source::Toml(t)) => {
@@ -358,12 +369,29 @@ impl Simulation for SimService {
                 } else {
                     r.name.clone()
                 };
+                if t.len() as u64 > roots.max_bytes() {
+                    return Err(SimError::invalid(
+                        "toml",
+                        format!(
+                            "{} bytes; at most server.max_scene_bytes = {}",
+                            t.len(),
+                            roots.max_bytes()
+                        ),
+                    )
+                    .into());
+                }
                 let n2 = name.clone();
                 let res = tokio::task::spawn_blocking(move || {
-                    crate::model::scene::load_scene_str(&t, &n2, std::path::Path::new("."))
+                    // Relative URDF and mesh paths resolve against the first root.
+                    let dir = roots
+                        .first()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| PathBuf::from("/nonexistent-scene-root"));
+                    roots.check_references(&t, &dir, "toml")?;
+                    Ok::<_, SimError>(crate::model::scene::load_scene_str(&t, &n2, &dir))
                 })
                 .await
-                .map_err(|e| Status::internal(format!("scene loader failed: {e}")))?;
+                .map_err(|e| Status::internal(format!("scene loader failed: {e}")))??;
                 ("toml", name, res)
             }
             None => return Err(SimError::invalid("source", "missing: give a path or toml").into()),
@@ -405,7 +433,7 @@ impl Simulation for SimService {
         let view = self.rt.world();
         let sel = convert::selection(&r.fields, &r.bodies, &view.model, "")?;
         check_decimation(r.decimation, self.cfg().limits.max_decimation, "decimation")?;
-        let sub = self.rt.open_subscriber()?;
+        let sub = self.rt.open_observer()?;
         let feed = StateFeed::new(self.rt.clone(), sub, r.decimation, r.latest_only);
         Ok(Response::new(StateStream::new(feed, sel)))
     }
@@ -417,12 +445,20 @@ impl Simulation for SimService {
         req: Request<Streaming<pb::ControlRequest>>,
     ) -> Result<Response<ControlStream>, Status> {
         let mut inbound = req.into_inner();
-        let first = inbound.message().await?.ok_or_else(|| {
-            Status::invalid_argument("hello: the stream closed before its first message")
-        })?;
-        let (hello, first_cmd) = match first.msg {
-            Some(pb::control_request::Msg::Hello(h)) => (h, None),
-            Some(pb::control_request::Msg::Command(c)) => (pb::ControlHello::default(), Some(c)),
+        let first = inbound
+            .message()
+            .await
+            .map_err(super::streams::inbound_error)?
+            .ok_or_else(|| {
+                Status::invalid_argument("hello: the stream closed before its first message")
+            })?;
+        let hello = match first.msg {
+            Some(pb::control_request::Msg::Hello(h)) => h,
+            Some(pb::control_request::Msg::Command(_)) => {
+                return Err(Status::failed_precondition(
+                    "hello: a Control stream starts with a ControlHello; no command is accepted before it",
+                ))
+            }
             None => return Err(SimError::invalid("msg", "empty ControlRequest").into()),
         };
         let cfg = self.cfg();
@@ -463,12 +499,7 @@ impl Simulation for SimService {
             .rt
             .open_controller(&name, hello.lockstep, watchdog_ns, behavior)?;
         let feed = StateFeed::new(self.rt.clone(), sub, hello.decimation, hello.latest_only);
-        let mut stream = ControlStream::new(self.rt.clone(), inbound, ctrl, feed, sel);
-        if let Some(c) = first_cmd {
-            stream.handle(pb::ControlRequest {
-                msg: Some(pb::control_request::Msg::Command(c)),
-            });
-        }
+        let stream = ControlStream::new(self.rt.clone(), inbound, ctrl, feed, sel);
         tracing::info!(stream_id = stream.stream_id(), name = %name, lockstep = hello.lockstep, "control stream opened");
         Ok(Response::new(stream))
     }
@@ -518,5 +549,14 @@ pub fn stats_reply(rt: &Runtime, s: &crate::runtime::StatsBuf) -> pb::Stats {
         });
     }
     out.realtime_notes = sh.notes.lock().clone();
+    if sh.faulted.load(Ordering::SeqCst) {
+        out.fault = sh.fault.lock().clone();
+    }
+    out.faults = sh.faults.load(Ordering::Relaxed);
+    out.stale_seq = sh.stale_seq.load(Ordering::Relaxed);
+    out.connections = sh.net.connections.load(Ordering::Relaxed);
+    out.connections_refused = sh.net.refused.load(Ordering::Relaxed);
+    out.connections_idle_closed = sh.net.idle_closed.load(Ordering::Relaxed);
+    out.rate_limited = sh.net.rate_limited.load(Ordering::Relaxed);
     out
 }
