@@ -379,15 +379,17 @@ impl<'t> Cx<'t> {
         for (k, p) in parts.iter().enumerate() {
             match p.parse::<f64>() {
                 Ok(x) if x.is_finite() && x.abs() <= MAX_LENGTH => v[k] = x,
-                Ok(x) if x.is_finite() => return Err(self.err(
-                    UrdfErrorKind::Number,
-                    node,
-                    line,
-                    format!(
+                Ok(x) if x.is_finite() => {
+                    return Err(self.err(
+                        UrdfErrorKind::Number,
+                        node,
+                        line,
+                        format!(
                         "{attr}=\"{s}\": component {} ('{p}') is out of range: ≤ {MAX_LENGTH:e}",
                         k + 1
                     ),
-                )),
+                    ))
+                }
                 _ => {
                     return Err(self.err(
                         UrdfErrorKind::Number,

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod client;
+pub mod conn;
 pub mod convert;
 pub mod files;
 mod metrics;
@@ -242,7 +243,33 @@ pub async fn run(
         rt2.begin_shutdown();
         started2.notify_one();
     };
+    #[cfg(unix)]
+    {
+        // The connection limit protects the descriptors only if it is below them.
+        let mut rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0
+            && (rl.rlim_cur as u64) < cfg.server.max_connections as u64 + 64
+        {
+            let note = format!(
+                "server.max_connections = {} is not below the open-file limit {} minus 64: \
+                 raise `ulimit -n` or lower max_connections",
+                cfg.server.max_connections, rl.rlim_cur
+            );
+            tracing::warn!("{note}");
+            rt.shared.notes.lock().push(note);
+        }
+    }
+    let limiter = conn::RateLimiter::new(rt.shared.clone());
+    let (incoming, accept_task) = conn::incoming(listener, rt.shared.clone(), limiter.clone());
+    let rate_limit = tonic::service::InterceptorLayer::new(move |req: tonic::Request<()>| {
+        limiter.check(req.remote_addr())?;
+        Ok(req)
+    });
     let server = tonic::transport::Server::builder()
+        .layer(rate_limit)
         .tcp_nodelay(cfg.server.tcp_nodelay)
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|k| k.min(Duration::from_secs(20))))
@@ -253,7 +280,7 @@ pub async fn run(
         .add_service(health)
         .add_service(refl_v1)
         .add_service(refl_v1alpha)
-        .serve_with_incoming_shutdown(incoming(listener, cfg.server.tcp_nodelay), signal);
+        .serve_with_incoming_shutdown(incoming, signal);
     let grace = Duration::from_secs_f64(cfg.server.shutdown_grace_s);
     let r = tokio::select! {
         r = server => r.map_err(anyhow::Error::from),
@@ -264,21 +291,8 @@ pub async fn run(
     };
     trash_task.abort();
     fault_task.abort();
+    accept_task.abort();
     r
-}
-
-/// Accepted connections, with Nagle's algorithm off (tonic's own `tcp_nodelay`
-/// applies only to listeners it creates itself).
-fn incoming(
-    listener: tokio::net::TcpListener,
-    nodelay: bool,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
-    use tokio_stream::StreamExt;
-    tokio_stream::wrappers::TcpListenerStream::new(listener).map(move |s| {
-        let s = s?;
-        let _ = s.set_nodelay(nodelay);
-        Ok(s)
-    })
 }
 
 /// An in-process server on its own port (tests, benchmarks, embedding).
