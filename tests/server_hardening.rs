@@ -611,3 +611,48 @@ async fn a_wrench_on_a_robot_link_moves_it() {
     }
     srv.shutdown().await.unwrap();
 }
+
+/// Wrench limits per body: 1e5 N·m on the 0.3 kg box, or 1e5 N applied 1e4 m from
+/// its centre, used to freeze it until Reset; now refused, naming the limit, and
+/// the largest legal wrench leaves the body unfrozen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrench_limits_are_per_body_and_a_legal_wrench_does_not_freeze() {
+    let (srv, mut c) = start_default(cfg(Mode::Lockstep)).await;
+    let w = c.world().await.unwrap();
+    let id = body_named(&w, "red_box");
+    let info = w.bodies.iter().find(|b| b.id == id).unwrap().clone();
+    let e = c
+        .apply_wrench(wrench(body("red_box"), [0.0; 3], [1e5, 0.0, 0.0]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("max_angular_accel"), "{}", e.message());
+    let mut far = wrench(body("red_box"), [0.0, 0.0, 1.0], [0.0; 3]);
+    far.point = vec![1e4, 0.0, 0.0];
+    let e = c.apply_wrench(far).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("r × force"), "{}", e.message());
+    let e = c
+        .apply_wrench(wrench(body("red_box"), [1e5, 0.0, 0.0], [0.0; 3]))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("max_linear_accel"), "{}", e.message());
+    // The largest legal wrench (just under both bounds), held for 100 ticks.
+    let m = info.mass;
+    let i = &info.inertia;
+    let lmin = [i[0], i[4], i[8]].into_iter().fold(f64::INFINITY, f64::min);
+    let f = 0.999 * m * 1e4;
+    let t = 0.999 * lmin * 1e4;
+    c.apply_wrench(wrench(body("red_box"), [f, 0.0, 0.0], [0.0, 0.0, t]))
+        .await
+        .unwrap();
+    for _ in 0..100 {
+        let s = c.step(1).await.unwrap().state.unwrap();
+        assert!(
+            !bs(&s, id).frozen,
+            "legal wrench froze the box at tick {}",
+            s.tick
+        );
+    }
+    srv.shutdown().await.unwrap();
+}

@@ -147,7 +147,7 @@ impl Simulation for SimService {
                 SimError::invalid("wrenches", "empty: give at least one BodyWrench").into(),
             );
         }
-        let ws = convert::wrenches(&r.wrenches, &view.model, &self.cfg().limits)?;
+        let ws = convert::wrenches(&r.wrenches, &view, &self.cfg().limits)?;
         let reply = self
             .submit(view.gen, r.header, recv_ns, Clear::Nothing, ws, Vec::new())
             .await?;
