@@ -251,7 +251,9 @@ pub async fn run(
             rlim_max: 0,
         };
         if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0
-            && (rl.rlim_cur as u64) < cfg.server.max_connections as u64 + 64
+            && rl.rlim_cur
+                < libc::rlim_t::try_from(cfg.server.max_connections + 64)
+                    .unwrap_or(libc::rlim_t::MAX)
         {
             let note = format!(
                 "server.max_connections = {} is not below the open-file limit {} minus 64: \
