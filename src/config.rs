@@ -48,6 +48,24 @@ pub struct Config {
     pub realtime: RealtimeConfig,
     pub watchdog: WatchdogConfig,
     pub limits: LimitsConfig,
+    pub auth: AuthConfig,
+}
+
+/// Bearer-token authentication (`authorization: Bearer <token>` metadata), by role:
+/// observer (world, state, stats, state streams) < controller (+ wrenches, joint
+/// commands, Control streams, Step/Pause/Resume) < admin (+ SetMode, Reset,
+/// snapshots, LoadScene). No token configured = authentication off.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+#[derive(Default)]
+pub struct AuthConfig {
+    /// A TOML file `observer = ["…"]`, `controller = ["…"]`, `admin = ["…"]`; "" = none.
+    /// The environment adds `RTPHYS_TOKENS_OBSERVER`, `_CONTROLLER`, `_ADMIN`
+    /// (comma-separated). Default "".
+    pub tokens_file: String,
+    /// Serve without tokens on an address that is not loopback (refused otherwise).
+    /// Default false.
+    pub allow_unauthenticated_remote: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]

@@ -656,3 +656,86 @@ async fn wrench_limits_are_per_body_and_a_legal_wrench_does_not_freeze() {
     }
     srv.shutdown().await.unwrap();
 }
+
+/// Bearer tokens by role: observer reads, controller commands, admin loads scenes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_roles_are_enforced() {
+    let dir = scratch("auth");
+    let f = dir.join("tokens.toml");
+    std::fs::write(
+        &f,
+        "observer = [\"observer-token-0123456789\"]\n\
+         controller = [\"controller-token-0123456789\"]\n\
+         admin = [\"admin-token-0123456789abcdef\"]\n",
+    )
+    .unwrap();
+    let mut cf = cfg(Mode::Lockstep);
+    cf.auth.tokens_file = f.display().to_string();
+    let (srv, mut anon) = start(cf, ZERO_G).await;
+    let url = srv.url();
+    let e = anon.world().await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    let mut bad = Client::connect_with_token(&url, Some("not-a-known-token-xxxxx"))
+        .await
+        .unwrap();
+    assert_eq!(bad.world().await.unwrap_err().code(), Code::Unauthenticated);
+    let push = || wrench(body("probe"), [1.0, 0.0, 0.0], [0.0; 3]);
+    let mut obs = Client::connect_with_token(&url, Some("observer-token-0123456789"))
+        .await
+        .unwrap();
+    obs.world().await.unwrap();
+    obs.state().await.unwrap();
+    let mut w = obs.watch(pb::StreamStateRequest::default()).await.unwrap();
+    w.message().await.unwrap().unwrap();
+    let e = obs.apply_wrench(push()).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert!(e.message().contains("controller"), "{}", e.message());
+    assert_eq!(
+        obs.control(pb::ControlHello::default())
+            .await
+            .map(|_| ())
+            .unwrap_err()
+            .code(),
+        Code::PermissionDenied
+    );
+    let mut ctl = Client::connect_with_token(&url, Some("controller-token-0123456789"))
+        .await
+        .unwrap();
+    ctl.apply_wrench(push()).await.unwrap();
+    ctl.step(1).await.unwrap();
+    let s = ctl.control(pb::ControlHello::default()).await.unwrap();
+    drop(s);
+    let e = ctl.load_scene_toml(FALL, "x").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert_eq!(
+        ctl.reset().await.unwrap_err().code(),
+        Code::PermissionDenied
+    );
+    let mut adm = Client::connect_with_token(&url, Some("admin-token-0123456789abcdef"))
+        .await
+        .unwrap();
+    adm.load_scene_toml(FALL, "x").await.unwrap();
+    adm.reset().await.unwrap();
+    adm.apply_wrench(wrench(body("box"), [1.0, 0.0, 0.0], [0.0; 3]))
+        .await
+        .unwrap();
+    drop(w);
+    srv.shutdown().await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without tokens, a non-loopback listen address is refused at start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_tokens_no_remote_listen() {
+    let model =
+        rtphys::model::scene::load_scene_str(ZERO_G, "t.toml", std::path::Path::new(".")).unwrap();
+    let cf = cfg(Mode::Lockstep);
+    let h = rtphys::server::spawn(cf.clone(), model, "t", "0.0.0.0:0")
+        .await
+        .unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(20), h.shutdown())
+        .await
+        .expect("the server task ends");
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("without authentication"), "{e}");
+}

@@ -2,6 +2,7 @@
 //! server reflection (v1 and v1alpha), bounded message sizes, graceful shutdown on
 //! SIGINT/SIGTERM. See docs/SERVER.md.
 
+pub mod auth;
 pub mod bench;
 pub mod client;
 pub mod conn;
@@ -168,7 +169,12 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     use pb::simulation_server::SimulationServer;
     let cfg = rt.shared.cfg.clone();
-    let svc = service::SimService::new(rt.clone());
+    let auth = auth::Auth::from_config(&cfg)?;
+    auth::check_listen(&cfg, &auth, &listener.local_addr()?)?;
+    if auth.enabled() {
+        tracing::info!("bearer-token authentication on");
+    }
+    let svc = service::SimService::with_auth(rt.clone(), auth);
     let max = cfg.server.max_message_bytes;
     let sim = SimulationServer::new(svc)
         .max_decoding_message_size(max)

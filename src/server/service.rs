@@ -1,6 +1,7 @@
 //! The `rtphys.v1.Simulation` service: thin handlers — validate, turn the request
 //! into a runtime command, queue it, await the physics thread's reply, convert.
 
+use super::auth::{Auth, Role};
 use super::convert::{self, Selection};
 use super::files::SceneRoots;
 use super::pb::{self, simulation_server::Simulation};
@@ -20,6 +21,7 @@ pub struct SimService {
     rt: Runtime,
     snapshots: Arc<Mutex<Snapshots>>,
     roots: Arc<SceneRoots>,
+    auth: Arc<Auth>,
 }
 
 #[derive(Default)]
@@ -30,7 +32,13 @@ struct Snapshots {
 
 impl SimService {
     pub fn new(rt: Runtime) -> Self {
+        Self::with_auth(rt, Auth::default())
+    }
+
+    /// A service that checks bearer tokens (see [`Auth`]).
+    pub fn with_auth(rt: Runtime, auth: Auth) -> Self {
         SimService {
+            auth: Arc::new(auth),
             roots: Arc::new(SceneRoots::new(&rt.shared.cfg)),
             rt,
             snapshots: Arc::new(Mutex::new(Snapshots {
@@ -112,8 +120,9 @@ impl SimService {
 impl Simulation for SimService {
     async fn get_world(
         &self,
-        _: Request<pb::GetWorldRequest>,
+        req: Request<pb::GetWorldRequest>,
     ) -> Result<Response<pb::WorldInfo>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let view = self.rt.world();
         Ok(Response::new(convert::world_info(
             &view,
@@ -126,6 +135,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::GetStateRequest>,
     ) -> Result<Response<pb::State>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let r = req.into_inner();
         let view = self.rt.world();
         let sel = convert::selection(&r.fields, &r.bodies, &view.model, "")?;
@@ -138,6 +148,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::ApplyWrenchRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let recv_ns = mono_ns();
         let r = req.into_inner();
         let view = self.rt.world();
@@ -158,6 +169,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::CommandJointsRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let recv_ns = mono_ns();
         let r = req.into_inner();
         let view = self.rt.world();
@@ -178,6 +190,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::ClearWrenchRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let recv_ns = mono_ns();
         let r = req.into_inner();
         let view = self.rt.world();
@@ -198,6 +211,7 @@ impl Simulation for SimService {
     }
 
     async fn step(&self, req: Request<pb::StepRequest>) -> Result<Response<pb::StepReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let r = req.into_inner();
         let max = self.cfg().limits.max_step;
         if r.n == 0 || r.n > max {
@@ -219,15 +233,20 @@ impl Simulation for SimService {
         }))
     }
 
-    async fn pause(&self, _: Request<pb::PauseRequest>) -> Result<Response<pb::RunStatus>, Status> {
+    async fn pause(
+        &self,
+        req: Request<pb::PauseRequest>,
+    ) -> Result<Response<pb::RunStatus>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let s = self.call(Admin::Pause).await??;
         Ok(Response::new(convert::run_status(&s)))
     }
 
     async fn resume(
         &self,
-        _: Request<pb::ResumeRequest>,
+        req: Request<pb::ResumeRequest>,
     ) -> Result<Response<pb::RunStatus>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let s = self.call(Admin::Resume).await??;
         Ok(Response::new(convert::run_status(&s)))
     }
@@ -236,6 +255,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::SetModeRequest>,
     ) -> Result<Response<pb::RunStatus>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let r = req.into_inner();
         let mode = convert::mode_from_pb(r.mode, "mode")?;
         let rtf = r.realtime_factor;
@@ -259,8 +279,9 @@ impl Simulation for SimService {
 
     async fn reset(
         &self,
-        _: Request<pb::ResetRequest>,
+        req: Request<pb::ResetRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let a = self.call(Admin::Reset).await??;
         Ok(Response::new(pb::CommandReply {
             seq: 0,
@@ -272,8 +293,9 @@ impl Simulation for SimService {
 
     async fn save_snapshot(
         &self,
-        _: Request<pb::SaveSnapshotRequest>,
+        req: Request<pb::SaveSnapshotRequest>,
     ) -> Result<Response<pb::SnapshotInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let max = self.cfg().server.max_snapshots;
         if self.snapshots.lock().map.len() >= max {
             return Err(SimError::ResourceExhausted(format!(
@@ -301,6 +323,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::RestoreSnapshotRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let id = req.into_inner().snapshot_id;
         let saved = self
             .snapshots
@@ -323,6 +346,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::DeleteSnapshotRequest>,
     ) -> Result<Response<pb::SnapshotInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let id = req.into_inner().snapshot_id;
         let saved = self
             .snapshots
@@ -342,6 +366,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::LoadSceneRequest>,
     ) -> Result<Response<pb::WorldInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let r = req.into_inner();
         let roots = self.roots.clone();
         let (field, name, loaded) = match r.source {
@@ -415,6 +440,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::GetStatsRequest>,
     ) -> Result<Response<pb::Stats>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let reset = req.into_inner().reset;
         let buf = self.rt.new_stats_buf();
         let s = self
@@ -429,6 +455,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::StreamStateRequest>,
     ) -> Result<Response<StateStream>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let r = req.into_inner();
         let view = self.rt.world();
         let sel = convert::selection(&r.fields, &r.bodies, &view.model, "")?;
@@ -444,6 +471,7 @@ impl Simulation for SimService {
         &self,
         req: Request<Streaming<pb::ControlRequest>>,
     ) -> Result<Response<ControlStream>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let mut inbound = req.into_inner();
         let first = inbound
             .message()
