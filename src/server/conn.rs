@@ -5,7 +5,10 @@
 //! speaks; an HTTP/2 client answers the keep-alive pings, so a live one is never
 //! idle), and a per-connection request rate limit (`server.rate_limit_per_s`,
 //! `rate_limit_burst`; a token bucket per peer address, checked by an interceptor on
-//! every call and stream opening).
+//! every call and stream opening). At the connection limit, the connection whose peer
+//! has been silent longest (at least 1 s) is closed to make room for the new one, so
+//! silent sockets cannot keep new clients out until their idle timeout; if every
+//! connection spoke within the last second, the new one is closed instead.
 
 use crate::runtime::Shared;
 use parking_lot::Mutex;
@@ -69,10 +72,36 @@ impl RateLimiter {
     }
 }
 
+/// What the accept loop knows of an open connection.
+struct Live {
+    /// Last byte from the peer (or the accept), ns since `Registry::t0`.
+    last_read: std::sync::atomic::AtomicU64,
+    evict: std::sync::atomic::AtomicBool,
+    waker: atomic_waker::AtomicWaker,
+}
+
+/// The open connections (for eviction at the limit).
+#[derive(Default)]
+struct Registry {
+    t0: Option<Instant>,
+    next: u64,
+    live: HashMap<u64, Arc<Live>>,
+}
+
+impl Registry {
+    fn now_ns(&self) -> u64 {
+        self.t0.map(|t| t.elapsed().as_nanos() as u64).unwrap_or(0)
+    }
+}
+
 /// An accepted connection: counted while open, closed after `idle` without a byte
-/// from the peer.
+/// from the peer, or when evicted at the connection limit.
 pub struct Conn {
     inner: tokio::net::TcpStream,
+    id: u64,
+    live: Arc<Live>,
+    registry: Arc<Mutex<Registry>>,
+    t0: Instant,
     idle: Option<Duration>,
     deadline: Pin<Box<tokio::time::Sleep>>,
     peer: Option<SocketAddr>,
@@ -82,6 +111,7 @@ pub struct Conn {
 
 impl Drop for Conn {
     fn drop(&mut self) {
+        self.registry.lock().live.remove(&self.id);
         self.sh.net.connections.fetch_sub(1, Ordering::SeqCst);
         self.limiter.forget(self.peer);
     }
@@ -100,10 +130,18 @@ impl AsyncRead for Conn {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        if self.live.evict.load(Ordering::SeqCst) {
+            return Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "silent connection closed to make room (server.max_connections)",
+            )));
+        }
         let before = buf.filled().len();
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(r) => {
                 if buf.filled().len() > before {
+                    let ns = self.t0.elapsed().as_nanos() as u64;
+                    self.live.last_read.store(ns, Ordering::Relaxed);
                     if let Some(d) = self.idle {
                         let at = tokio::time::Instant::now() + d;
                         self.deadline.as_mut().reset(at);
@@ -112,6 +150,13 @@ impl AsyncRead for Conn {
                 Poll::Ready(r)
             }
             Poll::Pending => {
+                self.live.waker.register(cx.waker());
+                if self.live.evict.load(Ordering::SeqCst) {
+                    return Poll::Ready(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "silent connection closed to make room (server.max_connections)",
+                    )));
+                }
                 if self.idle.is_some() && self.deadline.as_mut().poll(cx).is_ready() {
                     self.sh.net.idle_closed.fetch_add(1, Ordering::Relaxed);
                     return Poll::Ready(Err(std::io::Error::new(
@@ -171,6 +216,11 @@ pub fn incoming(
         let idle = (s.idle_timeout_s > 0.0).then(|| Duration::from_secs_f64(s.idle_timeout_s));
         let nodelay = s.tcp_nodelay;
         let mut warned = false;
+        let t0 = Instant::now();
+        let registry = Arc::new(Mutex::new(Registry {
+            t0: Some(t0),
+            ..Registry::default()
+        }));
         loop {
             let (stream, peer) = match listener.accept().await {
                 Ok(x) => x,
@@ -185,14 +235,54 @@ pub fn incoming(
             };
             warned = false;
             if sh.net.connections.load(Ordering::SeqCst) >= max {
-                sh.net.refused.fetch_add(1, Ordering::Relaxed);
-                drop(stream);
-                continue;
+                // Make room by closing the connection silent the longest (≥ 1 s).
+                let r = registry.lock();
+                let now = r.now_ns();
+                let victim = r
+                    .live
+                    .values()
+                    .filter(|l| !l.evict.load(Ordering::SeqCst))
+                    .max_by_key(|l| now.saturating_sub(l.last_read.load(Ordering::Relaxed)))
+                    .filter(|l| {
+                        now.saturating_sub(l.last_read.load(Ordering::Relaxed)) >= 1_000_000_000
+                    })
+                    .cloned();
+                drop(r);
+                match victim {
+                    Some(l) => {
+                        l.evict.store(true, Ordering::SeqCst);
+                        l.waker.wake();
+                        sh.net.idle_closed.fetch_add(1, Ordering::Relaxed);
+                        // The victim's descriptor is released when hyper drops it; the
+                        // new connection is taken now (one over the limit, briefly).
+                    }
+                    None => {
+                        sh.net.refused.fetch_add(1, Ordering::Relaxed);
+                        drop(stream);
+                        continue;
+                    }
+                }
             }
             let _ = stream.set_nodelay(nodelay);
             sh.net.connections.fetch_add(1, Ordering::SeqCst);
+            let live = Arc::new(Live {
+                last_read: std::sync::atomic::AtomicU64::new(registry.lock().now_ns()),
+                evict: std::sync::atomic::AtomicBool::new(false),
+                waker: atomic_waker::AtomicWaker::new(),
+            });
+            let id = {
+                let mut r = registry.lock();
+                r.next += 1;
+                let id = r.next;
+                r.live.insert(id, live.clone());
+                id
+            };
             let conn = Conn {
                 inner: stream,
+                id,
+                live,
+                registry: registry.clone(),
+                t0,
                 idle,
                 deadline: Box::pin(tokio::time::sleep(idle.unwrap_or(Duration::from_secs(1)))),
                 peer: Some(peer),
