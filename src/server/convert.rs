@@ -665,6 +665,10 @@ pub fn limits(cfg: &Config) -> pb::Limits {
         max_message_bytes: cfg.server.max_message_bytes as u32,
         max_decimation: l.max_decimation,
         max_snapshots: cfg.server.max_snapshots as u32,
+        max_linear_accel_mps2: l.max_linear_accel,
+        max_angular_accel_radps2: l.max_angular_accel,
+        reserved_controller_streams: cfg.server.reserved_controller_streams as u32,
+        max_scene_bytes: cfg.server.max_scene_bytes,
     }
 }
 
