@@ -48,6 +48,24 @@ pub struct Config {
     pub realtime: RealtimeConfig,
     pub watchdog: WatchdogConfig,
     pub limits: LimitsConfig,
+    pub auth: AuthConfig,
+}
+
+/// Bearer-token authentication (`authorization: Bearer <token>` metadata), by role:
+/// observer (world, state, stats, state streams) < controller (+ wrenches, joint
+/// commands, Control streams, Step/Pause/Resume) < admin (+ SetMode, Reset,
+/// snapshots, LoadScene). No token configured = authentication off.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+#[derive(Default)]
+pub struct AuthConfig {
+    /// A TOML file `observer = ["…"]`, `controller = ["…"]`, `admin = ["…"]`; "" = none.
+    /// The environment adds `RTPHYS_TOKENS_OBSERVER`, `_CONTROLLER`, `_ADMIN`
+    /// (comma-separated). Default "".
+    pub tokens_file: String,
+    /// Serve without tokens on an address that is not loopback (refused otherwise).
+    /// Default false.
+    pub allow_unauthenticated_remote: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -77,6 +95,28 @@ pub struct ServerConfig {
     pub shutdown_grace_s: f64,
     /// Prometheus text endpoint, e.g. "127.0.0.1:9464"; "" = off. Default "".
     pub metrics_listen: String,
+    /// Directories `LoadScene{path}` may read from (and the URDFs and meshes such a
+    /// scene names); relative entries are taken from the working directory. Paths are
+    /// canonicalized (no `..` or symlink escape). Default
+    /// ["config/scenes", "config/robots", "config/meshes"].
+    pub scene_roots: Vec<String>,
+    /// Largest scene, URDF or mesh file read over the API, and largest inline scene
+    /// text, bytes. Default 4 MiB.
+    pub max_scene_bytes: u64,
+    /// Stream slots (of `max_streams`) that only Control streams may take, so state
+    /// subscribers cannot lock a controller out. Default 8.
+    pub reserved_controller_streams: usize,
+    /// Open TCP connections; a connection beyond it is closed at once. Default 256.
+    pub max_connections: usize,
+    /// A connection with no open stream and no request for this long is closed, s
+    /// (also bounds the HTTP/2 handshake); 0 = never. Default 60.
+    pub idle_timeout_s: f64,
+    /// Requests (unary calls and stream openings) per second per connection,
+    /// sustained; 0 = unlimited. Default 20000 (above a unary lockstep `Step(1)` loop,
+    /// ≈ 7000/s on the development machine).
+    pub rate_limit_per_s: f64,
+    /// Burst allowance of the per-connection rate limit, requests. Default 4000.
+    pub rate_limit_burst: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -143,6 +183,13 @@ pub struct LimitsConfig {
     pub max_step: u32,
     /// Largest stream decimation. Default 100_000.
     pub max_decimation: u32,
+    /// Largest linear acceleration a wrench may give a free body, m/s²: |F| ≤ m ·
+    /// this (the force at the application point). 0 = no per-body bound. Default 1e4.
+    pub max_linear_accel: f64,
+    /// Largest angular acceleration a wrench may give a free body, rad/s²: |τ| ≤
+    /// λ_min(I) · this (τ about the centre of mass, including r × F). 0 = no per-body
+    /// bound. Default 1e4.
+    pub max_angular_accel: f64,
 }
 
 impl Default for ServerConfig {
@@ -160,6 +207,17 @@ impl Default for ServerConfig {
             tcp_nodelay: true,
             shutdown_grace_s: 2.0,
             metrics_listen: String::new(),
+            scene_roots: vec![
+                "config/scenes".into(),
+                "config/robots".into(),
+                "config/meshes".into(),
+            ],
+            max_scene_bytes: 4 << 20,
+            reserved_controller_streams: 8,
+            max_connections: 256,
+            idle_timeout_s: 60.0,
+            rate_limit_per_s: 20000.0,
+            rate_limit_burst: 4000.0,
         }
     }
 }
@@ -209,6 +267,8 @@ impl Default for LimitsConfig {
             max_wrenches_per_command: 16,
             max_step: 1_000_000,
             max_decimation: 100_000,
+            max_linear_accel: 1e4,
+            max_angular_accel: 1e4,
         }
     }
 }
@@ -330,6 +390,47 @@ impl Config {
                 format!("must be ≥ 0, got {}", s.shutdown_grace_s),
             );
         }
+        if !(1024..=1 << 30).contains(&s.max_scene_bytes) {
+            return bad(
+                "server.max_scene_bytes",
+                format!("must be in [1024, 2^30], got {}", s.max_scene_bytes),
+            );
+        }
+        if s.reserved_controller_streams >= s.max_streams
+            || s.reserved_controller_streams > s.max_controllers
+        {
+            return bad(
+                "server.reserved_controller_streams",
+                format!(
+                    "must be < server.max_streams ({}) and ≤ server.max_controllers ({}), got {}",
+                    s.max_streams, s.max_controllers, s.reserved_controller_streams
+                ),
+            );
+        }
+        if !(1..=1 << 20).contains(&s.max_connections) {
+            return bad(
+                "server.max_connections",
+                format!("must be in [1, 1048576], got {}", s.max_connections),
+            );
+        }
+        for (k, v) in [
+            ("server.idle_timeout_s", s.idle_timeout_s),
+            ("server.rate_limit_per_s", s.rate_limit_per_s),
+            ("server.rate_limit_burst", s.rate_limit_burst),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(k, format!("must be a finite number ≥ 0, got {v}"));
+            }
+        }
+        if s.rate_limit_per_s > 0.0 && s.rate_limit_burst < 1.0 {
+            return bad(
+                "server.rate_limit_burst",
+                format!(
+                    "must be ≥ 1 when rate_limit_per_s > 0, got {}",
+                    s.rate_limit_burst
+                ),
+            );
+        }
         let r = &self.realtime;
         if !(0..=99).contains(&r.fifo_priority) {
             return bad(
@@ -359,6 +460,14 @@ impl Config {
         ] {
             if !(v.is_finite() && v > 0.0) {
                 return bad(k, format!("must be a positive number, got {v}"));
+            }
+        }
+        for (k, v) in [
+            ("limits.max_linear_accel", l.max_linear_accel),
+            ("limits.max_angular_accel", l.max_angular_accel),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(k, format!("must be a finite number ≥ 0, got {v}"));
             }
         }
         if !(1..=1024).contains(&l.max_wrenches_per_command) {

@@ -71,6 +71,16 @@ use crate::math::{Mat3, Pose, Quat, Vec3};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// Largest accepted coordinate, size, velocity and angular velocity in a scene, in SI
+/// units (m, m/s, rad/s): finite inputs beyond it overflow the contact arithmetic.
+pub const MAX_COORD: f64 = 1e6;
+/// Accepted mass range of a free body, kg (given or from density × volume).
+pub const MASS_RANGE: (f64, f64) = (1e-9, 1e12);
+/// Largest accepted gravity magnitude, m/s².
+pub const MAX_GRAVITY: f64 = 1e4;
+/// Largest accepted gain, stiffness or other positive parameter (N/m, N/m³, …).
+pub const MAX_PARAM: f64 = 1e15;
+
 /// A scene that could not be loaded: where and what.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{file}{}: {key}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
@@ -500,6 +510,16 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             "must be finite".into(),
         ));
     }
+    if gravity.norm() > MAX_GRAVITY {
+        return Err(err(
+            "world.gravity",
+            world_line("gravity"),
+            format!(
+                "magnitude must be ≤ {MAX_GRAVITY:e} m/s², got {:e}",
+                gravity.norm()
+            ),
+        ));
+    }
     if !(w.dt.is_finite() && w.dt > 0.0 && w.dt <= 0.1) {
         return Err(err(
             "world.dt",
@@ -573,7 +593,7 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             .map_err(|(k, m)| err(&key(&k), line(k.split(['.', '[']).next().unwrap_or(&k)), m))?;
         builder.add_robot(spec);
     }
-    builder.finalize().map_err(|e| {
+    let model = builder.finalize().map_err(|e| {
         // Point at the body the message names, if any.
         let msg = e.to_string();
         let (key, line) = scene
@@ -595,7 +615,41 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             })
             .unwrap_or_else(|| ("world".into(), None));
         err(&key, line, msg)
-    })
+    })?;
+    // Derived magnitudes (mass from density × volume, inertia) within the bounds.
+    for (i, sb) in scene.bodies.iter().enumerate() {
+        let b = sb.get_ref();
+        let Some(mb) = model.bodies.iter().find(|x| x.name == b.name) else {
+            continue;
+        };
+        if mb.kind != BodyKind::Free {
+            continue;
+        }
+        let key = if b.density.is_some() {
+            "density"
+        } else {
+            "mass"
+        };
+        let inertia_ok = mb.inertia.iter().all(|x| x.is_finite() && x.abs() <= 1e24);
+        let msg = if !(MASS_RANGE.0..=MASS_RANGE.1).contains(&mb.mass) {
+            format!(
+                "gives a mass of {:e} kg, outside [{:e}, {:e}] kg",
+                mb.mass, MASS_RANGE.0, MASS_RANGE.1
+            )
+        } else if !inertia_ok {
+            "gives an inertia beyond 1e24 kg·m²".to_string()
+        } else {
+            continue;
+        };
+        let start = sb.span().start;
+        let span = section_span(text, start, "[[body]]");
+        return Err(err(
+            &format!("body[{i}] ('{}').{key}", b.name),
+            find_key_line(text, span.clone(), key).or(Some(line_of(text, span.start))),
+            msg,
+        ));
+    }
+    Ok(model)
 }
 
 /// The `[hunt_crossley]` table (keys relative to it in errors).
@@ -758,21 +812,36 @@ fn nonneg(v: f64, k: &str) -> Result<(), (String, String)> {
 }
 
 fn pos(v: f64, k: &str) -> Result<f64, (String, String)> {
-    if v.is_finite() && v > 0.0 {
+    if v.is_finite() && v > 0.0 && v <= MAX_PARAM {
         Ok(v)
     } else {
         Err((
             k.to_string(),
-            format!("must be a finite number > 0, got {v}"),
+            format!("must be a finite number in (0, {MAX_PARAM:e}], got {v}"),
         ))
     }
 }
 
+/// Three finite components, each within ±[`MAX_COORD`].
 fn finite3(v: [f64; 3], k: &str) -> Result<Vec3, (String, String)> {
-    if v.iter().all(|c| c.is_finite()) {
-        Ok(Vec3::from(v))
-    } else {
+    if !v.iter().all(|c| c.is_finite()) {
         Err((k.to_string(), format!("must be finite, got {v:?}")))
+    } else if !v.iter().all(|c| c.abs() <= MAX_COORD) {
+        Err((
+            k.to_string(),
+            format!("every component must be within ±{MAX_COORD:e}, got {v:?}"),
+        ))
+    } else {
+        Ok(Vec3::from(v))
+    }
+}
+
+/// A size (radius, half extent, half length) within [`MAX_COORD`].
+fn size(v: f64, k: &str) -> Result<(), (String, String)> {
+    if v.is_finite() && v.abs() <= MAX_COORD {
+        Ok(())
+    } else {
+        Err((k.to_string(), format!("must be ≤ {MAX_COORD:e} m, got {v}")))
     }
 }
 
@@ -802,11 +871,14 @@ fn shape_of(s: &ShapeToml, dir: &Path) -> Result<Shape, (String, String)> {
     let g = |e: crate::collision::GeometryError| ("shape".to_string(), e.to_string());
     match s {
         ShapeToml::Plane => Ok(Shape::plane()),
-        ShapeToml::Sphere { radius } => Shape::sphere(*radius).map_err(g),
+        ShapeToml::Sphere { radius } => {
+            size(*radius, "shape.radius")?;
+            Shape::sphere(*radius).map_err(g)
+        }
         ShapeToml::Box { half_extents, size } => {
             let half = match (half_extents, size) {
-                (Some(h), None) => Vec3::from(*h),
-                (None, Some(s)) => Vec3::from(*s) * 0.5,
+                (Some(h), None) => finite3(*h, "shape.half_extents")?,
+                (None, Some(s)) => finite3(*s, "shape.size")? * 0.5,
                 _ => {
                     return Err((
                         "shape".into(),
@@ -819,21 +891,38 @@ fn shape_of(s: &ShapeToml, dir: &Path) -> Result<Shape, (String, String)> {
         ShapeToml::Capsule {
             radius,
             half_length,
-        } => Shape::capsule(*radius, *half_length).map_err(g),
+        } => {
+            size(*radius, "shape.radius")?;
+            size(*half_length, "shape.half_length")?;
+            Shape::capsule(*radius, *half_length).map_err(g)
+        }
         ShapeToml::Cylinder {
             radius,
             half_length,
-        } => Shape::cylinder(*radius, *half_length).map_err(g),
+        } => {
+            size(*radius, "shape.radius")?;
+            size(*half_length, "shape.half_length")?;
+            Shape::cylinder(*radius, *half_length).map_err(g)
+        }
         ShapeToml::Polytope { points } => {
             let pts: Vec<Vec3> = points.iter().map(|p| Vec3::from(*p)).collect();
             if !pts.iter().all(|p| p.iter().all(|c| c.is_finite())) {
                 return Err(("shape.points".into(), "points must be finite".into()));
             }
+            if !pts.iter().all(|p| p.iter().all(|c| c.abs() <= MAX_COORD)) {
+                return Err((
+                    "shape.points".into(),
+                    format!("every coordinate must be within ±{MAX_COORD:e} m"),
+                ));
+            }
             Shape::polytope(&pts).map_err(|e| ("shape.points".to_string(), e.to_string()))
         }
         ShapeToml::Mesh { file, scale } => {
-            if !(scale.is_finite() && *scale > 0.0) {
-                return Err(("shape.scale".into(), format!("must be > 0, got {scale}")));
+            if !(scale.is_finite() && *scale > 0.0 && *scale <= MAX_COORD) {
+                return Err((
+                    "shape.scale".into(),
+                    format!("must be in (0, {MAX_COORD:e}], got {scale}"),
+                ));
             }
             let p: PathBuf = if Path::new(file).is_absolute() {
                 PathBuf::from(file)
@@ -898,6 +987,7 @@ fn body_spec(b: &BodyToml, dir: &Path) -> Result<BodySpec, (String, String)> {
                     format!("must be a positive finite number, got {m}"),
                 ));
             }
+            mass_range(m, "mass")?;
             MassSpec::Mass(m)
         }
         (_, None, Some(d), None) => {
@@ -905,6 +995,12 @@ fn body_spec(b: &BodyToml, dir: &Path) -> Result<BodySpec, (String, String)> {
                 return Err((
                     "density".into(),
                     format!("must be a positive finite number, got {d}"),
+                ));
+            }
+            if d > MASS_RANGE.1 {
+                return Err((
+                    "density".into(),
+                    format!("must be ≤ {:e} kg/m³, got {d}", MASS_RANGE.1),
                 ));
             }
             MassSpec::Density(d)
@@ -922,6 +1018,7 @@ fn body_spec(b: &BodyToml, dir: &Path) -> Result<BodySpec, (String, String)> {
                     format!("must be a positive finite number, got {m}"),
                 ));
             }
+            mass_range(m, "mass")?;
             MassSpec::MassInertia(m, inertia_of(iv)?)
         }
     };
@@ -937,6 +1034,20 @@ fn body_spec(b: &BodyToml, dir: &Path) -> Result<BodySpec, (String, String)> {
         angular_velocity: finite3(b.angular_velocity, "angular_velocity")?,
         geoms,
     })
+}
+
+fn mass_range(m: f64, k: &str) -> Result<(), (String, String)> {
+    if (MASS_RANGE.0..=MASS_RANGE.1).contains(&m) {
+        Ok(())
+    } else {
+        Err((
+            k.to_string(),
+            format!(
+                "must be in [{:e}, {:e}] kg, got {m}",
+                MASS_RANGE.0, MASS_RANGE.1
+            ),
+        ))
+    }
 }
 
 fn inertia_of(v: &toml::Value) -> Result<Mat3, (String, String)> {
@@ -1071,6 +1182,12 @@ fn robot_spec(
         if !q.is_finite() {
             return Err((format!("joints.{j}"), format!("must be finite, got {q}")));
         }
+        if q.abs() > MAX_COORD {
+            return Err((
+                format!("joints.{j}"),
+                format!("must be within ±{MAX_COORD:e}, got {q}"),
+            ));
+        }
         spec.set_joint_position(j, *q)
             .map_err(|m| (format!("joints.{j}"), m))?;
     }
@@ -1078,6 +1195,12 @@ fn robot_spec(
         for (f, v) in [("kp", s.kp), ("kd", s.kd), ("max_torque", s.max_torque)] {
             if v.is_nan() || v < 0.0 || (f != "max_torque" && !v.is_finite()) {
                 return Err((format!("servo[{k}].{f}"), format!("must be ≥ 0, got {v}")));
+            }
+            if f != "max_torque" && v > MAX_PARAM {
+                return Err((
+                    format!("servo[{k}].{f}"),
+                    format!("must be ≤ {MAX_PARAM:e}, got {v}"),
+                ));
             }
         }
         if !spec.joints.iter().any(|j| j.name == s.joint) {

@@ -321,7 +321,16 @@ impl<'t> Cx<'t> {
         };
         let line = self.attr_line(node, attr);
         match s.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Some(v)),
+            Ok(v) if v.is_finite() && v.abs() <= max_magnitude(attr) => Ok(Some(v)),
+            Ok(v) if v.is_finite() => Err(self.err(
+                UrdfErrorKind::Number,
+                node,
+                line,
+                format!(
+                    "{attr}=\"{s}\" is out of range: |{attr}| ≤ {:e}",
+                    max_magnitude(attr)
+                ),
+            )),
             Ok(_) => Err(self.err(
                 UrdfErrorKind::Number,
                 node,
@@ -369,7 +378,18 @@ impl<'t> Cx<'t> {
         let mut v = Vec3::zeros();
         for (k, p) in parts.iter().enumerate() {
             match p.parse::<f64>() {
-                Ok(x) if x.is_finite() => v[k] = x,
+                Ok(x) if x.is_finite() && x.abs() <= MAX_LENGTH => v[k] = x,
+                Ok(x) if x.is_finite() => {
+                    return Err(self.err(
+                        UrdfErrorKind::Number,
+                        node,
+                        line,
+                        format!(
+                        "{attr}=\"{s}\": component {} ('{p}') is out of range: ≤ {MAX_LENGTH:e}",
+                        k + 1
+                    ),
+                    ))
+                }
                 _ => {
                     return Err(self.err(
                         UrdfErrorKind::Number,
@@ -1237,4 +1257,19 @@ fn read_limit(cx: &mut Cx, l: Node, kind: JointKind, name: &str) -> R<Option<Joi
         effort: effort.unwrap_or(f64::INFINITY),
         velocity: velocity.unwrap_or(f64::INFINITY),
     }))
+}
+
+/// Largest accepted length, triple component (xyz, rpy, size, axis, scale) and
+/// geometry attribute, m: finite inputs beyond it overflow the physics.
+pub const MAX_LENGTH: f64 = 1e6;
+/// Largest accepted magnitude of any other number (mass, inertia, limits, gains).
+pub const MAX_NUMBER: f64 = 1e12;
+
+/// Bound on attribute `attr`'s magnitude.
+fn max_magnitude(attr: &str) -> f64 {
+    match attr {
+        "radius" | "length" | "lower" | "upper" => MAX_LENGTH,
+        "ixx" | "ixy" | "ixz" | "iyy" | "iyz" | "izz" => MAX_NUMBER * MAX_NUMBER,
+        _ => MAX_NUMBER,
+    }
 }

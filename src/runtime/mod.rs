@@ -35,7 +35,7 @@ use crate::model::Model;
 use atomic_waker::AtomicWaker;
 use crossbeam::queue::ArrayQueue;
 use parking_lot::{Mutex, RwLock};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// What the network side may read about the current world without asking the
@@ -127,6 +127,27 @@ pub struct Shared {
     next_gen: AtomicU64,
     pub notes: Mutex<Vec<String>>,
     pub(crate) started: std::time::Instant,
+    /// The physics core panicked: the world is paused until Reset or LoadScene.
+    pub faulted: AtomicBool,
+    /// What the panic said, and at which tick (for GetStats).
+    pub fault: Mutex<String>,
+    /// Panics caught since the start.
+    pub faults: AtomicU64,
+    /// Open StateState subscriptions (Control streams not counted).
+    pub(crate) observers: AtomicUsize,
+    /// Stale (non-increasing) command sequence numbers refused on control streams.
+    pub stale_seq: AtomicU64,
+    /// Network-side counters (src/server/conn.rs).
+    pub net: NetCounters,
+}
+
+/// Connection counters kept by the server's accept loop and rate limiter.
+#[derive(Default)]
+pub struct NetCounters {
+    pub connections: AtomicU64,
+    pub refused: AtomicU64,
+    pub idle_closed: AtomicU64,
+    pub rate_limited: AtomicU64,
 }
 
 impl Shared {
@@ -218,6 +239,12 @@ impl Runtime {
             next_gen: AtomicU64::new(2),
             notes: Mutex::new(Vec::new()),
             started: std::time::Instant::now(),
+            faulted: AtomicBool::new(false),
+            fault: Mutex::new(String::new()),
+            faults: AtomicU64::new(0),
+            observers: AtomicUsize::new(0),
+            stale_seq: AtomicU64::new(0),
+            net: NetCounters::default(),
         });
         let sh = shared.clone();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -324,6 +351,7 @@ impl Runtime {
                 return Ok(SubGuard {
                     shared: self.shared.clone(),
                     idx: i,
+                    observer: false,
                 });
             }
         }
@@ -331,6 +359,44 @@ impl Runtime {
             "too many streams: server.max_streams = {} are open",
             self.shared.subscribers.len()
         )))
+    }
+
+    /// Register a state subscriber (StreamState): it may not take the
+    /// `server.reserved_controller_streams` slots kept for control streams.
+    pub fn open_observer(&self) -> Result<SubGuard, SimError> {
+        let sh = &self.shared;
+        let s = &sh.cfg.server;
+        let reserved = s
+            .reserved_controller_streams
+            .min(s.max_controllers)
+            .min(sh.subscribers.len().saturating_sub(1));
+        let limit = sh.subscribers.len() - reserved;
+        if sh.observers.fetch_add(1, Ordering::SeqCst) >= limit {
+            sh.observers.fetch_sub(1, Ordering::SeqCst);
+            return Err(SimError::ResourceExhausted(format!(
+                "too many state streams: {limit} of server.max_streams = {} are open \
+                 ({reserved} more are kept for control streams, server.reserved_controller_streams)",
+                sh.subscribers.len()
+            )));
+        }
+        match self.open_subscriber() {
+            Ok(mut g) => {
+                g.observer = true;
+                Ok(g)
+            }
+            Err(e) => {
+                sh.observers.fetch_sub(1, Ordering::SeqCst);
+                Err(e)
+            }
+        }
+    }
+
+    /// The physics fault (a caught panic), if the world is stuck in one.
+    pub fn fault(&self) -> Option<String> {
+        self.shared
+            .faulted
+            .load(Ordering::SeqCst)
+            .then(|| self.shared.fault.lock().clone())
     }
 
     /// Register a control stream.
@@ -400,6 +466,8 @@ fn apply_dt_override(cfg: &Config, model: Model) -> Model {
 pub struct SubGuard {
     pub shared: Arc<Shared>,
     pub idx: usize,
+    /// Counted in `Shared::observers` (a StreamState subscription).
+    observer: bool,
 }
 
 impl SubGuard {
@@ -413,6 +481,9 @@ impl Drop for SubGuard {
         let s = &self.shared.subscribers[self.idx];
         let _ = s.waker.take();
         s.in_use.store(false, Ordering::SeqCst);
+        if self.observer {
+            self.shared.observers.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 

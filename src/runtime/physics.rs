@@ -85,7 +85,8 @@ struct Physics {
     period_ns: f64,
     steps_requested: u64,
     steps_done: u64,
-    step_waiters: Vec<(u64, Reply<Applied>)>,
+    /// Step(n) callers: (target steps_done, n, reply).
+    step_waiters: Vec<(u64, u64, Reply<Applied>)>,
     /// Inputs changed while no tick ran: publish a frame so streams see the acks.
     dirty: bool,
     // statistics
@@ -101,7 +102,10 @@ struct Physics {
     win_wall: Instant,
     win_sim: f64,
     rtf_recent: f64,
+    /// A core panic was caught: paused until Reset or LoadScene.
     faulted: bool,
+    /// `paused` before the fault (restored when the fault is cleared).
+    paused_before_fault: bool,
 }
 
 pub(super) fn run(sh: Arc<Shared>, world: Box<World>) {
@@ -137,26 +141,75 @@ pub(super) fn run(sh: Arc<Shared>, world: Box<World>) {
         win_sim: 0.0,
         rtf_recent: 0.0,
         faulted: false,
+        paused_before_fault: false,
     };
     p.compose();
     p.publish();
     while !p.sh.shutdown.load(Ordering::Relaxed) {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.iteration()));
-        if r.is_err() && !p.faulted {
-            // The core panicked: keep serving, paused, so the state can be inspected.
-            p.faulted = true;
-            p.paused = true;
-            p.sh.paused.store(true, Ordering::SeqCst);
-            tracing::error!(
-                "physics step panicked at tick {}; world paused",
-                p.w.data.tick
-            );
+        if let Err(payload) = r {
+            p.on_panic(payload.as_ref());
         }
     }
     p.finish();
 }
 
 impl Physics {
+    /// A panic of the core (or of this thread's own code) was caught: the world is
+    /// faulted — paused, the error in `Shared::fault` (GetStats), the faulted flag
+    /// in every published state, health NOT_SERVING (the server watches the flag) —
+    /// until Reset or LoadScene. Its state may be half-updated, so Resume and Step
+    /// are refused.
+    fn on_panic(&mut self, payload: &(dyn std::any::Any + Send)) {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        let msg = format!(
+            "the physics step panicked at tick {} (world generation {}): {what}; \
+             Reset or LoadScene to recover",
+            self.w.data.tick, self.w.gen
+        );
+        tracing::error!("{msg}");
+        if !self.faulted {
+            self.paused_before_fault = self.paused;
+        }
+        self.faulted = true;
+        self.paused = true;
+        *self.sh.fault.lock() = msg.clone();
+        self.sh.faults.fetch_add(1, Ordering::SeqCst);
+        self.sh.faulted.store(true, Ordering::SeqCst);
+        self.store_status();
+        self.abort_steps(&msg);
+        // Tell the streams (the faulted flag); a second panic here is left alone.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.publish()));
+    }
+
+    /// Reset or LoadScene after a fault: the world runs again as before it.
+    fn clear_fault(&mut self) {
+        if !self.faulted {
+            return;
+        }
+        self.faulted = false;
+        self.paused = self.paused_before_fault;
+        self.sh.faulted.store(false, Ordering::SeqCst);
+        self.reanchor();
+        self.store_status();
+    }
+
+    fn refuse_faulted<T>(&self, reply: Reply<T>) -> Option<Reply<T>> {
+        if self.faulted {
+            let _ = reply.send(Err(SimError::FailedPrecondition(format!(
+                "{} (Resume and Step are refused until then)",
+                self.sh.fault.lock()
+            ))));
+            None
+        } else {
+            Some(reply)
+        }
+    }
+
     fn iteration(&mut self) {
         if self.paused || self.mode == Mode::Lockstep {
             self.idle_iteration();
@@ -228,8 +281,33 @@ impl Physics {
         self.update_rtf(end);
     }
 
+    /// Step callers that gave up (deadline, cancellation, disconnect): their steps
+    /// not yet run are dropped, and later callers move up.
+    fn prune_step_waiters(&mut self) {
+        let mut i = 0;
+        while i < self.step_waiters.len() {
+            if !self.step_waiters[i].2.is_closed() {
+                i += 1;
+                continue;
+            }
+            let (target, n, _) = self.step_waiters.swap_remove(i);
+            let owed = target.saturating_sub(self.steps_done).min(n);
+            if owed > 0 {
+                self.steps_requested -= owed;
+                for w in self.step_waiters.iter_mut() {
+                    if w.0 > target {
+                        w.0 -= owed;
+                    }
+                }
+            }
+        }
+    }
+
     /// Lockstep, or paused: run a tick only when asked to.
     fn idle_iteration(&mut self) {
+        if !self.step_waiters.is_empty() {
+            self.prune_step_waiters();
+        }
         let start = Instant::now();
         let (mode, paused) = (self.mode, self.paused);
         self.boundary();
@@ -591,7 +669,9 @@ impl Physics {
         self.dirty = false;
         let w = &*self.w;
         let d = &w.data;
-        let flags = (self.paused as u64) | ((mode_code(self.mode) as u64) << 8);
+        let flags = (self.paused as u64)
+            | ((self.faulted as u64) << 1)
+            | ((mode_code(self.mode) as u64) << 8);
         let nb = w.ring.nbody.min(d.state.len());
         let ctrl = &self.ctrl;
         let gen = w.gen;
@@ -682,7 +762,7 @@ impl Physics {
         let mut i = 0;
         while i < self.step_waiters.len() {
             if self.step_waiters[i].0 <= done {
-                let (_, r) = self.step_waiters.swap_remove(i);
+                let (_, _, r) = self.step_waiters.swap_remove(i);
                 let _ = r.send(Ok(a));
             } else {
                 i += 1;
@@ -692,7 +772,7 @@ impl Physics {
 
     fn abort_steps(&mut self, why: &str) {
         self.steps_requested = self.steps_done;
-        for (_, r) in self.step_waiters.drain(..) {
+        for (_, _, r) in self.step_waiters.drain(..) {
             let _ = r.send(Err(SimError::FailedPrecondition(why.to_string())));
         }
     }
@@ -700,6 +780,9 @@ impl Physics {
     fn admin(&mut self, a: Admin) {
         match a {
             Admin::Step { n, reply } => {
+                let Some(reply) = self.refuse_faulted(reply) else {
+                    return;
+                };
                 if !self.paused && self.mode != Mode::Lockstep {
                     let _ = reply.send(Err(SimError::FailedPrecondition(format!(
                         "Step needs lockstep mode or a paused world (mode is {}, running)",
@@ -711,7 +794,7 @@ impl Physics {
                     )));
                 } else {
                     self.steps_requested += n;
-                    self.step_waiters.push((self.steps_requested, reply));
+                    self.step_waiters.push((self.steps_requested, n, reply));
                 }
             }
             Admin::Pause(reply) => {
@@ -721,9 +804,11 @@ impl Physics {
                 let _ = reply.send(Ok(self.status()));
             }
             Admin::Resume(reply) => {
+                let Some(reply) = self.refuse_faulted(reply) else {
+                    return;
+                };
                 if self.paused {
                     self.paused = false;
-                    self.faulted = false;
                     if self.mode != Mode::Lockstep {
                         self.abort_steps("interrupted by Resume");
                     }
@@ -759,6 +844,7 @@ impl Physics {
                 for t in w.ctrl.iter_mut() {
                     t.iter_mut().for_each(|e| *e = None);
                 }
+                self.clear_fault();
                 self.compose();
                 self.publish();
                 let _ = reply.send(Ok(self.applied()));
@@ -802,6 +888,7 @@ impl Physics {
                     c.delivered = false;
                 }
                 self.abort_steps("interrupted by LoadScene");
+                self.clear_fault();
                 self.reanchor();
                 self.compose();
                 self.publish();

@@ -116,10 +116,27 @@ pub fn servo_ff(j: pb::JointRef, position: f64, velocity: f64, torque: f64) -> p
     }
 }
 
+/// Adds `authorization: Bearer <token>` to every call when a token is set.
+#[derive(Clone, Default)]
+pub struct Token(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
+
+impl tonic::service::Interceptor for Token {
+    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
+        if let Some(v) = &self.0 {
+            req.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(req)
+    }
+}
+
+/// The generated client with the token interceptor.
+pub type RawClient =
+    SimulationClient<tonic::service::interceptor::InterceptedService<Channel, Token>>;
+
 /// Connection to an rtphys server.
 #[derive(Clone)]
 pub struct Client {
-    pub raw: SimulationClient<Channel>,
+    pub raw: RawClient,
     pub channel: Channel,
     seq: u64,
 }
@@ -127,6 +144,19 @@ pub struct Client {
 impl Client {
     /// `addr` as "host:port" or "http://host:port".
     pub async fn connect(addr: &str) -> anyhow::Result<Client> {
+        Self::connect_with_token(addr, None).await
+    }
+
+    /// Connect and send `authorization: Bearer <token>` with every call.
+    pub async fn connect_with_token(addr: &str, token: Option<&str>) -> anyhow::Result<Client> {
+        let token = match token {
+            Some(t) => Token(Some(
+                format!("Bearer {t}")
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("token: not printable ASCII"))?,
+            )),
+            None => Token(None),
+        };
         let url = if addr.contains("://") {
             addr.to_string()
         } else {
@@ -139,7 +169,8 @@ impl Client {
             .connect()
             .await?;
         Ok(Client {
-            raw: SimulationClient::new(channel.clone()).max_decoding_message_size(64 << 20),
+            raw: SimulationClient::with_interceptor(channel.clone(), token)
+                .max_decoding_message_size(64 << 20),
             channel,
             seq: 0,
         })

@@ -146,18 +146,93 @@ pub fn check_generation(
     Ok(())
 }
 
+/// The latest published centre of mass of body `b` (for world-frame application
+/// points in [`per_body_limits`]).
+pub fn latest_position(view: &WorldView, b: usize) -> Option<Vec3> {
+    let mut buf = Vec::with_capacity(view.ring.words);
+    view.ring.read_latest(&mut buf)?;
+    Some(Vec3::from(
+        FrameView::new(&buf, &view.ring).body3(b, body::X),
+    ))
+}
+
+/// A wrench may not accelerate its body beyond `limits.max_linear_accel` (|F| ≤ m ·
+/// a_max) or `limits.max_angular_accel` (|τ + r × F| ≤ λ_min(I) · α_max, about the
+/// centre of mass), so a legal command cannot throw a body out of the world in one
+/// tick. `position`: the body's current centre of mass, for world-frame points.
+#[allow(clippy::too_many_arguments)]
+fn per_body_limits(
+    model: &Model,
+    b: usize,
+    force: Vec3,
+    torque: Vec3,
+    point: Option<Vec3>,
+    frame: WrenchFrame,
+    position: &dyn Fn(usize) -> Option<Vec3>,
+    lim: &LimitsConfig,
+    field: &str,
+) -> Result<(), SimError> {
+    let body = &model.bodies[b];
+    if body.mass <= 0.0 {
+        return Ok(());
+    }
+    let a_max = lim.max_linear_accel;
+    if a_max > 0.0 && force.norm() > body.mass * a_max {
+        return Err(SimError::invalid(
+            format!("{field}.force"),
+            format!(
+                "|force| = {:.6e} N would accelerate {:?} ({:.6e} kg) beyond \
+                 limits.max_linear_accel = {a_max:e} m/s²: at most {:.6e} N",
+                force.norm(),
+                body.name,
+                body.mass,
+                body.mass * a_max
+            ),
+        ));
+    }
+    let alpha_max = lim.max_angular_accel;
+    if alpha_max > 0.0 {
+        let r = match (point, frame) {
+            (None, _) => Vec3::zeros(),
+            (Some(p), WrenchFrame::Body) => p,
+            (Some(p), WrenchFrame::World) => position(b).map(|x| p - x).unwrap_or(p),
+        };
+        let tau = (torque + r.cross(&force)).norm();
+        let lambda_min = body
+            .inertia
+            .symmetric_eigenvalues()
+            .iter()
+            .cloned()
+            .fold(f64::INFINITY, f64::min);
+        let bound = lambda_min.max(0.0) * alpha_max;
+        if tau > bound {
+            return Err(SimError::invalid(
+                format!("{field}.torque"),
+                format!(
+                    "|torque about the centre of mass| = {tau:.6e} N·m (torque + r × force) would \
+                     accelerate {:?} (smallest principal inertia {lambda_min:.6e} kg·m²) beyond \
+                     limits.max_angular_accel = {alpha_max:e} rad/s²: at most {bound:.6e} N·m",
+                    body.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn wrench(
     w: &pb::BodyWrench,
     model: &Model,
+    position: &dyn Fn(usize) -> Option<Vec3>,
     lim: &LimitsConfig,
     field: &str,
 ) -> Result<WrenchCmd, SimError> {
     let b = body_id(w.body.as_ref(), model, &format!("{field}.body"))?;
-    if model.bodies[b].kind != BodyKind::Free {
+    if model.bodies[b].kind == BodyKind::Static {
         return Err(SimError::invalid(
             format!("{field}.body"),
             format!(
-                "body {:?} is static: wrenches act on free bodies only",
+                "body {:?} is static: wrenches act on free bodies and robot links only",
                 model.bodies[b].name
             ),
         ));
@@ -190,6 +265,17 @@ pub fn wrench(
             ))
         }
     };
+    per_body_limits(
+        model,
+        b,
+        force.unwrap_or_else(Vec3::zeros),
+        torque.unwrap_or_else(Vec3::zeros),
+        point,
+        frame,
+        position,
+        lim,
+        field,
+    )?;
     let d = w.duration_s;
     if !d.is_finite() || d < 0.0 || d > lim.max_duration_s {
         return Err(SimError::invalid(
@@ -212,9 +298,11 @@ pub fn wrench(
 
 pub fn wrenches(
     ws: &[pb::BodyWrench],
-    model: &Model,
+    view: &WorldView,
     lim: &LimitsConfig,
 ) -> Result<Vec<WrenchCmd>, SimError> {
+    let model = &*view.model;
+    let position = |b: usize| latest_position(view, b);
     if ws.len() > lim.max_wrenches_per_command {
         return Err(SimError::invalid(
             "wrenches",
@@ -227,7 +315,7 @@ pub fn wrenches(
     }
     ws.iter()
         .enumerate()
-        .map(|(i, w)| wrench(w, model, lim, &format!("wrenches[{i}]")))
+        .map(|(i, w)| wrench(w, model, &position, lim, &format!("wrenches[{i}]")))
         .collect()
 }
 
@@ -241,7 +329,7 @@ pub fn control_command(
     recv_ns: i64,
 ) -> Result<Input, SimError> {
     check_generation(c.header.as_ref(), view, "command.header")?;
-    let ws = wrenches(&c.wrenches, &view.model, lim).map_err(|e| prefix_err(e, "command."))?;
+    let ws = wrenches(&c.wrenches, view, lim).map_err(|e| prefix_err(e, "command."))?;
     let js = joint_commands(&c.joints, &view.model, lim, "command.")?;
     let h = c.header.unwrap_or_default();
     Ok(Input {
@@ -433,6 +521,7 @@ pub fn state_from_frame(v: &FrameView<'_>, sel: &Selection) -> pb::State {
         frame: v.u(hdr::FRAME),
         mode: mode_to_pb(mode_from(((flags >> 8) & 0xff) as u8)) as i32,
         paused: flags & 1 == 1,
+        faulted: flags & 2 == 2,
         ..Default::default()
     };
     let mut push = |b: usize| {
@@ -576,6 +665,10 @@ pub fn limits(cfg: &Config) -> pb::Limits {
         max_message_bytes: cfg.server.max_message_bytes as u32,
         max_decimation: l.max_decimation,
         max_snapshots: cfg.server.max_snapshots as u32,
+        max_linear_accel_mps2: l.max_linear_accel,
+        max_angular_accel_radps2: l.max_angular_accel,
+        reserved_controller_streams: cfg.server.reserved_controller_streams as u32,
+        max_scene_bytes: cfg.server.max_scene_bytes,
     }
 }
 

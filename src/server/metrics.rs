@@ -80,6 +80,33 @@ async fn render(rt: &Runtime) -> Option<String> {
     );
     g("subscribers", "Open streams.", p.subscribers as f64);
     g("controllers", "Open control streams.", p.controllers as f64);
+    g(
+        "faulted",
+        "1 while a caught physics panic has the world paused (Reset/LoadScene recover).",
+        if p.fault.is_empty() { 0.0 } else { 1.0 },
+    );
+    g("faults_total", "Physics panics caught.", p.faults as f64);
+    g(
+        "stale_seq_total",
+        "Control commands refused for a non-increasing seq.",
+        p.stale_seq as f64,
+    );
+    g("connections", "Open TCP connections.", p.connections as f64);
+    g(
+        "connections_refused_total",
+        "Connections closed at once: server.max_connections reached.",
+        p.connections_refused as f64,
+    );
+    g(
+        "connections_idle_closed_total",
+        "Connections closed after server.idle_timeout_s of silence.",
+        p.connections_idle_closed as f64,
+    );
+    g(
+        "rate_limited_total",
+        "Requests refused by server.rate_limit_per_s.",
+        p.rate_limited as f64,
+    );
     for (name, h) in [
         ("tick_compute", p.tick_compute),
         ("tick_lateness", p.tick_lateness),

@@ -2,9 +2,12 @@
 //! server reflection (v1 and v1alpha), bounded message sizes, graceful shutdown on
 //! SIGINT/SIGTERM. See docs/SERVER.md.
 
+pub mod auth;
 pub mod bench;
 pub mod client;
+pub mod conn;
 pub mod convert;
+pub mod files;
 mod metrics;
 pub mod service;
 pub mod status;
@@ -166,7 +169,12 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     use pb::simulation_server::SimulationServer;
     let cfg = rt.shared.cfg.clone();
-    let svc = service::SimService::new(rt.clone());
+    let auth = auth::Auth::from_config(&cfg)?;
+    auth::check_listen(&cfg, &auth, &listener.local_addr()?)?;
+    if auth.enabled() {
+        tracing::info!("bearer-token authentication on");
+    }
+    let svc = service::SimService::with_auth(rt.clone(), auth);
     let max = cfg.server.max_message_bytes;
     let sim = SimulationServer::new(svc)
         .max_decoding_message_size(max)
@@ -192,6 +200,42 @@ pub async fn run(
             trash_rt.shared.empty_trash();
         }
     });
+    // Health follows the physics fault flag: NOT_SERVING while a caught panic has
+    // the world stuck (until Reset/LoadScene), for "" and rtphys.v1.Simulation.
+    let fault_rt = rt.clone();
+    let fault_hr = health_reporter.clone();
+    let fault_task = tokio::spawn(async move {
+        let mut iv = tokio::time::interval(Duration::from_millis(50));
+        let mut was = false;
+        loop {
+            iv.tick().await;
+            if fault_rt.shared.is_shutting_down() {
+                break;
+            }
+            let now = fault_rt
+                .shared
+                .faulted
+                .load(std::sync::atomic::Ordering::SeqCst);
+            if now != was {
+                was = now;
+                let st = if now {
+                    tonic_health::ServingStatus::NotServing
+                } else {
+                    tonic_health::ServingStatus::Serving
+                };
+                fault_hr.set_service_status("", st).await;
+                if now {
+                    fault_hr
+                        .set_not_serving::<SimulationServer<service::SimService>>()
+                        .await;
+                } else {
+                    fault_hr
+                        .set_serving::<SimulationServer<service::SimService>>()
+                        .await;
+                }
+            }
+        }
+    });
     let keepalive =
         (cfg.server.keepalive_s > 0.0).then(|| Duration::from_secs_f64(cfg.server.keepalive_s));
     let started = std::sync::Arc::new(tokio::sync::Notify::new());
@@ -205,7 +249,35 @@ pub async fn run(
         rt2.begin_shutdown();
         started2.notify_one();
     };
+    #[cfg(unix)]
+    {
+        // The connection limit protects the descriptors only if it is below them.
+        let mut rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0
+            && rl.rlim_cur
+                < libc::rlim_t::try_from(cfg.server.max_connections + 64)
+                    .unwrap_or(libc::rlim_t::MAX)
+        {
+            let note = format!(
+                "server.max_connections = {} is not below the open-file limit {} minus 64: \
+                 raise `ulimit -n` or lower max_connections",
+                cfg.server.max_connections, rl.rlim_cur
+            );
+            tracing::warn!("{note}");
+            rt.shared.notes.lock().push(note);
+        }
+    }
+    let limiter = conn::RateLimiter::new(rt.shared.clone());
+    let (incoming, accept_task) = conn::incoming(listener, rt.shared.clone(), limiter.clone());
+    let rate_limit = tonic::service::InterceptorLayer::new(move |req: tonic::Request<()>| {
+        limiter.check(req.remote_addr())?;
+        Ok(req)
+    });
     let server = tonic::transport::Server::builder()
+        .layer(rate_limit)
         .tcp_nodelay(cfg.server.tcp_nodelay)
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|k| k.min(Duration::from_secs(20))))
@@ -216,7 +288,7 @@ pub async fn run(
         .add_service(health)
         .add_service(refl_v1)
         .add_service(refl_v1alpha)
-        .serve_with_incoming_shutdown(incoming(listener, cfg.server.tcp_nodelay), signal);
+        .serve_with_incoming_shutdown(incoming, signal);
     let grace = Duration::from_secs_f64(cfg.server.shutdown_grace_s);
     let r = tokio::select! {
         r = server => r.map_err(anyhow::Error::from),
@@ -226,21 +298,9 @@ pub async fn run(
         }
     };
     trash_task.abort();
+    fault_task.abort();
+    accept_task.abort();
     r
-}
-
-/// Accepted connections, with Nagle's algorithm off (tonic's own `tcp_nodelay`
-/// applies only to listeners it creates itself).
-fn incoming(
-    listener: tokio::net::TcpListener,
-    nodelay: bool,
-) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
-    use tokio_stream::StreamExt;
-    tokio_stream::wrappers::TcpListenerStream::new(listener).map(move |s| {
-        let s = s?;
-        let _ = s.set_nodelay(nodelay);
-        Ok(s)
-    })
 }
 
 /// An in-process server on its own port (tests, benchmarks, embedding).

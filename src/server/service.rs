@@ -1,7 +1,9 @@
 //! The `rtphys.v1.Simulation` service: thin handlers — validate, turn the request
 //! into a runtime command, queue it, await the physics thread's reply, convert.
 
+use super::auth::{Auth, Role};
 use super::convert::{self, Selection};
+use super::files::SceneRoots;
 use super::pb::{self, simulation_server::Simulation};
 use super::status::physics_gone;
 use super::streams::{ControlStream, StateFeed, StateStream};
@@ -9,6 +11,7 @@ use crate::runtime::clock::mono_ns;
 use crate::runtime::{Admin, Clear, FrameView, Input, Read, Runtime, Saved, SimError, Source};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::oneshot;
 use tonic::{Request, Response, Status, Streaming};
@@ -17,6 +20,8 @@ use tonic::{Request, Response, Status, Streaming};
 pub struct SimService {
     rt: Runtime,
     snapshots: Arc<Mutex<Snapshots>>,
+    roots: Arc<SceneRoots>,
+    auth: Arc<Auth>,
 }
 
 #[derive(Default)]
@@ -27,7 +32,14 @@ struct Snapshots {
 
 impl SimService {
     pub fn new(rt: Runtime) -> Self {
+        Self::with_auth(rt, Auth::default())
+    }
+
+    /// A service that checks bearer tokens (see [`Auth`]).
+    pub fn with_auth(rt: Runtime, auth: Auth) -> Self {
         SimService {
+            auth: Arc::new(auth),
+            roots: Arc::new(SceneRoots::new(&rt.shared.cfg)),
             rt,
             snapshots: Arc::new(Mutex::new(Snapshots {
                 next_id: 1,
@@ -108,8 +120,9 @@ impl SimService {
 impl Simulation for SimService {
     async fn get_world(
         &self,
-        _: Request<pb::GetWorldRequest>,
+        req: Request<pb::GetWorldRequest>,
     ) -> Result<Response<pb::WorldInfo>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let view = self.rt.world();
         Ok(Response::new(convert::world_info(
             &view,
@@ -122,6 +135,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::GetStateRequest>,
     ) -> Result<Response<pb::State>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let r = req.into_inner();
         let view = self.rt.world();
         let sel = convert::selection(&r.fields, &r.bodies, &view.model, "")?;
@@ -134,6 +148,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::ApplyWrenchRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let recv_ns = mono_ns();
         let r = req.into_inner();
         let view = self.rt.world();
@@ -143,7 +158,7 @@ impl Simulation for SimService {
                 SimError::invalid("wrenches", "empty: give at least one BodyWrench").into(),
             );
         }
-        let ws = convert::wrenches(&r.wrenches, &view.model, &self.cfg().limits)?;
+        let ws = convert::wrenches(&r.wrenches, &view, &self.cfg().limits)?;
         let reply = self
             .submit(view.gen, r.header, recv_ns, Clear::Nothing, ws, Vec::new())
             .await?;
@@ -154,6 +169,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::CommandJointsRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let recv_ns = mono_ns();
         let r = req.into_inner();
         let view = self.rt.world();
@@ -174,6 +190,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::ClearWrenchRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let recv_ns = mono_ns();
         let r = req.into_inner();
         let view = self.rt.world();
@@ -194,6 +211,7 @@ impl Simulation for SimService {
     }
 
     async fn step(&self, req: Request<pb::StepRequest>) -> Result<Response<pb::StepReply>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let r = req.into_inner();
         let max = self.cfg().limits.max_step;
         if r.n == 0 || r.n > max {
@@ -215,15 +233,20 @@ impl Simulation for SimService {
         }))
     }
 
-    async fn pause(&self, _: Request<pb::PauseRequest>) -> Result<Response<pb::RunStatus>, Status> {
+    async fn pause(
+        &self,
+        req: Request<pb::PauseRequest>,
+    ) -> Result<Response<pb::RunStatus>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let s = self.call(Admin::Pause).await??;
         Ok(Response::new(convert::run_status(&s)))
     }
 
     async fn resume(
         &self,
-        _: Request<pb::ResumeRequest>,
+        req: Request<pb::ResumeRequest>,
     ) -> Result<Response<pb::RunStatus>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let s = self.call(Admin::Resume).await??;
         Ok(Response::new(convert::run_status(&s)))
     }
@@ -232,6 +255,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::SetModeRequest>,
     ) -> Result<Response<pb::RunStatus>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let r = req.into_inner();
         let mode = convert::mode_from_pb(r.mode, "mode")?;
         let rtf = r.realtime_factor;
@@ -255,8 +279,9 @@ impl Simulation for SimService {
 
     async fn reset(
         &self,
-        _: Request<pb::ResetRequest>,
+        req: Request<pb::ResetRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let a = self.call(Admin::Reset).await??;
         Ok(Response::new(pb::CommandReply {
             seq: 0,
@@ -268,8 +293,9 @@ impl Simulation for SimService {
 
     async fn save_snapshot(
         &self,
-        _: Request<pb::SaveSnapshotRequest>,
+        req: Request<pb::SaveSnapshotRequest>,
     ) -> Result<Response<pb::SnapshotInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let max = self.cfg().server.max_snapshots;
         if self.snapshots.lock().map.len() >= max {
             return Err(SimError::ResourceExhausted(format!(
@@ -297,6 +323,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::RestoreSnapshotRequest>,
     ) -> Result<Response<pb::CommandReply>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let id = req.into_inner().snapshot_id;
         let saved = self
             .snapshots
@@ -319,6 +346,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::DeleteSnapshotRequest>,
     ) -> Result<Response<pb::SnapshotInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let id = req.into_inner().snapshot_id;
         let saved = self
             .snapshots
@@ -338,7 +366,9 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::LoadSceneRequest>,
     ) -> Result<Response<pb::WorldInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
         let r = req.into_inner();
+        let roots = self.roots.clone();
         let (field, name, loaded) = match r.source {
             Some(pb::load_scene_request::Source::Path(p)) => {
                 let name = if r.name.is_empty() {
@@ -346,10 +376,16 @@ impl Simulation for SimService {
                 } else {
                     r.name.clone()
                 };
-                let res =
-                    tokio::task::spawn_blocking(move || crate::model::scene::load_scene_file(&p))
-                        .await
-                        .map_err(|e| Status::internal(format!("scene loader failed: {e}")))?;
+                // Confined to the scene roots; see src/server/files.rs.
+                let res = tokio::task::spawn_blocking(move || {
+                    let canon = roots.check(&p, None, "path")?;
+                    let text = roots.read(&canon, &p, "path")?;
+                    let dir = canon.parent().map(Path::to_path_buf).unwrap_or_default();
+                    roots.check_references(&text, &dir, "path")?;
+                    Ok::<_, SimError>(crate::model::scene::load_scene_str(&text, &p, &dir))
+                })
+                .await
+                .map_err(|e| Status::internal(format!("scene loader failed: {e}")))??;
                 ("path", name, res)
             }
             Some(pb::load_scene_request::Source::Toml(t)) => {
@@ -358,12 +394,29 @@ impl Simulation for SimService {
                 } else {
                     r.name.clone()
                 };
+                if t.len() as u64 > roots.max_bytes() {
+                    return Err(SimError::invalid(
+                        "toml",
+                        format!(
+                            "{} bytes; at most server.max_scene_bytes = {}",
+                            t.len(),
+                            roots.max_bytes()
+                        ),
+                    )
+                    .into());
+                }
                 let n2 = name.clone();
                 let res = tokio::task::spawn_blocking(move || {
-                    crate::model::scene::load_scene_str(&t, &n2, std::path::Path::new("."))
+                    // Relative URDF and mesh paths resolve against the first root.
+                    let dir = roots
+                        .first()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| PathBuf::from("/nonexistent-scene-root"));
+                    roots.check_references(&t, &dir, "toml")?;
+                    Ok::<_, SimError>(crate::model::scene::load_scene_str(&t, &n2, &dir))
                 })
                 .await
-                .map_err(|e| Status::internal(format!("scene loader failed: {e}")))?;
+                .map_err(|e| Status::internal(format!("scene loader failed: {e}")))??;
                 ("toml", name, res)
             }
             None => return Err(SimError::invalid("source", "missing: give a path or toml").into()),
@@ -387,6 +440,7 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::GetStatsRequest>,
     ) -> Result<Response<pb::Stats>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let reset = req.into_inner().reset;
         let buf = self.rt.new_stats_buf();
         let s = self
@@ -401,11 +455,12 @@ impl Simulation for SimService {
         &self,
         req: Request<pb::StreamStateRequest>,
     ) -> Result<Response<StateStream>, Status> {
+        self.auth.check(&req, Role::Observer)?;
         let r = req.into_inner();
         let view = self.rt.world();
         let sel = convert::selection(&r.fields, &r.bodies, &view.model, "")?;
         check_decimation(r.decimation, self.cfg().limits.max_decimation, "decimation")?;
-        let sub = self.rt.open_subscriber()?;
+        let sub = self.rt.open_observer()?;
         let feed = StateFeed::new(self.rt.clone(), sub, r.decimation, r.latest_only);
         Ok(Response::new(StateStream::new(feed, sel)))
     }
@@ -416,13 +471,22 @@ impl Simulation for SimService {
         &self,
         req: Request<Streaming<pb::ControlRequest>>,
     ) -> Result<Response<ControlStream>, Status> {
+        self.auth.check(&req, Role::Controller)?;
         let mut inbound = req.into_inner();
-        let first = inbound.message().await?.ok_or_else(|| {
-            Status::invalid_argument("hello: the stream closed before its first message")
-        })?;
-        let (hello, first_cmd) = match first.msg {
-            Some(pb::control_request::Msg::Hello(h)) => (h, None),
-            Some(pb::control_request::Msg::Command(c)) => (pb::ControlHello::default(), Some(c)),
+        let first = inbound
+            .message()
+            .await
+            .map_err(super::streams::inbound_error)?
+            .ok_or_else(|| {
+                Status::invalid_argument("hello: the stream closed before its first message")
+            })?;
+        let hello = match first.msg {
+            Some(pb::control_request::Msg::Hello(h)) => h,
+            Some(pb::control_request::Msg::Command(_)) => {
+                return Err(Status::failed_precondition(
+                    "hello: a Control stream starts with a ControlHello; no command is accepted before it",
+                ))
+            }
             None => return Err(SimError::invalid("msg", "empty ControlRequest").into()),
         };
         let cfg = self.cfg();
@@ -463,12 +527,7 @@ impl Simulation for SimService {
             .rt
             .open_controller(&name, hello.lockstep, watchdog_ns, behavior)?;
         let feed = StateFeed::new(self.rt.clone(), sub, hello.decimation, hello.latest_only);
-        let mut stream = ControlStream::new(self.rt.clone(), inbound, ctrl, feed, sel);
-        if let Some(c) = first_cmd {
-            stream.handle(pb::ControlRequest {
-                msg: Some(pb::control_request::Msg::Command(c)),
-            });
-        }
+        let stream = ControlStream::new(self.rt.clone(), inbound, ctrl, feed, sel);
         tracing::info!(stream_id = stream.stream_id(), name = %name, lockstep = hello.lockstep, "control stream opened");
         Ok(Response::new(stream))
     }
@@ -518,5 +577,14 @@ pub fn stats_reply(rt: &Runtime, s: &crate::runtime::StatsBuf) -> pb::Stats {
         });
     }
     out.realtime_notes = sh.notes.lock().clone();
+    if sh.faulted.load(Ordering::SeqCst) {
+        out.fault = sh.fault.lock().clone();
+    }
+    out.faults = sh.faults.load(Ordering::Relaxed);
+    out.stale_seq = sh.stale_seq.load(Ordering::Relaxed);
+    out.connections = sh.net.connections.load(Ordering::Relaxed);
+    out.connections_refused = sh.net.refused.load(Ordering::Relaxed);
+    out.connections_idle_closed = sh.net.idle_closed.load(Ordering::Relaxed);
+    out.rate_limited = sh.net.rate_limited.load(Ordering::Relaxed);
     out
 }

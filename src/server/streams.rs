@@ -126,6 +126,17 @@ impl StateFeed {
     }
 }
 
+/// An error of a Control stream's inbound side as the stream's final status: a
+/// message that does not decode is the client's fault (INVALID_ARGUMENT, with
+/// tonic's description); a reset or broken connection keeps its own status.
+pub fn inbound_error(e: Status) -> Status {
+    if e.code() == tonic::Code::Internal || e.code() == tonic::Code::InvalidArgument {
+        Status::invalid_argument(format!("malformed ControlRequest: {}", e.message()))
+    } else {
+        e
+    }
+}
+
 fn shutting_down() -> Status {
     Status::unavailable("server is shutting down")
 }
@@ -214,8 +225,9 @@ impl ControlStream {
     }
 
     /// Validate and queue one command; a rejected command is reported in the next
-    /// state and never reaches physics.
-    pub fn handle(&mut self, req: pb::ControlRequest) {
+    /// state and never reaches physics. A protocol error (a second hello, an empty
+    /// message) is returned: it ends the stream with INVALID_ARGUMENT.
+    pub fn handle(&mut self, req: pb::ControlRequest) -> Result<(), Status> {
         let recv_ns = mono_ns();
         let r = match req.msg {
             Some(pb::control_request::Msg::Command(c)) => {
@@ -223,6 +235,19 @@ impl ControlStream {
                     self.view = self.rt.world();
                 }
                 let seq = c.header.as_ref().map(|h| h.seq).unwrap_or(0);
+                if seq <= self.last_pushed_seq {
+                    // Sequence numbers strictly increase per stream (acks never go back).
+                    self.rt.shared.stale_seq.fetch_add(1, Ordering::Relaxed);
+                    self.reject(
+                        seq,
+                        SimError::FailedPrecondition(format!(
+                            "command.header.seq: {seq} is not above the last accepted {} \
+                             (sequence numbers strictly increase per stream, from 1)",
+                            self.last_pushed_seq
+                        )),
+                    );
+                    return Ok(());
+                }
                 let lim = &self.rt.shared.cfg.limits;
                 convert::control_command(
                     &c,
@@ -236,29 +261,34 @@ impl ControlStream {
                 .map(|()| seq)
                 .map_err(|e| (seq, e))
             }
-            Some(pb::control_request::Msg::Hello(_)) => Err((
-                0,
-                SimError::invalid(
-                    "hello",
-                    "ControlHello is only accepted as the first message",
-                ),
-            )),
-            None => Err((0, SimError::invalid("msg", "empty ControlRequest"))),
+            Some(pb::control_request::Msg::Hello(_)) => {
+                return Err(Status::invalid_argument(
+                    "hello: ControlHello is only accepted as the first message",
+                ))
+            }
+            None => {
+                return Err(Status::invalid_argument(
+                    "msg: empty ControlRequest (neither hello nor command)",
+                ))
+            }
         };
         match r {
             Ok(seq) => self.last_pushed_seq = seq,
-            Err((seq, e)) => {
-                self.rt.shared.controllers[self.ctrl.slot]
-                    .rejected
-                    .fetch_add(1, Ordering::Relaxed);
-                if self.errors.len() < 64 {
-                    self.errors.push(pb::CommandError {
-                        seq,
-                        code: e.code(),
-                        message: e.to_string(),
-                    });
-                }
-            }
+            Err((seq, e)) => self.reject(seq, e),
+        }
+        Ok(())
+    }
+
+    fn reject(&mut self, seq: u64, e: SimError) {
+        self.rt.shared.controllers[self.ctrl.slot]
+            .rejected
+            .fetch_add(1, Ordering::Relaxed);
+        if self.errors.len() < 64 {
+            self.errors.push(pb::CommandError {
+                seq,
+                code: e.code(),
+                message: e.to_string(),
+            });
         }
     }
 
@@ -291,11 +321,17 @@ impl Stream for ControlStream {
         // 1. Commands in: decode, validate, queue, all in this poll.
         while !me.inbound_done {
             match Pin::new(&mut me.inbound).poll_next(cx) {
-                Poll::Ready(Some(Ok(req))) => me.handle(req),
-                Poll::Ready(Some(Err(_))) => {
-                    // The client reset the stream or the connection broke.
+                Poll::Ready(Some(Ok(req))) => {
+                    if let Err(st) = me.handle(req) {
+                        me.ended = true;
+                        return Poll::Ready(Some(Err(st)));
+                    }
+                }
+                Poll::Ready(Some(Err(e))) => {
+                    // A message that does not decode, or the client reset the stream
+                    // or the connection broke: end with a status, never OK.
                     me.ended = true;
-                    return Poll::Ready(None);
+                    return Poll::Ready(Some(Err(inbound_error(e))));
                 }
                 Poll::Ready(None) => me.inbound_done = true,
                 Poll::Pending => break,

@@ -18,6 +18,7 @@ Stubs (``rtphys.v1.sim_pb2``) are generated from proto/rtphys/v1 by
 
 from __future__ import annotations
 
+import os
 import queue
 import time
 from typing import Iterable, Iterator, Optional, Sequence, Union
@@ -123,15 +124,55 @@ def joint_servo(
     )
 
 
+class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
+                   grpc.StreamUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
+    """Adds `authorization: Bearer <token>` to every call."""
+
+    def __init__(self, token: str):
+        self._md = ("authorization", f"Bearer {token}")
+
+    def _details(self, d):
+        md = list(d.metadata or []) + [self._md]
+        return d._replace(metadata=md) if hasattr(d, "_replace") else _Details(d, md)
+
+    def intercept_unary_unary(self, cont, d, req):
+        return cont(self._details(d), req)
+
+    def intercept_unary_stream(self, cont, d, req):
+        return cont(self._details(d), req)
+
+    def intercept_stream_unary(self, cont, d, it):
+        return cont(self._details(d), it)
+
+    def intercept_stream_stream(self, cont, d, it):
+        return cont(self._details(d), it)
+
+
+class _Details(grpc.ClientCallDetails):
+    def __init__(self, d, metadata):
+        self.method = d.method
+        self.timeout = d.timeout
+        self.metadata = metadata
+        self.credentials = d.credentials
+        self.wait_for_ready = getattr(d, "wait_for_ready", None)
+        self.compression = getattr(d, "compression", None)
+
+
 class Client:
     """Blocking client (grpcio). For asyncio use `grpc.aio` with `sim_pb2_grpc`."""
 
-    def __init__(self, addr: str = "127.0.0.1:50051", timeout: float = 10.0):
+    def __init__(self, addr: str = "127.0.0.1:50051", timeout: float = 10.0,
+                 token: Optional[str] = None):
+        """`token`: sent as `authorization: Bearer <token>` with every call (servers
+        with `[auth]` tokens; default: the RTPHYS_TOKEN environment variable, if set)."""
         self.addr = addr
         self.channel = grpc.insecure_channel(
             addr, options=[("grpc.max_receive_message_length", 64 << 20)]
         )
         grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        token = token if token is not None else os.environ.get("RTPHYS_TOKEN")
+        if token:
+            self.channel = grpc.intercept_channel(self.channel, _BearerToken(token))
         self.stub = sim_pb2_grpc.SimulationStub(self.channel)
         self._seq = 0
 
