@@ -739,3 +739,32 @@ async fn no_tokens_no_remote_listen() {
     let e = r.unwrap_err().to_string();
     assert!(e.contains("without authentication"), "{e}");
 }
+
+/// `rtphys run` on a scene with a box at z = -1e308 used to panic (exit 101 in
+/// `contact::friction::tangential_forces_at`); now it is refused with file:line: key.
+#[test]
+fn rtphys_run_refuses_huge_values_instead_of_panicking() {
+    let dir = scratch("run");
+    let scene = dir.join("huge.toml");
+    std::fs::write(
+        &scene,
+        FALL.replace(
+            "position = [0.0, 0.0, 10.0]",
+            "position = [0.0, 0.0, -1e308]",
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtphys"))
+        .args(["run", scene.to_str().unwrap(), "--steps", "10", "--out"])
+        .arg(dir.join("out.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("huge.toml:17: body[1] ('box').position"),
+        "{err}"
+    );
+    assert!(!dir.join("out.csv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
