@@ -49,6 +49,22 @@ pub struct Config {
     pub watchdog: WatchdogConfig,
     pub limits: LimitsConfig,
     pub auth: AuthConfig,
+    pub tls: TlsConfig,
+}
+
+/// TLS (rustls through tonic) and mutual TLS. Off when `cert_file` is "".
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+#[derive(Default)]
+pub struct TlsConfig {
+    /// Server certificate chain, PEM; "" = plain TCP. Default "".
+    pub cert_file: String,
+    /// Its private key, PEM. Default "".
+    pub key_file: String,
+    /// CA certificate(s), PEM, that client certificates must chain to; "" = no client
+    /// certificates asked (TLS only). Set = mutual TLS, a client without a valid
+    /// certificate is refused during the handshake. Default "".
+    pub client_ca_file: String,
 }
 
 /// Bearer-token authentication (`authorization: Bearer <token>` metadata), by role:
@@ -63,8 +79,8 @@ pub struct AuthConfig {
     /// The environment adds `RTPHYS_TOKENS_OBSERVER`, `_CONTROLLER`, `_ADMIN`
     /// (comma-separated). Default "".
     pub tokens_file: String,
-    /// Serve without tokens on an address that is not loopback (refused otherwise).
-    /// Default false.
+    /// Serve on an address that is not loopback without tokens or without TLS
+    /// (refused otherwise). Default false.
     pub allow_unauthenticated_remote: bool,
 }
 

@@ -739,3 +739,194 @@ async fn no_tokens_no_remote_listen() {
     let e = r.unwrap_err().to_string();
     assert!(e.contains("without authentication"), "{e}");
 }
+
+/// `rtphys run` on a scene with a box at z = -1e308 used to panic (exit 101 in
+/// `contact::friction::tangential_forces_at`); now it is refused with file:line: key.
+#[test]
+fn rtphys_run_refuses_huge_values_instead_of_panicking() {
+    let dir = scratch("run");
+    let scene = dir.join("huge.toml");
+    std::fs::write(
+        &scene,
+        FALL.replace(
+            "position = [0.0, 0.0, 10.0]",
+            "position = [0.0, 0.0, -1e308]",
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtphys"))
+        .args(["run", scene.to_str().unwrap(), "--steps", "10", "--out"])
+        .arg(dir.join("out.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("huge.toml:17: body[1] ('box').position"),
+        "{err}"
+    );
+    assert!(!dir.join("out.csv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A throwaway CA, a server certificate for localhost/127.0.0.1 and a client
+/// certificate, made with the openssl command-line tool.
+fn make_certs(dir: &std::path::Path) -> bool {
+    let run = |args: &[&str]| {
+        std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    std::fs::write(
+        dir.join("srv.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("cli.ext"),
+        "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n",
+    )
+    .unwrap();
+    let mut ok = run(&[
+        &["req", "-x509"][..],
+        &ec,
+        &[
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=rtphys test CA",
+        ],
+    ]
+    .concat());
+    for (n, cn) in [("srv", "localhost"), ("cli", "controller")] {
+        ok &= run(&[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                &format!("{n}.key"),
+                "-out",
+                &format!("{n}.csr"),
+                "-subj",
+                &format!("/CN={cn}"),
+            ],
+        ]
+        .concat());
+        ok &= run(&[
+            "x509",
+            "-req",
+            "-in",
+            &format!("{n}.csr"),
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            &format!("{n}.pem"),
+            "-days",
+            "2",
+            "-extfile",
+            &format!("{n}.ext"),
+        ]);
+    }
+    ok
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_and_mutual_tls_end_to_end() {
+    use tonic::transport::{Certificate, ClientTlsConfig, Identity};
+    let dir = scratch("tls");
+    assert!(
+        make_certs(&dir),
+        "openssl could not make the test certificates"
+    );
+    let rd = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    let ca = || Certificate::from_pem(rd("ca.pem"));
+    let tls = || {
+        ClientTlsConfig::new()
+            .ca_certificate(ca())
+            .domain_name("localhost")
+    };
+    // TLS only.
+    let mut cf = cfg(Mode::Lockstep);
+    cf.tls.cert_file = dir.join("srv.pem").display().to_string();
+    cf.tls.key_file = dir.join("srv.key").display().to_string();
+    let (srv, _) = {
+        let model =
+            rtphys::model::scene::load_scene_str(ZERO_G, "t.toml", std::path::Path::new("."))
+                .unwrap();
+        (
+            rtphys::server::spawn(cf.clone(), model, "t", "127.0.0.1:0")
+                .await
+                .unwrap(),
+            (),
+        )
+    };
+    let addr = srv.addr.to_string();
+    let mut c = Client::connect_with(&addr, None, Some(tls()))
+        .await
+        .unwrap();
+    assert_eq!(c.world().await.unwrap().bodies.len(), 2);
+    c.step(3).await.unwrap();
+    // A plain-text client gets nowhere.
+    let plain = async {
+        let mut p = Client::connect(&addr).await?;
+        p.world().await.map_err(anyhow::Error::from)
+    };
+    assert!(tokio::time::timeout(Duration::from_secs(20), plain)
+        .await
+        .map(|r| r.is_err())
+        .unwrap_or(true));
+    srv.shutdown().await.unwrap();
+    // Mutual TLS: a client certificate is required.
+    cf.tls.client_ca_file = dir.join("ca.pem").display().to_string();
+    let model =
+        rtphys::model::scene::load_scene_str(ZERO_G, "t.toml", std::path::Path::new(".")).unwrap();
+    let srv = rtphys::server::spawn(cf, model, "t", "127.0.0.1:0")
+        .await
+        .unwrap();
+    let addr = srv.addr.to_string();
+    let anon = async {
+        let mut p = Client::connect_with(&addr, None, Some(tls())).await?;
+        p.world().await.map_err(anyhow::Error::from)
+    };
+    assert!(
+        tokio::time::timeout(Duration::from_secs(20), anon)
+            .await
+            .map(|r| r.is_err())
+            .unwrap_or(true),
+        "a client without a certificate was served"
+    );
+    let id = Identity::from_pem(rd("cli.pem"), rd("cli.key"));
+    let mut c = Client::connect_with(&addr, None, Some(tls().identity(id)))
+        .await
+        .unwrap();
+    assert_eq!(c.world().await.unwrap().bodies.len(), 2);
+    let mut ctl = c.control(pb::ControlHello::default()).await.unwrap();
+    let seq = ctl
+        .send(
+            vec![wrench(body("probe"), [1.0, 0.0, 0.0], [0.0; 3])],
+            false,
+        )
+        .await
+        .unwrap();
+    ctl.wait_ack(seq).await.unwrap();
+    drop(ctl);
+    srv.shutdown().await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

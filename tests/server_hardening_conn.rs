@@ -53,7 +53,9 @@ fn serve_limited(config: &str) -> (std::process::Child, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_do_not_lock_out_a_new_client() {
-    let (mut child, addr) = serve_limited("[server]\nmax_connections = 64\nidle_timeout_s = 1.0\n");
+    // The default idle timeout (60 s) is longer than the wait below: the new client
+    // gets in by evicting the longest-silent connection at the limit.
+    let (mut child, addr) = serve_limited("[server]\nmax_connections = 64\n");
     // 200 connections that never speak (more than the server's descriptors).
     let mut silent = Vec::new();
     for _ in 0..200 {
@@ -122,8 +124,12 @@ async fn silent_and_excess_connections_are_closed() {
     assert!(results.iter().all(|&c| c), "{results:?}");
     let mut c = Client::connect(&srv.url()).await.unwrap();
     let st = c.stats(false).await.unwrap();
-    assert!(st.connections_refused >= 2, "{st:?}");
-    assert!(st.connections_idle_closed >= 3, "{st:?}");
+    // Each silent socket was closed: refused at the limit, evicted as the longest
+    // silent, or closed by the idle timeout (which one depends on scheduling).
+    assert!(
+        st.connections_refused + st.connections_idle_closed >= 6,
+        "{st:?}"
+    );
     srv.shutdown().await.unwrap();
 }
 
@@ -144,12 +150,13 @@ async fn requests_beyond_the_rate_limit_are_refused() {
             }
         }
     }
-    assert!(limited >= 10, "{limited} of 20 refused");
+    // At most the burst (2) plus one per second elapsed get through.
+    assert!(limited >= 5, "{limited} of 20 refused");
     // Another connection has its own bucket.
     let mut d = Client::connect(&srv.url()).await.unwrap();
     d.world().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let st = d.stats(false).await.unwrap();
-    assert!(st.rate_limited >= 10, "{st:?}");
+    assert!(st.rate_limited >= limited, "{st:?}");
     srv.shutdown().await.unwrap();
 }

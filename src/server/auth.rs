@@ -144,13 +144,45 @@ fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Refuse to serve without tokens on an address that is not loopback.
+/// Refuse to serve without tokens or without TLS on an address that is not loopback.
 pub fn check_listen(cfg: &Config, auth: &Auth, addr: &std::net::SocketAddr) -> anyhow::Result<()> {
-    if !addr.ip().is_loopback() && !auth.enabled() && !cfg.auth.allow_unauthenticated_remote {
+    if addr.ip().is_loopback() || cfg.auth.allow_unauthenticated_remote {
+        return Ok(());
+    }
+    if !auth.enabled() {
         anyhow::bail!(
             "refusing to serve on {addr} (not loopback) without authentication: configure \
              auth.tokens_file or RTPHYS_TOKENS_*, or set auth.allow_unauthenticated_remote = true"
         );
     }
+    if cfg.tls.cert_file.is_empty() {
+        anyhow::bail!(
+            "refusing to serve on {addr} (not loopback) without TLS (tokens would travel in \
+             clear text): configure tls.cert_file and tls.key_file, or set \
+             auth.allow_unauthenticated_remote = true"
+        );
+    }
     Ok(())
+}
+
+/// The server's TLS settings from `[tls]`, if any.
+pub fn server_tls(cfg: &Config) -> anyhow::Result<Option<tonic::transport::ServerTlsConfig>> {
+    let t = &cfg.tls;
+    if t.cert_file.is_empty() {
+        if !t.key_file.is_empty() || !t.client_ca_file.is_empty() {
+            anyhow::bail!("tls: key_file/client_ca_file given without tls.cert_file");
+        }
+        return Ok(None);
+    }
+    let read =
+        |k: &str, f: &str| std::fs::read(f).with_context(|| format!("tls.{k}: cannot read {f}"));
+    let cert = read("cert_file", &t.cert_file)?;
+    let key = read("key_file", &t.key_file)?;
+    let mut c = tonic::transport::ServerTlsConfig::new()
+        .identity(tonic::transport::Identity::from_pem(cert, key));
+    if !t.client_ca_file.is_empty() {
+        let ca = read("client_ca_file", &t.client_ca_file)?;
+        c = c.client_ca_root(tonic::transport::Certificate::from_pem(ca));
+    }
+    Ok(Some(c))
 }

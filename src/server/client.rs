@@ -149,6 +149,16 @@ impl Client {
 
     /// Connect and send `authorization: Bearer <token>` with every call.
     pub async fn connect_with_token(addr: &str, token: Option<&str>) -> anyhow::Result<Client> {
+        Self::connect_with(addr, token, None).await
+    }
+
+    /// Connect over TLS (`tls`: CA to trust, optional client identity for mutual TLS,
+    /// server name) and/or with a token. `addr` as "host:port" or "https://host:port".
+    pub async fn connect_with(
+        addr: &str,
+        token: Option<&str>,
+        tls: Option<tonic::transport::ClientTlsConfig>,
+    ) -> anyhow::Result<Client> {
         let token = match token {
             Some(t) => Token(Some(
                 format!("Bearer {t}")
@@ -157,12 +167,17 @@ impl Client {
             )),
             None => Token(None),
         };
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let url = if addr.contains("://") {
             addr.to_string()
         } else {
-            format!("http://{addr}")
+            format!("{scheme}://{addr}")
         };
-        let channel = Endpoint::from_shared(url)?
+        let mut ep = Endpoint::from_shared(url)?;
+        if let Some(t) = tls {
+            ep = ep.tls_config(t)?;
+        }
+        let channel = ep
             .tcp_nodelay(true)
             .initial_connection_window_size(Some(8 << 20))
             .initial_stream_window_size(Some(1 << 20))

@@ -276,7 +276,19 @@ pub async fn run(
         limiter.check(req.remote_addr())?;
         Ok(req)
     });
-    let server = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = auth::server_tls(&cfg)? {
+        builder = builder.tls_config(tls)?;
+        tracing::info!(
+            "TLS on{}",
+            if cfg.tls.client_ca_file.is_empty() {
+                ""
+            } else {
+                " (mutual: client certificates required)"
+            }
+        );
+    }
+    let server = builder
         .layer(rate_limit)
         .tcp_nodelay(cfg.server.tcp_nodelay)
         .http2_keepalive_interval(keepalive)

@@ -162,13 +162,30 @@ class Client:
     """Blocking client (grpcio). For asyncio use `grpc.aio` with `sim_pb2_grpc`."""
 
     def __init__(self, addr: str = "127.0.0.1:50051", timeout: float = 10.0,
-                 token: Optional[str] = None):
+                 token: Optional[str] = None, ca: Optional[str] = None,
+                 cert: Optional[str] = None, key: Optional[str] = None,
+                 server_name: Optional[str] = None):
         """`token`: sent as `authorization: Bearer <token>` with every call (servers
-        with `[auth]` tokens; default: the RTPHYS_TOKEN environment variable, if set)."""
+        with `[auth]` tokens; default: the RTPHYS_TOKEN environment variable, if set).
+        `ca`: PEM file of the CA to trust = TLS; `cert`/`key`: PEM files of this
+        client's certificate for mutual TLS; `server_name`: the name the server's
+        certificate is checked against (default: the host of `addr`)."""
         self.addr = addr
-        self.channel = grpc.insecure_channel(
-            addr, options=[("grpc.max_receive_message_length", 64 << 20)]
-        )
+        options = [("grpc.max_receive_message_length", 64 << 20)]
+        if ca:
+            def rd(p):
+                with open(p, "rb") as f:
+                    return f.read()
+            creds = grpc.ssl_channel_credentials(
+                root_certificates=rd(ca),
+                private_key=rd(key) if key else None,
+                certificate_chain=rd(cert) if cert else None,
+            )
+            if server_name:
+                options.append(("grpc.ssl_target_name_override", server_name))
+            self.channel = grpc.secure_channel(addr, creds, options=options)
+        else:
+            self.channel = grpc.insecure_channel(addr, options=options)
         grpc.channel_ready_future(self.channel).result(timeout=timeout)
         token = token if token is not None else os.environ.get("RTPHYS_TOKEN")
         if token:
