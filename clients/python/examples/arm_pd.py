@@ -9,6 +9,12 @@ then the torque that holds each subtree's weight about the joint axis; the stati
 case of RNEA); Kp_k = H_kk w^2, Kd_k = 2 H_kk w (w = 2 pi 8 Hz, H_kk the joint-space
 inertia of joint k at the initial pose, from the same URDF).
 
+In realtime mode g(q) is refreshed every 10 ticks (100 Hz; --gravity-every), as
+controllers on real arms do: it costs ~0.6 ms in CPython, and a 1 kHz loop that spends
+most of each millisecond in Python starves grpcio's sending thread (the GIL), so the
+commands queue up and arrive tens of ms late. g changes by O(|q̇| · 10 ms) between
+refreshes, and not at all once the arm holds. Lockstep mode refreshes it every tick.
+
     cargo run --release -- serve --scene config/scenes/arm.toml
     python clients/python/examples/arm_pd.py [--addr HOST:PORT] [--seconds 3] [--lockstep]
 
@@ -197,7 +203,10 @@ def main() -> None:
     p.add_argument("--urdf", default=os.path.join(ROOT, "config", "robots", "arm7.urdf"))
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--lockstep", action="store_true", help="one tick per command (else realtime)")
+    p.add_argument("--gravity-every", type=int, default=None,
+                   help="ticks between g(q) refreshes (default: 10 realtime, 1 lockstep)")
     a = p.parse_args()
+    every = a.gravity_every or (1 if a.lockstep else 10)
     assert a.seconds >= 2.5, "--seconds: at least 2.5 (0.5 s to move, 2 s to hold)"
     robot = Urdf(a.urdf)
     with Client(a.addr) as c:
@@ -232,9 +241,11 @@ def main() -> None:
             max_err = [0.0] * 7
             rtt = []
             pending = None
+            g, g_tick = None, None
             while s.tick < t0 + ticks:
-                q = {names[j.id]: j.position for j in s.joints}
-                g = robot.gravity(q, gvec)
+                if g is None or s.tick - g_tick >= every:
+                    q = {names[j.id]: j.position for j in s.joints}
+                    g, g_tick = robot.gravity(q, gvec), s.tick
                 cmd = []
                 for j in s.joints:
                     k = j.id
