@@ -258,10 +258,10 @@ pub fn rk4(
 }
 
 /// Semi-implicit (symplectic) Euler over bodies and robots: v ← v + h v̇,
-/// x ← x + h v; the rotation by [`rotation::step_from_acceleration`]: the torque
-/// kick L' = I_w ω + h τ, then the implicit midpoint step of the torque-free body
-/// with the Cayley reconstruction of q (conserves L, |L| and the kinetic energy of a
-/// free body; see [`super::rotation`]). `inertia(b)` is body b's body-frame inertia,
+/// x ← x + h v; the rotation by [`rotation::step_from_acceleration`]: the implicit
+/// midpoint step of the torque-free body with the Cayley reconstruction of q
+/// (conserves L, |L| and the kinetic energy of a free body), then the torque kick
+/// δω = h I_w⁻¹ τ with q following δω (see [`super::rotation`]). `inertia(b)` is body b's body-frame inertia,
 /// `None` for a body that is not integrated. Robots: v ← v + h v̇ then
 /// q ← q + h q̇(q, v⁺) (`qdot`), quaternions renormalized.
 pub fn semi_implicit_euler_system(

@@ -24,15 +24,16 @@
 //! W = G M⁻¹ Gᵀ (3 rows per point: n, t₁, t₂) and q = (G_n ν_f + s_n, D_cᵀ G_f ν_f, 0).
 //!
 //! # Rotation
-//! The gyroscopic term is not in f: the free angular velocity ω_f and orientation
-//! q_f are one step of the conservative midpoint scheme of
-//! [`crate::pipeline::rotation`] (kick L' = I_w ω + h τ_ext, implicit midpoint on
-//! Euler's equation in the body frame, Cayley reconstruction), so a body no contact
-//! touches keeps L, |L| and its kinetic energy exactly (the former explicit
-//! −h I_w⁻¹ ω × I_w ω gained 6 % energy in 20 s of tumbling at h = 1e-3). The
-//! contact impulses change ω by δω = ω⁺ − ω_f (M⁻¹ at the start state), and the
-//! orientation update of eq. (10) acts on that change after the free rotation:
-//! q⁺ = q_f + (h/2)(0, δω) ⊗ q_f, renormalized (q⁺ = q_f when δω = 0).
+//! The gyroscopic term is not in f: the torque-free angular velocity ω_f and
+//! orientation q_f are one step of the conservative midpoint scheme of
+//! [`crate::pipeline::rotation`] (implicit midpoint on Euler's equation in the body
+//! frame, Cayley reconstruction), so a body no torque or contact touches keeps L,
+//! |L| and its kinetic energy exactly (the former explicit −h I_w⁻¹ ω × I_w ω gained
+//! 6 % energy in 20 s of tumbling at h = 1e-3). ν_f's ω is ω_f + h I_w⁻¹ τ_ext; the
+//! applied torque and the contact impulses change ω by δω = ω⁺ − ω_f (M⁻¹ at the
+//! start state), and the orientation update of eq. (10) acts on that change after
+//! the free rotation: q⁺ = q_f + (h/2)(0, δω) ⊗ q_f, renormalized (q⁺ = q_f when
+//! δω = 0).
 //!
 //! # Stabilization (s_n)
 //! ψ = −depth ≤ 0 is the gap of a penetrating point, δ the allowance
@@ -200,9 +201,9 @@ pub struct LcpWorkspace {
     /// ν at the start of the step, ν_f = ν + h M⁻¹ f, and ν⁺.
     pub(super) nu: Vec<f64>,
     pub(super) nu_f: Vec<f64>,
-    /// Per free-body block (same index as `blocks`): the contact-free orientation
-    /// q_f and angular velocity ω_f at the end of the step (module doc,
-    /// "Rotation").
+    /// Per free-body block (same index as `blocks`; free blocks come first): the
+    /// torque-free orientation q_f and angular velocity ω_f at the end of the step
+    /// (module doc, "Rotation").
     pub(super) free_rot: Vec<(Quat, Vec3)>,
     pub(super) contacts: Vec<ContactRow>,
     pub(super) jac: Vec<f64>,
@@ -411,7 +412,8 @@ impl Stepper for LcpStepper<'_> {
 }
 
 /// One block per moving body; M⁻¹ blocks; ν and ν_f: v_f = v + h (f_ext/m + g),
-/// ω_f and q_f from the midpoint rotation step (module doc, "Rotation").
+/// ω from the free midpoint rotation step plus h I_w⁻¹ τ_ext (module doc,
+/// "Rotation").
 fn dof_blocks(
     model: &Model,
     state: &[BodyState],
@@ -459,13 +461,13 @@ fn dof_blocks(
             }
         }
         // Semi-implicit: external force and gravity at the start state; the
-        // rotation is the torque kick and the conservative midpoint step of
-        // `super::rotation` (module doc, "Rotation").
+        // rotation is the conservative free step of `super::rotation` and the
+        // applied torque's kick (module doc, "Rotation").
         let f = xfrc[b].force;
         let v_f = st.v + h * (f * body.inv_mass + g);
-        let l = i_w * st.w + h * xfrc[b].torque;
-        let (q_f, w_f) = rotation::step(&st.q, &inertia, &l, h);
-        ls.free_rot.push((q_f, w_f));
+        let (q_free, w_free) = rotation::step(&st.q, &inertia, &(i_w * st.w), h);
+        ls.free_rot.push((q_free, w_free));
+        let w_f = w_free + h * (i_w_inv * xfrc[b].torque);
         ls.nu
             .extend_from_slice(&[st.v.x, st.v.y, st.v.z, st.w.x, st.w.y, st.w.z]);
         ls.nu_f
@@ -522,13 +524,7 @@ fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls
                 s.v = Vec3::new(nu[0], nu[1], nu[2]);
                 s.w = Vec3::new(nu[3], nu[4], nu[5]);
                 s.x += h * s.v;
-                let dw = s.w - w_f;
-                s.q = if dw == Vec3::zeros() {
-                    q_f
-                } else {
-                    let dq = nalgebra::Quaternion::from_imag(dw * (0.5 * h)) * q_f.into_inner();
-                    Quat::new_normalize(q_f.into_inner() + dq)
-                };
+                s.q = rotation::kick(&q_f, &(s.w - w_f), h);
             }
             DofKind::Articulated { .. } => {}
         }
