@@ -17,7 +17,8 @@ struct Cli {
 enum Cmd {
     /// Serve a world over gRPC (the default command).
     Serve(rtphys::server::ServeArgs),
-    /// Step a scene offline and write per-step CSV (energies, penetration, poses).
+    /// Step a scene offline and write per-step CSV (energies, penetration, poses,
+    /// velocities, contact forces, joint states; columns in `rtphys::run`).
     Run(rtphys::run::RunArgs),
     /// Generate a scene file (piles of N objects) on standard output.
     Scene(rtphys::tools::SceneArgs),

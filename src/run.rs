@@ -1,13 +1,27 @@
 //! `rtphys run`: step a scene offline and write one CSV row per step.
 //!
-//! Columns: `step, time, kinetic, potential, max_penetration, mean_penetration,
-//! contact_pairs, contact_points, impulses, quarantined`, then for every free body
-//! `<name>.x, .y, .z, .qw, .qx, .qy, .qz`. Floats are written in Rust's shortest
-//! round-trip form, so the same inputs give a byte-identical file.
+//! Columns, in this order (SI units, world frame):
+//!
+//! | columns | what |
+//! |---|---|
+//! | `step, time, kinetic, potential, max_penetration, mean_penetration, contact_pairs, contact_points, impulses, quarantined` | the step and its stats |
+//! | `<body>.x, .y, .z, .qw, .qx, .qy, .qz` for every free body | pose: the centre of mass and the orientation (unit quaternion, body → world) |
+//! | `<body>.vx, .vy, .vz, .wx, .wy, .wz` for every free body | linear velocity of the centre of mass, angular velocity (world frame), m/s and rad/s |
+//! | `<body>.fx, .fy, .fz` for every body (static, free, robot link proxies) | total contact force on the body at the start of the step (`Data::contact_wrench`), N |
+//! | `<robot>/<joint>.q, .qd, .tau` for every robot joint | joint position (rad or m), velocity, actuator torque/force (command + servo, clamped; `Data::qfrc_actuator`) |
+//!
+//! Floats are written in Rust's shortest round-trip form, so the same inputs give a
+//! byte-identical file.
+//!
+//! `--method` switches the contact method; the switched method takes its own
+//! defaults (keeping the scene's friction parameters between penalty and
+//! Hunt–Crossley), and a warning on standard error names the scene's tables of
+//! contact parameters that were tuned for another method. `--lcp-solver` chooses
+//! Lemke or PGS for an LCP run.
 
 use crate::data::Data;
 use crate::model::scene::{load_scene_file, MethodName};
-use crate::model::{BodyKind, Integrator, Method, Model, PenaltyPoints};
+use crate::model::{BodyKind, Integrator, LcpSolverKind, Method, Model, PenaltyPoints};
 use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,10 +31,15 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// Scene file (TOML), e.g. config/scenes/box_on_plane.toml.
     pub scene: PathBuf,
-    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley (a
-    /// switched method takes its defaults, keeping the scene's friction parameters).
+    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp
+    /// (a switched method takes its defaults, keeping the scene's friction
+    /// parameters between penalty and hunt_crossley; a warning names the scene's
+    /// parameter tables tuned for another method).
     #[arg(long)]
     pub method: Option<MethodName>,
+    /// LCP solver: lemke | pgs (for an LCP scene or --method lcp).
+    #[arg(long)]
+    pub lcp_solver: Option<String>,
     /// Override the step size, s.
     #[arg(long)]
     pub dt: Option<f64>,
@@ -121,15 +140,98 @@ pub fn apply_overrides(
     Ok(model.with_options(opt))
 }
 
-/// Write the CSV header for `model`.
+/// Apply `--lcp-solver` to a model whose method is LCP.
+pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
+    let kind = match solver {
+        "lemke" => LcpSolverKind::Lemke,
+        "pgs" => LcpSolverKind::Pgs,
+        other => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs)"),
+    };
+    let mut opt = model.opt;
+    match &mut opt.method {
+        Method::Lcp(p) => p.solver = kind,
+        _ => anyhow::bail!("--lcp-solver applies to the lcp method (give --method lcp)"),
+    }
+    Ok(model.with_options(opt))
+}
+
+/// The scene-file spelling of a method.
+fn method_name(m: MethodName) -> &'static str {
+    match m {
+        MethodName::Penalty => "penalty",
+        MethodName::PenaltyDeepest => "penalty_deepest",
+        MethodName::HuntCrossley => "hunt_crossley",
+        MethodName::Lcp => "lcp",
+    }
+}
+
+/// The family of parameter tables a method reads: `penalty`, `hunt_crossley` or
+/// `lcp`.
+fn table_of(m: MethodName) -> &'static str {
+    match m {
+        MethodName::Penalty | MethodName::PenaltyDeepest => "penalty",
+        MethodName::HuntCrossley => "hunt_crossley",
+        MethodName::Lcp => "lcp",
+    }
+}
+
+/// The warning for `--method` over a scene (its TOML text): `None` if the override
+/// keeps the scene's method family or the scene has no parameter table tuned for
+/// another method than the one run.
+pub fn method_override_warning(scene_text: &str, method: MethodName) -> Option<String> {
+    let doc: toml::Table = scene_text.parse().ok()?;
+    let scene_method = doc
+        .get("world")
+        .and_then(|w| w.get("method"))
+        .and_then(|m| m.as_str())
+        .and_then(|m| m.parse::<MethodName>().ok())
+        .unwrap_or(MethodName::Penalty);
+    let run = table_of(method);
+    if table_of(scene_method) == run {
+        return None;
+    }
+    let tuned: Vec<String> = ["penalty", "hunt_crossley", "lcp"]
+        .into_iter()
+        .filter(|t| *t != run && doc.contains_key(*t))
+        .map(|t| format!("[{t}]"))
+        .collect();
+    (!tuned.is_empty()).then(|| {
+        format!(
+            "warning: --method {} overrides the scene's method; its contact parameters {} \
+             were tuned for another method and are not used ({run} runs with its defaults)",
+            method_name(method),
+            tuned.join(", ")
+        )
+    })
+}
+
+/// Write the CSV header for `model` (module doc).
 pub fn write_header(model: &Model, w: &mut impl Write) -> std::io::Result<()> {
     write!(
         w,
         "step,time,kinetic,potential,max_penetration,mean_penetration,contact_pairs,contact_points,impulses,quarantined"
     )?;
-    for b in model.bodies.iter().filter(|b| b.kind == BodyKind::Free) {
+    let free = || model.bodies.iter().filter(|b| b.kind == BodyKind::Free);
+    for b in free() {
         for c in ["x", "y", "z", "qw", "qx", "qy", "qz"] {
             write!(w, ",{}.{c}", b.name)?;
+        }
+    }
+    for b in free() {
+        for c in ["vx", "vy", "vz", "wx", "wy", "wz"] {
+            write!(w, ",{}.{c}", b.name)?;
+        }
+    }
+    for b in &model.bodies {
+        for c in ["fx", "fy", "fz"] {
+            write!(w, ",{}.{c}", b.name)?;
+        }
+    }
+    for r in &model.robots {
+        for j in &r.joints {
+            for c in ["q", "qd", "tau"] {
+                write!(w, ",{}/{}.{c}", r.name, j.name)?;
+            }
         }
     }
     writeln!(w)
@@ -162,13 +264,41 @@ pub fn write_row(model: &Model, data: &Data, w: &mut impl Write) -> std::io::Res
             )?;
         }
     }
+    for (b, st) in model.bodies.iter().zip(&data.state) {
+        if b.kind == BodyKind::Free {
+            let (v, o) = (st.v, st.w);
+            write!(w, ",{},{},{},{},{},{}", v.x, v.y, v.z, o.x, o.y, o.z)?;
+        }
+    }
+    for f in data.contact_wrench.iter().map(|c| c.force) {
+        write!(w, ",{},{},{}", f.x, f.y, f.z)?;
+    }
+    for r in &model.robots {
+        for j in &r.joints {
+            let (qi, vi) = (r.q_offset + j.qi, r.v_offset + j.vi);
+            write!(
+                w,
+                ",{},{},{}",
+                data.qpos[qi], data.qvel[vi], data.qfrc_actuator[vi]
+            )?;
+        }
+    }
     writeln!(w)
 }
 
 /// Entry point of `rtphys run`.
 pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
     let model = load_scene_file(&a.scene)?;
-    let model = apply_overrides(&model, a.method, a.dt, a.integrator.as_deref())?;
+    let mut model = apply_overrides(&model, a.method, a.dt, a.integrator.as_deref())?;
+    if let Some(s) = &a.lcp_solver {
+        model = apply_lcp_solver(&model, s)?;
+    }
+    if let Some(m) = a.method {
+        let text = std::fs::read_to_string(&a.scene).unwrap_or_default();
+        if let Some(msg) = method_override_warning(&text, m) {
+            eprintln!("{msg}");
+        }
+    }
     let mut data = Data::new(&model);
     let mut pipeline = crate::Pipeline::new(&model);
     match &a.out {

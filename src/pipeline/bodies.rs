@@ -3,6 +3,7 @@
 //! collision pass.
 
 use super::integrator::{self, Deriv};
+use super::rotation::Inertia;
 use crate::collision::ContactSet;
 use crate::contact::impulse::ImpulseBody;
 use crate::data::{BodyState, RobotData, StepStats};
@@ -53,6 +54,17 @@ pub(crate) fn body_mass_props(
             .enumerate()
             .map(|(b, st)| impulse_body(model, st, frozen, robots, b)),
     );
+}
+
+/// Body-frame inertia of body `b` if it is a free body that moves (not frozen):
+/// what [`super::integrator::semi_implicit_euler_system`] rotates.
+#[inline]
+pub(crate) fn free_inertia(model: &Model, frozen: &[bool], b: usize) -> Option<Inertia> {
+    let body = &model.bodies[b];
+    (body.kind == BodyKind::Free && !frozen[b]).then_some(Inertia {
+        i: body.inertia,
+        inv: body.inv_inertia,
+    })
 }
 
 /// Newton–Euler for free bodies: v̇ = F/m + g, ω̇ = I_w⁻¹ (τ − ω × I_w ω) (the

@@ -60,7 +60,7 @@
 //!
 //! No heap allocation once warmed up; no panic on any state.
 
-use super::bodies::{derivatives, report_contacts};
+use super::bodies::{derivatives, free_inertia, report_contacts};
 use super::collide::{self, CollideWorkspace};
 use super::integrator::{self, Deriv};
 use super::{Stepper, Tick};
@@ -297,7 +297,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
                         integrator::semi_implicit_euler(
                             tau_try,
                             trial,
-                            dynamic,
+                            |b| free_inertia(model, frozen, b),
                             &mut k[0],
                             |_, _, out: &mut [Deriv]| out.copy_from_slice(d0),
                         );

@@ -2,8 +2,11 @@
 //! and the generalized coordinates of the robots. Body quaternions are integrated
 //! as q̇ = ½ (0, ω) ⊗ q (ω in world coordinates) and renormalized; the robots'
 //! configuration derivative q̇(q, v) comes from the caller (floating-base
-//! quaternions at `quat_at` are renormalized after every update).
+//! quaternions at `quat_at` are renormalized after every update). Semi-implicit
+//! Euler rotates free bodies by the conservative midpoint scheme of
+//! [`super::rotation`].
 
+use super::rotation::{self, Inertia};
 use crate::data::BodyState;
 use crate::math::{Quat, Vec3};
 use nalgebra::Quaternion;
@@ -255,13 +258,17 @@ pub fn rk4(
 }
 
 /// Semi-implicit (symplectic) Euler over bodies and robots: v ← v + h v̇,
-/// ω ← ω + h ω̇, x ← x + h v, q ← exp(h ω) q (exact rotation over the step); robots:
-/// v ← v + h v̇ then q ← q + h q̇(q, v⁺) (`qdot`), quaternions renormalized.
+/// x ← x + h v; the rotation by [`rotation::step_from_acceleration`]: the implicit
+/// midpoint step of the torque-free body with the Cayley reconstruction of q
+/// (conserves L, |L| and the kinetic energy of a free body), then the torque kick
+/// δω = h I_w⁻¹ τ with q following δω (see [`super::rotation`]). `inertia(b)` is body b's body-frame inertia,
+/// `None` for a body that is not integrated. Robots: v ← v + h v̇ then
+/// q ← q + h q̇(q, v⁺) (`qdot`), quaternions renormalized.
 pub fn semi_implicit_euler_system(
     h: f64,
     s: &mut [BodyState],
     gen: GenState<'_>,
-    dynamic: impl Fn(usize) -> bool,
+    inertia: impl Fn(usize) -> Option<Inertia>,
     stage: EulerStage<'_>,
     mut f: impl SystemRate,
     mut qdot: impl FnMut(&[f64], &[f64], &mut [f64]),
@@ -272,13 +279,12 @@ pub fn semi_implicit_euler_system(
     let [kv, ..] = &mut gs.kv;
     f(0, s, q, v, k, kq, kv);
     for (b, sb) in s.iter_mut().enumerate() {
-        if !dynamic(b) {
+        let Some(inertia) = inertia(b) else {
             continue;
-        }
+        };
         sb.v += k[b].dv * h;
-        sb.w += k[b].dw * h;
         sb.x += sb.v * h;
-        sb.q = Quat::new_normalize((Quat::from_scaled_axis(sb.w * h) * sb.q).into_inner());
+        (sb.q, sb.w) = rotation::step_from_acceleration(&sb.q, &sb.w, &k[b].dw, &inertia, h);
     }
     for (vi, a) in v.iter_mut().zip(kv.iter()) {
         *vi += h * a;
@@ -290,11 +296,12 @@ pub fn semi_implicit_euler_system(
     normalize_quats(q, quat_at);
 }
 
-/// Semi-implicit Euler over free bodies only.
+/// Semi-implicit Euler over free bodies only (`inertia` as in
+/// [`semi_implicit_euler_system`]).
 pub fn semi_implicit_euler(
     h: f64,
     s: &mut [BodyState],
-    dynamic: impl Fn(usize) -> bool,
+    inertia: impl Fn(usize) -> Option<Inertia>,
     k: &mut [Deriv],
     mut f: impl FnMut(usize, &[BodyState], &mut [Deriv]),
 ) {
@@ -307,7 +314,7 @@ pub fn semi_implicit_euler(
         h,
         s,
         gen,
-        dynamic,
+        inertia,
         EulerStage {
             k,
             gen: &mut GenScratch::default(),

@@ -43,6 +43,7 @@ pub mod integrator;
 pub mod lcp;
 pub mod penalty;
 pub mod robots;
+pub mod rotation;
 
 pub use collide::CollideWorkspace;
 

@@ -2,7 +2,7 @@
 //! deepest-point) PID force for continuing contact, friction, all inside an explicit
 //! integrator (RK4 as in the paper's experiments, or semi-implicit Euler).
 
-use super::bodies::{body_mass_props, derivatives, report_contacts};
+use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts};
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
 use super::robots::{self, RobotLoad};
@@ -231,7 +231,7 @@ impl Stepper for PenaltyStepper<'_> {
                 h,
                 state,
                 gen,
-                dynamic,
+                |b| free_inertia(model, frozen, b),
                 stages.euler(),
                 &mut eval,
                 |q, v, out| robots::configuration_rates(model, q, v, out),
