@@ -136,6 +136,13 @@ pub fn apply_overrides(
             // A smaller --dt bounds the sub-step floor too.
             h.min_substep = h.min_substep.min(opt.dt);
         }
+        // The scene builder refuses robots under Hunt–Crossley; an override must too
+        // (its stepper does not advance robots: they would silently stand still).
+        anyhow::ensure!(
+            !(matches!(opt.method, Method::HuntCrossley(_)) && !model.robots.is_empty()),
+            "--method hunt_crossley: the scene has robots, which are stepped by the penalty \
+             and LCP methods; hunt_crossley does not support them yet"
+        );
     }
     Ok(model.with_options(opt))
 }

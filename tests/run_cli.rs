@@ -217,3 +217,27 @@ fn method_override_warns_about_tuned_parameters() {
         assert!(err.contains("[lcp]"), "stderr {err:?}");
     }
 }
+
+/// A robot scene switched to Hunt–Crossley is refused with a message (that stepper
+/// does not advance robots: they would silently stand still), as the scene loader
+/// refuses `method = "hunt_crossley"` with robots.
+#[test]
+fn hunt_crossley_override_of_a_robot_scene_is_refused() {
+    let out = rtphys(&[
+        "run",
+        &scene("arm.toml"),
+        "--method",
+        "hunt_crossley",
+        "--steps",
+        "5",
+    ]);
+    assert!(
+        !out.status.success(),
+        "a robot scene ran under hunt_crossley"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--method hunt_crossley") && err.contains("robots"),
+        "unclear error: {err}"
+    );
+}
