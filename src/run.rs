@@ -139,7 +139,7 @@ pub fn apply_overrides(
         // The scene builder refuses robots under Hunt–Crossley; an override must too
         // (its stepper does not advance robots: they would silently stand still).
         anyhow::ensure!(
-            !(matches!(opt.method, Method::HuntCrossley(_)) && !model.robots.is_empty()),
+            model.robots.is_empty() || !matches!(opt.method, Method::HuntCrossley(_)),
             "--method hunt_crossley: the scene has robots, which are stepped by the penalty \
              and LCP methods; hunt_crossley does not support them yet"
         );

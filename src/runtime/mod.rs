@@ -253,8 +253,9 @@ impl Runtime {
             .spawn(move || {
                 let notes = rt::apply(&sh.cfg.realtime);
                 *sh.notes.lock() = notes;
-                let _ = ready_tx.send(());
-                physics::run(sh, Box::new(world));
+                physics::run(sh, Box::new(world), move || {
+                    let _ = ready_tx.send(());
+                });
             })?;
         let _ = shared.thread.set(handle.thread().clone());
         let _ = ready_rx.recv();

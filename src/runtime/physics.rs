@@ -108,7 +108,9 @@ struct Physics {
     paused_before_fault: bool,
 }
 
-pub(super) fn run(sh: Arc<Shared>, world: Box<World>) {
+/// `ready` is called once the first state is published (a server that answers
+/// before it would reply "no state published yet" to a first GetState).
+pub(super) fn run(sh: Arc<Shared>, world: Box<World>, ready: impl FnOnce()) {
     let nctrl = sh.controllers.len();
     let mode = super::mode_from(sh.mode.load(Ordering::SeqCst));
     let paused = sh.paused.load(Ordering::SeqCst);
@@ -145,6 +147,7 @@ pub(super) fn run(sh: Arc<Shared>, world: Box<World>) {
     };
     p.compose();
     p.publish();
+    ready();
     while !p.sh.shutdown.load(Ordering::Relaxed) {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.iteration()));
         if let Err(payload) = r {
