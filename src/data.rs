@@ -6,6 +6,7 @@
 //! contact models (`.ci/run` checks that this file names neither). Buffers keep
 //! their capacity across steps.
 
+use crate::collision::capacity::{MANIFOLDS_PER_GEOM, PAIRS_PER_GEOM, POINTS_PER_GEOM};
 use crate::collision::ContactSet;
 use crate::math::{Pose, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, Model};
@@ -290,12 +291,6 @@ pub struct Snapshot {
     pub robot_frozen: Vec<bool>,
 }
 
-/// Candidate pairs, touching manifolds and contact points per geom the caches are
-/// sized for at creation.
-const PAIRS_PER_GEOM: usize = 8;
-const MANIFOLDS_PER_GEOM: usize = 4;
-const POINTS_PER_GEOM: usize = 16;
-
 /// Mutable simulation data for one [`Model`].
 #[derive(Clone, Debug)]
 pub struct Data {
@@ -409,13 +404,7 @@ impl Data {
         ] {
             x.iter_mut().for_each(|v| *v = 0.0);
         }
-        crate::kinematics::link_states(
-            model,
-            &mut self.robots,
-            &self.qpos,
-            &self.qvel,
-            &mut self.state,
-        );
+        self.pose_links(model);
         self.xfrc.iter_mut().for_each(|w| *w = Wrench::ZERO);
         self.frozen.iter_mut().for_each(|f| *f = false);
         self.pairs.clear();
@@ -426,6 +415,17 @@ impl Data {
             .iter_mut()
             .for_each(|w| *w = Wrench::ZERO);
         self.stats = StepStats::default();
+    }
+
+    /// Robot link proxies posed from the robots' (q, q̇) (`kinematics::link_states`).
+    pub fn pose_links(&mut self, model: &Model) {
+        crate::kinematics::link_states(
+            model,
+            &mut self.robots,
+            &self.qpos,
+            &self.qvel,
+            &mut self.state,
+        );
     }
 
     /// Whether body `b` moves (free and not frozen).

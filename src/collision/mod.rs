@@ -103,3 +103,19 @@ pub enum GeometryError {
     #[error("mesh file {path}: {reason}")]
     Mesh { path: String, reason: String },
 }
+
+/// What the contact buffers (the narrow phase's output in `Data`, the broad phase's
+/// candidates, the steppers' workspaces) are sized for when a world is created, per
+/// geom of the model; beyond these they grow by doubling (an allocation on that
+/// tick only). Piles measure 3–6 candidate pairs, ≤ 2 touching manifolds and ≤ 12
+/// raw points per geom.
+pub mod capacity {
+    /// Broad-phase candidate pairs (and pair memories) per geom.
+    pub const PAIRS_PER_GEOM: usize = 8;
+    /// Touching manifolds per geom.
+    pub const MANIFOLDS_PER_GEOM: usize = 4;
+    /// Raw narrow-phase contact points per geom.
+    pub const POINTS_PER_GEOM: usize = 16;
+    /// Points, vertices and face planes of one pair in the narrow phase's scratch.
+    pub const NARROW_POINTS: usize = 256;
+}

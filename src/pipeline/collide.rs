@@ -2,16 +2,11 @@
 //! persistent pair memory, and the narrow phase over the candidate pairs; their
 //! working memory is [`CollideWorkspace`], owned by the [`super::Pipeline`].
 
+use crate::collision::capacity::{NARROW_POINTS, PAIRS_PER_GEOM};
 use crate::collision::{collide_pair, Aabb, BroadPhase, ContactSet, NarrowScratch};
 use crate::data::{BodyState, PairState};
 use crate::math::Pose;
 use crate::model::Model;
-
-/// Candidate pairs per geom the buffers are sized for at creation (a body in a
-/// pile touches 3–6 others); beyond it they grow by doubling.
-pub const PAIRS_PER_GEOM: usize = 8;
-/// Points, vertices and planes of one pair the narrow phase is sized for.
-const NARROW_POINTS: usize = 256;
 
 /// Working memory of the collision stages (not part of the state).
 #[derive(Clone, Debug, Default)]

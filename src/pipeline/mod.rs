@@ -253,13 +253,7 @@ fn outline<S: Stepper>(
 
     // Positions: link kinematics, geom poses, broad phase, narrow phase.
     let t = Instant::now();
-    crate::kinematics::link_states(
-        model,
-        &mut data.robots,
-        &data.qpos,
-        &data.qvel,
-        &mut data.state,
-    );
+    data.pose_links(model);
     col.pose_geoms(model, &data.state);
     let t = lap(&mut data.stats, Stage::Kinematics, t);
     collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs);
@@ -356,13 +350,7 @@ fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
                     .unwrap_or(usize::MAX),
                 robot: Some(ri),
             });
-            crate::kinematics::link_states(
-                model,
-                &mut data.robots,
-                &data.qpos,
-                &data.qvel,
-                &mut data.state,
-            );
+            data.pose_links(model);
         }
     }
 }

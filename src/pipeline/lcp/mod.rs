@@ -122,6 +122,7 @@ use super::collide::CollideWorkspace;
 use super::robots::{Record, RobotLoad};
 use super::rotation::{self, Inertia};
 use super::{lap, Stepper, Tick};
+use crate::collision::capacity::MANIFOLDS_PER_GEOM;
 use crate::data::{BodyState, Data, Stage};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, LcpParams, Model};
@@ -278,10 +279,11 @@ impl Default for LcpWorkspace {
     }
 }
 
-/// Contact points per geom the workspace is sized for at creation (a resting box
-/// has 4 on its face and shares up to 4 per neighbour; piles measure 2–5 per geom),
-/// and W blocks per point (the points it couples with through its bodies).
-const POINTS_PER_GEOM: usize = 8;
+/// LCP points (after the ≤ 4-per-manifold reduction) per geom the workspace is
+/// sized for at creation: `collision::capacity::MANIFOLDS_PER_GEOM` manifolds of
+/// ≤ 4 points, shared by two geoms; and W blocks per point (the points it couples
+/// with through its bodies).
+const POINTS_PER_GEOM: usize = MANIFOLDS_PER_GEOM * 4 / 2;
 const BLOCKS_PER_POINT: usize = 8;
 
 impl LcpWorkspace {
