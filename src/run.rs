@@ -136,13 +136,11 @@ pub fn apply_overrides(
             // A smaller --dt bounds the sub-step floor too.
             h.min_substep = h.min_substep.min(opt.dt);
         }
-        // The scene builder refuses robots under Hunt–Crossley; an override must too
-        // (its stepper does not advance robots: they would silently stand still).
-        anyhow::ensure!(
-            model.robots.is_empty() || !matches!(opt.method, Method::HuntCrossley(_)),
-            "--method hunt_crossley: the scene has robots, which are stepped by the penalty \
-             and LCP methods; hunt_crossley does not support them yet"
-        );
+        // The builder's rule, for the overridden method too (a method that does not
+        // step robots would leave them standing still).
+        crate::model::check_method_steps_robots(&opt.method, !model.robots.is_empty()).map_err(
+            |e| anyhow::anyhow!("--method {}: the scene has robots: {e}", opt.method.name()),
+        )?;
     }
     Ok(model.with_options(opt))
 }

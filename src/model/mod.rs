@@ -402,12 +402,27 @@ impl Model {
         let (ba, bb) = (self.geoms[a].body, self.geoms[b].body);
         bodies_may_collide(&self.bodies, &self.robots, ba, bb)
     }
-    /// A copy with a different method, step or integrator (for `rtphys run --method`).
+    /// A copy with a different method, step or integrator (for `rtphys run --method`;
+    /// the caller checks the method against the robots with
+    /// [`check_method_steps_robots`]).
     pub fn with_options(&self, opt: Options) -> Model {
         let mut m = self.clone();
         m.opt = opt;
         m
     }
+}
+
+/// Whether `method` steps articulated robots (penalty and LCP do; Hunt–Crossley's
+/// stepper does not advance them, so a world with robots is refused rather than
+/// having them stand still). The one rule for the builder and for method overrides.
+pub fn check_method_steps_robots(method: &Method, has_robots: bool) -> Result<(), ModelError> {
+    if has_robots && matches!(method, Method::HuntCrossley(_)) {
+        return Err(ModelError::Invalid(
+            "robots are stepped by the penalty and LCP methods; hunt_crossley does not support them yet"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Whether bodies `a` and `b` may collide: different bodies, not both unable to
@@ -702,12 +717,7 @@ fn add_robots(
     geoms: &mut Vec<Geom>,
     body_names: &mut HashMap<String, usize>,
 ) -> Result<Vec<RobotModel>, ModelError> {
-    if !specs.is_empty() && matches!(opt.method, Method::HuntCrossley(_)) {
-        return Err(ModelError::Invalid(
-            "robots are stepped by the penalty and LCP methods; hunt_crossley does not support them yet"
-                .into(),
-        ));
-    }
+    check_method_steps_robots(&opt.method, !specs.is_empty())?;
     let mut robots: Vec<RobotModel> = Vec::with_capacity(specs.len());
     let (mut q_off, mut v_off) = (0, 0);
     for mut spec in specs {
