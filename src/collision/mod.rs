@@ -21,6 +21,7 @@
 //!   [`CYLINDER_SIDES`]-sided prism (radial error ≤ 0.43 % of the radius).
 
 pub mod broadphase;
+pub mod features;
 pub mod hull;
 pub mod mesh;
 pub mod minkowski;

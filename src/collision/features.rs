@@ -1,0 +1,764 @@
+//! Feature-level potential contacts between two convex polytopes: the geometry the
+//! PEG contact model (`003_668e561ceb3412ed`, Secs. 4–5) builds its constraints from.
+//!
+//! The standard model turns each contact into one hyperplane constraint ψ ≥ 0. PEG
+//! instead looks at *which features* of the two polytopes are near each other,
+//! before they touch, and emits the fundamental constraints of Sec. 3 over contacts
+//! between those features:
+//!
+//! | configuration | constraints | 003 |
+//! |---|---|---|
+//! | vertex–face | U(C(v, f)) | eq. (34) |
+//! | edge–edge | U(C(e_a, e_b)) | eq. (35) |
+//! | vertex–edge | I(Cι, Cκ) over the vertex against the edge's two faces; X({C(e_i, e)}, {C₁}), X({C(e_j, e)}, {C₂}) | eq. (36) |
+//! | vertex–vertex | I over v_a against the faces of v_b, I over v_b against the faces of v_a; X({C(v_a, f_b), C(v_b, f_a)}, {C(e_a, e_b)}) per face pair | eqs. (37)–(38) |
+//!
+//! Edge–face and face–face configurations are not separate cases: they are covered
+//! by their vertices and edges (Sec. 5.2). Every I constraint gets a single primary
+//! contact (|Cι| = 1, the pure-LCP form of eq. (24)): **the contact of largest
+//! applicability, ties to the lowest face id** (Sec. 4's heuristic; deterministic).
+//!
+//! # Conventions
+//! Body A is `a`, body B is `b`. Every [`PotentialContact`] follows the engine's
+//! manifold convention ([`crate::collision`]): `normal` is a world unit vector
+//! pointing *toward A* (the direction A must move to separate; 003's n̂ points from
+//! A onto B, i.e. n̂ = −`normal`), `psi` is the signed gap (> 0 separated, < 0
+//! overlapping), `p_a` and `p_b` are the contact points on A and on B with
+//! `p_a = p_b + ψ · normal`. For a vertex against a face the gap is the vertex's
+//! height over the face's plane (the facet as a hyperplane: PEG's I and X
+//! constraints are what make the facets finite); for two edges it is the distance
+//! between their lines along their common normal.
+//!
+//! # Tests (Sec. 4), relaxed for a time step
+//! - **Applicability** (eqs. (28)–(31)) as a value, accepted when ≥ −ε_θ with
+//!   ε_θ = sin θ ([`FeatureParams::eps_theta`]), θ the rotation a step allows:
+//!   vertex v against face f (outward normal η̂): `min_k η̂·(v_k − v)/‖v_k − v‖` over
+//!   v's neighbours v_k (eq. (30)); edge against edge: with the in-face vectors
+//!   t₁ = η̂₁ × ê, t₂ = ê × η̂₂ of eq. (26) (f₁ = the face whose counter-clockwise loop
+//!   runs along e, so t₁, t₂ point from the edge into f₁, f₂), and n the common
+//!   normal toward A: `min(n·t_a1, n·t_a2, −n·t_b1, −n·t_b2)`, the sign of n taken to
+//!   maximize it (eq. (31): A's faces at its edge turn away from B, B's away from A).
+//! - **Feasibility**: a vertex against a face is feasible inside the face's Voronoi
+//!   region with ψ ≥ −δ, or outside it within the cone of half-angle ϕ whose apex is
+//!   ε below the nearest point of the face (Fig. 15); two edges are feasible when
+//!   their nearest points are within ε.
+//! - **Edge orientation** (eq. (27)): O_e = (η̂₁ + η̂₂) × e = t₁ − t₂ (unnormalized
+//!   ê): an edge e_i at the vertex with e_i·O_e > 0 points to f₁'s side, and is
+//!   paired with C₁ = C(v, f₁) in the vertex–edge X constraints (if v passes the
+//!   edge on f₂'s side, violating C₁, the edges that reach back over f₁ must stay
+//!   clear of e).
+//!
+//! # Cost
+//! O(V_a·F_b + V_b·F_a + E_a·E_b + V_a·V_b) per pair (small hulls: a box pair is
+//! < 400 feature tests). A warmed-up call does not allocate: every buffer lives in
+//! [`FeatureScratch`] and [`PotentialContacts`], which keep their capacity.
+
+use super::hull::closest_on_segment;
+use super::ConvexPolytope;
+use crate::math::{Point3, Pose, Vec3};
+use std::ops::Range;
+
+/// A feature of a convex polytope (ids into its vertices, edges, faces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    Vertex(u32),
+    Edge(u32),
+    Face(u32),
+}
+
+/// One potential contact between a feature of A and a feature of B.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PotentialContact {
+    pub feature_a: Feature,
+    pub feature_b: Feature,
+    /// Contact point on A, world, m.
+    pub p_a: Vec3,
+    /// Contact point on B, world, m (`p_a = p_b + psi · normal`).
+    pub p_b: Vec3,
+    /// World unit vector toward A.
+    pub normal: Vec3,
+    /// Signed gap ψ, m.
+    pub psi: f64,
+    /// Applicability value of the feature pair (eqs. (30), (31)).
+    pub applicability: f64,
+}
+
+/// One fundamental constraint of Sec. 3 over contacts of [`PotentialContacts`];
+/// ranges index [`PotentialContacts::members`], whose entries index `contacts`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constraint {
+    /// U(C): 0 ≤ ψ ⊥ λ ≥ 0, eqs. (17)–(18).
+    Unilateral { contact: u32 },
+    /// I(Cι, Cκ) with one primary contact: at least one of the contacts has ψ ≥ 0,
+    /// only the primary carries force, and only while the others are ≤ 0
+    /// (eqs. (19)–(20), (24)).
+    Intercontact { primary: u32, others: Range<u32> },
+    /// X(C_a, C_b): at least one contact of either set has ψ ≥ 0; no force
+    /// (eq. (25)).
+    Cross { a: Range<u32>, b: Range<u32> },
+}
+
+/// The output of [`potential_contacts`] for one pair.
+#[derive(Clone, Debug, Default)]
+pub struct PotentialContacts {
+    pub contacts: Vec<PotentialContact>,
+    pub constraints: Vec<Constraint>,
+    pub members: Vec<u32>,
+}
+
+impl PotentialContacts {
+    pub fn clear(&mut self) {
+        self.contacts.clear();
+        self.constraints.clear();
+        self.members.clear();
+    }
+
+    /// The contacts a member range names.
+    pub fn members_of(&self, r: &Range<u32>) -> impl Iterator<Item = &PotentialContact> + '_ {
+        self.members[r.start as usize..r.end as usize]
+            .iter()
+            .map(|&i| &self.contacts[i as usize])
+    }
+
+    fn push_contact(&mut self, c: PotentialContact) -> u32 {
+        self.contacts.push(c);
+        (self.contacts.len() - 1) as u32
+    }
+
+    fn push_members(&mut self, ids: &[u32]) -> Range<u32> {
+        let start = self.members.len() as u32;
+        self.members.extend_from_slice(ids);
+        start..self.members.len() as u32
+    }
+}
+
+/// The relaxation parameters of Sec. 4.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FeatureParams {
+    /// ε: feature pairs closer than this are potential contacts, m (one step of
+    /// relative motion plus a floor).
+    pub distance: f64,
+    /// ε_θ = sin θ, the applicability relaxation (eqs. (29)–(31)).
+    pub eps_theta: f64,
+    /// δ: how far behind a face (ψ < 0) a vertex still counts as in front of it, m.
+    pub delta: f64,
+    /// ϕ: half-angle of the feasibility cone outside a face's Voronoi region, rad.
+    pub phi: f64,
+}
+
+impl FeatureParams {
+    /// ε = `distance`, θ = 5°, δ = ε, ϕ = 45°.
+    pub fn with_distance(distance: f64) -> Self {
+        FeatureParams {
+            distance,
+            eps_theta: 5f64.to_radians().sin(),
+            delta: distance,
+            phi: 45f64.to_radians(),
+        }
+    }
+}
+
+/// A polytope's vertices and face planes in world coordinates.
+#[derive(Clone, Debug, Default)]
+struct WorldHull {
+    v: Vec<Vec3>,
+    n: Vec<Vec3>,
+    d: Vec<f64>,
+}
+
+impl WorldHull {
+    fn set(&mut self, p: &ConvexPolytope, x: &Pose) {
+        self.v.clear();
+        self.n.clear();
+        self.d.clear();
+        self.v
+            .extend(p.vertices.iter().map(|v| (x * Point3::from(*v)).coords));
+        for f in &p.faces {
+            let n = x.rotation * f.normal;
+            self.n.push(n);
+            self.d.push(f.offset + n.dot(&x.translation.vector));
+        }
+    }
+}
+
+/// Reusable buffers of [`potential_contacts`].
+#[derive(Clone, Debug, Default)]
+pub struct FeatureScratch {
+    a: WorldHull,
+    b: WorldHull,
+    /// Vertex pairs (v_a, v_b) handled as vertex–vertex.
+    vv: Vec<(u32, u32)>,
+    lists: Lists,
+}
+
+/// Contact-id lists of one group under construction.
+#[derive(Clone, Debug, Default)]
+struct Lists {
+    first: Vec<u32>,
+    second: Vec<u32>,
+    /// Edge pairs (e_a, e_b) → contact id, within one vertex–vertex group.
+    ee: Vec<(u32, u32, u32)>,
+}
+
+/// Which body a feature belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
+
+/// One body of the pair, as seen by the feature tests.
+#[derive(Clone, Copy)]
+struct Body<'p> {
+    poly: &'p ConvexPolytope,
+    w: &'p WorldHull,
+    side: Side,
+}
+
+/// All potential contacts and PEG constraints between convex polytopes `a` (at
+/// world pose `xa`) and `b` (at `xb`), appended to `out` (cleared first).
+pub fn potential_contacts(
+    a: &ConvexPolytope,
+    xa: &Pose,
+    b: &ConvexPolytope,
+    xb: &Pose,
+    params: &FeatureParams,
+    scratch: &mut FeatureScratch,
+    out: &mut PotentialContacts,
+) {
+    out.clear();
+    scratch.a.set(a, xa);
+    scratch.b.set(b, xb);
+    let FeatureScratch {
+        a: wa,
+        b: wb,
+        vv,
+        lists,
+    } = scratch;
+    let ba = Body {
+        poly: a,
+        w: wa,
+        side: Side::A,
+    };
+    let bb = Body {
+        poly: b,
+        w: wb,
+        side: Side::B,
+    };
+    let eps = params.distance;
+
+    // Vertex–vertex first (eqs. (37)–(38)): those vertices are not also tested
+    // against faces and edges.
+    vv.clear();
+    for (ia, va) in wa.v.iter().enumerate() {
+        for (ib, vb) in wb.v.iter().enumerate() {
+            if (va - vb).norm() <= eps {
+                vv.push((ia as u32, ib as u32));
+            }
+        }
+    }
+    for &(ia, ib) in vv.iter() {
+        vertex_vertex(ba, ia as usize, bb, ib as usize, params, lists, out);
+    }
+
+    // Each remaining vertex against the other body's nearest feature.
+    for (p, q) in [(ba, bb), (bb, ba)] {
+        for iv in 0..p.w.v.len() {
+            let in_vv = vv
+                .iter()
+                .any(|&(x, y)| (if p.side == Side::A { x } else { y }) as usize == iv);
+            if in_vv {
+                continue;
+            }
+            let v = p.w.v[iv];
+            let Some((feature, dist)) = nearest_feature(q, &v) else {
+                continue;
+            };
+            if dist > eps {
+                continue;
+            }
+            match feature {
+                Feature::Face(f) => {
+                    let c = vertex_face(p, iv, q, f as usize);
+                    let feasible = face_feasible(q, f as usize, &v, params);
+                    if c.applicability >= -params.eps_theta && feasible {
+                        let id = out.push_contact(c);
+                        out.constraints.push(Constraint::Unilateral { contact: id });
+                    }
+                }
+                Feature::Edge(e) => vertex_edge(p, iv, q, e as usize, params, lists, out),
+                // A vertex nearest to a vertex farther than ε: not a contact.
+                Feature::Vertex(_) => {}
+            }
+        }
+    }
+
+    // Edge–edge with both nearest points inside the edges (eq. (35)).
+    for (iea, ea) in a.edges.iter().enumerate() {
+        let (a0, a1) = (wa.v[ea.v[0]], wa.v[ea.v[1]]);
+        for (ieb, eb) in b.edges.iter().enumerate() {
+            let (b0, b1) = (wb.v[eb.v[0]], wb.v[eb.v[1]]);
+            let Some((s, t, pa, pb)) = segments_closest(&a0, &a1, &b0, &b1) else {
+                continue;
+            };
+            let interior = |u: f64| u > 1e-9 && u < 1.0 - 1e-9;
+            if !(interior(s) && interior(t)) || (pa - pb).norm() > eps {
+                continue;
+            }
+            if let Some(c) = edge_edge(ba, iea, bb, ieb, &pa, &pb) {
+                if c.applicability >= -params.eps_theta {
+                    let id = out.push_contact(c);
+                    out.constraints.push(Constraint::Unilateral { contact: id });
+                }
+            }
+        }
+    }
+}
+
+/// The nearest feature of body `q` to the world point `p` and the distance (< 0
+/// inside: the nearest face, by the largest face-plane distance).
+fn nearest_feature(q: Body, p: &Vec3) -> Option<(Feature, f64)> {
+    let w = q.w;
+    let mut smax = f64::NEG_INFINITY;
+    let mut fmax = 0;
+    for (i, (n, d)) in w.n.iter().zip(&w.d).enumerate() {
+        let s = n.dot(p) - d;
+        if s > smax {
+            smax = s;
+            fmax = i;
+        }
+    }
+    if !smax.is_finite() {
+        return None;
+    }
+    if smax <= 0.0 {
+        return Some((Feature::Face(fmax as u32), smax));
+    }
+    // Outside: a face whose plane projection lies inside it is nearest.
+    for (i, f) in q.poly.faces.iter().enumerate() {
+        let s = w.n[i].dot(p) - w.d[i];
+        if s > 0.0 && f.vertices.len() >= 3 && in_face(q, i, &(p - w.n[i] * s), 0.0) {
+            return Some((Feature::Face(i as u32), s));
+        }
+    }
+    // Otherwise an edge (inside it) or a vertex.
+    let mut best = (Feature::Vertex(0), f64::INFINITY);
+    for (i, e) in q.poly.edges.iter().enumerate() {
+        let (a, b) = (w.v[e.v[0]], w.v[e.v[1]]);
+        let c = closest_on_segment(&a, &b, p);
+        let d = (p - c).norm();
+        if d < best.1 {
+            let l = (b - a).norm();
+            let t = if l > 0.0 { (c - a).norm() / l } else { 0.0 };
+            best.0 = if t <= 1e-9 {
+                Feature::Vertex(e.v[0] as u32)
+            } else if t >= 1.0 - 1e-9 {
+                Feature::Vertex(e.v[1] as u32)
+            } else {
+                Feature::Edge(i as u32)
+            };
+            best.1 = d;
+        }
+    }
+    best.1.is_finite().then_some(best)
+}
+
+/// Whether the point `x` of face `f`'s plane lies inside the face polygon grown by
+/// `grow` (m).
+fn in_face(q: Body, f: usize, x: &Vec3, grow: f64) -> bool {
+    let face = &q.poly.faces[f];
+    let n = q.w.n[f];
+    let k = face.vertices.len();
+    (0..k).all(|j| {
+        let a = q.w.v[face.vertices[j]];
+        let b = q.w.v[face.vertices[(j + 1) % k]];
+        let e = b - a;
+        let l = e.norm();
+        // Inward in-face direction of this boundary edge: n × ê.
+        l > 0.0 && n.cross(&(e / l)).dot(&(x - a)) >= -grow
+    })
+}
+
+/// Feasibility of a vertex at `v` against face `f` of `q` (Sec. 4, Fig. 15).
+fn face_feasible(q: Body, f: usize, v: &Vec3, params: &FeatureParams) -> bool {
+    let n = q.w.n[f];
+    let s = n.dot(v) - q.w.d[f];
+    let proj = v - n * s;
+    if in_face(q, f, &proj, 0.0) {
+        return s >= -params.delta;
+    }
+    // Outside the Voronoi region: within the cone of half-angle ϕ below the point ε
+    // under the face's nearest point.
+    let nearest = nearest_in_face(q, f, &proj);
+    let apex = nearest - n * params.distance;
+    let r = v - apex;
+    let l = r.norm();
+    l > 0.0 && r.dot(&n) >= l * params.phi.cos()
+}
+
+/// The point of face `f`'s polygon nearest to `x` (a point of its plane outside it).
+fn nearest_in_face(q: Body, f: usize, x: &Vec3) -> Vec3 {
+    let face = &q.poly.faces[f];
+    let k = face.vertices.len();
+    let mut best = (q.w.v[face.vertices[0]], f64::INFINITY);
+    for j in 0..k {
+        let a = q.w.v[face.vertices[j]];
+        let b = q.w.v[face.vertices[(j + 1) % k]];
+        let c = closest_on_segment(&a, &b, x);
+        let d = (x - c).norm_squared();
+        if d < best.1 {
+            best = (c, d);
+        }
+    }
+    best.0
+}
+
+/// Applicability of vertex `iv` of `p` against face `f` of `q`, eq. (30).
+fn vertex_face_applicability(p: Body, iv: usize, q: Body, f: usize) -> f64 {
+    let n = q.w.n[f];
+    let v = p.w.v[iv];
+    let mut m = f64::INFINITY;
+    for &e in &p.poly.vertex_edges[iv] {
+        let ed = &p.poly.edges[e];
+        let k = if ed.v[0] == iv { ed.v[1] } else { ed.v[0] };
+        let d = p.w.v[k] - v;
+        let l = d.norm();
+        if l > 0.0 {
+            m = m.min(n.dot(&d) / l);
+        }
+    }
+    m
+}
+
+/// C(v, f): vertex `iv` of `p` against the plane of face `f` of `q`.
+fn vertex_face(p: Body, iv: usize, q: Body, f: usize) -> PotentialContact {
+    let v = p.w.v[iv];
+    let n = q.w.n[f];
+    let psi = n.dot(&v) - q.w.d[f];
+    let on_face = v - n * psi;
+    let applicability = vertex_face_applicability(p, iv, q, f);
+    let (fv, ff) = (Feature::Vertex(iv as u32), Feature::Face(f as u32));
+    match p.side {
+        // A's vertex over B's face: A separates along B's outward normal.
+        Side::A => PotentialContact {
+            feature_a: fv,
+            feature_b: ff,
+            p_a: v,
+            p_b: on_face,
+            normal: n,
+            psi,
+            applicability,
+        },
+        // B's vertex over A's face: A separates against its own outward normal.
+        Side::B => PotentialContact {
+            feature_a: ff,
+            feature_b: fv,
+            p_a: on_face,
+            p_b: v,
+            normal: -n,
+            psi,
+            applicability,
+        },
+    }
+}
+
+/// The unit direction ê of edge `e` of `p` (from `v[0]` to `v[1]`, the direction
+/// its face `faces[0]` runs along) and the in-face vectors t₁, t₂ of eq. (26).
+fn edge_frame(p: Body, e: usize) -> Option<(Vec3, Vec3, Vec3)> {
+    let ed = &p.poly.edges[e];
+    let d = p.w.v[ed.v[1]] - p.w.v[ed.v[0]];
+    let l = d.norm();
+    if l <= 0.0 {
+        return None;
+    }
+    let u = d / l;
+    let (n1, n2) = (p.w.n[ed.faces[0]], p.w.n[ed.faces[1]]);
+    Some((u, n1.cross(&u), u.cross(&n2)))
+}
+
+/// C(e_a, e_b) with nearest points `pa` on A's edge and `pb` on B's (on the
+/// lines): the common normal signed by eq. (31), the gap between the lines.
+fn edge_edge(
+    a: Body,
+    ea: usize,
+    b: Body,
+    eb: usize,
+    pa: &Vec3,
+    pb: &Vec3,
+) -> Option<PotentialContact> {
+    let (ua, ta1, ta2) = edge_frame(a, ea)?;
+    let (ub, tb1, tb2) = edge_frame(b, eb)?;
+    let m = ua.cross(&ub);
+    let l = m.norm();
+    // Parallel edges have no common normal: their contact is their vertices'.
+    if l < 1e-6 {
+        return None;
+    }
+    let m = m / l;
+    let appl = |n: Vec3| {
+        n.dot(&ta1)
+            .min(n.dot(&ta2))
+            .min(-n.dot(&tb1))
+            .min(-n.dot(&tb2))
+    };
+    let (normal, applicability) = {
+        let (p, q) = (appl(m), appl(-m));
+        if p >= q {
+            (m, p)
+        } else {
+            (-m, q)
+        }
+    };
+    Some(PotentialContact {
+        feature_a: Feature::Edge(ea as u32),
+        feature_b: Feature::Edge(eb as u32),
+        p_a: *pa,
+        p_b: *pb,
+        normal,
+        psi: normal.dot(&(pa - pb)),
+        applicability,
+    })
+}
+
+/// C(e_p, e_q) for edge `ep` of `p` and edge `eq` of `q` as the constraint between
+/// their *lines* (the X constraints of eqs. (36), (38) keep an edge of one body on
+/// its side of the other's edge): the points are the nearest points of the two
+/// lines, so `p_a − p_b` is along the common normal and the gap's rate is
+/// `normal·(v_A(p_a) − v_B(p_b))`. `None` for parallel edges or when the nearest
+/// points lie farther than one edge length beyond either edge.
+fn edge_edge_any(p: Body, ep: usize, q: Body, eq: usize) -> Option<PotentialContact> {
+    let (p0, p1) = (p.w.v[p.poly.edges[ep].v[0]], p.w.v[p.poly.edges[ep].v[1]]);
+    let (q0, q1) = (q.w.v[q.poly.edges[eq].v[0]], q.w.v[q.poly.edges[eq].v[1]]);
+    let (s, t) = lines_closest(&p0, &p1, &q0, &q1)?;
+    let near = |u: f64| (-1.0..=2.0).contains(&u);
+    if !(near(s) && near(t)) {
+        return None;
+    }
+    let (cp, cq) = (p0 + (p1 - p0) * s, q0 + (q1 - q0) * t);
+    match p.side {
+        Side::A => edge_edge(p, ep, q, eq, &cp, &cq),
+        Side::B => edge_edge(q, eq, p, ep, &cq, &cp),
+    }
+}
+
+/// Parameters (s, t) of the nearest points of the lines through p0–p1 and q0–q1;
+/// `None` when they are (nearly) parallel or degenerate.
+fn lines_closest(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> Option<(f64, f64)> {
+    let d1 = p1 - p0;
+    let d2 = q1 - q0;
+    let r = p0 - q0;
+    let (a, e, b) = (d1.dot(&d1), d2.dot(&d2), d1.dot(&d2));
+    let denom = a * e - b * b;
+    // Also rejects NaN.
+    if denom.is_nan() || denom <= 1e-12 * a * e {
+        return None;
+    }
+    let (c, f) = (d1.dot(&r), d2.dot(&r));
+    let s = (b * f - c * e) / denom;
+    let t = (a * f - b * c) / denom;
+    Some((s, t))
+}
+
+/// Vertex `iv` of `p` near the inside of edge `e` of `q`: eq. (36).
+fn vertex_edge(
+    p: Body,
+    iv: usize,
+    q: Body,
+    e: usize,
+    params: &FeatureParams,
+    lists: &mut Lists,
+    out: &mut PotentialContacts,
+) {
+    let Lists {
+        first: pos,
+        second: neg,
+        ..
+    } = lists;
+    let ed = q.poly.edges[e];
+    let c1 = vertex_face(p, iv, q, ed.faces[0]);
+    let c2 = vertex_face(p, iv, q, ed.faces[1]);
+    let i1 = out.push_contact(c1);
+    let i2 = out.push_contact(c2);
+    // The primary: the larger applicability (ties to f₁).
+    let (primary, other) = if c2.applicability > c1.applicability {
+        (i2, i1)
+    } else {
+        (i1, i2)
+    };
+    let others = out.push_members(&[other]);
+    out.constraints
+        .push(Constraint::Intercontact { primary, others });
+
+    // The vertex's edges, split by the edge orientation O_e = t₁ − t₂ (eq. (27)).
+    let Some((_, t1, t2)) = edge_frame(q, e) else {
+        return;
+    };
+    let o = t1 - t2;
+    pos.clear();
+    neg.clear();
+    let v = p.w.v[iv];
+    for &ep in &p.poly.vertex_edges[iv] {
+        let epd = &p.poly.edges[ep];
+        let k = if epd.v[0] == iv { epd.v[1] } else { epd.v[0] };
+        let side = (p.w.v[k] - v).dot(&o);
+        let Some(c) = edge_edge_any(p, ep, q, e) else {
+            continue;
+        };
+        let feasible = (c.p_a - c.p_b).norm() <= params.distance;
+        if !feasible || c.applicability < -params.eps_theta || side == 0.0 {
+            continue;
+        }
+        let id = out.push_contact(c);
+        if side > 0.0 {
+            pos.push(id);
+        } else {
+            neg.push(id);
+        }
+    }
+    for (edges, face) in [(&*pos, i1), (&*neg, i2)] {
+        if !edges.is_empty() {
+            let a = out.push_members(edges);
+            let b = out.push_members(&[face]);
+            out.constraints.push(Constraint::Cross { a, b });
+        }
+    }
+}
+
+/// The edges of face `f` of `p` incident to its vertex `iv` (its two loop
+/// neighbours), as edge ids.
+fn face_edges_at(p: Body, f: usize, iv: usize) -> [Option<usize>; 2] {
+    let l = &p.poly.faces[f].vertices;
+    let k = l.len();
+    let Some(j) = l.iter().position(|&x| x == iv) else {
+        return [None, None];
+    };
+    let nb = [l[(j + k - 1) % k], l[(j + 1) % k]];
+    nb.map(|w| {
+        p.poly.vertex_edges[iv].iter().copied().find(|&e| {
+            let ed = &p.poly.edges[e];
+            (ed.v[0] == iv && ed.v[1] == w) || (ed.v[1] == iv && ed.v[0] == w)
+        })
+    })
+}
+
+/// Vertex `ia` of A near vertex `ib` of B: eqs. (37)–(38).
+fn vertex_vertex(
+    a: Body,
+    ia: usize,
+    b: Body,
+    ib: usize,
+    params: &FeatureParams,
+    lists: &mut Lists,
+    out: &mut PotentialContacts,
+) {
+    let Lists {
+        first: ids,
+        second: ids2,
+        ee,
+    } = lists;
+    // I over v_a against the faces of v_b, then v_b against the faces of v_a.
+    // `ids` keeps C(v_a, f_b) in the order of B's vertex faces, `ids2` C(v_b, f_a).
+    ids.clear();
+    ids2.clear();
+    for (p, ip, q, iq, dst) in [(a, ia, b, ib, &mut *ids), (b, ib, a, ia, &mut *ids2)] {
+        let start = out.contacts.len();
+        for &f in &q.poly.vertex_faces[iq] {
+            let id = out.push_contact(vertex_face(p, ip, q, f));
+            dst.push(id);
+        }
+        let Some(primary) =
+            (start..out.contacts.len()).fold(None, |best: Option<usize>, i| match best {
+                Some(j) if out.contacts[j].applicability >= out.contacts[i].applicability => {
+                    Some(j)
+                }
+                _ => Some(i),
+            })
+        else {
+            continue;
+        };
+        let begin = out.members.len() as u32;
+        for i in start..out.contacts.len() {
+            if i != primary {
+                out.members.push(i as u32);
+            }
+        }
+        let others = begin..out.members.len() as u32;
+        out.constraints.push(Constraint::Intercontact {
+            primary: primary as u32,
+            others,
+        });
+    }
+
+    // X per face pair (f_a at v_a, f_b at v_b), eq. (38).
+    ee.clear();
+    for (ka, &fa) in a.poly.vertex_faces[ia].iter().enumerate() {
+        for (kb, &fb) in b.poly.vertex_faces[ib].iter().enumerate() {
+            let face_side = [ids[kb], ids2[ka]];
+            let begin = out.members.len() as u32;
+            for ea in face_edges_at(a, fa, ia).into_iter().flatten() {
+                for eb in face_edges_at(b, fb, ib).into_iter().flatten() {
+                    let id = match ee
+                        .iter()
+                        .find(|&&(x, y, _)| x as usize == ea && y as usize == eb)
+                    {
+                        Some(&(_, _, id)) => Some(id),
+                        None => match edge_edge_any(a, ea, b, eb) {
+                            Some(c)
+                                if c.applicability >= -params.eps_theta
+                                    && (c.p_a - c.p_b).norm() <= params.distance =>
+                            {
+                                let id = out.push_contact(c);
+                                ee.push((ea as u32, eb as u32, id));
+                                Some(id)
+                            }
+                            _ => None,
+                        },
+                    };
+                    if let Some(id) = id {
+                        out.members.push(id);
+                    }
+                }
+            }
+            let edges = begin..out.members.len() as u32;
+            if edges.is_empty() {
+                out.members.truncate(begin as usize);
+                continue;
+            }
+            let faces = out.push_members(&face_side);
+            out.constraints
+                .push(Constraint::Cross { a: faces, b: edges });
+        }
+    }
+}
+
+/// Nearest points of segments p0–p1 and q0–q1: (s, t, p, q) with p = p0 + s (p1 −
+/// p0), q = q0 + t (q1 − q0), s, t ∈ [0, 1] (Ericson, *Real-Time Collision
+/// Detection*, 5.1.9). `None` for a degenerate segment.
+fn segments_closest(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> Option<(f64, f64, Vec3, Vec3)> {
+    let d1 = p1 - p0;
+    let d2 = q1 - q0;
+    let r = p0 - q0;
+    let a = d1.dot(&d1);
+    let e = d2.dot(&d2);
+    if a <= 0.0 || e <= 0.0 {
+        return None;
+    }
+    let f = d2.dot(&r);
+    let c = d1.dot(&r);
+    let b = d1.dot(&d2);
+    let denom = a * e - b * b;
+    let mut s = if denom > 1e-14 * a * e {
+        ((b * f - c * e) / denom).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut t = (b * s + f) / e;
+    if t < 0.0 {
+        t = 0.0;
+        s = (-c / a).clamp(0.0, 1.0);
+    } else if t > 1.0 {
+        t = 1.0;
+        s = ((b - c) / a).clamp(0.0, 1.0);
+    }
+    Some((s, t, p0 + d1 * s, q0 + d2 * t))
+}

@@ -1,0 +1,350 @@
+//! Feature-level potential contacts of PEG (`003_668e561ceb3412ed`, Secs. 4–5):
+//! which constraints each configuration of Sec. 5.2 produces, with the gaps and
+//! normals checked against closed-form geometry.
+//!
+//! Tolerances: gaps and points are compared to 1e-12 m (a few ulps of the metre-scale
+//! coordinates: each is a dot product or a segment parameter of exact inputs).
+
+use rtphys::collision::features::{
+    potential_contacts, Constraint, Feature, FeatureParams, FeatureScratch, PotentialContacts,
+};
+use rtphys::collision::ConvexPolytope;
+use rtphys::math::{Pose, Quat, SplitMix64, Vec3};
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+const TOL: f64 = 1e-12;
+
+fn cuboid(hx: f64, hy: f64, hz: f64) -> ConvexPolytope {
+    let mut pts = Vec::new();
+    for sx in [-1.0, 1.0] {
+        for sy in [-1.0, 1.0] {
+            for sz in [-1.0, 1.0] {
+                pts.push(Vec3::new(sx * hx, sy * hy, sz * hz));
+            }
+        }
+    }
+    ConvexPolytope::from_points(&pts).expect("box")
+}
+
+/// Square pyramid, apex at the origin pointing along −z (`down`) or +z.
+fn pyramid(half: f64, height: f64, down: bool) -> ConvexPolytope {
+    let s = if down { 1.0 } else { -1.0 };
+    let mut pts = vec![Vec3::zeros()];
+    for (x, y) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+        pts.push(Vec3::new(x * half, y * half, s * height));
+    }
+    ConvexPolytope::from_points(&pts).expect("pyramid")
+}
+
+/// Triangular prism whose ridge runs along `axis` (x or y) through the origin,
+/// pointing up (+z) or down; half-width `w` at depth `h`, half-length `l`.
+fn wedge(w: f64, h: f64, l: f64, along_x: bool, up: bool) -> ConvexPolytope {
+    let s = if up { -1.0 } else { 1.0 };
+    let mut pts = Vec::new();
+    for t in [-l, l] {
+        for (u, z) in [(0.0, 0.0), (-w, s * h), (w, s * h)] {
+            pts.push(if along_x {
+                Vec3::new(t, u, z)
+            } else {
+                Vec3::new(u, t, z)
+            });
+        }
+    }
+    ConvexPolytope::from_points(&pts).expect("wedge")
+}
+
+fn at(x: f64, y: f64, z: f64) -> Pose {
+    Pose::translation(x, y, z)
+}
+
+fn run(
+    a: &ConvexPolytope,
+    xa: &Pose,
+    b: &ConvexPolytope,
+    xb: &Pose,
+    eps: f64,
+) -> PotentialContacts {
+    let mut out = PotentialContacts::default();
+    let mut s = FeatureScratch::default();
+    potential_contacts(
+        a,
+        xa,
+        b,
+        xb,
+        &FeatureParams::with_distance(eps),
+        &mut s,
+        &mut out,
+    );
+    out
+}
+
+fn count(out: &PotentialContacts) -> (usize, usize, usize) {
+    let mut n = (0, 0, 0);
+    for c in &out.constraints {
+        match c {
+            Constraint::Unilateral { .. } => n.0 += 1,
+            Constraint::Intercontact { .. } => n.1 += 1,
+            Constraint::Cross { .. } => n.2 += 1,
+        }
+    }
+    n
+}
+
+/// Every contact satisfies p_a = p_b + ψ n with a unit normal.
+fn check_consistent(out: &PotentialContacts) {
+    for c in &out.contacts {
+        assert!((c.normal.norm() - 1.0).abs() < TOL, "{c:?}");
+        let r = c.p_a - c.p_b - c.normal * c.psi;
+        assert!(r.norm() < 1e-9, "p_a − p_b − ψ n = {r:?} for {c:?}");
+    }
+}
+
+#[test]
+fn small_box_over_a_large_box_gives_four_vertex_face_contacts() {
+    // 1 m cube 1 mm above the top face of a 4 m cube: its four bottom corners over
+    // B's top face (eq. (34)); nothing else is within ε = 1 cm.
+    let gap = 1e-3;
+    let a = cuboid(0.5, 0.5, 0.5);
+    let b = cuboid(2.0, 2.0, 2.0);
+    let out = run(&a, &at(0.3, -0.2, 2.5 + gap), &b, &at(0.0, 0.0, 0.0), 1e-2);
+    assert_eq!(count(&out), (4, 0, 0), "{:#?}", out.constraints);
+    check_consistent(&out);
+    for c in &out.contacts {
+        assert!(matches!(c.feature_a, Feature::Vertex(_)));
+        assert!(matches!(c.feature_b, Feature::Face(_)));
+        assert!((c.psi - gap).abs() < TOL, "ψ = {}", c.psi);
+        assert!(
+            (c.normal - Vec3::z()).norm() < TOL,
+            "normal toward A: {:?}",
+            c.normal
+        );
+        assert!((c.p_a.z - (2.0 + gap)).abs() < TOL);
+    }
+}
+
+#[test]
+fn gaps_are_invariant_under_a_rigid_motion_of_the_pair() {
+    let a = cuboid(0.5, 0.5, 0.5);
+    let b = cuboid(2.0, 2.0, 2.0);
+    let (xa, xb) = (at(0.3, -0.2, 2.5 - 2e-4), at(0.0, 0.0, 0.0));
+    let base = run(&a, &xa, &b, &xb, 1e-2);
+    let mut rng = SplitMix64::new(7);
+    for _ in 0..20 {
+        let g = Pose::from_parts(
+            Vec3::new(
+                rng.uniform(-5.0, 5.0),
+                rng.uniform(-5.0, 5.0),
+                rng.uniform(-5.0, 5.0),
+            )
+            .into(),
+            rng.rotation(),
+        );
+        let moved = run(&a, &(g * xa), &b, &(g * xb), 1e-2);
+        assert_eq!(count(&moved), count(&base));
+        for (c, d) in base.contacts.iter().zip(&moved.contacts) {
+            // Overlapping by 0.2 mm: ψ < 0.
+            assert!((c.psi + 2e-4).abs() < 1e-11 && (d.psi - c.psi).abs() < 1e-11);
+            assert!((g.rotation * c.normal - d.normal).norm() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn apex_over_a_face_is_one_unilateral_contact() {
+    let gap = 2e-3;
+    let a = pyramid(0.5, 1.0, true); // apex at the origin, body above it
+    let b = cuboid(2.0, 2.0, 0.5);
+    let out = run(&a, &at(0.1, 0.2, 0.5 + gap), &b, &Pose::identity(), 1e-2);
+    assert_eq!(count(&out), (1, 0, 0));
+    let c = &out.contacts[0];
+    assert!((c.psi - gap).abs() < TOL && (c.normal - Vec3::z()).norm() < TOL);
+    assert!((c.p_a - Vec3::new(0.1, 0.2, 0.5 + gap)).norm() < TOL);
+}
+
+#[test]
+fn apex_over_a_ridge_is_an_intercontact_with_cross_constraints() {
+    // Vertex–edge (eq. (36)): the apex 1 mm above a wedge's ridge (along x). The two
+    // slanted faces make C1, C2 of the I constraint; the pyramid's four edges from
+    // the apex split two and two by the ridge's edge orientation, each pair X'd with
+    // the face on its side.
+    let gap = 1e-3;
+    let (w, h) = (0.5, 1.0);
+    let a = pyramid(0.5, 1.0, true);
+    let b = wedge(w, h, 2.0, true, true);
+    let out = run(&a, &at(0.05, 0.0, gap), &b, &Pose::identity(), 1e-2);
+    check_consistent(&out);
+    assert_eq!(count(&out), (0, 1, 2), "{:#?}", out.constraints);
+    // The gap to each slanted face's plane: gap · cos α, α the face's tilt.
+    let cos_a = w / (w * w + h * h).sqrt();
+    let (primary, others) = match &out.constraints[0] {
+        Constraint::Intercontact { primary, others } => (*primary, others.clone()),
+        c => panic!("{c:?}"),
+    };
+    assert_eq!(others.len(), 1);
+    let faces: Vec<_> = std::iter::once(&out.contacts[primary as usize])
+        .chain(out.members_of(&others))
+        .collect();
+    for c in &faces {
+        assert!(
+            (c.psi - gap * cos_a).abs() < TOL,
+            "ψ = {} vs {}",
+            c.psi,
+            gap * cos_a
+        );
+        assert!(c.normal.z > 0.0 && c.normal.x.abs() < TOL);
+    }
+    // Symmetric: equal applicability, the primary is the first face (f₁).
+    assert!((faces[0].applicability - faces[1].applicability).abs() < TOL);
+    for con in &out.constraints[1..] {
+        let Constraint::Cross { a: edges, b: face } = con else {
+            panic!("{con:?}")
+        };
+        assert_eq!(edges.len(), 2);
+        let f = out.members_of(face).next().expect("face contact");
+        for e in out.members_of(edges) {
+            let Feature::Edge(id) = e.feature_a else {
+                panic!("{e:?}")
+            };
+            // The edge leaves the apex (vertex at the origin of A's frame) toward the
+            // side of the ridge of the face it is paired with: O_e = t₁ − t₂ points
+            // across the ridge toward f₁, and the face's outward normal leans to its
+            // own side, so the y-signs agree.
+            let ed = a.edges[id as usize];
+            let (v0, v1) = (a.vertices[ed.v[0]], a.vertices[ed.v[1]]);
+            let dir = if v0.norm() < v1.norm() {
+                v1 - v0
+            } else {
+                v0 - v1
+            };
+            assert!(
+                dir.y * f.normal.y > 0.0,
+                "edge {dir:?} paired with face normal {:?}",
+                f.normal
+            );
+        }
+    }
+}
+
+#[test]
+fn apex_on_apex_is_two_intercontacts_and_face_pair_crosses() {
+    // Vertex–vertex (eqs. (37)–(38)).
+    let gap = 1e-3;
+    let a = pyramid(0.5, 1.0, true);
+    let b = pyramid(0.5, 1.0, false);
+    let out = run(&a, &at(0.0, 0.0, gap), &b, &Pose::identity(), 1e-2);
+    check_consistent(&out);
+    let (u, i, x) = count(&out);
+    assert_eq!((u, i), (0, 2), "{:#?}", out.constraints);
+    // Four faces at each apex: each I has a primary and three others.
+    for c in &out.constraints {
+        if let Constraint::Intercontact { others, .. } = c {
+            assert_eq!(others.len(), 3);
+        }
+    }
+    // One X per face pair (4 × 4), each with at least one applicable edge pair.
+    assert_eq!(x, 16);
+}
+
+#[test]
+fn crossed_ridges_are_one_edge_edge_contact() {
+    // Edge–edge (eq. (35)): A's ridge along x pointing down, 1 mm above B's ridge
+    // along y pointing up.
+    let gap = 1e-3;
+    let a = wedge(0.5, 1.0, 2.0, true, false);
+    let b = wedge(0.5, 1.0, 2.0, false, true);
+    let out = run(&a, &at(0.0, 0.0, gap), &b, &Pose::identity(), 1e-2);
+    check_consistent(&out);
+    assert_eq!(count(&out), (1, 0, 0), "{:#?}", out.constraints);
+    let c = &out.contacts[0];
+    assert!(matches!(
+        (c.feature_a, c.feature_b),
+        (Feature::Edge(_), Feature::Edge(_))
+    ));
+    assert!((c.psi - gap).abs() < TOL && (c.normal - Vec3::z()).norm() < TOL);
+    assert!(
+        (c.p_b - Vec3::zeros()).norm() < TOL && (c.p_a - Vec3::new(0.0, 0.0, gap)).norm() < TOL
+    );
+    // Crossed through by 1 mm: the same contact with ψ = −1 mm.
+    let out = run(&a, &at(0.0, 0.0, -gap), &b, &Pose::identity(), 1e-2);
+    let c = out
+        .contacts
+        .iter()
+        .find(|c| matches!(c.feature_a, Feature::Edge(_)))
+        .expect("edge–edge");
+    assert!((c.psi + gap).abs() < TOL && (c.normal - Vec3::z()).norm() < TOL);
+}
+
+#[test]
+fn bodies_farther_than_epsilon_have_no_potential_contacts() {
+    let a = cuboid(0.5, 0.5, 0.5);
+    let b = cuboid(2.0, 2.0, 2.0);
+    let out = run(&a, &at(0.0, 0.0, 2.5 + 0.011), &b, &Pose::identity(), 1e-2);
+    assert!(out.contacts.is_empty() && out.constraints.is_empty());
+}
+
+#[test]
+fn tilted_cube_touches_with_its_lowest_corner_only() {
+    // A cube tilted 45° about x and y hangs a corner 1 mm over a face: one vertex–face
+    // contact; the cube's other corners are farther than ε.
+    let a = cuboid(0.5, 0.5, 0.5);
+    let q =
+        Quat::from_axis_angle(&Vec3::x_axis(), 0.3) * Quat::from_axis_angle(&Vec3::y_axis(), 0.4);
+    let lowest = (0..8)
+        .map(|i| {
+            let v = a.vertices[i];
+            (q * v).z
+        })
+        .fold(f64::INFINITY, f64::min);
+    let b = cuboid(2.0, 2.0, 0.5);
+    let xa = Pose::from_parts(Vec3::new(0.0, 0.0, 0.5 - lowest + 1e-3).into(), q);
+    let out = run(&a, &xa, &b, &Pose::identity(), 1e-2);
+    assert_eq!(count(&out), (1, 0, 0), "{:#?}", out.constraints);
+    assert!((out.contacts[0].psi - 1e-3).abs() < TOL);
+    assert!(out.contacts[0].applicability >= 0.0);
+}
+
+#[test]
+fn warmed_up_feature_search_does_not_allocate() {
+    let scenes = [
+        (
+            pyramid(0.5, 1.0, true),
+            at(0.0, 0.0, 1e-3),
+            pyramid(0.5, 1.0, false),
+        ),
+        (
+            pyramid(0.5, 1.0, true),
+            at(0.05, 0.0, 1e-3),
+            wedge(0.5, 1.0, 2.0, true, true),
+        ),
+        (
+            wedge(0.5, 1.0, 2.0, true, false),
+            at(0.0, 0.0, 1e-3),
+            wedge(0.5, 1.0, 2.0, false, true),
+        ),
+        (
+            cuboid(0.5, 0.5, 0.5),
+            at(0.3, -0.2, 2.501),
+            cuboid(2.0, 2.0, 2.0),
+        ),
+    ];
+    let params = FeatureParams::with_distance(1e-2);
+    let mut s = FeatureScratch::default();
+    let mut out = PotentialContacts::default();
+    let mut total = 0;
+    for (a, xa, b) in &scenes {
+        potential_contacts(a, xa, b, &Pose::identity(), &params, &mut s, &mut out);
+    }
+    alloc_counter::start();
+    for _ in 0..100 {
+        for (a, xa, b) in &scenes {
+            potential_contacts(a, xa, b, &Pose::identity(), &params, &mut s, &mut out);
+            total += out.constraints.len();
+        }
+    }
+    let n = alloc_counter::stop();
+    assert!(total > 0);
+    assert_eq!(n, 0, "allocations in 400 warmed-up calls");
+}
