@@ -26,6 +26,7 @@ pub mod hull;
 pub mod mesh;
 pub mod minkowski;
 pub mod narrowphase;
+pub mod overlap;
 mod pairs;
 pub mod ratio_metric;
 pub mod shape;
