@@ -11,6 +11,7 @@ pub mod contact;
 pub mod data;
 pub mod dynamics;
 pub mod experiments;
+pub mod haptics;
 pub mod kinematics;
 pub mod math;
 pub mod model;
