@@ -9,14 +9,30 @@
 //! | configuration | constraints | 003 |
 //! |---|---|---|
 //! | vertex–face | U(C(v, f)) | eq. (34) |
-//! | edge–edge | U(C(e_a, e_b)) | eq. (35) |
-//! | vertex–edge | I(Cι, Cκ) over the vertex against the edge's two faces; X({C(e_i, e)}, {C₁}), X({C(e_j, e)}, {C₂}) | eq. (36) |
-//! | vertex–vertex | I over v_a against the faces of v_b, I over v_b against the faces of v_a; X({C(v_a, f_b), C(v_b, f_a)}, {C(e_a, e_b)}) per face pair | eqs. (37)–(38) |
+//! | edge–edge (nearest points farther than ε from the edges' vertices) | U(C(e_a, e_b)) | eq. (35) |
+//! | vertex–edge | I(Cι, Cκ) over the vertex against the edge's two faces; X({C(e_i, e)}, {C₁}) for each edge e_i of the vertex on f₁'s side, X({C(e_j, e)}, {C₂}) for each on f₂'s | eq. (36) |
+//! | vertex–vertex | I over v_a against the faces of v_b, I over v_b against the faces of v_a (eq. (37)); one X over all separating candidates (below) | eqs. (37)–(38) |
 //!
 //! Edge–face and face–face configurations are not separate cases: they are covered
 //! by their vertices and edges (Sec. 5.2). Every I constraint gets a single primary
 //! contact (|Cι| = 1, the pure-LCP form of eq. (24)): **the contact of largest
 //! applicability, ties to the lowest face id** (Sec. 4's heuristic; deterministic).
+//!
+//! # Vertex–vertex: one cross-contact constraint over the separating candidates
+//! Near two vertices the bodies are two convex cones, and two convex cones are
+//! disjoint exactly when one of the separating-axis candidates separates them: a
+//! face plane of either cone with the other apex outside it and the other cone's
+//! edges turned away (vertex–face applicability ≥ 0), or the plane through an edge
+//! of each with both cones' adjacent faces turned away (edge–edge applicability
+//! ≥ 0). So the X constraint is X(C_faces, C_edges) over all applicable vertex–face
+//! contacts of both I sets and all applicable edge pairs at the two vertices: at
+//! least one must have ψ ≥ 0. Eq. (38) as printed pairs faces and edges per face
+//! pair; built that way, 4,145 of 4,998 random non-overlapping apex-on-apex poses
+//! were rejected (a separating edge pair belongs to only some face pairs), while
+//! the single X agrees with the exact overlap volume on every sample
+//! (`tests/peg_features.rs`, `vertex_vertex_constraints_hold_exactly…`).
+//! Likewise eq. (36)'s X constraints are one per edge ("each C_ei"): grouping an
+//! edge side into one X missed 22 of 4,996 overlapping vertex–edge poses.
 //!
 //! # Conventions
 //! Body A is `a`, body B is `b`. Every [`PotentialContact`] follows the engine's
@@ -196,8 +212,6 @@ pub struct FeatureScratch {
 struct Lists {
     first: Vec<u32>,
     second: Vec<u32>,
-    /// Edge pairs (e_a, e_b) → contact id, within one vertex–vertex group.
-    ee: Vec<(u32, u32, u32)>,
 }
 
 /// Which body a feature belongs to.
@@ -271,38 +285,43 @@ pub fn potential_contacts(
                 continue;
             }
             let v = p.w.v[iv];
+            // Within ε of an edge (and farther than ε from its vertices, else the
+            // vertex–vertex case above): vertex–edge, on whichever face's side.
+            if let Some(e) = nearest_edge_within(q, &v, eps) {
+                vertex_edge(p, iv, q, e, params, lists, out);
+                continue;
+            }
             let Some((feature, dist)) = nearest_feature(q, &v) else {
                 continue;
             };
             if dist > eps {
                 continue;
             }
-            match feature {
-                Feature::Face(f) => {
-                    let c = vertex_face(p, iv, q, f as usize);
-                    let feasible = face_feasible(q, f as usize, &v, params);
-                    if c.applicability >= -params.eps_theta && feasible {
-                        let id = out.push_contact(c);
-                        out.constraints.push(Constraint::Unilateral { contact: id });
-                    }
+            if let Feature::Face(f) = feature {
+                let c = vertex_face(p, iv, q, f as usize);
+                let feasible = face_feasible(q, f as usize, &v, params);
+                if c.applicability >= -params.eps_theta && feasible {
+                    let id = out.push_contact(c);
+                    out.constraints.push(Constraint::Unilateral { contact: id });
                 }
-                Feature::Edge(e) => vertex_edge(p, iv, q, e as usize, params, lists, out),
-                // A vertex nearest to a vertex farther than ε: not a contact.
-                Feature::Vertex(_) => {}
             }
         }
     }
 
-    // Edge–edge with both nearest points inside the edges (eq. (35)).
+    // Edge–edge (eq. (35)): nearest points within ε of each other and farther
+    // than ε from every endpoint of both edges (nearer, a vertex configuration
+    // governs: its vertex–face, vertex–edge or vertex–vertex constraints already
+    // hold the edges that leave the vertex).
     for (iea, ea) in a.edges.iter().enumerate() {
         let (a0, a1) = (wa.v[ea.v[0]], wa.v[ea.v[1]]);
         for (ieb, eb) in b.edges.iter().enumerate() {
             let (b0, b1) = (wb.v[eb.v[0]], wb.v[eb.v[1]]);
-            let Some((s, t, pa, pb)) = segments_closest(&a0, &a1, &b0, &b1) else {
+            let Some((_, _, pa, pb)) = segments_closest(&a0, &a1, &b0, &b1) else {
                 continue;
             };
-            let interior = |u: f64| u > 1e-9 && u < 1.0 - 1e-9;
-            if !(interior(s) && interior(t)) || (pa - pb).norm() > eps {
+            let clear =
+                |p: &Vec3, e0: &Vec3, e1: &Vec3| (p - e0).norm() > eps && (p - e1).norm() > eps;
+            if (pa - pb).norm() > eps || !clear(&pa, &a0, &a1) || !clear(&pb, &b0, &b1) {
                 continue;
             }
             if let Some(c) = edge_edge(ba, iea, bb, ieb, &pa, &pb) {
@@ -361,6 +380,25 @@ fn nearest_feature(q: Body, p: &Vec3) -> Option<(Feature, f64)> {
         }
     }
     best.1.is_finite().then_some(best)
+}
+
+/// The edge of `q` nearest to `p` among those whose nearest point lies within
+/// `eps` of `p` and farther than `eps` from both of the edge's vertices.
+fn nearest_edge_within(q: Body, p: &Vec3, eps: f64) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, e) in q.poly.edges.iter().enumerate() {
+        let (a, b) = (q.w.v[e.v[0]], q.w.v[e.v[1]]);
+        let c = closest_on_segment(&a, &b, p);
+        let d = (p - c).norm();
+        if d <= eps
+            && (c - a).norm() > eps
+            && (c - b).norm() > eps
+            && best.is_none_or(|(_, bd)| d < bd)
+        {
+            best = Some((i, d));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 /// Whether the point `x` of face `f`'s plane lies inside the face polygon grown by
@@ -572,7 +610,6 @@ fn vertex_edge(
     let Lists {
         first: pos,
         second: neg,
-        ..
     } = lists;
     let ed = q.poly.edges[e];
     let c1 = vertex_face(p, iv, q, ed.faces[0]);
@@ -615,30 +652,15 @@ fn vertex_edge(
             neg.push(id);
         }
     }
+    // One X per edge ("each C_ei", eq. (36)): every edge reaching back over f₁
+    // must clear e unless the vertex is above f₁ — not just one of them.
     for (edges, face) in [(&*pos, i1), (&*neg, i2)] {
-        if !edges.is_empty() {
-            let a = out.push_members(edges);
+        for &id in edges.iter() {
+            let a = out.push_members(&[id]);
             let b = out.push_members(&[face]);
             out.constraints.push(Constraint::Cross { a, b });
         }
     }
-}
-
-/// The edges of face `f` of `p` incident to its vertex `iv` (its two loop
-/// neighbours), as edge ids.
-fn face_edges_at(p: Body, f: usize, iv: usize) -> [Option<usize>; 2] {
-    let l = &p.poly.faces[f].vertices;
-    let k = l.len();
-    let Some(j) = l.iter().position(|&x| x == iv) else {
-        return [None, None];
-    };
-    let nb = [l[(j + k - 1) % k], l[(j + 1) % k]];
-    nb.map(|w| {
-        p.poly.vertex_edges[iv].iter().copied().find(|&e| {
-            let ed = &p.poly.edges[e];
-            (ed.v[0] == iv && ed.v[1] == w) || (ed.v[1] == iv && ed.v[0] == w)
-        })
-    })
 }
 
 /// Vertex `ia` of A near vertex `ib` of B: eqs. (37)–(38).
@@ -654,7 +676,6 @@ fn vertex_vertex(
     let Lists {
         first: ids,
         second: ids2,
-        ee,
     } = lists;
     // I over v_a against the faces of v_b, then v_b against the faces of v_a.
     // `ids` keeps C(v_a, f_b) in the order of B's vertex faces, `ids2` C(v_b, f_a).
@@ -689,46 +710,34 @@ fn vertex_vertex(
         });
     }
 
-    // X per face pair (f_a at v_a, f_b at v_b), eq. (38).
-    ee.clear();
-    for (ka, &fa) in a.poly.vertex_faces[ia].iter().enumerate() {
-        for (kb, &fb) in b.poly.vertex_faces[ib].iter().enumerate() {
-            let face_side = [ids[kb], ids2[ka]];
-            let begin = out.members.len() as u32;
-            for ea in face_edges_at(a, fa, ia).into_iter().flatten() {
-                for eb in face_edges_at(b, fb, ib).into_iter().flatten() {
-                    let id = match ee
-                        .iter()
-                        .find(|&&(x, y, _)| x as usize == ea && y as usize == eb)
-                    {
-                        Some(&(_, _, id)) => Some(id),
-                        None => match edge_edge_any(a, ea, b, eb) {
-                            Some(c)
-                                if c.applicability >= -params.eps_theta
-                                    && (c.p_a - c.p_b).norm() <= params.distance =>
-                            {
-                                let id = out.push_contact(c);
-                                ee.push((ea as u32, eb as u32, id));
-                                Some(id)
-                            }
-                            _ => None,
-                        },
-                    };
-                    if let Some(id) = id {
-                        out.members.push(id);
-                    }
-                }
-            }
-            let edges = begin..out.members.len() as u32;
-            if edges.is_empty() {
-                out.members.truncate(begin as usize);
-                continue;
-            }
-            let faces = out.push_members(&face_side);
-            out.constraints
-                .push(Constraint::Cross { a: faces, b: edges });
+    // One X over every separating candidate (see the module doc, "Vertex–vertex"):
+    // the applicable vertex–face contacts of both I sets, and the applicable,
+    // feasible edge–edge contacts of the edges at v_a against those at v_b.
+    let begin = out.members.len() as u32;
+    for &id in ids.iter().chain(ids2.iter()) {
+        if out.contacts[id as usize].applicability >= -params.eps_theta {
+            out.members.push(id);
         }
     }
+    let faces = begin..out.members.len() as u32;
+    let begin = out.members.len() as u32;
+    for &ea in &a.poly.vertex_edges[ia] {
+        for &eb in &b.poly.vertex_edges[ib] {
+            match edge_edge_any(a, ea, b, eb) {
+                Some(c)
+                    if c.applicability >= -params.eps_theta
+                        && (c.p_a - c.p_b).norm() <= params.distance =>
+                {
+                    let id = out.push_contact(c);
+                    out.members.push(id);
+                }
+                _ => {}
+            }
+        }
+    }
+    let edges = begin..out.members.len() as u32;
+    out.constraints
+        .push(Constraint::Cross { a: faces, b: edges });
 }
 
 /// Nearest points of segments p0–p1 and q0–q1: (s, t, p, q) with p = p0 + s (p1 −

@@ -28,6 +28,7 @@ pub mod minkowski;
 pub mod narrowphase;
 pub mod overlap;
 mod pairs;
+pub mod polygon;
 pub mod ratio_metric;
 pub mod shape;
 pub mod volume;

@@ -9,6 +9,10 @@ pub type Mat3 = nalgebra::Matrix3<f64>;
 pub type Quat = nalgebra::UnitQuaternion<f64>;
 pub type Pose = nalgebra::Isometry3<f64>;
 pub type Point3 = nalgebra::Point3<f64>;
+/// Planar vectors and poses (x, y, θ), for planar worlds.
+pub type Vec2 = nalgebra::Vector2<f64>;
+pub type Pose2 = nalgebra::Isometry2<f64>;
+pub type Point2 = nalgebra::Point2<f64>;
 
 /// A force and a torque (about the body's centre of mass), both in world coordinates.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,0 +1,383 @@
+//! Convex polygons for planar worlds: PEG's 2D potential contacts
+//! (`003_668e561ceb3412ed`, Sec. 5.1, eqs. (32)–(33)) and the exact area of
+//! overlap of two polygons (the accuracy metric of the 2D pouring experiment,
+//! Figs. 20–22).
+//!
+//! In the plane PEG has two configurations (edge–edge is covered by them):
+//! - **vertex–edge** (eq. (32)): a vertex within ε of the inside of an edge gets
+//!   U(C(v, e));
+//! - **vertex–vertex** (eq. (33)): vertices v_a, v_b within ε of each other get
+//!   I(C₁, C₂) over v_a against the two edges of v_b, I(C₃, C₄) over v_b against the
+//!   two edges of v_a, and X({C₁}, {C₄}), X({C₂}, {C₃}). With each vertex's edges
+//!   named by the counter-clockwise order, e_out from the vertex and e_in into it:
+//!   C₁ = C(v_a, e_out(v_b)), C₂ = C(v_a, e_in(v_b)), C₃ = C(v_b, e_out(v_a)),
+//!   C₄ = C(v_b, e_in(v_a)). Two corners facing each other have B's outgoing edge on
+//!   the same side as A's incoming edge, so v_a crossing the line of e_out(v_b)
+//!   (passing B on the e_in side) requires v_b to stay outside the line of
+//!   e_in(v_a): X({C₁}, {C₄}); and symmetrically X({C₂}, {C₃}) (the "cross" of
+//!   Figs. 5–6).
+//!
+//! Conventions as in 3D ([`super::features`]): normals point toward A, ψ is the
+//! signed gap of the vertex over the edge's line, p_a = p_b + ψ n; the I primary is
+//! the contact of largest applicability (eq. (29)), ties to C₁ / C₃.
+
+use super::features::{Constraint, FeatureParams};
+use crate::math::{Point2, Pose2, Vec2};
+use std::ops::Range;
+
+/// A convex polygon in its body frame: vertices counter-clockwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvexPolygon {
+    pub vertices: Vec<Vec2>,
+}
+
+impl ConvexPolygon {
+    /// The convex hull of `points` (Andrew's monotone chain), counter-clockwise;
+    /// `None` if it has no area.
+    pub fn hull(points: &[Vec2]) -> Option<ConvexPolygon> {
+        if points.iter().any(|p| !p.iter().all(|c| c.is_finite())) {
+            return None;
+        }
+        let mut p: Vec<Vec2> = points.to_vec();
+        p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+        p.dedup();
+        if p.len() < 3 {
+            return None;
+        }
+        let cross = |o: &Vec2, a: &Vec2, b: &Vec2| (a - o).perp(&(b - o));
+        let mut h: Vec<Vec2> = Vec::with_capacity(2 * p.len());
+        for pass in 0..2 {
+            let start = h.len();
+            let iter: Box<dyn Iterator<Item = &Vec2>> = if pass == 0 {
+                Box::new(p.iter())
+            } else {
+                Box::new(p.iter().rev())
+            };
+            for q in iter {
+                while h.len() >= start + 2 && cross(&h[h.len() - 2], &h[h.len() - 1], q) <= 0.0 {
+                    h.pop();
+                }
+                h.push(*q);
+            }
+            h.pop();
+        }
+        let poly = ConvexPolygon { vertices: h };
+        (poly.vertices.len() >= 3 && poly.area() > 0.0).then_some(poly)
+    }
+
+    /// Area, m².
+    pub fn area(&self) -> f64 {
+        shoelace(&self.vertices)
+    }
+}
+
+fn shoelace(v: &[Vec2]) -> f64 {
+    let n = v.len();
+    0.5 * (0..n).map(|i| v[i].perp(&v[(i + 1) % n])).sum::<f64>()
+}
+
+/// Which polygon a feature belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature2 {
+    Vertex(u32),
+    Edge(u32),
+}
+
+/// One planar potential contact (conventions as [`super::features::PotentialContact`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PotentialContact2 {
+    pub feature_a: Feature2,
+    pub feature_b: Feature2,
+    pub p_a: Vec2,
+    pub p_b: Vec2,
+    /// Unit, toward A.
+    pub normal: Vec2,
+    pub psi: f64,
+    pub applicability: f64,
+}
+
+/// The planar potential contacts and constraints of one pair.
+#[derive(Clone, Debug, Default)]
+pub struct PotentialContacts2 {
+    pub contacts: Vec<PotentialContact2>,
+    pub constraints: Vec<Constraint>,
+    pub members: Vec<u32>,
+}
+
+impl PotentialContacts2 {
+    pub fn clear(&mut self) {
+        self.contacts.clear();
+        self.constraints.clear();
+        self.members.clear();
+    }
+
+    pub fn members_of(&self, r: &Range<u32>) -> impl Iterator<Item = &PotentialContact2> + '_ {
+        self.members[r.start as usize..r.end as usize]
+            .iter()
+            .map(|&i| &self.contacts[i as usize])
+    }
+
+    fn push(&mut self, c: PotentialContact2) -> u32 {
+        self.contacts.push(c);
+        (self.contacts.len() - 1) as u32
+    }
+
+    fn members(&mut self, ids: &[u32]) -> Range<u32> {
+        let s = self.members.len() as u32;
+        self.members.extend_from_slice(ids);
+        s..self.members.len() as u32
+    }
+}
+
+/// World vertices, edge normals and offsets of both polygons, and the vertex–vertex
+/// pairs of one call.
+#[derive(Clone, Debug, Default)]
+pub struct PolygonScratch {
+    va: Vec<Vec2>,
+    vb: Vec<Vec2>,
+    na: Vec<(Vec2, f64)>,
+    nb: Vec<(Vec2, f64)>,
+    vv: Vec<(u32, u32)>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
+
+#[derive(Clone, Copy)]
+struct Poly<'s> {
+    v: &'s [Vec2],
+    /// Edge i runs from vertex i to i+1: outward normal and offset.
+    e: &'s [(Vec2, f64)],
+    side: Side,
+}
+
+fn world(p: &ConvexPolygon, x: &Pose2, v: &mut Vec<Vec2>, e: &mut Vec<(Vec2, f64)>) {
+    v.clear();
+    e.clear();
+    v.extend(p.vertices.iter().map(|q| (x * Point2::from(*q)).coords));
+    let n = v.len();
+    for i in 0..n {
+        let d = v[(i + 1) % n] - v[i];
+        let l = d.norm();
+        let nrm = if l > 0.0 {
+            Vec2::new(d.y, -d.x) / l
+        } else {
+            Vec2::zeros()
+        };
+        e.push((nrm, nrm.dot(&v[i])));
+    }
+}
+
+/// All planar potential contacts and PEG constraints between polygons `a` (at
+/// `xa`) and `b` (at `xb`), into `out` (cleared first).
+pub fn potential_contacts_2d(
+    a: &ConvexPolygon,
+    xa: &Pose2,
+    b: &ConvexPolygon,
+    xb: &Pose2,
+    params: &FeatureParams,
+    s: &mut PolygonScratch,
+    out: &mut PotentialContacts2,
+) {
+    out.clear();
+    world(a, xa, &mut s.va, &mut s.na);
+    world(b, xb, &mut s.vb, &mut s.nb);
+    let pa = Poly {
+        v: &s.va,
+        e: &s.na,
+        side: Side::A,
+    };
+    let pb = Poly {
+        v: &s.vb,
+        e: &s.nb,
+        side: Side::B,
+    };
+    let eps = params.distance;
+    s.vv.clear();
+    for (i, va) in pa.v.iter().enumerate() {
+        for (j, vb) in pb.v.iter().enumerate() {
+            if (va - vb).norm() <= eps {
+                s.vv.push((i as u32, j as u32));
+            }
+        }
+    }
+    for &(i, j) in &s.vv {
+        vertex_vertex(pa, i as usize, pb, j as usize, out);
+    }
+    for (p, q) in [(pa, pb), (pb, pa)] {
+        for iv in 0..p.v.len() {
+            let in_vv =
+                s.vv.iter()
+                    .any(|&(i, j)| (if p.side == Side::A { i } else { j }) as usize == iv);
+            if in_vv {
+                continue;
+            }
+            let v = p.v[iv];
+            // The nearest edge of q whose inside the vertex projects onto.
+            let n = q.v.len();
+            let mut best: Option<(usize, f64)> = None;
+            for k in 0..n {
+                let (a0, a1) = (q.v[k], q.v[(k + 1) % n]);
+                let d = a1 - a0;
+                let l2 = d.norm_squared();
+                if l2 <= 0.0 {
+                    continue;
+                }
+                let t = (v - a0).dot(&d) / l2;
+                if !(t > 0.0 && t < 1.0) {
+                    continue;
+                }
+                let dist = (v - (a0 + d * t)).norm();
+                let psi = q.e[k].0.dot(&v) - q.e[k].1;
+                // Outside: the edge must face the vertex; inside: the nearest edge.
+                if psi >= -eps && best.is_none_or(|(_, b)| dist < b) {
+                    best = Some((k, dist));
+                }
+            }
+            let Some((k, dist)) = best else {
+                continue;
+            };
+            if dist > eps {
+                continue;
+            }
+            let c = vertex_edge(p, iv, q, k);
+            if c.applicability >= -params.eps_theta {
+                let id = out.push(c);
+                out.constraints.push(Constraint::Unilateral { contact: id });
+            }
+        }
+    }
+}
+
+/// Applicability of vertex `iv` of `p` against edge `k` of `q`, eq. (29).
+fn applicability(p: Poly, iv: usize, q: Poly, k: usize) -> f64 {
+    let n = p.v.len();
+    let nrm = q.e[k].0;
+    let v = p.v[iv];
+    [p.v[(iv + 1) % n], p.v[(iv + n - 1) % n]]
+        .iter()
+        .map(|w| {
+            let d = w - v;
+            let l = d.norm();
+            if l > 0.0 {
+                nrm.dot(&d) / l
+            } else {
+                f64::INFINITY
+            }
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// C(v, e): vertex `iv` of `p` over the line of edge `k` of `q`.
+fn vertex_edge(p: Poly, iv: usize, q: Poly, k: usize) -> PotentialContact2 {
+    let v = p.v[iv];
+    let (n, d) = q.e[k];
+    let psi = n.dot(&v) - d;
+    let on_line = v - n * psi;
+    let appl = applicability(p, iv, q, k);
+    let (fv, fe) = (Feature2::Vertex(iv as u32), Feature2::Edge(k as u32));
+    match p.side {
+        Side::A => PotentialContact2 {
+            feature_a: fv,
+            feature_b: fe,
+            p_a: v,
+            p_b: on_line,
+            normal: n,
+            psi,
+            applicability: appl,
+        },
+        Side::B => PotentialContact2 {
+            feature_a: fe,
+            feature_b: fv,
+            p_a: on_line,
+            p_b: v,
+            normal: -n,
+            psi,
+            applicability: appl,
+        },
+    }
+}
+
+/// Eq. (33) for vertex `ia` of A and `ib` of B.
+fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, out: &mut PotentialContacts2) {
+    let (na, nb) = (a.v.len(), b.v.len());
+    // e_out(v) = edge v → v+1 (id v), e_in(v) = edge v−1 → v (id v−1).
+    let c1 = out.push(vertex_edge(a, ia, b, ib));
+    let c2 = out.push(vertex_edge(a, ia, b, (ib + nb - 1) % nb));
+    let c3 = out.push(vertex_edge(b, ib, a, ia));
+    let c4 = out.push(vertex_edge(b, ib, a, (ia + na - 1) % na));
+    for (x, y) in [(c1, c2), (c3, c4)] {
+        let (p, o) =
+            if out.contacts[y as usize].applicability > out.contacts[x as usize].applicability {
+                (y, x)
+            } else {
+                (x, y)
+            };
+        let others = out.members(&[o]);
+        out.constraints
+            .push(Constraint::Intercontact { primary: p, others });
+    }
+    for (x, y) in [(c1, c4), (c2, c3)] {
+        let a = out.members(&[x]);
+        let b = out.members(&[y]);
+        out.constraints.push(Constraint::Cross { a, b });
+    }
+}
+
+/// Reusable buffers of [`overlap_area`].
+#[derive(Clone, Debug, Default)]
+pub struct AreaScratch {
+    poly: Vec<Vec2>,
+    tmp: Vec<Vec2>,
+}
+
+/// Area of `a ∩ b` (m²): `a` clipped to each half-plane of `b` (Sutherland–Hodgman),
+/// then the shoelace formula; 0 when disjoint or touching.
+pub fn overlap_area(
+    a: &ConvexPolygon,
+    xa: &Pose2,
+    b: &ConvexPolygon,
+    xb: &Pose2,
+    s: &mut AreaScratch,
+) -> f64 {
+    let AreaScratch { poly, tmp } = s;
+    poly.clear();
+    poly.extend(a.vertices.iter().map(|q| (xa * Point2::from(*q)).coords));
+    let n = b.vertices.len();
+    for i in 0..n {
+        let p0 = (xb * Point2::from(b.vertices[i])).coords;
+        let p1 = (xb * Point2::from(b.vertices[(i + 1) % n])).coords;
+        let d = p1 - p0;
+        let l = d.norm();
+        if l <= 0.0 {
+            continue;
+        }
+        let nrm = Vec2::new(d.y, -d.x) / l;
+        let off = nrm.dot(&p0);
+        tmp.clear();
+        let k = poly.len();
+        for j in 0..k {
+            let (p, q) = (poly[j], poly[(j + 1) % k]);
+            let (sp, sq) = (nrm.dot(&p) - off, nrm.dot(&q) - off);
+            if sp <= 0.0 {
+                tmp.push(p);
+            }
+            if (sp < 0.0 && sq > 0.0) || (sp > 0.0 && sq < 0.0) {
+                tmp.push(p + (q - p) * (sp / (sp - sq)));
+            }
+        }
+        std::mem::swap(poly, tmp);
+        if poly.len() < 3 {
+            return 0.0;
+        }
+    }
+    let area = shoelace(poly);
+    if area.is_finite() {
+        area.max(0.0)
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,248 @@
+//! Planar PEG geometry (`003_668e561ceb3412ed`, Sec. 5.1, eqs. (32)–(33)) and the
+//! exact overlap area of convex polygons (the metric of Figs. 20–22).
+//!
+//! The strongest check is geometric: near two corners facing each other, the PEG
+//! constraint set of eq. (33) must hold exactly when the polygons do not overlap —
+//! the property the standard model lacks (it traps or lets corners pass). Tested
+//! over random relative poses against the exact overlap area.
+
+use rtphys::collision::features::{Constraint, FeatureParams};
+use rtphys::collision::polygon::{
+    overlap_area, potential_contacts_2d, AreaScratch, ConvexPolygon, PolygonScratch,
+    PotentialContacts2,
+};
+use rtphys::math::{Pose2, SplitMix64, Vec2};
+
+fn square(h: f64) -> ConvexPolygon {
+    ConvexPolygon::hull(&[
+        Vec2::new(-h, -h),
+        Vec2::new(h, -h),
+        Vec2::new(h, h),
+        Vec2::new(-h, h),
+    ])
+    .expect("square")
+}
+
+/// A square of half-diagonal `r` standing on a corner (a diamond).
+fn diamond(r: f64) -> ConvexPolygon {
+    ConvexPolygon::hull(&[
+        Vec2::new(0.0, -r),
+        Vec2::new(r, 0.0),
+        Vec2::new(0.0, r),
+        Vec2::new(-r, 0.0),
+    ])
+    .expect("diamond")
+}
+
+fn contacts(
+    a: &ConvexPolygon,
+    xa: &Pose2,
+    b: &ConvexPolygon,
+    xb: &Pose2,
+    eps: f64,
+) -> PotentialContacts2 {
+    let mut out = PotentialContacts2::default();
+    potential_contacts_2d(
+        a,
+        xa,
+        b,
+        xb,
+        &FeatureParams::with_distance(eps),
+        &mut PolygonScratch::default(),
+        &mut out,
+    );
+    out
+}
+
+/// The smallest, over the constraints, of the largest gap among the contacts each
+/// requires to be non-negative: ≥ 0 exactly when every constraint holds.
+fn margin(out: &PotentialContacts2) -> f64 {
+    let psi = |i: u32| out.contacts[i as usize].psi;
+    let best = |r: &std::ops::Range<u32>| {
+        out.members_of(r)
+            .map(|c| c.psi)
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    out.constraints
+        .iter()
+        .map(|c| match c {
+            Constraint::Unilateral { contact } => psi(*contact),
+            Constraint::Intercontact { primary, others } => psi(*primary).max(best(others)),
+            Constraint::Cross { a, b } => best(a).max(best(b)),
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn hull_and_area() {
+    let s = square(0.5);
+    assert_eq!(s.vertices.len(), 4);
+    assert!((s.area() - 1.0).abs() < 1e-15);
+    let h = ConvexPolygon::hull(&[
+        Vec2::new(0.0, 0.0),
+        Vec2::new(2.0, 0.0),
+        Vec2::new(1.0, 0.5),
+        Vec2::new(2.0, 2.0),
+        Vec2::new(0.0, 2.0),
+    ])
+    .expect("hull");
+    assert_eq!(h.vertices.len(), 4, "interior point dropped");
+    assert!(ConvexPolygon::hull(&[Vec2::zeros(), Vec2::x(), Vec2::x() * 2.0]).is_none());
+}
+
+#[test]
+fn overlap_area_closed_forms() {
+    let a = square(1.0);
+    let mut s = AreaScratch::default();
+    // Offset squares: (2 − 0.5)(2 − 0.3).
+    let v = overlap_area(
+        &a,
+        &Pose2::identity(),
+        &a,
+        &Pose2::translation(0.5, 0.3),
+        &mut s,
+    );
+    assert!((v - 1.5 * 1.7).abs() < 1e-14, "{v}");
+    // A square and itself turned 45°: the regular octagon of inradius 1, 8(√2 − 1).
+    let v = overlap_area(
+        &a,
+        &Pose2::identity(),
+        &a,
+        &Pose2::rotation(std::f64::consts::FRAC_PI_4),
+        &mut s,
+    );
+    assert!((v - 8.0 * (2f64.sqrt() - 1.0)).abs() < 1e-14, "{v}");
+    assert_eq!(
+        overlap_area(
+            &a,
+            &Pose2::identity(),
+            &a,
+            &Pose2::translation(2.5, 0.0),
+            &mut s
+        ),
+        0.0
+    );
+    let touching = overlap_area(
+        &a,
+        &Pose2::identity(),
+        &a,
+        &Pose2::translation(2.0, 0.7),
+        &mut s,
+    );
+    assert!(touching.abs() < 1e-15, "{touching}");
+}
+
+#[test]
+fn square_over_a_floor_is_two_vertex_edge_contacts() {
+    let gap = 1e-3;
+    let out = contacts(
+        &square(0.5),
+        &Pose2::translation(0.2, 0.5 + gap),
+        &square(3.0),
+        &Pose2::translation(0.0, -3.0),
+        1e-2,
+    );
+    assert_eq!(out.constraints.len(), 2, "{:#?}", out.constraints);
+    for c in &out.contacts {
+        assert!((c.psi - gap).abs() < 1e-14 && (c.normal - Vec2::y()).norm() < 1e-15);
+        assert!((c.p_a - c.p_b - c.normal * c.psi).norm() < 1e-15);
+    }
+}
+
+#[test]
+fn corners_facing_each_other_give_the_constraints_of_eq_33() {
+    let out = contacts(
+        &diamond(1.0),
+        &Pose2::translation(0.0, 3.0 + 1e-3),
+        &diamond(1.0),
+        &Pose2::translation(0.0, 1.0),
+        1e-2,
+    );
+    let (mut i, mut x) = (0, 0);
+    for c in &out.constraints {
+        match c {
+            Constraint::Intercontact { .. } => i += 1,
+            Constraint::Cross { .. } => x += 1,
+            Constraint::Unilateral { .. } => panic!("no vertex–edge contact expected: {c:?}"),
+        }
+    }
+    assert_eq!((i, x), (2, 2));
+    assert!(margin(&out) > 0.0);
+}
+
+#[test]
+fn peg_constraints_hold_exactly_when_corners_do_not_overlap() {
+    // A diamond's bottom corner near another's top corner, random relative
+    // translation within 4 mm and rotation within ±0.3 rad: the constraint set of
+    // eq. (33) holds (margin ≥ 0) iff the overlap area is zero. Samples within 1e-9 m
+    // of the boundary are skipped (either answer is round-off).
+    let (a, b) = (diamond(1.0), diamond(1.0));
+    let xb = Pose2::translation(0.0, 1.0);
+    let mut rng = SplitMix64::new(21);
+    let mut s = AreaScratch::default();
+    let (mut free, mut overlapping) = (0, 0);
+    for _ in 0..20_000 {
+        let th = rng.uniform(-0.3, 0.3);
+        let t = Vec2::new(rng.uniform(-4e-3, 4e-3), rng.uniform(-4e-3, 4e-3));
+        // Pose A so that its bottom vertex (0, −1) sits at the top vertex of B plus t.
+        let rot = nalgebra::UnitComplex::new(th);
+        let tip = rot * Vec2::new(0.0, -1.0);
+        let xa = Pose2::from_parts((Vec2::new(0.0, 2.0) + t - tip).into(), rot);
+        let out = contacts(&a, &xa, &b, &xb, 1e-2);
+        let m = margin(&out);
+        let area = overlap_area(&a, &xa, &b, &xb, &mut s);
+        if m.abs() < 1e-9 || (area > 0.0 && area < 1e-15) {
+            continue;
+        }
+        let overlap = area > 0.0;
+        assert_eq!(
+            m < 0.0,
+            overlap,
+            "t = {t:?}, θ = {th}: margin {m:e}, area {area:e}"
+        );
+        if overlap {
+            overlapping += 1;
+        } else {
+            free += 1;
+        }
+    }
+    assert!(
+        free > 2000 && overlapping > 2000,
+        "free {free}, overlapping {overlapping}"
+    );
+}
+
+#[test]
+fn the_standard_model_traps_a_corner_that_peg_lets_pass() {
+    // Fig. 2: a vertex sliding past a corner. The standard model enforces both edge
+    // lines (ψ₁ ≥ 0 and ψ₂ ≥ 0), so a vertex beside the corner, outside one edge's
+    // line but below the other's, counts as penetrating; PEG's I constraint needs
+    // only one of them.
+    // Beside the corner without overlap: the standard model sees a violation, PEG none.
+    let xa = Pose2::translation(0.006, 3.0 - 0.001);
+    let out = contacts(
+        &diamond(1.0),
+        &xa,
+        &diamond(1.0),
+        &Pose2::translation(0.0, 1.0),
+        1e-2,
+    );
+    let area = overlap_area(
+        &diamond(1.0),
+        &xa,
+        &diamond(1.0),
+        &Pose2::translation(0.0, 1.0),
+        &mut AreaScratch::default(),
+    );
+    assert_eq!(area, 0.0);
+    let standard = out
+        .contacts
+        .iter()
+        .map(|c| c.psi)
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        standard < 0.0,
+        "the standard model's trap: min ψ = {standard}"
+    );
+    assert!(margin(&out) >= 0.0, "PEG: {}", margin(&out));
+}
