@@ -127,3 +127,20 @@ fn run_exits_nonzero_and_writes_nothing() {
     assert_eq!(partial, 1, "stray files left");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A penalty gain beyond the documented bound (1e15) loaded and then overflowed the
+/// first step's force arithmetic (found by fuzzing the shipped scenes): refused at
+/// load time with the key named.
+#[test]
+fn huge_penalty_gain_is_refused_at_load() {
+    for key in ["ki_per_mass", "kp", "kv_per_mass"] {
+        let text = format!(
+            "[world]\ndt = 0.001\nmethod = \"penalty\"\n\n[penalty]\n{key} = 1e308\n{}",
+            &GOOD_HEAD[GOOD_HEAD.find("[[body]]").unwrap()..]
+        );
+        match load_scene_str(&text, "bad.toml", Path::new(".")) {
+            Ok(_) => panic!("{key} = 1e308 accepted"),
+            Err(e) => assert_names(&e, key, "1e15"),
+        }
+    }
+}

@@ -800,13 +800,15 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
     Ok(Method::Penalty(pp))
 }
 
+/// A finite number in [0, [`MAX_PARAM`]] (gains, damping, coefficients: a larger
+/// one overflows the force arithmetic of a step).
 fn nonneg(v: f64, k: &str) -> Result<(), (String, String)> {
-    if v.is_finite() && v >= 0.0 {
+    if v.is_finite() && (0.0..=MAX_PARAM).contains(&v) {
         Ok(())
     } else {
         Err((
             k.to_string(),
-            format!("must be a finite number ≥ 0, got {v}"),
+            format!("must be a finite number in [0, {MAX_PARAM:e}], got {v}"),
         ))
     }
 }
