@@ -215,6 +215,8 @@ pub struct LcpWorkspace {
     /// The solver's problem (Lemke: the Stewart–Trinkle LCP; PGS: (W, q_W)).
     pub(super) problem: LcpProblem,
     pub(super) guess: DVector<f64>,
+    /// The diagonal scaling D of the Lemke problem (`solve::scale_lcp`).
+    pub(super) lcp_scale: Vec<f64>,
     pub(super) lemke: LemkeSolver,
     pub(super) lemke_res: LemkeResults,
     /// (p_n, f_t₁, f_t₂) per point.
@@ -259,6 +261,7 @@ impl Default for LcpWorkspace {
                 q: DVector::zeros(0),
             },
             guess: DVector::zeros(0),
+            lcp_scale: Vec::new(),
             lemke: LemkeSolver::default(),
             lemke_res: LemkeResults::default(),
             impulse: Vec::new(),
@@ -330,6 +333,14 @@ impl Stepper for LcpStepper<'_> {
 
     fn contacts_at_start(&self) -> bool {
         true
+    }
+
+    fn speculative_window(&self) -> Option<f64> {
+        (self.params.contact_window > 0.0).then_some(self.params.contact_window)
+    }
+
+    fn impact_restitution(&self) -> bool {
+        self.params.restitution
     }
 
     fn advance(
