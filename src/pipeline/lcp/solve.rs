@@ -37,47 +37,57 @@ pub(super) fn solve(
             let warm = p.warm_start && warm_impulses(pairs, ls);
             let status = pgs_on_w(p, ls, warm, stats);
             if status == PgsStatus::IterationLimit {
-                // Residual check with a Lemke rescue: PGS converges slowly on the
+                // Residual check with a rescue: PGS converges slowly on the
                 // ill-conditioned W of large mass ratios (a 1 t cube under a
-                // 1,000 t one); a problem small enough for the dense pivoting is
-                // handed to Lemke, warm-started from the last step's active set,
-                // else from the standard start.
+                // 1,000 t one). The sweep limit is counted (`solver_unconverged`,
+                // never hidden); a problem small enough for the dense pivoting is
+                // then handed to Lemke (warm from the last step's active set, on
+                // the problem as assembled, then scaled; then scaled from the
+                // standard start), else PGS goes on from its iterate for 10× the
+                // sweeps. Whatever the rescues leave is the last PGS iterate.
+                stats.solver_unconverged += 1;
                 let it = stats.solver_iterations;
-                if nc <= LEMKE_RESCUE_POINTS
-                    && (lemke(p, pairs, ls, stats, p.warm_start)
-                        || lemke(p, pairs, ls, stats, false))
-                {
+                let (warm, cold) = (p.warm_start, false);
+                let rescued = nc <= LEMKE_RESCUE_POINTS
+                    && (lemke(p, pairs, ls, stats, Pivoting::plain(warm))
+                        || lemke(p, pairs, ls, stats, Pivoting::scaled(warm))
+                        || lemke(p, pairs, ls, stats, Pivoting::scaled(cold))
+                        || {
+                            ls.impulse.copy_from_slice(&ls.contact_res.z);
+                            let long = LcpParams {
+                                max_iterations: RESCUE_SWEEPS * p.max_iterations,
+                                ..*p
+                            };
+                            pgs_on_w(&long, ls, true, stats) == PgsStatus::Converged
+                        });
+                if rescued {
                     stats.solver_failed = false;
-                    stats.solver_fallbacks += 1;
                 } else {
-                    // Lemke's pivots failed too (rays on the degenerate, redundant
-                    // face points): PGS goes on from its iterate, ten times longer.
                     ls.impulse.copy_from_slice(&ls.contact_res.z);
-                    let long = LcpParams {
-                        max_iterations: RESCUE_SWEEPS * p.max_iterations,
-                        ..*p
-                    };
-                    if nc > LEMKE_RESCUE_POINTS
-                        || pgs_on_w(&long, ls, true, stats) == PgsStatus::IterationLimit
-                    {
-                        stats.solver_unconverged += 1;
-                    } else {
-                        stats.solver_failed = false;
-                    }
                 }
                 stats.solver_iterations += it;
             }
         }
         LcpSolverKind::Lemke => {
-            if !lemke(p, pairs, ls, stats, p.warm_start) && !stats.solver_failed {
-                // Fallback: PGS on (W, q_W) from the last step's impulses (the
-                // Lemke iterate of a ray termination is not a useful start).
+            let warm = p.warm_start;
+            if !lemke(p, pairs, ls, stats, Pivoting::plain(warm)) && !stats.solver_failed {
+                // Fallbacks: Lemke on the diagonally scaled problem (large mass
+                // ratios put W's entries beyond one pivot tolerance), then PGS on
+                // (W, q_W) from the last step's impulses (the Lemke iterate of a
+                // ray termination is not a useful start).
+                // The scaled retry is the same solver (an exact Lemke solution):
+                // only a solve that needs PGS counts as a failure and a fallback.
+                let it = stats.solver_iterations;
+                if lemke(p, pairs, ls, stats, Pivoting::scaled(warm)) {
+                    stats.solver_iterations += it;
+                    return finish(ls);
+                }
                 stats.solver_failed = true;
                 stats.solver_failures += 1;
                 stats.solver_fallbacks += 1;
                 ls.impulse.iter_mut().for_each(|x| *x = 0.0);
                 let warm = warm_impulses(pairs, ls);
-                let it = stats.solver_iterations;
+                let it = it + stats.solver_iterations;
                 if pgs_on_w(p, ls, warm, stats) == PgsStatus::IterationLimit {
                     stats.solver_unconverged += 1;
                 }
@@ -85,8 +95,34 @@ pub(super) fn solve(
             }
         }
     }
+    finish(ls);
+}
+
+/// Non-finite impulses (invalid data) apply nothing.
+fn finish(ls: &mut LcpWorkspace) {
     if !ls.impulse.iter().all(|x| x.is_finite()) {
         ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+    }
+}
+
+/// How one Lemke attempt starts: from the active set of the impulses the pairs
+/// remember (`warm`) or Lemke's standard start, on the problem as assembled or
+/// diagonally scaled ([`scale_lcp`]).
+#[derive(Clone, Copy)]
+struct Pivoting {
+    warm: bool,
+    scaled: bool,
+}
+
+impl Pivoting {
+    fn plain(warm: bool) -> Self {
+        Pivoting {
+            warm,
+            scaled: false,
+        }
+    }
+    fn scaled(warm: bool) -> Self {
+        Pivoting { warm, scaled: true }
     }
 }
 
@@ -97,24 +133,30 @@ const LEMKE_RESCUE_POINTS: usize = 32;
 /// The sweep budget of PGS's last rescue, in multiples of `max_iterations`.
 const RESCUE_SWEEPS: usize = 10;
 
-/// Lemke on the Stewart–Trinkle LCP (dense), diagonally scaled; on success the
-/// impulses are in `ls.impulse` and true is returned. `warm`: start from the
-/// active set of the impulses the pairs remember (else Lemke's standard start).
-/// On an invalid problem the impulses are zeroed and `stats.solver_failed` is
-/// set; on a ray or the pivot limit false is returned.
+/// Lemke on the Stewart–Trinkle LCP (dense), started and scaled as `how` says; on
+/// success the impulses are in `ls.impulse` and true is returned. On an invalid
+/// problem the impulses are zeroed and `stats.solver_failed` is set; on a ray or
+/// the pivot limit false is returned.
 fn lemke(
     p: &LcpParams,
     pairs: &[PairState],
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
-    warm: bool,
+    how: Pivoting,
 ) -> bool {
+    let warm = how.warm;
     dense_w(ls);
     stewart_trinkle_lcp(ls);
     let n = ls.problem.q.len();
     stats.lcp_size = stats.lcp_size.max(n);
     let warm = warm && warm_impulses(pairs, ls) && lemke_guess(ls);
-    let q_max = scale_lcp(ls);
+    let q_max = if how.scaled {
+        scale_lcp(ls)
+    } else {
+        ls.lcp_scale.clear();
+        ls.lcp_scale.resize(n, 1.0);
+        0.0
+    };
     ls.lemke.params = LemkeParams {
         max_pivots: p.max_pivots,
         zero_tol: 1e-9,
