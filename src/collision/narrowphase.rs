@@ -152,8 +152,9 @@ pub fn collide_pair(
 /// The speculative margin of one pair (complementarity steps).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Margin {
-    /// Separated geoms closer than this (m) get a manifold of gap points
-    /// (depth < 0); 0 = only penetrating geoms.
+    /// The step's motion plus `window` (m): separated geoms closer than
+    /// `reach − window` get a manifold of gap points (depth < 0) of gap up to
+    /// that; 0 = only penetrating geoms.
     pub reach: f64,
     /// Width of the speculative window (m): the features within `window` of the
     /// closest ones along the separating direction become points (a box landing
@@ -170,7 +171,8 @@ impl Margin {
 
 /// Collide geoms `ga` and `gb`, with a speculative margin. Penetrating geoms give
 /// the pair routine's manifold (depths ≥ 0). Geoms separated by a distance
-/// 0 ≤ d < `margin.reach` (GJK, [`super::gjk`]) give a manifold of **gap points**:
+/// 0 ≤ d ≤ `margin.reach − margin.window` (the step's motion; GJK,
+/// [`super::gjk`]) give a manifold of **gap points**, those of gap ≤ the motion:
 /// geom a is translated toward b by s = d + `margin.window` along the separating
 /// direction u, the pair routine collides the overlapping copies, and the points
 /// are moved back: depth ← depth − s (n·u) (≤ 0 up to round-off: −depth is the
@@ -215,13 +217,39 @@ pub fn collide_pair_within(
     let Some(sep) = gjk::separation(sa, xa, sb, xb) else {
         return false;
     };
-    if sep.distance >= margin.reach {
+    // Only gaps the step's motion can close: the window widens the features
+    // found, not the reach.
+    let motion = margin.reach - margin.window;
+    if sep.distance > motion {
         return false;
     }
     // (A distance below 0 is round-off at touching: the routine found nothing.)
     let s = sep.distance.max(0.0) + margin.window.max(1e-9);
     let xa_s = Pose::from_parts((xa.translation.vector - s * sep.dir).into(), xa.rotation);
-    routine(entry, sa, &xa_s, sb, xb, scratch, s, &sep.dir, ga, gb, out)
+    let start = out.points.len();
+    if !routine(entry, sa, &xa_s, sb, xb, scratch, s, &sep.dir, ga, gb, out) {
+        return false;
+    }
+    // Drop the points whose gap the step cannot close (they would only add
+    // rows); the deepest point (gap ≈ d ≤ motion) stays.
+    let Some(m) = out.manifolds.last_mut() else {
+        return false;
+    };
+    let deepest = out.points[m.deepest];
+    let mut keep = start;
+    for i in start..out.points.len() {
+        let p = out.points[i];
+        if -p.depth <= motion || p == deepest {
+            out.points[keep] = p;
+            if p == deepest {
+                m.deepest = keep;
+            }
+            keep += 1;
+        }
+    }
+    out.points.truncate(keep);
+    m.points = start..keep;
+    true
 }
 
 /// The table's routine at (xa, xb); with `shift` > 0, geom a was translated by
