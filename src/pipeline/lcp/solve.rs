@@ -65,7 +65,10 @@ pub(super) fn solve(
                 } else {
                     ls.impulse.copy_from_slice(&ls.contact_res.z);
                 }
-                stats.solver_iterations += it;
+                if nc <= LEMKE_RESCUE_POINTS {
+                    // The rescues' pivots / sweeps on top of the first PGS run's.
+                    stats.solver_iterations += it;
+                }
             }
         }
         LcpSolverKind::Lemke => {
