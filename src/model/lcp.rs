@@ -53,11 +53,12 @@ pub struct LcpParams {
     /// Default 1e-5 m.
     pub penetration_allowance: f64,
     /// The speculative window, m (scene key `contact_window`). Contacts are
-    /// generated before the geoms touch: a pair whose GJK distance d is below one
-    /// step of relative motion, h (u_a + u_b) + h² |g| + window (u the speed bound of
-    /// each geom's points at the start of the step), gets **gap points** (ψ = gap
-    /// ≥ 0) — the features within `window` of the closest ones along the
-    /// separating direction (`collision::collide_pair_within`). The gap term ψ/h
+    /// generated before the geoms touch: a pair whose GJK distance d is at most one
+    /// step of relative motion, h (u_a + u_b) + h² |g| (u the speed bound of each
+    /// geom's points at the start of the step), gets **gap points** (ψ = gap ≥ 0)
+    /// — the features within `window` of the closest ones along the separating
+    /// direction whose gap the step's motion can close
+    /// (`collision::collide_pair_within`). The gap term ψ/h
     /// of 003 eq. (7) then lets the bodies close the gap exactly within the step
     /// and is never a separating velocity; a body placed touching has its contact
     /// on the first step. 0 turns speculative contacts off (contacts only once the

@@ -33,9 +33,10 @@ pub struct CollideWorkspace {
 }
 
 /// Speculative contacts of a complementarity step (`collision::collide_pair_within`):
-/// a pair gets gap points when its geoms are closer than
-/// `h (u_a + u_b) + h² |g| + window` — one step of relative motion (u the
-/// geoms' speed bounds, plus what gravity adds within the step) and the window.
+/// a pair gets gap points when its geoms are no farther apart than
+/// `h (u_a + u_b) + h² |g|` — one step of relative motion (u the geoms' speed
+/// bounds, plus what gravity adds within the step); the window widens the
+/// features found.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Speculative {
     /// h, s.
