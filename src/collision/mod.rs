@@ -21,7 +21,9 @@
 //!   [`CYLINDER_SIDES`]-sided prism (radial error ≤ 0.43 % of the radius).
 
 pub mod broadphase;
+pub mod ccd;
 pub mod features;
+pub mod gjk;
 pub mod hull;
 pub mod mesh;
 pub mod minkowski;
@@ -35,7 +37,9 @@ pub mod volume;
 
 pub use broadphase::{Aabb, BroadPhase};
 pub use hull::{ConvexPolytope, Edge, Face};
-pub use narrowphase::{collide_pair, pair_supported, NarrowScratch, CYLINDER_SIDES};
+pub use narrowphase::{
+    collide_pair, collide_pair_within, pair_supported, Margin, NarrowScratch, CYLINDER_SIDES,
+};
 pub use shape::{MassProperties, Shape, ShapeKind};
 
 use crate::math::Vec3;
@@ -46,11 +50,14 @@ use std::ops::Range;
 pub struct ContactPoint {
     /// World coordinates, m.
     pub p_w: Vec3,
-    /// Distance to the contact plane along the normal, m (≥ 0).
+    /// Distance to the contact plane along the normal, m: ≥ 0 into the other body;
+    /// < 0 only for the gap points of a speculative margin (−depth = the gap ψ,
+    /// [`narrowphase::collide_pair_within`]).
     pub depth: f64,
 }
 
-/// The contact between two penetrating geoms at one instant.
+/// The contact between two penetrating geoms at one instant (or, with a
+/// speculative margin, two geoms closer than the margin: gap points).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Manifold {
     pub geom_a: usize,

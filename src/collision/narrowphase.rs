@@ -5,7 +5,8 @@
 //! swapped: routines are written for one kind order, and the mirrored cell swaps
 //! the geoms and flips the returned normal, so every manifold follows the
 //! convention of [`crate::collision`] (normal toward `geom_a`, depths ≥ 0 to the
-//! contact plane, `deepest` = the largest depth). Plane–plane is the only
+//! contact plane, `deepest` = the largest depth; with a speculative margin,
+//! [`collide_pair_within`], separated geoms give depths ≤ 0: the gap). Plane–plane is the only
 //! unsupported pair.
 //!
 //! A warmed-up call does not allocate: every temporary lives in [`NarrowScratch`],
@@ -14,8 +15,8 @@
 
 use super::pairs::{self, CollideFn, Work};
 pub use super::pairs::{cylinder_prism_radius, CYLINDER_SIDES};
-use super::{ContactPoint, ContactSet, Manifold, Shape, ShapeKind};
-use crate::math::Pose;
+use super::{gjk, ContactPoint, ContactSet, Manifold, Shape, ShapeKind};
+use crate::math::{Pose, Vec3};
 
 /// Scratch buffers reused across calls so that a warmed-up pass does not allocate.
 #[derive(Clone, Debug, Default)]
@@ -128,7 +129,9 @@ pub fn pair_supported(a: ShapeKind, b: ShapeKind) -> bool {
 }
 
 /// Collide geoms `ga` (shape `sa` at world pose `xa`) and `gb`. If they penetrate,
-/// append one manifold (normal toward `ga`) and its points to `out` and return true.
+/// append one manifold (normal toward `ga`, depths ≥ 0) and its points to `out`
+/// and return true. The same as [`collide_pair_within`] with no margin: the force
+/// models (penalty, Hunt–Crossley) see only penetrating points.
 ///
 /// Never panics; non-finite poses or results give no contact.
 #[allow(clippy::too_many_arguments)]
@@ -142,9 +145,129 @@ pub fn collide_pair(
     scratch: &mut NarrowScratch,
     out: &mut ContactSet,
 ) -> bool {
+    let m = Margin::NONE;
+    collide_pair_within(ga, sa, xa, gb, sb, xb, &m, scratch, out)
+}
+
+/// The speculative margin of one pair (complementarity steps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Margin {
+    /// The step's motion plus `window` (m): separated geoms closer than
+    /// `reach − window` get a manifold of gap points (depth < 0) of gap up to
+    /// that; 0 = only penetrating geoms.
+    pub reach: f64,
+    /// Width of the speculative window (m): the features within `window` of the
+    /// closest ones along the separating direction become points (a box landing
+    /// flat gets its four corners, not one).
+    pub window: f64,
+}
+
+impl Margin {
+    pub const NONE: Margin = Margin {
+        reach: 0.0,
+        window: 0.0,
+    };
+}
+
+/// Collide geoms `ga` and `gb`, with a speculative margin. Penetrating geoms give
+/// the pair routine's manifold (depths ≥ 0). Geoms separated by a distance
+/// 0 ≤ d ≤ `margin.reach − margin.window` (the step's motion; GJK,
+/// [`super::gjk`]) give a manifold of **gap points**, those of gap ≤ the motion:
+/// geom a is translated toward b by s = d + `margin.window` along the separating
+/// direction u, the pair routine collides the overlapping copies, and the points
+/// are moved back: depth ← depth − s (n·u) (≤ 0 up to round-off: −depth is the
+/// signed gap ψ ≥ 0 of the point), position ← position + (s/2) u (midway). A pair
+/// placed exactly touching (d = 0) is a gap manifold of gap 0: it acts on the
+/// first step.
+///
+/// Never panics; non-finite poses or results give no contact.
+#[allow(clippy::too_many_arguments)]
+pub fn collide_pair_within(
+    ga: usize,
+    sa: &Shape,
+    xa: &Pose,
+    gb: usize,
+    sb: &Shape,
+    xb: &Pose,
+    margin: &Margin,
+    scratch: &mut NarrowScratch,
+    out: &mut ContactSet,
+) -> bool {
     let Some(entry) = TABLE[sa.kind() as usize][sb.kind() as usize] else {
         return false;
     };
+    if routine(
+        entry,
+        sa,
+        xa,
+        sb,
+        xb,
+        scratch,
+        0.0,
+        &Vec3::zeros(),
+        ga,
+        gb,
+        out,
+    ) {
+        return true;
+    }
+    if margin.reach.is_nan() || margin.reach <= 0.0 {
+        return false;
+    }
+    let Some(sep) = gjk::separation(sa, xa, sb, xb) else {
+        return false;
+    };
+    // Only gaps the step's motion can close: the window widens the features
+    // found, not the reach.
+    let motion = margin.reach - margin.window;
+    if sep.distance > motion {
+        return false;
+    }
+    // (A distance below 0 is round-off at touching: the routine found nothing.)
+    let s = sep.distance.max(0.0) + margin.window.max(1e-9);
+    let xa_s = Pose::from_parts((xa.translation.vector - s * sep.dir).into(), xa.rotation);
+    let start = out.points.len();
+    if !routine(entry, sa, &xa_s, sb, xb, scratch, s, &sep.dir, ga, gb, out) {
+        return false;
+    }
+    // Drop the points whose gap the step cannot close (they would only add
+    // rows); the deepest point (gap ≈ d ≤ motion) stays.
+    let Some(m) = out.manifolds.last_mut() else {
+        return false;
+    };
+    let deepest = out.points[m.deepest];
+    let mut keep = start;
+    for i in start..out.points.len() {
+        let p = out.points[i];
+        if -p.depth <= motion || p == deepest {
+            out.points[keep] = p;
+            if p == deepest {
+                m.deepest = keep;
+            }
+            keep += 1;
+        }
+    }
+    out.points.truncate(keep);
+    m.points = start..keep;
+    true
+}
+
+/// The table's routine at (xa, xb); with `shift` > 0, geom a was translated by
+/// −shift·u and the points are moved back (see [`collide_pair_within`]).
+#[allow(clippy::too_many_arguments)]
+fn routine(
+    entry: Entry,
+    sa: &Shape,
+    xa: &Pose,
+    sb: &Shape,
+    xb: &Pose,
+    scratch: &mut NarrowScratch,
+    shift: f64,
+    u: &Vec3,
+    ga: usize,
+    gb: usize,
+    out: &mut ContactSet,
+) -> bool {
     let NarrowScratch { work, points } = scratch;
     points.clear();
     let normal = if entry.swap {
@@ -166,6 +289,12 @@ pub fn collide_pair(
     if !finite {
         return false;
     }
+    let along = normal.dot(u);
+    if shift > 0.0 && along <= 0.5 {
+        // The manifold of the translated copies does not face the separating
+        // direction (a corner case of the pair routine): no gap contact.
+        return false;
+    }
     // Deepest point: the first of the largest depth.
     let mut deepest = 0;
     for (i, p) in points.iter().enumerate() {
@@ -174,10 +303,17 @@ pub fn collide_pair(
         }
     }
     let start = out.points.len();
-    out.points.extend(points.iter().map(|p| ContactPoint {
-        p_w: p.p_w,
-        depth: p.depth.max(0.0),
-    }));
+    if shift > 0.0 {
+        out.points.extend(points.iter().map(|p| ContactPoint {
+            p_w: p.p_w + (0.5 * shift) * u,
+            depth: (p.depth - shift * along).min(0.0),
+        }));
+    } else {
+        out.points.extend(points.iter().map(|p| ContactPoint {
+            p_w: p.p_w,
+            depth: p.depth.max(0.0),
+        }));
+    }
     out.manifolds.push(Manifold {
         geom_a: ga,
         geom_b: gb,

@@ -47,10 +47,25 @@ pub struct LcpParams {
     pub stabilization: f64,
     pub scheme: StabilizationScheme,
     /// δ, the penetration the stabilization leaves in place, m. A resting contact
-    /// settles at depth δ, so the narrow phase keeps seeing it (contacts are found
-    /// only while the shapes overlap): without it a resting body would lose and
-    /// regain its contact — and its friction — every other step. Default 1e-5 m.
+    /// settles at depth δ (with `contact_window` = 0 the narrow phase finds
+    /// contacts only while the shapes overlap, and without δ a resting body would
+    /// lose and regain its contact — and its friction — every other step).
+    /// Default 1e-5 m.
     pub penetration_allowance: f64,
+    /// The speculative window, m (scene key `contact_window`). Contacts are
+    /// generated before the geoms touch: a pair whose GJK distance d is at most one
+    /// step of relative motion, h (u_a + u_b) + h² |g| (u the speed bound of each
+    /// geom's points at the start of the step), gets **gap points** (ψ = gap ≥ 0)
+    /// — the features within `window` of the closest ones along the separating
+    /// direction whose gap the step's motion can close
+    /// (`collision::collide_pair_within`). The gap term ψ/h
+    /// of 003 eq. (7) then lets the bodies close the gap exactly within the step
+    /// and is never a separating velocity; a body placed touching has its contact
+    /// on the first step. 0 turns speculative contacts off (contacts only once the
+    /// geoms overlap, the former behaviour). Larger windows give more points (rows)
+    /// near a landing; smaller ones land tilted bodies corner by corner. Default
+    /// 1e-3 m.
+    pub contact_window: f64,
     /// Newton restitution on the normal rows: a point approaching faster than
     /// `restitution_threshold` must leave with at least e times its approach speed
     /// (e: the pair's combined `Material::restitution`). Default off.
@@ -83,6 +98,7 @@ impl Default for LcpParams {
             stabilization: 1.0,
             scheme: StabilizationScheme::StewartTrinkle,
             penetration_allowance: 1e-5,
+            contact_window: 1e-3,
             restitution: false,
             restitution_threshold: 0.1,
             max_pivots: None,
@@ -122,6 +138,12 @@ impl LcpParams {
                     "must be a finite number ≥ 0 m, got {}",
                     self.penetration_allowance
                 ),
+            ));
+        }
+        if !(self.contact_window.is_finite() && self.contact_window >= 0.0) {
+            return Err((
+                "contact_window",
+                format!("must be a finite number ≥ 0 m, got {}", self.contact_window),
             ));
         }
         if !(self.restitution_threshold.is_finite() && self.restitution_threshold >= 0.0) {

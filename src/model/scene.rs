@@ -27,6 +27,7 @@
 //! stabilization = "full"           # "off" | "full" | β in [0, 1] (× ψ/h)
 //! scheme = "stewart_trinkle"       # "stewart_trinkle" (003 eq. 7) | "anitescu_hart" (001)
 //! penetration_allowance = 1e-5     # m, depth the stabilization leaves
+//! contact_window = 1e-3            # m, speculative window (0 = contacts only on overlap)
 //! restitution = false              # Newton restitution on the normal rows
 //! restitution_threshold = 0.1      # m/s
 //! max_pivots = 1000                # Lemke (default 10·n + 100)
@@ -375,6 +376,7 @@ struct LcpToml {
     stabilization: Option<StabilizationToml>,
     scheme: Option<SchemeName>,
     penetration_allowance: Option<f64>,
+    contact_window: Option<f64>,
     restitution: Option<bool>,
     restitution_threshold: Option<f64>,
     max_pivots: Option<i64>,
@@ -452,6 +454,7 @@ fn lcp_method(l: &LcpToml) -> Result<Method, (String, String)> {
             Some(SchemeName::StewartTrinkle) | None => StabilizationScheme::StewartTrinkle,
         },
         penetration_allowance: l.penetration_allowance.unwrap_or(d.penetration_allowance),
+        contact_window: l.contact_window.unwrap_or(d.contact_window),
         restitution: l.restitution.unwrap_or(d.restitution),
         restitution_threshold: l.restitution_threshold.unwrap_or(d.restitution_threshold),
         max_pivots: count(l.max_pivots, "max_pivots")?.or(d.max_pivots),

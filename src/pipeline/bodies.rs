@@ -110,7 +110,8 @@ pub(crate) fn report_contacts(set: &ContactSet, stats: &mut StepStats) {
     stats.contact_points = set.points.len();
     let (mut max, mut sum) = (0.0f64, 0.0);
     for m in &set.manifolds {
-        let d = m.max_depth(set);
+        // Gap manifolds of a speculative margin (depth < 0) count as 0.
+        let d = m.max_depth(set).max(0.0);
         max = max.max(d);
         sum += d;
     }

@@ -3,10 +3,13 @@
 //! working memory is [`CollideWorkspace`], owned by the [`super::Pipeline`].
 
 use crate::collision::capacity::{NARROW_POINTS, PAIRS_PER_GEOM};
-use crate::collision::{collide_pair, Aabb, BroadPhase, ContactSet, NarrowScratch};
+use crate::collision::ccd::time_of_impact;
+use crate::collision::{
+    collide_pair_within, Aabb, BroadPhase, ContactSet, Margin, NarrowScratch, Shape,
+};
 use crate::data::{BodyState, PairState};
-use crate::math::Pose;
-use crate::model::Model;
+use crate::math::{Pose, Vec3};
+use crate::model::{BodyKind, Model};
 
 /// Working memory of the collision stages (not part of the state).
 #[derive(Clone, Debug, Default)]
@@ -20,6 +23,28 @@ pub struct CollideWorkspace {
     pub candidates: Vec<(u32, u32)>,
     pub pairs_next: Vec<PairState>,
     pub narrow: NarrowScratch,
+    /// Per geom, a bound on the speed of its points at the start of the step,
+    /// m/s: |v| + |ω| (size + |offset from the body origin|) (0 for unbounded
+    /// geoms, which are static).
+    pub speed: Vec<f64>,
+    /// The speculative margin of the step, set by the outline from
+    /// [`super::Stepper::speculative_window`]: `None` for the force models.
+    pub speculative: Option<Speculative>,
+}
+
+/// Speculative contacts of a complementarity step (`collision::collide_pair_within`):
+/// a pair gets gap points when its geoms are no farther apart than
+/// `h (u_a + u_b) + h² |g|` — one step of relative motion (u the geoms' speed
+/// bounds, plus what gravity adds within the step); the window widens the
+/// features found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Speculative {
+    /// h, s.
+    pub h: f64,
+    /// h² |g|, m.
+    pub gravity_reach: f64,
+    /// The speculative window, m (`LcpParams::contact_window`).
+    pub window: f64,
 }
 
 impl CollideWorkspace {
@@ -30,6 +55,7 @@ impl CollideWorkspace {
             candidates: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
             pairs_next: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
             narrow: NarrowScratch::with_capacity(NARROW_POINTS),
+            speed: Vec::with_capacity(model.ngeom()),
             ..Default::default()
         }
     }
@@ -42,14 +68,13 @@ impl CollideWorkspace {
     /// Narrow phase over the step's candidates at the geoms' current poses;
     /// `out_pair[m]` is the candidate (= pair) index of manifold `m`.
     pub fn narrow_phase(&mut self, model: &Model, out: &mut ContactSet, out_pair: &mut Vec<usize>) {
-        narrow_phase(
-            model,
-            &self.geom_pose,
-            &self.candidates,
-            &mut self.narrow,
-            out,
-            out_pair,
-        );
+        let ctx = NarrowCtx {
+            poses: &self.geom_pose,
+            candidates: &self.candidates,
+            speed: &self.speed,
+            speculative: self.speculative,
+        };
+        narrow_phase_within(model, &ctx, &mut self.narrow, out, out_pair);
     }
 }
 
@@ -76,19 +101,31 @@ pub fn broad_phase(
         broad,
         candidates,
         pairs_next,
+        speed,
+        speculative,
         ..
     } = ws;
-    aabbs.clear();
-    aabbs.extend(model.geoms.iter().zip(poses.iter()).map(|(g, x)| {
+    speed.clear();
+    speed.extend(model.geoms.iter().map(|g| {
         let s = &state[g.body];
         let size = g.shape.size();
-        let reach = if size.is_finite() {
-            2.0 * h * (s.v.norm() + s.w.norm() * (size + g.x_bg.translation.vector.norm()))
+        if size.is_finite() {
+            s.v.norm() + s.w.norm() * (size + g.x_bg.translation.vector.norm())
         } else {
             0.0
-        };
-        g.shape.aabb(x).inflated(reach + 1e-6)
+        }
     }));
+    // The speculative window must find its pairs too (half on each side).
+    let window = speculative.map_or(0.0, |s| 0.5 * (s.window + s.gravity_reach));
+    aabbs.clear();
+    aabbs.extend(
+        model
+            .geoms
+            .iter()
+            .zip(poses.iter())
+            .zip(speed.iter())
+            .map(|((g, x), u)| g.shape.aabb(x).inflated(2.0 * h * u + window + 1e-6)),
+    );
     broad.find_pairs(aabbs, |a, b| model.geoms_may_collide(a, b), candidates);
     // Merge: keep the memory of pairs still present (both lists are sorted).
     pairs_next.clear();
@@ -106,8 +143,8 @@ pub fn broad_phase(
     std::mem::swap(pairs, pairs_next);
 }
 
-/// Narrow phase over the candidate pairs; `out_pair[m]` is the candidate index of
-/// manifold `m`.
+/// Narrow phase over the candidate pairs, penetrating geoms only (the force
+/// models); `out_pair[m]` is the candidate index of manifold `m`.
 pub fn narrow_phase(
     model: &Model,
     poses: &[Pose],
@@ -116,15 +153,223 @@ pub fn narrow_phase(
     out: &mut ContactSet,
     out_pair: &mut Vec<usize>,
 ) {
+    let ctx = NarrowCtx {
+        poses,
+        candidates,
+        speed: &[],
+        speculative: None,
+    };
+    narrow_phase_within(model, &ctx, scratch, out, out_pair);
+}
+
+/// What the narrow phase reads: geom poses, the candidates and, for speculative
+/// contacts, the geoms' speed bounds and the margin.
+pub struct NarrowCtx<'a> {
+    pub poses: &'a [Pose],
+    pub candidates: &'a [(u32, u32)],
+    pub speed: &'a [f64],
+    pub speculative: Option<Speculative>,
+}
+
+/// Narrow phase over the candidate pairs, with the speculative margin of
+/// `ctx.speculative` (see [`Speculative`]) when set.
+pub fn narrow_phase_within(
+    model: &Model,
+    ctx: &NarrowCtx<'_>,
+    scratch: &mut NarrowScratch,
+    out: &mut ContactSet,
+    out_pair: &mut Vec<usize>,
+) {
     out.clear();
     out_pair.clear();
-    for (i, &(a, b)) in candidates.iter().enumerate() {
+    let poses = ctx.poses;
+    for (i, &(a, b)) in ctx.candidates.iter().enumerate() {
         let (a, b) = (a as usize, b as usize);
         let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
-        if collide_pair(
-            a, &ga.shape, &poses[a], b, &gb.shape, &poses[b], scratch, out,
+        let margin = match ctx.speculative {
+            Some(s) => {
+                let u = ctx.speed.get(a).copied().unwrap_or(0.0)
+                    + ctx.speed.get(b).copied().unwrap_or(0.0);
+                Margin {
+                    reach: s.h * u + s.gravity_reach + s.window,
+                    window: s.window,
+                }
+            }
+            None => Margin::NONE,
+        };
+        if collide_pair_within(
+            a, &ga.shape, &poses[a], b, &gb.shape, &poses[b], &margin, scratch, out,
         ) {
             out_pair.push(i);
         }
     }
+}
+
+/// A geom is *fast* when its points can move more than this fraction of its inner
+/// radius in one step (the continuous-collision stage checks only fast geoms).
+pub const CCD_FRACTION: f64 = 0.25;
+
+/// The inner radius of a shape (m): the radius of a ball about the geom origin
+/// inside it (∞ for a plane); a polytope whose origin is not inside counts a
+/// tenth of its size.
+pub fn inner_radius(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Plane => f64::INFINITY,
+        Shape::Sphere { radius } | Shape::Capsule { radius, .. } => *radius,
+        Shape::Box { half, .. } => half.min(),
+        Shape::Cylinder {
+            radius,
+            half_length,
+        } => radius.min(*half_length),
+        Shape::Polytope(p) => {
+            let inside = -p.max_face_distance(&Vec3::zeros()).0;
+            if inside > 0.0 {
+                inside
+            } else {
+                0.1 * shape.size()
+            }
+        }
+    }
+}
+
+/// The inputs of the continuous-collision stage besides the end state.
+pub struct Sweeps<'a> {
+    /// The state at the start of the step.
+    pub start: &'a [BodyState],
+    pub frozen: &'a [bool],
+    pub h: f64,
+    /// Use the pairs' material restitution at an impact (else plastic).
+    pub restitution: bool,
+}
+
+/// The pose of body state `s0 → s1` at fraction t of the step: x lerped, q slerped.
+fn body_pose_at(s0: &BodyState, s1: &BodyState, t: f64) -> Pose {
+    let x = s0.x + (s1.x - s0.x) * t;
+    let q = s0.q.try_slerp(&s1.q, t, 1e-12).unwrap_or(s1.q);
+    Pose::from_parts(x.into(), q)
+}
+
+/// The largest displacement of a point of geom `g` over the step (m): |Δx| of
+/// the body origin + |Δθ| (size + |offset|).
+fn geom_sweep(model: &Model, g: usize, s0: &BodyState, s1: &BodyState) -> f64 {
+    let geom = &model.geoms[g];
+    let size = geom.shape.size();
+    if !size.is_finite() {
+        return 0.0;
+    }
+    let dtheta = (s1.q * s0.q.inverse()).angle();
+    (s1.x - s0.x).norm() + dtheta * (size + geom.x_bg.translation.vector.norm())
+}
+
+/// Continuous collision, after the method's advance (all methods): each free
+/// body with a fast geom (one whose points moved more than [`CCD_FRACTION`] of
+/// its inner radius this step) has its swept motion (x lerped, q slerped from the
+/// start state to the end state) checked against the geoms it may meet (the
+/// step's broad-phase candidates: the boxes are grown by two steps of motion) by
+/// conservative advancement ([`crate::collision::ccd::time_of_impact`]). The
+/// earliest impact the method would not have caught — the rest of the step would
+/// carry the geom deeper than [`CCD_FRACTION`] of its inner radius — rewinds the
+/// body to the time of impact and applies the impact as an impulse along the
+/// separating direction at the centres of mass (as 000 resolves impacts with
+/// impulses), with restitution e: Δv_n = −(1 + e) v_n, shared by the inverse
+/// masses; ω keeps its start value. Returns the number of impacts.
+///
+/// Cost when no geom is fast: one pass over the geoms (|Δx| and |Δθ| per geom).
+pub fn continuous_collision(
+    model: &Model,
+    sw: &Sweeps<'_>,
+    state: &mut [BodyState],
+    ws: &CollideWorkspace,
+) -> usize {
+    let mut impacts = 0;
+    for b in 0..model.nbody() {
+        if model.bodies[b].kind != BodyKind::Free || sw.frozen[b] {
+            continue;
+        }
+        // The earliest impact of the body's fast geoms: (t, normal toward b, other body).
+        let mut first: Option<(f64, Vec3, usize)> = None;
+        for (g, geom) in model.geoms.iter().enumerate() {
+            if geom.body != b {
+                continue;
+            }
+            let inner = inner_radius(&geom.shape);
+            let sweep_g = geom_sweep(model, g, &sw.start[b], &state[b]);
+            if sweep_g <= CCD_FRACTION * inner {
+                continue;
+            }
+            for &(ca, cb) in &ws.candidates {
+                let (ca, cb) = (ca as usize, cb as usize);
+                let o = match (ca == g, cb == g) {
+                    (true, _) => cb,
+                    (_, true) => ca,
+                    _ => continue,
+                };
+                let ob = model.geoms[o].body;
+                if ob == b {
+                    continue;
+                }
+                let bound = sweep_g + geom_sweep(model, o, &sw.start[ob], &state[ob]);
+                let (s0, s1) = (&sw.start[b], &state[b]);
+                let (o0, o1) = (&sw.start[ob], &state[ob]);
+                let x_bg = geom.x_bg;
+                let x_og = model.geoms[o].x_bg;
+                let tol = (1e-2 * inner).min(1e-4);
+                let Some(hit) = time_of_impact(
+                    &geom.shape,
+                    |t| body_pose_at(s0, s1, t) * x_bg,
+                    &model.geoms[o].shape,
+                    |t| body_pose_at(o0, o1, t) * x_og,
+                    bound,
+                    tol,
+                ) else {
+                    continue;
+                };
+                // Would the method have caught it? Not if the rest of the step
+                // carries the geom deeper than the fast threshold.
+                let n = hit.sep.dir;
+                let vn = n.dot(&((s1.x - s0.x) - (o1.x - o0.x)));
+                if -vn * (1.0 - hit.t) <= CCD_FRACTION * inner {
+                    continue;
+                }
+                if first.is_none_or(|(t, _, _)| hit.t < t) {
+                    first = Some((hit.t, n, ob));
+                }
+            }
+        }
+        let Some((t, n, ob)) = first else {
+            continue;
+        };
+        impacts += 1;
+        // Rewind to the time of impact; the impact impulse at the start velocities.
+        let (s0, o0) = (sw.start[b], sw.start[ob]);
+        let pose = body_pose_at(&s0, &state[b], t);
+        let inv_b = model.bodies[b].inv_mass;
+        let o_moves = model.bodies[ob].kind == BodyKind::Free && !sw.frozen[ob];
+        let inv_o = if o_moves {
+            model.bodies[ob].inv_mass
+        } else {
+            0.0
+        };
+        let vn = n.dot(&(s0.v - if o_moves { o0.v } else { Vec3::zeros() }));
+        let e = if sw.restitution {
+            let pair = model.geoms.iter().filter(|g| g.body == b || g.body == ob);
+            pair.map(|g| g.material.restitution).fold(1.0, f64::min)
+        } else {
+            0.0
+        };
+        let j = if vn < 0.0 {
+            -(1.0 + e) * vn / (inv_b + inv_o)
+        } else {
+            0.0
+        };
+        let s = &mut state[b];
+        s.x = pose.translation.vector;
+        s.q = pose.rotation;
+        s.v = s0.v + n * (j * inv_b);
+        s.w = s0.w;
+        if o_moves {
+            state[ob].v -= n * (j * inv_o);
+        }
+    }
+    impacts
 }

@@ -14,6 +14,8 @@
 //! inputs    outside input lands here (the runtime's wrenches, a haptic device's
 //!           coupling): [`Inputs::apply`]
 //! advance   the method: contact → solve → integrate                  its own laps
+//! ccd       fast bodies' swept motion (time of impact by conservative
+//!           advancement); a missed impact rewinds the body to it   Stage::NarrowPhase
 //! check     non-finite or absurd state rolled back and frozen       Stage::Check
 //! clock     stage totals, tick, time
 //! ```
@@ -69,6 +71,18 @@ pub trait Stepper {
     /// states of its own choosing (Hunt–Crossley's energy-monitored sub-steps) says
     /// no and fills `Data::contacts` itself.
     fn contacts_at_start(&self) -> bool;
+    /// The speculative window (m) of a complementarity step: `Some` makes the
+    /// narrow phase report gap points of pairs closer than one step of relative
+    /// motion (`collide::Speculative`); `None` (the force models) reports only
+    /// penetrating geoms.
+    fn speculative_window(&self) -> Option<f64> {
+        None
+    }
+    /// Whether the continuous-collision stage applies the pairs' material
+    /// restitution at an impact (else the impact is plastic).
+    fn impact_restitution(&self) -> bool {
+        true
+    }
     /// Advance the state of every dynamic body by one step of `tick.h`, given the
     /// posed geoms and the broad phase's candidates in `col` (and, if
     /// [`Self::contacts_at_start`], the start-of-step contacts in `data`). Must not
@@ -256,6 +270,13 @@ fn outline<S: Stepper>(
     data.pose_links(model);
     col.pose_geoms(model, &data.state);
     let t = lap(&mut data.stats, Stage::Kinematics, t);
+    col.speculative = stepper
+        .speculative_window()
+        .map(|window| collide::Speculative {
+            h: tick.h,
+            gravity_reach: tick.h * tick.h * model.opt.gravity.norm(),
+            window,
+        });
     collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs);
     let t = lap(&mut data.stats, Stage::BroadPhase, t);
     if stepper.contacts_at_start() {
@@ -268,6 +289,21 @@ fn outline<S: Stepper>(
 
     // The method.
     stepper.advance(tick, data, col, ws);
+
+    // Continuous collision: fast bodies' swept motion against the world; an
+    // impact the step missed rewinds the body to its time of impact.
+    let t = Instant::now();
+    let sweeps = collide::Sweeps {
+        start: &rollback.state,
+        frozen: &data.frozen,
+        h: tick.h,
+        restitution: stepper.impact_restitution(),
+    };
+    let impacts = collide::continuous_collision(model, &sweeps, &mut data.state, col);
+    if impacts > 0 {
+        data.pose_links(model);
+    }
+    lap(&mut data.stats, Stage::NarrowPhase, t);
 
     // Check.
     let t = Instant::now();

@@ -105,12 +105,22 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
                 p.stabilization * psi / h
             }
         } else {
-            let psi = -c.depth + p.penetration_allowance;
-            let mut s_n = match p.scheme {
-                StabilizationScheme::StewartTrinkle => p.stabilization * psi / h,
-                StabilizationScheme::AnitescuHart => p.stabilization * psi.min(0.0) / h,
-            };
-            if p.restitution && vn0 < -p.restitution_threshold {
+            // A gap point (depth < 0: a speculative contact, ψ = −depth ≥ 0 the
+            // gap) may close its gap within the step: ψ/h in full, whatever β and
+            // the scheme, on top of the term at depth 0 (continuous there). A
+            // penetrating point: 003 eq. (7) (β (ψ + δ)/h) or 001's form.
+            let gap = (-c.depth).max(0.0);
+            let psi = -c.depth.max(0.0) + p.penetration_allowance;
+            let mut s_n = gap / h
+                + match p.scheme {
+                    StabilizationScheme::StewartTrinkle => p.stabilization * psi / h,
+                    StabilizationScheme::AnitescuHart => p.stabilization * psi.min(0.0) / h,
+                };
+            // Newton restitution acts at the impact: for a gap point only when the
+            // free motion closes the gap within this step (ψ + h G_n ν_f < 0);
+            // before that the gap point only keeps the bodies from passing.
+            let impact = gap <= 0.0 || gap + h * q3[0] < 0.0;
+            if p.restitution && vn0 < -p.restitution_threshold && impact {
                 s_n = s_n.min(c.restitution * vn0);
             }
             s_n

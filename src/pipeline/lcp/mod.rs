@@ -53,8 +53,16 @@
 //! island by island (points connected through moving bodies; each island stops on
 //! its own), O(nnz) per sweep; Lemke gets the dense W scattered from the blocks. A Lemke ray termination or pivot limit is counted
 //! (`StepStats::solver_failures`) and the step falls back to PGS started from the
-//! Lemke iterate (`solver_fallbacks`); a PGS sweep limit keeps the last iterate and
-//! counts it (`solver_unconverged`). Invalid data (non-finite state) applies no
+//! Lemke iterate (`solver_fallbacks`). Before that, a failed Lemke solve is retried
+//! on the diagonally scaled LCP (D A D, D q; D = 1/√W_nn per point,
+//! `solve::scale_lcp`), whose pivot tolerance holds for any masses (a 1 t cube
+//! under a 1,000 t one puts W's entries 1e-3 and 1e-6 apart), accepting a residual
+//! of 1e-7 relative to ‖D q‖∞; a retry that solves is the same solver's exact
+//! answer and is not counted as a failure. A PGS solve that reaches its sweep limit
+//! on ≤ 32 points is handed to Lemke (plain, scaled, scaled from the standard
+//! start), else continued for 10× the sweeps; every PGS sweep limit is counted
+//! (`solver_unconverged`), rescued or not, and one that no rescue removes keeps the
+//! last iterate. Invalid data (non-finite state) applies no
 //! contact impulse; the quarantine catches the state after the step.
 //!
 //! # Contact points and friction directions
@@ -154,9 +162,10 @@ pub struct DofBlock {
 
 pub(super) const NO_BLOCK: u32 = u32::MAX;
 
-/// Largest ‖min(z, w)‖∞ of a Lemke solution that is accepted (N·s for impulse
-/// rows, m/s for velocity rows: 1e-7 m/s over a 1 ms step is 0.1 nm); beyond it the
-/// solve counts as failed and falls back to PGS.
+/// Largest ‖min(z′, w′)‖∞ of a Lemke solution of the scaled problem that is
+/// accepted, relative to max(1, ‖D q‖∞) (z′ and w′ in √J; for a 1 kg body 1e-7 is
+/// ≈ 1e-7 m/s, 0.1 nm over a 1 ms step); beyond it the solve counts as failed and
+/// falls back to PGS.
 pub(super) const LEMKE_ACCEPT: f64 = 1e-7;
 
 /// Relative diagonal regularization of W (see [`delassus`]).
@@ -215,6 +224,8 @@ pub struct LcpWorkspace {
     /// The solver's problem (Lemke: the Stewart–Trinkle LCP; PGS: (W, q_W)).
     pub(super) problem: LcpProblem,
     pub(super) guess: DVector<f64>,
+    /// The diagonal scaling D of the Lemke problem (`solve::scale_lcp`).
+    pub(super) lcp_scale: Vec<f64>,
     pub(super) lemke: LemkeSolver,
     pub(super) lemke_res: LemkeResults,
     /// (p_n, f_t₁, f_t₂) per point.
@@ -259,6 +270,7 @@ impl Default for LcpWorkspace {
                 q: DVector::zeros(0),
             },
             guess: DVector::zeros(0),
+            lcp_scale: Vec::new(),
             lemke: LemkeSolver::default(),
             lemke_res: LemkeResults::default(),
             impulse: Vec::new(),
@@ -295,7 +307,12 @@ impl LcpWorkspace {
         let ndof = model.robots.iter().map(|r| r.nv()).fold(6, usize::max);
         let rows = 3 * 2 * ndof * points;
         let nb = model.nbody();
+        let k = match model.opt.method {
+            crate::model::Method::Lcp(p) => p.friction_directions as usize,
+            _ => 4,
+        };
         LcpWorkspace {
+            lcp_scale: Vec::with_capacity((k + 2) * points),
             blocks: Vec::with_capacity(nb),
             body_block: Vec::with_capacity(nb),
             minv: Vec::with_capacity(36 * nb),
@@ -330,6 +347,14 @@ impl Stepper for LcpStepper<'_> {
 
     fn contacts_at_start(&self) -> bool {
         true
+    }
+
+    fn speculative_window(&self) -> Option<f64> {
+        (self.params.contact_window > 0.0).then_some(self.params.contact_window)
+    }
+
+    fn impact_restitution(&self) -> bool {
+        self.params.restitution
     }
 
     fn advance(

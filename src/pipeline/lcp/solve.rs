@@ -35,65 +35,223 @@ pub(super) fn solve(
     match p.solver {
         LcpSolverKind::Pgs => {
             let warm = p.warm_start && warm_impulses(pairs, ls);
-            pgs_on_w(p, ls, warm, stats);
-        }
-        LcpSolverKind::Lemke => {
-            dense_w(ls);
-            stewart_trinkle_lcp(ls);
-            let n = ls.problem.q.len();
-            stats.lcp_size = n;
-            let warm = p.warm_start && warm_impulses(pairs, ls) && lemke_guess(ls);
-            ls.lemke.params = LemkeParams {
-                max_pivots: p.max_pivots,
-                zero_tol: 1e-9,
-                ..LemkeParams::default()
-            };
-            let status = ls.lemke.solve(
-                &ls.problem,
-                if warm { Some(&ls.guess) } else { None },
-                &mut ls.lemke_res,
-            );
-            let st = ls.lemke_res.stats;
-            stats.solver_iterations = st.pivots + st.setup_pivots;
-            stats.solver_residual = st.residual;
-            // A "solved" basis whose residual round-off has spoiled (degenerate
-            // pivots on near-dependent rows) counts as a failure too.
-            let status = match status {
-                LemkeStatus::Solved if st.residual.is_nan() || st.residual > LEMKE_ACCEPT => {
-                    LemkeStatus::IterationLimit
+            let status = pgs_on_w(p, ls, warm, stats);
+            if status == PgsStatus::IterationLimit {
+                // Residual check with a rescue: PGS converges slowly on the
+                // ill-conditioned W of large mass ratios (a 1 t cube under a
+                // 1,000 t one). The sweep limit is counted (`solver_unconverged`,
+                // never hidden); a problem small enough for the dense pivoting is
+                // then handed to Lemke (warm from the last step's active set, on
+                // the problem as assembled, then scaled; then scaled from the
+                // standard start), else PGS goes on from its iterate for 10× the
+                // sweeps. Whatever the rescues leave is the last PGS iterate.
+                stats.solver_unconverged += 1;
+                let it = stats.solver_iterations;
+                let (warm, cold) = (p.warm_start, false);
+                let rescued = nc <= LEMKE_RESCUE_POINTS
+                    && (lemke(p, pairs, ls, stats, Pivoting::plain(warm))
+                        || lemke(p, pairs, ls, stats, Pivoting::scaled(warm))
+                        || lemke(p, pairs, ls, stats, Pivoting::scaled(cold))
+                        || {
+                            ls.impulse.copy_from_slice(&ls.contact_res.z);
+                            let long = LcpParams {
+                                max_iterations: RESCUE_SWEEPS * p.max_iterations,
+                                ..*p
+                            };
+                            pgs_on_w(&long, ls, true, stats) == PgsStatus::Converged
+                        });
+                if rescued {
+                    stats.solver_failed = false;
+                } else {
+                    ls.impulse.copy_from_slice(&ls.contact_res.z);
                 }
-                s => s,
-            };
-            match status {
-                LemkeStatus::Solved => read_lemke(ls),
-                LemkeStatus::RayTermination | LemkeStatus::IterationLimit => {
-                    // Fallback: PGS on (W, q_W) from the last step's impulses (the
-                    // Lemke iterate of a ray termination is not a useful start).
-                    stats.solver_failed = true;
-                    stats.solver_failures += 1;
-                    stats.solver_fallbacks += 1;
-                    ls.impulse.iter_mut().for_each(|x| *x = 0.0);
-                    let warm = warm_impulses(pairs, ls);
-                    let it = stats.solver_iterations;
-                    pgs_on_w(p, ls, warm, stats);
+                if nc <= LEMKE_RESCUE_POINTS {
+                    // The rescues' pivots / sweeps on top of the first PGS run's.
                     stats.solver_iterations += it;
-                }
-                LemkeStatus::InvalidProblem => {
-                    stats.solver_failed = true;
-                    stats.solver_failures += 1;
-                    ls.impulse.iter_mut().for_each(|x| *x = 0.0);
                 }
             }
         }
+        LcpSolverKind::Lemke => {
+            let warm = p.warm_start;
+            if !lemke(p, pairs, ls, stats, Pivoting::plain(warm)) && !stats.solver_failed {
+                // Fallbacks: Lemke on the diagonally scaled problem (large mass
+                // ratios put W's entries beyond one pivot tolerance), then PGS on
+                // (W, q_W) from the last step's impulses (the Lemke iterate of a
+                // ray termination is not a useful start).
+                // The scaled retry is the same solver (an exact Lemke solution):
+                // only a solve that needs PGS counts as a failure and a fallback.
+                let it = stats.solver_iterations;
+                if lemke(p, pairs, ls, stats, Pivoting::scaled(warm)) {
+                    stats.solver_iterations += it;
+                    return finish(ls);
+                }
+                stats.solver_failed = true;
+                stats.solver_failures += 1;
+                stats.solver_fallbacks += 1;
+                ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+                let warm = warm_impulses(pairs, ls);
+                let it = it + stats.solver_iterations;
+                if pgs_on_w(p, ls, warm, stats) == PgsStatus::IterationLimit {
+                    stats.solver_unconverged += 1;
+                }
+                stats.solver_iterations += it;
+            }
+        }
     }
+    finish(ls);
+}
+
+/// Non-finite impulses (invalid data) apply nothing.
+fn finish(ls: &mut LcpWorkspace) {
     if !ls.impulse.iter().all(|x| x.is_finite()) {
         ls.impulse.iter_mut().for_each(|x| *x = 0.0);
     }
 }
 
+/// How one Lemke attempt starts: from the active set of the impulses the pairs
+/// remember (`warm`) or Lemke's standard start, on the problem as assembled or
+/// diagonally scaled ([`scale_lcp`]).
+#[derive(Clone, Copy)]
+struct Pivoting {
+    warm: bool,
+    scaled: bool,
+}
+
+impl Pivoting {
+    fn plain(warm: bool) -> Self {
+        Pivoting {
+            warm,
+            scaled: false,
+        }
+    }
+    fn scaled(warm: bool) -> Self {
+        Pivoting { warm, scaled: true }
+    }
+}
+
+/// Contact points up to which an unconverged PGS solve is handed to Lemke
+/// (`(k + 2)·n` pivoting variables: 192 for 32 points and k = 4).
+const LEMKE_RESCUE_POINTS: usize = 32;
+
+/// The sweep budget of PGS's last rescue, in multiples of `max_iterations`.
+const RESCUE_SWEEPS: usize = 10;
+
+/// Lemke on the Stewart–Trinkle LCP (dense), started and scaled as `how` says; on
+/// success the impulses are in `ls.impulse` and true is returned. On an invalid
+/// problem the impulses are zeroed and `stats.solver_failed` is set; on a ray or
+/// the pivot limit false is returned.
+fn lemke(
+    p: &LcpParams,
+    pairs: &[PairState],
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+    how: Pivoting,
+) -> bool {
+    let warm = how.warm;
+    dense_w(ls);
+    stewart_trinkle_lcp(ls);
+    let n = ls.problem.q.len();
+    stats.lcp_size = stats.lcp_size.max(n);
+    let warm = warm && warm_impulses(pairs, ls) && lemke_guess(ls);
+    let q_max = if how.scaled {
+        scale_lcp(ls)
+    } else {
+        ls.lcp_scale.clear();
+        ls.lcp_scale.resize(n, 1.0);
+        0.0
+    };
+    ls.lemke.params = LemkeParams {
+        max_pivots: p.max_pivots,
+        zero_tol: 1e-9,
+        ..LemkeParams::default()
+    };
+    let status = ls.lemke.solve(
+        &ls.problem,
+        if warm { Some(&ls.guess) } else { None },
+        &mut ls.lemke_res,
+    );
+    let st = ls.lemke_res.stats;
+    stats.solver_iterations = st.pivots + st.setup_pivots;
+    stats.solver_residual = st.residual;
+    // A "solved" basis whose residual round-off has spoiled (degenerate pivots on
+    // near-dependent rows) counts as a failure too; the residual is in the scaled
+    // units (√J), relative to the scale of q′ (round-off grows with it).
+    let accept = LEMKE_ACCEPT * q_max.max(1.0);
+    let status = match status {
+        LemkeStatus::Solved if st.residual.is_nan() || st.residual > accept => {
+            LemkeStatus::IterationLimit
+        }
+        s => s,
+    };
+    match status {
+        LemkeStatus::Solved => {
+            for (z, d) in ls.lemke_res.z.iter_mut().zip(&ls.lcp_scale) {
+                *z *= d;
+            }
+            read_lemke(ls);
+            true
+        }
+        LemkeStatus::RayTermination | LemkeStatus::IterationLimit => false,
+        LemkeStatus::InvalidProblem => {
+            stats.solver_failed = true;
+            stats.solver_failures += 1;
+            ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+            false
+        }
+    }
+}
+
+/// Symmetric diagonal scaling of the Stewart–Trinkle LCP (A, q) → (D A D, D q),
+/// z = D z′ (an LCP with the same complementarity): per point c, D = 1/√W_nn(c)
+/// on p_n and its β, and √W_nn(c) on σ (so the cone rows μ p_n − Σβ and the E
+/// columns keep their entries). The diagonal becomes ≈ 1 whatever the masses: a
+/// 1 t body under a 1,000 t one gives W entries 1e-3 and 1e-6 apart, beyond the
+/// pivot tolerance's reach unscaled; z′ and w′ are then both in √J, so one
+/// residual tolerance serves every mass. The warm guess is scaled along.
+/// Returns ‖q′‖∞.
+fn scale_lcp(ls: &mut LcpWorkspace) -> f64 {
+    let nc = ls.contacts.len();
+    let k = ls.dirs.len();
+    let n = nc * (k + 2);
+    ls.lcp_scale.clear();
+    ls.lcp_scale.resize(n, 1.0);
+    let (ib, is) = (nc, nc + nc * k);
+    for c in 0..nc {
+        let wnn = ls.problem.m[(c, c)];
+        if !(wnn.is_finite() && wnn > 0.0) {
+            continue;
+        }
+        let d = 1.0 / wnn.sqrt();
+        ls.lcp_scale[c] = d;
+        for j in 0..k {
+            ls.lcp_scale[ib + c * k + j] = d;
+        }
+        ls.lcp_scale[is + c] = 1.0 / d;
+    }
+    let (m, q, dvec) = (&mut ls.problem.m, &mut ls.problem.q, &ls.lcp_scale);
+    for j in 0..n {
+        for i in 0..n {
+            m[(i, j)] *= dvec[i] * dvec[j];
+        }
+        q[j] *= dvec[j];
+    }
+    if ls.guess.len() == n {
+        for (g, d) in ls.guess.iter_mut().zip(dvec) {
+            *g /= d;
+        }
+    }
+    q.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+}
+
 /// PGS on the block-sparse (W, q_W) with polygonal cones, island by island;
-/// `warm`: start from `ls.impulse`.
-pub(super) fn pgs_on_w(p: &LcpParams, ls: &mut LcpWorkspace, warm: bool, stats: &mut StepStats) {
+/// `warm`: start from `ls.impulse`. An unconverged solve leaves its iterate in
+/// `ls.contact_res.z` and `ls.impulse` (the caller decides and counts).
+pub(super) fn pgs_on_w(
+    p: &LcpParams,
+    ls: &mut LcpWorkspace,
+    warm: bool,
+    stats: &mut StepStats,
+) -> PgsStatus {
     let r = 3 * ls.contacts.len();
     let solver = PgsSolver::new(PgsParams {
         tolerance: p.tolerance,
@@ -112,7 +270,6 @@ pub(super) fn pgs_on_w(p: &LcpParams, ls: &mut LcpWorkspace, warm: bool, stats: 
         PgsStatus::Converged => ls.impulse.copy_from_slice(&ls.contact_res.z),
         PgsStatus::IterationLimit => {
             stats.solver_failed = true;
-            stats.solver_unconverged += 1;
             ls.impulse.copy_from_slice(&ls.contact_res.z);
         }
         PgsStatus::InvalidProblem => {
@@ -121,6 +278,7 @@ pub(super) fn pgs_on_w(p: &LcpParams, ls: &mut LcpWorkspace, warm: bool, stats: 
             ls.impulse.iter_mut().for_each(|x| *x = 0.0);
         }
     }
+    status
 }
 
 /// (p_n, f_t = D_c β) from Lemke's z.
