@@ -23,6 +23,10 @@ enum Cmd {
     /// Replay a command log (`serve --record-inputs`) offline on its scene and check
     /// the final state hash bit for bit.
     Replay(rtphys::runtime::replay::ReplayArgs),
+    /// Drive a server over gRPC for a while (closed-loop controllers; with --faults
+    /// killed/stopped controllers, stalled subscribers, connection floods) and print
+    /// a report: commands lost/duplicated, round trips, overruns, RSS growth.
+    Soak(rtphys::server::soak::SoakArgs),
     /// Generate a scene file (piles of N objects) on standard output.
     Scene(rtphys::tools::SceneArgs),
     /// Draw kinetic energy and penetration against step for both penalty variants
@@ -39,6 +43,7 @@ fn main() -> std::process::ExitCode {
         Some(Cmd::Serve(a)) => rtphys::server::serve_main(a),
         Some(Cmd::Run(a)) => rtphys::run::run_main(a),
         Some(Cmd::Replay(a)) => rtphys::runtime::replay::replay_main(a),
+        Some(Cmd::Soak(a)) => rtphys::server::soak::soak_main(a),
         Some(Cmd::Scene(a)) => rtphys::tools::scene_main(a),
         Some(Cmd::Plot(a)) => rtphys::tools::plot_main(a),
         Some(Cmd::Bench(a)) => rtphys::tools::bench_main(a),

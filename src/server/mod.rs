@@ -11,6 +11,7 @@ pub mod files;
 mod metrics;
 pub mod netem;
 pub mod service;
+pub mod soak;
 pub mod status;
 pub mod streams;
 
