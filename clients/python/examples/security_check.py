@@ -14,7 +14,7 @@ import sys
 
 import grpc
 
-from rtphys_client import Client, force, pb
+from rtphys_client import Client, pb, wrench
 
 checks = 0
 
@@ -104,7 +104,7 @@ def main():
     expect_ok("observer: StreamState (one state)", lambda: next(iter(it)))
     it.cancel()
     expect_code("observer: ApplyWrench", grpc.StatusCode.PERMISSION_DENIED,
-                lambda: c.apply_wrench(force("red_box", [1.0, 0.0, 0.0])))
+                lambda: c.apply_wrench(wrench("red_box", force=[1.0, 0.0, 0.0])))
     expect_code("observer: Control", grpc.StatusCode.PERMISSION_DENIED,
                 lambda: c.control(name="observer").next_state())
     expect_code("observer: Reset", grpc.StatusCode.PERMISSION_DENIED, c.reset)
@@ -112,13 +112,13 @@ def main():
 
     # Controller: commands; may not administer.
     c = client(tok["controller"])
-    expect_ok("controller: ApplyWrench", lambda: c.apply_wrench(force("red_box", [1.0, 0.0, 0.0])))
+    expect_ok("controller: ApplyWrench", lambda: c.apply_wrench(wrench("red_box", force=[1.0, 0.0, 0.0])))
     expect_ok("controller: ClearWrench", lambda: c.clear_wrench())
 
     def control():
         s = c.control(name="ci-controller")
         s.next_state()
-        seq = s.send([force("blue_box", [0.5, 0.0, 0.0])])
+        seq = s.send([wrench("blue_box", force=[0.5, 0.0, 0.0])])
         s.wait_ack(seq)
         s.close()
     expect_ok("controller: Control stream, command acknowledged", control)
