@@ -261,7 +261,7 @@ async fn unary_case(c: &mut Client, g: &mut Gen, case: u64, codes: &mut [u64; 17
         eprintln!("case {case}: call {k}");
     }
     match k {
-        0 | 1 | 2 => {
+        0..=2 => {
             let req = pb::ApplyWrenchRequest {
                 header: g.header(),
                 wrenches: g.wrenches(),

@@ -272,7 +272,7 @@ fn mutated_urdfs_parse_or_fail_with_a_located_error() {
         let mut r = SplitMix64::new(seed.wrapping_mul(7_000_003).wrapping_add(case));
         let (path, text) = &urdfs[(r.next_u64() % urdfs.len() as u64) as usize];
         let m = mutate(text, &mut r, true);
-        let strict = r.next_u64() % 4 == 0;
+        let strict = r.next_u64().is_multiple_of(4);
         let res = catch_unwind(AssertUnwindSafe(|| {
             parse_urdf(
                 &m,
@@ -337,8 +337,7 @@ fn regression_huge_gravity_position_and_velocity_are_refused() {
     }
     let p = t
         .lines()
-        .filter(|l| l.trim_start().starts_with("position"))
-        .last()
+        .rfind(|l| l.trim_start().starts_with("position"))
         .expect("a position line");
     for v in ["-1e308", "1e308", "1e7"] {
         refused(

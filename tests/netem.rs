@@ -31,7 +31,7 @@ async fn round_trips(c: &mut Client, net: Option<pb::NetworkConditions>, n: usiz
     ctl.next_state().await.unwrap();
     let mut v = Vec::with_capacity(n);
     for k in 0..n {
-        let f = if k % 2 == 0 { 0.2 } else { -0.2 };
+        let f = if k.is_multiple_of(2) { 0.2 } else { -0.2 };
         let t0 = Instant::now();
         let seq = ctl
             .send(vec![force("red_box", [f, 0.0, 0.0])], false)
@@ -113,11 +113,11 @@ async fn seeded_command_loss_drops_the_configured_fraction() {
         let mut last = None;
         let mut ctl = ctl;
         for k in 0..N {
-            let f = if k % 2 == 0 { 0.2 } else { -0.2 };
+            let f = if k.is_multiple_of(2) { 0.2 } else { -0.2 };
             ctl.send(vec![force("blue_box", [f, 0.0, 0.0])], false)
                 .await
                 .unwrap();
-            if k % 64 == 0 {
+            if k.is_multiple_of(64) {
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
         }

@@ -19,7 +19,7 @@ fn record_dir(tag: &str) -> PathBuf {
     d
 }
 
-fn cfg_rec(mode: Mode, dir: &PathBuf) -> Config {
+fn cfg_rec(mode: Mode, dir: &std::path::Path) -> Config {
     let mut c = cfg(mode);
     c.server.record_dir = dir.display().to_string();
     c.watchdog.safe_behavior = rtphys::config::SafeBehavior::Damp;
@@ -88,14 +88,14 @@ async fn lockstep_run_replays_bit_identically() {
     for k in 0..600u32 {
         let b = bodies[(r.next_u64() % 4) as usize];
         let mut w = wrench(body(b), rnd3(&mut r, 2.0), rnd3(&mut r, 0.05));
-        if k % 7 == 0 {
+        if k.is_multiple_of(7) {
             w.duration_s = 0.013;
         }
-        if k % 11 == 0 {
+        if k.is_multiple_of(11) {
             w.point = rnd3(&mut r, 0.02).to_vec();
             w.frame = pb::Frame::Body as i32;
         }
-        let seq = ctl.send(vec![w], k % 50 == 0).await.unwrap();
+        let seq = ctl.send(vec![w], k.is_multiple_of(50)).await.unwrap();
         ctl.wait_ack(seq).await.expect("ack");
         if k == 200 {
             // A unary wrench from another source, held for 40 ms.
@@ -141,7 +141,7 @@ async fn realtime_robot_run_replays_bit_identically() {
     while t0.elapsed() < std::time::Duration::from_millis(700) {
         n += 1;
         let j = 1 + (r.next_u64() % 7);
-        let cmd = if n % 3 == 0 {
+        let cmd = if n.is_multiple_of(3) {
             servo(joint(&format!("arm/joint{j}")), r.uniform(-0.3, 0.3), 0.0)
         } else {
             effort(joint(&format!("arm/joint{j}")), r.uniform(-2.0, 2.0))

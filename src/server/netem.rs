@@ -55,7 +55,7 @@ pub fn from_pb(
     };
     let f = |k: &str| format!("{prefix}network.{k}");
     let seed = if n.seed == 0 {
-        0x5eed_0f_6e7e_0001
+        0x005e_ed0f_6e7e_0001
     } else {
         n.seed
     };

@@ -149,7 +149,7 @@ async fn free_bodies(c: &mut Client) -> anyhow::Result<Vec<u32>> {
 
 fn push_cmd(b: u32, k: u64) -> pb::BodyWrench {
     // Small alternating pushes: the bodies wander but stay.
-    let f = if k % 2 == 0 { 0.3 } else { -0.3 };
+    let f = if k.is_multiple_of(2) { 0.3 } else { -0.3 };
     super::client::wrench(body_id(b), [f, 0.0, 0.0], [0.0; 3])
 }
 
@@ -429,8 +429,8 @@ pub async fn soak(a: &SoakArgs, url: &str, server_pid: Option<u32>) -> anyhow::R
         _ => None,
     };
     let wd = wd_lat.lock().clone();
-    let lateness = stats.tick_lateness.clone().unwrap_or_default();
-    let compute = stats.tick_compute.clone().unwrap_or_default();
+    let lateness = stats.tick_lateness.unwrap_or_default();
+    let compute = stats.tick_compute.unwrap_or_default();
     let value = json!({
         "duration_s": elapsed,
         "ticks": tick1.saturating_sub(tick0),
