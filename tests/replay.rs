@@ -210,3 +210,44 @@ async fn recording_ends_at_a_scene_load_and_replay_refuses_another_scene() {
     h.shutdown().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The commands: `rtphys serve --record-inputs FILE` (lockstep, driven over gRPC,
+/// stopped by SIGTERM), then `rtphys replay SCENE FILE` prints "identical".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_record_inputs_then_rtphys_replay_is_identical() {
+    use std::io::BufRead;
+    let bin = env!("CARGO_BIN_EXE_rtphys");
+    let dir = record_dir("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("cli.log");
+    let mut srv = std::process::Command::new(bin)
+        .args(["serve", "--listen", "127.0.0.1:0", "--mode", "lockstep", "--record-inputs"])
+        .arg(&log)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("rtphys serve starts");
+    let mut lines = std::io::BufReader::new(srv.stdout.take().unwrap()).lines();
+    let addr = lines
+        .find_map(|l| l.ok()?.strip_prefix("rtphys listening on ").map(str::to_string))
+        .expect("listening line");
+    let mut c = rtphys::server::client::Client::connect(&addr).await.unwrap();
+    c.apply_wrench(wrench(body("red_box"), [0.0, 2.0, 0.0], [0.0, 0.0, 0.1]))
+        .await
+        .unwrap();
+    c.step(300).await.unwrap();
+    c.clear_wrenches(vec![]).await.unwrap();
+    c.step(200).await.unwrap();
+    drop(c);
+    unsafe { libc::kill(srv.id() as i32, libc::SIGTERM) };
+    assert!(srv.wait().unwrap().success(), "serve exits 0 on SIGTERM");
+    let out = std::process::Command::new(bin)
+        .args(["replay", "config/scenes/default.toml"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("to tick 500") && text.contains("identical"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
