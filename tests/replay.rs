@@ -221,7 +221,14 @@ async fn serve_record_inputs_then_rtphys_replay_is_identical() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("cli.log");
     let mut srv = std::process::Command::new(bin)
-        .args(["serve", "--listen", "127.0.0.1:0", "--mode", "lockstep", "--record-inputs"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--mode",
+            "lockstep",
+            "--record-inputs",
+        ])
         .arg(&log)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -229,9 +236,15 @@ async fn serve_record_inputs_then_rtphys_replay_is_identical() {
         .expect("rtphys serve starts");
     let mut lines = std::io::BufReader::new(srv.stdout.take().unwrap()).lines();
     let addr = lines
-        .find_map(|l| l.ok()?.strip_prefix("rtphys listening on ").map(str::to_string))
+        .find_map(|l| {
+            l.ok()?
+                .strip_prefix("rtphys listening on ")
+                .map(str::to_string)
+        })
         .expect("listening line");
-    let mut c = rtphys::server::client::Client::connect(&addr).await.unwrap();
+    let mut c = rtphys::server::client::Client::connect(&addr)
+        .await
+        .unwrap();
     c.apply_wrench(wrench(body("red_box"), [0.0, 2.0, 0.0], [0.0, 0.0, 0.1]))
         .await
         .unwrap();
@@ -247,7 +260,14 @@ async fn serve_record_inputs_then_rtphys_replay_is_identical() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("to tick 500") && text.contains("identical"), "{text}");
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("to tick 500") && text.contains("identical"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
