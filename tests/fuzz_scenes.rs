@@ -302,7 +302,7 @@ fn known_core_finding(changed: &[String]) -> bool {
             || k.starts_with("kp")
             || k.starts_with("kv")
             || k.starts_with("ki"))
-            && !(v.abs() <= 1e15)
+            && (v.abs() > 1e15 || v.is_nan())
     })
 }
 
