@@ -314,7 +314,7 @@ impl RecState {
 
     /// The world was reset (or the recording starts): tables empty, robots at the
     /// data's reset values, slots as they were.
-    pub(crate) fn after_reset(&mut self, d: &Data) {
+    pub fn after_reset(&mut self, d: &Data) {
         self.unary.iter_mut().for_each(|e| *e = None);
         for t in self.ctrl.iter_mut() {
             t.iter_mut().for_each(|e| *e = None);
@@ -325,12 +325,12 @@ impl RecState {
         }
     }
 
-    pub(crate) fn record_reset(&mut self, d: &Data) {
+    pub fn record_reset(&mut self, d: &Data) {
         push(&self.q, d.tick, Event::Reset);
     }
 
     /// Record every difference between the inputs the next step sees and the mirror.
-    pub(crate) fn diff(&mut self, w: &World, slots: impl Iterator<Item = SlotState>) {
+    pub fn diff(&mut self, w: &World, slots: impl Iterator<Item = SlotState>) {
         let tick = w.data.tick;
         for (i, s) in slots.enumerate().take(self.slots.len()) {
             if self.slots[i] != s {
@@ -382,7 +382,7 @@ impl RecState {
     }
 
     /// End the recording: the writer finishes the file with this tick and hash.
-    pub(crate) fn end(&self, model: &Model, d: &Data, why: EndReason) {
+    pub fn end(&self, model: &Model, d: &Data, why: EndReason) {
         self.q.end_tick.store(d.tick, Ordering::SeqCst);
         self.q
             .end_hash
