@@ -119,6 +119,9 @@ pub struct ServerConfig {
     /// Largest scene, URDF or mesh file read over the API, and largest inline scene
     /// text, bytes. Default 4 MiB.
     pub max_scene_bytes: u64,
+    /// Directory `StartRecording{file}` writes command logs into (a bare file name
+    /// over the API; never overwritten). Default "recordings".
+    pub record_dir: String,
     /// Stream slots (of `max_streams`) that only Control streams may take, so state
     /// subscribers cannot lock a controller out. Default 8.
     pub reserved_controller_streams: usize,
@@ -229,6 +232,7 @@ impl Default for ServerConfig {
                 "config/meshes".into(),
             ],
             max_scene_bytes: 4 << 20,
+            record_dir: "recordings".into(),
             reserved_controller_streams: 8,
             max_connections: 256,
             idle_timeout_s: 60.0,

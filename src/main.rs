@@ -20,6 +20,13 @@ enum Cmd {
     /// Step a scene offline and write per-step CSV (energies, penetration, poses,
     /// velocities, contact forces, joint states; columns in `rtphys::run`).
     Run(rtphys::run::RunArgs),
+    /// Replay a command log (`serve --record-inputs`) offline on its scene and check
+    /// the final state hash bit for bit.
+    Replay(rtphys::runtime::replay::ReplayArgs),
+    /// Drive a server over gRPC for a while (closed-loop controllers; with --faults
+    /// killed/stopped controllers, stalled subscribers, connection floods) and print
+    /// a report: commands lost/duplicated, round trips, overruns, RSS growth.
+    Soak(rtphys::server::soak::SoakArgs),
     /// Generate a scene file (piles of N objects) on standard output.
     Scene(rtphys::tools::SceneArgs),
     /// Draw kinetic energy and penetration against step for both penalty variants
@@ -35,6 +42,8 @@ fn main() -> std::process::ExitCode {
         None => rtphys::server::serve_main(Default::default()),
         Some(Cmd::Serve(a)) => rtphys::server::serve_main(a),
         Some(Cmd::Run(a)) => rtphys::run::run_main(a),
+        Some(Cmd::Replay(a)) => rtphys::runtime::replay::replay_main(a),
+        Some(Cmd::Soak(a)) => rtphys::server::soak::soak_main(a),
         Some(Cmd::Scene(a)) => rtphys::tools::scene_main(a),
         Some(Cmd::Plot(a)) => rtphys::tools::plot_main(a),
         Some(Cmd::Bench(a)) => rtphys::tools::bench_main(a),

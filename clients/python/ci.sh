@@ -6,7 +6,10 @@
 #   4. every Python example (and the built Rust examples) run end to end, time-bounded;
 #   5. SIGTERM: the server must shut down gracefully;
 #   6. a second server on the arm scene (config/scenes/arm.toml) for the robot
-#      controller examples (arm_pd.py, and the Rust arm_pd when built).
+#      controller examples (arm_pd.py, and the Rust arm_pd when built);
+#   7. servers with bearer tokens and TLS, then mutual TLS (certificates made with
+#      openssl here): security_check.py runs the observer/controller/admin roles
+#      through the Python client and checks refusals and successes.
 # Exits non-zero on any failure. Loopback only.
 set -uo pipefail
 
@@ -125,6 +128,54 @@ else
     wait "$RSERVER" 2>/dev/null
 fi
 trap - EXIT
+
+echo "== tokens + TLS / mutual TLS (certificates made with openssl now)"
+TLSD="$WORK/tls"
+rm -rf "$TLSD" && mkdir -p "$TLSD"
+mkcerts() {
+    cd "$TLSD" || return 1
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > srv.ext
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' > cli.ext
+    EC="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+    openssl req -x509 $EC -keyout ca.key -out ca.pem -days 2 -subj "/CN=rtphys ci CA" 2>/dev/null || return 1
+    for n in srv cli; do
+        cn=localhost; [ $n = cli ] && cn=ci-client
+        openssl req $EC -keyout $n.key -out $n.csr -subj "/CN=$cn" 2>/dev/null || return 1
+        openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out $n.pem -days 2 -extfile $n.ext 2>/dev/null || return 1
+    done
+}
+if ! command -v openssl >/dev/null 2>&1 || ! (mkcerts); then
+    echo "   FAILED: openssl could not make the certificates"; failed=$((failed + 1))
+else
+    export RTPHYS_CI_OBSERVER="observer-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+    export RTPHYS_CI_CONTROLLER="controller-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+    export RTPHYS_CI_ADMIN="admin-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+    printf 'observer = ["%s"]\ncontroller = ["%s"]\nadmin = ["%s"]\n' \
+        "$RTPHYS_CI_OBSERVER" "$RTPHYS_CI_CONTROLLER" "$RTPHYS_CI_ADMIN" > "$TLSD/tokens.toml"
+    for variant in tls mtls; do
+        CA_LINE=""
+        [ $variant = mtls ] && CA_LINE="client_ca_file = \"$TLSD/ca.pem\""
+        printf '[auth]\ntokens_file = "%s"\n[tls]\ncert_file = "%s"\nkey_file = "%s"\n%s\n' \
+            "$TLSD/tokens.toml" "$TLSD/srv.pem" "$TLSD/srv.key" "$CA_LINE" > "$TLSD/server-$variant.toml"
+        SLOG="$WORK/server_$variant.log"
+        "$BIN" serve --config "$TLSD/server-$variant.toml" --listen 127.0.0.1:0 >"$SLOG" 2>&1 &
+        SSERVER=$!
+        SADDR=""
+        for _ in $(seq 1 300); do
+            SADDR=$(sed -n 's/^rtphys listening on //p' "$SLOG" | head -n1)
+            [ -n "$SADDR" ] && break
+            kill -0 "$SSERVER" 2>/dev/null || break
+            sleep 0.1
+        done
+        if [ -z "$SADDR" ]; then
+            echo "$variant server did not start:"; cat "$SLOG"; failed=$((failed + 1))
+        else
+            M=""; [ $variant = mtls ] && M="--mtls"
+            run "security_check.py ($variant + tokens)" 120 "$PYV" "$EX/security_check.py" --addr "$SADDR" --certs "$TLSD" $M
+        fi
+        kill -TERM "$SSERVER" 2>/dev/null; wait "$SSERVER" 2>/dev/null
+    done
+fi
 
 echo "python client: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -179,6 +179,13 @@ pub enum Admin {
         world: Box<World>,
         reply: oneshot::Sender<Result<(Applied, Box<World>), SimError>>,
     },
+    /// Start recording the inputs (the world is reset first); replies with the tick.
+    StartRecording {
+        rec: Box<super::record::RecState>,
+        reply: Reply<u64>,
+    },
+    /// End the recording; replies with the tick it ended at.
+    StopRecording(Reply<u64>),
     /// Copy the statistics into the preallocated buffer.
     Stats {
         buf: Box<StatsBuf>,
@@ -194,4 +201,5 @@ pub enum Trash {
     Clear(Clear),
     Saved(Box<Saved>),
     World(Box<World>),
+    Recording(Box<super::record::RecState>),
 }

@@ -17,6 +17,8 @@ pub mod clock;
 pub mod command;
 pub mod error;
 mod physics;
+pub mod record;
+pub mod replay;
 pub mod ring;
 pub mod rt;
 pub mod stats;
@@ -139,6 +141,8 @@ pub struct Shared {
     pub stale_seq: AtomicU64,
     /// Network-side counters (src/server/conn.rs).
     pub net: NetCounters,
+    /// The command-log recording (src/runtime/record.rs), if one was started.
+    pub recording: Mutex<Option<record::Active>>,
 }
 
 /// Connection counters kept by the server's accept loop and rate limiter.
@@ -245,6 +249,7 @@ impl Runtime {
             observers: AtomicUsize::new(0),
             stale_seq: AtomicU64::new(0),
             net: NetCounters::default(),
+            recording: Mutex::new(None),
         });
         let sh = shared.clone();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -447,6 +452,19 @@ impl Runtime {
         self.begin_shutdown();
         if let Some(h) = self.join.lock().take() {
             let _ = h.join();
+        }
+        // The physics thread ended the recording (if any): wait for its file.
+        if let Some(a) = self.shared.recording.lock().take() {
+            match a.finish() {
+                Ok(f) => tracing::info!(
+                    "command log {} written: {} records to tick {}, state hash {:016x}",
+                    f.path.display(),
+                    f.records,
+                    f.tick,
+                    f.hash
+                ),
+                Err(e) => tracing::error!("{e}"),
+            }
         }
         self.shared.wake_all_subscribers();
         self.shared.empty_trash();

@@ -12,6 +12,7 @@
 use super::clock::mono_ns;
 use super::command::{Admin, Applied, Clear, Input, Reply, RunStatus, Source, SourceWrench, Trash};
 use super::error::SimError;
+use super::record::{EndReason, RecState, SlotState, SlotView};
 use super::ring::{ack, body, contact, frame, hdr, joint, FrameWriter, Layout};
 use super::stats::{copy_hist, hist_ns, hist_ns_small};
 use super::world::World;
@@ -48,6 +49,17 @@ struct CtrlLocal {
     /// Lockstep: a command arrived since the last tick.
     delivered: bool,
     hist: Histogram<u64>,
+}
+
+impl super::record::SlotView for CtrlLocal {
+    #[inline]
+    fn slot_state(&self) -> SlotState {
+        SlotState {
+            open: self.stream_id != 0,
+            tripped: self.tripped,
+            behavior: self.behavior,
+        }
+    }
 }
 
 impl CtrlLocal {
@@ -106,6 +118,8 @@ struct Physics {
     faulted: bool,
     /// `paused` before the fault (restored when the fault is cleared).
     paused_before_fault: bool,
+    /// The command-log recording in progress (src/runtime/record.rs).
+    rec: Option<Box<RecState>>,
 }
 
 /// `ready` is called once the first state is published (a server that answers
@@ -144,6 +158,7 @@ pub(super) fn run(sh: Arc<Shared>, world: Box<World>, ready: impl FnOnce()) {
         rtf_recent: 0.0,
         faulted: false,
         paused_before_fault: false,
+        rec: None,
     };
     p.compose();
     p.publish();
@@ -180,6 +195,7 @@ impl Physics {
         }
         self.faulted = true;
         self.paused = true;
+        self.end_recording(EndReason::Fault);
         *self.sh.fault.lock() = msg.clone();
         self.sh.faults.fetch_add(1, Ordering::SeqCst);
         self.sh.faulted.store(true, Ordering::SeqCst);
@@ -417,6 +433,9 @@ impl Physics {
 
     /// One tick: step (composing the inputs at the step's inputs point), publish.
     fn tick(&mut self) {
+        if let Some(r) = &mut self.rec {
+            r.diff(&self.w, self.ctrl.iter().map(|c| c.slot_state()));
+        }
         let damping = self.sh.cfg.watchdog.damping;
         let slots = &self.ctrl;
         let World {
@@ -841,8 +860,14 @@ impl Physics {
                 let _ = reply.send(Ok(self.status()));
             }
             Admin::Reset(reply) => {
+                if let Some(r) = &mut self.rec {
+                    r.record_reset(&self.w.data);
+                }
                 let w = &mut *self.w;
                 w.data.reset(&w.model);
+                if let Some(r) = &mut self.rec {
+                    r.after_reset(&w.data);
+                }
                 w.unary.iter_mut().for_each(|e| *e = None);
                 for t in w.ctrl.iter_mut() {
                     t.iter_mut().for_each(|e| *e = None);
@@ -870,6 +895,7 @@ impl Physics {
                         "snapshot does not match this world's size".into(),
                     )));
                 } else {
+                    self.end_recording(EndReason::Restored);
                     self.w.unary.copy_from_slice(&from.unary);
                     self.compose();
                     self.publish();
@@ -878,6 +904,7 @@ impl Physics {
                 self.trash(Trash::Saved(from));
             }
             Admin::Load { mut world, reply } => {
+                self.end_recording(EndReason::SceneLoaded);
                 std::mem::swap(&mut self.w, &mut world);
                 // `world` now holds the old one.
                 world.ring.retire();
@@ -899,6 +926,40 @@ impl Physics {
                 let a = self.applied();
                 if let Err(Ok((_, old))) = reply.send(Ok((a, world))) {
                     self.trash(Trash::World(old));
+                }
+            }
+            Admin::StartRecording { mut rec, reply } => {
+                if self.rec.is_some() {
+                    let _ = reply.send(Err(SimError::FailedPrecondition(
+                        "already recording".into(),
+                    )));
+                    self.trash(Trash::Recording(rec));
+                } else if rec.gen != self.w.gen {
+                    let _ = reply.send(Err(SimError::FailedPrecondition(
+                        "the world changed while the recording was prepared; try again".into(),
+                    )));
+                    self.trash(Trash::Recording(rec));
+                } else {
+                    // The log replays from the scene: start from its initial state.
+                    let w = &mut *self.w;
+                    w.data.reset(&w.model);
+                    w.unary.iter_mut().for_each(|e| *e = None);
+                    for t in w.ctrl.iter_mut() {
+                        t.iter_mut().for_each(|e| *e = None);
+                    }
+                    rec.after_reset(&w.data);
+                    self.rec = Some(rec);
+                    self.compose();
+                    self.publish();
+                    let _ = reply.send(Ok(self.w.data.tick));
+                }
+            }
+            Admin::StopRecording(reply) => {
+                if self.rec.is_some() {
+                    self.end_recording(EndReason::Stopped);
+                    let _ = reply.send(Ok(self.w.data.tick));
+                } else {
+                    let _ = reply.send(Err(SimError::FailedPrecondition("not recording".into())));
                 }
             }
             Admin::Stats {
@@ -982,8 +1043,17 @@ impl Physics {
         }
     }
 
+    /// End the recording in progress (if any): the writer finishes the file.
+    fn end_recording(&mut self, why: EndReason) {
+        if let Some(r) = self.rec.take() {
+            r.end(&self.w.model, &self.w.data, why);
+            self.trash(Trash::Recording(r));
+        }
+    }
+
     /// Shutdown: fail whatever still waits.
     fn finish(&mut self) {
+        self.end_recording(EndReason::Shutdown);
         self.abort_steps("server is shutting down");
         while let Some(inp) = self.sh.inputs.pop() {
             let mut inp = inp;
@@ -1009,6 +1079,9 @@ impl Physics {
                 Admin::Stats { buf, reply, .. } => {
                     let _ = reply.send(buf);
                 }
+                Admin::StartRecording { reply, .. } | Admin::StopRecording(reply) => {
+                    let _ = reply.send(Err(err()));
+                }
             }
         }
         self.sh.wake_all_subscribers();
@@ -1018,12 +1091,12 @@ impl Physics {
 /// The step's inputs (`pipeline::Inputs`): `data.xfrc` = sum over the sources
 /// (ApplyWrench and every controller slot); expired wrenches removed; the safe
 /// behaviour of a tripped controller applied.
-fn compose_inputs(
+pub(crate) fn compose_inputs<S: SlotView>(
     model: &Model,
     data: &mut Data,
     unary: &mut [Option<SourceWrench>],
     sources: &mut [Vec<Option<SourceWrench>>],
-    slots: &[CtrlLocal],
+    slots: &[S],
     damping: f64,
 ) {
     let tick = data.tick;
@@ -1040,7 +1113,8 @@ fn compose_inputs(
         }
     }
     for (slot, c) in slots.iter().enumerate() {
-        if c.stream_id == 0 {
+        let c = c.slot_state();
+        if !c.open {
             continue;
         }
         for (b, e) in sources[slot].iter_mut().enumerate() {

@@ -330,6 +330,24 @@ impl Client {
             .into_inner())
     }
 
+    /// Start a command log in the server's `server.record_dir/<file>` (resets the world).
+    pub async fn start_recording(&mut self, file: &str) -> Result<pb::RecordingInfo, Status> {
+        Ok(self
+            .raw
+            .start_recording(pb::StartRecordingRequest { file: file.into() })
+            .await?
+            .into_inner())
+    }
+
+    /// Stop the command log; the reply carries the end tick and state hash.
+    pub async fn stop_recording(&mut self) -> Result<pb::RecordingInfo, Status> {
+        Ok(self
+            .raw
+            .stop_recording(pb::StopRecordingRequest {})
+            .await?
+            .into_inner())
+    }
+
     /// Server stream of states.
     pub async fn watch(
         &mut self,

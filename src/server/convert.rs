@@ -841,3 +841,28 @@ pub fn stats(s: &StatsBuf) -> pb::Stats {
         ..Default::default()
     }
 }
+
+/// The state hash of `runtime::record::state_hash` computed from a `State` that
+/// carries every body (pose and velocity) and every joint: what `rtphys replay`
+/// prints, from the client's side.
+pub fn state_hash(s: &pb::State) -> u64 {
+    let mut h = crate::runtime::record::Fnv::default();
+    h.u(s.tick);
+    h.f(s.sim_time);
+    for b in &s.bodies {
+        for x in b
+            .position
+            .iter()
+            .chain(&b.orientation)
+            .chain(&b.linear_velocity)
+            .chain(&b.angular_velocity)
+        {
+            h.f(*x);
+        }
+    }
+    for j in &s.joints {
+        h.f(j.position);
+        h.f(j.velocity);
+    }
+    h.finish()
+}

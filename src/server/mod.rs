@@ -9,7 +9,9 @@ pub mod conn;
 pub mod convert;
 pub mod files;
 mod metrics;
+pub mod netem;
 pub mod service;
+pub mod soak;
 pub mod status;
 pub mod streams;
 
@@ -48,6 +50,10 @@ pub struct ServeArgs {
     /// Initial mode: realtime, lockstep or max (overrides physics.mode).
     #[arg(long)]
     pub mode: Option<String>,
+    /// Record every applied input with its tick into FILE (a command log for
+    /// `rtphys replay SCENE FILE`; the world starts from the scene's initial state).
+    #[arg(long, value_name = "FILE")]
+    pub record_inputs: Option<PathBuf>,
 }
 
 /// Load the scene named by the arguments or the settings, or the embedded default.
@@ -124,6 +130,12 @@ pub fn serve_main(args: ServeArgs) -> anyhow::Result<()> {
             if st.paused { " (paused)" } else { "" },
             st.rate_hz
         );
+        if let Some(p) = &args.record_inputs {
+            rt.start_recording(p)
+                .await
+                .map_err(|e| anyhow::anyhow!("--record-inputs: {e}"))?;
+            tracing::info!("recording the inputs into {}", p.display());
+        }
         // Machine-readable line for scripts that start the server on port 0.
         println!("rtphys listening on {local}");
         if !cfg.server.metrics_listen.is_empty() {

@@ -4,6 +4,7 @@
 use super::auth::{Auth, Role};
 use super::convert::{self, Selection};
 use super::files::SceneRoots;
+use super::netem::{self, Netem};
 use super::pb::{self, simulation_server::Simulation};
 use super::status::physics_gone;
 use super::streams::{ControlStream, StateFeed, StateStream};
@@ -449,28 +450,32 @@ impl Simulation for SimService {
         Ok(Response::new(stats_reply(&self.rt, &s)))
     }
 
-    type StreamStateStream = StateStream;
+    type StreamStateStream = Netem<StateStream>;
 
     async fn stream_state(
         &self,
         req: Request<pb::StreamStateRequest>,
-    ) -> Result<Response<StateStream>, Status> {
+    ) -> Result<Response<Netem<StateStream>>, Status> {
         self.auth.check(&req, Role::Observer)?;
         let r = req.into_inner();
         let view = self.rt.world();
         let sel = convert::selection(&r.fields, &r.bodies, &view.model, "")?;
         check_decimation(r.decimation, self.cfg().limits.max_decimation, "decimation")?;
+        let (_, state_net) = netem::from_pb(r.network.as_ref(), "")?;
         let sub = self.rt.open_observer()?;
         let feed = StateFeed::new(self.rt.clone(), sub, r.decimation, r.latest_only);
-        Ok(Response::new(StateStream::new(feed, sel)))
+        Ok(Response::new(Netem::new(
+            StateStream::new(feed, sel),
+            state_net,
+        )))
     }
 
-    type ControlStream = ControlStream;
+    type ControlStream = Netem<ControlStream>;
 
     async fn control(
         &self,
         req: Request<Streaming<pb::ControlRequest>>,
-    ) -> Result<Response<ControlStream>, Status> {
+    ) -> Result<Response<Netem<ControlStream>>, Status> {
         self.auth.check(&req, Role::Controller)?;
         let mut inbound = req.into_inner();
         let first = inbound
@@ -517,6 +522,7 @@ impl Simulation for SimService {
         } else {
             (cfg.watchdog.timeout_ms * 1e6) as i64
         };
+        let (cmd_net, state_net) = netem::from_pb(hello.network.as_ref(), "hello.")?;
         let name = if hello.name.is_empty() {
             "controller".to_string()
         } else {
@@ -527,10 +533,64 @@ impl Simulation for SimService {
             .rt
             .open_controller(&name, hello.lockstep, watchdog_ns, behavior)?;
         let feed = StateFeed::new(self.rt.clone(), sub, hello.decimation, hello.latest_only);
+        let inbound: super::streams::Inbound = match cmd_net {
+            None => Box::pin(inbound),
+            Some(c) => Box::pin(Netem::new(inbound, Some(c))),
+        };
         let stream = ControlStream::new(self.rt.clone(), inbound, ctrl, feed, sel);
         tracing::info!(stream_id = stream.stream_id(), name = %name, lockstep = hello.lockstep, "control stream opened");
-        Ok(Response::new(stream))
+        Ok(Response::new(Netem::new(stream, state_net)))
     }
+
+    async fn start_recording(
+        &self,
+        req: Request<pb::StartRecordingRequest>,
+    ) -> Result<Response<pb::RecordingInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
+        let r = req.into_inner();
+        let path = record_path(&self.cfg().server.record_dir, &r.file)?;
+        let tick = self.rt.start_recording(&path).await?;
+        Ok(Response::new(pb::RecordingInfo {
+            path: path.display().to_string(),
+            start_tick: tick,
+            ..Default::default()
+        }))
+    }
+
+    async fn stop_recording(
+        &self,
+        req: Request<pb::StopRecordingRequest>,
+    ) -> Result<Response<pb::RecordingInfo>, Status> {
+        self.auth.check(&req, Role::Admin)?;
+        let f = self.rt.stop_recording().await?;
+        Ok(Response::new(pb::RecordingInfo {
+            path: f.path.display().to_string(),
+            start_tick: 0,
+            end_tick: f.tick,
+            state_hash: f.hash,
+            records: f.records,
+            lost: f.lost,
+            bytes: f.bytes,
+            ended: f.reason.name().to_string(),
+        }))
+    }
+}
+
+/// `StartRecording{file}`: a bare file name inside `server.record_dir` (created if
+/// missing); never a path, never an existing file (checked when it is created).
+fn record_path(dir: &str, file: &str) -> Result<PathBuf, SimError> {
+    let bad = |m: &str| SimError::invalid("file", format!("{file:?}: {m}"));
+    if file.is_empty() || file.len() > 255 {
+        return Err(bad("a file name of 1 to 255 bytes is needed"));
+    }
+    if file == "." || file == ".." || file.contains(['/', '\\', '\0']) {
+        return Err(bad(
+            "must be a bare file name (no directory), written in server.record_dir",
+        ));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| SimError::invalid("file", format!("server.record_dir {dir:?}: {e}")))?;
+    Ok(Path::new(dir).join(file))
 }
 
 fn check_decimation(d: u32, max: u32, field: &str) -> Result<(), SimError> {

@@ -181,10 +181,13 @@ impl Stream for StateStream {
     }
 }
 
+/// A Control stream's inbound side (tonic's, or through network injection).
+pub type Inbound = Pin<Box<dyn Stream<Item = Result<pb::ControlRequest, Status>> + Send>>;
+
 /// `Control`: commands in (validated and queued inside this poll), states out.
 pub struct ControlStream {
     rt: Runtime,
-    inbound: tonic::Streaming<pb::ControlRequest>,
+    inbound: Inbound,
     inbound_done: bool,
     ctrl: CtrlGuard,
     feed: StateFeed,
@@ -199,7 +202,7 @@ pub struct ControlStream {
 impl ControlStream {
     pub fn new(
         rt: Runtime,
-        inbound: tonic::Streaming<pb::ControlRequest>,
+        inbound: Inbound,
         ctrl: CtrlGuard,
         feed: StateFeed,
         sel: Selection,
@@ -320,7 +323,7 @@ impl Stream for ControlStream {
         }
         // 1. Commands in: decode, validate, queue, all in this poll.
         while !me.inbound_done {
-            match Pin::new(&mut me.inbound).poll_next(cx) {
+            match me.inbound.as_mut().poll_next(cx) {
                 Poll::Ready(Some(Ok(req))) => {
                     if let Err(st) = me.handle(req) {
                         me.ended = true;
