@@ -84,10 +84,15 @@ pub const MAX_PARAM: f64 = 1e15;
 
 /// A scene that could not be loaded: where and what.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{file}{}: {key}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+#[error(
+    "{file}{}: {}{message}",
+    line.map(|l| format!(":{l}")).unwrap_or_default(),
+    if key.is_empty() { String::new() } else { format!("{key}: ") }
+)]
 pub struct SceneError {
     pub file: String,
-    /// Key path, e.g. `body[2].mass` (`-` when the file as a whole is at fault).
+    /// Key path, e.g. `body[2].mass` (`-` when the file as a whole is at fault;
+    /// empty for a TOML syntax error, which has the line).
     pub key: String,
     /// 1-based line, where known.
     pub line: Option<usize>,
