@@ -100,9 +100,17 @@ impl PidGains {
         }
     }
 
-    /// The un-normalized PID force of eq. (3): max{kp d − kv v + ki I, 0}, N.
+    /// The un-normalized PID force of eq. (3): max{kp d − kv v + ki I, 0}, N, and
+    /// exactly 0 at a point outside the other body (d < 0: a speculative gap point),
+    /// whatever its approach speed or the integral. A point at d = 0 of a
+    /// penetrating manifold (an edge crossing the contact plane, on the rim of the
+    /// intersection volume) keeps eq. (3) with its integral term; a manifold with no
+    /// point below d = 0 gets no force at all (`pipeline::penalty`).
     #[inline]
     pub fn force(&self, depth: f64, v_n: f64, integral: f64) -> f64 {
+        if depth < 0.0 {
+            return 0.0;
+        }
         (self.kp * depth - self.kv * v_n + self.ki * integral).max(0.0)
     }
 }

@@ -477,7 +477,9 @@ fn evaluate(
         let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
         let (ba, bb) = (ga.body, gb.body);
         let (da, db) = (dynamic(ba), dynamic(bb));
-        if !(da || db) {
+        // No force from a manifold that does not penetrate (depth ≤ 0: a touching or
+        // speculative gap manifold), and no damping fixed for it.
+        if !(da || db) || m.max_depth(contacts) <= 0.0 {
             fresh.push((0.0, 0.0, false));
             continue;
         }
@@ -521,12 +523,12 @@ fn evaluate(
             inv_ma + inv_mb + ra.dot(&(inv_ia * ra)) + rb.dot(&(inv_ib * rb))
         };
         b.pf.clear();
-        let wsum: f64 = points.iter().map(|p| p.depth).sum();
+        let wsum: f64 = points.iter().map(|p| p.depth.max(0.0)).sum();
         let deepest = m.deepest - m.points.start;
         let (mut f_n, mut rate) = (0.0, 0.0);
         for (i, pt) in points.iter().enumerate() {
             let w = if wsum > 0.0 {
-                ip.x * pt.depth / wsum
+                ip.x * pt.depth.max(0.0) / wsum
             } else if i == deepest {
                 ip.x
             } else {
