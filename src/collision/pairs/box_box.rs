@@ -20,7 +20,9 @@
 //! Boxes whose polytope is not the 8-corner, 6-face, 12-edge axis-aligned one
 //! (never, for [`Shape::cuboid`]) go to the general routine.
 
-use super::polytope_polytope::{collide_polytopes, edge_edge_normal, Candidate, EDGE_MARGIN};
+use super::polytope_polytope::{
+    collide_polytopes, edge_edge_depth, edge_edge_normal, Candidate, EDGE_MARGIN,
+};
 use super::Work;
 use crate::collision::{ContactPoint, ConvexPolytope, Shape};
 use crate::math::{Mat3, Pose, Vec3};
@@ -212,12 +214,13 @@ pub(crate) fn collide(
     let tie = 1e-9 * scale;
     let tb = xb.translation.vector;
     if let Some(n) = edge_edge_normal(face_sep, edge_axis, EDGE_MARGIN * scale) {
-        // b's support plane along n (b is centred at its frame's origin).
-        let d = n.abs().dot(hb);
+        // b's highest point along n (b is centred at its frame's origin), a's lowest.
+        let hi_b = n.abs().dot(hb);
+        let lo_a = va.iter().map(|v| n.dot(v)).fold(f64::INFINITY, f64::min);
         for p in pts {
             out.push(ContactPoint {
                 p_w: rb * p + tb,
-                depth: (d - n.dot(p)).max(0.0),
+                depth: edge_edge_depth(n.dot(p), lo_a, hi_b),
             });
         }
         return Some(rb * n);

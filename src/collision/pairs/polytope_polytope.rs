@@ -19,6 +19,11 @@
 //!    larger facet (a box resting on a larger box gets the large box's top face,
 //!    so its depths make the small box's bottom points the deepest), then b's
 //!    facets and lower facet ids.
+//!    **Crossing edges** (before the facet rule): if the least-penetrating edge
+//!    pair of step 1 penetrates less than every face axis, the normal is that edge
+//!    cross product, from b to a, and each point's depth its distance into the
+//!    other body along it (`edge_edge_normal`, `edge_edge_depth`): the passive
+//!    sharp-feature rule (docs/EXPERIMENTS.md, "Sharp features").
 //! 4. **Depths**: distance of each point to the chosen facet plane, ≥ 0.
 //!
 //! Tolerances are relative to `scale = radius_a + radius_b` (bounding radii about
@@ -132,19 +137,19 @@ pub(crate) fn collide_polytopes(
 
     // 3a. Edge–edge contact: when an edge pair's axis penetrates less than every
     // face axis (the minimum-translation direction is the cross product of two
-    // edges), it is the normal, pointing from b to a; the contact plane is b's
-    // support plane along it. See `edge_edge_normal`.
+    // edges), it is the normal, pointing from b to a. See `edge_edge_normal`.
     let pts = &w.pts;
     let tie = 1e-9 * scale;
     if let Some(n) = edge_edge_normal(face_sep, edge_axis, EDGE_MARGIN * scale) {
-        let d = vb
+        let hi_b = vb
             .iter()
             .map(|v| n.dot(v))
             .fold(f64::NEG_INFINITY, f64::max);
+        let lo_a = va.iter().map(|v| n.dot(v)).fold(f64::INFINITY, f64::min);
         for p in pts {
             out.push(ContactPoint {
                 p_w: *p,
-                depth: (d - n.dot(p)).max(0.0),
+                depth: edge_edge_depth(n.dot(p), lo_a, hi_b),
             });
         }
         return Some(n);
@@ -223,6 +228,16 @@ pub(crate) fn edge_edge_normal(
 ) -> Option<Vec3> {
     let (sep, axis) = edge?;
     (sep > face_sep + margin).then_some(-axis)
+}
+
+/// Depth of an intersection point at height `s = n·p` along an edge–edge normal n,
+/// between a's lowest point `lo_a` and b's highest `hi_b` along n: its distance into
+/// the other body, max(hi_b − s, s − lo_a) (a point of a's edge lies in b by
+/// hi_b − s, one of b's edge in a by s − lo_a), ≥ 0. Symmetric in the argument order
+/// (n, lo_a, hi_b → −n, −hi_b, −lo_a), like the facet rule's depths.
+#[inline]
+pub(crate) fn edge_edge_depth(s: f64, lo_a: f64, hi_b: f64) -> f64 {
+    (hi_b - s).max(s - lo_a).max(0.0)
 }
 
 /// A facet competing in the min–max rule.
