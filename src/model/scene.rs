@@ -12,7 +12,7 @@
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
-//! penetration_fraction = 0.005     # §5 rule for λ (or stiffness_volume N/m³,
+//! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,
 //!                                  #  stiffness_depth N/m)
 //! damping_rule = "exact"           # "exact" | "paper"
 //! adaptive = true                  # energy-monitored sub-steps (§4.2)
