@@ -67,7 +67,7 @@ use super::{Stepper, Tick};
 use crate::collision::volume::VolumeScratch;
 use crate::collision::{ContactSet, NarrowScratch};
 use crate::contact::hunt_crossley::{self as hc, Measure};
-use crate::contact::{friction, PairContext, PointForce};
+use crate::contact::{friction, PairContext, PointForce, SupportLoads};
 use crate::data::{kinetic_energy, potential_energy, BodyState, Data, PairState, Stage};
 use crate::math::{Mat3, Pose, Wrench};
 use crate::model::{BodyKind, HuntCrossleyParams, Integrator, Material, Model};
@@ -133,10 +133,9 @@ pub struct HuntCrossleyWorkspace {
     point_forces: Vec<PointForce>,
     /// Volume of every body, m³ (from its shapes; 0 for static bodies).
     body_volume: Vec<f64>,
-    /// Mass each body carries at the tick's start (its own and what rests on it), kg;
-    /// and the moving bodies ordered from the highest down (`support_loads`).
-    load: Vec<f64>,
-    order: Vec<usize>,
+    /// Mass each body carries at the tick's start (its own and what rests on it)
+    /// and the weight each pair carries (`contact::support`).
+    support: SupportLoads,
 }
 
 impl HuntCrossleyWorkspace {
@@ -162,72 +161,8 @@ impl HuntCrossleyWorkspace {
                         .sum(),
                 })
                 .collect(),
-            load: vec![0.0; nb],
-            order: Vec::with_capacity(nb),
+            support: SupportLoads::new(nb),
             ..Default::default()
-        }
-    }
-}
-
-/// The mass each body carries: its own plus a share of what rests on it, from the
-/// pairs touching at the end of the last tick (`PairState::touching`, part of the
-/// state) and the bodies' heights against gravity `up`. Bodies are visited from the
-/// highest down; each passes its load in equal shares to the touching bodies whose
-/// centre of mass lies lower (static ones take theirs out of the graph). A body with
-/// nothing on it carries its own mass; the bottom of a stack of n equal boxes
-/// carries n of them; side-by-side bodies at one height pass nothing to each other.
-/// O(bodies × pairs), no allocation.
-fn support_loads(
-    model: &Model,
-    state: &[BodyState],
-    dynamic: impl Fn(usize) -> bool,
-    pairs: &[PairState],
-    up: &crate::math::Vec3,
-    order: &mut Vec<usize>,
-    load: &mut [f64],
-) {
-    let height = |b: usize| up.dot(&state[b].x);
-    order.clear();
-    for (b, l) in load.iter_mut().enumerate() {
-        *l = if dynamic(b) {
-            model.bodies[b].mass
-        } else {
-            0.0
-        };
-        if dynamic(b) {
-            order.push(b);
-        }
-    }
-    // Highest first; ties by index (deterministic, allocation-free sort).
-    order.sort_unstable_by(|&a, &b| height(b).total_cmp(&height(a)).then(a.cmp(&b)));
-    let lower = |u: usize, q: &PairState| -> Option<usize> {
-        if !q.touching {
-            return None;
-        }
-        let (ba, bb) = (
-            model.geoms[q.geom_a as usize].body,
-            model.geoms[q.geom_b as usize].body,
-        );
-        let v = match (ba == u, bb == u) {
-            (true, false) => bb,
-            (false, true) => ba,
-            _ => return None,
-        };
-        // A static body (a floor, a plane) is below whatever touches it.
-        (!dynamic(v) || height(v) < height(u)).then_some(v)
-    };
-    for &u in order.iter() {
-        let n = pairs.iter().filter(|q| lower(u, q).is_some()).count();
-        if n == 0 {
-            continue;
-        }
-        let share = load[u] / n as f64;
-        for q in pairs {
-            if let Some(v) = lower(u, q) {
-                if dynamic(v) {
-                    load[v] += share;
-                }
-            }
         }
     }
 }
@@ -239,8 +174,8 @@ struct Ctx<'a> {
     h: f64,
     p: &'a HuntCrossleyParams,
     body_volume: &'a [f64],
-    /// Mass each body carries this tick (`support_loads`), kg.
-    load: &'a [f64],
+    /// Mass each body and pair carries this tick (`contact::support`).
+    support: &'a SupportLoads,
     frozen: &'a [bool],
     xfrc: &'a [Wrench],
     candidates: &'a [(u32, u32)],
@@ -305,8 +240,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
             vol,
             point_forces,
             body_volume,
-            load,
-            order,
+            support,
         } = w;
         let CollideWorkspace {
             geom_pose,
@@ -318,19 +252,13 @@ impl Stepper for HuntCrossleyStepper<'_> {
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
         let g = model.opt.gravity.norm();
-        // "Up" for the support graph: against gravity (z in a weightless scene).
-        let up = if g > 0.0 {
-            -model.opt.gravity / g
-        } else {
-            crate::math::Vec3::z()
-        };
-        support_loads(model, state, dynamic, pairs, &up, order, load);
+        support.compute(model, state, dynamic, pairs);
         let cx = Ctx {
             model,
             h: dt,
             p,
             body_volume,
-            load,
+            support,
             frozen,
             xfrc,
             candidates,
@@ -511,7 +439,7 @@ fn commit(pairs: &mut [PairState], ev: &Eval) {
 /// λ of a pair: the scene's value for its measure, or the §5 rule applied to the
 /// load each body carries (the larger of its moving bodies' M g/(f V) for a
 /// volume, M g/(f L) for a depth, M the body's mass plus what rests on it,
-/// `support_loads`): every contact then sinks at most about f L under the weight
+/// `contact::support`): every contact then sinks at most about f L under the weight
 /// it supports — the bottom box of a stack as little as the top one, and a light
 /// box under a heavy one as little as under its own weight — instead of n f L at
 /// the bottom of a stack of n. Stiffer pairs cost sub-steps, which the energy
@@ -531,7 +459,7 @@ fn stiffness(cx: &Ctx, measure: Measure, bodies: [(usize, bool); 2]) -> f64 {
         .filter(|(_, dynamic)| *dynamic)
         .map(|&(b, _)| {
             let v = cx.body_volume[b];
-            let w = cx.load[b] * cx.g_ref;
+            let w = cx.support.load[b] * cx.g_ref;
             match measure {
                 Measure::Volume => w / (f * v),
                 Measure::Depth => w / (f * body_volume_len(v)),
@@ -687,6 +615,13 @@ fn evaluate(
             m_reduced,
             h: cx.h,
             integral: 0.0,
+            weight: cx.support.pair_weight(
+                model,
+                st,
+                |x| model.bodies[x].kind == BodyKind::Free && !cx.frozen[x],
+                ba,
+                bb,
+            ),
             inv_mass: [inv_ma, inv_mb],
             inv_inertia_w: [inv_ia, inv_ib],
         };
