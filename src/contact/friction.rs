@@ -6,17 +6,25 @@
 //!   same point forces.
 //! - **Sticking**: a spring–damper between the two material points that coincided
 //!   where sticking began (the anchor), acting at the force-weighted centroid c of
-//!   the contact, f_t = −k δ_t − b v_t, limited to the cone ‖f_t‖ ≤ μ‖f‖; and a
+//!   the contact, on top of the tangential load L_t the contact carries (the weight
+//!   it supports, [`super::support`], projected on the contact plane):
+//!   f_t = −L_t − k δ_t − b v_t, limited to the cone ‖f_t‖ ≤ μ‖f‖. The feed-forward
+//!   −L_t holds the load from the first step of contact, so the spring only takes
+//!   the deviations: without it the spring has to stretch L_t/k before it holds,
+//!   and on a slope at μ = tan θ the slip gathered meanwhile never stops (kinetic
+//!   friction exactly balances the slope there); and a
 //!   torsional spring–damper on the twist θ_n about the normal since sticking began,
 //!   τ_n = −k r² θ_n − b r² ω_n, limited to μ‖f‖ r, with r the force-weighted mean
 //!   distance of the contact points from c (the lever arm of torsional friction).
 //! - **Transitions** (once per step, [`update_state`]): a sliding pair sticks when the
 //!   speed of its fastest point falls below `v_stick`, or below what kinetic
 //!   friction removes in one step (μ‖f‖ h / m_t, m_t the tangential effective mass);
-//!   a sticking pair whose spring would exceed its limit is released to sliding if a
-//!   point moves faster than `v_slip`, and otherwise its anchor is dragged so that
-//!   the spring sits on the limit (an elasto-plastic anchor: rounding noise at the
-//!   exact threshold μ = tan θ cannot make a block creep).
+//!   a sticking pair whose load and spring would exceed its limit is released to
+//!   sliding if a point moves faster than `v_slip`, and otherwise its anchor is
+//!   dragged toward the contact so that ‖L_t + k δ_t‖ sits on the limit (an
+//!   elasto-plastic anchor: rounding noise at the exact threshold μ = tan θ cannot
+//!   make a block creep); the drag only shortens δ_t, so a load the cone cannot hold
+//!   yet (while the normal force builds up) leaves no stretch that would push back.
 
 use super::{PairContext, PointForce};
 use crate::data::{PairState, StickAnchor};
@@ -164,8 +172,8 @@ pub fn tangential_forces_at(
             // Sticking: spring–damper at the centroid, limited to the cone.
             let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, &c, r, anchor));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
-            let mut f = -t.k * t.slip - t.b * v_t;
-            let limit = mu * total;
+            let mut f = -t.k * t.slip - t.b * v_t - t.load;
+            let limit = mu * stick_normal(ctx, total);
             let fm = f.norm();
             if fm > limit {
                 f *= limit / fm;
@@ -206,6 +214,8 @@ pub fn update_state(
 /// arm `r`, anchor): gains, tangential slip and twist of the anchor.
 #[derive(Clone, Copy, Debug)]
 pub struct StickTerms {
+    /// Tangential load L_t on a (the supported weight in the contact plane), N.
+    load: Vec3,
     k: f64,
     b: f64,
     kt: f64,
@@ -219,6 +229,7 @@ impl StickTerms {
         let (k, b) = stick_gains(fp, ctx, c);
         let (kt, bt) = twist_gains(fp, ctx, r);
         StickTerms {
+            load: tangential(&ctx.normal, ctx.weight),
             k,
             b,
             kt,
@@ -266,10 +277,12 @@ pub fn update_state_at(
             None
         }
         Some(mut anchor) => {
+            let limit = mu * stick_normal(ctx, total);
             let terms = StickTerms::new(fp, ctx, &c, r, &anchor);
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
-            let over_force = k * delta.norm() > limit;
+            let held = terms.load + delta * k;
+            let over_force = held.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
                 pair.anchor = Some(recentred(ctx, &c, delta, twist));
@@ -280,11 +293,17 @@ pub fn update_state_at(
                 return None;
             }
             if over_force {
-                // Drag a's anchor point so that k‖δ‖ = μ‖f‖.
+                // Drag a's anchor point toward b's, δ → s δ with the largest s ∈ [0, 1]
+                // such that ‖L_t + s k δ‖ ≤ μ‖f‖ (s = 0 when the load alone exceeds it).
                 let pb = ctx.b.x + ctx.b.q * anchor.p_b_body;
                 let pa_w = ctx.a.x + ctx.a.q * anchor.p_a_body;
                 let normal_part = ctx.normal * ctx.normal.dot(&(pa_w - pb));
-                let new_pa = pb + normal_part + delta * (limit / (k * delta.norm()));
+                let s = if terms.load == Vec3::zeros() {
+                    limit / (k * delta.norm())
+                } else {
+                    shrink(&terms.load, &(delta * k), limit)
+                };
+                let new_pa = pb + normal_part + delta * s;
                 anchor.p_a_body = ctx.a.q.inverse() * (new_pa - ctx.a.x);
             }
             if over_twist {
@@ -299,6 +318,31 @@ pub fn update_state_at(
             None
         }
     }
+}
+
+/// The normal force a sticking contact's cone is taken on, N: the larger of the
+/// penalty force ‖f‖ and the normal part of the weight the contact carries,
+/// W_n = −n·W (the quasi-static load a rigid contact would carry). The penalty
+/// force oscillates about W_n while a placed or struck body settles, and below it
+/// the cone μ‖f‖ is smaller than the tangential load μ W_n a slope at μ = tan θ
+/// puts on it: the slip gathered there is never given back, since kinetic
+/// friction at that threshold only balances the slope. Sliding contacts keep
+/// μ‖f‖ (a sliding box decelerates with the force it is pressed with).
+#[inline]
+fn stick_normal(ctx: &PairContext, total: f64) -> f64 {
+    total.max(-ctx.normal.dot(&ctx.weight))
+}
+
+/// Largest s ∈ [0, 1] with ‖l + s e‖ ≤ limit (0 if ‖l‖ > limit already): the root
+/// of ‖e‖² s² + 2 (l·e) s + ‖l‖² − limit² = 0 that is ≥ 0.
+#[inline]
+fn shrink(l: &Vec3, e: &Vec3, limit: f64) -> f64 {
+    let (ee, le, ll) = (e.norm_squared(), l.dot(e), l.norm_squared());
+    let c = ll - limit * limit;
+    if c >= 0.0 || ee <= 0.0 {
+        return 0.0;
+    }
+    ((-le + (le * le - ee * c).sqrt()) / ee).clamp(0.0, 1.0)
 }
 
 /// The anchor moved to the current contact centroid `c` with the same tangential

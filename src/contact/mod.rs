@@ -11,6 +11,7 @@
 //! | `bottom.rs` | O(N lg N) selection of the bottom points | 000 §III-A, Fig. 5 |
 //! | `friction.rs` | Coulomb sliding + static spring–damper | 000 §III-B |
 //! | `impulse.rs` | impulses for new impacts, contact-phase machine | 000 §III, Fig. 2 |
+//! | `support.rs` | the weight each contact carries (support graph) | 002 §5 |
 //!
 //! The time-stepping schemes that are not force models (LCP, PEG, Rigid IPC) are
 //! whole steppers in `crate::pipeline`, not contact models.
@@ -21,8 +22,10 @@ pub mod friction;
 pub mod hunt_crossley;
 pub mod impulse;
 pub mod multipoint;
+pub mod support;
 
 pub use bottom::SelectScratch;
+pub use support::SupportLoads;
 
 use crate::collision::ContactPoint;
 use crate::data::BodyState;
@@ -47,6 +50,9 @@ pub struct PairContext<'a> {
     pub h: f64,
     /// Integral term I of eq. (2) for this pair, m.
     pub integral: f64,
+    /// The weight the pair carries as a force on a relative to b (+M g when a rests
+    /// on b, [`support`]), N: the tangential load sticking friction holds.
+    pub weight: Vec3,
     /// Inverse masses and world-frame inverse inertias (zero for a static body), for
     /// effective masses at contact points.
     pub inv_mass: [f64; 2],
@@ -100,9 +106,17 @@ impl PidGains {
         }
     }
 
-    /// The un-normalized PID force of eq. (3): max{kp d − kv v + ki I, 0}, N.
+    /// The un-normalized PID force of eq. (3): max{kp d − kv v + ki I, 0}, N, and
+    /// exactly 0 at a point outside the other body (d < 0: a speculative gap point),
+    /// whatever its approach speed or the integral. A point at d = 0 of a
+    /// penetrating manifold (an edge crossing the contact plane, on the rim of the
+    /// intersection volume) keeps eq. (3) with its integral term; a manifold with no
+    /// point below d = 0 gets no force at all (`pipeline::penalty`).
     #[inline]
     pub fn force(&self, depth: f64, v_n: f64, integral: f64) -> f64 {
+        if depth < 0.0 {
+            return 0.0;
+        }
         (self.kp * depth - self.kv * v_n + self.ki * integral).max(0.0)
     }
 }

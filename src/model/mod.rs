@@ -227,11 +227,14 @@ pub struct HuntCrossleyParams {
     /// λ of depth pairs, N/m. `None`: the §5 rule.
     pub stiffness_depth: Option<f64>,
     /// The §5 rule: the fraction f of a body's size L = V^(1/3) (V its volume) by
-    /// which it may sink under its own weight m·g. Per body, λ_volume = m g/(f V)
-    /// (a cube resting on a face sinks f·L) and λ_depth = m g/(f L); a pair takes the
-    /// larger of its moving bodies' values, so that both meet the bound. g = |gravity|
-    /// (9.80665 m/s² in a weightless scene). Default 0.005 (0.5 %); smaller is
-    /// stiffer and needs smaller sub-steps (τ ∝ √f).
+    /// which it may sink under the weight it carries, M·g (its own mass plus what
+    /// rests on it, found each tick by `pipeline::hunt_crossley`). Per body,
+    /// λ_volume = M g/(f V) (a cube resting on a face sinks f·L) and
+    /// λ_depth = M g/(f L); a pair takes the larger of its moving bodies' values, so
+    /// that both meet the bound. g = |gravity| (9.80665 m/s² in a weightless scene).
+    /// Default 0.0005 (0.05 %: a 1 m box rests 0.5 mm deep, a 1,000:1 stack of
+    /// 1 m and 10 m cubes within 1 mm); smaller is stiffer and needs smaller
+    /// sub-steps (τ ∝ √f).
     pub penetration_fraction: f64,
     /// The pair's restitution is the combined `Material::restitution`. Hunt–Crossley
     /// cannot be plastic: c → ∞ as e → 0 (the exact rule resolves e ≥ 0.01 and
@@ -263,7 +266,7 @@ impl Default for HuntCrossleyParams {
         HuntCrossleyParams {
             stiffness_volume: None,
             stiffness_depth: None,
-            penetration_fraction: 0.005,
+            penetration_fraction: 0.0005,
             damping_rule: DampingRule::Exact,
             min_impact_speed: 0.05,
             adaptive: true,

@@ -12,7 +12,7 @@
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
-//! penetration_fraction = 0.005     # §5 rule for λ (or stiffness_volume N/m³,
+//! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,
 //!                                  #  stiffness_depth N/m)
 //! damping_rule = "exact"           # "exact" | "paper"
 //! adaptive = true                  # energy-monitored sub-steps (§4.2)
@@ -40,7 +40,8 @@
 //! name = "box"
 //! shape = { type = "box", half_extents = [0.5, 0.5, 0.5] }
 //! mass = 10.0                      # or density (kg/m³)
-//! position = [0.0, 0.0, 0.5]
+//! position = [0.0, 0.0, 0.5]       # the shape origin (not the centre of mass)
+//! rpy = [0.0, 0.0, 0.0]            # or orientation = [w, x, y, z]
 //!
 //! [[robot]]
 //! name = "arm"                     # default: the URDF's robot name
@@ -61,6 +62,16 @@
 //! max_torque = 87.0                # N·m (the joint's effort limit applies too)
 //! enabled = true                   # hold the initial position from the start
 //! ```
+//!
+//! **Poses.** A body's `position` is its shape origin: the frame its shapes (and a
+//! polytope's `points`, a `[[body.geom]]`'s pose) are given in. The builder moves the
+//! body frame to the centre of mass, which is what `Data`, the gRPC state and the
+//! `rtphys run` CSV report: a body whose shapes are not centred on their origin (a
+//! polytope, several geoms) reports a position different from the scene's.
+//! `orientation = [w, x, y, z]` is a unit quaternion rotating body axes into world
+//! axes; `rpy = [roll, pitch, yaw]` (rad) is R = Rz(yaw) Ry(pitch) Rx(roll) — roll
+//! about the world x axis first, then pitch about world y, then yaw about world z
+//! (URDF's convention). A robot's pose keys place its root link frame.
 
 use super::{
     BodyKind, BodySpec, DampingRule, FrictionParams, Gain, HuntCrossleyParams, ImpactParams,

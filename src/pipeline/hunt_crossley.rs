@@ -67,7 +67,7 @@ use super::{Stepper, Tick};
 use crate::collision::volume::VolumeScratch;
 use crate::collision::{ContactSet, NarrowScratch};
 use crate::contact::hunt_crossley::{self as hc, Measure};
-use crate::contact::{friction, PairContext, PointForce};
+use crate::contact::{friction, PairContext, PointForce, SupportLoads};
 use crate::data::{kinetic_energy, potential_energy, BodyState, Data, PairState, Stage};
 use crate::math::{Mat3, Pose, Wrench};
 use crate::model::{BodyKind, HuntCrossleyParams, Integrator, Material, Model};
@@ -104,6 +104,22 @@ struct Eval {
     tau_damp: f64,
 }
 
+impl Eval {
+    fn with_capacity(model: &Model) -> Self {
+        use crate::collision::capacity::{MANIFOLDS_PER_GEOM, POINTS_PER_GEOM};
+        let ng = model.geoms.len().max(1);
+        let nm = MANIFOLDS_PER_GEOM * ng;
+        Eval {
+            contacts: ContactSet::with_capacity(nm, POINTS_PER_GEOM * ng),
+            contact_pair: Vec::with_capacity(nm),
+            fresh: Vec::with_capacity(nm),
+            wrench: Vec::with_capacity(model.nbody()),
+            deriv: Vec::with_capacity(model.nbody()),
+            ..Default::default()
+        }
+    }
+}
+
 /// Working memory of [`HuntCrossleyStepper`] (not part of the state).
 #[derive(Clone, Debug, Default)]
 pub struct HuntCrossleyWorkspace {
@@ -117,12 +133,21 @@ pub struct HuntCrossleyWorkspace {
     point_forces: Vec<PointForce>,
     /// Volume of every body, m³ (from its shapes; 0 for static bodies).
     body_volume: Vec<f64>,
+    /// Mass each body carries at the tick's start (its own and what rests on it)
+    /// and the weight each pair carries (`contact::support`).
+    support: SupportLoads,
 }
 
 impl HuntCrossleyWorkspace {
     pub fn new(model: &Model) -> Self {
         let nb = model.nbody();
         HuntCrossleyWorkspace {
+            // The three evaluations' contact buffers sized like `Data`'s
+            // (`collision::capacity`), so that a contact configuration first met
+            // after warm-up in an intermediate RK4 stage does not allocate.
+            start: Eval::with_capacity(model),
+            end: Eval::with_capacity(model),
+            stage: Eval::with_capacity(model),
             k: std::array::from_fn(|_| vec![Deriv::default(); nb]),
             // Volume of every body (0 for static bodies and links).
             body_volume: model
@@ -136,6 +161,7 @@ impl HuntCrossleyWorkspace {
                         .sum(),
                 })
                 .collect(),
+            support: SupportLoads::new(nb),
             ..Default::default()
         }
     }
@@ -148,6 +174,8 @@ struct Ctx<'a> {
     h: f64,
     p: &'a HuntCrossleyParams,
     body_volume: &'a [f64],
+    /// Mass each body and pair carries this tick (`contact::support`).
+    support: &'a SupportLoads,
     frozen: &'a [bool],
     xfrc: &'a [Wrench],
     candidates: &'a [(u32, u32)],
@@ -212,6 +240,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
             vol,
             point_forces,
             body_volume,
+            support,
         } = w;
         let CollideWorkspace {
             geom_pose,
@@ -223,11 +252,13 @@ impl Stepper for HuntCrossleyStepper<'_> {
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
 
         let g = model.opt.gravity.norm();
+        support.compute(model, state, dynamic, pairs);
         let cx = Ctx {
             model,
             h: dt,
             p,
             body_volume,
+            support,
             frozen,
             xfrc,
             candidates,
@@ -405,8 +436,14 @@ fn commit(pairs: &mut [PairState], ev: &Eval) {
     }
 }
 
-/// λ of a pair: the scene's value for its measure, or the §5 rule (the larger of
-/// its moving bodies' m g/(f V) for a volume, m g/(f L) for a depth).
+/// λ of a pair: the scene's value for its measure, or the §5 rule applied to the
+/// load each body carries (the larger of its moving bodies' M g/(f V) for a
+/// volume, M g/(f L) for a depth, M the body's mass plus what rests on it,
+/// `contact::support`): every contact then sinks at most about f L under the weight
+/// it supports — the bottom box of a stack as little as the top one, and a light
+/// box under a heavy one as little as under its own weight — instead of n f L at
+/// the bottom of a stack of n. Stiffer pairs cost sub-steps, which the energy
+/// monitor chooses (τ ∝ √(M/m)).
 fn stiffness(cx: &Ctx, measure: Measure, bodies: [(usize, bool); 2]) -> f64 {
     let p = cx.p;
     let explicit = match measure {
@@ -422,7 +459,7 @@ fn stiffness(cx: &Ctx, measure: Measure, bodies: [(usize, bool); 2]) -> f64 {
         .filter(|(_, dynamic)| *dynamic)
         .map(|&(b, _)| {
             let v = cx.body_volume[b];
-            let w = cx.model.bodies[b].mass * cx.g_ref;
+            let w = cx.support.load[b] * cx.g_ref;
             match measure {
                 Measure::Volume => w / (f * v),
                 Measure::Depth => w / (f * body_volume_len(v)),
@@ -477,7 +514,9 @@ fn evaluate(
         let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
         let (ba, bb) = (ga.body, gb.body);
         let (da, db) = (dynamic(ba), dynamic(bb));
-        if !(da || db) {
+        // No force from a manifold that does not penetrate (depth ≤ 0: a touching or
+        // speculative gap manifold), and no damping fixed for it.
+        if !(da || db) || m.max_depth(contacts) <= 0.0 {
             fresh.push((0.0, 0.0, false));
             continue;
         }
@@ -521,12 +560,12 @@ fn evaluate(
             inv_ma + inv_mb + ra.dot(&(inv_ia * ra)) + rb.dot(&(inv_ib * rb))
         };
         b.pf.clear();
-        let wsum: f64 = points.iter().map(|p| p.depth).sum();
+        let wsum: f64 = points.iter().map(|p| p.depth.max(0.0)).sum();
         let deepest = m.deepest - m.points.start;
         let (mut f_n, mut rate) = (0.0, 0.0);
         for (i, pt) in points.iter().enumerate() {
             let w = if wsum > 0.0 {
-                ip.x * pt.depth / wsum
+                ip.x * pt.depth.max(0.0) / wsum
             } else if i == deepest {
                 ip.x
             } else {
@@ -576,6 +615,13 @@ fn evaluate(
             m_reduced,
             h: cx.h,
             integral: 0.0,
+            weight: cx.support.pair_weight(
+                model,
+                st,
+                |x| model.bodies[x].kind == BodyKind::Free && !cx.frozen[x],
+                ba,
+                bb,
+            ),
             inv_mass: [inv_ma, inv_mb],
             inv_inertia_w: [inv_ia, inv_ib],
         };

@@ -20,7 +20,9 @@
 //! Boxes whose polytope is not the 8-corner, 6-face, 12-edge axis-aligned one
 //! (never, for [`Shape::cuboid`]) go to the general routine.
 
-use super::polytope_polytope::{collide_polytopes, Candidate};
+use super::polytope_polytope::{
+    collide_polytopes, edge_edge_depth, edge_edge_normal, Candidate, EDGE_MARGIN,
+};
 use super::Work;
 use crate::collision::{ContactPoint, ConvexPolytope, Shape};
 use crate::math::{Mat3, Pose, Vec3};
@@ -100,12 +102,15 @@ pub(crate) fn collide(
     let abs_r = r.abs();
 
     // 1. Separating axes. Faces of b: min over a's corners of sign·x[k] − offset.
+    let mut face_sep = f64::NEG_INFINITY;
     for f in &fb {
         let k = f.axis;
         let reach = abs_r.row(k).transpose().dot(ha);
-        if f.sign * t[k] - reach - f.offset > -tol {
+        let sep = f.sign * t[k] - reach - f.offset;
+        if sep > -tol {
             return None;
         }
+        face_sep = face_sep.max(sep);
     }
     // Faces of a (planes n·x = d in b's frame): min over b's corners of n·x − d.
     let mut fa = [(Vec3::zeros(), 0.0f64); 6];
@@ -117,7 +122,10 @@ pub(crate) fn collide(
         if -reach - d > -tol {
             return None;
         }
+        face_sep = face_sep.max(-reach - d);
     }
+    // The least-penetrating edge axis, as (separation, unit axis from a toward b).
+    let mut edge_axis: Option<(f64, Vec3)> = None;
     // Edge pairs: axis a_i × b_j.
     for i in 0..3 {
         let ai = r.column(i);
@@ -133,8 +141,13 @@ pub(crate) fn collide(
                 .map(|m| ha[m] * l.dot(&r.column(m)).abs())
                 .sum::<f64>();
             let reach_b = l.abs().dot(hb);
-            if (l.dot(&t).abs() - reach_a - reach_b) / len > -tol {
+            let sep = (l.dot(&t).abs() - reach_a - reach_b) / len;
+            if sep > -tol {
                 return None;
+            }
+            if edge_axis.is_none_or(|(best, _)| sep > best) {
+                // t is a's centre in b's frame: a lies along sign(l·t) l.
+                edge_axis = Some((sep, -l * (l.dot(&t).signum() / len)));
             }
         }
     }
@@ -196,9 +209,24 @@ pub(crate) fn collide(
         return None;
     }
 
-    // 3. Contact facet by the min–max rule, eq. (4) of 000_48109ab67d5cd76d.
+    // 3a. Edge–edge contact: the general routine's rule (`edge_edge_normal`).
     let pts = &*pts;
     let tie = 1e-9 * scale;
+    let tb = xb.translation.vector;
+    if let Some(n) = edge_edge_normal(face_sep, edge_axis, EDGE_MARGIN * scale) {
+        // b's highest point along n (b is centred at its frame's origin), a's lowest.
+        let hi_b = n.abs().dot(hb);
+        let lo_a = va.iter().map(|v| n.dot(v)).fold(f64::INFINITY, f64::min);
+        for p in pts {
+            out.push(ContactPoint {
+                p_w: rb * p + tb,
+                depth: edge_edge_depth(n.dot(p), lo_a, hi_b),
+            });
+        }
+        return Some(rb * n);
+    }
+
+    // 3b. Contact facet by the min–max rule, eq. (4) of 000_48109ab67d5cd76d.
     let axis_ba = (r * pa.interior + t) - pb.interior;
     // (count on the plane, worst distance) of b's faces then a's.
     let mut stats = [(0usize, 0.0f64); 12];
@@ -252,7 +280,6 @@ pub(crate) fn collide(
     let (Candidate { n, d, of_a, .. }, fi) = best?;
 
     // 4. Depths to the contact plane, points to world.
-    let tb = xb.translation.vector;
     if of_a {
         for p in pts {
             out.push(ContactPoint {

@@ -20,7 +20,7 @@
 //! | `capsule_capsule.rs` | capsule–capsule | segment–segment, overlap ends when parallel |
 //! | `capsule_polytope.rs` | capsule–box/polytope/cylinder* | min signed distance along the axis, clipped bottom line |
 //! | `box_box.rs` | box–box | the polytope–polytope manifold in b's frame (15-axis SAT) |
-//! | `polytope_polytope.rs` | box/polytope/cylinder* pairs | SAT early-out, intersection polytope, eq. (4) of 000_48109ab67d5cd76d |
+//! | `polytope_polytope.rs` | box/polytope/cylinder* pairs | SAT early-out, intersection polytope, eq. (4) of 000_48109ab67d5cd76d; crossing edges: the edge cross product (`edge_edge_normal`) |
 //!
 //! `*` cylinders enter polytope routines as the prism of [`CYLINDER_SIDES`] sides
 //! built by [`cylinder_prism_radius`]: its vertices lie outside the circle and its

@@ -19,6 +19,11 @@
 //!    larger facet (a box resting on a larger box gets the large box's top face,
 //!    so its depths make the small box's bottom points the deepest), then b's
 //!    facets and lower facet ids.
+//!    **Crossing edges** (before the facet rule): if the least-penetrating edge
+//!    pair of step 1 penetrates less than every face axis, the normal is that edge
+//!    cross product, from b to a, and each point's depth its distance into the
+//!    other body along it (`edge_edge_normal`, `edge_edge_depth`): the passive
+//!    sharp-feature rule (docs/EXPERIMENTS.md, "Sharp features").
 //! 4. **Depths**: distance of each point to the chosen facet plane, ≥ 0.
 //!
 //! Tolerances are relative to `scale = radius_a + radius_b` (bounding radii about
@@ -68,9 +73,12 @@ pub(crate) fn collide_polytopes(
     let (va, vb, fa, fb) = (&w.va, &w.vb, &w.fa, &w.fb);
 
     // 1. Separating axes: faces of a, faces of b, then Minkowski-face edge pairs.
-    if face_separation(fa, vb) > -tol || face_separation(fb, va) > -tol {
+    let face_sep = face_separation(fa, vb).max(face_separation(fb, va));
+    if face_sep > -tol {
         return None;
     }
+    // The least-penetrating edge–edge axis (separation < 0), toward b.
+    let mut edge_axis: Option<(f64, Vec3)> = None;
     let centre_a = to_world(xa, &pa.interior);
     for ea in &pa.edges {
         let (ua, wa) = (fa[ea.faces[0]].0, fa[ea.faces[1]].0);
@@ -99,8 +107,12 @@ pub(crate) fn collide_polytopes(
             if axis.dot(&(a0 - centre_a)) < 0.0 {
                 axis = -axis;
             }
-            if axis.dot(&(b0 - a0)) > -tol {
+            let sep = axis.dot(&(b0 - a0));
+            if sep > -tol {
                 return None;
+            }
+            if edge_axis.is_none_or(|(best, _)| sep > best) {
+                edge_axis = Some((sep, axis));
             }
         }
     }
@@ -123,9 +135,27 @@ pub(crate) fn collide_polytopes(
         return None;
     }
 
-    // 3. Contact facet by the min–max rule, eq. (4) of 000_48109ab67d5cd76d.
+    // 3a. Edge–edge contact: when an edge pair's axis penetrates less than every
+    // face axis (the minimum-translation direction is the cross product of two
+    // edges), it is the normal, pointing from b to a. See `edge_edge_normal`.
     let pts = &w.pts;
     let tie = 1e-9 * scale;
+    if let Some(n) = edge_edge_normal(face_sep, edge_axis, EDGE_MARGIN * scale) {
+        let hi_b = vb
+            .iter()
+            .map(|v| n.dot(v))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let lo_a = va.iter().map(|v| n.dot(v)).fold(f64::INFINITY, f64::min);
+        for p in pts {
+            out.push(ContactPoint {
+                p_w: *p,
+                depth: edge_edge_depth(n.dot(p), lo_a, hi_b),
+            });
+        }
+        return Some(n);
+    }
+
+    // 3b. Contact facet by the min–max rule, eq. (4) of 000_48109ab67d5cd76d.
     let axis_ba = to_world(xa, &pa.interior) - to_world(xb, &pb.interior);
     let mut best: Option<Candidate> = None;
     for min_on in [3usize, 1] {
@@ -170,6 +200,44 @@ pub(crate) fn collide_polytopes(
         });
     }
     Some(if of_a { -n } else { n })
+}
+
+/// How much less (× scale) an edge–edge axis must penetrate than the best face axis
+/// to supply the normal: faces win ties (a face contact keeps eq. (4)).
+pub(crate) const EDGE_MARGIN: f64 = 1e-7;
+
+/// The passive sharp-feature rule for crossing edges. `face_sep` is the largest
+/// face-axis separation (< 0: the smallest face penetration is −`face_sep`),
+/// `edge` the largest edge-pair separation with its unit axis pointing from a
+/// toward b. If the edges penetrate less than any face by more than `margin`, the
+/// contact is edge–edge and its normal is the edge cross product, −axis (toward
+/// a, away from b, the convention of `collision/mod.rs`).
+///
+/// Why: a facet normal for two crossed ridges is tilted by the facet's slope, so
+/// the normal force has a sideways component that no depth gradient backs, and the
+/// choice flips between the two slopes of a ridge from step to step; the force
+/// field is then not conservative and pumps energy (a crossed ridge landing gained
+/// 0.37–0.76 of m g L under Hunt–Crossley and LCP). The minimum-translation axis
+/// is the gradient of the penetration depth, so F = −∂U/∂x for a spring on it, and
+/// it changes continuously into the facet normal as an edge rotates into a face
+/// (there the cross product is the face normal and the penetrations are equal).
+pub(crate) fn edge_edge_normal(
+    face_sep: f64,
+    edge: Option<(f64, Vec3)>,
+    margin: f64,
+) -> Option<Vec3> {
+    let (sep, axis) = edge?;
+    (sep > face_sep + margin).then_some(-axis)
+}
+
+/// Depth of an intersection point at height `s = n·p` along an edge–edge normal n,
+/// between a's lowest point `lo_a` and b's highest `hi_b` along n: its distance into
+/// the other body, max(hi_b − s, s − lo_a) (a point of a's edge lies in b by
+/// hi_b − s, one of b's edge in a by s − lo_a), ≥ 0. Symmetric in the argument order
+/// (n, lo_a, hi_b → −n, −hi_b, −lo_a), like the facet rule's depths.
+#[inline]
+pub(crate) fn edge_edge_depth(s: f64, lo_a: f64, hi_b: f64) -> f64 {
+    (hi_b - s).max(s - lo_a).max(0.0)
 }
 
 /// A facet competing in the min–max rule.

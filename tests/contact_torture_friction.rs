@@ -1,0 +1,164 @@
+//! Friction that holds and stops (issue 11, class 6 and the sliding half of class 8),
+//! for the penalty method of 000 and Hunt–Crossley (002), which share
+//! `contact/friction.rs`.
+//!
+//! Scenes (g = 9.81, semi-implicit Euler, a 1 m, 10 kg box; the penalty scenes take
+//! the gains of `config/scenes/box_on_plane.toml`, Hunt–Crossley its defaults):
+//! - **placed incline**: a plane tilted by θ, tan θ = 0.5, the box placed exactly
+//!   touching it (not pre-settled), 1 kHz, 5 s;
+//! - **slide**: the same incline at μ = tan θ − 0.01, 5 s;
+//! - **sliding stop**: the box on a level plane at v₀ = 1 m/s, μ = 0.5, at h = 1e-3
+//!   and 1e-2, 2 s.
+//!
+//! Tolerances (issue 11) asserted here: the slide accelerates at g(sin θ − μ cos θ)
+//! within 2 % (from the velocity between t = 1 s and 5 s, after the landing
+//! transient); the Hunt–Crossley box placed at μ = tan θ is held once it has landed
+//! (|v| < 1e-3 m/s at 5 s, the issue's settling speed); the penalty box sliding at
+//! 1 kHz stops within 2 h + 2 % of v₀/(μ g). Printed, not yet within the issue's
+//! tolerances (docs/EXPERIMENTS.md): the placed boxes' displacement (< 1 mm wanted),
+//! the penalty box's creep at μ = tan θ, the other stop times and the motion after
+//! the stop (|v| < 1e-3 m/s wanted).
+
+mod common;
+use common::load_str;
+use rtphys::math::Vec3;
+use rtphys::{Data, Model};
+
+const G: f64 = 9.81;
+
+const PENALTY: &str = "[penalty]\nkp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0\nforgetting = 0.9\n\n";
+
+fn world(method: &str, dt: f64) -> String {
+    let mut s = format!("[world]\ngravity = [0.0, 0.0, -{G}]\ndt = {dt}\nintegrator = \"semi_implicit_euler\"\nmethod = \"{method}\"\n\n");
+    if method == "penalty" {
+        s += PENALTY;
+    }
+    s
+}
+
+/// Plane tilted by θ about y (pitch), the 1 m box placed touching it.
+fn incline(method: &str, theta: f64, mu: f64) -> Model {
+    let up = Vec3::new(theta.sin(), 0.0, theta.cos()) * 0.5;
+    let text = world(method, 1e-3)
+        + &format!("[[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nrpy = [0.0, {theta}, 0.0]\nmaterial = {{ mu = {mu}, restitution = 0.0 }}\n\n")
+        + &format!("[[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\nmass = 10.0\nposition = [{}, 0.0, {}]\nrpy = [0.0, {theta}, 0.0]\nmaterial = {{ mu = {mu}, restitution = 0.0 }}\n\n", up.x, up.z);
+    load_str(&text)
+}
+
+fn downhill(theta: f64) -> Vec3 {
+    // Rotation by θ about y maps x to (cos θ, 0, −sin θ): downhill for θ > 0.
+    Vec3::new(theta.cos(), 0.0, -theta.sin())
+}
+
+fn level(method: &str, dt: f64, mu: f64, v0: f64) -> Model {
+    let text = world(method, dt)
+        + &format!("[[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = {mu}, restitution = 0.0 }}\n\n")
+        + &format!("[[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\nmass = 10.0\nposition = [0.0, 0.0, 0.5]\nvelocity = [{v0}, 0.0, 0.0]\nmaterial = {{ mu = {mu}, restitution = 0.0 }}\n\n");
+    load_str(&text)
+}
+
+fn box_id(model: &Model) -> usize {
+    model
+        .bodies
+        .iter()
+        .position(|b| b.name == "box")
+        .expect("box")
+}
+
+#[test]
+fn placed_incline_at_mu_equal_tan_theta() {
+    let theta = 0.5f64.atan();
+    for method in ["penalty", "hunt_crossley"] {
+        let model = incline(method, theta, 0.5);
+        let mut d = Data::new(&model);
+        let mut pl = rtphys::Pipeline::new(&model);
+        let b = box_id(&model);
+        let x0 = d.state[b].x;
+        for _ in 0..5000 {
+            pl.step(&model, &mut d);
+        }
+        let moved = (d.state[b].x - x0).dot(&downhill(theta));
+        let v = d.state[b].v.norm();
+        println!(
+            "{method}: placed box at mu = tan θ moves {:.4} mm in 5 s (|v| {v:.2e} m/s)",
+            moved * 1e3
+        );
+        if method == "hunt_crossley" {
+            assert!(v < 1e-3, "{method}: still sliding at {v} m/s after 5 s");
+        }
+    }
+}
+
+#[test]
+fn slide_acceleration_within_2_percent() {
+    let theta = 0.5f64.atan();
+    let mu = 0.49;
+    let a_exact = G * (theta.sin() - mu * theta.cos());
+    for method in ["penalty", "hunt_crossley"] {
+        let model = incline(method, theta, mu);
+        let mut d = Data::new(&model);
+        let mut pl = rtphys::Pipeline::new(&model);
+        let b = box_id(&model);
+        let x0 = d.state[b].x;
+        let mut v1 = 0.0;
+        for i in 0..5000 {
+            pl.step(&model, &mut d);
+            if i + 1 == 1000 {
+                v1 = d.state[b].v.dot(&downhill(theta));
+            }
+        }
+        let v5 = d.state[b].v.dot(&downhill(theta));
+        let a = (v5 - v1) / 4.0;
+        let dist = (d.state[b].x - x0).dot(&downhill(theta));
+        println!("{method}: mu = {mu}: a = {a:.5} m/s² vs {a_exact:.5} ({:+.2} %), slide {dist:.4} m in 5 s vs {:.4} m", 100.0 * (a / a_exact - 1.0), a_exact * 12.5);
+        assert!((a / a_exact - 1.0).abs() <= 0.02, "{method}: a = {a}");
+    }
+}
+
+#[test]
+fn sliding_box_stops_on_time_without_jitter() {
+    let (mu, v0) = (0.5, 1.0);
+    let t_exact = v0 / (mu * G);
+    for method in ["penalty", "hunt_crossley"] {
+        for dt in [1e-3, 1e-2] {
+            let model = level(method, dt, mu, v0);
+            let mut d = Data::new(&model);
+            let mut pl = rtphys::Pipeline::new(&model);
+            let b = box_id(&model);
+            let (mut t_stop, mut jitter_after) = (None, 0.0f64);
+            for _ in 0..(2.0 / dt).round() as usize {
+                pl.step(&model, &mut d);
+                let v = d.state[b].v.norm();
+                match t_stop {
+                    None if v < 1e-3 => t_stop = Some(d.time),
+                    Some(_) => jitter_after = jitter_after.max(v),
+                    _ => {}
+                }
+            }
+            let t = t_stop.unwrap_or(f64::INFINITY);
+            println!("{method} h = {dt}: stops at {t:.4} s vs v0/(mu g) = {t_exact:.4} s, max |v| afterwards {jitter_after:.2e} m/s");
+            if method == "penalty" && dt == 1e-3 {
+                assert!(
+                    (t - t_exact).abs() <= 2.0 * dt + 0.02 * t_exact,
+                    "{method} h = {dt}: stops at {t}"
+                );
+            }
+        }
+    }
+}
+
+/// Resting depth of `config/scenes/box_on_plane.toml` (printed).
+#[test]
+fn penalty_resting_depth() {
+    let model = common::load("box_on_plane.toml");
+    let mut d = Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    let b = box_id(&model);
+    for _ in 0..3000 {
+        pl.step(&model, &mut d);
+    }
+    println!(
+        "box_on_plane: rest depth {:.4} mm",
+        (0.5 - d.state[b].x.z) * 1e3
+    );
+}

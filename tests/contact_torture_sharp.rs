@@ -1,0 +1,260 @@
+//! Sharp-feature landings (issue 11, class 1): a body dropped from a 1e-4 m gap onto
+//! another body's vertex or edge, with no friction, must not gain energy under any
+//! method (penalty, Hunt–Crossley, LCP by Lemke and by PGS).
+//!
+//! The configurations (static base, 1 kg moving top; a floor at z = −0.5 m catches
+//! the top when it slides off):
+//! - **vertex–edge**: a square pyramid (base 1 m × 1 m, height 0.5 m) apex-down on
+//!   the ridge of a wedge (2 m long, 1 m wide, 0.5 m high, 45° slopes);
+//! - **vertex–vertex**: the same pyramid apex-down on an apex-up pyramid;
+//! - **edge–edge**: a ridge-down wedge (1 m long) across the wedge's ridge (90°);
+//! - **parallel edges**: the ridge-down wedge along the wedge's ridge;
+//! - **box edges**: a box (0.5 × 1 × 0.5 m) standing on an edge across the edge of
+//!   a static box (2 × 0.5 × 0.5 m), both turned 45° (the box–box routine).
+//!
+//! Each is dropped centred (the unstable equilibrium) and with the top offset by
+//! 1 mm in x and y (it tips and slides off), at h = 1e-3 s and 1e-2 s, g = 9.8, for
+//! 4 s (the top slides off, falls, lands on the floor on its edges and vertices).
+//!
+//! **Tolerance** (issue 11): the total energy E = T + V never exceeds E₀ (the work
+//! of the applied forces is zero: gravity is in V) by more than 1 % of the scene's
+//! energy scale E_s = m g (gap + L) with L = 0.5 m, the height of the moving bodies
+//! (E_s = 4.901 J; 1 % = 0.049 J). Before the edge–edge rule of
+//! `collision/pairs/polytope_polytope.rs` (`edge_edge_normal`), the crossed ridges
+//! reached E − E₀ = +0.37 E_s (Hunt–Crossley) and +0.59…+0.76 E_s (LCP).
+
+mod common;
+use common::load_str;
+use rtphys::math::Vec3;
+use rtphys::Data;
+
+const GAP: f64 = 1e-4;
+const L: f64 = 0.5;
+const G: f64 = 9.8;
+const TOL: f64 = 0.01;
+
+const PYR_DOWN: &str =
+    "[[0.0, 0.0, 0.0], [0.5, 0.5, 0.5], [-0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [-0.5, -0.5, 0.5]]";
+const PYR_UP: &str =
+    "[[0.0, 0.0, 0.0], [0.5, 0.5, -0.5], [-0.5, 0.5, -0.5], [0.5, -0.5, -0.5], [-0.5, -0.5, -0.5]]";
+const WEDGE_UP_X: &str = "[[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [-1.0, 0.5, -0.5], [1.0, 0.5, -0.5], [-1.0, -0.5, -0.5], [1.0, -0.5, -0.5]]";
+const WEDGE_DOWN_Y: &str = "[[0.0, -0.5, 0.0], [0.0, 0.5, 0.0], [0.5, -0.5, 0.5], [0.5, 0.5, 0.5], [-0.5, -0.5, 0.5], [-0.5, 0.5, 0.5]]";
+const WEDGE_DOWN_X: &str = "[[-0.5, 0.0, 0.0], [0.5, 0.0, 0.0], [-0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [-0.5, -0.5, 0.5], [0.5, -0.5, 0.5]]";
+/// Half a box's diagonal in the turned plane: 0.25 √2 m.
+const R45: f64 = 0.353_553_390_593_273_7;
+
+#[derive(Clone, Copy)]
+enum Config {
+    VertexEdge,
+    VertexVertex,
+    EdgeEdge,
+    Parallel,
+    BoxEdges,
+}
+
+const CONFIGS: [(Config, &str); 5] = [
+    (Config::VertexEdge, "vertex–edge"),
+    (Config::VertexVertex, "vertex–vertex"),
+    (Config::EdgeEdge, "edge–edge"),
+    (Config::Parallel, "parallel edges"),
+    (Config::BoxEdges, "box edges"),
+];
+
+/// The two bodies' TOML: (base, top) with the top's position offset by `off` in x, y.
+fn bodies(c: Config, off: f64) -> (String, String) {
+    let poly = |pts: &str| format!("shape = {{ type = \"polytope\", points = {pts} }}");
+    let top = |shape: String, z: f64, rpy: &str| {
+        format!("{shape}\nmass = 1.0\nposition = [{off}, {off}, {z}]\nrpy = {rpy}")
+    };
+    match c {
+        Config::VertexEdge => (poly(WEDGE_UP_X), top(poly(PYR_DOWN), GAP, "[0.0, 0.0, 0.0]")),
+        Config::VertexVertex => (poly(PYR_UP), top(poly(PYR_DOWN), GAP, "[0.0, 0.0, 0.0]")),
+        Config::EdgeEdge => (poly(WEDGE_UP_X), top(poly(WEDGE_DOWN_Y), GAP, "[0.0, 0.0, 0.0]")),
+        Config::Parallel => (poly(WEDGE_UP_X), top(poly(WEDGE_DOWN_X), GAP, "[0.0, 0.0, 0.0]")),
+        Config::BoxEdges => (
+            format!(
+                "shape = {{ type = \"box\", half_extents = [1.0, 0.25, 0.25] }}\nposition = [0.0, 0.0, {}]\nrpy = [0.7853981633974483, 0.0, 0.0]",
+                -R45
+            ),
+            top(
+                "shape = { type = \"box\", half_extents = [0.25, 0.5, 0.25] }".into(),
+                R45 + GAP,
+                "[0.0, 0.7853981633974483, 0.0]",
+            ),
+        ),
+    }
+}
+
+/// `method` is "penalty", "hunt_crossley", "lemke" or "pgs" (LCP); `lcp_extra` is
+/// appended to the `[lcp]` table.
+fn scene(c: Config, method: &str, dt: f64, off: f64, lcp_extra: &str) -> String {
+    let (m, solver) = match method {
+        "lemke" | "pgs" => ("lcp", method),
+        _ => (method, "lemke"),
+    };
+    let (base, top) = bodies(c, off);
+    format!(
+        "[world]\ngravity = [0.0, 0.0, -{G}]\ndt = {dt}\nmethod = \"{m}\"\n\n[lcp]\nsolver = \"{solver}\"\n{lcp_extra}\n\n\
+         [[body]]\nname = \"base\"\nstatic = true\n{base}\nmaterial = {{ mu = 0.0 }}\n\n\
+         [[body]]\nname = \"floor\"\nstatic = true\nshape = {{ type = \"plane\" }}\nposition = [0.0, 0.0, -0.5]\nmaterial = {{ mu = 0.0 }}\n\n\
+         [[body]]\nname = \"top\"\n{top}\nmaterial = {{ mu = 0.0 }}\n"
+    )
+}
+
+/// max over the run of (E − E₀)/E_s, and when.
+fn worst_gain(text: &str, seconds: f64) -> (f64, f64) {
+    let model = load_str(text);
+    let mut data = Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    let e = |d: &Data| d.kinetic_energy(&model) + d.potential_energy(&model);
+    let e0 = e(&data);
+    let es = 1.0 * G * (GAP + L);
+    let (mut worst, mut at) = (f64::NEG_INFINITY, 0.0);
+    for _ in 0..(seconds / model.opt.dt).round() as usize {
+        pl.step(&model, &mut data);
+        let d = (e(&data) - e0) / es;
+        if d > worst {
+            (worst, at) = (d, data.time);
+        }
+    }
+    assert_eq!(data.stats.quarantined, 0);
+    (worst, at)
+}
+
+/// Runs `methods` × `dts` × `offsets` over the configurations `keep` accepts.
+fn check(
+    methods: &[&str],
+    dts: &[f64],
+    offsets: &[f64],
+    lcp_extra: &str,
+    keep: impl Fn(Config, f64) -> bool,
+) {
+    let mut fails = Vec::new();
+    for (c, name) in CONFIGS {
+        for &method in methods {
+            for &dt in dts {
+                if !keep(c, dt) {
+                    continue;
+                }
+                for &off in offsets {
+                    let (w, at) = worst_gain(&scene(c, method, dt, off, lcp_extra), 4.0);
+                    let line = format!(
+                        "{name:15} {method:13} h = {dt:5} offset {off:5}: max (E − E₀)/E_s = {w:+.4} at t = {at:.3} s"
+                    );
+                    println!("{line}");
+                    if w > TOL {
+                        fails.push(line);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "energy gained beyond 1 % of E_s:\n{}",
+        fails.join("\n")
+    );
+}
+
+#[test]
+fn sharp_features_are_passive_penalty_and_hunt_crossley() {
+    let all = |_, _| true;
+    check(
+        &["penalty", "hunt_crossley"],
+        &[1e-3, 1e-2],
+        &[0.0, 1e-3],
+        "",
+        all,
+    );
+}
+
+/// LCP with the stabilization off: the contact geometry alone is passive, every
+/// configuration, both steps, centred and offset.
+#[test]
+fn sharp_features_are_passive_lcp_unstabilized() {
+    let all = |_, _| true;
+    check(
+        &["lemke", "pgs"],
+        &[1e-3, 1e-2],
+        &[0.0, 1e-3],
+        "stabilization = \"off\"",
+        all,
+    );
+}
+
+/// LCP with its default (full ψ/h) stabilization: every drop at 1 kHz, and at
+/// h = 1e-2 the configurations without crossing edges. The others gain energy for a
+/// cause in the LCP step (`lcp_with_stabilization_everywhere`).
+#[test]
+fn sharp_features_are_passive_lcp_stabilized() {
+    let crossing = |c| matches!(c, Config::EdgeEdge | Config::BoxEdges);
+    check(
+        &["lemke", "pgs"],
+        &[1e-3, 1e-2],
+        &[0.0, 1e-3],
+        "",
+        |c, dt| dt < 5e-3 || !crossing(c),
+    );
+}
+
+/// Every drop under LCP's default stabilization. Fails today for a cause in the LCP
+/// step, not in the contact geometry (the same drops pass with `stabilization =
+/// "off"`): contacts are made only once bodies overlap, and the ψ/h term turns the
+/// overlap a landing reaches within one step into a separating velocity. The
+/// crossed ridges at h = 1e-2 (PGS, centred): at t = 1.80 s the tumbling top lands
+/// on the ridge and its first contact is ψ = 2.23e-2 m deep; ψ/h = 2.2 m/s, the step
+/// adds +1.73 J and the run peaks at +0.34 E_s. The box edges at h = 1e-2 (Lemke,
+/// centred): ψ = 2.15e-2 m at t = 3.54 s, +1.46 J, peak +0.29 E_s (PGS +0.23,
+/// offset PGS +0.17). The speculative (gap-margin) contacts of issue 11 remove it;
+/// run with `--ignored` to check.
+#[test]
+#[ignore]
+fn lcp_with_stabilization_everywhere() {
+    let all = |_, _| true;
+    check(&["lemke", "pgs"], &[1e-3, 1e-2], &[0.0, 1e-3], "", all);
+}
+
+/// The edge–edge normal is the cross product of the edges, pointing from b to a,
+/// for polytopes and boxes: the crossed ridges' manifold normal is vertical.
+#[test]
+fn crossed_edges_normal_is_the_cross_product() {
+    for c in [Config::EdgeEdge, Config::BoxEdges] {
+        // The top overlapping by GAP instead of above by GAP.
+        let z = if matches!(c, Config::BoxEdges) {
+            R45
+        } else {
+            0.0
+        };
+        let text = scene(c, "penalty", 1e-3, 0.0, "")
+            .replace(&format!("{}]", z + GAP), &format!("{}]", z - GAP));
+        let model = load_str(&text);
+        let mut data = Data::new(&model);
+        let mut pl = rtphys::Pipeline::new(&model);
+        pl.step(&model, &mut data);
+        let top = model
+            .bodies
+            .iter()
+            .position(|b| b.name == "top")
+            .expect("top");
+        let m = data
+            .contacts
+            .manifolds
+            .iter()
+            .find(|m| model.geoms[m.geom_a].body == top || model.geoms[m.geom_b].body == top)
+            .expect("a contact");
+        // Toward a: +z if a is the top, −z if a is the base.
+        let toward_a = if model.geoms[m.geom_a].body == top {
+            1.0
+        } else {
+            -1.0
+        };
+        let err = (m.normal - Vec3::z() * toward_a).norm();
+        println!(
+            "normal {:?}, depth {:.3e}",
+            m.normal.as_slice(),
+            m.max_depth(&data.contacts)
+        );
+        assert!(err < 1e-9, "normal {:?}", m.normal);
+        assert!((m.max_depth(&data.contacts) - 1e-4).abs() < 1e-9);
+    }
+}
