@@ -213,14 +213,15 @@ fn sharp_features_are_passive_lcp_stabilized() {
 
 /// Every drop under LCP's default stabilization. Fails today for a cause in the LCP
 /// step, not in the contact geometry (the same drops pass with `stabilization =
-/// "off"`): contacts are made only once bodies overlap, and the ψ/h term turns the
-/// overlap a landing reaches within one step into a separating velocity. The
+/// "off"`): a contact first seen overlapping is pushed out by the ψ/h term as a
+/// separating velocity. Measured before the speculative contacts: the
 /// crossed ridges at h = 1e-2 (PGS, centred): at t = 1.80 s the tumbling top lands
 /// on the ridge and its first contact is ψ = 2.23e-2 m deep; ψ/h = 2.2 m/s, the step
 /// adds +1.73 J and the run peaks at +0.34 E_s. The box edges at h = 1e-2 (Lemke,
 /// centred): ψ = 2.15e-2 m at t = 3.54 s, +1.46 J, peak +0.29 E_s (PGS +0.23,
-/// offset PGS +0.17). The speculative (gap-margin) contacts of issue 11 remove it;
-/// run with `--ignored` to check.
+/// offset PGS +0.17). The speculative (gap-margin) contacts did not remove it: the
+/// reach they cover is bounded by start-of-step speeds (see
+/// `sharp_features_are_passive_lcp_stabilized`). Run with `--ignored` to check.
 #[test]
 #[ignore]
 fn lcp_with_stabilization_everywhere() {

@@ -54,25 +54,6 @@ fn contacts(
     out
 }
 
-/// The smallest, over the constraints, of the largest gap among the contacts each
-/// requires to be non-negative: ≥ 0 exactly when every constraint holds.
-fn margin(out: &PotentialContacts2) -> f64 {
-    let psi = |i: u32| out.contacts[i as usize].psi;
-    let best = |r: &std::ops::Range<u32>| {
-        out.members_of(r)
-            .map(|c| c.psi)
-            .fold(f64::NEG_INFINITY, f64::max)
-    };
-    out.constraints
-        .iter()
-        .map(|c| match c {
-            Constraint::Unilateral { contact } => psi(*contact),
-            Constraint::Intercontact { primary, others } => psi(*primary).max(best(others)),
-            Constraint::Cross { a, b } => best(a).max(best(b)),
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
 #[test]
 fn hull_and_area() {
     let s = square(0.5);
@@ -167,7 +148,7 @@ fn corners_facing_each_other_give_the_constraints_of_eq_33() {
         }
     }
     assert_eq!((i, x), (2, 2));
-    assert!(margin(&out) > 0.0);
+    assert!(out.margin() > 0.0);
 }
 
 #[test]
@@ -189,7 +170,7 @@ fn peg_constraints_hold_exactly_when_corners_do_not_overlap() {
         let tip = rot * Vec2::new(0.0, -1.0);
         let xa = Pose2::from_parts((Vec2::new(0.0, 2.0) + t - tip).into(), rot);
         let out = contacts(&a, &xa, &b, &xb, 1e-2);
-        let m = margin(&out);
+        let m = out.margin();
         let area = overlap_area(&a, &xa, &b, &xb, &mut s);
         if m.abs() < 1e-9 || (area > 0.0 && area < 1e-15) {
             continue;
@@ -244,5 +225,5 @@ fn the_standard_model_traps_a_corner_that_peg_lets_pass() {
         standard < 0.0,
         "the standard model's trap: min ψ = {standard}"
     );
-    assert!(margin(&out) >= 0.0, "PEG: {}", margin(&out));
+    assert!(out.margin() >= 0.0, "PEG: {}", out.margin());
 }

@@ -42,18 +42,25 @@ cp -r clients/python/pyproject.toml clients/python/rtphys_client "$BUILD/"
 (cd clients/python && PATH="$VENV/bin:$PATH" bash generate_stubs.sh "$BUILD") || exit 1
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps "$BUILD" || exit 1
 
+# listen_addr LOG PID: the address the server logs once listening (30 s at most;
+# empty if it exits or never says so).
+listen_addr() {
+    local a=""
+    for _ in $(seq 1 300); do
+        a=$(sed -n 's/^rtphys listening on //p' "$1" | head -n1)
+        [ -n "$a" ] && break
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "$a"
+}
+
 echo "== server"
 "$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/default.toml >"$LOG" 2>&1 &
 SERVER=$!
 cleanup() { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
 trap cleanup EXIT
-ADDR=""
-for _ in $(seq 1 300); do
-    ADDR=$(sed -n 's/^rtphys listening on //p' "$LOG" | head -n1)
-    [ -n "$ADDR" ] && break
-    kill -0 "$SERVER" 2>/dev/null || break
-    sleep 0.1
-done
+ADDR=$(listen_addr "$LOG" "$SERVER")
 if [ -z "$ADDR" ]; then
     echo "server did not start:"; cat "$LOG"; exit 1
 fi
@@ -108,13 +115,7 @@ RLOG="$WORK/server_arm.log"
 RSERVER=$!
 rcleanup() { kill "$RSERVER" 2>/dev/null; wait "$RSERVER" 2>/dev/null; }
 trap rcleanup EXIT
-RADDR=""
-for _ in $(seq 1 300); do
-    RADDR=$(sed -n 's/^rtphys listening on //p' "$RLOG" | head -n1)
-    [ -n "$RADDR" ] && break
-    kill -0 "$RSERVER" 2>/dev/null || break
-    sleep 0.1
-done
+RADDR=$(listen_addr "$RLOG" "$RSERVER")
 if [ -z "$RADDR" ]; then
     echo "robot server did not start:"; cat "$RLOG"; failed=$((failed + 1))
 else
@@ -160,13 +161,7 @@ else
         SLOG="$WORK/server_$variant.log"
         "$BIN" serve --config "$TLSD/server-$variant.toml" --listen 127.0.0.1:0 >"$SLOG" 2>&1 &
         SSERVER=$!
-        SADDR=""
-        for _ in $(seq 1 300); do
-            SADDR=$(sed -n 's/^rtphys listening on //p' "$SLOG" | head -n1)
-            [ -n "$SADDR" ] && break
-            kill -0 "$SSERVER" 2>/dev/null || break
-            sleep 0.1
-        done
+        SADDR=$(listen_addr "$SLOG" "$SSERVER")
         if [ -z "$SADDR" ]; then
             echo "$variant server did not start:"; cat "$SLOG"; failed=$((failed + 1))
         else

@@ -70,8 +70,9 @@
 //! [`FeatureScratch`] and [`PotentialContacts`], which keep their capacity.
 
 use super::hull::closest_on_segment;
+use super::pairs::segment_segment;
 use super::ConvexPolytope;
-use crate::math::{Point3, Pose, Vec3};
+use crate::math::{Pose, Vec3};
 use std::ops::Range;
 
 /// A feature of a convex polytope (ids into its vertices, edges, faces).
@@ -136,6 +137,13 @@ impl PotentialContacts {
             .map(|&i| &self.contacts[i as usize])
     }
 
+    /// See [`constraint_margin`].
+    pub fn margin(&self) -> f64 {
+        constraint_margin(&self.constraints, &self.members, |i| {
+            self.contacts[i as usize].psi
+        })
+    }
+
     fn push_contact(&mut self, c: PotentialContact) -> u32 {
         self.contacts.push(c);
         (self.contacts.len() - 1) as u32
@@ -146,6 +154,31 @@ impl PotentialContacts {
         self.members.extend_from_slice(ids);
         start..self.members.len() as u32
     }
+}
+
+/// How far a constraint set is from holding: the smallest, over the constraints,
+/// of the largest gap each needs non-negative (U: its ψ; I: the largest ψ of its
+/// contacts, eq. (20)–(21); X: the largest of both sets, eq. (25)). ≥ 0 exactly
+/// when every constraint holds; `psi(i)` is contact i's gap.
+pub fn constraint_margin(
+    constraints: &[Constraint],
+    members: &[u32],
+    psi: impl Fn(u32) -> f64,
+) -> f64 {
+    let best = |r: &Range<u32>| {
+        members[r.start as usize..r.end as usize]
+            .iter()
+            .map(|&i| psi(i))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    constraints
+        .iter()
+        .map(|c| match c {
+            Constraint::Unilateral { contact } => psi(*contact),
+            Constraint::Intercontact { primary, others } => psi(*primary).max(best(others)),
+            Constraint::Cross { a, b } => best(a).max(best(b)),
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// The relaxation parameters of Sec. 4.
@@ -174,27 +207,11 @@ impl FeatureParams {
     }
 }
 
-/// A polytope's vertices and face planes in world coordinates.
+/// A polytope's vertices and face planes `(n, d)` in world coordinates.
 #[derive(Clone, Debug, Default)]
 struct WorldHull {
     v: Vec<Vec3>,
-    n: Vec<Vec3>,
-    d: Vec<f64>,
-}
-
-impl WorldHull {
-    fn set(&mut self, p: &ConvexPolytope, x: &Pose) {
-        self.v.clear();
-        self.n.clear();
-        self.d.clear();
-        self.v
-            .extend(p.vertices.iter().map(|v| (x * Point3::from(*v)).coords));
-        for f in &p.faces {
-            let n = x.rotation * f.normal;
-            self.n.push(n);
-            self.d.push(f.offset + n.dot(&x.translation.vector));
-        }
-    }
+    p: Vec<(Vec3, f64)>,
 }
 
 /// Reusable buffers of [`potential_contacts`].
@@ -241,8 +258,8 @@ pub fn potential_contacts(
     out: &mut PotentialContacts,
 ) {
     out.clear();
-    scratch.a.set(a, xa);
-    scratch.b.set(b, xb);
+    a.world_into(xa, &mut scratch.a.v, &mut scratch.a.p);
+    b.world_into(xb, &mut scratch.b.v, &mut scratch.b.p);
     let FeatureScratch {
         a: wa,
         b: wb,
@@ -316,9 +333,8 @@ pub fn potential_contacts(
         let (a0, a1) = (wa.v[ea.v[0]], wa.v[ea.v[1]]);
         for (ieb, eb) in b.edges.iter().enumerate() {
             let (b0, b1) = (wb.v[eb.v[0]], wb.v[eb.v[1]]);
-            let Some((_, _, pa, pb)) = segments_closest(&a0, &a1, &b0, &b1) else {
-                continue;
-            };
+            let (s, t) = segment_segment(&a0, &a1, &b0, &b1);
+            let (pa, pb) = (a0 + (a1 - a0) * s, b0 + (b1 - b0) * t);
             let clear =
                 |p: &Vec3, e0: &Vec3, e1: &Vec3| (p - e0).norm() > eps && (p - e1).norm() > eps;
             if (pa - pb).norm() > eps || !clear(&pa, &a0, &a1) || !clear(&pb, &b0, &b1) {
@@ -340,7 +356,7 @@ fn nearest_feature(q: Body, p: &Vec3) -> Option<(Feature, f64)> {
     let w = q.w;
     let mut smax = f64::NEG_INFINITY;
     let mut fmax = 0;
-    for (i, (n, d)) in w.n.iter().zip(&w.d).enumerate() {
+    for (i, (n, d)) in w.p.iter().enumerate() {
         let s = n.dot(p) - d;
         if s > smax {
             smax = s;
@@ -355,8 +371,8 @@ fn nearest_feature(q: Body, p: &Vec3) -> Option<(Feature, f64)> {
     }
     // Outside: a face whose plane projection lies inside it is nearest.
     for (i, f) in q.poly.faces.iter().enumerate() {
-        let s = w.n[i].dot(p) - w.d[i];
-        if s > 0.0 && f.vertices.len() >= 3 && in_face(q, i, &(p - w.n[i] * s), 0.0) {
+        let s = w.p[i].0.dot(p) - w.p[i].1;
+        if s > 0.0 && f.vertices.len() >= 3 && in_face(q, i, &(p - w.p[i].0 * s), 0.0) {
             return Some((Feature::Face(i as u32), s));
         }
     }
@@ -405,7 +421,7 @@ fn nearest_edge_within(q: Body, p: &Vec3, eps: f64) -> Option<usize> {
 /// `grow` (m).
 fn in_face(q: Body, f: usize, x: &Vec3, grow: f64) -> bool {
     let face = &q.poly.faces[f];
-    let n = q.w.n[f];
+    let n = q.w.p[f].0;
     let k = face.vertices.len();
     (0..k).all(|j| {
         let a = q.w.v[face.vertices[j]];
@@ -419,8 +435,8 @@ fn in_face(q: Body, f: usize, x: &Vec3, grow: f64) -> bool {
 
 /// Feasibility of a vertex at `v` against face `f` of `q` (Sec. 4, Fig. 15).
 fn face_feasible(q: Body, f: usize, v: &Vec3, params: &FeatureParams) -> bool {
-    let n = q.w.n[f];
-    let s = n.dot(v) - q.w.d[f];
+    let n = q.w.p[f].0;
+    let s = n.dot(v) - q.w.p[f].1;
     let proj = v - n * s;
     if in_face(q, f, &proj, 0.0) {
         return s >= -params.delta;
@@ -453,7 +469,7 @@ fn nearest_in_face(q: Body, f: usize, x: &Vec3) -> Vec3 {
 
 /// Applicability of vertex `iv` of `p` against face `f` of `q`, eq. (30).
 fn vertex_face_applicability(p: Body, iv: usize, q: Body, f: usize) -> f64 {
-    let n = q.w.n[f];
+    let n = q.w.p[f].0;
     let v = p.w.v[iv];
     let mut m = f64::INFINITY;
     for &e in &p.poly.vertex_edges[iv] {
@@ -471,8 +487,8 @@ fn vertex_face_applicability(p: Body, iv: usize, q: Body, f: usize) -> f64 {
 /// C(v, f): vertex `iv` of `p` against the plane of face `f` of `q`.
 fn vertex_face(p: Body, iv: usize, q: Body, f: usize) -> PotentialContact {
     let v = p.w.v[iv];
-    let n = q.w.n[f];
-    let psi = n.dot(&v) - q.w.d[f];
+    let n = q.w.p[f].0;
+    let psi = n.dot(&v) - q.w.p[f].1;
     let on_face = v - n * psi;
     let applicability = vertex_face_applicability(p, iv, q, f);
     let (fv, ff) = (Feature::Vertex(iv as u32), Feature::Face(f as u32));
@@ -510,7 +526,7 @@ fn edge_frame(p: Body, e: usize) -> Option<(Vec3, Vec3, Vec3)> {
         return None;
     }
     let u = d / l;
-    let (n1, n2) = (p.w.n[ed.faces[0]], p.w.n[ed.faces[1]]);
+    let (n1, n2) = (p.w.p[ed.faces[0]].0, p.w.p[ed.faces[1]].0);
     Some((u, n1.cross(&u), u.cross(&n2)))
 }
 
@@ -738,36 +754,4 @@ fn vertex_vertex(
     let edges = begin..out.members.len() as u32;
     out.constraints
         .push(Constraint::Cross { a: faces, b: edges });
-}
-
-/// Nearest points of segments p0–p1 and q0–q1: (s, t, p, q) with p = p0 + s (p1 −
-/// p0), q = q0 + t (q1 − q0), s, t ∈ [0, 1] (Ericson, *Real-Time Collision
-/// Detection*, 5.1.9). `None` for a degenerate segment.
-fn segments_closest(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> Option<(f64, f64, Vec3, Vec3)> {
-    let d1 = p1 - p0;
-    let d2 = q1 - q0;
-    let r = p0 - q0;
-    let a = d1.dot(&d1);
-    let e = d2.dot(&d2);
-    if a <= 0.0 || e <= 0.0 {
-        return None;
-    }
-    let f = d2.dot(&r);
-    let c = d1.dot(&r);
-    let b = d1.dot(&d2);
-    let denom = a * e - b * b;
-    let mut s = if denom > 1e-14 * a * e {
-        ((b * f - c * e) / denom).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let mut t = (b * s + f) / e;
-    if t < 0.0 {
-        t = 0.0;
-        s = (-c / a).clamp(0.0, 1.0);
-    } else if t > 1.0 {
-        t = 1.0;
-        s = ((b - c) / a).clamp(0.0, 1.0);
-    }
-    Some((s, t, p0 + d1 * s, q0 + d2 * t))
 }

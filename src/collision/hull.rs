@@ -22,7 +22,7 @@
 //! (geom) frame, in metres.
 
 use super::{GeometryError, MassProperties};
-use crate::math::{Mat3, Vec3};
+use crate::math::{Mat3, Pose, Vec3};
 use std::collections::HashMap;
 
 /// A planar face: `normal · x = offset` for every point `x` of the face.
@@ -595,6 +595,23 @@ impl ConvexPolytope {
                 f(v0, self.vertices[l[k]], self.vertices[l[k + 1]]);
             }
         }
+    }
+
+    /// Vertices and face planes `(n, d)` (n·x = d on the face) posed at `x`, world
+    /// coordinates, into reused buffers (cleared first; no allocation once they have
+    /// the capacity).
+    pub fn world_into(&self, x: &Pose, v: &mut Vec<Vec3>, planes: &mut Vec<(Vec3, f64)>) {
+        v.clear();
+        planes.clear();
+        v.extend(
+            self.vertices
+                .iter()
+                .map(|q| x.transform_point(&(*q).into()).coords),
+        );
+        planes.extend(self.faces.iter().map(|f| {
+            let n = x.rotation * f.normal;
+            (n, f.offset + n.dot(&x.translation.vector))
+        }));
     }
 
     /// The vertex maximizing `dir · v` (lowest id on ties), m.

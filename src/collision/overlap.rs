@@ -19,7 +19,7 @@
 //! Buffers live in [`OverlapScratch`]; a warmed-up call does not allocate.
 
 use super::ConvexPolytope;
-use crate::math::{Point3, Pose, Vec3};
+use crate::math::{Pose, Vec3};
 
 /// Reusable buffers of [`intersection_volume`].
 #[derive(Clone, Debug, Default)]
@@ -34,16 +34,6 @@ pub struct OverlapScratch {
     tmp: Vec<Vec3>,
 }
 
-fn world(p: &ConvexPolytope, x: &Pose, v: &mut Vec<Vec3>, planes: &mut Vec<(Vec3, f64)>) {
-    v.clear();
-    planes.clear();
-    v.extend(p.vertices.iter().map(|q| (x * Point3::from(*q)).coords));
-    for f in &p.faces {
-        let n = x.rotation * f.normal;
-        planes.push((n, f.offset + n.dot(&x.translation.vector)));
-    }
-}
-
 /// Volume of `a ∩ b` (m³), `a` at world pose `xa`, `b` at `xb`; 0 when they are
 /// disjoint or touch, never negative, 0 for non-finite input.
 pub fn intersection_volume(
@@ -53,8 +43,8 @@ pub fn intersection_volume(
     xb: &Pose,
     s: &mut OverlapScratch,
 ) -> f64 {
-    world(a, xa, &mut s.va, &mut s.pa);
-    world(b, xb, &mut s.vb, &mut s.pb);
+    a.world_into(xa, &mut s.va, &mut s.pa);
+    b.world_into(xb, &mut s.vb, &mut s.pb);
     let OverlapScratch {
         va,
         vb,

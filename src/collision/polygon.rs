@@ -21,7 +21,7 @@
 //! signed gap of the vertex over the edge's line, p_a = p_b + ψ n; the I primary is
 //! the contact of largest applicability (eq. (29)), ties to C₁ / C₃.
 
-use super::features::{Constraint, FeatureParams};
+use super::features::{constraint_margin, Constraint, FeatureParams};
 use crate::math::{Point2, Pose2, Vec2};
 use std::ops::Range;
 
@@ -115,6 +115,13 @@ impl PotentialContacts2 {
         self.members[r.start as usize..r.end as usize]
             .iter()
             .map(|&i| &self.contacts[i as usize])
+    }
+
+    /// See [`constraint_margin`].
+    pub fn margin(&self) -> f64 {
+        constraint_margin(&self.constraints, &self.members, |i| {
+            self.contacts[i as usize].psi
+        })
     }
 
     fn push(&mut self, c: PotentialContact2) -> u32 {
