@@ -185,6 +185,52 @@ fn placed_touching_box_has_contact_on_first_step() {
     }
 }
 
+/// A box placed 1 cm deep in the ground is moved out by the full (β = 1)
+/// stabilization within one step, to its allowance δ = 1e-5 m, but keeps no
+/// separating velocity (the push-out is a position correction, not momentum:
+/// `pipeline::lcp`, "Stabilization"). Before, the ψ/h term left it at
+/// (ψ − δ)/h = 9.99 m/s (h = 1e-3) and it flew ≈ 5 m up.
+/// Tolerances: after one step |z − (z_rest)| ≤ 1e-9 m with z_rest = 0.05 − δ and
+/// |v| ≤ 1e-9 m/s; over 1 s the box never rises above z_rest + 1e-9 m and its
+/// kinetic energy stays ≤ 1e-12 J (it rests).
+#[test]
+fn deep_placed_box_is_moved_out_without_momentum() {
+    let delta = 1e-5;
+    for solver in SOLVERS {
+        for dt in [1e-3, 1e-2] {
+            let model = world(
+                solver,
+                dt,
+                "",
+                0.5,
+                0.0,
+                &cube("box", 0.05, 1.0, 0.04, 0.5, 0.0),
+            );
+            let b = model.body_id("box").expect("box");
+            let mut data = Data::new(&model);
+            let mut pipeline = rtphys::Pipeline::new(&model);
+            pipeline.step(&model, &mut data);
+            let z_rest = 0.05 - delta;
+            let (dz, v) = (data.state[b].x.z - z_rest, data.state[b].v.norm());
+            let (mut z_max, mut t_max) = (f64::NEG_INFINITY, 0.0f64);
+            for _ in 0..(1.0 / dt).round() as usize {
+                pipeline.step(&model, &mut data);
+                z_max = z_max.max(data.state[b].x.z);
+                t_max = t_max.max(data.kinetic_energy(&model));
+            }
+            eprintln!(
+                "{solver} h = {dt}: first step z − z_rest = {dz:.3e} m, |v| = {v:.3e} m/s; \
+                 over 1 s max z − z_rest = {:.3e} m, max T = {t_max:.3e} J",
+                z_max - z_rest
+            );
+            assert!(dz.abs() <= 1e-9, "{solver} h = {dt}: z − z_rest = {dz:.3e}");
+            assert!(v <= 1e-9, "{solver} h = {dt}: |v| = {v:.3e}");
+            assert!(z_max <= z_rest + 1e-9, "{solver} h = {dt}: rose to {z_max}");
+            assert!(t_max <= 1e-12, "{solver} h = {dt}: T = {t_max:.3e} J");
+        }
+    }
+}
+
 /// The incline of tan θ = 0.5 (a plane turned about y), a 1 kg, 10 cm box placed
 /// exactly touching (not pre-settled), displacement along the slope after `secs`.
 fn placed_incline(solver: &str, mu: f64, dt: f64, secs: f64) -> Vec<f64> {

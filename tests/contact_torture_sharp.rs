@@ -183,23 +183,21 @@ fn sharp_features_are_passive_lcp_unstabilized() {
 }
 
 /// LCP with its default (full ψ/h) stabilization: every drop at 1 kHz, and at
-/// h = 1e-2 the configurations without crossing edges. The others gain energy for a
-/// cause in the LCP step (`lcp_with_stabilization_everywhere`).
+/// h = 1e-2 the configurations without crossing edges (all of them:
+/// `lcp_with_stabilization_everywhere`).
 ///
-/// Open regression, ignored until fixed: this passed (≤ +0.0041 E_s) before the
-/// speculative contacts and the LCP fallbacks were combined with the edge–edge
-/// normals; together, three 1 kHz drops whose tumbling top later lands on crossing
-/// edges gain energy in one late event: edge–edge Lemke +0.309 E_s at t = 3.573 s,
-/// edge–edge PGS +0.101 at 2.328 s, box edges Lemke +0.078 at 2.042 s (with
-/// `contact_window = 0`: edge–edge PGS +0.552 at 1.907 s, box edges PGS h = 1e-2
-/// +0.120). Cause of the edge–edge Lemke case (probed step by step): at t = 3.573 s
-/// a face contact appears already 2.23 mm deep and the full ψ/h term pushes it out
-/// (+1.52 J in that step). The speculative reach bounds a pair's motion by the
-/// speeds at the start of the step (|v| + |ω| r, plus h²|g|); the tumbling top is
-/// spun up within the step by its other contact's impulse, so the face swings
-/// further than the reach and is first seen overlapping. Run with `--ignored`.
+/// This was an open regression of the speculative contacts combined with the
+/// edge–edge normals: three 1 kHz drops whose tumbling top later lands on crossing
+/// edges gained energy in one late event (edge–edge Lemke +0.309 E_s at
+/// t = 3.573 s, edge–edge PGS +0.101 at 2.328 s, box edges Lemke +0.078 at
+/// 2.042 s). In the edge–edge Lemke case a face contact appeared already 2.23 mm
+/// deep — the speculative reach bounds a pair's motion by the speeds at the start
+/// of the step, and the top was spun up within the step by its other contact's
+/// impulse — and the full ψ/h term kept the push-out as separating velocity
+/// (+1.52 J in that step). The step now moves the bodies out but keeps the
+/// velocity of the problem without the push-out (`pipeline::lcp`,
+/// "Stabilization"): every run stays ≤ E₀ (max (E − E₀)/E_s ≤ +0.0000).
 #[test]
-#[ignore = "open regression: 1 kHz crossing-edge landings under LCP gain 8-31 % of E_s (see the doc comment)"]
 fn sharp_features_are_passive_lcp_stabilized() {
     let crossing = |c| matches!(c, Config::EdgeEdge | Config::BoxEdges);
     check(
@@ -211,22 +209,35 @@ fn sharp_features_are_passive_lcp_stabilized() {
     );
 }
 
-/// Every drop under LCP's default stabilization. Fails today for a cause in the LCP
-/// step, not in the contact geometry (the same drops pass with `stabilization =
-/// "off"`): a contact first seen overlapping is pushed out by the ψ/h term as a
-/// separating velocity. Measured before the speculative contacts: the
-/// crossed ridges at h = 1e-2 (PGS, centred): at t = 1.80 s the tumbling top lands
-/// on the ridge and its first contact is ψ = 2.23e-2 m deep; ψ/h = 2.2 m/s, the step
-/// adds +1.73 J and the run peaks at +0.34 E_s. The box edges at h = 1e-2 (Lemke,
-/// centred): ψ = 2.15e-2 m at t = 3.54 s, +1.46 J, peak +0.29 E_s (PGS +0.23,
-/// offset PGS +0.17). The speculative (gap-margin) contacts did not remove it: the
-/// reach they cover is bounded by start-of-step speeds (see
-/// `sharp_features_are_passive_lcp_stabilized`). Run with `--ignored` to check.
+/// Every drop under LCP's default stabilization, including the crossing edges at
+/// h = 1e-2. Without speculative contacts (`contact_window = 0`) their tumbling
+/// top lands on a ridge with its first contact ψ = 2.2 cm deep (an approach of
+/// ~2 m/s for one step before a contact exists): kept as velocity, ψ/h = 2.2 m/s
+/// added +1.73 J (crossed ridges, PGS, centred; the run peaked at +0.34 E_s) and
+/// +1.46 J (box edges, Lemke: +0.29 E_s). With the push-out a position correction
+/// (`pipeline::lcp`, "Stabilization") every run stays ≤ E₀, with the window
+/// (here) and without it (`lcp_stabilized_without_speculative_contacts`).
 #[test]
-#[ignore]
 fn lcp_with_stabilization_everywhere() {
     let all = |_, _| true;
     check(&["lemke", "pgs"], &[1e-3, 1e-2], &[0.0, 1e-3], "", all);
+}
+
+/// The same drops without speculative contacts (`contact_window = 0`: contacts
+/// only once the shapes overlap, so every landing is first seen penetrating):
+/// the push-out is a position correction whichever way the penetration arose, so
+/// these stay ≤ E₀ too (before: edge–edge PGS h = 1e-3 +0.552 E_s, box edges PGS
+/// h = 1e-2 +0.120).
+#[test]
+fn lcp_stabilized_without_speculative_contacts() {
+    let all = |_, _| true;
+    check(
+        &["lemke", "pgs"],
+        &[1e-3, 1e-2],
+        &[0.0, 1e-3],
+        "contact_window = 0.0",
+        all,
+    );
 }
 
 /// The edge–edge normal is the cross product of the edges, pointing from b to a,

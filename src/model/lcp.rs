@@ -22,7 +22,9 @@ pub enum LcpSolverKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StabilizationScheme {
     /// 003 eq. (7): ρ_n = β (ψ_n + δ)/h + G_nᵀ ν — the velocity may approach a gap
-    /// within one step and must undo a penetration beyond δ within one step (β = 1).
+    /// within one step and must undo a penetration beyond δ within one step (β = 1;
+    /// the bodies move out, the push-out velocity is not kept: `pipeline::lcp`,
+    /// "Stabilization").
     StewartTrinkle,
     /// 001's constraint-stabilized form: the same single LCP, but the gap term only
     /// corrects penetration, β min(ψ_n + δ, 0)/h; a contact inside the allowance δ
@@ -43,7 +45,9 @@ pub struct LcpParams {
     /// variables per contact point for Lemke. Default 4.
     pub friction_directions: u32,
     /// β ∈ [0, 1], the fraction of ψ/h in the normal rows: 0 = `"off"` (penetration
-    /// stays where it is), 1 = `"full"` (default; undone in one step).
+    /// stays where it is), 1 = `"full"` (default; undone in one step). The
+    /// push-out moves the bodies but is not kept as velocity (a split impulse:
+    /// `pipeline::lcp`, "Stabilization"), so it never adds kinetic energy.
     pub stabilization: f64,
     pub scheme: StabilizationScheme,
     /// δ, the penetration the stabilization leaves in place, m. A resting contact

@@ -225,7 +225,7 @@ pub(super) fn integrate_robots(
             qvel[vs].fill(f64::NAN);
             continue;
         };
-        let nu = &ls.nu_f[blk.offset..blk.offset + blk.ndof];
+        let nu = &ls.nu_next[blk.offset..blk.offset + blk.ndof];
         // The implicit parts at the actual q̈ = (ν⁺ − ν)/h.
         for (i, k) in vs.clone().enumerate() {
             let qdd = (nu[i] - qvel[k]) / h;
@@ -248,16 +248,27 @@ pub(super) fn integrate_robots(
             passive[off + i] += x * ls.impulse[3 * c] / h;
         }
     }
-    // q⁺ = q ⊕ h ν⁺, normalized.
+    // q⁺ = q ⊕ h ν⁺_m, normalized (ν⁺_m: the ν⁺ of the stabilized problem; q̇⁺
+    // is the kept ν⁺, module doc of `lcp`, "Stabilization").
     ls.q_new.resize(qpos.len(), 0.0);
-    for (r, rd) in model.robots.iter().zip(robots.iter()) {
+    ls.v_move.resize(qvel.len(), 0.0);
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
         if rd.frozen {
             continue;
         }
         let qs = r.q_offset..r.q_offset + r.nq();
         let vs = r.v_offset..r.v_offset + r.nv();
+        let v_move = &mut ls.v_move[vs.clone()];
+        v_move.copy_from_slice(&qvel[vs]);
+        if let Some(blk) = ls
+            .blocks
+            .iter()
+            .find(|b| b.kind == DofKind::Articulated { robot: ri as u32 })
+        {
+            v_move.copy_from_slice(&ls.nu_move[blk.offset..blk.offset + blk.ndof]);
+        }
         let out = &mut ls.q_new[qs.clone()];
-        if crate::dynamics::integrate(&r.tree, &qpos[qs.clone()], &qvel[vs], h, out).is_err()
+        if crate::dynamics::integrate(&r.tree, &qpos[qs.clone()], v_move, h, out).is_err()
             || crate::dynamics::normalize(&r.tree, out).is_err()
         {
             out.fill(f64::NAN);

@@ -1,6 +1,7 @@
 //! The Delassus matrix W = G M⁻¹ Gᵀ, block-sparse (3×3 blocks of points sharing a
 //! moving body), with q_W = G ν_f + s (the stabilization / restitution term of the
-//! normal rows), and the dense forms Lemke takes: W itself and the Stewart–Trinkle
+//! normal rows; the kept velocity's normal q = G_n ν_f + s_v in
+//! `LcpWorkspace::q_keep`), and the dense forms Lemke takes: W itself and the Stewart–Trinkle
 //! LCP over (p_n, β, σ).
 
 use super::islands::block_contacts;
@@ -26,8 +27,10 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
         sparse: sp,
         blk_start,
         blk_list,
+        q_keep,
         ..
     } = ls;
+    q_keep.clear();
     sp.row_start.clear();
     sp.col.clear();
     sp.w.clear();
@@ -125,6 +128,16 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
             }
             s_n
         };
+        // The kept velocity's row (module doc of `lcp`, "Stabilization"):
+        // s_v = max(s_n, r), r = min(0, e G_n ν) where restitution applies, else 0:
+        // the push-out of a penetration (s_n < r) removed, a gap's closing term
+        // and the restitution's rebound kept.
+        let rest = if p.restitution && !c.limit && vn0 < -p.restitution_threshold {
+            (c.restitution * vn0).min(0.0)
+        } else {
+            0.0
+        };
+        q_keep.push(q3[0] + s_n.max(rest));
         if c.limit {
             // A joint limit has no tangent rows: its two tangent variables are
             // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that

@@ -40,8 +40,30 @@
 //! ([`LcpParams::penetration_allowance`]), β_s ∈ [0, 1] ([`LcpParams::stabilization`]):
 //! Stewart–Trinkle (003 eq. (7), ψ_n/h term): s_n = β_s (ψ + δ)/h; Anitescu–Hart
 //! (001, the stabilization inside the one convex subproblem, no post-projection):
-//! s_n = β_s min(ψ + δ, 0)/h. Newton restitution (optional): a point approaching at
-//! G_n ν < −v_th leaves with at least −e G_n ν: s_n ← min(s_n, e G_n ν).
+//! s_n = β_s min(ψ + δ, 0)/h. A speculative gap point (ψ = gap > 0) adds gap/h in
+//! full (it may close its gap within the step). Newton restitution (optional): a
+//! point approaching at G_n ν < −v_th leaves with at least −e G_n ν:
+//! s_n ← min(s_n, e G_n ν).
+//!
+//! **The push-out moves, it is not kept.** Where s_n < 0 the row demands a
+//! separating velocity −s_n (up to ψ/h) to undo a penetration; kept as velocity,
+//! it returns the penetration as kinetic energy ½ m (ψ/h)² — a contact first found
+//! deep (missed for a step because another contact spun the body up within the
+//! step) left with metres per second. So the step solves the problem above, and its
+//! ν⁺ (`nu_move`) moves the bodies (x⁺, q⁺); the velocity kept (`nu_next`, the v, ω
+//! and q̇ of the next step) is that of the same LCP with each normal row's s_n
+//! replaced by s_v = max(s_n, r) (r = min(0, e G_n ν) where restitution applies,
+//! else 0): the gap terms and the restitution stay, the push-out goes. The
+//! difference h (ν⁺ − ν⁺_v) is a position correction that carries no momentum — a
+//! split impulse. With s_v ≥ r the kept impulses do no positive work beyond
+//! restitution's: on every loaded row G_n ν⁺_v = −s_v ≤ −r (−r the rebound
+//! restitution asks for, 0 without it), so without restitution p_nᵀ G_n ν⁺_v ≤ 0
+//! and, with ν⁺_v = ν_f + M⁻¹ Gᵀ p, ½ ν⁺_vᵀ M ν⁺_v − ½ ν_fᵀ M ν_f =
+//! pᵀ G ν⁺_v − ½ pᵀ W p ≤ 0 (friction dissipates on its own). The second solve runs only where it can differ (`solve::kept_solve`): a
+//! loaded point (p_n > 0) whose s_v exceeds s_n by more than the solver tolerance
+//! (a point with p_n = 0 stays complementary when its q rises). In the shipped
+//! resting scenes that is a few steps in a thousand; a resting contact sits at
+//! depth δ, where s_n = 0.
 //!
 //! # Solvers and failures
 //! Lemke solves the LCP above (copositive-plus; Stewart–Trinkle showed Lemke's
@@ -208,9 +230,16 @@ pub struct LcpWorkspace {
     pub(super) blocks: Vec<DofBlock>,
     pub(super) body_block: Vec<u32>,
     pub(super) minv: Vec<f64>,
-    /// ν at the start of the step, ν_f = ν + h M⁻¹ f, and ν⁺.
+    /// ν at the start of the step and ν_f = ν + h M⁻¹ f.
     pub(super) nu: Vec<f64>,
     pub(super) nu_f: Vec<f64>,
+    /// ν⁺ of the stabilized problem, which moves the bodies (x⁺, q⁺), and the
+    /// kept ν⁺ (module doc, "Stabilization"); equal unless a penetration was
+    /// pushed out.
+    pub(super) nu_move: Vec<f64>,
+    pub(super) nu_next: Vec<f64>,
+    /// Per point, the kept velocity's normal q = G_n ν_f + s_v.
+    pub(super) q_keep: Vec<f64>,
     /// Per free-body block (same index as `blocks`; free blocks come first): the
     /// torque-free orientation q_f and angular velocity ω_f at the end of the step
     /// (module doc, "Rotation").
@@ -249,6 +278,8 @@ pub struct LcpWorkspace {
     pub(super) jrob: Vec<Matrix6xX<f64>>,
     pub(super) hinv: DMatrix<f64>,
     pub(super) q_new: Vec<f64>,
+    /// Robots: the velocities q⁺ is integrated with (ν⁺ of the stabilized problem).
+    pub(super) v_move: Vec<f64>,
 }
 
 impl Default for LcpWorkspace {
@@ -259,6 +290,9 @@ impl Default for LcpWorkspace {
             minv: Vec::new(),
             nu: Vec::new(),
             nu_f: Vec::new(),
+            nu_move: Vec::new(),
+            nu_next: Vec::new(),
+            q_keep: Vec::new(),
             free_rot: Vec::new(),
             contacts: Vec::new(),
             jac: Vec::new(),
@@ -287,6 +321,7 @@ impl Default for LcpWorkspace {
             jrob: Vec::new(),
             hinv: DMatrix::zeros(0, 0),
             q_new: Vec::new(),
+            v_move: Vec::new(),
         }
     }
 }
@@ -318,6 +353,9 @@ impl LcpWorkspace {
             minv: Vec::with_capacity(36 * nb),
             nu: Vec::with_capacity(6 * nb),
             nu_f: Vec::with_capacity(6 * nb),
+            nu_move: Vec::with_capacity(6 * nb),
+            nu_next: Vec::with_capacity(6 * nb),
+            q_keep: Vec::with_capacity(points),
             free_rot: Vec::with_capacity(nb),
             contacts: Vec::with_capacity(points),
             jac: Vec::with_capacity(rows),
@@ -409,11 +447,20 @@ impl Stepper for LcpStepper<'_> {
         delassus::delassus(p, h, ls);
         let ts = Instant::now();
 
-        // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p.
+        // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p; where
+        // the stabilization pushed a penetration out, the velocity kept is that
+        // of the problem without the push-out (module doc, "Stabilization").
         solve::solve(p, pairs, ls, stats);
-        stats.solver_ns = ts.elapsed().as_nanos() as u64;
         warm::remember_impulses(pairs, contact_pair, ls);
-        apply_impulses(h, state, contact_wrench, ls);
+        velocity_after(ls, false);
+        if solve::kept_solve(p, pairs, ls, stats) {
+            warm::remember_impulses(pairs, contact_pair, ls);
+            velocity_after(ls, true);
+        } else {
+            ls.nu_next.clone_from(&ls.nu_move);
+        }
+        stats.solver_ns = ts.elapsed().as_nanos() as u64;
+        report_wrenches(h, state, contact_wrench, ls);
         let t = lap(stats, Stage::Contact, t);
 
         // Integrate: x⁺ = x + h v⁺ and the quaternion update of eq. (10).
@@ -503,17 +550,21 @@ fn dof_blocks(
     }
 }
 
-/// ν⁺ = ν_f + M⁻¹ Gᵀ p; contact wrenches (impulse / h) for reporting.
-fn apply_impulses(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &mut LcpWorkspace) {
-    wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+/// ν⁺ = ν_f + M⁻¹ Gᵀ p from `ls.impulse`, into `ls.nu_next` (`kept`) or
+/// `ls.nu_move`.
+fn velocity_after(ls: &mut LcpWorkspace, kept: bool) {
     let LcpWorkspace {
         blocks,
         nu_f,
+        nu_move,
+        nu_next,
         contacts,
         minv_jt,
         impulse,
         ..
     } = ls;
+    let out = if kept { nu_next } else { nu_move };
+    out.clone_from(nu_f);
     for (c, row) in contacts.iter().enumerate() {
         let pc = &impulse[3 * c..3 * c + 3];
         for s in row.side.iter().filter(|s| s.block != NO_BLOCK) {
@@ -521,13 +572,19 @@ fn apply_impulses(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &mut L
             let nd = blk.ndof;
             for (r, pr) in pc.iter().enumerate() {
                 for i in 0..nd {
-                    nu_f[blk.offset + i] += minv_jt[s.jac + r * nd + i] * pr;
+                    out[blk.offset + i] += minv_jt[s.jac + r * nd + i] * pr;
                 }
             }
         }
-        if row.limit {
-            continue;
-        }
+    }
+}
+
+/// Contact wrenches (impulse / h) of `ls.impulse` (the kept impulses) for
+/// reporting.
+fn report_wrenches(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &LcpWorkspace) {
+    wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
+    for (c, row) in ls.contacts.iter().enumerate().filter(|(_, r)| !r.limit) {
+        let pc = &ls.impulse[3 * c..3 * c + 3];
         let f = (row.n * pc[0] + row.t1 * pc[1] + row.t2 * pc[2]) / h;
         let [ba, bb] = row.bodies;
         wrench[ba].add_force_at(f, row.p, state[ba].x);
@@ -535,9 +592,11 @@ fn apply_impulses(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &mut L
     }
 }
 
-/// v⁺, ω⁺ from ν⁺; x⁺ = x + h v⁺; q⁺ = q_f + (h/2)(0, ω⁺ − ω_f) ⊗ q_f renormalized
-/// (eq. (10) of 003 with ω in world coordinates, applied to the contact's change
-/// of ω after the contact-free rotation q_f; module doc, "Rotation").
+/// v⁺, ω⁺ from the kept ν⁺; x⁺ = x + h v⁺_m; q⁺ = q_f + (h/2)(0, ω⁺_m − ω_f) ⊗ q_f
+/// renormalized (eq. (10) of 003 with ω in world coordinates, applied to the
+/// contact's change of ω after the contact-free rotation q_f; module doc,
+/// "Rotation"), with (v⁺_m, ω⁺_m) the ν⁺ of the stabilized problem (module doc,
+/// "Stabilization").
 fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls: &LcpWorkspace) {
     for (blk, &(q_f, w_f)) in ls.blocks.iter().zip(&ls.free_rot) {
         match blk.kind {
@@ -546,12 +605,13 @@ fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls
                 if model.bodies[b].kind != BodyKind::Free || frozen[b] {
                     continue;
                 }
-                let nu = &ls.nu_f[blk.offset..blk.offset + 6];
+                let nu = &ls.nu_next[blk.offset..blk.offset + 6];
+                let m = &ls.nu_move[blk.offset..blk.offset + 6];
                 let s = &mut state[b];
                 s.v = Vec3::new(nu[0], nu[1], nu[2]);
                 s.w = Vec3::new(nu[3], nu[4], nu[5]);
-                s.x += h * s.v;
-                s.q = rotation::kick(&q_f, &(s.w - w_f), h);
+                s.x += h * Vec3::new(m[0], m[1], m[2]);
+                s.q = rotation::kick(&q_f, &(Vec3::new(m[3], m[4], m[5]) - w_f), h);
             }
             DofKind::Articulated { .. } => {}
         }

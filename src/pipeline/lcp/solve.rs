@@ -101,6 +101,44 @@ pub(super) fn solve(
     finish(ls);
 }
 
+/// The kept velocity (module doc of `lcp`, "Stabilization"): where a loaded
+/// point's row pushed a penetration out (its kept q, `ls.q_keep`, above q_W by
+/// more than the solver tolerance), the problem is solved again with the kept
+/// rows, warm from the stabilized solution (the pairs remember it), and true is
+/// returned with its impulses in `ls.impulse`. Otherwise the stabilized solution
+/// already solves the kept problem (a point with p_n = 0 stays complementary when
+/// its q rises) and false is returned. The stats add up: pivots / sweeps of both
+/// solves, the larger residual.
+pub(super) fn kept_solve(
+    p: &LcpParams,
+    pairs: &[PairState],
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) -> bool {
+    let nc = ls.contacts.len();
+    let pushed =
+        (0..nc).any(|c| ls.impulse[3 * c] > 0.0 && ls.q_keep[c] - ls.qw[3 * c] > p.tolerance);
+    if !pushed {
+        return false;
+    }
+    for c in 0..nc {
+        ls.qw[3 * c] = ls.q_keep[c];
+        ls.sparse.q[3 * c] = ls.q_keep[c];
+    }
+    let first = (
+        stats.solver_iterations,
+        stats.solver_residual,
+        stats.lcp_size,
+        stats.solver_failed,
+    );
+    solve(p, pairs, ls, stats);
+    stats.solver_iterations += first.0;
+    stats.solver_residual = stats.solver_residual.max(first.1);
+    stats.lcp_size = stats.lcp_size.max(first.2);
+    stats.solver_failed |= first.3;
+    true
+}
+
 /// Non-finite impulses (invalid data) apply nothing.
 fn finish(ls: &mut LcpWorkspace) {
     if !ls.impulse.iter().all(|x| x.is_finite()) {
