@@ -21,7 +21,9 @@
 
 use crate::data::Data;
 use crate::model::scene::{load_scene_file, MethodName};
-use crate::model::{BodyKind, Integrator, LcpSolverKind, Method, Model, PenaltyPoints};
+use crate::model::{
+    BodyKind, ContactModel, Integrator, LcpSolverKind, Method, Model, PenaltyPoints,
+};
 use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,13 +33,14 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// Scene file (TOML), e.g. config/scenes/box_on_plane.toml.
     pub scene: PathBuf,
-    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp
+    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg
     /// (a switched method takes its defaults, keeping the scene's friction
     /// parameters between penalty and hunt_crossley; a warning names the scene's
     /// parameter tables tuned for another method).
     #[arg(long)]
     pub method: Option<MethodName>,
-    /// LCP solver: lemke | pgs (for an LCP scene or --method lcp).
+    /// LCP solver: lemke | pgs (for an LCP scene or --method lcp). PEG (--method peg)
+    /// takes lemke only: its LCP is not symmetric and PGS is only its counted fallback.
     #[arg(long)]
     pub lcp_solver: Option<String>,
     /// Override the step size, s.
@@ -91,8 +94,20 @@ pub fn apply_overrides(
                 })
             }
             (MethodName::HuntCrossley, Method::HuntCrossley(h)) => Method::HuntCrossley(h),
-            (MethodName::Lcp, Method::Lcp(l)) => Method::Lcp(l),
+            (MethodName::Lcp, Method::Lcp(l)) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Standard,
+                ..l
+            }),
             (MethodName::Lcp, _) => Method::Lcp(crate::model::LcpParams::default()),
+            (MethodName::Peg, Method::Lcp(l)) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Peg,
+                solver: LcpSolverKind::Lemke,
+                ..l
+            }),
+            (MethodName::Peg, _) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Peg,
+                ..Default::default()
+            }),
             (MethodName::Penalty, Method::Lcp(_)) => Method::Penalty(Default::default()),
             (MethodName::PenaltyDeepest, Method::Lcp(_)) => {
                 Method::Penalty(crate::model::PenaltyParams {
@@ -154,8 +169,12 @@ pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
     };
     let mut opt = model.opt;
     match &mut opt.method {
-        Method::Lcp(p) => p.solver = kind,
-        _ => anyhow::bail!("--lcp-solver applies to the lcp method (give --method lcp)"),
+        Method::Lcp(p) => {
+            p.solver = kind;
+            p.validate()
+                .map_err(|(k, m)| anyhow::anyhow!("--lcp-solver ({k}): {m}"))?;
+        }
+        _ => anyhow::bail!("--lcp-solver applies to the lcp and peg methods (give --method lcp)"),
     }
     Ok(model.with_options(opt))
 }
@@ -167,6 +186,7 @@ fn method_name(m: MethodName) -> &'static str {
         MethodName::PenaltyDeepest => "penalty_deepest",
         MethodName::HuntCrossley => "hunt_crossley",
         MethodName::Lcp => "lcp",
+        MethodName::Peg => "peg",
     }
 }
 
@@ -176,7 +196,7 @@ fn table_of(m: MethodName) -> &'static str {
     match m {
         MethodName::Penalty | MethodName::PenaltyDeepest => "penalty",
         MethodName::HuntCrossley => "hunt_crossley",
-        MethodName::Lcp => "lcp",
+        MethodName::Lcp | MethodName::Peg => "lcp",
     }
 }
 

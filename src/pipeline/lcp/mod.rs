@@ -121,6 +121,7 @@
 mod articulated;
 mod delassus;
 mod islands;
+pub mod peg;
 mod rows;
 mod solve;
 mod warm;
@@ -133,7 +134,7 @@ use super::{lap, Stepper, Tick};
 use crate::collision::capacity::MANIFOLDS_PER_GEOM;
 use crate::data::{BodyState, Data, Stage};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
-use crate::model::{BodyKind, LcpParams, Model};
+use crate::model::{BodyKind, ContactModel, LcpParams, Model};
 use crate::solver::{ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver};
 use nalgebra::{DMatrix, DVector, Matrix6xX};
 use std::time::Instant;
@@ -249,6 +250,8 @@ pub struct LcpWorkspace {
     pub(super) jrob: Vec<Matrix6xX<f64>>,
     pub(super) hinv: DMatrix<f64>,
     pub(super) q_new: Vec<f64>,
+    /// PEG's rows and constraints (`peg.rs`; unused by the standard model).
+    pub(super) peg: peg::PegWorkspace,
 }
 
 impl Default for LcpWorkspace {
@@ -287,6 +290,7 @@ impl Default for LcpWorkspace {
             jrob: Vec::new(),
             hinv: DMatrix::zeros(0, 0),
             q_new: Vec::new(),
+            peg: peg::PegWorkspace::default(),
         }
     }
 }
@@ -329,6 +333,7 @@ impl LcpWorkspace {
             blk_list: Vec::with_capacity(2 * points),
             parent: Vec::with_capacity(nb.max(points)),
             island_of: Vec::with_capacity(points),
+            peg: peg::PegWorkspace::new(model),
             ..Default::default()
         }
     }
@@ -342,7 +347,10 @@ impl Stepper for LcpStepper<'_> {
     type Workspace = LcpWorkspace;
 
     fn name(&self) -> &'static str {
-        "lcp"
+        match self.params.contact_model {
+            ContactModel::Standard => "lcp",
+            ContactModel::Peg => "peg",
+        }
     }
 
     fn contacts_at_start(&self) -> bool {
@@ -361,7 +369,7 @@ impl Stepper for LcpStepper<'_> {
         &self,
         tick: &Tick<'_>,
         data: &mut Data,
-        _col: &mut CollideWorkspace,
+        col: &mut CollideWorkspace,
         ls: &mut LcpWorkspace,
     ) {
         let p = self.params;
@@ -406,11 +414,32 @@ impl Stepper for LcpStepper<'_> {
         if !model.robots.is_empty() {
             articulated::limit_rows(model, robots, qpos, qvel, h, ls);
         }
+        let peg = p.contact_model == ContactModel::Peg;
+        if peg {
+            // PEG: the potential contacts' rows replace the polytope pairs' (peg.rs).
+            let inp = peg::PegInput {
+                model,
+                state,
+                candidates: &col.candidates,
+                poses: &col.geom_pose,
+                speed: &col.speed,
+                h,
+                window: p.contact_window,
+            };
+            peg::peg_rows(&inp, ls);
+        }
         delassus::delassus(p, h, ls);
+        if peg {
+            peg::peg_constants(h, ls);
+        }
         let ts = Instant::now();
 
         // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p.
-        solve::solve(p, pairs, ls, stats);
+        if peg {
+            peg::solve(p, ls, stats);
+        } else {
+            solve::solve(p, pairs, ls, stats);
+        }
         stats.solver_ns = ts.elapsed().as_nanos() as u64;
         warm::remember_impulses(pairs, contact_pair, ls);
         apply_impulses(h, state, contact_wrench, ls);
@@ -433,6 +462,10 @@ impl Stepper for LcpStepper<'_> {
                 xfrc,
             };
             articulated::integrate_robots(model, h, robots, gen, rec, ls);
+        }
+        if peg {
+            // The exact overlap volume at the end of the step (peg.rs).
+            peg::report_overlap(model, state, &col.candidates, ls, stats);
         }
         lap(stats, Stage::Integrate, t);
     }
