@@ -9,6 +9,7 @@
 //! | `<body>.vx, .vy, .vz, .wx, .wy, .wz` for every free body | linear velocity of the centre of mass, angular velocity (world frame), m/s and rad/s |
 //! | `<body>.fx, .fy, .fz` for every body (static, free, robot link proxies) | total contact force on the body at the start of the step (`Data::contact_wrench`), N |
 //! | `<robot>/<joint>.q, .qd, .tau` for every robot joint | joint position (rad or m), velocity, actuator torque/force (command + servo, clamped; `Data::qfrc_actuator`) |
+//! | `overlap` (with `--overlap`) | the exact overlap volume summed over every pair of polytope geoms (boxes, hulls) at the end of the step, m³ (003's accuracy metric, `collision::overlap`; any method) |
 //!
 //! Floats are written in Rust's shortest round-trip form, so the same inputs give a
 //! byte-identical file.
@@ -55,6 +56,11 @@ pub struct RunArgs {
     /// Output CSV (default: standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Append the `overlap` column: the exact overlap volume (m³) summed over
+    /// every pair of polytope geoms (boxes, hulls) at the end of each step, for any
+    /// method (003's accuracy metric; `collision::overlap`).
+    #[arg(long)]
+    pub overlap: bool,
 }
 
 /// Apply command-line overrides to a loaded model.
@@ -333,8 +339,8 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
             let file = std::fs::File::create(&tmp)
                 .with_context(|| format!("cannot create {}", tmp.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            let res = simulate(&mut pipeline, &model, &mut data, a.steps, &mut w)
-                .and_then(|_| Ok(w.flush()?));
+            let res =
+                simulate(&mut pipeline, &model, &mut data, &a, &mut w).and_then(|_| Ok(w.flush()?));
             match res {
                 Ok(()) => std::fs::rename(&tmp, path)
                     .with_context(|| format!("cannot write {}", path.display())),
@@ -347,7 +353,7 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            simulate(&mut pipeline, &model, &mut data, a.steps, &mut w)?;
+            simulate(&mut pipeline, &model, &mut data, &a, &mut w)?;
             Ok(w.flush()?)
         }
     }
@@ -357,15 +363,80 @@ fn simulate(
     pipeline: &mut crate::Pipeline,
     model: &Model,
     data: &mut Data,
-    steps: u64,
+    a: &RunArgs,
     w: &mut impl Write,
 ) -> anyhow::Result<()> {
-    write_header(model, w)?;
-    for _ in 0..steps {
+    if a.overlap {
+        let mut header = Vec::new();
+        write_header(model, &mut header)?;
+        w.write_all(header.strip_suffix(b"\n").unwrap_or(&header))?;
+        writeln!(w, ",overlap")?;
+    } else {
+        write_header(model, w)?;
+    }
+    let mut ov = Overlap::new(model);
+    let mut row = Vec::new();
+    for _ in 0..a.steps {
         pipeline.step(model, data);
-        write_row(model, data, w)?;
+        if a.overlap {
+            row.clear();
+            write_row(model, data, &mut row)?;
+            w.write_all(row.strip_suffix(b"\n").unwrap_or(&row))?;
+            writeln!(w, ",{}", ov.volume(model, data))?;
+        } else {
+            write_row(model, data, w)?;
+        }
     }
     Ok(())
+}
+
+/// The `overlap` column: every pair of polytope geoms of different bodies.
+pub struct Overlap {
+    hull: Vec<Option<std::sync::Arc<crate::collision::ConvexPolytope>>>,
+    pairs: Vec<(u32, u32)>,
+    scratch: crate::collision::overlap::OverlapScratch,
+}
+
+impl Overlap {
+    pub fn new(model: &Model) -> Self {
+        use crate::collision::Shape;
+        let hull: Vec<_> = model
+            .geoms
+            .iter()
+            .map(|g| match &g.shape {
+                Shape::Box { poly, .. } => Some(poly.clone()),
+                Shape::Polytope(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for a in 0..hull.len() {
+            for b in a + 1..hull.len() {
+                if hull[a].is_some()
+                    && hull[b].is_some()
+                    && model.geoms[a].body != model.geoms[b].body
+                {
+                    pairs.push((a as u32, b as u32));
+                }
+            }
+        }
+        Overlap {
+            hull,
+            pairs,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Σ of the exact overlap volumes at `data`'s state, m³.
+    pub fn volume(&mut self, model: &Model, data: &Data) -> f64 {
+        crate::pipeline::lcp::peg::overlap_volume(
+            model,
+            &data.state,
+            &self.pairs,
+            &self.hull,
+            &mut self.scratch,
+        )
+    }
 }
 
 fn tmp_sibling(path: &Path) -> PathBuf {

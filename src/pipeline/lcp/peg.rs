@@ -435,7 +435,6 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
     // failed; at 1e-7 none), then the others; the first accepted solution is kept.
     let mut solved = false;
     let mut pivots = 0;
-    let mut status = LemkeStatus::IterationLimit;
     let accept = PEG_ACCEPT * q_max.max(1.0);
     for tol in PEG_ZERO_TOLS {
         ls.lemke.params = LemkeParams {
@@ -443,7 +442,7 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             zero_tol: tol,
             ..LemkeParams::default()
         };
-        status = ls.lemke.solve(&ls.problem, None, &mut ls.lemke_res);
+        let status = ls.lemke.solve(&ls.problem, None, &mut ls.lemke_res);
         let st = ls.lemke_res.stats;
         pivots += st.pivots + st.setup_pivots;
         stats.solver_residual = st.residual;
@@ -453,7 +452,6 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         }
     }
     stats.solver_iterations = pivots;
-    let st = ls.lemke_res.stats;
     if solved {
         read(ls);
     } else {
