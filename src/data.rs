@@ -272,6 +272,10 @@ pub struct StepStats {
     pub solver_failures: u64,
     pub solver_fallbacks: u64,
     pub solver_unconverged: u64,
+    /// PEG (003): Σ of the exact overlap volumes of the polytope pairs at the end
+    /// of the last step, m³ (`pipeline::lcp::peg::overlap_volume`; 0 for the other
+    /// methods, which do not compute it).
+    pub overlap_volume: f64,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.

@@ -9,6 +9,7 @@
 //! | `<body>.vx, .vy, .vz, .wx, .wy, .wz` for every free body | linear velocity of the centre of mass, angular velocity (world frame), m/s and rad/s |
 //! | `<body>.fx, .fy, .fz` for every body (static, free, robot link proxies) | total contact force on the body at the start of the step (`Data::contact_wrench`), N |
 //! | `<robot>/<joint>.q, .qd, .tau` for every robot joint | joint position (rad or m), velocity, actuator torque/force (command + servo, clamped; `Data::qfrc_actuator`) |
+//! | `overlap` (with `--overlap`) | the exact overlap volume summed over every pair of polytope geoms (boxes, hulls) at the end of the step, m³ (003's accuracy metric, `collision::overlap`; any method) |
 //!
 //! Floats are written in Rust's shortest round-trip form, so the same inputs give a
 //! byte-identical file.
@@ -21,7 +22,9 @@
 
 use crate::data::Data;
 use crate::model::scene::{load_scene_file, MethodName};
-use crate::model::{BodyKind, Integrator, LcpSolverKind, Method, Model, PenaltyPoints};
+use crate::model::{
+    BodyKind, ContactModel, Integrator, LcpSolverKind, Method, Model, PenaltyPoints,
+};
 use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,13 +34,14 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// Scene file (TOML), e.g. config/scenes/box_on_plane.toml.
     pub scene: PathBuf,
-    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp
+    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg
     /// (a switched method takes its defaults, keeping the scene's friction
     /// parameters between penalty and hunt_crossley; a warning names the scene's
     /// parameter tables tuned for another method).
     #[arg(long)]
     pub method: Option<MethodName>,
-    /// LCP solver: lemke | pgs (for an LCP scene or --method lcp).
+    /// LCP solver: lemke | pgs (for an LCP scene or --method lcp). PEG (--method peg)
+    /// takes lemke only: its LCP is not symmetric and PGS is only its counted fallback.
     #[arg(long)]
     pub lcp_solver: Option<String>,
     /// Override the step size, s.
@@ -52,6 +56,11 @@ pub struct RunArgs {
     /// Output CSV (default: standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Append the `overlap` column: the exact overlap volume (m³) summed over
+    /// every pair of polytope geoms (boxes, hulls) at the end of each step, for any
+    /// method (003's accuracy metric; `collision::overlap`).
+    #[arg(long)]
+    pub overlap: bool,
 }
 
 /// Apply command-line overrides to a loaded model.
@@ -91,8 +100,20 @@ pub fn apply_overrides(
                 })
             }
             (MethodName::HuntCrossley, Method::HuntCrossley(h)) => Method::HuntCrossley(h),
-            (MethodName::Lcp, Method::Lcp(l)) => Method::Lcp(l),
+            (MethodName::Lcp, Method::Lcp(l)) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Standard,
+                ..l
+            }),
             (MethodName::Lcp, _) => Method::Lcp(crate::model::LcpParams::default()),
+            (MethodName::Peg, Method::Lcp(l)) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Peg,
+                solver: LcpSolverKind::Lemke,
+                ..l
+            }),
+            (MethodName::Peg, _) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Peg,
+                ..Default::default()
+            }),
             (MethodName::Penalty, Method::Lcp(_)) => Method::Penalty(Default::default()),
             (MethodName::PenaltyDeepest, Method::Lcp(_)) => {
                 Method::Penalty(crate::model::PenaltyParams {
@@ -154,8 +175,12 @@ pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
     };
     let mut opt = model.opt;
     match &mut opt.method {
-        Method::Lcp(p) => p.solver = kind,
-        _ => anyhow::bail!("--lcp-solver applies to the lcp method (give --method lcp)"),
+        Method::Lcp(p) => {
+            p.solver = kind;
+            p.validate()
+                .map_err(|(k, m)| anyhow::anyhow!("--lcp-solver ({k}): {m}"))?;
+        }
+        _ => anyhow::bail!("--lcp-solver applies to the lcp and peg methods (give --method lcp)"),
     }
     Ok(model.with_options(opt))
 }
@@ -167,6 +192,7 @@ fn method_name(m: MethodName) -> &'static str {
         MethodName::PenaltyDeepest => "penalty_deepest",
         MethodName::HuntCrossley => "hunt_crossley",
         MethodName::Lcp => "lcp",
+        MethodName::Peg => "peg",
     }
 }
 
@@ -176,7 +202,7 @@ fn table_of(m: MethodName) -> &'static str {
     match m {
         MethodName::Penalty | MethodName::PenaltyDeepest => "penalty",
         MethodName::HuntCrossley => "hunt_crossley",
-        MethodName::Lcp => "lcp",
+        MethodName::Lcp | MethodName::Peg => "lcp",
     }
 }
 
@@ -313,8 +339,8 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
             let file = std::fs::File::create(&tmp)
                 .with_context(|| format!("cannot create {}", tmp.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            let res = simulate(&mut pipeline, &model, &mut data, a.steps, &mut w)
-                .and_then(|_| Ok(w.flush()?));
+            let res =
+                simulate(&mut pipeline, &model, &mut data, &a, &mut w).and_then(|_| Ok(w.flush()?));
             match res {
                 Ok(()) => std::fs::rename(&tmp, path)
                     .with_context(|| format!("cannot write {}", path.display())),
@@ -327,7 +353,7 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            simulate(&mut pipeline, &model, &mut data, a.steps, &mut w)?;
+            simulate(&mut pipeline, &model, &mut data, &a, &mut w)?;
             Ok(w.flush()?)
         }
     }
@@ -337,15 +363,80 @@ fn simulate(
     pipeline: &mut crate::Pipeline,
     model: &Model,
     data: &mut Data,
-    steps: u64,
+    a: &RunArgs,
     w: &mut impl Write,
 ) -> anyhow::Result<()> {
-    write_header(model, w)?;
-    for _ in 0..steps {
+    if a.overlap {
+        let mut header = Vec::new();
+        write_header(model, &mut header)?;
+        w.write_all(header.strip_suffix(b"\n").unwrap_or(&header))?;
+        writeln!(w, ",overlap")?;
+    } else {
+        write_header(model, w)?;
+    }
+    let mut ov = Overlap::new(model);
+    let mut row = Vec::new();
+    for _ in 0..a.steps {
         pipeline.step(model, data);
-        write_row(model, data, w)?;
+        if a.overlap {
+            row.clear();
+            write_row(model, data, &mut row)?;
+            w.write_all(row.strip_suffix(b"\n").unwrap_or(&row))?;
+            writeln!(w, ",{}", ov.volume(model, data))?;
+        } else {
+            write_row(model, data, w)?;
+        }
     }
     Ok(())
+}
+
+/// The `overlap` column: every pair of polytope geoms of different bodies.
+pub struct Overlap {
+    hull: Vec<Option<std::sync::Arc<crate::collision::ConvexPolytope>>>,
+    pairs: Vec<(u32, u32)>,
+    scratch: crate::collision::overlap::OverlapScratch,
+}
+
+impl Overlap {
+    pub fn new(model: &Model) -> Self {
+        use crate::collision::Shape;
+        let hull: Vec<_> = model
+            .geoms
+            .iter()
+            .map(|g| match &g.shape {
+                Shape::Box { poly, .. } => Some(poly.clone()),
+                Shape::Polytope(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for a in 0..hull.len() {
+            for b in a + 1..hull.len() {
+                if hull[a].is_some()
+                    && hull[b].is_some()
+                    && model.geoms[a].body != model.geoms[b].body
+                {
+                    pairs.push((a as u32, b as u32));
+                }
+            }
+        }
+        Overlap {
+            hull,
+            pairs,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Σ of the exact overlap volumes at `data`'s state, m³.
+    pub fn volume(&mut self, model: &Model, data: &Data) -> f64 {
+        crate::pipeline::lcp::peg::overlap_volume(
+            model,
+            &data.state,
+            &self.pairs,
+            &self.hull,
+            &mut self.scratch,
+        )
+    }
 }
 
 fn tmp_sibling(path: &Path) -> PathBuf {

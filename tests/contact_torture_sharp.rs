@@ -90,6 +90,7 @@ fn bodies(c: Config, off: f64) -> (String, String) {
 fn scene(c: Config, method: &str, dt: f64, off: f64, lcp_extra: &str) -> String {
     let (m, solver) = match method {
         "lemke" | "pgs" => ("lcp", method),
+        "peg" => ("peg", "lemke"),
         _ => (method, "lemke"),
     };
     let (base, top) = bodies(c, off);
@@ -283,4 +284,133 @@ fn crossed_edges_normal_is_the_cross_product() {
         assert!(err < 1e-9, "normal {:?}", m.normal);
         assert!((m.max_depth(&data.contacts) - 1e-4).abs() < 1e-9);
     }
+}
+
+/// The exact overlap volume (m³) summed over every pair of polytope geoms
+/// (`collision::overlap`), at the data's state.
+fn polytope_overlap(model: &rtphys::Model, data: &Data) -> f64 {
+    use rtphys::collision::overlap::{intersection_volume, OverlapScratch};
+    use rtphys::collision::Shape;
+    let poly = |g: &rtphys::model::Geom| match &g.shape {
+        Shape::Box { poly, .. } => Some(poly.clone()),
+        Shape::Polytope(p) => Some(p.clone()),
+        _ => None,
+    };
+    let mut s = OverlapScratch::default();
+    let mut total = 0.0;
+    for (i, ga) in model.geoms.iter().enumerate() {
+        for gb in &model.geoms[i + 1..] {
+            if let (Some(pa), Some(pb)) = (poly(ga), poly(gb)) {
+                let xa = data.state[ga.body].pose() * ga.x_bg;
+                let xb = data.state[gb.body].pose() * gb.x_bg;
+                total += intersection_volume(&pa, &xa, &pb, &xb, &mut s);
+            }
+        }
+    }
+    total
+}
+
+/// A V-groove: two static 2 m × 1 m × 0.2 m slabs tilted ±30° about x whose top
+/// faces meet along the x axis at z = 0 (a 120° groove: the pyramid's 90° apex
+/// reaches its bottom line first), and the pyramid apex-down above it.
+fn groove_scene(dt: f64, off: f64) -> String {
+    // Slab centre: 0.1 m below its top face, 0.5 m along it from the groove line.
+    let th = std::f64::consts::FRAC_PI_6;
+    let (c, s) = (th.cos(), th.sin());
+    let (y, z) = (0.5 * c + 0.1 * s, 0.5 * s - 0.1 * c);
+    let slab = move |name: &str, sign: f64| {
+        format!(
+            "[[body]]\nname = \"{name}\"\nstatic = true\nshape = {{ type = \"box\", half_extents = [1.0, 0.5, 0.1] }}\n\
+             position = [0.0, {}, {z}]\nrpy = [{}, 0.0, 0.0]\nmaterial = {{ mu = 0.0 }}\n\n",
+            sign * y,
+            sign * th
+        )
+    };
+    format!(
+        "[world]\ngravity = [0.0, 0.0, -{G}]\ndt = {dt}\nmethod = \"peg\"\n\n{}{}\
+         [[body]]\nname = \"floor\"\nstatic = true\nshape = {{ type = \"plane\" }}\nposition = [0.0, 0.0, -0.5]\nmaterial = {{ mu = 0.0 }}\n\n\
+         [[body]]\nname = \"top\"\nshape = {{ type = \"polytope\", points = {PYR_DOWN} }}\nmass = 1.0\n\
+         position = [{off}, {off}, {}]\nmaterial = {{ mu = 0.0 }}\n",
+        slab("left", 1.0),
+        slab("right", -1.0),
+        // GAP above the slab under the apex.
+        GAP + off * s / c
+    )
+}
+
+/// Under PEG (issue 12): (max (E − E₀)/E_s, max overlap / L³, Lemke failures).
+fn peg_landing(text: &str, seconds: f64) -> (f64, f64, u64) {
+    let model = load_str(text);
+    let mut data = Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    let e = |d: &Data| d.kinetic_energy(&model) + d.potential_energy(&model);
+    let e0 = e(&data);
+    let es = 1.0 * G * (GAP + L);
+    let (mut gain, mut overlap) = (f64::NEG_INFINITY, 0.0f64);
+    for _ in 0..(seconds / model.opt.dt).round() as usize {
+        pl.step(&model, &mut data);
+        gain = gain.max((e(&data) - e0) / es);
+        overlap = overlap.max(polytope_overlap(&model, &data) / L.powi(3));
+    }
+    assert_eq!(data.stats.quarantined, 0);
+    (gain, overlap, data.stats.solver_failures)
+}
+
+/// Runs the PEG landings (apex on the wedge's ridge, apex on apex, ridge on a
+/// parallel ridge and across it, apex into a V-groove; centred and offset 1 mm;
+/// frictionless, g = 9.8, 2 s) at the steps `dts` and asserts, at every step, the
+/// exact overlap volume of the polytopes ≤ 1e-9 L³ and E ≤ E₀ + 1 % E_s.
+fn peg_check(dts: &[f64]) {
+    let mut fails = Vec::new();
+    let configs = [
+        (Some(Config::VertexEdge), "vertex–edge"),
+        (Some(Config::VertexVertex), "vertex–vertex"),
+        (Some(Config::Parallel), "parallel edges"),
+        (Some(Config::EdgeEdge), "edge–edge"),
+        (None, "V-groove"),
+    ];
+    for (c, name) in configs {
+        for &dt in dts {
+            for off in [0.0, 1e-3] {
+                let text = match c {
+                    Some(c) => scene(c, "peg", dt, off, ""),
+                    None => groove_scene(dt, off),
+                };
+                let (gain, overlap, fails_lemke) = peg_landing(&text, 2.0);
+                let line = format!(
+                    "{name:15} h = {dt:5} offset {off:5}: max (E − E₀)/E_s = {gain:+.2e}, \
+                     max overlap/L³ = {overlap:.2e}, Lemke failures {fails_lemke}"
+                );
+                println!("{line}");
+                if gain > TOL || overlap > 1e-9 {
+                    fails.push(line);
+                }
+            }
+        }
+    }
+    assert!(fails.is_empty(), "PEG landings:\n{}", fails.join("\n"));
+}
+
+/// PEG (003, issue 12) on the sharp-feature landings at h = 1e-3 s: no overlap
+/// beyond 1e-9 L³ and no energy gain beyond 1 % E_s at any step. (The floor is a
+/// plane: its pair keeps the standard rows.) Measured: overlap ≤ 1.1e-12 L³,
+/// gain ≤ +4.6e-3 E_s (apex on apex, centred).
+#[test]
+fn sharp_features_peg_no_overlap_no_energy_gain() {
+    peg_check(&[1e-3]);
+}
+
+/// The same at h = 1e-2 s. Open, ignored: overlap and energy stay within the
+/// bounds for the crossed ridges, the apex on the ridge and the V-groove, but not
+/// everywhere: the parallel ridges reach 7.5e-8 L³ (centred) and 1.5e-7 L³ with
+/// +1.4 % E_s (offset) — the face sliding over the ridge rotates the gap to second
+/// order within the step, more than the rows' lead h²|ω|²r covers — and the
+/// offset apex on apex gains +2.4 % E_s in one step (t = 0.12 s) when the apex
+/// slides off the other apex: the single primary contact carries the force along
+/// its own normal while another contact of its I set closes (the "least accurate
+/// form" of PEG, 003 Sec. 6). Run with `--ignored`.
+#[test]
+#[ignore = "open: PEG at h = 1e-2 s (parallel ridges overlap 1.5e-7 L³; apex on apex +2.4 % E_s)"]
+fn sharp_features_peg_at_100_hz() {
+    peg_check(&[1e-2]);
 }

@@ -69,3 +69,38 @@ fn lcp_steps_without_allocating() {
         }
     }
 }
+
+/// PEG's rows (`method = "peg"`): a box resting on a static box (U constraints)
+/// and a pyramid balanced apex-down on a wedge's ridge (vertex–edge I and X
+/// constraints) step without allocating once warmed up.
+#[test]
+fn peg_steps_without_allocating() {
+    let table = "[[body]]\nname = \"table\"\nstatic = true\nshape = { type = \"box\", half_extents = [0.5, 0.5, 0.1] }\nposition = [0.0, 0.0, -0.1]\n\n";
+    let cases = [
+        (
+            "box",
+            format!("{table}[[body]]\nname = \"b\"\nmass = 1.0\nshape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nposition = [0.0, 0.0, 0.05]\n"),
+        ),
+        (
+            "apex on ridge",
+            "[[body]]\nname = \"wedge\"\nstatic = true\nshape = { type = \"polytope\", points = [[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [-1.0, 0.5, -0.5], [1.0, 0.5, -0.5], [-1.0, -0.5, -0.5], [1.0, -0.5, -0.5]] }\n\n\
+             [[body]]\nname = \"pyr\"\nmass = 1.0\nshape = { type = \"polytope\", points = [[0.0, 0.0, 0.0], [0.5, 0.5, 0.5], [-0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [-0.5, -0.5, 0.5]] }\nposition = [0.0, 0.0, 0.0]\n".to_string(),
+        ),
+    ];
+    for (name, bodies) in cases {
+        let text = format!("[world]\ndt = 0.001\nmethod = \"peg\"\n\n{bodies}");
+        let model = load_scene_str(&text, name, std::path::Path::new(".")).expect(name);
+        let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
+        for _ in 0..300 {
+            pipeline.step(&model, &mut data);
+        }
+        alloc_counter::start();
+        for _ in 0..300 {
+            pipeline.step(&model, &mut data);
+        }
+        let n = alloc_counter::stop();
+        assert!(data.stats.lcp_size > 0, "{name}: no contacts");
+        assert_eq!(n, 0, "{name}: {n} allocations in 300 warmed-up steps");
+    }
+}

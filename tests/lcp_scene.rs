@@ -93,3 +93,24 @@ fn bad_lcp_keys_are_named_with_file_line_key() {
     assert!(e.to_string().contains("warmstart"), "{e}");
     assert_eq!(e.line, Some(6), "{e}");
 }
+
+/// `method = "peg"` loads as the LCP step with PEG's rows (its name is "peg"),
+/// reads the `[lcp]` table, and refuses `solver = "pgs"` at the key.
+#[test]
+fn peg_method_loads_and_refuses_pgs() {
+    let head = HEAD.replace("method = \"lcp\"", "method = \"peg\"");
+    let model = load_scene_str(&format!("{head}{BODY}"), "peg.toml", Path::new(".")).expect("peg");
+    assert_eq!(model.opt.method.name(), "peg");
+    match model.opt.method {
+        rtphys::model::Method::Lcp(p) => {
+            assert_eq!(p.contact_model, rtphys::model::ContactModel::Peg)
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = format!("{head}solver = \"pgs\"\n{BODY}");
+    let e = match load_scene_str(&text, "bad.toml", Path::new(".")) {
+        Ok(_) => panic!("peg with pgs accepted"),
+        Err(e) => e,
+    };
+    assert_names(&e, "lcp.solver", "not symmetric", 6);
+}

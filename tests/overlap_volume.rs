@@ -188,3 +188,51 @@ fn warmed_up_call_does_not_allocate() {
     assert_eq!(alloc_counter::stop(), 0);
     assert!(same, "a repeated call changed the result");
 }
+
+/// Two aligned 0.1 m cubes stacked face on face, each turned by round-off
+/// (~1e-11 rad, as a resting stack's integration leaves them) and overlapping by
+/// 4e-14 m: their side faces are coplanar to within 1e-12 m. The volume is
+/// ≤ 4e-14 × 0.01 m³ (+ round-off), not a side face's worth (it was 1.4e-4 m³ when
+/// only normals within 1e-12 counted as coplanar).
+#[test]
+fn stacked_cubes_turned_by_round_off() {
+    let c = cuboid(Vec3::new(0.05, 0.05, 0.05));
+    let pose = |x: [f64; 3], q: [f64; 4]| {
+        Pose::from_parts(
+            nalgebra::Translation3::new(x[0], x[1], x[2]),
+            nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                q[3], q[0], q[1], q[2],
+            )),
+        )
+    };
+    let xa = pose(
+        [
+            -2.8295970918628e-12,
+            2.059827457276944e-12,
+            0.04999999999996084,
+        ],
+        [
+            1.973701932228896e-13,
+            -1.973999785776044e-13,
+            9.707902859620995e-12,
+            1.0,
+        ],
+    );
+    let xb = pose(
+        [
+            -4.0149213348146046e-12,
+            2.730283574104395e-12,
+            0.14999999999992153,
+        ],
+        [
+            1.5739306873481574e-12,
+            -1.5739110465459538e-12,
+            -2.6359091618659452e-12,
+            1.0,
+        ],
+    );
+    let v = vol(&c, &xa, &c, &xb);
+    assert!(v <= 1e-15, "volume {v:e} m³");
+    let v = vol(&c, &xb, &c, &xa);
+    assert!(v <= 1e-15, "volume {v:e} m³ (swapped)");
+}

@@ -132,6 +132,7 @@ fn method_help_lists_every_method_and_the_lcp_solver() {
         "penalty_deepest",
         "hunt_crossley",
         "lcp",
+        "peg",
         "--lcp-solver",
     ] {
         assert!(help.contains(m), "run --help does not mention {m}:\n{help}");

@@ -32,6 +32,23 @@ pub enum StabilizationScheme {
     AnitescuHart,
 }
 
+/// Which rows the complementarity step builds from the geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContactModel {
+    /// 003's standard model (eqs. (8)–(9)): one unilateral row (+ friction) per
+    /// narrow-phase point, each a hyperplane of the contact normal
+    /// (`world.method = "lcp"`).
+    Standard,
+    /// 003's polytopal exact geometry (PEG, eqs. (43)–(49), single primary
+    /// contact): the U, I and X constraints of the feature-level potential
+    /// contacts of two convex polytopes (`world.method = "peg"`;
+    /// `pipeline/lcp/peg.rs`). Pairs with a shape that is not a polytope (plane,
+    /// sphere, capsule, cylinder) and pairs touching a robot link keep the
+    /// standard rows. Solved by Lemke only (the LCP is not symmetric); PGS is the
+    /// counted fallback.
+    Peg,
+}
+
 /// Parameters of the LCP method. Defaults: [`LcpParams::default`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LcpParams {
@@ -92,6 +109,8 @@ pub struct LcpParams {
     /// Warm start from the previous step's impulses of the same geom pair and
     /// point index (Lemke: their active set; PGS: their values). Default on.
     pub warm_start: bool,
+    /// Standard rows or PEG's (set by the method name, not a scene key).
+    pub contact_model: ContactModel,
 }
 
 impl Default for LcpParams {
@@ -110,6 +129,7 @@ impl Default for LcpParams {
             tolerance: 1e-9,
             relaxation: 1.0,
             warm_start: true,
+            contact_model: ContactModel::Standard,
         }
     }
 }
@@ -157,6 +177,15 @@ impl LcpParams {
                     "must be a finite number ≥ 0 m/s, got {}",
                     self.restitution_threshold
                 ),
+            ));
+        }
+        if self.contact_model == ContactModel::Peg && self.solver == LcpSolverKind::Pgs {
+            return Err((
+                "solver",
+                "\"pgs\" does not apply to method = \"peg\": PEG's LCP is not symmetric \
+                 (PGS is not guaranteed to converge on it); it is solved by \"lemke\", with \
+                 PGS only as the counted fallback"
+                    .into(),
             ));
         }
         if self.max_pivots == Some(0) {

@@ -6,7 +6,7 @@ pub mod lcp;
 pub mod robot;
 pub mod scene;
 
-pub use lcp::{LcpParams, LcpSolverKind, StabilizationScheme};
+pub use lcp::{ContactModel, LcpParams, LcpSolverKind, StabilizationScheme};
 
 use crate::collision::{pair_supported, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -194,7 +194,9 @@ pub enum Method {
     /// energy-monitored adaptive sub-steps of §4.2.
     HuntCrossley(HuntCrossleyParams),
     /// 003's velocity-level Stewart–Trinkle step (eqs. (5)–(10)) with a polyhedral
-    /// friction cone and 001's constraint stabilization, solved by Lemke or PGS.
+    /// friction cone and 001's constraint stabilization, solved by Lemke or PGS;
+    /// with `LcpParams::contact_model` = PEG, 003's polytopal exact geometry rows
+    /// (`method = "peg"`).
     Lcp(LcpParams),
 }
 
@@ -285,7 +287,10 @@ impl Method {
                 PenaltyPoints::Deepest => "penalty_deepest",
             },
             Method::HuntCrossley(_) => "hunt_crossley",
-            Method::Lcp(_) => "lcp",
+            Method::Lcp(p) => match p.contact_model {
+                ContactModel::Standard => "lcp",
+                ContactModel::Peg => "peg",
+            },
         }
     }
 }

@@ -6,7 +6,7 @@
 //! gravity = [0.0, 0.0, -9.81]      # m/s²
 //! dt = 0.001                       # s
 //! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
-//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp"
+//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp" | "peg"
 //!
 //! [penalty]                        # optional; defaults are 000's
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
@@ -21,8 +21,8 @@
 //! min_impact_speed = 0.05          # m/s
 //! [hunt_crossley.friction]         # same keys as [penalty.friction]
 //!
-//! [lcp]                            # optional; read when method = "lcp" (003 + 001)
-//! solver = "lemke"                 # "lemke" | "pgs"
+//! [lcp]                            # optional; read when method = "lcp" or "peg" (003 + 001)
+//! solver = "lemke"                 # "lemke" | "pgs" (peg: "lemke" only)
 //! friction_directions = 4          # k ≥ 4 directions of the polyhedral cone
 //! stabilization = "full"           # "off" | "full" | β in [0, 1] (× ψ/h)
 //! scheme = "stewart_trinkle"       # "stewart_trinkle" (003 eq. 7) | "anitescu_hart" (001)
@@ -74,9 +74,9 @@
 //! (URDF's convention). A robot's pose keys place its root link frame.
 
 use super::{
-    BodyKind, BodySpec, DampingRule, FrictionParams, Gain, HuntCrossleyParams, ImpactParams,
-    Integrator, LcpParams, LcpSolverKind, MassSpec, Material, Method, Model, ModelBuilder, Options,
-    PenaltyParams, PenaltyPoints, StabilizationScheme,
+    BodyKind, BodySpec, ContactModel, DampingRule, FrictionParams, Gain, HuntCrossleyParams,
+    ImpactParams, Integrator, LcpParams, LcpSolverKind, MassSpec, Material, Method, Model,
+    ModelBuilder, Options, PenaltyParams, PenaltyPoints, StabilizationScheme,
 };
 use crate::collision::{mesh, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -244,6 +244,8 @@ pub enum MethodName {
     HuntCrossley,
     /// 003's velocity-level complementarity step (Lemke or PGS).
     Lcp,
+    /// The same step with 003's polytopal exact geometry (PEG) rows.
+    Peg,
 }
 
 impl std::str::FromStr for MethodName {
@@ -254,8 +256,9 @@ impl std::str::FromStr for MethodName {
             "penalty_deepest" => Ok(MethodName::PenaltyDeepest),
             "hunt_crossley" => Ok(MethodName::HuntCrossley),
             "lcp" => Ok(MethodName::Lcp),
+            "peg" => Ok(MethodName::Peg),
             other => Err(format!(
-                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley, lcp)"
+                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley, lcp, peg)"
             )),
         }
     }
@@ -425,7 +428,7 @@ enum StabilizationToml {
 }
 
 /// The `[lcp]` table (keys relative to it in errors).
-fn lcp_method(l: &LcpToml) -> Result<Method, (String, String)> {
+fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)> {
     let d = LcpParams::default();
     let count = |v: Option<i64>, k: &str| -> Result<Option<usize>, (String, String)> {
         match v {
@@ -478,6 +481,11 @@ fn lcp_method(l: &LcpToml) -> Result<Method, (String, String)> {
         tolerance: l.tolerance.unwrap_or(d.tolerance),
         relaxation: l.relaxation.unwrap_or(d.relaxation),
         warm_start: l.warm_start.unwrap_or(d.warm_start),
+        contact_model: if name == MethodName::Peg {
+            ContactModel::Peg
+        } else {
+            ContactModel::Standard
+        },
     };
     p.validate().map_err(|(k, m)| (k.to_string(), m))?;
     Ok(Method::Lcp(p))
@@ -563,13 +571,15 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
                 )
             })?
         }
-        MethodName::Lcp => lcp_method(&scene.lcp).map_err(|(k, m)| {
-            err(
-                &format!("lcp.{k}"),
-                world_line(k.rsplit('.').next().unwrap_or(&k)),
-                m,
-            )
-        })?,
+        MethodName::Lcp | MethodName::Peg => {
+            lcp_method(&scene.lcp, w.method).map_err(|(k, m)| {
+                err(
+                    &format!("lcp.{k}"),
+                    world_line(k.rsplit('.').next().unwrap_or(&k)),
+                    m,
+                )
+            })?
+        }
         _ => penalty_method(&scene.penalty, w.method).map_err(|(k, m)| {
             err(
                 &format!("penalty.{k}"),
@@ -741,7 +751,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
     let mut pp = PenaltyParams {
         points: match name {
             MethodName::PenaltyDeepest => PenaltyPoints::Deepest,
-            MethodName::Penalty | MethodName::HuntCrossley | MethodName::Lcp => {
+            MethodName::Penalty | MethodName::HuntCrossley | MethodName::Lcp | MethodName::Peg => {
                 PenaltyPoints::Multi
             }
         },

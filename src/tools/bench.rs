@@ -33,7 +33,7 @@ pub struct BenchArgs {
     /// Default: all.
     #[arg(long)]
     pub scenes: Option<String>,
-    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp.
+    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg.
     #[arg(long)]
     pub method: Option<MethodName>,
     /// LCP scenes: the solver, lemke | pgs (default: the scene's).

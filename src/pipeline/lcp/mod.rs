@@ -143,6 +143,7 @@
 mod articulated;
 mod delassus;
 mod islands;
+pub mod peg;
 mod rows;
 mod solve;
 mod warm;
@@ -155,7 +156,7 @@ use super::{lap, Stepper, Tick};
 use crate::collision::capacity::MANIFOLDS_PER_GEOM;
 use crate::data::{BodyState, Data, Stage};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
-use crate::model::{BodyKind, LcpParams, Model};
+use crate::model::{BodyKind, ContactModel, LcpParams, Model};
 use crate::solver::{ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver};
 use nalgebra::{DMatrix, DVector, Matrix6xX};
 use std::time::Instant;
@@ -280,6 +281,8 @@ pub struct LcpWorkspace {
     pub(super) q_new: Vec<f64>,
     /// Robots: the velocities q⁺ is integrated with (ν⁺ of the stabilized problem).
     pub(super) v_move: Vec<f64>,
+    /// PEG's rows and constraints (`peg.rs`; unused by the standard model).
+    pub(super) peg: peg::PegWorkspace,
 }
 
 impl Default for LcpWorkspace {
@@ -322,6 +325,7 @@ impl Default for LcpWorkspace {
             hinv: DMatrix::zeros(0, 0),
             q_new: Vec::new(),
             v_move: Vec::new(),
+            peg: peg::PegWorkspace::default(),
         }
     }
 }
@@ -367,6 +371,7 @@ impl LcpWorkspace {
             blk_list: Vec::with_capacity(2 * points),
             parent: Vec::with_capacity(nb.max(points)),
             island_of: Vec::with_capacity(points),
+            peg: peg::PegWorkspace::new(model),
             ..Default::default()
         }
     }
@@ -380,7 +385,10 @@ impl Stepper for LcpStepper<'_> {
     type Workspace = LcpWorkspace;
 
     fn name(&self) -> &'static str {
-        "lcp"
+        match self.params.contact_model {
+            ContactModel::Standard => "lcp",
+            ContactModel::Peg => "peg",
+        }
     }
 
     fn contacts_at_start(&self) -> bool {
@@ -399,7 +407,7 @@ impl Stepper for LcpStepper<'_> {
         &self,
         tick: &Tick<'_>,
         data: &mut Data,
-        _col: &mut CollideWorkspace,
+        col: &mut CollideWorkspace,
         ls: &mut LcpWorkspace,
     ) {
         let p = self.params;
@@ -444,16 +452,38 @@ impl Stepper for LcpStepper<'_> {
         if !model.robots.is_empty() {
             articulated::limit_rows(model, robots, qpos, qvel, h, ls);
         }
+        let peg = p.contact_model == ContactModel::Peg;
+        if peg {
+            // PEG: the potential contacts' rows replace the polytope pairs' (peg.rs).
+            let inp = peg::PegInput {
+                model,
+                state,
+                candidates: &col.candidates,
+                poses: &col.geom_pose,
+                speed: &col.speed,
+                h,
+                window: p.contact_window,
+            };
+            peg::peg_rows(&inp, ls);
+        }
         delassus::delassus(p, h, ls);
+        if peg {
+            peg::peg_constants(h, ls);
+        }
         let ts = Instant::now();
 
         // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p; where
         // the stabilization pushed a penetration out, the velocity kept is that
-        // of the problem without the push-out (module doc, "Stabilization").
-        solve::solve(p, pairs, ls, stats);
+        // of the problem without the push-out (module doc, "Stabilization"; the
+        // standard rows only: PEG keeps ψ/h in full, peg.rs).
+        if peg {
+            peg::solve(p, ls, stats);
+        } else {
+            solve::solve(p, pairs, ls, stats);
+        }
         warm::remember_impulses(pairs, contact_pair, ls);
         velocity_after(ls, false);
-        if solve::kept_solve(p, pairs, ls, stats) {
+        if !peg && solve::kept_solve(p, pairs, ls, stats) {
             warm::remember_impulses(pairs, contact_pair, ls);
             velocity_after(ls, true);
         } else {
@@ -480,6 +510,10 @@ impl Stepper for LcpStepper<'_> {
                 xfrc,
             };
             articulated::integrate_robots(model, h, robots, gen, rec, ls);
+        }
+        if peg {
+            // The exact overlap volume at the end of the step (peg.rs).
+            peg::report_overlap(model, state, &col.candidates, ls, stats);
         }
         lap(stats, Stage::Integrate, t);
     }

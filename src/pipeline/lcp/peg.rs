@@ -1,0 +1,671 @@
+//! PEG rows: 003's polytopal exact geometry contact model (Secs. 3–6) inside the
+//! LCP step, the time-stepping subproblem of eqs. (43)–(49) with a single primary
+//! contact per constraint (|Cι| = 1, eq. (24)).
+//!
+//! # Rows
+//! For every broad-phase pair of two convex polytopes (boxes, hulls) on free or
+//! static bodies, `collision::features::potential_contacts` gives the feature-level
+//! potential contacts within ε (one step of relative motion: the speculative reach
+//! of the standard model, h (u_a + u_b) + h² |g| + window) and their U, I and X
+//! constraints. Each potential contact becomes one [`ContactRow`] (normal + two
+//! tangent rows; A's row at its point p_a, B's at p_b, so that the normal row is the
+//! rate of the gap ψ between the features). Every other pair (a plane, sphere,
+//! capsule or cylinder in it, or a robot link) keeps the standard model's rows
+//! (`rows.rs`), so a scene may mix both. With g_i = G_iᵀ ν⁺ + ψ_i/h the gap of
+//! contact i predicted at the end of the step (over h), the LCP is over
+//! z = (p, β, σ, c):
+//!
+//! | rows | w ≥ 0 ⊥ | 003 |
+//! |---|---|---|
+//! | U contact | g_u ⊥ p_u | eq. (44) |
+//! | I primary ι | g_ι + Σ_s c_s ⊥ p_ι | eqs. (24), (46) |
+//! | I slack s (others, in order) | g_ι − g_s + Σ_{t ≤ s} c_t ⊥ c_s | eqs. (20), (42), (45) |
+//! | X primary, X slacks | as I | eqs. (25), (43), (47) |
+//! | friction (every force-carrying contact) | D_cᵀ G_fᵀ ν⁺ + σ ⊥ β, μ p − Σ β ⊥ σ | Refs. [22, 23] |
+//!
+//! The slack chain makes Σ_{t ≤ s} c_t + g_ι the running maximum of the gaps of the
+//! constraint's contacts, so the primary's row reads "the largest gap is ≥ 0, and
+//! the force acts only while it is 0" (eqs. (20), (24)): at least one contact of
+//! the set is satisfied, and the force only pushes when all are closed.
+//!
+//! **X constraints carry a force.** Eq. (47) on its own has no impulse: its slack
+//! chain only computes the running maximum and nothing would keep that maximum
+//! ≥ 0. Eq. (43) adds G_nX p_X and 003 folds the X rows into the I rows (eq. (48):
+//! "X-constraints may be represented mathematically as I-constraints"), so an X
+//! constraint is built here as an I constraint over its contacts in the order
+//! C_a then C_b, whose primary is the most applicable contact of C_a (then of C_b)
+//! that does not already carry a force (a contact carries at most one impulse
+//! variable); an X all of whose contacts already carry forces adds no rows.
+//!
+//! **Stabilization.** 003 keeps ψ/h in full (β = 1, no allowance δ): every row's
+//! constant is G ν_f + (ψ − ℓ)/h, so the linearized gap at the end of the step is
+//! ≥ ℓ and PEG does not leave bodies resting δ deep as the standard rows do. The
+//! lead ℓ = h² Σ |ω|² r over the pair's moving bodies (r: the geom's size plus its
+//! offset from the body origin) covers the second-order motion a rotation adds to
+//! a point within the step (½ h² |ω|² r each, the centripetal term the linear rows
+//! miss; taken twice for the rotating normal): without it a pyramid rolling its face
+//! over a ridge at 2.3 rad/s, h = 1e-2, sank 3e-4 m per step (2.2e-6 L³ of
+//! overlap), with it 4.4e-10 L³. A resting body has ω = 0 and ℓ = 0. The lead uses
+//! the start-of-step ω: a body spun up by the step's own impulse (an impact on a
+//! vertex) is not covered (`tests/peg_method.rs`, the ignored vertex–vertex
+//! impact).
+//!
+//! **Solver.** The matrix is not symmetric (the c columns enter only through the
+//! ones of E_I1, E_I2). Lemke solves it as assembled (cold start, the pivot limit
+//! and residual acceptance of the standard path). A failure is counted
+//! (`solver_failures`, `solver_fallbacks`) and the step falls back to PGS on the
+//! standard model's problem over the force-carrying contacts only (every one a
+//! unilateral row; the slack-only contacts inactive): the over-constrained model
+//! for that step, never silent.
+
+use super::rows::point_row;
+use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_PAIR};
+use crate::collision::features::{
+    potential_contacts, Constraint, FeatureParams, FeatureScratch, PotentialContacts,
+};
+use crate::collision::overlap::{intersection_volume, OverlapScratch};
+use crate::collision::{ConvexPolytope, Shape};
+use crate::data::{BodyState, StepStats};
+use crate::math::tangent_basis;
+use crate::model::{LcpParams, Material, Model};
+use crate::solver::{reshape_zeroed, resize_zeroed, LemkeParams, LemkeStatus, PgsStatus};
+use std::sync::Arc;
+
+/// No force variable.
+const NONE: u32 = u32::MAX;
+
+/// One I (or X, built as an I) constraint over rows of `LcpWorkspace::contacts`:
+/// the primary's row and its slack rows `slack_rows[slacks]` in chain order.
+#[derive(Clone, Debug)]
+pub(super) struct PegConstraint {
+    primary: u32,
+    slacks: std::ops::Range<u32>,
+}
+
+/// Working memory of the PEG rows (capacities kept).
+#[derive(Clone, Debug, Default)]
+pub struct PegWorkspace {
+    /// Per geom: its convex polytope (boxes and hulls), `None` for other shapes.
+    pub(super) hull: Vec<Option<Arc<ConvexPolytope>>>,
+    /// Per broad-phase candidate: whether its rows are PEG's.
+    pub(super) peg_pair: Vec<bool>,
+    scratch: FeatureScratch,
+    pc: PotentialContacts,
+    /// Row of each contact of `pc` (per pair), and whether it carries a force.
+    row_of: Vec<u32>,
+    /// Per row of `LcpWorkspace::contacts`: ψ of PEG rows (NaN for standard rows)
+    /// and the index of its force variable (or NONE).
+    psi: Vec<f64>,
+    force: Vec<u32>,
+    /// Rows of the force variables, in variable order.
+    force_rows: Vec<u32>,
+    constraints: Vec<PegConstraint>,
+    /// Per force variable: the constraint it is the primary of (or NONE).
+    primary_of: Vec<u32>,
+    slack_rows: Vec<u32>,
+    overlap: OverlapScratch,
+}
+
+impl PegWorkspace {
+    pub fn new(model: &Model) -> Self {
+        let hull = model
+            .geoms
+            .iter()
+            .map(|g| match &g.shape {
+                Shape::Box { poly, .. } => Some(poly.clone()),
+                Shape::Polytope(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        PegWorkspace {
+            hull,
+            ..Default::default()
+        }
+    }
+}
+
+/// Whether a geom pair takes PEG's rows: two polytopes, each on a free body or a
+/// static one (no robot link).
+fn peg_eligible(model: &Model, ls: &LcpWorkspace, a: usize, b: usize) -> bool {
+    let pw = &ls.peg;
+    let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+    let on_free_or_static = |body: usize| {
+        let blk = ls.body_block[body];
+        blk == NO_BLOCK && !matches!(model.bodies[body].kind, crate::model::BodyKind::Link { .. })
+            || blk != NO_BLOCK && matches!(ls.blocks[blk as usize].kind, DofKind::Free { .. })
+    };
+    pw.hull.get(a).is_some_and(|h| h.is_some())
+        && pw.hull.get(b).is_some_and(|h| h.is_some())
+        && on_free_or_static(ga.body)
+        && on_free_or_static(gb.body)
+}
+
+/// What the PEG rows read of the step.
+pub(super) struct PegInput<'a> {
+    pub model: &'a Model,
+    pub state: &'a [BodyState],
+    pub candidates: &'a [(u32, u32)],
+    pub poses: &'a [crate::math::Pose],
+    pub speed: &'a [f64],
+    pub h: f64,
+    pub window: f64,
+}
+
+/// Replaces the standard rows of polytope pairs (built by `rows::contact_rows`)
+/// with PEG's rows: the potential contacts and constraints of every eligible pair.
+pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
+    let model = inp.model;
+    // Which candidates are PEG pairs.
+    let mut peg_pair = std::mem::take(&mut ls.peg.peg_pair);
+    peg_pair.clear();
+    for &(a, b) in inp.candidates {
+        peg_pair.push(peg_eligible(model, ls, a as usize, b as usize));
+    }
+    ls.contacts
+        .retain(|c| c.pair == NO_PAIR || !peg_pair.get(c.pair).copied().unwrap_or(false));
+    let pw = &mut ls.peg;
+    pw.peg_pair = peg_pair;
+    pw.psi.clear();
+    pw.psi.resize(ls.contacts.len(), f64::NAN);
+    pw.force.clear();
+    pw.force_rows.clear();
+    pw.primary_of.clear();
+    pw.constraints.clear();
+    pw.slack_rows.clear();
+    // The standard rows kept carry forces (unilateral).
+    for c in 0..ls.contacts.len() {
+        ls.peg.force.push(ls.peg.force_rows.len() as u32);
+        ls.peg.force_rows.push(c as u32);
+        ls.peg.primary_of.push(NONE);
+    }
+    let reach0 = inp.h * inp.h * model.opt.gravity.norm() + inp.window;
+    for (i, &(a, b)) in inp.candidates.iter().enumerate() {
+        if !ls.peg.peg_pair[i] {
+            continue;
+        }
+        let (a, b) = (a as usize, b as usize);
+        let (Some(ha), Some(hb)) = (ls.peg.hull[a].clone(), ls.peg.hull[b].clone()) else {
+            continue;
+        };
+        let u = inp.speed.get(a).copied().unwrap_or(0.0) + inp.speed.get(b).copied().unwrap_or(0.0);
+        let eps = inp.h * u + reach0;
+        if !eps.is_finite() {
+            continue;
+        }
+        let params = FeatureParams::with_distance(eps);
+        {
+            let pw = &mut ls.peg;
+            potential_contacts(
+                &ha,
+                &inp.poses[a],
+                &hb,
+                &inp.poses[b],
+                &params,
+                &mut pw.scratch,
+                &mut pw.pc,
+            );
+        }
+        pair_rows(inp, i, a, b, ls);
+    }
+}
+
+/// The rows and constraints of one pair's potential contacts (in `ls.peg.pc`).
+fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWorkspace) {
+    let model = inp.model;
+    let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+    let mu = Material::combine(&ga.material, &gb.material).mu;
+    let bodies = [ga.body, gb.body];
+    let blocks = [ls.body_block[ga.body], ls.body_block[gb.body]];
+    if blocks.iter().all(|&b| b == NO_BLOCK) {
+        return;
+    }
+    let pc = std::mem::take(&mut ls.peg.pc);
+    // The rotation's second-order reach within the step (module doc,
+    // "Stabilization"): the rows aim at a gap of at least this.
+    let lead: f64 = [(ga, 0usize), (gb, 1)]
+        .iter()
+        .filter(|(_, s)| blocks[*s] != NO_BLOCK)
+        .map(|(g, _)| {
+            let w = inp.state[g.body].w.norm_squared();
+            inp.h * inp.h * w * (g.shape.size() + g.x_bg.translation.vector.norm())
+        })
+        .sum();
+    let lead = if lead.is_finite() { lead } else { 0.0 };
+    // One row per potential contact.
+    ls.peg.row_of.clear();
+    for c in &pc.contacts {
+        let row = ls.contacts.len() as u32;
+        ls.peg.row_of.push(row);
+        let mut side = [Side {
+            block: NO_BLOCK,
+            jac: 0,
+        }; 2];
+        let (t1, t2) = tangent_basis(&c.normal);
+        for (sd, (&blk, (sign, p))) in blocks.iter().zip([(1.0, c.p_a), (-1.0, c.p_b)]).enumerate()
+        {
+            if blk == NO_BLOCK {
+                continue;
+            }
+            let block = ls.blocks[blk as usize];
+            let nd = block.ndof;
+            let off = ls.jac.len();
+            ls.jac.resize(off + 3 * nd, 0.0);
+            ls.minv_jt.resize(off + 3 * nd, 0.0);
+            for (r, u) in [c.normal, t1, t2].iter().enumerate() {
+                point_row(
+                    block.kind,
+                    inp.state,
+                    &p,
+                    u,
+                    sign,
+                    &mut ls.jac[off + r * nd..off + (r + 1) * nd],
+                );
+                for i in 0..nd {
+                    let mut acc = 0.0;
+                    for j in 0..nd {
+                        acc += ls.minv[block.minv + i * nd + j] * ls.jac[off + r * nd + j];
+                    }
+                    ls.minv_jt[off + r * nd + i] = acc;
+                }
+            }
+            side[sd] = Side {
+                block: blk,
+                jac: off,
+            };
+        }
+        ls.contacts.push(ContactRow {
+            pair: NO_PAIR,
+            slot: 0,
+            p: 0.5 * (c.p_a + c.p_b),
+            n: c.normal,
+            t1,
+            t2,
+            // Friction only on force-carrying contacts (set below).
+            mu: 0.0,
+            depth: -c.psi,
+            restitution: 0.0,
+            bodies,
+            side,
+            limit: false,
+        });
+        ls.peg.psi.push(c.psi - lead);
+        ls.peg.force.push(NONE);
+    }
+    let _ = pair;
+    // Force variables and constraints.
+    let pw = &mut ls.peg;
+    let make_force = |pw: &mut PegWorkspace, row: u32, primary: u32| {
+        pw.force[row as usize] = pw.force_rows.len() as u32;
+        pw.force_rows.push(row);
+        pw.primary_of.push(primary);
+    };
+    for con in &pc.constraints {
+        match con {
+            Constraint::Unilateral { contact } => {
+                let row = pw.row_of[*contact as usize];
+                if pw.force[row as usize] == NONE {
+                    make_force(pw, row, NONE);
+                }
+            }
+            Constraint::Intercontact { primary, others } => {
+                let row = pw.row_of[*primary as usize];
+                if pw.force[row as usize] != NONE {
+                    continue;
+                }
+                let k = pw.constraints.len() as u32;
+                make_force(pw, row, k);
+                let start = pw.slack_rows.len() as u32;
+                for &m in &pc.members[others.start as usize..others.end as usize] {
+                    pw.slack_rows.push(pw.row_of[m as usize]);
+                }
+                pw.constraints.push(PegConstraint {
+                    primary: row,
+                    slacks: start..pw.slack_rows.len() as u32,
+                });
+            }
+            Constraint::Cross { a: ca, b: cb } => {
+                // The primary: the most applicable contact of C_a, then of C_b,
+                // not already carrying a force (module doc).
+                let mut best: Option<(u32, f64)> = None;
+                for r in [ca, cb] {
+                    if best.is_some() {
+                        break;
+                    }
+                    for &m in &pc.members[r.start as usize..r.end as usize] {
+                        let row = pw.row_of[m as usize];
+                        let ap = pc.contacts[m as usize].applicability;
+                        if pw.force[row as usize] == NONE && best.is_none_or(|(_, b)| ap > b) {
+                            best = Some((row, ap));
+                        }
+                    }
+                }
+                let Some((prow, _)) = best else {
+                    continue;
+                };
+                let k = pw.constraints.len() as u32;
+                make_force(pw, prow, k);
+                let start = pw.slack_rows.len() as u32;
+                for r in [ca, cb] {
+                    for &m in &pc.members[r.start as usize..r.end as usize] {
+                        let row = pw.row_of[m as usize];
+                        if row != prow {
+                            pw.slack_rows.push(row);
+                        }
+                    }
+                }
+                pw.constraints.push(PegConstraint {
+                    primary: prow,
+                    slacks: start..pw.slack_rows.len() as u32,
+                });
+            }
+        }
+    }
+    for &row in &pw.row_of {
+        if pw.force[row as usize] != NONE {
+            ls.contacts[row as usize].mu = mu;
+        }
+    }
+    ls.peg.pc = pc;
+}
+
+/// Replaces the normal rows' constant of PEG rows by G ν_f + ψ/h (β = 1, no
+/// allowance; module doc), in `ls.qw` and in the sparse problem of the fallback
+/// (where slack-only contacts are made inactive).
+pub(super) fn peg_constants(h: f64, ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        blocks,
+        nu_f,
+        contacts,
+        jac,
+        qw,
+        sparse,
+        peg,
+        ..
+    } = ls;
+    for (ci, c) in contacts.iter().enumerate() {
+        let psi = peg.psi[ci];
+        if psi.is_nan() {
+            continue;
+        }
+        let mut gv = 0.0;
+        for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let blk = blocks[s.block as usize];
+            let nd = blk.ndof;
+            gv += jac[s.jac..s.jac + nd]
+                .iter()
+                .zip(&nu_f[blk.offset..blk.offset + nd])
+                .map(|(x, y)| x * y)
+                .sum::<f64>();
+        }
+        qw[3 * ci] = gv + psi / h;
+        // PGS fallback: force-carrying contacts are unilateral rows; the others
+        // never act.
+        sparse.q[3 * ci] = if peg.force[ci] == NONE {
+            INACTIVE
+        } else {
+            qw[3 * ci]
+        };
+    }
+}
+
+/// The constant of a slack-only contact's row in the PGS fallback (never active).
+const INACTIVE: f64 = 1e20;
+
+/// Assembles and solves the PEG LCP (module doc); impulses (p_n, f_t₁, f_t₂) per
+/// row into `ls.impulse`.
+pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats) {
+    let nc = ls.contacts.len();
+    ls.impulse.clear();
+    ls.impulse.resize(3 * nc, 0.0);
+    stats.lcp_size = 0;
+    stats.solver_iterations = 0;
+    stats.solver_residual = 0.0;
+    stats.solver_failed = false;
+    let nf = ls.peg.force_rows.len();
+    if nf == 0 {
+        return;
+    }
+    let k = p.friction_directions as usize;
+    ls.dirs.clear();
+    ls.dirs.extend((0..k).map(|j| {
+        let (s, c) = (std::f64::consts::TAU * j as f64 / k as f64).sin_cos();
+        (c, s)
+    }));
+    super::delassus::dense_w(ls);
+    assemble(ls);
+    let q_max = scale(ls);
+    let n = ls.problem.q.len();
+    stats.lcp_size = n;
+    // Lemke with a ladder of zero-pivot tolerances (relative to the scaled
+    // matrix's unit entries): the slack rows hold differences of W's rows (eq. (42)),
+    // which cancel to round-off for contacts of one feature, and a round-off pivot
+    // ends the path on a ray or in a "solution" with a large residual. 1e-7 first
+    // (at the standard rows' 1e-9, 1,219 of 2,000 steps of the parallel ridges
+    // failed; at 1e-7 none), then the others; the first accepted solution is kept.
+    let mut solved = false;
+    let mut pivots = 0;
+    let accept = PEG_ACCEPT * q_max.max(1.0);
+    for tol in PEG_ZERO_TOLS {
+        ls.lemke.params = LemkeParams {
+            max_pivots: p.max_pivots,
+            zero_tol: tol,
+            ..LemkeParams::default()
+        };
+        let status = ls.lemke.solve(&ls.problem, None, &mut ls.lemke_res);
+        let st = ls.lemke_res.stats;
+        pivots += st.pivots + st.setup_pivots;
+        stats.solver_residual = st.residual;
+        solved = status == LemkeStatus::Solved && st.residual.is_finite() && st.residual <= accept;
+        if solved {
+            break;
+        }
+    }
+    stats.solver_iterations = pivots;
+    if solved {
+        read(ls);
+    } else {
+        // Counted fallback: PGS on the standard problem over the force-carrying
+        // contacts (module doc).
+        stats.solver_failed = true;
+        stats.solver_failures += 1;
+        stats.solver_fallbacks += 1;
+        let it = stats.solver_iterations;
+        ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+        if super::solve::pgs_on_w(p, ls, false, stats) == PgsStatus::IterationLimit {
+            stats.solver_unconverged += 1;
+        }
+        stats.solver_iterations += it;
+    }
+    if !ls.impulse.iter().all(|x| x.is_finite()) {
+        ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+    }
+}
+
+/// The dense LCP over z = (p | β | σ | c) (module doc) into `ls.problem`.
+fn assemble(ls: &mut LcpWorkspace) {
+    let nf = ls.peg.force_rows.len();
+    let ns = ls.peg.slack_rows.len();
+    let k = ls.dirs.len();
+    let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
+    let n = ic + ns;
+    reshape_zeroed(&mut ls.problem.m, n, n);
+    resize_zeroed(&mut ls.problem.q, n);
+    let LcpWorkspace {
+        problem,
+        w,
+        qw,
+        dirs,
+        peg,
+        contacts,
+        ..
+    } = ls;
+    let (m, q) = (&mut problem.m, &mut problem.q);
+    // Adds α·g_i (the predicted gap of row i over h, linear in p and β) into row
+    // `r` of the problem.
+    let add_gap = |m: &mut nalgebra::DMatrix<f64>,
+                   q: &mut nalgebra::DVector<f64>,
+                   r: usize,
+                   i: usize,
+                   alpha: f64| {
+        for (j, &rj) in peg.force_rows.iter().enumerate() {
+            let rj = rj as usize;
+            m[(r, j)] += alpha * w[(3 * i, 3 * rj)];
+            for (l, &(cl, sl)) in dirs.iter().enumerate() {
+                m[(r, ib + j * k + l)] +=
+                    alpha * (cl * w[(3 * i, 3 * rj + 1)] + sl * w[(3 * i, 3 * rj + 2)]);
+            }
+        }
+        q[r] += alpha * qw[3 * i];
+    };
+    for (f, &rf) in peg.force_rows.iter().enumerate() {
+        let rf = rf as usize;
+        // Normal row: g_f (+ Σ c of its constraint).
+        add_gap(m, q, f, rf, 1.0);
+        let con = peg.primary_of[f];
+        if con != NONE {
+            let s = &peg.constraints[con as usize].slacks;
+            for t in s.start..s.end {
+                m[(f, ic + t as usize)] = 1.0;
+            }
+        }
+        // Friction rows (as the standard model's).
+        for (l, &(cl, sl)) in dirs.iter().enumerate() {
+            let r = ib + f * k + l;
+            for (j, &rj) in peg.force_rows.iter().enumerate() {
+                let rj = rj as usize;
+                let wt = |x: usize, y: usize| w[(3 * rf + x, 3 * rj + y)];
+                m[(r, j)] = cl * wt(1, 0) + sl * wt(2, 0);
+                for (i2, &(ci, si)) in dirs.iter().enumerate() {
+                    m[(r, ib + j * k + i2)] =
+                        cl * (wt(1, 1) * ci + wt(1, 2) * si) + sl * (wt(2, 1) * ci + wt(2, 2) * si);
+                }
+            }
+            m[(r, is + f)] = 1.0;
+            m[(is + f, r)] = -1.0;
+            q[r] = cl * qw[3 * rf + 1] + sl * qw[3 * rf + 2];
+        }
+        m[(is + f, f)] = contacts[rf].mu;
+    }
+    // Slack rows: g_ι − g_s + Σ_{t ≤ s} c_t.
+    for con in peg.constraints.iter() {
+        let prim = con.primary as usize;
+        for s in con.slacks.clone() {
+            let r = ic + s as usize;
+            add_gap(m, q, r, prim, 1.0);
+            add_gap(m, q, r, peg.slack_rows[s as usize] as usize, -1.0);
+            for t in con.slacks.start..=s {
+                m[(r, ic + t as usize)] = 1.0;
+            }
+        }
+    }
+}
+
+/// Zero pivot tolerances of Lemke on the scaled PEG LCP, tried in order (see
+/// [`solve`]).
+const PEG_ZERO_TOLS: [f64; 4] = [1e-7, 1e-9, 1e-5, 1e-11];
+
+/// Largest ‖min(z′, w′)‖∞ of an accepted Lemke solution of the scaled PEG LCP,
+/// relative to max(1, ‖q′‖∞) (z′, w′ in √J: for a 1 kg body 1e-6 m/s, 1 nm over
+/// a 1 ms step). Ten times the standard rows' [`LEMKE_ACCEPT`]: the PEG solutions
+/// come from pivots at a 1e-7 zero tolerance, whose residuals are of that order.
+const PEG_ACCEPT: f64 = 10.0 * LEMKE_ACCEPT;
+
+/// Diagonal scaling of the PEG LCP, z = D z′, (M, q) → (D M D, D q) (the same
+/// complementarity): per force contact f with w̄ = W_nn(f), D = 1/√w̄ on p_f and
+/// its β, √w̄ on σ_f (unit normal-row diagonal, the E and μ entries kept, as the
+/// standard model's `solve::scale_lcp`); on a slack c of a constraint, √w̄ of its
+/// primary (the primary's row keeps its ones). Returns ‖q′‖∞.
+fn scale(ls: &mut LcpWorkspace) -> f64 {
+    let nf = ls.peg.force_rows.len();
+    let k = ls.dirs.len();
+    let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
+    let n = ls.problem.q.len();
+    ls.lcp_scale.clear();
+    ls.lcp_scale.resize(n, 1.0);
+    let wbar = |ls: &LcpWorkspace, row: usize| {
+        let x = ls.w[(3 * row, 3 * row)];
+        if x.is_finite() && x > 0.0 {
+            x
+        } else {
+            1.0
+        }
+    };
+    for (f, &rf) in ls.peg.force_rows.iter().enumerate() {
+        let wb = wbar(ls, rf as usize);
+        let d = 1.0 / wb.sqrt();
+        ls.lcp_scale[f] = d;
+        for j in 0..k {
+            ls.lcp_scale[ib + f * k + j] = d;
+        }
+        ls.lcp_scale[is + f] = 1.0 / d;
+    }
+    for con in &ls.peg.constraints {
+        let d = wbar(ls, con.primary as usize).sqrt();
+        for s in con.slacks.clone() {
+            ls.lcp_scale[ic + s as usize] = d;
+        }
+    }
+    let (m, q, dv) = (&mut ls.problem.m, &mut ls.problem.q, &ls.lcp_scale);
+    for j in 0..n {
+        for i in 0..n {
+            m[(i, j)] *= dv[i] * dv[j];
+        }
+        q[j] *= dv[j];
+    }
+    q.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+}
+
+/// (p_n, f_t = D_c β) of the force-carrying rows from Lemke's z (scaled back).
+fn read(ls: &mut LcpWorkspace) {
+    let nf = ls.peg.force_rows.len();
+    let k = ls.dirs.len();
+    let z = &ls.lemke_res.z;
+    let d = &ls.lcp_scale;
+    for (f, &rf) in ls.peg.force_rows.iter().enumerate() {
+        let rf = rf as usize;
+        let (mut f1, mut f2) = (0.0, 0.0);
+        for (j, &(cj, sj)) in ls.dirs.iter().enumerate() {
+            let b = (d[nf + f * k + j] * z[nf + f * k + j]).max(0.0);
+            f1 += b * cj;
+            f2 += b * sj;
+        }
+        ls.impulse[3 * rf] = (d[f] * z[f]).max(0.0);
+        ls.impulse[3 * rf + 1] = f1;
+        ls.impulse[3 * rf + 2] = f2;
+    }
+}
+
+/// Σ of the exact overlap volumes (m³) of the candidate pairs of two polytopes at
+/// `state` (the accuracy metric of 003's experiments, `collision::overlap`).
+pub fn overlap_volume(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    hull: &[Option<Arc<ConvexPolytope>>],
+    scratch: &mut OverlapScratch,
+) -> f64 {
+    let mut total = 0.0;
+    for &(a, b) in candidates {
+        let (a, b) = (a as usize, b as usize);
+        let (Some(Some(ha)), Some(Some(hb))) = (hull.get(a), hull.get(b)) else {
+            continue;
+        };
+        let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+        let xa = state[ga.body].pose() * ga.x_bg;
+        let xb = state[gb.body].pose() * gb.x_bg;
+        total += intersection_volume(ha, &xa, hb, &xb, scratch);
+    }
+    total
+}
+
+/// The end-of-step overlap metric of a PEG step into `stats.overlap_volume`.
+pub(super) fn report_overlap(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) {
+    let pw = &mut ls.peg;
+    stats.overlap_volume = overlap_volume(model, state, candidates, &pw.hull, &mut pw.overlap);
+}
