@@ -143,18 +143,23 @@ impl HapticState {
     }
 
     /// The stream closed: the watchdog acts now.
-    pub fn disconnect(&mut self, tick: u64) {
+    pub fn disconnect(&mut self, spec: &HapticSpec, tick: u64) {
         self.connected = false;
-        self.trip(tick);
+        self.trip(spec, tick);
     }
 
-    fn trip(&mut self, tick: u64) {
+    /// The watchdog acts: under hold the target stops (velocity 0); under fade the
+    /// last velocity is kept and fades with the whole coupling (no step in its
+    /// damping term); under release the coupling goes at once.
+    fn trip(&mut self, spec: &HapticSpec, tick: u64) {
         if !self.tripped {
             self.tripped = true;
             self.tripped_tick = tick;
             self.trips += 1;
-            self.v = Vec3::zeros();
-            self.w = Vec3::zeros();
+            if spec.watchdog == WatchdogAction::Hold {
+                self.v = Vec3::zeros();
+                self.w = Vec3::zeros();
+            }
         }
     }
 
@@ -191,7 +196,7 @@ impl HapticState {
                 && !self.tripped
                 && (now_ns - l.recv_ns) as f64 * 1e-9 > spec.timeout_s
             {
-                self.trip(tick);
+                self.trip(spec, tick);
             }
         }
     }

@@ -510,9 +510,10 @@ impl Physics {
                 }
                 self.dirty = true;
             } else if st == SLOT_CLOSING {
-                if let Some(h) = self.w.haptic.get_mut(i) {
+                let w = &mut *self.w;
+                if let (Some(h), Some(spec)) = (w.haptic.get_mut(i), w.model.haptics.get(i)) {
                     if self.hap_ids[i] != 0 {
-                        h.disconnect(tick);
+                        h.disconnect(spec, tick);
                     }
                 }
                 self.hap_ids[i] = 0;
