@@ -15,6 +15,8 @@ def main() -> None:
     p.add_argument("--device", default="stylus")
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--rate", type=float, default=1000.0, help="device loop rate, Hz")
+    p.add_argument("--send-every", type=int, default=2,
+                   help="send a sample every N periods (the local model renders in between)")
     a = p.parse_args()
     with Client(a.addr) as c:
         info = [d for d in c.world().haptic_devices if d.name == a.device]
@@ -32,14 +34,15 @@ def main() -> None:
             return (0.03 * math.sin(w * s), 0.0, z), (0.03 * w * math.cos(w * s) if s > 0 else 0.0, 0.0, vz)
 
         dev = SimulatedDevice(script, hand_k=600.0, hand_b=15.0)
-        r = run_device_loop(c, a.device, dev, seconds=a.seconds, rate_hz=a.rate)
+        r = run_device_loop(c, a.device, dev, seconds=a.seconds, rate_hz=a.rate,
+                            send_every=a.send_every)
         rtt = [x / 1e6 for x in r.rtt_ns]
         print(f"{r.periods} periods at {r.achieved_hz:.0f} Hz ({r.late} late), {r.feedbacks} feedbacks, "
               f"contact in {r.contact_periods} periods, max |f| {r.max_force:.2f} N, "
               f"port energy min {r.energy_min:.2e} J, round trip p50 {percentile(rtt, 50):.2f} ms "
               f"p99 {percentile(rtt, 99):.2f} ms")
         assert not r.errors, f"samples rejected: {r.errors[:3]}"
-        assert r.feedbacks > 0.5 * r.periods, "feedback missing"
+        assert r.feedbacks > 0.3 * r.periods, "feedback missing"
         assert r.contact_periods > 100, "the stylus never touched the table"
         assert r.max_force <= d.max_force_n + 1e-9, "device force limit"
         assert r.energy_min >= -1e-9, "the port went active"

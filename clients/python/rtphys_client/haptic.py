@@ -269,10 +269,12 @@ class LoopReport:
 def run_device_loop(client, device, adapter: DeviceAdapter, seconds: float,
                     rate_hz: float = 1000.0, max_force: Optional[float] = None,
                     max_rate: float = math.inf, control: bool = True,
-                    network: Optional["pb.NetworkConditions"] = None) -> LoopReport:
-    """Run the device loop for `seconds` at `rate_hz`: read, send, render the latest
-    local model through the device's port, write. The device limits default to
-    the server's (WorldInfo.haptic_devices)."""
+                    network: Optional["pb.NetworkConditions"] = None,
+                    send_every: int = 1) -> LoopReport:
+    """Run the device loop for `seconds` at `rate_hz`: read, send (every
+    `send_every`-th period), render the latest local model through the device's
+    port, write. The device limits default to the server's
+    (WorldInfo.haptic_devices)."""
     if max_force is None:
         info = [d for d in client.world().haptic_devices
                 if d.name == device or d.id == device]
@@ -291,14 +293,14 @@ def run_device_loop(client, device, adapter: DeviceAdapter, seconds: float,
             deadline = start + k * dt
             now = time.perf_counter()
             if now < deadline:
-                if deadline - now > 0.0006:
-                    time.sleep(deadline - now - 0.0005)
-                while time.perf_counter() < deadline:
-                    pass
+                # Sleep, never spin: a spinning thread holds the GIL for the whole
+                # switch interval and starves gRPC's sender and reader threads.
+                time.sleep(deadline - now)
             elif now - deadline > dt:
                 rep.late += 1
             x, v = adapter.read()
-            session.send(x, v)
+            if k % send_every == 0:
+                session.send(x, v)
             fb = session.take()
             if fb is not None:
                 model = LocalModel.from_pb(fb.local_model)
