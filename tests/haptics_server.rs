@@ -69,6 +69,8 @@ passivity = {passivity}
     )
 }
 
+static ONE_AT_A_TIME: std::sync::OnceLock<tokio::sync::Mutex<()>> = std::sync::OnceLock::new();
+
 const K_C: f64 = 10_000.0;
 const K_COUPLING: f64 = 3_000.0;
 /// Device z at which the probe touches the block.
@@ -125,6 +127,12 @@ async fn run_any(
     model: DeviceModel,
     script: rtphys::haptics::device_loop::Script,
 ) -> LoopReport {
+    // One realtime server + 1 kHz device loop at a time (the tests of this file
+    // would otherwise share the 2 cores with each other).
+    let _one = ONE_AT_A_TIME
+        .get_or_init(|| tokio::sync::Mutex::new(()))
+        .lock()
+        .await;
     let (h, mut c) = start(cfg(Mode::Realtime), scene).await;
     let adapter = SimulatedAdapter::new(model, Vec3::zeros(), script);
     let (rep, _) = run_device_loop(&mut c, lc, adapter)
@@ -318,7 +326,7 @@ async fn watchdog_fades_the_force_when_the_device_goes_silent() {
     );
     let mut lc = LoopConfig::new("stylus", 3.2, port(40.0, f64::INFINITY, true));
     lc.send_until_s = 2.5;
-    let rep = run(&s, lc, hand(1000.0, 30.0), press(0.02, 0.015)).await;
+    let rep = run(&s, lc, hand(1000.0, 30.0), press(0.04, 0.015)).await;
     let last_seq = rep
         .rows
         .iter()
