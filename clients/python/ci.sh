@@ -7,7 +7,9 @@
 #   5. SIGTERM: the server must shut down gracefully;
 #   6. a second server on the arm scene (config/scenes/arm.toml) for the robot
 #      controller examples (arm_pd.py, and the Rust arm_pd when built);
-#   7. servers with bearer tokens and TLS, then mutual TLS (certificates made with
+#   7. a server on config/scenes/haptic_probe.toml for the haptic device loops
+#      (haptic_device.py, and the Rust haptic_device when built);
+#   8. servers with bearer tokens and TLS, then mutual TLS (certificates made with
 #      openssl here): security_check.py runs the observer/controller/admin roles
 #      through the Python client and checks refusals and successes.
 # Exits non-zero on any failure. Loopback only.
@@ -127,6 +129,26 @@ else
     fi
     kill -TERM "$RSERVER"
     wait "$RSERVER" 2>/dev/null
+fi
+trap - EXIT
+
+echo "== haptic server (config/scenes/haptic_probe.toml)"
+HLOG="$WORK/server_haptic.log"
+"$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/haptic_probe.toml >"$HLOG" 2>&1 &
+HSERVER=$!
+hcleanup() { kill "$HSERVER" 2>/dev/null; wait "$HSERVER" 2>/dev/null; }
+trap hcleanup EXIT
+HADDR=$(listen_addr "$HLOG" "$HSERVER")
+if [ -z "$HADDR" ]; then
+    echo "haptic server did not start:"; cat "$HLOG"; failed=$((failed + 1))
+else
+    echo "haptic server on $HADDR"
+    run "haptic_device.py (1 kHz device loop)" 120 "$PYV" "$EX/haptic_device.py" --addr "$HADDR" --seconds 3
+    if [ -x "$RX/haptic_device" ]; then
+        run "rust haptic_device" 120 "$RX/haptic_device" "$HADDR" --seconds 3
+    fi
+    kill -TERM "$HSERVER"
+    wait "$HSERVER" 2>/dev/null
 fi
 trap - EXIT
 

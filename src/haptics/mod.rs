@@ -20,6 +20,9 @@
 
 pub mod coupling;
 pub mod device;
+pub mod device_loop;
 pub mod local;
 pub mod mapping;
 pub mod passivity;
+pub mod render;
+pub mod spec;

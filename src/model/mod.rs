@@ -388,6 +388,8 @@ pub struct Model {
     pub joint_ids: Vec<(u32, u32)>,
     pub frame_ids: Vec<(u32, u32)>,
     pub sensor_ids: Vec<(u32, robot::SensorKind)>,
+    /// Haptic devices (`[[haptic]]`), each coupled to a tool body.
+    pub haptics: Vec<crate::haptics::spec::HapticSpec>,
     body_names: HashMap<String, usize>,
 }
 
@@ -711,6 +713,7 @@ impl ModelBuilder {
             robots,
             nq,
             nv,
+            haptics: Vec::new(),
             body_names,
         })
     }

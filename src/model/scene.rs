@@ -125,6 +125,89 @@ struct SceneToml {
     bodies: Vec<toml::Spanned<BodyToml>>,
     #[serde(default, rename = "robot")]
     robots: Vec<toml::Spanned<RobotToml>>,
+    #[serde(default, rename = "haptic")]
+    haptics: Vec<toml::Spanned<HapticToml>>,
+}
+
+/// A number, or one per axis.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(untagged)]
+enum ScalarOr3 {
+    One(f64),
+    Three([f64; 3]),
+}
+
+impl ScalarOr3 {
+    fn vec(self) -> Vec3 {
+        match self {
+            ScalarOr3::One(v) => Vec3::repeat(v),
+            ScalarOr3::Three(v) => Vec3::from(v),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum WatchdogName {
+    Hold,
+    Release,
+    Fade,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct HapticToml {
+    name: String,
+    tool: String,
+    #[serde(default = "three")]
+    dof: u32,
+    stiffness: ScalarOr3,
+    #[serde(default = "zero3")]
+    damping: ScalarOr3,
+    #[serde(default)]
+    rot_stiffness: f64,
+    #[serde(default)]
+    rot_damping: f64,
+    #[serde(default = "one")]
+    scale: f64,
+    #[serde(default)]
+    offset: [f64; 3],
+    orientation: Option<[f64; 4]>,
+    rpy: Option<[f64; 3]>,
+    workspace_min: [f64; 3],
+    workspace_max: [f64; 3],
+    max_force: f64,
+    #[serde(default = "infinite")]
+    max_torque: f64,
+    #[serde(default = "infinite")]
+    max_rate: f64,
+    max_stiffness: f64,
+    #[serde(default = "yes")]
+    passivity: bool,
+    #[serde(default = "yes")]
+    gravity_compensation: bool,
+    #[serde(default = "default_watchdog")]
+    watchdog: WatchdogName,
+    #[serde(default = "default_watchdog_timeout")]
+    watchdog_timeout: f64,
+    #[serde(default = "default_fade_time")]
+    fade_time: f64,
+}
+
+fn three() -> u32 {
+    3
+}
+fn zero3() -> ScalarOr3 {
+    ScalarOr3::One(0.0)
+}
+fn default_watchdog() -> WatchdogName {
+    WatchdogName::Fade
+}
+fn default_watchdog_timeout() -> f64 {
+    0.05
+}
+fn default_fade_time() -> f64 {
+    0.2
 }
 
 #[derive(Deserialize, Debug)]
@@ -678,7 +761,169 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             msg,
         ));
     }
+    let mut model = model;
+    for (i, sh) in scene.haptics.iter().enumerate() {
+        let span = section_span(text, sh.span().start, "[[haptic]]");
+        let h = sh.get_ref();
+        let key = |k: &str| format!("haptic[{i}] ('{}').{k}", h.name);
+        let line =
+            |k: &str| find_key_line(text, span.clone(), k).or(Some(line_of(text, span.start)));
+        let spec = haptic_spec(h, &model)
+            .map_err(|(k, m)| err(&key(&k), line(k.split(['.', '[']).next().unwrap_or(&k)), m))?;
+        if model.haptics.iter().any(|o| o.name == spec.name) {
+            return Err(err(
+                &key("name"),
+                line("name"),
+                "duplicate haptic name".into(),
+            ));
+        }
+        if model.haptics.iter().any(|o| o.tool == spec.tool) {
+            return Err(err(
+                &key("tool"),
+                line("tool"),
+                format!("'{}' is already the tool of another device", h.tool),
+            ));
+        }
+        if model.haptics.len() == crate::haptics::spec::MAX_DEVICES {
+            return Err(err(
+                &format!("haptic[{i}]"),
+                Some(line_of(text, span.start)),
+                format!(
+                    "at most {} haptic devices per scene",
+                    crate::haptics::spec::MAX_DEVICES
+                ),
+            ));
+        }
+        model.haptics.push(spec);
+    }
     Ok(model)
+}
+
+/// A `[[haptic]]` table (keys relative to it in errors).
+fn haptic_spec(
+    h: &HapticToml,
+    model: &Model,
+) -> Result<crate::haptics::spec::HapticSpec, (String, String)> {
+    use crate::haptics::coupling::CouplingParams;
+    use crate::haptics::mapping::DeviceMapping;
+    use crate::haptics::spec::{HapticSpec, WatchdogAction};
+    if h.name.is_empty() {
+        return Err(("name".into(), "must not be empty".into()));
+    }
+    let tool = model.body_id(&h.tool).ok_or_else(|| {
+        (
+            "tool".to_string(),
+            format!(
+                "no body named '{}' (a [[body]] name, or \"robot/link\" for a robot link with geometry)",
+                h.tool
+            ),
+        )
+    })?;
+    if model.bodies[tool].kind == BodyKind::Static {
+        return Err((
+            "tool".into(),
+            format!("'{}' is a static body; a tool must move", h.tool),
+        ));
+    }
+    if h.dof != 3 && h.dof != 6 {
+        return Err(("dof".into(), format!("must be 3 or 6, got {}", h.dof)));
+    }
+    let k = h.stiffness.vec();
+    let b = h.damping.vec();
+    for i in 0..3 {
+        nonneg(k[i], "stiffness")?;
+        nonneg(b[i], "damping")?;
+    }
+    if k.min() <= 0.0 {
+        return Err((
+            "stiffness".into(),
+            format!("must be > 0 on every axis, got {k:?}"),
+        ));
+    }
+    nonneg(h.rot_stiffness, "rot_stiffness")?;
+    nonneg(h.rot_damping, "rot_damping")?;
+    if h.dof == 6 && h.rot_stiffness <= 0.0 {
+        return Err((
+            "rot_stiffness".into(),
+            "a 6-DoF coupling needs rot_stiffness > 0".into(),
+        ));
+    }
+    if h.dof == 3 && (h.rot_stiffness != 0.0 || h.rot_damping != 0.0) {
+        return Err((
+            "rot_stiffness".into(),
+            "a 3-DoF coupling has no rotational gains (set dof = 6)".into(),
+        ));
+    }
+    let scale = pos(h.scale, "scale")?;
+    let offset = finite3(h.offset, "offset")?;
+    let rotation = rotation(h.orientation, h.rpy, "orientation")?;
+    let wmin = finite3(h.workspace_min, "workspace_min")?;
+    let wmax = finite3(h.workspace_max, "workspace_max")?;
+    if (0..3).any(|i| wmin[i] >= wmax[i]) {
+        return Err((
+            "workspace_max".into(),
+            format!("must exceed workspace_min on every axis, got {wmin:?} .. {wmax:?}"),
+        ));
+    }
+    let max_force = pos(h.max_force, "max_force")?;
+    let lim = |v: f64, k: &str| {
+        if v.is_nan() || v <= 0.0 {
+            Err((k.to_string(), format!("must be > 0 (inf: none), got {v}")))
+        } else {
+            Ok(v)
+        }
+    };
+    let max_torque = lim(h.max_torque, "max_torque")?;
+    let max_rate = lim(h.max_rate, "max_rate")?;
+    let max_stiffness = pos(h.max_stiffness, "max_stiffness")?;
+    let timeout_s = pos(h.watchdog_timeout, "watchdog_timeout")?;
+    let watchdog = match h.watchdog {
+        WatchdogName::Hold => WatchdogAction::Hold,
+        WatchdogName::Release => WatchdogAction::Release,
+        WatchdogName::Fade => WatchdogAction::Fade {
+            fade_s: pos(h.fade_time, "fade_time")?,
+        },
+    };
+    let mapping = DeviceMapping {
+        scale,
+        rotation,
+        offset,
+        workspace_min: wmin,
+        workspace_max: wmax,
+    };
+    // The tool's scene pose must be a device pose the workspace allows (the device
+    // "holds" it there until its first sample).
+    let x0 = model.bodies[tool].pose0.translation.vector;
+    let x_dev = rotation.inverse() * (x0 - offset) / scale;
+    if !mapping.in_workspace(&x_dev) {
+        return Err((
+            "workspace_min".into(),
+            format!(
+                "the tool's initial position maps to device position {:?}, outside the workspace",
+                x_dev.as_slice()
+            ),
+        ));
+    }
+    Ok(HapticSpec {
+        name: h.name.clone(),
+        tool,
+        dof: h.dof,
+        coupling: CouplingParams {
+            k,
+            b,
+            k_rot: h.rot_stiffness,
+            b_rot: h.rot_damping,
+        },
+        mapping,
+        max_force,
+        max_torque,
+        max_rate,
+        max_stiffness,
+        passivity: h.passivity,
+        gravity_compensation: h.gravity_compensation,
+        timeout_s,
+        watchdog,
+    })
 }
 
 /// The `[hunt_crossley]` table (keys relative to it in errors).

@@ -98,7 +98,7 @@ pub trait Stepper {
 
 /// Outside input applied at the named point of the step (module doc): after the
 /// positions stages, before the method advances. The runtime's composed wrenches
-/// and, later, a haptic device's coupling enter here.
+/// and each haptic device's coupling (src/haptics/render.rs) enter here.
 pub trait Inputs {
     fn apply(&mut self, model: &Model, data: &mut Data);
 }

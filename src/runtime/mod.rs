@@ -67,6 +67,28 @@ pub struct CtrlSlot {
     pub rejected: AtomicU64,
 }
 
+/// A haptic device's stream registration (one stream per device of the current
+/// world, by index), and the physics thread's rendered outputs for it.
+pub struct HapticSlot {
+    pub(crate) state: AtomicU8,
+    pub(crate) stream_id: AtomicU64,
+    /// One entry per tick (the oldest overwritten when the stream falls behind).
+    pub(crate) out: ArrayQueue<crate::haptics::render::HapticOut>,
+    pub(crate) waker: AtomicWaker,
+}
+
+/// A validated device sample for device `device` of world generation `gen`.
+#[derive(Clone, Copy, Debug)]
+pub struct HapticInput {
+    pub device: u32,
+    pub gen: u64,
+    pub stream_id: u64,
+    pub sample: crate::haptics::render::DeviceSample,
+}
+
+/// Entries of a haptic slot's output queue.
+pub const HAPTIC_OUT_LEN: usize = 64;
+
 /// A streaming subscriber's wake-up registration.
 pub struct SubSlot {
     pub(crate) in_use: AtomicBool,
@@ -116,6 +138,10 @@ pub struct Shared {
     thread: OnceLock<std::thread::Thread>,
     world: RwLock<Arc<WorldView>>,
     pub controllers: Box<[CtrlSlot]>,
+    pub haptic_slots: Box<[HapticSlot]>,
+    pub(crate) haptic_in: ArrayQueue<HapticInput>,
+    /// Device samples dropped: the world changed, or a recording was in progress.
+    pub haptic_stale: AtomicU64,
     pub subscribers: Box<[SubSlot]>,
     pub(crate) mode: AtomicU8,
     pub(crate) paused: AtomicBool,
@@ -167,6 +193,9 @@ impl Shared {
 
     pub(crate) fn wake_all_subscribers(&self) {
         for s in self.subscribers.iter() {
+            s.waker.wake();
+        }
+        for s in self.haptic_slots.iter() {
             s.waker.wake();
         }
     }
@@ -224,6 +253,16 @@ impl Runtime {
                     rejected: AtomicU64::new(0),
                 })
                 .collect(),
+            haptic_slots: (0..crate::haptics::spec::MAX_DEVICES)
+                .map(|_| HapticSlot {
+                    state: AtomicU8::new(SLOT_FREE),
+                    stream_id: AtomicU64::new(0),
+                    out: ArrayQueue::new(HAPTIC_OUT_LEN),
+                    waker: AtomicWaker::new(),
+                })
+                .collect(),
+            haptic_in: ArrayQueue::new(cfg.physics.command_queue.max(64)),
+            haptic_stale: AtomicU64::new(0),
             subscribers: (0..cfg.server.max_streams)
                 .map(|_| SubSlot {
                     in_use: AtomicBool::new(false),
@@ -440,6 +479,62 @@ impl Runtime {
         )))
     }
 
+    /// Register the stream of haptic device `device` (an index of the current
+    /// world's `model.haptics`): one stream per device.
+    pub fn open_haptic(&self, device: usize) -> Result<HapticGuard, SimError> {
+        let Some(s) = self.shared.haptic_slots.get(device) else {
+            return Err(SimError::not_found(
+                "hello.device",
+                format!("no device {device}"),
+            ));
+        };
+        if s.state
+            .compare_exchange(SLOT_FREE, SLOT_RESERVED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            return Err(SimError::FailedPrecondition(format!(
+                "hello.device: device {device} is already driven by another Haptic stream"
+            )));
+        }
+        while s.out.pop().is_some() {}
+        let id = self.shared.next_stream_id.fetch_add(1, Ordering::Relaxed);
+        s.stream_id.store(id, Ordering::SeqCst);
+        s.state.store(SLOT_OPEN, Ordering::SeqCst);
+        self.shared.wake_physics();
+        Ok(HapticGuard {
+            shared: self.shared.clone(),
+            device,
+            stream_id: id,
+        })
+    }
+
+    /// Queue a validated device sample for the next tick boundary.
+    pub fn submit_haptic(&self, input: HapticInput) -> Result<(), SimError> {
+        if self.shared.is_shutting_down() {
+            return Err(SimError::Unavailable("server is shutting down".into()));
+        }
+        match self.shared.haptic_in.push(input) {
+            Ok(()) => {
+                self.shared.wake_physics();
+                Ok(())
+            }
+            Err(_) => {
+                self.shared.queue_full.fetch_add(1, Ordering::Relaxed);
+                Err(SimError::ResourceExhausted(
+                    "device sample queue full (the physics thread is behind)".into(),
+                ))
+            }
+        }
+    }
+
+    /// Whether any Haptic stream is open (their samples are not recorded).
+    pub fn haptic_streams_open(&self) -> bool {
+        self.shared
+            .haptic_slots
+            .iter()
+            .any(|s| s.state.load(Ordering::SeqCst) != SLOT_FREE)
+    }
+
     /// Tell the physics thread and every stream to stop (does not wait).
     pub fn begin_shutdown(&self) {
         self.shared.shutdown.store(true, Ordering::SeqCst);
@@ -518,6 +613,29 @@ impl Drop for CtrlGuard {
         self.shared.controllers[self.slot]
             .state
             .store(SLOT_CLOSING, Ordering::SeqCst);
+        self.shared.wake_physics();
+    }
+}
+
+/// A haptic stream's registration; on drop the device's watchdog acts at the next
+/// tick boundary.
+pub struct HapticGuard {
+    pub shared: Arc<Shared>,
+    pub device: usize,
+    pub stream_id: u64,
+}
+
+impl HapticGuard {
+    pub fn slot(&self) -> &HapticSlot {
+        &self.shared.haptic_slots[self.device]
+    }
+}
+
+impl Drop for HapticGuard {
+    fn drop(&mut self) {
+        let s = self.slot();
+        let _ = s.waker.take();
+        s.state.store(SLOT_CLOSING, Ordering::SeqCst);
         self.shared.wake_physics();
     }
 }

@@ -21,6 +21,8 @@ use super::{
 };
 use crate::config::{Mode, SafeBehavior};
 use crate::data::Data;
+use crate::haptics::render::HapticState;
+use crate::haptics::spec::MAX_DEVICES;
 use crate::math::Wrench;
 use crate::model::robot::SensorKind;
 use crate::model::{BodyKind, Model};
@@ -120,6 +122,8 @@ struct Physics {
     paused_before_fault: bool,
     /// The command-log recording in progress (src/runtime/record.rs).
     rec: Option<Box<RecState>>,
+    /// Stream id driving each haptic device slot (0 = none).
+    hap_ids: [u64; MAX_DEVICES],
 }
 
 /// `ready` is called once the first state is published (a server that answers
@@ -159,6 +163,7 @@ pub(super) fn run(sh: Arc<Shared>, world: Box<World>, ready: impl FnOnce()) {
         faulted: false,
         paused_before_fault: false,
         rec: None,
+        hap_ids: [0; MAX_DEVICES],
     };
     p.compose();
     p.publish();
@@ -444,11 +449,25 @@ impl Physics {
             pipeline,
             unary,
             ctrl: sources,
+            haptic,
             ..
         } = &mut *self.w;
-        let mut inputs =
-            |m: &Model, d: &mut Data| compose_inputs(m, d, unary, sources, slots, damping);
+        let mut inputs = |m: &Model, d: &mut Data| {
+            compose_inputs(m, d, unary, sources, slots, damping);
+            for (h, spec) in haptic.iter_mut().zip(&m.haptics) {
+                h.apply(spec, m, d);
+            }
+        };
         pipeline.step_with(model, data, &mut inputs);
+        for (i, (h, spec)) in haptic.iter_mut().zip(&model.haptics).enumerate() {
+            h.render(spec, model, data);
+            if let Some(slot) = self.sh.haptic_slots.get(i) {
+                if self.hap_ids[i] != 0 {
+                    let _ = slot.out.force_push(h.out);
+                    slot.waker.wake();
+                }
+            }
+        }
         self.ticks += 1;
         self.sim_advanced += self.w.model.opt.dt;
         self.publish();
@@ -465,6 +484,7 @@ impl Physics {
                 None => break,
             }
         }
+        self.haptic_boundary();
         for _ in 0..self.sh.admin.capacity() {
             match self.sh.admin.pop() {
                 Some(a) => self.admin(a),
@@ -472,6 +492,51 @@ impl Physics {
             }
         }
         self.watchdog(mono_ns());
+    }
+
+    /// Haptic streams opened or closed, device samples in (the latest of each
+    /// device wins; samples of another world or during a recording are dropped).
+    fn haptic_boundary(&mut self) {
+        let tick = self.w.data.tick;
+        for (i, slot) in self.sh.haptic_slots.iter().enumerate() {
+            let st = slot.state.load(Ordering::SeqCst);
+            let id = slot.stream_id.load(Ordering::SeqCst);
+            if st == SLOT_OPEN && self.hap_ids[i] != id {
+                self.hap_ids[i] = id;
+                if let (Some(h), Some(spec)) =
+                    (self.w.haptic.get_mut(i), self.w.model.haptics.get(i))
+                {
+                    h.connect(spec);
+                }
+                self.dirty = true;
+            } else if st == SLOT_CLOSING {
+                let w = &mut *self.w;
+                if let (Some(h), Some(spec)) = (w.haptic.get_mut(i), w.model.haptics.get(i)) {
+                    if self.hap_ids[i] != 0 {
+                        h.disconnect(spec, tick);
+                    }
+                }
+                self.hap_ids[i] = 0;
+                slot.state.store(SLOT_FREE, Ordering::SeqCst);
+                self.dirty = true;
+            }
+        }
+        for _ in 0..self.sh.haptic_in.capacity() {
+            let Some(inp) = self.sh.haptic_in.pop() else {
+                break;
+            };
+            let d = inp.device as usize;
+            let ok = inp.gen == self.w.gen
+                && self.rec.is_none()
+                && d < self.w.haptic.len()
+                && self.hap_ids[d] == inp.stream_id;
+            if ok {
+                self.w.haptic[d].receive(&inp.sample);
+                self.dirty = true;
+            } else {
+                self.sh.haptic_stale.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     fn scan_slots(&mut self, now: i64) {
@@ -651,6 +716,11 @@ impl Physics {
     }
 
     fn watchdog(&mut self, now: i64) {
+        let tick = self.w.data.tick;
+        let w = &mut *self.w;
+        for (h, spec) in w.haptic.iter_mut().zip(&w.model.haptics) {
+            h.watchdog(spec, now, tick);
+        }
         for i in 0..self.ctrl.len() {
             let c = &mut self.ctrl[i];
             if c.stream_id != 0
@@ -872,6 +942,7 @@ impl Physics {
                 for t in w.ctrl.iter_mut() {
                     t.iter_mut().for_each(|e| *e = None);
                 }
+                reset_haptics(w);
                 self.clear_fault();
                 self.compose();
                 self.publish();
@@ -947,6 +1018,7 @@ impl Physics {
                     for t in w.ctrl.iter_mut() {
                         t.iter_mut().for_each(|e| *e = None);
                     }
+                    reset_haptics(w);
                     rec.after_reset(&w.data);
                     self.rec = Some(rec);
                     self.compose();
@@ -1136,6 +1208,16 @@ pub(crate) fn compose_inputs<S: SlotView>(
                 };
             }
         }
+    }
+}
+
+/// Reset: each device holds its tool at the scene pose again (a connected stream
+/// stays connected; its next sample moves the target).
+fn reset_haptics(w: &mut World) {
+    for (h, spec) in w.haptic.iter_mut().zip(&w.model.haptics) {
+        let connected = h.connected;
+        *h = HapticState::new(spec, &w.model);
+        h.connected = connected;
     }
 }
 

@@ -8,6 +8,7 @@ use super::ring::{Layout, StateRing};
 /// counted in `contacts_dropped`).
 pub const MAX_STREAMED_CONTACTS: usize = 256;
 use crate::data::{Data, PairState, Snapshot};
+use crate::haptics::render::HapticState;
 use crate::model::Model;
 use crate::pipeline::Pipeline;
 use std::sync::Arc;
@@ -24,6 +25,8 @@ pub struct World {
     pub unary: Vec<Option<SourceWrench>>,
     /// Wrenches of each controller slot, per body.
     pub ctrl: Vec<Vec<Option<SourceWrench>>>,
+    /// Haptic devices (`model.haptics`), in the same order.
+    pub haptic: Vec<HapticState>,
 }
 
 impl World {
@@ -31,7 +34,13 @@ impl World {
         let nb = model.nbody();
         let data = Data::new(&model);
         let pipeline = Pipeline::new(&model);
+        let haptic = model
+            .haptics
+            .iter()
+            .map(|h| HapticState::new(h, &model))
+            .collect();
         World {
+            haptic,
             gen,
             name,
             ring: Arc::new(StateRing::new(

@@ -4,6 +4,8 @@
 use super::pb;
 use crate::config::{Config, LimitsConfig, Mode, SafeBehavior};
 use crate::data::ServoTarget;
+use crate::haptics::render::{DeviceSample, HapticOut};
+use crate::haptics::spec::{HapticSpec, WatchdogAction};
 use crate::math::Vec3;
 use crate::model::robot::SensorKind;
 use crate::model::{BodyKind, Model};
@@ -756,6 +758,12 @@ pub fn world_info(view: &WorldView, status: &RunStatus, cfg: &Config) -> pb::Wor
                 }
             })
             .collect(),
+        haptic_devices: m
+            .haptics
+            .iter()
+            .enumerate()
+            .map(|(i, h)| haptic_device_info(i, h, m))
+            .collect(),
         limits: Some(limits(cfg)),
         server_version: env!("CARGO_PKG_VERSION").to_string(),
     }
@@ -865,4 +873,188 @@ pub fn state_hash(s: &pb::State) -> u64 {
         h.f(j.velocity);
     }
     h.finish()
+}
+
+fn v3(v: &Vec3) -> Vec<f64> {
+    vec![v.x, v.y, v.z]
+}
+
+fn haptic_device_info(i: usize, h: &HapticSpec, m: &Model) -> pb::HapticDeviceInfo {
+    let r = h.mapping.rotation;
+    pb::HapticDeviceInfo {
+        id: i as u32,
+        name: h.name.clone(),
+        tool_body: m.bodies[h.tool].name.clone(),
+        tool_body_id: h.tool as u32,
+        dof: h.dof,
+        workspace_min: v3(&h.mapping.workspace_min),
+        workspace_max: v3(&h.mapping.workspace_max),
+        scale: h.mapping.scale,
+        offset: v3(&h.mapping.offset),
+        rotation: vec![r.w, r.i, r.j, r.k],
+        max_force_n: h.max_force,
+        max_torque_nm: h.max_torque,
+        max_rate_n_per_s: h.max_rate,
+        max_stiffness_n_per_m: h.max_stiffness,
+        coupling_stiffness: v3(&h.coupling.k),
+        coupling_damping: v3(&h.coupling.b),
+        watchdog_timeout_s: h.timeout_s,
+        watchdog: h.watchdog.name().to_string(),
+        fade_time_s: match h.watchdog {
+            WatchdogAction::Fade { fade_s } => fade_s,
+            _ => 0.0,
+        },
+        passivity: h.passivity,
+    }
+}
+
+/// The device a HapticHello names.
+pub fn haptic_device(
+    d: Option<&pb::haptic_hello::Device>,
+    model: &Model,
+) -> Result<usize, SimError> {
+    match d {
+        None => Err(SimError::invalid(
+            "hello.device",
+            "missing: name a device (WorldInfo.haptic_devices) by id or name",
+        )),
+        Some(pb::haptic_hello::Device::Id(id)) => {
+            let id = *id as usize;
+            if id < model.haptics.len() {
+                Ok(id)
+            } else {
+                Err(SimError::not_found(
+                    "hello.device.id",
+                    format!(
+                        "no haptic device {id} (the world has {})",
+                        model.haptics.len()
+                    ),
+                ))
+            }
+        }
+        Some(pb::haptic_hello::Device::Name(n)) => model
+            .haptics
+            .iter()
+            .position(|h| &h.name == n)
+            .ok_or_else(|| {
+                SimError::not_found("hello.device.name", format!("no haptic device named {n:?}"))
+            }),
+    }
+}
+
+/// Largest accepted device velocity, m/s or rad/s.
+pub const MAX_DEVICE_SPEED: f64 = 1e3;
+
+/// A device sample, validated against its device: finite, the position inside
+/// the workspace, a non-zero orientation quaternion.
+pub fn device_sample(
+    s: &pb::DeviceSample,
+    h: &HapticSpec,
+    recv_ns: i64,
+) -> Result<DeviceSample, SimError> {
+    let ws = "the device's workspace_min/max (WorldInfo.haptic_devices)";
+    let x = vec3(
+        &s.position,
+        "sample.position",
+        crate::model::scene::MAX_COORD,
+        ws,
+    )?
+    .ok_or_else(|| SimError::invalid("sample.position", "missing: 3 values (x, y, z)"))?;
+    for k in 0..3 {
+        let (lo, hi) = (h.mapping.workspace_min[k], h.mapping.workspace_max[k]);
+        if !(lo..=hi).contains(&x[k]) {
+            return Err(SimError::invalid(
+                format!("sample.position[{k}]"),
+                format!("{} is outside the workspace [{lo}, {hi}] m", x[k]),
+            ));
+        }
+    }
+    let q = match s.orientation.len() {
+        0 => crate::math::Quat::identity(),
+        4 => {
+            let o = &s.orientation;
+            if let Some(k) = o.iter().position(|c| !c.is_finite()) {
+                return Err(SimError::invalid(
+                    format!("sample.orientation[{k}]"),
+                    format!("not finite ({})", o[k]),
+                ));
+            }
+            let qq = nalgebra::Quaternion::new(o[0], o[1], o[2], o[3]);
+            if (qq.norm() - 1.0).abs() > 1e-3 {
+                return Err(SimError::invalid(
+                    "sample.orientation",
+                    format!("not a unit quaternion (norm {})", qq.norm()),
+                ));
+            }
+            crate::math::Quat::new_normalize(qq)
+        }
+        n => {
+            return Err(SimError::invalid(
+                "sample.orientation",
+                format!("expected 4 values (w, x, y, z) or none, got {n}"),
+            ))
+        }
+    };
+    let speed = "MAX_DEVICE_SPEED";
+    let v = vec3(
+        &s.linear_velocity,
+        "sample.linear_velocity",
+        MAX_DEVICE_SPEED,
+        speed,
+    )?;
+    let w = vec3(
+        &s.angular_velocity,
+        "sample.angular_velocity",
+        MAX_DEVICE_SPEED,
+        speed,
+    )?;
+    Ok(DeviceSample {
+        seq: s.seq,
+        client_ns: s.client_time_ns,
+        recv_ns,
+        x,
+        q,
+        v,
+        w,
+        buttons: s.buttons,
+    })
+}
+
+/// A rendered output as a HapticFeedback.
+pub fn haptic_feedback(o: &HapticOut, gen: u64) -> pb::HapticFeedback {
+    let l = &o.local;
+    let q = o.tool.rotation;
+    pb::HapticFeedback {
+        tick: o.tick,
+        sim_time: o.time,
+        seq: o.seq,
+        client_time_ns: o.client_ns,
+        recv_time_ns: o.recv_ns,
+        send_time_ns: crate::runtime::clock::mono_ns(),
+        force: v3(&o.force),
+        torque: v3(&o.torque),
+        force_env: v3(&o.force_env),
+        tool_position: v3(&o.tool.translation.vector),
+        tool_orientation: vec![q.w, q.i, q.j, q.k],
+        contact: o.contact,
+        passivity: Some(pb::PassivityState {
+            energy_j: o.port.energy,
+            energy_min_j: o.port.energy_min,
+            alpha: o.port.alpha,
+            active_steps: o.port.active_steps,
+            saturated_steps: o.port.saturated_steps,
+        }),
+        local_model: Some(pb::LocalModel {
+            f0: v3(&l.f0),
+            x0: v3(&l.x0),
+            stiffness: l.k.transpose().iter().copied().collect(),
+            damping: l.b.transpose().iter().copied().collect(),
+            normal: l.unilateral.map(|n| v3(&n)).unwrap_or_default(),
+        }),
+        watchdog_gain: o.gain,
+        watchdog_tripped: o.tripped,
+        errors: Vec::new(),
+        dropped: 0,
+        world_generation: gen,
+    }
 }

@@ -8,6 +8,7 @@ pub mod client;
 pub mod conn;
 pub mod convert;
 pub mod files;
+pub mod haptic_client;
 mod metrics;
 pub mod netem;
 pub mod service;

@@ -542,6 +542,47 @@ impl Simulation for SimService {
         Ok(Response::new(Netem::new(stream, state_net)))
     }
 
+    type HapticStream = Netem<super::streams::HapticStream>;
+
+    async fn haptic(
+        &self,
+        req: Request<Streaming<pb::HapticRequest>>,
+    ) -> Result<Response<Netem<super::streams::HapticStream>>, Status> {
+        self.auth.check(&req, Role::Controller)?;
+        let mut inbound = req.into_inner();
+        let first = inbound
+            .message()
+            .await
+            .map_err(super::streams::inbound_error)?
+            .ok_or_else(|| {
+                Status::invalid_argument("hello: the stream closed before its first message")
+            })?;
+        let hello = match first.msg {
+            Some(pb::haptic_request::Msg::Hello(h)) => h,
+            Some(pb::haptic_request::Msg::Sample(_)) => return Err(Status::failed_precondition(
+                "hello: a Haptic stream starts with a HapticHello; no sample is accepted before it",
+            )),
+            None => return Err(SimError::invalid("msg", "empty HapticRequest").into()),
+        };
+        let view = self.rt.world();
+        let device = convert::haptic_device(hello.device.as_ref(), &view.model)?;
+        let (cmd_net, state_net) = netem::from_pb(hello.network.as_ref(), "hello.")?;
+        if self.rt.shared.recording.lock().is_some() {
+            return Err(Status::failed_precondition(
+                "a recording is in progress: haptic device samples are not recorded \
+                 (StopRecording first)",
+            ));
+        }
+        let guard = self.rt.open_haptic(device)?;
+        let inbound: super::streams::HapticInbound = match cmd_net {
+            None => Box::pin(inbound),
+            Some(c) => Box::pin(Netem::new(inbound, Some(c))),
+        };
+        tracing::info!(device, name = %view.model.haptics[device].name, "haptic stream opened");
+        let stream = super::streams::HapticStream::new(self.rt.clone(), inbound, guard);
+        Ok(Response::new(Netem::new(stream, state_net)))
+    }
+
     async fn start_recording(
         &self,
         req: Request<pb::StartRecordingRequest>,
@@ -549,6 +590,12 @@ impl Simulation for SimService {
         self.auth.check(&req, Role::Admin)?;
         let r = req.into_inner();
         let path = record_path(&self.cfg().server.record_dir, &r.file)?;
+        if self.rt.haptic_streams_open() {
+            return Err(Status::failed_precondition(
+                "a Haptic stream is open: haptic device samples are not recorded \
+                 (close the device streams first)",
+            ));
+        }
         let tick = self.rt.start_recording(&path).await?;
         Ok(Response::new(pb::RecordingInfo {
             path: path.display().to_string(),

@@ -361,3 +361,163 @@ impl Stream for ControlStream {
         Poll::Pending
     }
 }
+
+/// A Haptic stream's inbound side (tonic's, or through network injection).
+pub type HapticInbound = Pin<Box<dyn Stream<Item = Result<pb::HapticRequest, Status>> + Send>>;
+
+/// `Haptic`: device samples in (validated and queued inside this poll), one
+/// feedback per tick out — the newest rendered output (a stream that fell behind
+/// skips to it and counts the skipped ones in `dropped`).
+pub struct HapticStream {
+    rt: Runtime,
+    inbound: HapticInbound,
+    inbound_done: bool,
+    guard: crate::runtime::HapticGuard,
+    view: Arc<WorldView>,
+    errors: Vec<pb::CommandError>,
+    last_seq: u64,
+    last_out: Option<crate::haptics::render::HapticOut>,
+    dropped: u64,
+    ended: bool,
+}
+
+impl HapticStream {
+    pub fn new(rt: Runtime, inbound: HapticInbound, guard: crate::runtime::HapticGuard) -> Self {
+        let view = rt.world();
+        HapticStream {
+            rt,
+            inbound,
+            inbound_done: false,
+            guard,
+            view,
+            errors: Vec::new(),
+            last_seq: 0,
+            last_out: None,
+            dropped: 0,
+            ended: false,
+        }
+    }
+
+    fn reject(&mut self, seq: u64, e: SimError) {
+        if self.errors.len() < 64 {
+            self.errors.push(pb::CommandError {
+                seq,
+                code: e.code(),
+                message: e.to_string(),
+            });
+        }
+    }
+
+    /// Validate and queue one sample; a protocol error ends the stream.
+    fn handle(&mut self, req: pb::HapticRequest) -> Result<(), Status> {
+        let recv_ns = mono_ns();
+        let s = match req.msg {
+            Some(pb::haptic_request::Msg::Sample(s)) => s,
+            Some(pb::haptic_request::Msg::Hello(_)) => {
+                return Err(Status::invalid_argument(
+                    "hello: HapticHello is only accepted as the first message",
+                ))
+            }
+            None => {
+                return Err(Status::invalid_argument(
+                    "msg: empty HapticRequest (neither hello nor sample)",
+                ))
+            }
+        };
+        if self.rt.world().gen != self.view.gen {
+            return Err(Status::failed_precondition(
+                "the world changed (LoadScene) while the device was connected; reopen the stream",
+            ));
+        }
+        if s.seq <= self.last_seq {
+            self.reject(
+                s.seq,
+                SimError::FailedPrecondition(format!(
+                    "sample.seq: {} is not above the last accepted {} (strictly increasing, from 1)",
+                    s.seq, self.last_seq
+                )),
+            );
+            return Ok(());
+        }
+        let Some(spec) = self.view.model.haptics.get(self.guard.device) else {
+            return Err(Status::failed_precondition("the device left the world"));
+        };
+        let r = convert::device_sample(&s, spec, recv_ns).and_then(|sample| {
+            self.rt.submit_haptic(crate::runtime::HapticInput {
+                device: self.guard.device as u32,
+                gen: self.view.gen,
+                stream_id: self.guard.stream_id,
+                sample,
+            })
+        });
+        match r {
+            Ok(()) => self.last_seq = s.seq,
+            Err(e) => self.reject(s.seq, e),
+        }
+        Ok(())
+    }
+
+    fn feedback(&mut self, o: &crate::haptics::render::HapticOut) -> pb::HapticFeedback {
+        let mut fb = convert::haptic_feedback(o, self.view.gen);
+        fb.errors = std::mem::take(&mut self.errors);
+        fb.dropped = self.dropped;
+        fb
+    }
+}
+
+impl Stream for HapticStream {
+    type Item = Result<pb::HapticFeedback, Status>;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let me = self.get_mut();
+        if me.ended {
+            return Poll::Ready(None);
+        }
+        if me.rt.shared.is_shutting_down() {
+            me.ended = true;
+            return Poll::Ready(Some(Err(shutting_down())));
+        }
+        // 1. Samples in.
+        while !me.inbound_done {
+            match me.inbound.as_mut().poll_next(cx) {
+                Poll::Ready(Some(Ok(req))) => {
+                    if let Err(st) = me.handle(req) {
+                        me.ended = true;
+                        return Poll::Ready(Some(Err(st)));
+                    }
+                }
+                Poll::Ready(Some(Err(e))) => {
+                    me.ended = true;
+                    return Poll::Ready(Some(Err(inbound_error(e))));
+                }
+                Poll::Ready(None) => me.inbound_done = true,
+                Poll::Pending => break,
+            }
+        }
+        if me.inbound_done {
+            me.ended = true;
+            return Poll::Ready(None);
+        }
+        // 2. The newest rendered output (register first: no lost wake-up).
+        me.guard.slot().waker.register(cx.waker());
+        let mut newest = None;
+        while let Some(o) = me.guard.slot().out.pop() {
+            if newest.is_some() {
+                me.dropped += 1;
+            }
+            newest = Some(o);
+        }
+        if let Some(o) = newest {
+            me.last_out = Some(o);
+            return Poll::Ready(Some(Ok(me.feedback(&o))));
+        }
+        // A rejected sample is answered at once, even if no tick is coming.
+        if !me.errors.is_empty() {
+            let o = me.last_out.unwrap_or_else(|| {
+                let h = &me.view.model.haptics[me.guard.device];
+                crate::haptics::render::HapticState::new(h, &me.view.model).out
+            });
+            return Poll::Ready(Some(Ok(me.feedback(&o))));
+        }
+        Poll::Pending
+    }
+}

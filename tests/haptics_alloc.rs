@@ -1,0 +1,157 @@
+//! The haptic path of the physics thread never allocates and is deterministic:
+//! a device sample received at the tick boundary, the watchdog, the coupling at
+//! the step's inputs point, the rendering through the device port with the local
+//! model, and the output pushed into the preallocated queue — on
+//! config/scenes/haptic_probe.toml, the stylus tapping the table.
+
+#[path = "common/alloc_counter.rs"]
+mod alloc_counter;
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+use crossbeam::queue::ArrayQueue;
+use rtphys::haptics::render::{DeviceSample, HapticOut};
+use rtphys::math::{Quat, Vec3};
+use rtphys::model::Model;
+use rtphys::runtime::World;
+use rtphys::Data;
+
+/// One tick as the physics thread runs it for its devices (src/runtime/physics.rs:
+/// `haptic_boundary`, `watchdog`, `tick`), with device sample `k`.
+fn tick(w: &mut World, out: &ArrayQueue<HapticOut>, k: u64, silent: bool) {
+    let t = k as f64 * 1e-3;
+    if !silent {
+        let s = DeviceSample {
+            seq: k + 1,
+            client_ns: (k as i64 + 1) * 1_000_000,
+            recv_ns: (k as i64 + 1) * 1_000_000,
+            // Down onto the table and back (device z −0.06 .. 0), sliding in x.
+            x: Vec3::new(
+                0.02 * (3.0 * t).sin(),
+                0.0,
+                -0.03 - 0.03 * (2.0 * std::f64::consts::PI * 2.0 * t).cos(),
+            ),
+            q: Quat::identity(),
+            v: None,
+            w: None,
+            buttons: 0,
+        };
+        w.haptic[0].receive(&s);
+    }
+    let now = (k as i64 + 1) * 1_000_000;
+    let tick = w.data.tick;
+    let World {
+        model,
+        data,
+        pipeline,
+        haptic,
+        ..
+    } = w;
+    for (h, spec) in haptic.iter_mut().zip(&model.haptics) {
+        h.watchdog(spec, now, tick);
+    }
+    let mut inputs = |m: &Model, d: &mut Data| {
+        for x in d.xfrc.iter_mut() {
+            *x = rtphys::math::Wrench::ZERO;
+        }
+        for (h, spec) in haptic.iter_mut().zip(&m.haptics) {
+            h.apply(spec, m, d);
+        }
+    };
+    pipeline.step_with(model, data, &mut inputs);
+    for (h, spec) in haptic.iter_mut().zip(&model.haptics) {
+        h.render(spec, model, data);
+        let _ = out.force_push(h.out);
+    }
+}
+
+fn world() -> World {
+    let model =
+        rtphys::model::scene::load_scene_file("config/scenes/haptic_probe.toml").expect("scene");
+    assert_eq!(model.haptics.len(), 1);
+    World::new(1, "haptic_probe".into(), model, 2, 16)
+}
+
+#[test]
+fn haptic_path_steps_without_allocating() {
+    let mut w = world();
+    let out = ArrayQueue::new(64);
+    for k in 0..2000 {
+        tick(&mut w, &out, k, false);
+    }
+    let (contacts, n) = alloc_counter::count(|| {
+        let mut contacts = 0;
+        for k in 2000..3000 {
+            // The last 200 ticks silent: the watchdog's fade runs too.
+            tick(&mut w, &out, k, k >= 2800);
+            contacts += w.haptic[0].out.contact as u32;
+        }
+        contacts
+    });
+    assert!(
+        contacts > 100,
+        "the stylus must touch the table ({contacts} ticks)"
+    );
+    assert!(w.haptic[0].out.tripped, "the watchdog acted");
+    assert_eq!(n, 0, "{n} allocations in 1,000 ticks of the haptic path");
+}
+
+/// Same scene + same samples → bit-identical states and rendered forces.
+#[test]
+fn haptic_path_is_deterministic() {
+    let run = || {
+        let mut w = world();
+        let out = ArrayQueue::new(64);
+        let mut forces = Vec::new();
+        for k in 0..1500 {
+            tick(&mut w, &out, k, k >= 1400);
+            let o = &w.haptic[0].out;
+            forces.extend([o.force.x, o.force.y, o.force.z, o.port.energy].map(f64::to_bits));
+        }
+        let snap = w.data.snapshot();
+        (forces, format!("{:?}", snap.state))
+    };
+    let (a, b) = (run(), run());
+    assert!(a.0 == b.0, "rendered forces differ");
+    assert_eq!(a.1, b.1, "states differ");
+}
+
+/// The other two watchdog behaviours at the tick they act: "hold" keeps the
+/// coupling (gain 1, the target frozen at the last pose, so the force stays while
+/// the tool is still); "release" drops it at once (gain 0, no force, the tool falls).
+#[test]
+fn watchdog_hold_and_release() {
+    let text = std::fs::read_to_string("config/scenes/haptic_probe.toml").unwrap();
+    for (name, gain_after) in [("hold", 1.0), ("release", 0.0)] {
+        let t = text.replace("watchdog = \"fade\"", &format!("watchdog = \"{name}\""));
+        let model = rtphys::model::scene::load_scene_str(&t, "p.toml", std::path::Path::new("."))
+            .expect("scene");
+        let mut w = World::new(1, "p".into(), model, 2, 16);
+        let out = ArrayQueue::new(64);
+        // Sample at 1 ms per tick; silent from tick 1000 (last sample received at
+        // 1000 ms, timeout 50 ms): the watchdog acts at the first tick boundary
+        // past 1050 ms, i.e. tick 1050.
+        let mut tripped_at = None;
+        for k in 0..1300 {
+            tick(&mut w, &out, k, k >= 1000);
+            if tripped_at.is_none() && w.haptic[0].out.tripped {
+                tripped_at = Some(k);
+            }
+        }
+        assert_eq!(tripped_at, Some(1050), "{name}");
+        let o = &w.haptic[0].out;
+        assert_eq!(o.gain, gain_after, "{name}");
+        if gain_after == 0.0 {
+            assert_eq!(o.force_env, Vec3::zeros());
+            assert!(
+                w.haptic[0].out.tool.translation.z < 0.85,
+                "released tool falls"
+            );
+        } else {
+            assert!(
+                o.force_env.norm() > 0.1,
+                "held: the table still pushes back"
+            );
+        }
+    }
+}
