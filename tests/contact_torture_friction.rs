@@ -26,7 +26,7 @@ use rtphys::{Data, Model};
 
 const G: f64 = 9.81;
 
-const PENALTY: &str = "[penalty]\nkp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0\nforgetting = 0.9\n\n";
+const PENALTY: &str = "[penalty]\nkp_per_mass = 100000.0\nkv_per_mass = 500.0\nki_per_mass = 5000.0\nforgetting = 0.9\n\n";
 
 fn world(method: &str, dt: f64) -> String {
     let mut s = format!("[world]\ngravity = [0.0, 0.0, -{G}]\ndt = {dt}\nintegrator = \"semi_implicit_euler\"\nmethod = \"{method}\"\n\n");
