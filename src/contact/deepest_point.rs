@@ -29,11 +29,4 @@ impl ContactModel for DeepestPoint {
             });
         }
     }
-
-    fn support_points(&self, ctx: &PairContext, _scratch: &mut SelectScratch, out: &mut Vec<u32>) {
-        out.clear();
-        if ctx.points.get(ctx.deepest).is_some_and(|p| p.depth >= 0.0) {
-            out.push(ctx.deepest as u32);
-        }
-    }
 }

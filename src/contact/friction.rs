@@ -199,48 +199,6 @@ pub fn tangential_forces_at(
     }
 }
 
-/// The sticking force of a pair for an integrator that takes it implicitly
-/// (`pipeline::penalty_implicit`): f_t = −L_t − k (δ_t + h v_t⁺) − b v_t⁺ at the
-/// centroid, v_t⁺ the end-of-step slip rate, with the unclamped gains (the
-/// implicit step is stable at any); the torsional part stays explicit.
-#[derive(Clone, Copy, Debug)]
-pub struct ImplicitStick {
-    /// The centroid, the force's constant part −L_t − k δ_t (tangential), N, and
-    /// its rate coefficient h k + b, N·s/m.
-    pub c: Vec3,
-    pub f0: Vec3,
-    pub rate: f64,
-    /// The cone μ‖f‖ it is limited to, N.
-    pub limit: f64,
-    /// The torsional torque on a about the normal.
-    pub twist: Vec3,
-}
-
-/// [`ImplicitStick`] of a sticking pair (None when sliding, frictionless or not
-/// loaded). `cen`, `terms` as in [`tangential_forces_at`].
-pub fn implicit_stick(
-    fp: &FrictionParams,
-    mu: f64,
-    ctx: &PairContext,
-    cen: Option<(Vec3, f64, f64)>,
-    anchor: Option<&StickAnchor>,
-    terms: Option<StickTerms>,
-) -> Option<ImplicitStick> {
-    let (c, total, r) = cen.filter(|_| mu > 0.0)?;
-    let anchor = anchor?;
-    let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, &c, r, anchor));
-    let (k, b) = (fp.k_stick.value(ctx.m_pair), fp.b_stick.value(ctx.m_pair));
-    let limit = mu * stick_normal(ctx, total);
-    let tau = -t.kt * t.twist - t.bt * twist_rate(ctx);
-    Some(ImplicitStick {
-        c,
-        f0: -t.load - t.slip * k,
-        rate: ctx.h * k + b,
-        limit,
-        twist: ctx.normal * tau.clamp(-limit * r, limit * r),
-    })
-}
-
 /// Stick/slip transitions of one pair, once per step at the step's start state.
 pub fn update_state(
     fp: &FrictionParams,

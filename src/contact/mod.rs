@@ -151,10 +151,6 @@ pub trait ContactModel {
         scratch: &mut SelectScratch,
         out: &mut Vec<PointForce>,
     );
-    /// The points the model may put force on that do not lie outside the other
-    /// body (depth ≥ 0), whatever their force now: the rows of an implicit step,
-    /// where a point touching at zero depth still resists being pushed in.
-    fn support_points(&self, ctx: &PairContext, scratch: &mut SelectScratch, out: &mut Vec<u32>);
 }
 
 /// The contact model a penalty scene selects.

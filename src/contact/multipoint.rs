@@ -48,17 +48,4 @@ impl ContactModel for MultiPoint {
             pf.f_n /= r;
         }
     }
-
-    fn support_points(&self, ctx: &PairContext, scratch: &mut SelectScratch, out: &mut Vec<u32>) {
-        out.clear();
-        let mut selected = std::mem::take(&mut scratch.selected);
-        bottom_points(ctx.points, &ctx.normal, scratch, &mut selected);
-        out.extend(
-            selected
-                .iter()
-                .copied()
-                .filter(|&i| ctx.points[i as usize].depth >= 0.0),
-        );
-        scratch.selected = selected;
-    }
 }

@@ -5,7 +5,7 @@
 use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts};
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
-use super::penalty_implicit::{ImplicitContact, Limit, Row};
+use super::penalty_implicit::{ImplicitContact, Row};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
 use crate::collision::ContactSet;
@@ -16,7 +16,7 @@ use crate::contact::{
 };
 use crate::data::{BodyState, ContactPhase, Data, PairState, Stage};
 use crate::kinematics::link_states;
-use crate::math::{tangent_basis, Vec3, Wrench};
+use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Integrator, Material, Model, PenaltyParams};
 use std::time::Instant;
 
@@ -43,14 +43,11 @@ pub struct PenaltyWorkspace {
     /// one manifold.
     sel: SelectScratch,
     point_forces: Vec<PointForce>,
-    candidates: Vec<u32>,
     /// The load each body carries (its own mass and what rests on it): the gain mass
     /// of its pairs.
     support: SupportLoads,
     /// The linearly implicit normal force (semi-implicit Euler).
     implicit: ImplicitContact,
-    /// Friction wrench of the implicit pairs.
-    fric: Vec<Wrench>,
 }
 
 impl PenaltyWorkspace {
@@ -65,10 +62,8 @@ impl PenaltyWorkspace {
             impacted: vec![false; nb],
             sel: SelectScratch::default(),
             point_forces: Vec::new(),
-            candidates: Vec::new(),
             support: SupportLoads::new(nb),
             implicit: ImplicitContact::new(nb),
-            fric: vec![Wrench::ZERO; nb],
         }
     }
 }
@@ -92,8 +87,6 @@ struct ForceCtx<'a> {
 struct ModelBufs<'a> {
     sel: &'a mut SelectScratch,
     pf: &'a mut Vec<PointForce>,
-    /// Support points of one manifold (implicit rows).
-    cand: &'a mut Vec<u32>,
 }
 
 impl Stepper for PenaltyStepper<'_> {
@@ -145,10 +138,8 @@ impl Stepper for PenaltyStepper<'_> {
             impacted,
             sel,
             point_forces,
-            candidates,
             support,
             implicit,
-            fric,
         } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
         let t = Instant::now();
@@ -173,7 +164,6 @@ impl Stepper for PenaltyStepper<'_> {
         let mut mb = ModelBufs {
             sel: &mut *sel,
             pf: &mut *point_forces,
-            cand: &mut *candidates,
         };
         stats.impulses = resolve_impacts(
             &cx,
@@ -221,7 +211,6 @@ impl Stepper for PenaltyStepper<'_> {
             let mut mb = ModelBufs {
                 sel: &mut *sel,
                 pf: &mut *point_forces,
-                cand: &mut *candidates,
             };
             implicit.rows.clear();
             contact_wrenches(
@@ -240,29 +229,6 @@ impl Stepper for PenaltyStepper<'_> {
             derivatives(model, st, frozen, Some(bodies), xfrc, wrench, k);
             if stage == 0 && semi_implicit {
                 implicit.solve(model, h, st, bodies, k, contact_wrench, contact_force);
-                implicit_friction(
-                    &cx,
-                    st,
-                    (set, set_pair),
-                    pairs,
-                    &mut implicit.rows,
-                    &mut *point_forces,
-                    fric,
-                    contact_force,
-                );
-                // Friction enters the rates explicitly (M⁻¹ of its wrench).
-                for (b, w) in fric.iter().enumerate() {
-                    if dynamic(b) {
-                        k[b].dv += w.force * bodies[b].inv_mass;
-                        k[b].dw += bodies[b].inv_inertia_w * w.torque;
-                    }
-                    contact_wrench[b].force += w.force;
-                    contact_wrench[b].torque += w.torque;
-                }
-                // With the sticking rows: normal and tangential forces together.
-                if implicit.rows.iter().any(|r| r.limit != Limit::Push) {
-                    implicit.solve(model, h, st, bodies, k, contact_wrench, contact_force);
-                }
             }
             let record = (stage == 0).then_some(robots::Record {
                 actuator: &mut qfrc_actuator[..],
@@ -433,7 +399,7 @@ fn resolve_impacts(
         bodies,
         ..
     } = *cx;
-    let ModelBufs { sel, pf, .. } = mb;
+    let ModelBufs { sel, pf } = mb;
     impacted.iter_mut().for_each(|i| *i = false);
     let eps = p.impacts.epsilon;
     let mut count = 0;
@@ -537,7 +503,7 @@ fn contact_wrenches(
     mut rows: Option<&mut Vec<Row>>,
 ) {
     let ForceCtx { p, cm, .. } = *cx;
-    let ModelBufs { sel, pf, cand } = mb;
+    let ModelBufs { sel, pf } = mb;
     // The friction state (stick/slip, anchor) is updated at the first stage only,
     // the one that reports the manifold forces.
     let first_stage = manifold_force.is_some();
@@ -547,18 +513,13 @@ fn contact_wrenches(
         mf.resize(set_pair.len(), Vec3::zeros());
     }
     for (mi, &pi) in set_pair.iter().enumerate() {
-        // No force, normal or tangential, from a manifold that does not penetrate
-        // (an implicit pair also takes one that touches at zero depth).
-        let depth = set.manifolds[mi].max_depth(set);
-        if depth < 0.0 || (depth == 0.0 && rows.is_none()) {
+        // No force, normal or tangential, from a manifold that does not penetrate.
+        if set.manifolds[mi].max_depth(set) <= 0.0 {
             continue;
         }
         let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
-        if depth == 0.0 && !implicit_pair(cx, ba, bb) {
-            continue;
-        }
         let f_before = wrench[ba].force;
         let gains = pair_gains(cx, &ctx, ba, bb);
         pf.clear();
@@ -574,26 +535,11 @@ fn contact_wrenches(
             wrench[bb].add_force_at(-fv, pt, xb);
         }
         if let Some(rows) = implicit_rows {
-            // Every support point is a row, those without force now too (a body
-            // placed touching is held from its first step); the implicit part of
-            // eq. (3) is shared among them.
-            cm.support_points(&ctx, sel, cand);
-            let r = (cand.len() as f64).max(r);
             let (c, kv_r) = ((cx.h * gains.kp + gains.kv) / r, gains.kv / r);
-            for &i in cand.iter() {
-                let f = pf.iter().find(|f| f.point == i).copied().unwrap_or(PointForce {
-                    point: i,
-                    f_n: 0.0,
-                });
-                let pt = ctx.points[i as usize].p_w;
-                let s = ctx.normal_velocity(&pt);
-                rows.push(Row::normal((ba, bb), (pt, ctx.normal), (c, kv_r, s), f, mi));
+            for f in pf.iter() {
+                let pt = ctx.points[f.point as usize].p_w;
+                rows.push(Row::new((ba, bb), (pt, ctx.normal), (c, kv_r), f.f_n, mi));
             }
-            // Friction follows the implicit normal force ([`implicit_friction`]).
-            if let Some(mf) = manifold_force.as_deref_mut() {
-                mf[mi] = wrench[ba].force - f_before;
-            }
-            continue;
         }
         // The force centroid, shared by the stick/slip update and the forces.
         let cen = if mat.mu > 0.0 {
@@ -633,105 +579,3 @@ fn contact_wrenches(
         }
     }
 }
-
-/// Friction of the pairs whose normal force is implicit, from their end-of-step
-/// normal forces (the rows after [`ImplicitContact::solve`]): the cone and the
-/// stick/slip update see the force the step applies, not the explicit estimate.
-/// Writes the friction wrench on every body into `fric` and adds the manifolds'
-/// friction forces to `manifold_force`.
-fn implicit_friction(
-    cx: &ForceCtx<'_>,
-    state: &[BodyState],
-    (set, set_pair): (&ContactSet, &[usize]),
-    pairs: &mut [PairState],
-    rows: &mut Vec<Row>,
-    pf: &mut Vec<PointForce>,
-    fric: &mut [Wrench],
-    manifold_force: &mut [Vec3],
-) {
-    let p = cx.p;
-    fric.iter_mut().for_each(|w| *w = Wrench::ZERO);
-    let mut start = 0;
-    let n_normal = rows.len();
-    while start < n_normal {
-        let mi = rows[start].manifold as usize;
-        let end = start
-            + rows[start..n_normal]
-                .iter()
-                .take_while(|r| r.manifold as usize == mi)
-                .count();
-        let group = &rows[start..end];
-        start = end;
-        let pi = set_pair[mi];
-        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
-            continue;
-        };
-        pf.clear();
-        pf.extend(group.iter().filter(|r| r.f > 0.0).map(|r| PointForce {
-            point: r.point,
-            f_n: r.f,
-        }));
-        let (xa, xb) = (ctx.a.x, ctx.b.x);
-        let f_before = fric[ba].force;
-        let cen = if mat.mu > 0.0 {
-            friction::centroid(&ctx, pf)
-        } else {
-            None
-        };
-        let terms = friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
-        let anchor = pairs[pi].anchor;
-        // A sticking contact: its spring–damper joins the implicit system as two
-        // tangential rows at the centroid, the twist stays explicit.
-        if let Some(st) = friction::implicit_stick(
-            &p.friction,
-            mat.mu,
-            &ctx,
-            cen,
-            anchor.as_ref(),
-            terms,
-        ) {
-            let (t1, t2) = tangent_basis(&ctx.normal);
-            rows.push(Row::tangent(
-                (ba, bb),
-                (st.c, t1),
-                (st.f0.dot(&t1), st.rate),
-                Limit::Cone(st.limit),
-                mi,
-            ));
-            rows.push(Row::tangent(
-                (ba, bb),
-                (st.c, t2),
-                (st.f0.dot(&t2), st.rate),
-                Limit::ConeSecond,
-                mi,
-            ));
-            fric[ba].torque += st.twist;
-            fric[bb].torque -= st.twist;
-            continue;
-        }
-        let apply = |pt, f| {
-            fric[ba].add_force_at(f, pt, xa);
-            fric[bb].add_force_at(-f, pt, xb);
-        };
-        let twist = friction::tangential_forces_at(
-            &p.friction,
-            mat.mu,
-            &ctx,
-            pf,
-            cen,
-            anchor.as_ref(),
-            terms,
-            apply,
-        );
-        fric[ba].torque += twist;
-        fric[bb].torque -= twist;
-        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {
-            fric[ba].torque += tau;
-            fric[bb].torque -= tau;
-        }
-        if let Some(mf) = manifold_force.get_mut(mi) {
-            *mf += fric[ba].force - f_before;
-        }
-    }
-}
-

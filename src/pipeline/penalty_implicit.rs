@@ -21,62 +21,39 @@
 //! buffers sized once (no allocation per tick after warm-up).
 
 use crate::contact::impulse::ImpulseBody;
-use crate::contact::PointForce;
 use crate::data::BodyState;
 use crate::math::{Mat3, Vec3, Wrench};
 use crate::model::Model;
 
 use super::integrator::Deriv;
 
-/// What a row's force is limited by.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Limit {
-    /// A normal force: f ≥ 0 (a point that would pull carries none).
-    Push,
-    /// One of the two tangential rows (this one and the next) of a sticking
-    /// contact: ‖(f₁, f₂)‖ ≤ the given μ‖f_n‖; beyond it both are scaled onto the
-    /// cone and held fixed.
-    Cone(f64),
-    /// The second row of a cone pair (limited with the first).
-    ConeSecond,
-}
-
-/// One row of the implicit system: a force f = a − c s⁺ along unit `n` at world
-/// point `p` on body a (body b takes −f), s⁺ = J v⁺ the end-of-step rate of
-/// separation along n, limited by `limit`.
+/// One force-carrying point of a pair solved implicitly.
 #[derive(Clone, Copy, Debug)]
 pub struct Row {
     pub a: usize,
     pub b: usize,
+    /// World point and unit normal (toward a).
     pub p: Vec3,
     pub n: Vec3,
-    /// The constant part of the force, N, and its rate coefficient, N·s/m.
-    pub f0: f64,
+    /// (h kp + kv)/r and kv/r.
     pub c: f64,
-    /// The force already in the rates (the explicit estimate, or the last solve's).
-    pub applied: f64,
-    pub limit: Limit,
-    /// Index of the manifold (for the reported manifold forces) and of the point in
-    /// it (normal rows).
+    pub kv_r: f64,
+    /// The explicit force at the point, N (on a along n).
+    pub f_ex: f64,
+    /// Index of the manifold (for the reported manifold forces).
     pub manifold: u32,
-    pub point: u32,
-    /// The end-of-step force, N, after [`ImplicitContact::solve`].
-    pub f: f64,
     // Filled by the solve.
+    s: f64,
     s_ex: f64,
     on: bool,
-    fixed: f64,
 }
 
 impl Row {
-    /// A normal row of eq. (3): f = (kp (d − h s⁺) − kv s⁺ + ki I)/r
-    /// = f^ex + kv/r s − c s⁺ with f^ex = (kp d − kv s + ki I)/r the explicit
-    /// force at the start-of-step rate s, c = (h kp + kv)/r.
-    pub fn normal(
+    pub fn new(
         (a, b): (usize, usize),
         (p, n): (Vec3, Vec3),
-        (c, kv_r, s): (f64, f64, f64),
-        pf: PointForce,
+        (c, kv_r): (f64, f64),
+        f_ex: f64,
         manifold: usize,
     ) -> Row {
         Row {
@@ -84,42 +61,13 @@ impl Row {
             b,
             p,
             n,
-            f0: pf.f_n + kv_r * s,
             c,
-            applied: pf.f_n,
-            limit: Limit::Push,
+            kv_r,
+            f_ex,
             manifold: manifold as u32,
-            point: pf.point,
-            f: pf.f_n,
+            s: 0.0,
             s_ex: 0.0,
             on: true,
-            fixed: 0.0,
-        }
-    }
-
-    /// A tangential row of a sticking contact (not yet in the rates).
-    pub fn tangent(
-        (a, b): (usize, usize),
-        (p, t): (Vec3, Vec3),
-        (f0, c): (f64, f64),
-        limit: Limit,
-        manifold: usize,
-    ) -> Row {
-        Row {
-            a,
-            b,
-            p,
-            n: t,
-            f0,
-            c,
-            applied: 0.0,
-            limit,
-            manifold: manifold as u32,
-            point: 0,
-            f: 0.0,
-            s_ex: 0.0,
-            on: true,
-            fixed: 0.0,
         }
     }
 }
@@ -140,7 +88,7 @@ pub struct ImplicitContact {
     z: Vec<Six>,
     d: Vec<Six>,
     ad: Vec<Six>,
-    /// CG iterations since the last reset (all solves and active-set passes).
+    /// CG iterations of the last solve (all active-set passes).
     pub iterations: usize,
 }
 
@@ -200,10 +148,9 @@ impl ImplicitContact {
         }
     }
 
-    /// Corrects the rates `k` (which hold every row's `applied` force) to the rows'
-    /// end-of-step forces, and the reported contact wrenches and manifold forces
-    /// with them; each row's `applied` and `f` become that force. `bodies`: mass
-    /// properties at `state`.
+    /// Corrects the explicit rates `k` (from [`super::bodies::derivatives`] with the
+    /// rows' explicit forces) to the implicit force, and the reported contact
+    /// wrenches and manifold forces with it. `bodies`: mass properties at `state`.
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
@@ -215,6 +162,7 @@ impl ImplicitContact {
         wrench: &mut [Wrench],
         manifold_force: &mut [Vec3],
     ) {
+        self.iterations = 0;
         if self.rows.is_empty() {
             return;
         }
@@ -234,53 +182,36 @@ impl ImplicitContact {
                 self.inertia_w[b] = rm * model.bodies[b].inertia * rm.transpose();
             }
         }
-        // Velocities after the update with the applied forces (scratch in r).
+        // Velocities at the start (x) and after the explicit update (r, scratch).
         for b in 0..nb {
+            self.x[b] = [state[b].v, state[b].w];
             self.r[b] = if self.part[b] {
                 [state[b].v + k[b].dv * h, state[b].w + k[b].dw * h]
             } else {
                 [state[b].v, state[b].w]
             };
         }
+        // J v and J v^ex at each row (all bodies' velocities: a moving static body
+        // still moves the contact).
         for i in 0..self.rows.len() {
             let row = self.rows[i];
             let rate = |u: &Six, b: usize| row.n.dot(&point_rate(u, &state[b].x, &row.p));
+            self.rows[i].s = rate(&self.x[row.a], row.a) - rate(&self.x[row.b], row.b);
             self.rows[i].s_ex = rate(&self.r[row.a], row.a) - rate(&self.r[row.b], row.b);
             self.rows[i].on = true;
         }
         let max_iter = (12 * self.part.iter().filter(|&&p| p).count()).clamp(24, 600);
-        for _pass in 0..6 {
+        for _pass in 0..4 {
             self.cg(state, bodies, h, max_iter);
-            // End-of-step forces: drop pulling normal points, hold sticking
-            // contacts beyond their cone on it.
+            // End-of-step forces; drop pulling points, restore pushing ones.
             let mut changed = false;
-            let mut i = 0;
-            while i < self.rows.len() {
+            for i in 0..self.rows.len() {
                 let row = self.rows[i];
-                let f = row.f0 - row.c * (row.s_ex + self.j(&row, state, &self.x));
-                match row.limit {
-                    Limit::Push => {
-                        let on = f > 0.0;
-                        changed |= on != row.on;
-                        self.rows[i].on = on;
-                        i += 1;
-                    }
-                    Limit::Cone(max) => {
-                        let next = self.rows[i + 1];
-                        let f2 = next.f0 - next.c * (next.s_ex + self.j(&next, state, &self.x));
-                        let norm = f.hypot(f2);
-                        if row.on && norm > max {
-                            let scale = max / norm;
-                            self.rows[i].on = false;
-                            self.rows[i + 1].on = false;
-                            self.rows[i].fixed = f * scale;
-                            self.rows[i + 1].fixed = f2 * scale;
-                            changed = true;
-                        }
-                        i += 2;
-                    }
-                    Limit::ConeSecond => i += 1,
-                }
+                let f =
+                    row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(&row, state, &self.x));
+                let on = f > 0.0;
+                changed |= on != row.on;
+                self.rows[i].on = on;
             }
             if !changed {
                 break;
@@ -293,21 +224,13 @@ impl ImplicitContact {
                 k[b].dw += self.x[b][1] / h;
             }
         }
-        for i in 0..self.rows.len() {
-            let row = self.rows[i];
+        for row in &self.rows {
             let f = if row.on {
-                let f = row.f0 - row.c * (row.s_ex + self.j(&row, state, &self.x));
-                if row.limit == Limit::Push {
-                    f.max(0.0)
-                } else {
-                    f
-                }
+                row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, state, &self.x))
             } else {
-                row.fixed
+                0.0
             };
-            let df = row.n * (f - row.applied);
-            self.rows[i].f = f;
-            self.rows[i].applied = f;
+            let df = row.n * (f.max(0.0) - row.f_ex);
             wrench[row.a].add_force_at(df, row.p, state[row.a].x);
             wrench[row.b].add_force_at(-df, row.p, state[row.b].x);
             if let Some(mf) = manifold_force.get_mut(row.manifold as usize) {
@@ -317,17 +240,16 @@ impl ImplicitContact {
     }
 
     /// Preconditioned conjugate gradients for (M + h Σ_on c_i J_iᵀ J_i) δ = b into
-    /// `self.x`, b = h Σ_on J_iᵀ (a_i − c_i s_i^ex − applied_i)
-    /// + h Σ_off J_iᵀ (fixed_i − applied_i).
+    /// `self.x`, b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) − h Σ_off J_iᵀ f_i^ex.
     fn cg(&mut self, state: &[BodyState], bodies: &[ImpulseBody], h: f64, max_iter: usize) {
         let nb = state.len();
         self.x.iter_mut().for_each(|x| *x = ZERO6);
         self.r.iter_mut().for_each(|x| *x = ZERO6);
         for row in &self.rows {
             let lambda = if row.on {
-                h * (row.f0 - row.c * row.s_ex - row.applied)
+                h * (row.kv_r * row.s - row.c * row.s_ex)
             } else {
-                h * (row.fixed - row.applied)
+                -h * row.f_ex
             };
             Self::jt(&self.part, row, state, lambda, &mut self.r);
         }
