@@ -492,6 +492,7 @@ fn resolve_impacts(
 /// Contact wrench on every body at one integrator stage: normal PID forces from the
 /// contact model, then friction. At the first stage the friction state of each pair
 /// (stick/slip, anchor) is updated from the start-of-step state.
+#[allow(clippy::too_many_arguments)]
 fn contact_wrenches(
     cx: &ForceCtx<'_>,
     state: &[BodyState],

@@ -106,6 +106,8 @@ fn dot6(a: &[Six], b: &[Six]) -> f64 {
         .sum()
 }
 
+// Loops over body indices read several parallel per-body arrays at once.
+#[allow(clippy::needless_range_loop)]
 impl ImplicitContact {
     pub fn new(nbody: usize) -> Self {
         ImplicitContact {
