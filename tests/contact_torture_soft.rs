@@ -16,6 +16,11 @@
 //! ≤ 1 mm, is not ejected (the small cube's speed stays below 0.1 m/s, and it stays
 //! under the big one) and its energy (kinetic + gravitational + elastic in the
 //! contacts) never rises by more than 1e-6 of the big cube's m g L per tick.
+//!
+//! The mass-ratio stack also under the penalty method (`box_on_plane.toml`'s gains,
+//! semi-implicit Euler: the normal force linearly implicit, `pipeline/penalty_implicit.rs`,
+//! the gain mass the load each contact carries): the same tolerances, with kinetic +
+//! gravitational energy (the PID force with its integral term has no potential).
 
 mod common;
 use common::{load, load_str};
