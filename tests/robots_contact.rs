@@ -430,28 +430,14 @@ fn humanoid_runs_are_bit_identical_and_snapshots_reproduce_the_continuation() {
 ///   — a rolling-resistance torque that is part of 000's model, not of the anchor.
 #[test]
 fn free_bodies_rolling_without_slipping_keep_rolling() {
-    rolling_keeps_speed(&[(
-        "{ type = \"cylinder\", radius = 0.1, half_length = 0.02 }",
-        300.0,
-    )]);
-}
-
-/// The sphere of [`free_bodies_rolling_without_slipping_keep_rolling`] (kv = 0). Open
-/// regression of the linearly implicit normal force (`pipeline/penalty_implicit.rs`):
-/// it loses 2.0 % of its speed in 1 s (v = 0.9798 m/s; 1.0000 before). The implicit
-/// spring takes the end-of-step depth of each point as d − h s⁺ with s⁺ the normal
-/// velocity of the *material* point, which for a sphere's cap points (not material
-/// features: the cap's depth does not change as it rolls) is ±ω a ahead/behind, so
-/// h kp acts as the kv = 300/kg damping the header describes, at kv_eff = h kp = 20/kg.
-#[test]
-#[ignore = "open regression of the implicit penalty force: the rolling sphere loses 2.0 % in 1 s"]
-fn free_sphere_rolling_without_slipping_keeps_rolling() {
-    rolling_keeps_speed(&[("{ type = \"sphere\", radius = 0.1 }", 0.0)]);
-}
-
-fn rolling_keeps_speed(cases: &[(&str, f64)]) {
     let mut failures = Vec::new();
-    for &(shape, kv) in cases {
+    for (shape, kv) in [
+        ("{ type = \"sphere\", radius = 0.1 }", 0.0),
+        (
+            "{ type = \"cylinder\", radius = 0.1, half_length = 0.02 }",
+            300.0,
+        ),
+    ] {
         let rot = if shape.contains("cylinder") {
             "rpy = [1.5707963267948966, 0.0, 0.0]\n"
         } else {

@@ -8,7 +8,7 @@ use super::integrator::{self, Deriv, StageBuffers};
 use super::penalty_implicit::{ImplicitContact, Row};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
-use crate::collision::ContactSet;
+use crate::collision::{ContactSet, Shape};
 use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
 use crate::contact::{
     friction, model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch,
@@ -219,8 +219,7 @@ impl Stepper for PenaltyStepper<'_> {
                 (set, set_pair),
                 pairs,
                 &mut mb,
-                wrench,
-                (stage == 0).then_some(&mut *contact_force),
+                (wrench, (stage == 0).then_some(&mut *contact_force)),
                 semi_implicit.then_some(&mut implicit.rows),
             );
             if stage == 0 {
@@ -228,7 +227,7 @@ impl Stepper for PenaltyStepper<'_> {
             }
             derivatives(model, st, frozen, Some(bodies), xfrc, wrench, k);
             if stage == 0 && semi_implicit {
-                implicit.solve(model, h, st, bodies, k, contact_wrench, contact_force);
+                implicit.solve(model, h, st, bodies, k, (contact_wrench, contact_force));
             }
             let record = (stage == 0).then_some(robots::Record {
                 actuator: &mut qfrc_actuator[..],
@@ -363,6 +362,27 @@ fn context<'a>(
     ))
 }
 
+/// The point of geom `g`'s body whose velocity gives the rate of the depth of the
+/// contact point `p` on it. The multi-point model regenerates a curved surface's
+/// points from the geometry every step, so their depths follow the centre of
+/// curvature, not the material: for a sphere its centre, for a capsule the nearest
+/// point of its axis segment (a rolling sphere's cap points keep their depths while
+/// their material velocity has a normal component ω × (p − c), which as the rate
+/// would make the implicit spring a damper on rolling). Flat faces, vertices and
+/// edges: the contact point itself.
+fn rate_point(model: &Model, state: &[BodyState], g: usize, p: Vec3) -> Vec3 {
+    let geom = &model.geoms[g];
+    match geom.shape {
+        Shape::Sphere { .. } => (state[geom.body].pose() * geom.x_bg).translation.vector,
+        Shape::Capsule { half_length, .. } => {
+            let pose = state[geom.body].pose() * geom.x_bg;
+            let (c, axis) = (pose.translation.vector, pose.rotation * Vec3::z());
+            c + axis * (p - c).dot(&axis).clamp(-half_length, half_length)
+        }
+        _ => p,
+    }
+}
+
 /// Whether the normal force of the pair (ba, bb) is linearly implicit: under
 /// semi-implicit Euler, between free or static bodies (robot links keep the explicit
 /// force: their velocities are the robot's joint rates).
@@ -492,15 +512,14 @@ fn resolve_impacts(
 /// Contact wrench on every body at one integrator stage: normal PID forces from the
 /// contact model, then friction. At the first stage the friction state of each pair
 /// (stick/slip, anchor) is updated from the start-of-step state.
-#[allow(clippy::too_many_arguments)]
+/// `rows`: where the linearly implicit pairs' points go (semi-implicit Euler).
 fn contact_wrenches(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
     (set, set_pair): (&ContactSet, &[usize]),
     pairs: &mut [PairState],
     mb: &mut ModelBufs<'_>,
-    wrench: &mut [Wrench],
-    mut manifold_force: Option<&mut Vec<Vec3>>,
+    (wrench, mut manifold_force): (&mut [Wrench], Option<&mut Vec<Vec3>>),
     mut rows: Option<&mut Vec<Row>>,
 ) {
     let ForceCtx { p, cm, .. } = *cx;
@@ -537,9 +556,20 @@ fn contact_wrenches(
         }
         if let Some(rows) = implicit_rows {
             let (c, kv_r) = ((cx.h * gains.kp + gains.kv) / r, gains.kv / r);
+            let (ga, gb) = (set.manifolds[mi].geom_a, set.manifolds[mi].geom_b);
             for f in pf.iter() {
                 let pt = ctx.points[f.point as usize].p_w;
-                rows.push(Row::new((ba, bb), (pt, ctx.normal), (c, kv_r), f.f_n, mi));
+                let (pa, pb) = (
+                    rate_point(cx.model, state, ga, pt),
+                    rate_point(cx.model, state, gb, pt),
+                );
+                rows.push(Row::new(
+                    (ba, bb),
+                    (pa, pb, ctx.normal),
+                    (c, kv_r),
+                    f.f_n,
+                    mi,
+                ));
             }
         }
         // The force centroid, shared by the stick/slip update and the forces.

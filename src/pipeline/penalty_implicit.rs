@@ -32,8 +32,12 @@ use super::integrator::Deriv;
 pub struct Row {
     pub a: usize,
     pub b: usize,
-    /// World point and unit normal (toward a).
-    pub p: Vec3,
+    /// The rate points on a and b (world): the point of each body whose velocity
+    /// gives the rate of the point's depth, and where the implicit correction acts
+    /// (`penalty::rate_point`: the contact point on a flat face, vertex or edge; the
+    /// centre of curvature on a sphere or a capsule), and the unit normal (toward a).
+    pub pa: Vec3,
+    pub pb: Vec3,
     pub n: Vec3,
     /// (h kp + kv)/r and kv/r.
     pub c: f64,
@@ -51,7 +55,7 @@ pub struct Row {
 impl Row {
     pub fn new(
         (a, b): (usize, usize),
-        (p, n): (Vec3, Vec3),
+        (pa, pb, n): (Vec3, Vec3, Vec3),
         (c, kv_r): (f64, f64),
         f_ex: f64,
         manifold: usize,
@@ -59,7 +63,8 @@ impl Row {
         Row {
             a,
             b,
-            p,
+            pa,
+            pb,
             n,
             c,
             kv_r,
@@ -128,10 +133,10 @@ impl ImplicitContact {
     fn j(&self, row: &Row, state: &[BodyState], u: &[Six]) -> f64 {
         let mut s = 0.0;
         if self.part[row.a] {
-            s += row.n.dot(&point_rate(&u[row.a], &state[row.a].x, &row.p));
+            s += row.n.dot(&point_rate(&u[row.a], &state[row.a].x, &row.pa));
         }
         if self.part[row.b] {
-            s -= row.n.dot(&point_rate(&u[row.b], &state[row.b].x, &row.p));
+            s -= row.n.dot(&point_rate(&u[row.b], &state[row.b].x, &row.pb));
         }
         s
     }
@@ -142,18 +147,18 @@ impl ImplicitContact {
         let f = row.n * lambda;
         if part[row.a] {
             out[row.a][0] += f;
-            out[row.a][1] += (row.p - state[row.a].x).cross(&f);
+            out[row.a][1] += (row.pa - state[row.a].x).cross(&f);
         }
         if part[row.b] {
             out[row.b][0] -= f;
-            out[row.b][1] -= (row.p - state[row.b].x).cross(&f);
+            out[row.b][1] -= (row.pb - state[row.b].x).cross(&f);
         }
     }
 
     /// Corrects the explicit rates `k` (from [`super::bodies::derivatives`] with the
     /// rows' explicit forces) to the implicit force, and the reported contact
-    /// wrenches and manifold forces with it. `bodies`: mass properties at `state`.
-    #[allow(clippy::too_many_arguments)]
+    /// wrenches and manifold forces (`reports`) with it. `bodies`: mass properties
+    /// at `state`.
     pub fn solve(
         &mut self,
         model: &Model,
@@ -161,8 +166,7 @@ impl ImplicitContact {
         state: &[BodyState],
         bodies: &[ImpulseBody],
         k: &mut [Deriv],
-        wrench: &mut [Wrench],
-        manifold_force: &mut [Vec3],
+        (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
     ) {
         self.iterations = 0;
         if self.rows.is_empty() {
@@ -197,9 +201,10 @@ impl ImplicitContact {
         // still moves the contact).
         for i in 0..self.rows.len() {
             let row = self.rows[i];
-            let rate = |u: &Six, b: usize| row.n.dot(&point_rate(u, &state[b].x, &row.p));
-            self.rows[i].s = rate(&self.x[row.a], row.a) - rate(&self.x[row.b], row.b);
-            self.rows[i].s_ex = rate(&self.r[row.a], row.a) - rate(&self.r[row.b], row.b);
+            let rate = |u: &Six, b: usize, p: &Vec3| row.n.dot(&point_rate(u, &state[b].x, p));
+            let (a, b) = (row.a, row.b);
+            self.rows[i].s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
+            self.rows[i].s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
             self.rows[i].on = true;
         }
         let max_iter = (12 * self.part.iter().filter(|&&p| p).count()).clamp(24, 600);
@@ -233,8 +238,8 @@ impl ImplicitContact {
                 0.0
             };
             let df = row.n * (f.max(0.0) - row.f_ex);
-            wrench[row.a].add_force_at(df, row.p, state[row.a].x);
-            wrench[row.b].add_force_at(-df, row.p, state[row.b].x);
+            wrench[row.a].add_force_at(df, row.pa, state[row.a].x);
+            wrench[row.b].add_force_at(-df, row.pb, state[row.b].x);
             if let Some(mf) = manifold_force.get_mut(row.manifold as usize) {
                 *mf += df;
             }
