@@ -16,11 +16,20 @@
 //! ≤ 1 mm, is not ejected (the small cube's speed stays below 0.1 m/s, and it stays
 //! under the big one) and its energy (kinetic + gravitational + elastic in the
 //! contacts) never rises by more than 1e-6 of the big cube's m g L per tick.
+//!
+//! The mass-ratio stack also under the penalty method (`box_on_plane.toml`'s gains,
+//! semi-implicit Euler: the normal force linearly implicit, `pipeline/penalty_implicit.rs`,
+//! the gain mass the load each contact carries): the same tolerances, with kinetic +
+//! gravitational energy (the PID force with its integral term has no potential).
 
 mod common;
 use common::{load, load_str};
 use rtphys::math::Vec3;
 use rtphys::{Data, Model};
+
+/// The gains of `config/scenes/box_on_plane.toml`.
+const PENALTY: &str =
+    "[penalty]\nkp_per_mass = 100000.0\nkv_per_mass = 500.0\nki_per_mass = 5000.0\nforgetting = 0.9\n\n";
 
 fn world(dt: f64) -> String {
     format!("[world]\ngravity = [0.0, 0.0, -9.81]\ndt = {dt}\nintegrator = \"semi_implicit_euler\"\nmethod = \"hunt_crossley\"\n\n")
@@ -116,6 +125,42 @@ fn mass_ratio_1000_no_crush_no_ejection() {
     }
     let off = Vec3::new(d.state[s].x.x, d.state[s].x.y, 0.0).norm();
     println!("mass ratio: max penetration {:.4} mm, small cube max |v| {vmax:.2e} m/s, moved {off:.2e} m sideways, max energy rise per tick {rise:.2e} of m g L, {} sub-steps", pen * 1e3, d.stats.substeps_total);
+    assert_eq!(d.stats.quarantined, 0);
+    assert!(pen <= 1e-3, "penetration {pen} m");
+    assert!(vmax < 0.1 && off < 1e-3, "ejected: |v| {vmax}, moved {off}");
+    assert!(rise <= 1e-6, "energy rose by {rise} of m g L");
+}
+
+/// The 1,000:1 stack under the penalty method (the gains of `box_on_plane.toml`,
+/// semi-implicit Euler: the normal force linearly implicit, the gain mass the load
+/// each contact carries).
+#[test]
+fn mass_ratio_1000_penalty_no_crush_no_ejection() {
+    let text = world(1e-3).replace("hunt_crossley", "penalty")
+        + PENALTY
+        + &ground(0.5)
+        + &cube("small", 0.5, 1000.0, 0.5, 0.5)
+        + &cube("big", 5.0, 1e6, 6.0, 0.5);
+    let model = load_str(&text);
+    let mut d = Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    let (s, bg) = (body(&model, "small"), body(&model, "big"));
+    let e = |d: &Data| d.kinetic_energy(&model) + d.potential_energy(&model);
+    let (mut pen, mut vmax, mut rise) = (0.0f64, 0.0f64, 0.0f64);
+    let mut prev = e(&d);
+    let scale = 1e6 * 9.81 * 10.0;
+    for _ in 0..3000 {
+        pl.step(&model, &mut d);
+        let floor = 0.5 - d.state[s].x.z;
+        let between = (d.state[s].x.z + 0.5) - (d.state[bg].x.z - 5.0);
+        pen = pen.max(floor).max(between);
+        vmax = vmax.max(d.state[s].v.norm());
+        let now = e(&d);
+        rise = rise.max((now - prev) / scale);
+        prev = now;
+    }
+    let off = Vec3::new(d.state[s].x.x, d.state[s].x.y, 0.0).norm();
+    println!("penalty mass ratio: max penetration {:.4} mm, small cube max |v| {vmax:.2e} m/s, moved {off:.2e} m sideways, max energy rise per tick {rise:.2e} of m g L, final floor/between {:.4}/{:.4} mm", pen * 1e3, (0.5 - d.state[s].x.z)*1e3, ((d.state[s].x.z + 0.5) - (d.state[bg].x.z - 5.0))*1e3);
     assert_eq!(d.stats.quarantined, 0);
     assert!(pen <= 1e-3, "penetration {pen} m");
     assert!(vmax < 0.1 && off < 1e-3, "ejected: |v| {vmax}, moved {off}");

@@ -106,6 +106,16 @@ impl PidGains {
         }
     }
 
+    /// kp, kv, ki for a pair of mass `m_pair` as the scene gives them (no clamp): for
+    /// a force integrated implicitly (`pipeline::penalty_implicit`).
+    pub fn unclamped(p: &PenaltyParams, m_pair: f64) -> PidGains {
+        PidGains {
+            kp: p.kp.value(m_pair),
+            kv: p.kv.value(m_pair),
+            ki: p.ki.value(m_pair),
+        }
+    }
+
     /// The un-normalized PID force of eq. (3): max{kp d − kv v + ki I, 0}, N, and
     /// exactly 0 at a point outside the other body (d < 0: a speculative gap point),
     /// whatever its approach speed or the integral. A point at d = 0 of a

@@ -44,6 +44,7 @@ pub mod hunt_crossley;
 pub mod integrator;
 pub mod lcp;
 pub mod penalty;
+pub mod penalty_implicit;
 pub mod robots;
 pub mod rotation;
 

@@ -5,12 +5,14 @@
 use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts};
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
+use super::penalty_implicit::{ImplicitContact, Row};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
-use crate::collision::ContactSet;
+use crate::collision::{ContactSet, Shape};
 use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
 use crate::contact::{
     friction, model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch,
+    SupportLoads,
 };
 use crate::data::{BodyState, ContactPhase, Data, PairState, Stage};
 use crate::kinematics::link_states;
@@ -41,6 +43,11 @@ pub struct PenaltyWorkspace {
     /// one manifold.
     sel: SelectScratch,
     point_forces: Vec<PointForce>,
+    /// The load each body carries (its own mass and what rests on it): the gain mass
+    /// of its pairs.
+    support: SupportLoads,
+    /// The linearly implicit normal force (semi-implicit Euler).
+    implicit: ImplicitContact,
 }
 
 impl PenaltyWorkspace {
@@ -55,6 +62,8 @@ impl PenaltyWorkspace {
             impacted: vec![false; nb],
             sel: SelectScratch::default(),
             point_forces: Vec::new(),
+            support: SupportLoads::new(nb),
+            implicit: ImplicitContact::new(nb),
         }
     }
 }
@@ -68,6 +77,10 @@ struct ForceCtx<'a> {
     cm: &'a dyn ContactModel,
     h: f64,
     bodies: &'a [ImpulseBody],
+    /// Mass each body carries (0 for static bodies), kg.
+    loads: &'a [f64],
+    /// Normal forces of free-body pairs linearly implicit (semi-implicit Euler).
+    implicit: bool,
 }
 
 /// The contact model's buffers of one evaluation.
@@ -125,6 +138,8 @@ impl Stepper for PenaltyStepper<'_> {
             impacted,
             sel,
             point_forces,
+            support,
+            implicit,
         } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
         let t = Instant::now();
@@ -134,12 +149,17 @@ impl Stepper for PenaltyStepper<'_> {
         update_pair_memory(p, contacts, contact_pair, pairs);
         report_contacts(contacts, stats);
         body_mass_props(model, state, frozen, robots, bodies);
+        support.compute(model, state, dynamic, pairs);
+        let loads = &support.load[..];
+        let semi_implicit = model.opt.integrator == Integrator::SemiImplicitEuler;
         let cx = ForceCtx {
             model,
             p,
             cm,
             h,
             bodies,
+            loads,
+            implicit: semi_implicit,
         };
         let mut mb = ModelBufs {
             sel: &mut *sel,
@@ -185,24 +205,30 @@ impl Stepper for PenaltyStepper<'_> {
                 cm,
                 h,
                 bodies,
+                loads,
+                implicit: semi_implicit,
             };
             let mut mb = ModelBufs {
                 sel: &mut *sel,
                 pf: &mut *point_forces,
             };
+            implicit.rows.clear();
             contact_wrenches(
                 &cx,
                 st,
                 (set, set_pair),
                 pairs,
                 &mut mb,
-                wrench,
-                (stage == 0).then_some(&mut *contact_force),
+                (wrench, (stage == 0).then_some(&mut *contact_force)),
+                semi_implicit.then_some(&mut implicit.rows),
             );
             if stage == 0 {
                 contact_wrench.copy_from_slice(wrench);
             }
             derivatives(model, st, frozen, Some(bodies), xfrc, wrench, k);
+            if stage == 0 && semi_implicit {
+                implicit.solve(model, h, st, bodies, k, (contact_wrench, contact_force));
+            }
             let record = (stage == 0).then_some(robots::Record {
                 actuator: &mut qfrc_actuator[..],
                 passive: &mut qfrc_passive[..],
@@ -271,16 +297,27 @@ fn update_pair_memory(
 /// Masses of a pair as the gains see them: (m1 + m2 with static = 0, reduced mass
 /// with static = ∞). `None` if neither body moves.
 #[inline]
-fn pair_masses(model: &Model, bodies: &[ImpulseBody], ba: usize, bb: usize) -> Option<(f64, f64)> {
+fn pair_masses(
+    model: &Model,
+    bodies: &[ImpulseBody],
+    loads: &[f64],
+    ba: usize,
+    bb: usize,
+) -> Option<(f64, f64)> {
     // A body moves iff its mass properties are not those of a static body (see
     // `impulse_body`); gains scale with the mass each contact carries.
     let m = |b: usize| {
         let body = &model.bodies[b];
         (bodies[b].inv_mass > 0.0).then_some((body.gain_mass, body.mass))
     };
+    // The gain mass is m1 + m2, or the load either body carries if larger (the
+    // bottom of a stack carries what rests on it: 002 §5's rule as in
+    // `contact::support`), so that every contact sinks about as deep under the
+    // weight it supports as a lone body under its own.
+    let load = loads[ba].max(loads[bb]);
     match (m(ba), m(bb)) {
-        (Some((ga, a)), Some((gb, b))) => Some((ga + gb, a * b / (a + b))),
-        (Some((g, a)), None) | (None, Some((g, a))) => Some((g, a)),
+        (Some((ga, a)), Some((gb, b))) => Some(((ga + gb).max(load), a * b / (a + b))),
+        (Some((g, a)), None) | (None, Some((g, a))) => Some((g.max(load), a)),
         (None, None) => None,
     }
 }
@@ -297,7 +334,7 @@ fn context<'a>(
     let (model, bodies) = (cx.model, cx.bodies);
     let m = &set.manifolds[mi];
     let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
-    let (m_pair, m_reduced) = pair_masses(model, bodies, ga.body, gb.body)?;
+    let (m_pair, m_reduced) = pair_masses(model, bodies, cx.loads, ga.body, gb.body)?;
     let (ia, ib) = (&bodies[ga.body], &bodies[gb.body]);
     let ctx = PairContext {
         inv_mass: [ia.inv_mass, ib.inv_mass],
@@ -323,6 +360,46 @@ fn context<'a>(
         gb.body,
         Material::combine(&ga.material, &gb.material),
     ))
+}
+
+/// The point of geom `g`'s body whose velocity gives the rate of the depth of the
+/// contact point `p` on it. The multi-point model regenerates a curved surface's
+/// points from the geometry every step, so their depths follow the centre of
+/// curvature, not the material: for a sphere its centre, for a capsule the nearest
+/// point of its axis segment (a rolling sphere's cap points keep their depths while
+/// their material velocity has a normal component ω × (p − c), which as the rate
+/// would make the implicit spring a damper on rolling). Flat faces, vertices and
+/// edges: the contact point itself.
+fn rate_point(model: &Model, state: &[BodyState], g: usize, p: Vec3) -> Vec3 {
+    let geom = &model.geoms[g];
+    match geom.shape {
+        Shape::Sphere { .. } => (state[geom.body].pose() * geom.x_bg).translation.vector,
+        Shape::Capsule { half_length, .. } => {
+            let pose = state[geom.body].pose() * geom.x_bg;
+            let (c, axis) = (pose.translation.vector, pose.rotation * Vec3::z());
+            c + axis * (p - c).dot(&axis).clamp(-half_length, half_length)
+        }
+        _ => p,
+    }
+}
+
+/// Whether the normal force of the pair (ba, bb) is linearly implicit: under
+/// semi-implicit Euler, between free or static bodies (robot links keep the explicit
+/// force: their velocities are the robot's joint rates).
+#[inline]
+fn implicit_pair(cx: &ForceCtx<'_>, ba: usize, bb: usize) -> bool {
+    cx.implicit && !cx.model.bodies[ba].is_link() && !cx.model.bodies[bb].is_link()
+}
+
+/// The PID gains of a pair: clamped for explicit stability ([`PidGains::resolve`])
+/// unless its force is implicit, which is stable at any gain.
+#[inline]
+fn pair_gains(cx: &ForceCtx<'_>, ctx: &PairContext<'_>, ba: usize, bb: usize) -> PidGains {
+    if implicit_pair(cx, ba, bb) {
+        PidGains::unclamped(cx.p, ctx.m_pair)
+    } else {
+        PidGains::resolve(cx.p, ctx.m_pair, ctx.m_reduced, ctx.h)
+    }
 }
 
 /// The contact-phase machine of Fig. 2 of 000 with impulses at the centroid of the
@@ -373,7 +450,7 @@ fn resolve_impacts(
             }
             // The contact surface: the points the model puts force on (the deepest
             // point if none).
-            let gains = PidGains::resolve(p, ctx.m_pair, ctx.m_reduced, ctx.h);
+            let gains = pair_gains(cx, &ctx, ba, bb);
             pf.clear();
             cm.normal_forces(&ctx, &gains, sel, pf);
             let (mut c, mut nc) = (Vec3::zeros(), 0.0);
@@ -435,14 +512,15 @@ fn resolve_impacts(
 /// Contact wrench on every body at one integrator stage: normal PID forces from the
 /// contact model, then friction. At the first stage the friction state of each pair
 /// (stick/slip, anchor) is updated from the start-of-step state.
+/// `rows`: where the linearly implicit pairs' points go (semi-implicit Euler).
 fn contact_wrenches(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
     (set, set_pair): (&ContactSet, &[usize]),
     pairs: &mut [PairState],
     mb: &mut ModelBufs<'_>,
-    wrench: &mut [Wrench],
-    mut manifold_force: Option<&mut Vec<Vec3>>,
+    (wrench, mut manifold_force): (&mut [Wrench], Option<&mut Vec<Vec3>>),
+    mut rows: Option<&mut Vec<Row>>,
 ) {
     let ForceCtx { p, cm, .. } = *cx;
     let ModelBufs { sel, pf } = mb;
@@ -463,15 +541,36 @@ fn contact_wrenches(
             continue;
         };
         let f_before = wrench[ba].force;
-        let gains = PidGains::resolve(p, ctx.m_pair, ctx.m_reduced, ctx.h);
+        let gains = pair_gains(cx, &ctx, ba, bb);
         pf.clear();
         cm.normal_forces(&ctx, &gains, sel, pf);
         let (xa, xb) = (ctx.a.x, ctx.b.x);
+        // r of eq. (3): the points carrying force.
+        let r = pf.len() as f64;
+        let implicit_rows = rows.as_deref_mut().filter(|_| implicit_pair(cx, ba, bb));
         for f in pf.iter() {
             let pt = ctx.points[f.point as usize].p_w;
             let fv = ctx.normal * f.f_n;
             wrench[ba].add_force_at(fv, pt, xa);
             wrench[bb].add_force_at(-fv, pt, xb);
+        }
+        if let Some(rows) = implicit_rows {
+            let (c, kv_r) = ((cx.h * gains.kp + gains.kv) / r, gains.kv / r);
+            let (ga, gb) = (set.manifolds[mi].geom_a, set.manifolds[mi].geom_b);
+            for f in pf.iter() {
+                let pt = ctx.points[f.point as usize].p_w;
+                let (pa, pb) = (
+                    rate_point(cx.model, state, ga, pt),
+                    rate_point(cx.model, state, gb, pt),
+                );
+                rows.push(Row::new(
+                    (ba, bb),
+                    (pa, pb, ctx.normal),
+                    (c, kv_r),
+                    f.f_n,
+                    mi,
+                ));
+            }
         }
         // The force centroid, shared by the stick/slip update and the forces.
         let cen = if mat.mu > 0.0 {

@@ -1,0 +1,326 @@
+//! The linearly implicit normal force of the penalty stepper under semi-implicit
+//! Euler: the PID force of eq. (3) of 000 taken at the end of the step,
+//!
+//!   f_i = max{kp (d_i − h s_i⁺) − kv s_i⁺ + ki I, 0} / r,   s_i⁺ = J_i v⁺,
+//!
+//! (d_i the depth at the start of the step, s_i⁺ the separating normal velocity of
+//! point i at the end of it), linearized in v⁺ and solved with the body velocities:
+//!
+//!   (M + h Σ c_i J_iᵀ J_i) δ = h Σ J_iᵀ (kv/r s_i − c_i s_i^ex),   c_i = (h kp + kv)/r,
+//!
+//! δ the correction to the explicit velocity update v^ex = v + h M⁻¹ F (F with the
+//! explicit force kp d − kv s + ki I at every point) and s_i^ex = J_i v^ex. This is
+//! (M + h D + h² K) Δv = h f for the contacts' spring K and damper D: backward Euler
+//! in the contact force, unconditionally stable for any kp, kv and mass ratio, so the
+//! gains need no explicit-stability clamp. Points whose end-of-step force would pull
+//! (f_i < 0) are dropped (their force is then 0: −f_i^ex enters the right-hand side)
+//! and the system re-solved, a few active-set passes.
+//!
+//! The system is symmetric positive definite; it is solved by conjugate gradients
+//! preconditioned with M⁻¹, matrix-free (O(points + bodies) per iteration), in
+//! buffers sized once (no allocation per tick after warm-up).
+
+use crate::contact::impulse::ImpulseBody;
+use crate::data::BodyState;
+use crate::math::{Mat3, Vec3, Wrench};
+use crate::model::Model;
+
+use super::integrator::Deriv;
+
+/// One force-carrying point of a pair solved implicitly.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    pub a: usize,
+    pub b: usize,
+    /// The rate points on a and b (world): the point of each body whose velocity
+    /// gives the rate of the point's depth, and where the implicit correction acts
+    /// (`penalty::rate_point`: the contact point on a flat face, vertex or edge; the
+    /// centre of curvature on a sphere or a capsule), and the unit normal (toward a).
+    pub pa: Vec3,
+    pub pb: Vec3,
+    pub n: Vec3,
+    /// (h kp + kv)/r and kv/r.
+    pub c: f64,
+    pub kv_r: f64,
+    /// The explicit force at the point, N (on a along n).
+    pub f_ex: f64,
+    /// Index of the manifold (for the reported manifold forces).
+    pub manifold: u32,
+    // Filled by the solve.
+    s: f64,
+    s_ex: f64,
+    on: bool,
+}
+
+impl Row {
+    pub fn new(
+        (a, b): (usize, usize),
+        (pa, pb, n): (Vec3, Vec3, Vec3),
+        (c, kv_r): (f64, f64),
+        f_ex: f64,
+        manifold: usize,
+    ) -> Row {
+        Row {
+            a,
+            b,
+            pa,
+            pb,
+            n,
+            c,
+            kv_r,
+            f_ex,
+            manifold: manifold as u32,
+            s: 0.0,
+            s_ex: 0.0,
+            on: true,
+        }
+    }
+}
+
+/// A 6-vector of one body: (linear, angular).
+type Six = [Vec3; 2];
+const ZERO6: Six = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0)];
+
+/// Buffers and statistics of the implicit solve.
+#[derive(Clone, Debug, Default)]
+pub struct ImplicitContact {
+    pub rows: Vec<Row>,
+    /// Whether a body is an unknown of the system (moves and carries a row).
+    part: Vec<bool>,
+    inertia_w: Vec<Mat3>,
+    x: Vec<Six>,
+    r: Vec<Six>,
+    z: Vec<Six>,
+    d: Vec<Six>,
+    ad: Vec<Six>,
+    /// CG iterations of the last solve (all active-set passes).
+    pub iterations: usize,
+}
+
+/// Velocity of body `b` at point p, in the 6-vector `u`.
+#[inline]
+fn point_rate(u: &Six, x: &Vec3, p: &Vec3) -> Vec3 {
+    u[0] + u[1].cross(&(p - x))
+}
+
+#[inline]
+fn dot6(a: &[Six], b: &[Six]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| a[0].dot(&b[0]) + a[1].dot(&b[1]))
+        .sum()
+}
+
+// Loops over body indices read several parallel per-body arrays at once.
+#[allow(clippy::needless_range_loop)]
+impl ImplicitContact {
+    pub fn new(nbody: usize) -> Self {
+        ImplicitContact {
+            rows: Vec::new(),
+            part: vec![false; nbody],
+            inertia_w: vec![Mat3::zeros(); nbody],
+            x: vec![ZERO6; nbody],
+            r: vec![ZERO6; nbody],
+            z: vec![ZERO6; nbody],
+            d: vec![ZERO6; nbody],
+            ad: vec![ZERO6; nbody],
+            iterations: 0,
+        }
+    }
+
+    /// J_i u: separating normal rate of row i under the body 6-vectors `u`.
+    #[inline]
+    fn j(&self, row: &Row, state: &[BodyState], u: &[Six]) -> f64 {
+        let mut s = 0.0;
+        if self.part[row.a] {
+            s += row.n.dot(&point_rate(&u[row.a], &state[row.a].x, &row.pa));
+        }
+        if self.part[row.b] {
+            s -= row.n.dot(&point_rate(&u[row.b], &state[row.b].x, &row.pb));
+        }
+        s
+    }
+
+    /// out += J_iᵀ λ.
+    #[inline]
+    fn jt(part: &[bool], row: &Row, state: &[BodyState], lambda: f64, out: &mut [Six]) {
+        let f = row.n * lambda;
+        if part[row.a] {
+            out[row.a][0] += f;
+            out[row.a][1] += (row.pa - state[row.a].x).cross(&f);
+        }
+        if part[row.b] {
+            out[row.b][0] -= f;
+            out[row.b][1] -= (row.pb - state[row.b].x).cross(&f);
+        }
+    }
+
+    /// Corrects the explicit rates `k` (from [`super::bodies::derivatives`] with the
+    /// rows' explicit forces) to the implicit force, and the reported contact
+    /// wrenches and manifold forces (`reports`) with it. `bodies`: mass properties
+    /// at `state`.
+    pub fn solve(
+        &mut self,
+        model: &Model,
+        h: f64,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+        k: &mut [Deriv],
+        (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
+    ) {
+        self.iterations = 0;
+        if self.rows.is_empty() {
+            return;
+        }
+        let nb = state.len();
+        self.part.iter_mut().for_each(|p| *p = false);
+        for row in &self.rows {
+            for b in [row.a, row.b] {
+                if bodies[b].inv_mass > 0.0 && !model.bodies[b].is_link() {
+                    self.part[b] = true;
+                }
+            }
+        }
+        for b in 0..nb {
+            if self.part[b] {
+                let rm = state[b].q.to_rotation_matrix();
+                let rm = rm.matrix();
+                self.inertia_w[b] = rm * model.bodies[b].inertia * rm.transpose();
+            }
+        }
+        // Velocities at the start (x) and after the explicit update (r, scratch).
+        for b in 0..nb {
+            self.x[b] = [state[b].v, state[b].w];
+            self.r[b] = if self.part[b] {
+                [state[b].v + k[b].dv * h, state[b].w + k[b].dw * h]
+            } else {
+                [state[b].v, state[b].w]
+            };
+        }
+        // J v and J v^ex at each row (all bodies' velocities: a moving static body
+        // still moves the contact).
+        for i in 0..self.rows.len() {
+            let row = self.rows[i];
+            let rate = |u: &Six, b: usize, p: &Vec3| row.n.dot(&point_rate(u, &state[b].x, p));
+            let (a, b) = (row.a, row.b);
+            self.rows[i].s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
+            self.rows[i].s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
+            self.rows[i].on = true;
+        }
+        let max_iter = (12 * self.part.iter().filter(|&&p| p).count()).clamp(24, 600);
+        for _pass in 0..4 {
+            self.cg(state, bodies, h, max_iter);
+            // End-of-step forces; drop pulling points, restore pushing ones.
+            let mut changed = false;
+            for i in 0..self.rows.len() {
+                let row = self.rows[i];
+                let f =
+                    row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(&row, state, &self.x));
+                let on = f > 0.0;
+                changed |= on != row.on;
+                self.rows[i].on = on;
+            }
+            if !changed {
+                break;
+            }
+        }
+        // The corrected rates, wrenches and manifold forces.
+        for b in 0..nb {
+            if self.part[b] {
+                k[b].dv += self.x[b][0] / h;
+                k[b].dw += self.x[b][1] / h;
+            }
+        }
+        for row in &self.rows {
+            let f = if row.on {
+                row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, state, &self.x))
+            } else {
+                0.0
+            };
+            let df = row.n * (f.max(0.0) - row.f_ex);
+            wrench[row.a].add_force_at(df, row.pa, state[row.a].x);
+            wrench[row.b].add_force_at(-df, row.pb, state[row.b].x);
+            if let Some(mf) = manifold_force.get_mut(row.manifold as usize) {
+                *mf += df;
+            }
+        }
+    }
+
+    /// Preconditioned conjugate gradients for (M + h Σ_on c_i J_iᵀ J_i) δ = b into
+    /// `self.x`, b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) − h Σ_off J_iᵀ f_i^ex.
+    fn cg(&mut self, state: &[BodyState], bodies: &[ImpulseBody], h: f64, max_iter: usize) {
+        let nb = state.len();
+        self.x.iter_mut().for_each(|x| *x = ZERO6);
+        self.r.iter_mut().for_each(|x| *x = ZERO6);
+        for row in &self.rows {
+            let lambda = if row.on {
+                h * (row.kv_r * row.s - row.c * row.s_ex)
+            } else {
+                -h * row.f_ex
+            };
+            Self::jt(&self.part, row, state, lambda, &mut self.r);
+        }
+        let precond = |b: usize, r: &Six| -> Six {
+            [r[0] * bodies[b].inv_mass, bodies[b].inv_inertia_w * r[1]]
+        };
+        for b in 0..nb {
+            self.z[b] = if self.part[b] {
+                precond(b, &self.r[b])
+            } else {
+                ZERO6
+            };
+        }
+        self.d.copy_from_slice(&self.z);
+        let mut rz = dot6(&self.r, &self.z);
+        let tol = rz * 1e-24;
+        if rz <= 0.0 {
+            return;
+        }
+        for _ in 0..max_iter {
+            // ad = A d.
+            for b in 0..nb {
+                self.ad[b] = if self.part[b] {
+                    let m = 1.0 / bodies[b].inv_mass;
+                    [self.d[b][0] * m, self.inertia_w[b] * self.d[b][1]]
+                } else {
+                    ZERO6
+                };
+            }
+            for i in 0..self.rows.len() {
+                let row = self.rows[i];
+                if row.on {
+                    let jd = self.j(&row, state, &self.d);
+                    Self::jt(&self.part, &row, state, h * row.c * jd, &mut self.ad);
+                }
+            }
+            let dad = dot6(&self.d, &self.ad);
+            if dad <= 0.0 || !dad.is_finite() {
+                break;
+            }
+            let alpha = rz / dad;
+            for b in 0..nb {
+                for c in 0..2 {
+                    self.x[b][c] += self.d[b][c] * alpha;
+                    self.r[b][c] -= self.ad[b][c] * alpha;
+                }
+                self.z[b] = if self.part[b] {
+                    precond(b, &self.r[b])
+                } else {
+                    ZERO6
+                };
+            }
+            self.iterations += 1;
+            let rz_new = dot6(&self.r, &self.z);
+            if rz_new <= tol {
+                break;
+            }
+            let beta = rz_new / rz;
+            rz = rz_new;
+            for b in 0..nb {
+                for c in 0..2 {
+                    self.d[b][c] = self.z[b][c] + self.d[b][c] * beta;
+                }
+            }
+        }
+    }
+}
