@@ -115,15 +115,41 @@ pub enum Constraint {
     Cross { a: Range<u32>, b: Range<u32> },
 }
 
-/// The output of [`potential_contacts`] for one pair.
-#[derive(Clone, Debug, Default)]
-pub struct PotentialContacts {
-    pub contacts: Vec<PotentialContact>,
+/// A pair's potential contacts `C` (3D [`PotentialContact`], planar
+/// `polygon::PotentialContact2`) and the constraints over them, whose member
+/// ranges index `members`.
+#[derive(Clone, Debug)]
+pub struct ContactSets<C> {
+    pub contacts: Vec<C>,
     pub constraints: Vec<Constraint>,
     pub members: Vec<u32>,
 }
 
-impl PotentialContacts {
+impl<C> Default for ContactSets<C> {
+    fn default() -> Self {
+        ContactSets {
+            contacts: Vec::new(),
+            constraints: Vec::new(),
+            members: Vec::new(),
+        }
+    }
+}
+
+/// The output of [`potential_contacts`] for one pair.
+pub type PotentialContacts = ContactSets<PotentialContact>;
+
+/// A potential contact's signed gap ψ, m.
+pub trait Gap {
+    fn psi(&self) -> f64;
+}
+
+impl Gap for PotentialContact {
+    fn psi(&self) -> f64 {
+        self.psi
+    }
+}
+
+impl<C: Gap> ContactSets<C> {
     pub fn clear(&mut self) {
         self.contacts.clear();
         self.constraints.clear();
@@ -131,7 +157,7 @@ impl PotentialContacts {
     }
 
     /// The contacts a member range names.
-    pub fn members_of(&self, r: &Range<u32>) -> impl Iterator<Item = &PotentialContact> + '_ {
+    pub fn members_of(&self, r: &Range<u32>) -> impl Iterator<Item = &C> + '_ {
         self.members[r.start as usize..r.end as usize]
             .iter()
             .map(|&i| &self.contacts[i as usize])
@@ -140,16 +166,16 @@ impl PotentialContacts {
     /// See [`constraint_margin`].
     pub fn margin(&self) -> f64 {
         constraint_margin(&self.constraints, &self.members, |i| {
-            self.contacts[i as usize].psi
+            self.contacts[i as usize].psi()
         })
     }
 
-    fn push_contact(&mut self, c: PotentialContact) -> u32 {
+    pub(super) fn push_contact(&mut self, c: C) -> u32 {
         self.contacts.push(c);
         (self.contacts.len() - 1) as u32
     }
 
-    fn push_members(&mut self, ids: &[u32]) -> Range<u32> {
+    pub(super) fn push_members(&mut self, ids: &[u32]) -> Range<u32> {
         let start = self.members.len() as u32;
         self.members.extend_from_slice(ids);
         start..self.members.len() as u32

@@ -21,9 +21,8 @@
 //! signed gap of the vertex over the edge's line, p_a = p_b + ψ n; the I primary is
 //! the contact of largest applicability (eq. (29)), ties to C₁ / C₃.
 
-use super::features::{constraint_margin, Constraint, FeatureParams};
+use super::features::{Constraint, ContactSets, FeatureParams, Gap};
 use crate::math::{Point2, Pose2, Vec2};
-use std::ops::Range;
 
 /// A convex polygon in its body frame: vertices counter-clockwise.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,42 +96,11 @@ pub struct PotentialContact2 {
 }
 
 /// The planar potential contacts and constraints of one pair.
-#[derive(Clone, Debug, Default)]
-pub struct PotentialContacts2 {
-    pub contacts: Vec<PotentialContact2>,
-    pub constraints: Vec<Constraint>,
-    pub members: Vec<u32>,
-}
+pub type PotentialContacts2 = ContactSets<PotentialContact2>;
 
-impl PotentialContacts2 {
-    pub fn clear(&mut self) {
-        self.contacts.clear();
-        self.constraints.clear();
-        self.members.clear();
-    }
-
-    pub fn members_of(&self, r: &Range<u32>) -> impl Iterator<Item = &PotentialContact2> + '_ {
-        self.members[r.start as usize..r.end as usize]
-            .iter()
-            .map(|&i| &self.contacts[i as usize])
-    }
-
-    /// See [`constraint_margin`].
-    pub fn margin(&self) -> f64 {
-        constraint_margin(&self.constraints, &self.members, |i| {
-            self.contacts[i as usize].psi
-        })
-    }
-
-    fn push(&mut self, c: PotentialContact2) -> u32 {
-        self.contacts.push(c);
-        (self.contacts.len() - 1) as u32
-    }
-
-    fn members(&mut self, ids: &[u32]) -> Range<u32> {
-        let s = self.members.len() as u32;
-        self.members.extend_from_slice(ids);
-        s..self.members.len() as u32
+impl Gap for PotentialContact2 {
+    fn psi(&self) -> f64 {
+        self.psi
     }
 }
 
@@ -252,7 +220,7 @@ pub fn potential_contacts_2d(
             }
             let c = vertex_edge(p, iv, q, k);
             if c.applicability >= -params.eps_theta {
-                let id = out.push(c);
+                let id = out.push_contact(c);
                 out.constraints.push(Constraint::Unilateral { contact: id });
             }
         }
@@ -312,10 +280,10 @@ fn vertex_edge(p: Poly, iv: usize, q: Poly, k: usize) -> PotentialContact2 {
 fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, out: &mut PotentialContacts2) {
     let (na, nb) = (a.v.len(), b.v.len());
     // e_out(v) = edge v → v+1 (id v), e_in(v) = edge v−1 → v (id v−1).
-    let c1 = out.push(vertex_edge(a, ia, b, ib));
-    let c2 = out.push(vertex_edge(a, ia, b, (ib + nb - 1) % nb));
-    let c3 = out.push(vertex_edge(b, ib, a, ia));
-    let c4 = out.push(vertex_edge(b, ib, a, (ia + na - 1) % na));
+    let c1 = out.push_contact(vertex_edge(a, ia, b, ib));
+    let c2 = out.push_contact(vertex_edge(a, ia, b, (ib + nb - 1) % nb));
+    let c3 = out.push_contact(vertex_edge(b, ib, a, ia));
+    let c4 = out.push_contact(vertex_edge(b, ib, a, (ia + na - 1) % na));
     for (x, y) in [(c1, c2), (c3, c4)] {
         let (p, o) =
             if out.contacts[y as usize].applicability > out.contacts[x as usize].applicability {
@@ -323,13 +291,13 @@ fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, out: &mut PotentialCont
             } else {
                 (x, y)
             };
-        let others = out.members(&[o]);
+        let others = out.push_members(&[o]);
         out.constraints
             .push(Constraint::Intercontact { primary: p, others });
     }
     for (x, y) in [(c1, c4), (c2, c3)] {
-        let a = out.members(&[x]);
-        let b = out.members(&[y]);
+        let a = out.push_members(&[x]);
+        let b = out.push_members(&[y]);
         out.constraints.push(Constraint::Cross { a, b });
     }
 }

@@ -478,13 +478,7 @@ impl Simulation for SimService {
     ) -> Result<Response<Netem<ControlStream>>, Status> {
         self.auth.check(&req, Role::Controller)?;
         let mut inbound = req.into_inner();
-        let first = inbound
-            .message()
-            .await
-            .map_err(super::streams::inbound_error)?
-            .ok_or_else(|| {
-                Status::invalid_argument("hello: the stream closed before its first message")
-            })?;
+        let first = first_message(&mut inbound).await?;
         let hello = match first.msg {
             Some(pb::control_request::Msg::Hello(h)) => h,
             Some(pb::control_request::Msg::Command(_)) => {
@@ -550,13 +544,7 @@ impl Simulation for SimService {
     ) -> Result<Response<Netem<super::streams::HapticStream>>, Status> {
         self.auth.check(&req, Role::Controller)?;
         let mut inbound = req.into_inner();
-        let first = inbound
-            .message()
-            .await
-            .map_err(super::streams::inbound_error)?
-            .ok_or_else(|| {
-                Status::invalid_argument("hello: the stream closed before its first message")
-            })?;
+        let first = first_message(&mut inbound).await?;
         let hello = match first.msg {
             Some(pb::haptic_request::Msg::Hello(h)) => h,
             Some(pb::haptic_request::Msg::Sample(_)) => return Err(Status::failed_precondition(
@@ -694,4 +682,16 @@ pub fn stats_reply(rt: &Runtime, s: &crate::runtime::StatsBuf) -> pb::Stats {
     out.connections_idle_closed = sh.net.idle_closed.load(Ordering::Relaxed);
     out.rate_limited = sh.net.rate_limited.load(Ordering::Relaxed);
     out
+}
+
+/// The first message of a bidirectional stream (its hello): a status if the stream
+/// fails or closes before it.
+async fn first_message<T>(inbound: &mut Streaming<T>) -> Result<T, Status> {
+    inbound
+        .message()
+        .await
+        .map_err(super::streams::inbound_error)?
+        .ok_or_else(|| {
+            Status::invalid_argument("hello: the stream closed before its first message")
+        })
 }

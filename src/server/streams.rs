@@ -126,6 +126,28 @@ impl StateFeed {
     }
 }
 
+/// The next client message a bidirectional stream has ready in this poll: `None`
+/// while none is ready (the waker is registered) or once the client half-closed
+/// (`done` set); an error that ends the stream (a message that does not decode, a
+/// reset stream or a broken connection: a status, never OK) as `Some(Err)`.
+fn next_inbound<T>(
+    inbound: &mut Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>,
+    done: &mut bool,
+    cx: &mut Context<'_>,
+) -> Option<Result<T, Status>> {
+    if *done {
+        return None;
+    }
+    match inbound.as_mut().poll_next(cx) {
+        Poll::Ready(Some(msg)) => Some(msg.map_err(inbound_error)),
+        Poll::Ready(None) => {
+            *done = true;
+            None
+        }
+        Poll::Pending => None,
+    }
+}
+
 /// An error of a Control stream's inbound side as the stream's final status: a
 /// message that does not decode is the client's fault (INVALID_ARGUMENT, with
 /// tonic's description); a reset or broken connection keeps its own status.
@@ -322,22 +344,10 @@ impl Stream for ControlStream {
             return Poll::Ready(None);
         }
         // 1. Commands in: decode, validate, queue, all in this poll.
-        while !me.inbound_done {
-            match me.inbound.as_mut().poll_next(cx) {
-                Poll::Ready(Some(Ok(req))) => {
-                    if let Err(st) = me.handle(req) {
-                        me.ended = true;
-                        return Poll::Ready(Some(Err(st)));
-                    }
-                }
-                Poll::Ready(Some(Err(e))) => {
-                    // A message that does not decode, or the client reset the stream
-                    // or the connection broke: end with a status, never OK.
-                    me.ended = true;
-                    return Poll::Ready(Some(Err(inbound_error(e))));
-                }
-                Poll::Ready(None) => me.inbound_done = true,
-                Poll::Pending => break,
+        while let Some(msg) = next_inbound(&mut me.inbound, &mut me.inbound_done, cx) {
+            if let Err(st) = msg.and_then(|req| me.handle(req)) {
+                me.ended = true;
+                return Poll::Ready(Some(Err(st)));
             }
         }
         // 2. States out.
@@ -477,20 +487,10 @@ impl Stream for HapticStream {
             return Poll::Ready(Some(Err(shutting_down())));
         }
         // 1. Samples in.
-        while !me.inbound_done {
-            match me.inbound.as_mut().poll_next(cx) {
-                Poll::Ready(Some(Ok(req))) => {
-                    if let Err(st) = me.handle(req) {
-                        me.ended = true;
-                        return Poll::Ready(Some(Err(st)));
-                    }
-                }
-                Poll::Ready(Some(Err(e))) => {
-                    me.ended = true;
-                    return Poll::Ready(Some(Err(inbound_error(e))));
-                }
-                Poll::Ready(None) => me.inbound_done = true,
-                Poll::Pending => break,
+        while let Some(msg) = next_inbound(&mut me.inbound, &mut me.inbound_done, cx) {
+            if let Err(st) = msg.and_then(|req| me.handle(req)) {
+                me.ended = true;
+                return Poll::Ready(Some(Err(st)));
             }
         }
         if me.inbound_done {
