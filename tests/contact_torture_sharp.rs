@@ -286,30 +286,6 @@ fn crossed_edges_normal_is_the_cross_product() {
     }
 }
 
-/// The exact overlap volume (m³) summed over every pair of polytope geoms
-/// (`collision::overlap`), at the data's state.
-fn polytope_overlap(model: &rtphys::Model, data: &Data) -> f64 {
-    use rtphys::collision::overlap::{intersection_volume, OverlapScratch};
-    use rtphys::collision::Shape;
-    let poly = |g: &rtphys::model::Geom| match &g.shape {
-        Shape::Box { poly, .. } => Some(poly.clone()),
-        Shape::Polytope(p) => Some(p.clone()),
-        _ => None,
-    };
-    let mut s = OverlapScratch::default();
-    let mut total = 0.0;
-    for (i, ga) in model.geoms.iter().enumerate() {
-        for gb in &model.geoms[i + 1..] {
-            if let (Some(pa), Some(pb)) = (poly(ga), poly(gb)) {
-                let xa = data.state[ga.body].pose() * ga.x_bg;
-                let xb = data.state[gb.body].pose() * gb.x_bg;
-                total += intersection_volume(&pa, &xa, &pb, &xb, &mut s);
-            }
-        }
-    }
-    total
-}
-
 /// A V-groove: two static 2 m × 1 m × 0.2 m slabs tilted ±30° about x whose top
 /// faces meet along the x axis at z = 0 (a 120° groove: the pyramid's 90° apex
 /// reaches its bottom line first), and the pyramid apex-down above it.
@@ -350,7 +326,7 @@ fn peg_landing(text: &str, seconds: f64) -> (f64, f64, u64) {
     for _ in 0..(seconds / model.opt.dt).round() as usize {
         pl.step(&model, &mut data);
         gain = gain.max((e(&data) - e0) / es);
-        overlap = overlap.max(polytope_overlap(&model, &data) / L.powi(3));
+        overlap = overlap.max(common::polytope_overlap(&model, &data) / L.powi(3));
     }
     assert_eq!(data.stats.quarantined, 0);
     (gain, overlap, data.stats.solver_failures)

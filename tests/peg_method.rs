@@ -13,30 +13,7 @@
 
 mod common;
 use common::load_str;
-use rtphys::collision::overlap::{intersection_volume, OverlapScratch};
-use rtphys::collision::Shape;
 use rtphys::Data;
-
-/// Σ exact overlap volume of every pair of polytope geoms, m³.
-fn overlap(model: &rtphys::Model, data: &Data) -> f64 {
-    let poly = |g: &rtphys::model::Geom| match &g.shape {
-        Shape::Box { poly, .. } => Some(poly.clone()),
-        Shape::Polytope(p) => Some(p.clone()),
-        _ => None,
-    };
-    let mut s = OverlapScratch::default();
-    let mut total = 0.0;
-    for (i, ga) in model.geoms.iter().enumerate() {
-        for gb in &model.geoms[i + 1..] {
-            if let (Some(pa), Some(pb)) = (poly(ga), poly(gb)) {
-                let xa = data.state[ga.body].pose() * ga.x_bg;
-                let xb = data.state[gb.body].pose() * gb.x_bg;
-                total += intersection_volume(&pa, &xa, &pb, &xb, &mut s);
-            }
-        }
-    }
-    total
-}
 
 fn world(method: &str, dt: f64, g: f64) -> String {
     format!("[world]\ngravity = [0.0, 0.0, {g}]\ndt = {dt}\nmethod = \"{method}\"\n\n")
@@ -96,7 +73,7 @@ fn resting_box_peg_matches_standard() {
         for _ in 0..1000 {
             pl.step(&model, &mut data);
             fz = data.contact_wrench[b].force.z;
-            worst_overlap = worst_overlap.max(overlap(&model, &data));
+            worst_overlap = worst_overlap.max(common::polytope_overlap(&model, &data));
         }
         let st = data.state[b];
         let gap = st.x.z - 0.05;
@@ -156,7 +133,7 @@ fn vertex_slides_over_an_edge_peg() {
         for _ in 0..400 {
             pl.step(&model, &mut data);
             let a = apex(&data);
-            worst = worst.max(overlap(&model, &data) / 1e-3);
+            worst = worst.max(common::polytope_overlap(&model, &data) / 1e-3);
             // On the face, before the pyramid's side reaches the edge.
             if a.x < 0.49 {
                 vx_min = vx_min.min(data.state[b].v.x);
@@ -194,7 +171,7 @@ fn impact(base: &str, top: &str) -> (f64, f64) {
     let (mut worst, mut gain) = (0.0f64, f64::NEG_INFINITY);
     for _ in 0..300 {
         pl.step(&model, &mut data);
-        worst = worst.max(overlap(&model, &data) / 1e-3);
+        worst = worst.max(common::polytope_overlap(&model, &data) / 1e-3);
         gain = gain.max((data.kinetic_energy(&model) - t0) / t0);
     }
     println!(
@@ -252,13 +229,13 @@ fn stack_of_five_rests_peg() {
     let mut worst = 0.0f64;
     for _ in 0..300 {
         pl.step(&model, &mut data);
-        worst = worst.max(overlap(&model, &data) / 1e-3);
+        worst = worst.max(common::polytope_overlap(&model, &data) / 1e-3);
     }
     let x0 = data.state[top].x;
     let mut drift = 0.0f64;
     for _ in 0..700 {
         pl.step(&model, &mut data);
-        worst = worst.max(overlap(&model, &data) / 1e-3);
+        worst = worst.max(common::polytope_overlap(&model, &data) / 1e-3);
         drift = drift.max((data.state[top].x - x0).norm());
     }
     let vmax = data

@@ -78,3 +78,27 @@ pub fn gravity_compensated_drift(model: &Model, steps: usize) -> f64 {
     assert_eq!(data.stats.quarantined, 0, "quarantined");
     drift
 }
+
+/// The exact overlap volume (m³) summed over every pair of polytope geoms (boxes,
+/// hulls; `collision::overlap`), at the data's state.
+pub fn polytope_overlap(model: &Model, data: &rtphys::Data) -> f64 {
+    use rtphys::collision::overlap::{intersection_volume, OverlapScratch};
+    use rtphys::collision::Shape;
+    let poly = |g: &rtphys::model::Geom| match &g.shape {
+        Shape::Box { poly, .. } => Some(poly.clone()),
+        Shape::Polytope(p) => Some(p.clone()),
+        _ => None,
+    };
+    let mut s = OverlapScratch::default();
+    let mut total = 0.0;
+    for (i, ga) in model.geoms.iter().enumerate() {
+        for gb in &model.geoms[i + 1..] {
+            if let (Some(pa), Some(pb)) = (poly(ga), poly(gb)) {
+                let xa = data.state[ga.body].pose() * ga.x_bg;
+                let xb = data.state[gb.body].pose() * gb.x_bg;
+                total += intersection_volume(&pa, &xa, &pb, &xb, &mut s);
+            }
+        }
+    }
+    total
+}
