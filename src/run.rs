@@ -333,6 +333,17 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
     let mut data = Data::new(&model);
     let mut pipeline = crate::Pipeline::new(&model);
     match &a.out {
+        // A device or a pipe (`--out /dev/null`, a FIFO) is written in place: renaming a
+        // file over it would replace the device with a regular file.
+        Some(path) if path.metadata().is_ok_and(|m| !m.file_type().is_file()) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            let mut w = std::io::BufWriter::new(file);
+            simulate(&mut pipeline, &model, &mut data, &a, &mut w)?;
+            Ok(w.flush()?)
+        }
         Some(path) => {
             // Write to a sibling temporary file and rename: never a partial CSV.
             let tmp = tmp_sibling(path);

@@ -242,3 +242,52 @@ fn hunt_crossley_override_of_a_robot_scene_is_refused() {
         "unclear error: {err}"
     );
 }
+
+/// `--out` onto a pipe or a device (`--out /dev/null`) writes into it in place: the
+/// CSV arrives through a FIFO, and the FIFO is still a FIFO afterwards. (Writing a
+/// sibling file and renaming it over the path, as for a regular file, replaced
+/// /dev/null with a regular file when run as root.)
+#[test]
+fn out_to_a_fifo_writes_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = std::env::temp_dir().join(format!("rtphys-runcli-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let fifo = dir.join("out.csv");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo failed");
+    // The reader opens the FIFO before the writer can finish (opening blocks until
+    // both ends are there).
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || tx.send(std::fs::read_to_string(fifo)));
+    }
+    let out = rtphys(&[
+        "run",
+        &scene("box_on_plane.toml"),
+        "--steps",
+        "20",
+        "--out",
+        fifo.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        out.status.success(),
+        "rtphys failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A run that replaced the FIFO never opened it: the reader would wait forever.
+    let text = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("nothing was written into the FIFO")
+        .expect("read fifo");
+    assert_eq!(
+        text.lines().count(),
+        21,
+        "header and 20 rows through the FIFO"
+    );
+    let kind = std::fs::symlink_metadata(&fifo).expect("fifo").file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by {kind:?}");
+    assert!(!dir.join("out.csv.partial").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
