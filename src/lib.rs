@@ -12,6 +12,7 @@ pub mod data;
 pub mod dynamics;
 pub mod experiments;
 pub mod haptics;
+pub mod ipc;
 pub mod kinematics;
 pub mod math;
 pub mod model;

@@ -1,0 +1,23 @@
+//! Rigid IPC (004, Ferguson et al., "Intersection-free Rigid Body Dynamics"): the
+//! building blocks of the optimization-based step.
+//!
+//! The step of 004 minimizes the rigid-body incremental potential plus the barrier
+//! and friction potentials (eqs. 1, 11) over the bodies' rotation vectors θ and
+//! translations q, by a projected Newton method whose line search only accepts
+//! intersection-free trial points (curved CCD along the rigid trajectories,
+//! eqs. 16–17). What is here so far, each piece tested on its own:
+//!
+//! - [`ad`]: exact gradients and Hessians by forward-mode second-order automatic
+//!   differentiation, so every barrier term is written once;
+//! - [`geom`]: the rigid map φ = R(θ)X̂ + q (eq. 4, Rodrigues), the squared distances
+//!   between primitives with their classification, the barrier b(d, d̂) (eq. 3) and
+//!   the edge–edge mollifier;
+//! - [`potential`]: the rigid incremental potential E(θ, q) (eqs. 9–10) and a pair's
+//!   barrier term as functions of the two bodies' twelve coordinates.
+//!
+//! Not yet: the stepper (`method = "ipc"`), the curved CCD, friction, the scenes.
+//! docs/ARCHITECTURE.md says where the step will sit.
+
+pub mod ad;
+pub mod geom;
+pub mod potential;
