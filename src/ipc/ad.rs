@@ -35,6 +35,12 @@ pub trait Real:
     fn ln(self) -> Self;
     fn sin(self) -> Self;
     fn cos(self) -> Self;
+    /// Widened by ±r: how a truncated series states its remainder (a no-op except for
+    /// intervals, whose enclosure must hold the exact function).
+    #[inline]
+    fn pad(self, _r: f64) -> Self {
+        self
+    }
 }
 
 impl Real for f64 {

@@ -74,7 +74,10 @@ pub fn rotate<T: Real>(theta: &V3<T>, x: &V3<T>) -> V3<T> {
             T::cst(1.0) + t * (T::cst(-1.0 / 6.0) + t * (T::cst(1.0 / 120.0) - t * (1.0 / 5040.0)));
         let b = T::cst(0.5)
             + t * (T::cst(-1.0 / 24.0) + t * (T::cst(1.0 / 720.0) - t * (1.0 / 40320.0)));
-        (a, b)
+        // Alternating series with decreasing terms: the remainder is below the next
+        // term, t⁴/9! and t⁴/10!.
+        let t4 = t.val().powi(4);
+        (a.pad(t4 / 362_880.0), b.pad(t4 / 3_628_800.0))
     } else {
         let s = t.sqrt();
         (s.sin() / s, (T::cst(1.0) - s.cos()) / t)

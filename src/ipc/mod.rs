@@ -13,11 +13,15 @@
 //!   between primitives with their classification, the barrier b(d, d̂) (eq. 3) and
 //!   the edge–edge mollifier;
 //! - [`potential`]: the rigid incremental potential E(θ, q) (eqs. 9–10) and a pair's
-//!   barrier term as functions of the two bodies' twelve coordinates.
+//!   barrier term as functions of the two bodies' twelve coordinates;
+//! - [`interval`] and [`ccd`]: the conservative curved CCD of §4.3 — interval
+//!   enclosures of the rigid trajectories, searched earliest-time-first.
 //!
-//! Not yet: the stepper (`method = "ipc"`), the curved CCD, friction, the scenes.
+//! Not yet: the stepper (`method = "ipc"`), friction, the scenes.
 //! docs/ARCHITECTURE.md says where the step will sit.
 
 pub mod ad;
+pub mod ccd;
 pub mod geom;
+pub mod interval;
 pub mod potential;
