@@ -15,7 +15,9 @@
 //! - [`potential`]: the rigid incremental potential E(θ, q) (eqs. 9–10) and a pair's
 //!   barrier term as functions of the two bodies' twelve coordinates;
 //! - [`interval`] and [`ccd`]: the conservative curved CCD of §4.3 — interval
-//!   enclosures of the rigid trajectories, searched earliest-time-first.
+//!   enclosures of the rigid trajectories, searched earliest-time-first;
+//! - [`intersect`]: exact triangle–triangle intersection (orientation predicates), so
+//!   that tests check the method's guarantee instead of assuming it.
 //!
 //! Not yet: the stepper (`method = "ipc"`), friction, the scenes.
 //! docs/ARCHITECTURE.md says where the step will sit.
@@ -23,5 +25,6 @@
 pub mod ad;
 pub mod ccd;
 pub mod geom;
+pub mod intersect;
 pub mod interval;
 pub mod potential;

@@ -1,0 +1,260 @@
+//! Exact triangle–triangle intersection, for checking the guarantee of 004 (no
+//! intersection at any step) rather than assuming it.
+//!
+//! Two closed triangles meet iff an edge of one meets the other triangle. Each test is
+//! decided by the signs of orientation determinants evaluated exactly (Shewchuk's
+//! adaptive predicates, the `robust` crate), so touching counts as meeting and a miss
+//! by one ulp is a miss. An edge lying in the other triangle's plane is decided in 2D
+//! (the plane projected along its normal's largest axis).
+
+use crate::math::Vec3;
+use robust::{orient2d, orient3d, Coord, Coord3D};
+
+#[inline]
+fn c3(v: &Vec3) -> Coord3D<f64> {
+    Coord3D {
+        x: v.x,
+        y: v.y,
+        z: v.z,
+    }
+}
+
+/// Sign of orient3d(a, b, c, d) (exact).
+#[inline]
+fn o3(a: &Vec3, b: &Vec3, c: &Vec3, d: &Vec3) -> i8 {
+    let s = orient3d(c3(a), c3(b), c3(c), c3(d));
+    (s > 0.0) as i8 - (s < 0.0) as i8
+}
+
+/// A projection of the plane onto two coordinate axes (dropping `drop`).
+#[derive(Clone, Copy)]
+struct Plane2 {
+    drop: usize,
+}
+
+impl Plane2 {
+    fn of(t: &[Vec3; 3]) -> Self {
+        let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
+        let drop = (0..3)
+            .max_by(|&i, &j| n[i].abs().total_cmp(&n[j].abs()))
+            .unwrap_or(2);
+        Plane2 { drop }
+    }
+    #[inline]
+    fn p(&self, v: &Vec3) -> Coord<f64> {
+        let (i, j) = match self.drop {
+            0 => (1, 2),
+            1 => (2, 0),
+            _ => (0, 1),
+        };
+        Coord { x: v[i], y: v[j] }
+    }
+    #[inline]
+    fn o2(&self, a: &Vec3, b: &Vec3, c: &Vec3) -> i8 {
+        let s = orient2d(self.p(a), self.p(b), self.p(c));
+        (s > 0.0) as i8 - (s < 0.0) as i8
+    }
+    /// Whether x (on the segment's line) lies within the closed segment ab.
+    fn within(&self, a: &Vec3, b: &Vec3, x: &Vec3) -> bool {
+        let (a, b, x) = (self.p(a), self.p(b), self.p(x));
+        x.x >= a.x.min(b.x) && x.x <= a.x.max(b.x) && x.y >= a.y.min(b.y) && x.y <= a.y.max(b.y)
+    }
+    /// Closed segments ab and cd meet (in the plane).
+    fn segments(&self, a: &Vec3, b: &Vec3, c: &Vec3, d: &Vec3) -> bool {
+        let (d1, d2) = (self.o2(a, b, c), self.o2(a, b, d));
+        let (d3, d4) = (self.o2(c, d, a), self.o2(c, d, b));
+        if d1 * d2 < 0 && d3 * d4 < 0 {
+            return true;
+        }
+        (d1 == 0 && self.within(a, b, c))
+            || (d2 == 0 && self.within(a, b, d))
+            || (d3 == 0 && self.within(c, d, a))
+            || (d4 == 0 && self.within(c, d, b))
+    }
+    /// Point x in the closed triangle t (non-degenerate).
+    fn inside(&self, t: &[Vec3; 3], x: &Vec3) -> bool {
+        let s = [
+            self.o2(&t[0], &t[1], x),
+            self.o2(&t[1], &t[2], x),
+            self.o2(&t[2], &t[0], x),
+        ];
+        !(s.contains(&1) && s.contains(&-1))
+    }
+}
+
+/// Whether the closed segment pq meets the closed triangle t.
+pub fn segment_meets_triangle(p: &Vec3, q: &Vec3, t: &[Vec3; 3]) -> bool {
+    let (sp, sq) = (o3(&t[0], &t[1], &t[2], p), o3(&t[0], &t[1], &t[2], q));
+    if sp == 0 && sq == 0 {
+        // In the triangle's plane: a 2D question.
+        let pl = Plane2::of(t);
+        return pl.inside(t, p)
+            || pl.inside(t, q)
+            || (0..3).any(|i| pl.segments(p, q, &t[i], &t[(i + 1) % 3]));
+    }
+    if sp == sq {
+        return false;
+    }
+    // pq crosses or touches the plane: the line pq passes through the closed
+    // triangle iff it is on one side (or on) of each of the three edge lines.
+    let s = [
+        o3(p, q, &t[0], &t[1]),
+        o3(p, q, &t[1], &t[2]),
+        o3(p, q, &t[2], &t[0]),
+    ];
+    !(s.contains(&1) && s.contains(&-1))
+}
+
+/// Whether two closed triangles meet (intersect or touch).
+pub fn triangles_meet(a: &[Vec3; 3], b: &[Vec3; 3]) -> bool {
+    (0..3).any(|i| segment_meets_triangle(&a[i], &a[(i + 1) % 3], b))
+        || (0..3).any(|i| segment_meets_triangle(&b[i], &b[(i + 1) % 3], a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> [Vec3; 3] {
+        [Vec3::from(a), Vec3::from(b), Vec3::from(c)]
+    }
+
+    fn base() -> [Vec3; 3] {
+        t([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    }
+
+    #[test]
+    fn configurations() {
+        let b = base();
+        // Piercing: a vertical triangle through the base's interior.
+        assert!(triangles_meet(
+            &t([0.2, 0.2, -1.0], [0.3, 0.2, 1.0], [0.2, 0.3, 1.0]),
+            &b
+        ));
+        // Separated above.
+        assert!(!triangles_meet(
+            &t([0.2, 0.2, 0.1], [0.3, 0.2, 1.0], [0.2, 0.3, 1.0]),
+            &b
+        ));
+        // Touching at a vertex on the base's interior (exactly representable).
+        assert!(triangles_meet(
+            &t([0.25, 0.25, 0.0], [0.3, 0.2, 1.0], [0.2, 0.3, 1.0]),
+            &b
+        ));
+        // Touching vertex to vertex.
+        assert!(triangles_meet(
+            &t([1.0, 0.0, 0.0], [2.0, 0.0, 1.0], [2.0, 1.0, 1.0]),
+            &b
+        ));
+        // Edge crossing edge: a vertical triangle whose lower edge crosses the
+        // base's hypotenuse, and one whose edge passes just outside it.
+        assert!(triangles_meet(
+            &t([0.5, 0.5, -1.0], [0.5, 0.5, 1.0], [3.0, 3.0, 0.0]),
+            &b
+        ));
+        assert!(!triangles_meet(
+            &t([0.6, 0.6, -1.0], [0.6, 0.6, 1.0], [3.0, 3.0, 0.0]),
+            &b
+        ));
+        // Coplanar: overlapping, contained, disjoint, touching along an edge.
+        assert!(triangles_meet(
+            &t([0.5, -0.5, 0.0], [0.5, 0.5, 0.0], [-0.5, 0.5, 0.0]),
+            &b
+        ));
+        assert!(triangles_meet(
+            &t([0.1, 0.1, 0.0], [0.2, 0.1, 0.0], [0.1, 0.2, 0.0]),
+            &b
+        ));
+        assert!(!triangles_meet(
+            &t([2.0, 2.0, 0.0], [3.0, 2.0, 0.0], [2.0, 3.0, 0.0]),
+            &b
+        ));
+        assert!(triangles_meet(
+            &t([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
+            &b
+        ));
+    }
+
+    /// Exactness: a vertex one ulp above the plane misses; on it, it touches.
+    #[test]
+    fn one_ulp_decides() {
+        let b = base();
+        let z = f64::MIN_POSITIVE;
+        assert!(!triangles_meet(
+            &t([0.1, 0.1, z], [0.3, 0.2, 1.0], [0.2, 0.3, 1.0]),
+            &b
+        ));
+        assert!(triangles_meet(
+            &t([0.1, 0.1, 0.0], [0.3, 0.2, 1.0], [0.2, 0.3, 1.0]),
+            &b
+        ));
+        // A plane tilted so that floating-point evaluation of the determinant is
+        // inexact: points exactly on it (by construction, dyadic) still touch.
+        let tilt = t([0.0, 0.0, 0.0], [1.0, 0.0, 0.125], [0.0, 1.0, 0.375]);
+        let on = Vec3::new(0.25, 0.5, 0.25 * 0.125 + 0.5 * 0.375);
+        assert!(segment_meets_triangle(
+            &on,
+            &(on + Vec3::new(0.0, 0.0, 1.0)),
+            &tilt
+        ));
+        let above = Vec3::new(on.x, on.y, on.z.next_up());
+        assert!(!segment_meets_triangle(
+            &above,
+            &(above + Vec3::new(0.0, 0.0, 1.0)),
+            &tilt
+        ));
+    }
+
+    /// Random pairs away from degeneracy agree with a floating-point reference
+    /// (segment–plane crossing point inside the triangle by barycentrics).
+    #[test]
+    fn agrees_with_a_float_reference_on_random_pairs() {
+        let mut s = 0x1234_5678_9ABC_DEF1u64;
+        let mut r = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let seg_tri = |p: &Vec3, q: &Vec3, tr: &[Vec3; 3]| -> Option<bool> {
+            let n = (tr[1] - tr[0]).cross(&(tr[2] - tr[0]));
+            let (dp, dq) = ((p - tr[0]).dot(&n), (q - tr[0]).dot(&n));
+            if dp.abs() < 1e-9 || dq.abs() < 1e-9 {
+                return None;
+            }
+            if dp * dq > 0.0 {
+                return Some(false);
+            }
+            let x = p + (q - p) * (dp / (dp - dq));
+            let w = [0, 1, 2].map(|i| (tr[(i + 1) % 3] - tr[i]).cross(&(x - tr[i])).dot(&n));
+            if w.iter().any(|v| v.abs() < 1e-9) {
+                return None;
+            }
+            Some(w.iter().all(|&v| v > 0.0))
+        };
+        let (mut meet, mut agree) = (0, 0);
+        for _ in 0..2000 {
+            let a = [0; 3].map(|_| Vec3::new(r(), r(), r()));
+            let b = [0; 3].map(|_| Vec3::new(r(), r(), r()) * 0.8);
+            let mut refr = Some(false);
+            for (x, y) in [(&a, &b), (&b, &a)] {
+                for i in 0..3 {
+                    match (refr, seg_tri(&x[i], &x[(i + 1) % 3], y)) {
+                        (_, None) => refr = None,
+                        (Some(false), Some(v)) => refr = Some(v),
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(want) = refr {
+                assert_eq!(triangles_meet(&a, &b), want);
+                agree += 1;
+                meet += want as usize;
+            }
+        }
+        assert!(
+            agree > 1500 && meet > 100 && meet < agree - 100,
+            "{agree} decided, {meet} meeting"
+        );
+    }
+}
