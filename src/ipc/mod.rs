@@ -16,6 +16,8 @@
 //!   barrier term as functions of the two bodies' twelve coordinates;
 //! - [`interval`] and [`ccd`]: the conservative curved CCD of §4.3 — interval
 //!   enclosures of the rigid trajectories, searched earliest-time-first;
+//! - [`mesh`]: body-frame surface meshes (used as they are, no hull) and the
+//!   constraint set C of eq. (2) between two bodies;
 //! - [`intersect`]: exact triangle–triangle intersection (orientation predicates), so
 //!   that tests check the method's guarantee instead of assuming it.
 //!
@@ -27,4 +29,5 @@ pub mod ccd;
 pub mod geom;
 pub mod intersect;
 pub mod interval;
+pub mod mesh;
 pub mod potential;

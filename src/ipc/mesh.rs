@@ -1,0 +1,261 @@
+//! Surface meshes as Rigid IPC uses them (004 §4: each body is its vertices X̂_i and
+//! triangles F̂_i in the body frame, used as they are — nonconvex and codimensional
+//! meshes included, no hull), and the barrier's constraint set C between two bodies:
+//! every vertex–triangle and edge–edge pair closer than d̂ (eq. 2), with the distance
+//! type each one has.
+
+use super::geom::{
+    classify_edge_edge, classify_point_triangle, d_edge_edge, d_point_triangle, EdgeEdge,
+    PointTriangle, V3,
+};
+use crate::math::{Pose, Vec3};
+
+/// A triangle mesh in its body frame with its unique edges.
+#[derive(Clone, Debug, Default)]
+pub struct SurfaceMesh {
+    pub vertices: Vec<Vec3>,
+    pub faces: Vec<[u32; 3]>,
+    /// Unique undirected edges (i < j).
+    pub edges: Vec<[u32; 2]>,
+}
+
+impl SurfaceMesh {
+    /// From vertices and triangles; the edges are collected and deduplicated.
+    pub fn new(vertices: Vec<Vec3>, faces: Vec<[u32; 3]>) -> Self {
+        let mut edges: Vec<[u32; 2]> = faces
+            .iter()
+            .flat_map(|f| [[f[0], f[1]], [f[1], f[2]], [f[2], f[0]]])
+            .map(|[a, b]| [a.min(b), a.max(b)])
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        SurfaceMesh {
+            vertices,
+            faces,
+            edges,
+        }
+    }
+
+    /// A box of half extents `h` about the origin: 8 vertices, 12 outward triangles.
+    pub fn cuboid(h: &Vec3) -> Self {
+        let v = (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { -h.x } else { h.x },
+                    if i & 2 == 0 { -h.y } else { h.y },
+                    if i & 4 == 0 { -h.z } else { h.z },
+                )
+            })
+            .collect();
+        // Quads (counter-clockwise seen from outside) split along a diagonal.
+        let quads = [
+            [0, 2, 3, 1], // −z
+            [4, 5, 7, 6], // +z
+            [0, 1, 5, 4], // −y
+            [2, 6, 7, 3], // +y
+            [0, 4, 6, 2], // −x
+            [1, 3, 7, 5], // +x
+        ];
+        let faces = quads
+            .iter()
+            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+            .collect();
+        SurfaceMesh::new(v, faces)
+    }
+
+    /// Vertices in the world at `pose`.
+    pub fn world(&self, pose: &Pose, out: &mut Vec<Vec3>) {
+        out.clear();
+        out.extend(
+            self.vertices
+                .iter()
+                .map(|v| pose * nalgebra::Point3::from(*v))
+                .map(|p| p.coords),
+        );
+    }
+}
+
+/// One pair of the constraint set: a vertex of a against a face of b, or an edge of a
+/// against an edge of b, with its distance type and squared distance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Candidate {
+    VertexFace {
+        vertex: u32,
+        face: u32,
+        ty: PointTriangle,
+        d: f64,
+    },
+    EdgeEdge {
+        edge_a: u32,
+        edge_b: u32,
+        ty: EdgeEdge,
+        d: f64,
+    },
+}
+
+/// The pairs of C between meshes a and b (world vertices `wa`, `wb`) with squared
+/// distance below `d_hat`: vertices of a against faces of b, vertices of b against
+/// faces of a (reported with `vertex` in b and `face` in a, flagged by `b_vertex`),
+/// and edges against edges. Pairs are culled by the primitives' bounds inflated by
+/// √d̂. Appends to `out`.
+pub fn constraint_set(
+    (ma, wa): (&SurfaceMesh, &[Vec3]),
+    (mb, wb): (&SurfaceMesh, &[Vec3]),
+    d_hat: f64,
+    out: &mut Vec<(bool, Candidate)>,
+) {
+    let r = d_hat.sqrt();
+    let c = |v: &Vec3| V3::<f64>::cst(v);
+    let bounds = |pts: &[&Vec3]| {
+        let mut lo = *pts[0];
+        let mut hi = *pts[0];
+        for p in &pts[1..] {
+            lo = lo.inf(p);
+            hi = hi.sup(p);
+        }
+        (lo.add_scalar(-r), hi.add_scalar(r))
+    };
+    let overlap = |(l1, h1): (Vec3, Vec3), (l2, h2): (Vec3, Vec3)| {
+        (0..3).all(|k| l1[k] <= h2[k] && l2[k] <= h1[k])
+    };
+    for (b_vertex, (mv, wv, mf, wf)) in [(false, (ma, wa, mb, wb)), (true, (mb, wb, ma, wa))] {
+        for (vi, p) in wv.iter().enumerate().take(mv.vertices.len()) {
+            for (fi, f) in mf.faces.iter().enumerate() {
+                let t = f.map(|i| &wf[i as usize]);
+                if !overlap(bounds(&[p]), bounds(&t)) {
+                    continue;
+                }
+                let ty = classify_point_triangle(p, t);
+                let d = d_point_triangle(ty, &c(p), t.map(c).each_ref());
+                if d < d_hat {
+                    out.push((
+                        b_vertex,
+                        Candidate::VertexFace {
+                            vertex: vi as u32,
+                            face: fi as u32,
+                            ty,
+                            d,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    for (ia, ea) in ma.edges.iter().enumerate() {
+        let a = ea.map(|i| &wa[i as usize]);
+        let ba = bounds(&a);
+        for (ib, eb) in mb.edges.iter().enumerate() {
+            let b = eb.map(|i| &wb[i as usize]);
+            if !overlap(ba, bounds(&b)) {
+                continue;
+            }
+            let ty = classify_edge_edge(a[0], a[1], b[0], b[1]);
+            let d = d_edge_edge(ty, a.map(c).each_ref(), b.map(c).each_ref());
+            if d < d_hat {
+                out.push((
+                    false,
+                    Candidate::EdgeEdge {
+                        edge_a: ia as u32,
+                        edge_b: ib as u32,
+                        ty,
+                        d,
+                    },
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Quat;
+
+    /// A unit cube: 8 vertices, 12 triangles, 18 edges (12 sides, 6 diagonals), every
+    /// triangle outward (its normal points away from the centre) and Euler's
+    /// V − E + F = 2.
+    #[test]
+    fn cuboid_is_a_closed_outward_mesh() {
+        let m = SurfaceMesh::cuboid(&Vec3::new(0.5, 0.5, 0.5));
+        assert_eq!(
+            (m.vertices.len(), m.faces.len(), m.edges.len()),
+            (8, 12, 18)
+        );
+        assert_eq!(8 - 18 + 12, 2);
+        for f in &m.faces {
+            let [a, b, c] = f.map(|i| m.vertices[i as usize]);
+            let n = (b - a).cross(&(c - a));
+            assert!(
+                n.dot(&((a + b + c) / 3.0)) > 0.0,
+                "face {f:?} points inward"
+            );
+        }
+    }
+
+    /// A cube 1e-3 above another, turned and shifted (d̂ = (2e-3)²): the constraint
+    /// set's plane-type vertex–face pairs are exactly the upper bottom corners over
+    /// the lower top square, every pair lies between the gap (squared 1e-6) and d̂,
+    /// and the culled list equals the brute-force list of vertex–face pairs below d̂.
+    #[test]
+    fn constraint_set_of_stacked_cubes() {
+        let m = SurfaceMesh::cuboid(&Vec3::new(0.5, 0.5, 0.5));
+        let lower = Pose::identity();
+        let upper = Pose::from_parts(
+            Vec3::new(0.1, -0.05, 1.001).into(),
+            Quat::from_scaled_axis(Vec3::new(0.0, 0.0, 0.2)),
+        );
+        let (mut wa, mut wb) = (Vec::new(), Vec::new());
+        m.world(&upper, &mut wa);
+        m.world(&lower, &mut wb);
+        let d_hat = 4e-6;
+        let mut set = Vec::new();
+        constraint_set((&m, &wa), (&m, &wb), d_hat, &mut set);
+        assert!(!set.is_empty());
+        // Exactly the upper cube's bottom corners above the lower top square have a
+        // vertex–face pair of the plane type.
+        let mut over: Vec<u32> = set
+            .iter()
+            .filter_map(|(bv, c)| match c {
+                Candidate::VertexFace {
+                    vertex,
+                    ty: PointTriangle::Face,
+                    ..
+                } if !bv => Some(*vertex),
+                _ => None,
+            })
+            .collect();
+        over.sort_unstable();
+        over.dedup();
+        let inside: Vec<u32> = (0..8u32)
+            .filter(|&i| {
+                let p = wa[i as usize];
+                p.z < 0.6 && p.x.abs() < 0.5 && p.y.abs() < 0.5
+            })
+            .collect();
+        assert!(!inside.is_empty());
+        assert_eq!(over, inside);
+        for (_, c) in &set {
+            let d = match c {
+                Candidate::VertexFace { d, .. } | Candidate::EdgeEdge { d, .. } => *d,
+            };
+            assert!(d < d_hat && d > 0.99e-6 - 1e-12, "d = {d}");
+        }
+        // Brute force without the culling.
+        let mut n = 0;
+        for p in &wa {
+            for f in &m.faces {
+                let t = f.map(|i| &wb[i as usize]);
+                let ty = classify_point_triangle(p, t);
+                let c = |v: &Vec3| V3::<f64>::cst(v);
+                if d_point_triangle(ty, &c(p), t.map(c).each_ref()) < d_hat {
+                    n += 1;
+                }
+            }
+        }
+        let got = set
+            .iter()
+            .filter(|(bv, c)| !bv && matches!(c, Candidate::VertexFace { .. }))
+            .count();
+        assert_eq!(got, n);
+    }
+}
