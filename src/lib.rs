@@ -27,3 +27,4 @@ pub mod config;
 pub mod runtime;
 pub mod server;
 pub mod solver;
+pub mod viewer;
