@@ -111,6 +111,13 @@ pub struct ServerConfig {
     pub shutdown_grace_s: f64,
     /// Prometheus text endpoint, e.g. "127.0.0.1:9464"; "" = off. Default "".
     pub metrics_listen: String,
+    /// Serve the web viewer (`rtphys serve`). Default true.
+    pub viewer: bool,
+    /// Web viewer address (HTTP + WebSocket). Default "127.0.0.1:8080".
+    pub viewer_listen: String,
+    /// States per second sent to each viewer page (the display rate), in [1, 240].
+    /// Default 30.
+    pub viewer_rate_hz: f64,
     /// Directories `LoadScene{path}` may read from (and the URDFs and meshes such a
     /// scene names); relative entries are taken from the working directory. Paths are
     /// canonicalized (no `..` or symlink escape). Default
@@ -226,6 +233,9 @@ impl Default for ServerConfig {
             tcp_nodelay: true,
             shutdown_grace_s: 2.0,
             metrics_listen: String::new(),
+            viewer: true,
+            viewer_listen: "127.0.0.1:8080".into(),
+            viewer_rate_hz: 30.0,
             scene_roots: vec![
                 "config/scenes".into(),
                 "config/robots".into(),
@@ -372,6 +382,18 @@ impl Config {
             return bad(
                 "server.metrics_listen",
                 format!("not an address: {:?}", s.metrics_listen),
+            );
+        }
+        if s.viewer_listen.parse::<std::net::SocketAddr>().is_err() {
+            return bad(
+                "server.viewer_listen",
+                format!("not an address: {:?}", s.viewer_listen),
+            );
+        }
+        if !(1.0..=240.0).contains(&s.viewer_rate_hz) {
+            return bad(
+                "server.viewer_rate_hz",
+                format!("must be in [1, 240], got {}", s.viewer_rate_hz),
             );
         }
         if !(1..=64).contains(&s.worker_threads) {

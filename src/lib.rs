@@ -28,3 +28,4 @@ pub mod config;
 pub mod runtime;
 pub mod server;
 pub mod solver;
+pub mod viewer;

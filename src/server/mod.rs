@@ -55,6 +55,12 @@ pub struct ServeArgs {
     /// `rtphys replay SCENE FILE`; the world starts from the scene's initial state).
     #[arg(long, value_name = "FILE")]
     pub record_inputs: Option<PathBuf>,
+    /// Web viewer address, e.g. 127.0.0.1:8080 (overrides server.viewer_listen).
+    #[arg(long, value_name = "ADDR")]
+    pub viewer_listen: Option<String>,
+    /// Do not serve the web viewer (overrides server.viewer).
+    #[arg(long)]
+    pub no_viewer: bool,
 }
 
 /// Load the scene named by the arguments or the settings, or the embedded default.
@@ -103,7 +109,13 @@ pub fn serve_main(args: ServeArgs) -> anyhow::Result<()> {
             other => anyhow::bail!("--mode: unknown mode {other:?} (realtime, lockstep, max)"),
         };
     }
-    cfg.validate("--listen/--config")?;
+    if let Some(l) = &args.viewer_listen {
+        cfg.server.viewer_listen = l.clone();
+    }
+    if args.no_viewer {
+        cfg.server.viewer = false;
+    }
+    cfg.validate("--listen/--viewer-listen/--config")?;
     let (model, name) = load_scene(args.scene.as_deref(), &cfg)?;
     let tokio_rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cfg.server.worker_threads)
@@ -143,6 +155,20 @@ pub fn serve_main(args: ServeArgs) -> anyhow::Result<()> {
             let maddr: SocketAddr = cfg.server.metrics_listen.parse()?;
             metrics::spawn(rt.clone(), maddr).await?;
             tracing::info!("Prometheus metrics on http://{maddr}/metrics");
+        }
+        if cfg.server.viewer {
+            crate::viewer::check_listen(&cfg, &cfg.server.viewer_listen)?;
+            // A viewer that cannot bind (port taken) leaves the gRPC server running.
+            match crate::viewer::spawn(rt.clone(), &cfg.server.viewer_listen).await {
+                Ok(v) => {
+                    tracing::info!("web viewer on http://{v}/");
+                    println!("rtphys viewer on http://{v}/");
+                }
+                Err(e) => tracing::warn!(
+                    "web viewer not served on {}: {e:#} (--viewer-listen ADDR, --no-viewer)",
+                    cfg.server.viewer_listen
+                ),
+            }
         }
         run(rt.clone(), listener, shutdown_signal()).await?;
         rt.shutdown();

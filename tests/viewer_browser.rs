@@ -1,0 +1,450 @@
+//! The web viewer in a real browser: an in-process server with the viewer on an
+//! ephemeral port, headless Chromium driven over the DevTools protocol (a minimal
+//! client below, over a WebSocket). Chromium must be installed (`.ci/run` installs
+//! Debian's `chromium`); without it this test fails and says so.
+//!
+//! Asserts: no console errors or exceptions; drawn bodies == WorldInfo's non-plane
+//! bodies; a box pushed over gRPC moves on the page, and once paused the drawn pose
+//! equals the server's state; the Pause/Step/Resume buttons change the server's
+//! tick as the gRPC calls do; the plots receive samples; the screenshot is not blank.
+//! Screenshots: target/viewer-screenshots/.
+
+use base64::Engine as _;
+use futures_util::SinkExt as _;
+use rtphys::server::client::{pb, Client};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio_stream::StreamExt as _;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A DevTools-protocol session on one page (flat session mode).
+struct Cdp {
+    ws: Ws,
+    id: u64,
+    session: Option<String>,
+    /// Console errors and uncaught exceptions seen so far.
+    errors: Vec<String>,
+}
+
+impl Cdp {
+    fn note(&mut self, m: &Value) {
+        match m["method"].as_str() {
+            Some("Runtime.exceptionThrown") => self
+                .errors
+                .push(format!("exception: {}", m["params"]["exceptionDetails"])),
+            Some("Runtime.consoleAPICalled") if m["params"]["type"] == "error" => self
+                .errors
+                .push(format!("console.error: {}", m["params"]["args"])),
+            Some("Log.entryAdded") if m["params"]["entry"]["level"] == "error" => self
+                .errors
+                .push(format!("log error: {}", m["params"]["entry"])),
+            _ => {}
+        }
+    }
+
+    async fn call(&mut self, method: &str, params: Value) -> Value {
+        self.id += 1;
+        let mut msg = json!({"id": self.id, "method": method, "params": params});
+        if let Some(s) = &self.session {
+            msg["sessionId"] = json!(s);
+        }
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .await
+            .expect("send to Chromium");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let m = tokio::time::timeout(left, self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("Chromium did not answer {method} in 30 s"))
+                .expect("Chromium closed the DevTools socket")
+                .expect("DevTools socket error");
+            let Message::Text(t) = m else { continue };
+            let v: Value = serde_json::from_str(t.as_str()).expect("DevTools JSON");
+            if v["id"] == json!(self.id) {
+                assert!(v.get("error").is_none(), "{method}: {}", v["error"]);
+                return v["result"].clone();
+            }
+            self.note(&v);
+        }
+    }
+
+    /// Evaluate a JS expression in the page and return its JSON value.
+    async fn eval(&mut self, expr: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await;
+        assert!(
+            r.get("exceptionDetails").is_none(),
+            "{expr}: {}",
+            r["exceptionDetails"]
+        );
+        r["result"]["value"].clone()
+    }
+
+    /// Poll `expr` until it is `true` (or fail after `secs`).
+    async fn wait_for(&mut self, expr: &str, secs: f64) {
+        let t0 = Instant::now();
+        while self.eval(expr).await != json!(true) {
+            assert!(
+                t0.elapsed().as_secs_f64() < secs,
+                "page condition not met in {secs} s: {expr}; errors: {:?}",
+                self.errors
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn screenshot(&mut self, path: &std::path::Path) -> Vec<u8> {
+        let r = self
+            .call("Page.captureScreenshot", json!({"format": "png"}))
+            .await;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().expect("screenshot data"))
+            .expect("base64 screenshot");
+        std::fs::write(path, &png).expect("write screenshot");
+        png
+    }
+}
+
+fn chromium() -> PathBuf {
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        if let Ok(out) = std::process::Command::new("which").arg(name).output() {
+            if out.status.success() {
+                return PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            }
+        }
+    }
+    panic!(
+        "the viewer browser test needs Chromium: `apt-get install -y chromium` \
+         (.ci/run installs it); not found as chromium, chromium-browser or google-chrome"
+    );
+}
+
+struct Browser {
+    child: std::process::Child,
+    _dir: PathBuf,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self._dir);
+    }
+}
+
+async fn launch() -> (Browser, Ws) {
+    let exe = chromium();
+    let dir = std::env::temp_dir().join(format!("rtphys-viewer-chromium-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("user data dir");
+    let child = std::process::Command::new(exe)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,800",
+            "--remote-debugging-port=0",
+        ])
+        .arg(format!("--user-data-dir={}", dir.display()))
+        .arg("about:blank")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start Chromium");
+    let browser = Browser {
+        child,
+        _dir: dir.clone(),
+    };
+    let port_file = dir.join("DevToolsActivePort");
+    let t0 = Instant::now();
+    let text = loop {
+        if let Ok(t) = std::fs::read_to_string(&port_file) {
+            if t.lines().count() >= 2 {
+                break t;
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "Chromium wrote no DevToolsActivePort in 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let mut l = text.lines();
+    let port = l.next().unwrap_or_default().trim().to_string();
+    let path = l.next().unwrap_or_default().trim().to_string();
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}{path}"))
+        .await
+        .expect("DevTools WebSocket");
+    (browser, ws)
+}
+
+async fn server_tick(c: &mut Client) -> (u64, bool) {
+    let s = c
+        .raw
+        .get_state(pb::GetStateRequest {
+            fields: vec![pb::StateField::Pose as i32],
+            bodies: vec![],
+        })
+        .await
+        .expect("GetState")
+        .into_inner();
+    (s.tick, s.paused)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewer_in_headless_chromium() {
+    let cfg = rtphys::config::Config::default();
+    let (model, name) = rtphys::server::load_scene(None, &cfg).expect("default scene");
+    let srv = rtphys::server::spawn(cfg, model, &name, "127.0.0.1:0")
+        .await
+        .expect("server");
+    let vaddr = rtphys::viewer::spawn(srv.runtime.clone(), "127.0.0.1:0")
+        .await
+        .expect("viewer");
+    let mut c = Client::connect(&srv.url()).await.expect("gRPC client");
+    let world = c
+        .raw
+        .get_world(pb::GetWorldRequest {})
+        .await
+        .expect("GetWorld")
+        .into_inner();
+
+    let (_browser, ws) = launch().await;
+    let mut cdp = Cdp {
+        ws,
+        id: 0,
+        session: None,
+        errors: vec![],
+    };
+    let t = cdp
+        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .await;
+    let target = t["targetId"].as_str().expect("targetId").to_string();
+    let a = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        )
+        .await;
+    cdp.session = Some(a["sessionId"].as_str().expect("sessionId").to_string());
+    cdp.call("Runtime.enable", json!({})).await;
+    cdp.call("Log.enable", json!({})).await;
+    cdp.call("Page.enable", json!({})).await;
+    cdp.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+    )
+    .await;
+    cdp.call("Page.navigate", json!({"url": format!("http://{vaddr}/")}))
+        .await;
+    cdp.wait_for(
+        "!!(window.rtphys && rtphys.ready && rtphys.frames > 2)",
+        60.0,
+    )
+    .await;
+
+    // Drawn bodies: every body of WorldInfo with a drawable shape (all but the floor plane).
+    let geoms = cdp
+        .eval("rtphys.world.geoms.map(g => [g.body, g.shape.type])")
+        .await;
+    let mut drawable: Vec<u64> = geoms
+        .as_array()
+        .expect("geoms")
+        .iter()
+        .filter(|g| g[1] != "plane")
+        .map(|g| g[0].as_u64().expect("body id"))
+        .collect();
+    drawable.sort();
+    drawable.dedup();
+    let planes = world.bodies.len() - drawable.len();
+    assert_eq!(
+        planes, 1,
+        "the default scene has one plane body (the floor)"
+    );
+    assert_eq!(
+        cdp.eval("rtphys.world.bodies.length").await,
+        json!(world.bodies.len()),
+        "page's WorldInfo body count"
+    );
+    assert_eq!(
+        cdp.eval("rtphys.drawnBodies").await,
+        json!(drawable.len()),
+        "drawn bodies (WorldInfo has {} bodies, one of them the floor plane)",
+        world.bodies.len()
+    );
+
+    // Push the red box over gRPC: it moves on the page.
+    let id = world
+        .bodies
+        .iter()
+        .find(|b| b.name == "red_box")
+        .expect("red_box")
+        .id;
+    let before = cdp.eval(&format!("rtphys.drawn[{id}]")).await;
+    c.raw
+        .apply_wrench(pb::ApplyWrenchRequest {
+            header: None,
+            wrenches: vec![pb::BodyWrench {
+                body: Some(pb::BodyRef {
+                    r#ref: Some(pb::body_ref::Ref::Id(id)),
+                }),
+                force: vec![0.0, 0.0, 30.0],
+                torque: vec![],
+                frame: pb::Frame::World as i32,
+                point: vec![],
+                duration_s: 0.3,
+            }],
+        })
+        .await
+        .expect("ApplyWrench");
+    let z0 = before[2].as_f64().expect("z");
+    cdp.wait_for(&format!("rtphys.drawn[{id}][2] > {} ", z0 + 0.05), 20.0)
+        .await;
+
+    // Pause with the button; once the page shows the paused frame, its drawn pose is
+    // the server's state (float32 matrices: 1e-4 m).
+    cdp.eval("document.getElementById('pause').click(), true")
+        .await;
+    let t0 = Instant::now();
+    let (tick, paused) = loop {
+        let (t, p) = server_tick(&mut c).await;
+        if p {
+            break (t, p);
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "Pause button did not pause the server"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(paused);
+    cdp.wait_for(
+        &format!("rtphys.state.tick === {tick} && rtphys.frames > 0"),
+        10.0,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let s = c
+        .raw
+        .get_state(pb::GetStateRequest {
+            fields: vec![pb::StateField::Pose as i32],
+            bodies: vec![],
+        })
+        .await
+        .expect("GetState")
+        .into_inner();
+    assert_eq!(s.tick, tick, "paused server ticked");
+    let drawn = cdp.eval(&format!("rtphys.drawn[{id}]")).await;
+    let p = &s.bodies[id as usize].position;
+    for k in 0..3 {
+        let d = drawn[k].as_f64().expect("drawn coordinate");
+        assert!((d - p[k]).abs() < 1e-4, "drawn {drawn} vs server {p:?}");
+    }
+    assert!(p[2] > z0 + 0.05, "the box rose: z {} from {z0}", p[2]);
+
+    // Step button: one tick per click.
+    for k in 1..=2u64 {
+        cdp.eval("document.getElementById('step').click(), true")
+            .await;
+        let t0 = Instant::now();
+        loop {
+            let (t, p) = server_tick(&mut c).await;
+            assert!(p, "stepping resumed the world");
+            if t == tick + k {
+                break;
+            }
+            assert!(
+                t < tick + k,
+                "Step button advanced {} ticks, expected {k}",
+                t - tick
+            );
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "Step button did nothing"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    cdp.wait_for(&format!("rtphys.state.tick === {}", tick + 2), 10.0)
+        .await;
+    // Resume button: the clock runs again.
+    cdp.eval("document.getElementById('resume').click(), true")
+        .await;
+    let t0 = Instant::now();
+    loop {
+        let (t, p) = server_tick(&mut c).await;
+        if !p && t > tick + 10 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "Resume button did not resume"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Plots receive data (stats at 4 Hz; each plot counts its samples in the window).
+    cdp.wait_for(
+        "document.querySelectorAll('#side canvas').length === 7 && rtphys.stats.length >= 4 && \
+         rtphys.stats.every(s => Number.isFinite(s.compute_us[1]) && Number.isFinite(s.rtf))",
+        20.0,
+    )
+    .await;
+    cdp.wait_for(
+        "rtphys.stats[rtphys.stats.length-1].compute_us[0] > 0",
+        10.0,
+    )
+    .await;
+
+    // Screenshot: pixels differ from the background (clear colour 27,30,36).
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    let png = cdp.screenshot(&dir.join("viewer.png")).await;
+    let dec = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = dec.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png frame");
+    let ch = info.color_type.samples();
+    let (w, h) = (info.width as usize, info.height as usize);
+    // The 3D view is the left part of the page (the plots are 360 px on the right).
+    let mut differ = 0usize;
+    let mut total = 0usize;
+    for y in 0..h {
+        for x in 0..w.saturating_sub(380) {
+            let i = (y * w + x) * ch;
+            let px = &buf[i..i + 3];
+            total += 1;
+            if (px[0] as i32 - 27).abs() + (px[1] as i32 - 30).abs() + (px[2] as i32 - 36).abs()
+                > 24
+            {
+                differ += 1;
+            }
+        }
+    }
+    let frac = differ as f64 / total as f64;
+    assert!(
+        frac > 0.02,
+        "screenshot of the 3D view is blank: {:.4} of its pixels differ from the background",
+        frac
+    );
+
+    assert!(cdp.errors.is_empty(), "console errors: {:?}", cdp.errors);
+    srv.shutdown().await.expect("shutdown");
+}
