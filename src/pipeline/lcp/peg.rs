@@ -50,11 +50,36 @@
 //! vertex) is not covered (`tests/peg_method.rs`, the ignored vertex–vertex
 //! impact).
 //!
+//! **Equal rows.** Contacts of different features can give the same row: where
+//! two aligned boxes meet corner on corner, the vertex of A against B's top face,
+//! B's vertex against A's bottom face and the two edge–edge contacts at the corner
+//! all have the normal, the point and the gap of one contact. Contacts whose
+//! normals agree within 1e-10 and gaps within 1e-12 of the pair's size are one row
+//! when their points lie d apart (along the contact plane) with d times the pair's
+//! relative rotation in the step (h |ω_a − ω_b|, at least 1e-7 rad) within 1e-12
+//! of the pair's size (`same_row`): the predicted gaps then differ by less than
+//! that. With g the gap of such a row R the reduction is exact (to that bound) in
+//! the sense that it returns a solution of the full LCP:
+//! - a slack of a constraint whose contact is the primary's row has c = 0 in every
+//!   solution (its row reads Σ_{t<s} c_t + c_s ⊥ c_s), so it is left out; a
+//!   constraint left without slacks is U(R) (in the corner above the X, whose
+//!   separating candidates are all R);
+//! - a constraint with a member on a U row R is implied by it (its running maximum
+//!   is ≥ g_R ≥ 0): with its force 0 and its slacks the running maximum, every
+//!   solution of the rest solves it too, so it adds no rows;
+//! - one force variable per U row (several on one row only split one impulse).
+//!
+//! The aligned 5-stack's LCP drops from 424 variables (52 forces, 112 slacks) to
+//! 120 (20 forces, no slack), the standard model's size.
+//!
 //! **Solver.** The matrix is not symmetric (the c columns enter only through the
-//! ones of E_I1, E_I2). Lemke solves it as assembled (cold start, the pivot limit
+//! ones of E_I1, E_I2). It is block-diagonal over the contact islands (rows
+//! connected through moving bodies, `islands.rs`); each island is one dense LCP.
+//! Lemke solves it as assembled (cold start, the pivot limit
 //! and residual acceptance of the standard path). A failure is counted
-//! (`solver_failures`, `solver_fallbacks`) and the step falls back to PGS on the
-//! standard model's problem over the force-carrying contacts only (every one a
+//! (`solver_failures`, `solver_fallbacks`, once per step) and the failed islands
+//! fall back to PGS on the standard model's problem over their force-carrying
+//! contacts only (every one a
 //! unilateral row; the slack-only contacts inactive): the over-constrained model
 //! for that step, never silent.
 
@@ -104,6 +129,21 @@ pub struct PegWorkspace {
     primary_of: Vec<u32>,
     slack_rows: Vec<u32>,
     overlap: OverlapScratch,
+    /// Per potential contact of the pair: the first contact with the same row
+    /// (module doc, "Equal rows"), and per such row whether a U holds it.
+    class: Vec<u32>,
+    u_class: Vec<bool>,
+    /// Per row of `LcpWorkspace::contacts`: its island (`LcpWorkspace::sparse`).
+    row_island: Vec<u32>,
+    /// The island being solved: its force variables and constraints (global ids,
+    /// increasing), the first local slack of each constraint, and per island
+    /// whether Lemke solved it.
+    isl_force: Vec<u32>,
+    isl_cons: Vec<u32>,
+    cons_base: Vec<u32>,
+    island_ok: Vec<bool>,
+    /// Impulses of the solved islands, kept across a PGS fallback.
+    solved_impulse: Vec<f64>,
 }
 
 impl PegWorkspace {
@@ -292,22 +332,78 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         ls.peg.force.push(NONE);
     }
     let _ = pair;
-    // Force variables and constraints.
+    // Rows that are one row (module doc, "Equal rows").
+    let size = ga.shape.size() + gb.shape.size();
+    // The pair's relative rotation in the step, at least 1e-7 rad (what the step's
+    // own impulses may add to a resting pair): two contacts on one plane whose
+    // points lie d apart predict gaps that differ by at most d times it.
+    let turn = inp.h
+        * (inp.state[ga.body].w * f64::from(u8::from(blocks[0] != NO_BLOCK))
+            - inp.state[gb.body].w * f64::from(u8::from(blocks[1] != NO_BLOCK)))
+        .norm();
+    let turn = if turn.is_finite() {
+        turn.max(1e-7)
+    } else {
+        1.0
+    };
     let pw = &mut ls.peg;
+    pw.class.clear();
+    for (i, c) in pc.contacts.iter().enumerate() {
+        let rep = (0..i)
+            .find(|&j| pw.class[j] == j as u32 && same_row(c, &pc.contacts[j], size, turn))
+            .unwrap_or(i);
+        pw.class.push(rep as u32);
+    }
+    pw.u_class.clear();
+    pw.u_class.resize(pc.contacts.len(), false);
+    let members = |r: &std::ops::Range<u32>| &pc.members[r.start as usize..r.end as usize];
+    // A constraint all of whose contacts are the primary's row is U on it.
+    for con in &pc.constraints {
+        let cls = match con {
+            Constraint::Unilateral { contact } => Some(pw.class[*contact as usize]),
+            Constraint::Intercontact { primary, others } => {
+                let cp = pw.class[*primary as usize];
+                members(others)
+                    .iter()
+                    .all(|&m| pw.class[m as usize] == cp)
+                    .then_some(cp)
+            }
+            Constraint::Cross { a: ca, b: cb } => {
+                let mut all = members(ca).iter().chain(members(cb));
+                let c0 = all.clone().next().map(|&m| pw.class[m as usize]);
+                c0.filter(|&c0| all.all(|&m| pw.class[m as usize] == c0))
+            }
+        };
+        if let Some(c) = cls {
+            pw.u_class[c as usize] = true;
+        }
+    }
+    // Force variables and constraints: one U per row, then the I and X
+    // constraints that no U row implies.
     let make_force = |pw: &mut PegWorkspace, row: u32, primary: u32| {
         pw.force[row as usize] = pw.force_rows.len() as u32;
         pw.force_rows.push(row);
         pw.primary_of.push(primary);
     };
+    for i in 0..pc.contacts.len() {
+        if pw.u_class[i] {
+            let row = pw.row_of[i];
+            make_force(pw, row, NONE);
+        }
+    }
+    let implied = |pw: &PegWorkspace, r: &std::ops::Range<u32>| {
+        members(r)
+            .iter()
+            .any(|&m| pw.u_class[pw.class[m as usize] as usize])
+    };
     for con in &pc.constraints {
         match con {
-            Constraint::Unilateral { contact } => {
-                let row = pw.row_of[*contact as usize];
-                if pw.force[row as usize] == NONE {
-                    make_force(pw, row, NONE);
-                }
-            }
+            Constraint::Unilateral { .. } => {}
             Constraint::Intercontact { primary, others } => {
+                let cp = pw.class[*primary as usize];
+                if pw.u_class[cp as usize] || implied(pw, others) {
+                    continue;
+                }
                 let row = pw.row_of[*primary as usize];
                 if pw.force[row as usize] != NONE {
                     continue;
@@ -315,8 +411,10 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
                 let k = pw.constraints.len() as u32;
                 make_force(pw, row, k);
                 let start = pw.slack_rows.len() as u32;
-                for &m in &pc.members[others.start as usize..others.end as usize] {
-                    pw.slack_rows.push(pw.row_of[m as usize]);
+                for &m in members(others) {
+                    if pw.class[m as usize] != cp {
+                        pw.slack_rows.push(pw.row_of[m as usize]);
+                    }
                 }
                 pw.constraints.push(PegConstraint {
                     primary: row,
@@ -324,32 +422,35 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
                 });
             }
             Constraint::Cross { a: ca, b: cb } => {
+                if implied(pw, ca) || implied(pw, cb) {
+                    continue;
+                }
                 // The primary: the most applicable contact of C_a, then of C_b,
                 // not already carrying a force (module doc).
-                let mut best: Option<(u32, f64)> = None;
+                let mut best: Option<(u32, u32, f64)> = None;
                 for r in [ca, cb] {
                     if best.is_some() {
                         break;
                     }
-                    for &m in &pc.members[r.start as usize..r.end as usize] {
+                    for &m in members(r) {
                         let row = pw.row_of[m as usize];
                         let ap = pc.contacts[m as usize].applicability;
-                        if pw.force[row as usize] == NONE && best.is_none_or(|(_, b)| ap > b) {
-                            best = Some((row, ap));
+                        if pw.force[row as usize] == NONE && best.is_none_or(|(_, _, b)| ap > b) {
+                            best = Some((row, m, ap));
                         }
                     }
                 }
-                let Some((prow, _)) = best else {
+                let Some((prow, pm, _)) = best else {
                     continue;
                 };
+                let cp = pw.class[pm as usize];
                 let k = pw.constraints.len() as u32;
                 make_force(pw, prow, k);
                 let start = pw.slack_rows.len() as u32;
                 for r in [ca, cb] {
-                    for &m in &pc.members[r.start as usize..r.end as usize] {
-                        let row = pw.row_of[m as usize];
-                        if row != prow {
-                            pw.slack_rows.push(row);
+                    for &m in members(r) {
+                        if pw.class[m as usize] != cp {
+                            pw.slack_rows.push(pw.row_of[m as usize]);
                         }
                     }
                 }
@@ -366,6 +467,24 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         }
     }
     ls.peg.pc = pc;
+}
+
+/// Whether two potential contacts give the same rows (module doc, "Equal
+/// rows"): normals within 1e-10 and ψ within 1e-12 of the pair's size, and the
+/// points on A and on B so close (d) that d times the pair's rotation in the step
+/// (`turn`) is within 1e-12 of its size.
+fn same_row(
+    x: &crate::collision::features::PotentialContact,
+    y: &crate::collision::features::PotentialContact,
+    size: f64,
+    turn: f64,
+) -> bool {
+    let size = size.max(1e-3);
+    let d = 1e-12 * size / turn;
+    (x.normal - y.normal).norm() <= 1e-10
+        && (x.p_a - y.p_a).norm() <= d
+        && (x.p_b - y.p_b).norm() <= d
+        && (x.psi - y.psi).abs() <= 1e-12 * size
 }
 
 /// Replaces the normal rows' constant of PEG rows by G ν_f + ψ/h (β = 1, no
@@ -411,8 +530,10 @@ pub(super) fn peg_constants(h: f64, ls: &mut LcpWorkspace) {
 /// The constant of a slack-only contact's row in the PGS fallback (never active).
 const INACTIVE: f64 = 1e20;
 
-/// Assembles and solves the PEG LCP (module doc); impulses (p_n, f_t₁, f_t₂) per
-/// row into `ls.impulse`.
+/// Assembles and solves the PEG LCP (module doc) island by island (contacts
+/// connected through moving bodies, `islands.rs`: the LCP is block-diagonal over
+/// them, each block one smaller dense Lemke); impulses (p_n, f_t₁, f_t₂) per row
+/// into `ls.impulse`.
 pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats) {
     let nc = ls.contacts.len();
     ls.impulse.clear();
@@ -421,8 +542,7 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
     stats.solver_iterations = 0;
     stats.solver_residual = 0.0;
     stats.solver_failed = false;
-    let nf = ls.peg.force_rows.len();
-    if nf == 0 {
+    if ls.peg.force_rows.is_empty() {
         return;
     }
     let k = p.friction_directions as usize;
@@ -432,17 +552,106 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         (c, s)
     }));
     super::delassus::dense_w(ls);
-    assemble(ls);
+    // The island of every row (`delassus` grouped the rows into islands).
+    let nisl = ls.sparse.island_start.len().saturating_sub(1);
+    {
+        let pw = &mut ls.peg;
+        pw.row_island.clear();
+        pw.row_island.resize(nc, NONE);
+        for s in 0..nisl {
+            for &c in &ls.sparse.order[ls.sparse.island_start[s]..ls.sparse.island_start[s + 1]] {
+                pw.row_island[c as usize] = s as u32;
+            }
+        }
+        pw.cons_base.clear();
+        pw.cons_base.resize(pw.constraints.len(), 0);
+        pw.island_ok.clear();
+    }
+    let mut pivots = 0;
+    let mut any_failed = false;
+    for s in 0..nisl {
+        let pw = &mut ls.peg;
+        pw.isl_force.clear();
+        pw.isl_cons.clear();
+        for (f, &r) in pw.force_rows.iter().enumerate() {
+            if pw.row_island[r as usize] == s as u32 {
+                pw.isl_force.push(f as u32);
+            }
+        }
+        let mut base = 0;
+        for (ci, con) in pw.constraints.iter().enumerate() {
+            if pw.row_island[con.primary as usize] == s as u32 {
+                pw.isl_cons.push(ci as u32);
+                pw.cons_base[ci] = base;
+                base += con.slacks.end - con.slacks.start;
+            }
+        }
+        if pw.isl_force.is_empty() {
+            pw.island_ok.push(true);
+            continue;
+        }
+        let (ok, piv) = solve_island(p, base as usize, ls, stats);
+        pivots += piv;
+        ls.peg.island_ok.push(ok);
+        any_failed |= !ok;
+    }
+    stats.solver_iterations = pivots;
+    if any_failed {
+        // Counted fallback: PGS on the standard problem over the force-carrying
+        // contacts of the failed islands (module doc); the solved islands keep
+        // Lemke's impulses.
+        stats.solver_failed = true;
+        stats.solver_failures += 1;
+        stats.solver_fallbacks += 1;
+        let LcpWorkspace {
+            impulse,
+            sparse,
+            peg,
+            ..
+        } = ls;
+        peg.solved_impulse.clone_from(impulse);
+        for c in 0..nc {
+            let isl = peg.row_island[c];
+            if isl != NONE && peg.island_ok[isl as usize] {
+                sparse.q[3 * c] = INACTIVE;
+            }
+        }
+        impulse.iter_mut().for_each(|x| *x = 0.0);
+        let it = stats.solver_iterations;
+        if super::solve::pgs_on_w(p, ls, false, stats) == PgsStatus::IterationLimit {
+            stats.solver_unconverged += 1;
+        }
+        stats.solver_iterations += it;
+        let pw = &ls.peg;
+        for c in 0..nc {
+            let isl = pw.row_island[c];
+            if isl != NONE && pw.island_ok[isl as usize] {
+                ls.impulse[3 * c..3 * c + 3].copy_from_slice(&pw.solved_impulse[3 * c..3 * c + 3]);
+            }
+        }
+    }
+    if !ls.impulse.iter().all(|x| x.is_finite()) {
+        ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+    }
+}
+
+/// Lemke on the island in `ls.peg.isl_force` / `isl_cons` (`ns` slacks): whether
+/// it solved (impulses read into `ls.impulse`) and the pivots spent.
+fn solve_island(
+    p: &LcpParams,
+    ns: usize,
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) -> (bool, usize) {
+    assemble(ls, ns);
     let q_max = scale(ls);
-    let n = ls.problem.q.len();
-    stats.lcp_size = n;
+    stats.lcp_size = stats.lcp_size.max(ls.problem.q.len());
     // Lemke with a ladder of zero-pivot tolerances (relative to the scaled
     // matrix's unit entries): the slack rows hold differences of W's rows (eq. (42)),
     // which cancel to round-off for contacts of one feature, and a round-off pivot
     // ends the path on a ray or in a "solution" with a large residual. 1e-7 first
     // (at the standard rows' 1e-9, 1,219 of 2,000 steps of the parallel ridges
     // failed; at 1e-7 none), then the others; the first accepted solution is kept.
-    let mut solved = false;
     let mut pivots = 0;
     let accept = PEG_ACCEPT * q_max.max(1.0);
     for tol in PEG_ZERO_TOLS {
@@ -454,37 +663,19 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         let status = ls.lemke.solve(&ls.problem, None, &mut ls.lemke_res);
         let st = ls.lemke_res.stats;
         pivots += st.pivots + st.setup_pivots;
-        stats.solver_residual = st.residual;
-        solved = status == LemkeStatus::Solved && st.residual.is_finite() && st.residual <= accept;
-        if solved {
-            break;
+        stats.solver_residual = stats.solver_residual.max(st.residual);
+        if status == LemkeStatus::Solved && st.residual.is_finite() && st.residual <= accept {
+            read(ls);
+            return (true, pivots);
         }
     }
-    stats.solver_iterations = pivots;
-    if solved {
-        read(ls);
-    } else {
-        // Counted fallback: PGS on the standard problem over the force-carrying
-        // contacts (module doc).
-        stats.solver_failed = true;
-        stats.solver_failures += 1;
-        stats.solver_fallbacks += 1;
-        let it = stats.solver_iterations;
-        ls.impulse.iter_mut().for_each(|x| *x = 0.0);
-        if super::solve::pgs_on_w(p, ls, false, stats) == PgsStatus::IterationLimit {
-            stats.solver_unconverged += 1;
-        }
-        stats.solver_iterations += it;
-    }
-    if !ls.impulse.iter().all(|x| x.is_finite()) {
-        ls.impulse.iter_mut().for_each(|x| *x = 0.0);
-    }
+    (false, pivots)
 }
 
-/// The dense LCP over z = (p | β | σ | c) (module doc) into `ls.problem`.
-fn assemble(ls: &mut LcpWorkspace) {
-    let nf = ls.peg.force_rows.len();
-    let ns = ls.peg.slack_rows.len();
+/// The dense LCP of one island over z = (p | β | σ | c) (module doc; its force
+/// variables `isl_force`, its constraints' `ns` slacks) into `ls.problem`.
+fn assemble(ls: &mut LcpWorkspace, ns: usize) {
+    let nf = ls.peg.isl_force.len();
     let k = ls.dirs.len();
     let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
     let n = ic + ns;
@@ -500,6 +691,7 @@ fn assemble(ls: &mut LcpWorkspace) {
         ..
     } = ls;
     let (m, q) = (&mut problem.m, &mut problem.q);
+    let forces = &peg.isl_force;
     // Adds α·g_i (the predicted gap of row i over h, linear in p and β) into row
     // `r` of the problem.
     let add_gap = |m: &mut nalgebra::DMatrix<f64>,
@@ -507,8 +699,8 @@ fn assemble(ls: &mut LcpWorkspace) {
                    r: usize,
                    i: usize,
                    alpha: f64| {
-        for (j, &rj) in peg.force_rows.iter().enumerate() {
-            let rj = rj as usize;
+        for (j, &fj) in forces.iter().enumerate() {
+            let rj = peg.force_rows[fj as usize] as usize;
             m[(r, j)] += alpha * w[(3 * i, 3 * rj)];
             for (l, &(cl, sl)) in dirs.iter().enumerate() {
                 m[(r, ib + j * k + l)] +=
@@ -517,22 +709,23 @@ fn assemble(ls: &mut LcpWorkspace) {
         }
         q[r] += alpha * qw[3 * i];
     };
-    for (f, &rf) in peg.force_rows.iter().enumerate() {
-        let rf = rf as usize;
+    for (f, &fg) in forces.iter().enumerate() {
+        let rf = peg.force_rows[fg as usize] as usize;
         // Normal row: g_f (+ Σ c of its constraint).
         add_gap(m, q, f, rf, 1.0);
-        let con = peg.primary_of[f];
+        let con = peg.primary_of[fg as usize];
         if con != NONE {
-            let s = &peg.constraints[con as usize].slacks;
-            for t in s.start..s.end {
-                m[(f, ic + t as usize)] = 1.0;
+            let c = &peg.constraints[con as usize];
+            let base = ic + peg.cons_base[con as usize] as usize;
+            for t in 0..(c.slacks.end - c.slacks.start) as usize {
+                m[(f, base + t)] = 1.0;
             }
         }
         // Friction rows (as the standard model's).
         for (l, &(cl, sl)) in dirs.iter().enumerate() {
             let r = ib + f * k + l;
-            for (j, &rj) in peg.force_rows.iter().enumerate() {
-                let rj = rj as usize;
+            for (j, &fj) in forces.iter().enumerate() {
+                let rj = peg.force_rows[fj as usize] as usize;
                 let wt = |x: usize, y: usize| w[(3 * rf + x, 3 * rj + y)];
                 m[(r, j)] = cl * wt(1, 0) + sl * wt(2, 0);
                 for (i2, &(ci, si)) in dirs.iter().enumerate() {
@@ -547,21 +740,23 @@ fn assemble(ls: &mut LcpWorkspace) {
         m[(is + f, f)] = contacts[rf].mu;
     }
     // Slack rows: g_ι − g_s + Σ_{t ≤ s} c_t.
-    for con in peg.constraints.iter() {
+    for &ci in &peg.isl_cons {
+        let con = &peg.constraints[ci as usize];
+        let base = ic + peg.cons_base[ci as usize] as usize;
         let prim = con.primary as usize;
-        for s in con.slacks.clone() {
-            let r = ic + s as usize;
+        for (t, s) in con.slacks.clone().enumerate() {
+            let r = base + t;
             add_gap(m, q, r, prim, 1.0);
             add_gap(m, q, r, peg.slack_rows[s as usize] as usize, -1.0);
-            for t in con.slacks.start..=s {
-                m[(r, ic + t as usize)] = 1.0;
+            for u in 0..=t {
+                m[(r, base + u)] = 1.0;
             }
         }
     }
 }
 
 /// Zero pivot tolerances of Lemke on the scaled PEG LCP, tried in order (see
-/// [`solve`]).
+/// [`solve_island`]).
 const PEG_ZERO_TOLS: [f64; 4] = [1e-7, 1e-9, 1e-5, 1e-11];
 
 /// Largest ‖min(z′, w′)‖∞ of an accepted Lemke solution of the scaled PEG LCP,
@@ -570,13 +765,13 @@ const PEG_ZERO_TOLS: [f64; 4] = [1e-7, 1e-9, 1e-5, 1e-11];
 /// come from pivots at a 1e-7 zero tolerance, whose residuals are of that order.
 const PEG_ACCEPT: f64 = 10.0 * LEMKE_ACCEPT;
 
-/// Diagonal scaling of the PEG LCP, z = D z′, (M, q) → (D M D, D q) (the same
-/// complementarity): per force contact f with w̄ = W_nn(f), D = 1/√w̄ on p_f and
-/// its β, √w̄ on σ_f (unit normal-row diagonal, the E and μ entries kept, as the
-/// standard model's `solve::scale_lcp`); on a slack c of a constraint, √w̄ of its
-/// primary (the primary's row keeps its ones). Returns ‖q′‖∞.
+/// Diagonal scaling of the island's LCP, z = D z′, (M, q) → (D M D, D q) (the
+/// same complementarity): per force contact f with w̄ = W_nn(f), D = 1/√w̄ on p_f
+/// and its β, √w̄ on σ_f (unit normal-row diagonal, the E and μ entries kept, as
+/// the standard model's `solve::scale_lcp`); on a slack c of a constraint, √w̄ of
+/// its primary (the primary's row keeps its ones). Returns ‖q′‖∞.
 fn scale(ls: &mut LcpWorkspace) -> f64 {
-    let nf = ls.peg.force_rows.len();
+    let nf = ls.peg.isl_force.len();
     let k = ls.dirs.len();
     let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
     let n = ls.problem.q.len();
@@ -590,8 +785,8 @@ fn scale(ls: &mut LcpWorkspace) -> f64 {
             1.0
         }
     };
-    for (f, &rf) in ls.peg.force_rows.iter().enumerate() {
-        let wb = wbar(ls, rf as usize);
+    for (f, &fg) in ls.peg.isl_force.iter().enumerate() {
+        let wb = wbar(ls, ls.peg.force_rows[fg as usize] as usize);
         let d = 1.0 / wb.sqrt();
         ls.lcp_scale[f] = d;
         for j in 0..k {
@@ -599,10 +794,12 @@ fn scale(ls: &mut LcpWorkspace) -> f64 {
         }
         ls.lcp_scale[is + f] = 1.0 / d;
     }
-    for con in &ls.peg.constraints {
+    for &ci in &ls.peg.isl_cons {
+        let con = &ls.peg.constraints[ci as usize];
         let d = wbar(ls, con.primary as usize).sqrt();
-        for s in con.slacks.clone() {
-            ls.lcp_scale[ic + s as usize] = d;
+        let base = ic + ls.peg.cons_base[ci as usize] as usize;
+        for t in 0..(con.slacks.end - con.slacks.start) as usize {
+            ls.lcp_scale[base + t] = d;
         }
     }
     let (m, q, dv) = (&mut ls.problem.m, &mut ls.problem.q, &ls.lcp_scale);
@@ -615,14 +812,15 @@ fn scale(ls: &mut LcpWorkspace) -> f64 {
     q.iter().fold(0.0f64, |a, x| a.max(x.abs()))
 }
 
-/// (p_n, f_t = D_c β) of the force-carrying rows from Lemke's z (scaled back).
+/// (p_n, f_t = D_c β) of the island's force-carrying rows from Lemke's z
+/// (scaled back).
 fn read(ls: &mut LcpWorkspace) {
-    let nf = ls.peg.force_rows.len();
+    let nf = ls.peg.isl_force.len();
     let k = ls.dirs.len();
     let z = &ls.lemke_res.z;
     let d = &ls.lcp_scale;
-    for (f, &rf) in ls.peg.force_rows.iter().enumerate() {
-        let rf = rf as usize;
+    for (f, &fg) in ls.peg.isl_force.iter().enumerate() {
+        let rf = ls.peg.force_rows[fg as usize] as usize;
         let (mut f1, mut f2) = (0.0, 0.0);
         for (j, &(cj, sj)) in ls.dirs.iter().enumerate() {
             let b = (d[nf + f * k + j] * z[nf + f * k + j]).max(0.0);
