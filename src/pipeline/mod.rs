@@ -51,7 +51,7 @@ pub mod rotation;
 pub use collide::CollideWorkspace;
 
 use crate::data::{BodyState, Data, QuarantineEvent, Stage, StepStats};
-use crate::model::{BodyKind, Method, Model};
+use crate::model::{BodyKind, Integrator, Method, Model};
 use std::time::Instant;
 
 /// What every stepper is given: the model and the step size.
@@ -235,7 +235,10 @@ impl Pipeline {
         } = self;
         match (&model.opt.method, method) {
             (Method::Penalty(p), MethodWorkspace::Penalty(ws)) => {
-                let s = penalty::PenaltyStepper { params: p };
+                let s = penalty::PenaltyStepper {
+                    params: p,
+                    speculative: model.opt.integrator == Integrator::SemiImplicitEuler,
+                };
                 outline(&s, &tick, data, collide, rollback, ws, inputs)
             }
             (Method::HuntCrossley(p), MethodWorkspace::HuntCrossley(ws)) => {

@@ -22,6 +22,11 @@ use std::time::Instant;
 
 pub struct PenaltyStepper<'a> {
     pub params: &'a PenaltyParams,
+    /// Speculative gap points (the complementarity methods' margin with no extra
+    /// window: one step of relative motion plus gravity's reach): under
+    /// semi-implicit Euler they enter the implicit normal force as gap rows, so
+    /// that a body placed touching is held from its first step.
+    pub speculative: bool,
 }
 
 /// Working memory of [`PenaltyStepper`] (not part of the state).
@@ -46,8 +51,10 @@ pub struct PenaltyWorkspace {
     /// The load each body carries (its own mass and what rests on it): the gain mass
     /// of its pairs.
     support: SupportLoads,
-    /// The linearly implicit normal force (semi-implicit Euler).
+    /// The linearly implicit normal force (semi-implicit Euler), and the explicit
+    /// rates it corrects (with friction on its first solve's forces).
     implicit: ImplicitContact,
+    k_explicit: Vec<Deriv>,
 }
 
 impl PenaltyWorkspace {
@@ -64,6 +71,7 @@ impl PenaltyWorkspace {
             point_forces: Vec::new(),
             support: SupportLoads::new(nb),
             implicit: ImplicitContact::new(nb),
+            k_explicit: vec![Deriv::default(); nb],
         }
     }
 }
@@ -98,6 +106,10 @@ impl Stepper for PenaltyStepper<'_> {
 
     fn contacts_at_start(&self) -> bool {
         true
+    }
+
+    fn speculative_window(&self) -> Option<f64> {
+        self.speculative.then_some(0.0)
     }
 
     fn advance(
@@ -140,6 +152,7 @@ impl Stepper for PenaltyStepper<'_> {
             point_forces,
             support,
             implicit,
+            k_explicit,
         } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
         let t = Instant::now();
@@ -150,7 +163,8 @@ impl Stepper for PenaltyStepper<'_> {
         report_contacts(contacts, stats);
         body_mass_props(model, state, frozen, robots, bodies);
         support.compute(model, state, dynamic, pairs);
-        let loads = &support.load[..];
+        let weights = &*support;
+        let loads = &weights.load[..];
         let semi_implicit = model.opt.integrator == Integrator::SemiImplicitEuler;
         let cx = ForceCtx {
             model,
@@ -227,7 +241,27 @@ impl Stepper for PenaltyStepper<'_> {
             }
             derivatives(model, st, frozen, Some(bodies), xfrc, wrench, k);
             if stage == 0 && semi_implicit {
-                implicit.solve(model, h, st, bodies, k, (contact_wrench, contact_force));
+                // The normal force, then friction on it, then the normal force
+                // again with friction's wrench in the rates (it pitches the bodies:
+                // the normal rows take that moment in the same step).
+                k_explicit.copy_from_slice(k);
+                implicit.solve(model, h, st, bodies, k);
+                let any = implicit_friction(
+                    &cx,
+                    st,
+                    (set, set_pair),
+                    pairs,
+                    &implicit.rows,
+                    &mut *point_forces,
+                    (contact_wrench, contact_force),
+                    k_explicit,
+                    (weights, &dynamic),
+                );
+                if any {
+                    k.copy_from_slice(k_explicit);
+                    implicit.solve(model, h, st, bodies, k);
+                }
+                implicit.report(st, (contact_wrench, contact_force));
             }
             let record = (stage == 0).then_some(robots::Record {
                 actuator: &mut qfrc_actuator[..],
@@ -283,14 +317,28 @@ fn update_pair_memory(
         pair.touching = false;
     }
     for (m, &pi) in set.manifolds.iter().zip(set_pair) {
+        if m.max_depth(set) <= 0.0 {
+            continue;
+        }
         let pair = &mut pairs[pi];
         pair.touching = true;
         pair.integral = p.forgetting * pair.integral + pair.last_max_depth;
-        // A speculative manifold (depth ≤ 0, a gap) adds nothing to the integral.
-        pair.last_max_depth = m.max_depth(set).max(0.0);
+        pair.last_max_depth = m.max_depth(set);
     }
-    for pair in pairs.iter_mut().filter(|p| !p.touching) {
+    // A pair that does not penetrate starts over (phase New, no integral); one
+    // within the speculative margin (a gap manifold) keeps its friction anchor.
+    let gap = |pi: usize| set_pair.contains(&pi);
+    for (pi, pair) in pairs.iter_mut().enumerate().filter(|(_, p)| !p.touching) {
+        let anchor = pair.anchor.filter(|_| gap(pi));
         *pair = PairState::new(pair.geom_a, pair.geom_b);
+        pair.anchor = anchor;
+    }
+    // A gap pair is in contact for the support graph (the load it is about to
+    // carry: its gap rows hold it from this step on).
+    for (m, &pi) in set.manifolds.iter().zip(set_pair) {
+        if m.max_depth(set) <= 0.0 {
+            pairs[pi].touching = true;
+        }
     }
 }
 
@@ -381,6 +429,143 @@ fn rate_point(model: &Model, state: &[BodyState], g: usize, p: Vec3) -> Vec3 {
         }
         _ => p,
     }
+}
+
+/// The gap rows of a speculative manifold `mi` (every point depth d ≤ 0) of a
+/// linearly implicit pair: each point enters the implicit solve with the law
+/// f = (kp (d − h s⁺) − kv s⁺)/r (r the manifold's point count, the gains of the
+/// pair), applies no explicit force and is active only if f > 0 — a body placed
+/// touching, or about to touch within the step, is held from that step on instead of
+/// free-falling into the surface first. Only contacts that approach slower than the
+/// impact threshold ε of 000's Fig. 2: a faster approach is an impact, which the
+/// impulse of `resolve_impacts` takes once the geoms penetrate.
+fn gap_rows(
+    cx: &ForceCtx<'_>,
+    state: &[BodyState],
+    set: &ContactSet,
+    mi: usize,
+    pair: &PairState,
+    rows: &mut Vec<Row>,
+) {
+    let m = &set.manifolds[mi];
+    let Some((ctx, ba, bb, _)) = context(cx, state, set, mi, pair) else {
+        return;
+    };
+    if !implicit_pair(cx, ba, bb) || ctx.points.is_empty() {
+        return;
+    }
+    let deepest = ctx.points[ctx.deepest].p_w;
+    if cx.p.impacts.enabled && ctx.normal_velocity(&deepest) < -cx.p.impacts.epsilon {
+        return;
+    }
+    let gains = pair_gains(cx, &ctx, ba, bb);
+    let r = ctx.points.len() as f64;
+    let (kp_r, c) = (gains.kp / r, (cx.h * gains.kp + gains.kv) / r);
+    for (i, pt) in ctx.points.iter().enumerate() {
+        let (pa, pb) = (
+            rate_point(cx.model, state, m.geom_a, pt.p_w),
+            rate_point(cx.model, state, m.geom_b, pt.p_w),
+        );
+        rows.push(Row::gap(
+            (ba, bb),
+            (pa, pb, ctx.normal),
+            (kp_r, c),
+            pt.depth.min(0.0),
+            (mi, i as u32),
+        ));
+    }
+}
+
+/// Friction of the linearly implicit pairs, taken on their end-of-step normal
+/// forces (the rows' f_end after [`ImplicitContact::solve`]): the stick/slip update
+/// and the tangential forces of `contact::friction` with f_i⁺ in place of the
+/// explicit f_i, added to the explicit rates `k` (Δv̇ = M⁻¹ F_t) and to the reported
+/// wrenches and manifold forces. A contact whose normal force the implicit solve
+/// creates (a gap row, or a point the explicit force under-estimates while a body
+/// lands) has its friction cone μ f⁺ from that step on.
+#[allow(clippy::too_many_arguments)]
+fn implicit_friction(
+    cx: &ForceCtx<'_>,
+    state: &[BodyState],
+    (set, set_pair): (&ContactSet, &[usize]),
+    pairs: &mut [PairState],
+    rows: &[Row],
+    pf: &mut Vec<PointForce>,
+    (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
+    k: &mut [Deriv],
+    (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
+) -> bool {
+    let p = cx.p;
+    let mut any = false;
+    let mut i = 0;
+    while i < rows.len() {
+        let mi = rows[i].manifold as usize;
+        let mut end = i;
+        pf.clear();
+        while end < rows.len() && rows[end].manifold as usize == mi {
+            if rows[end].f_end > 0.0 {
+                pf.push(PointForce {
+                    point: rows[end].point,
+                    f_n: rows[end].f_end,
+                });
+            }
+            end += 1;
+        }
+        i = end;
+        let pi = set_pair[mi];
+        let Some((mut ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+            continue;
+        };
+        if pf.is_empty() {
+            continue;
+        }
+        // The weight the contact carries: the sticking cone is taken on
+        // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
+        // Hunt–Crossley.
+        ctx.weight = support.pair_weight(cx.model, state, dynamic, ba, bb);
+        let cen = if mat.mu > 0.0 {
+            friction::centroid(&ctx, pf)
+        } else {
+            None
+        };
+        let terms = friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
+        let anchor = pairs[pi].anchor;
+        let (xa, xb) = (ctx.a.x, ctx.b.x);
+        let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
+        let twist = friction::tangential_forces_at(
+            &p.friction,
+            mat.mu,
+            &ctx,
+            pf,
+            cen,
+            anchor.as_ref(),
+            terms,
+            |pt, f| {
+                wa.add_force_at(f, pt, xa);
+                wb.add_force_at(-f, pt, xb);
+            },
+        );
+        wa.torque += twist;
+        wb.torque -= twist;
+        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {
+            wa.torque += tau;
+            wb.torque -= tau;
+        }
+        any |= wa.force != Vec3::zeros() || wa.torque != Vec3::zeros();
+        for (b, w) in [(ba, wa), (bb, wb)] {
+            wrench[b].force += w.force;
+            wrench[b].torque += w.torque;
+            let body = &cx.bodies[b];
+            if body.inv_mass > 0.0 && cx.model.bodies[b].kind == BodyKind::Free {
+                k[b].dv += w.force * body.inv_mass;
+                k[b].dw += body.inv_inertia_w * w.torque;
+            }
+        }
+        if let Some(mf) = manifold_force.get_mut(mi) {
+            *mf += wa.force;
+        }
+    }
+    any
 }
 
 /// Whether the normal force of the pair (ba, bb) is linearly implicit: under
@@ -533,8 +718,12 @@ fn contact_wrenches(
         mf.resize(set_pair.len(), Vec3::zeros());
     }
     for (mi, &pi) in set_pair.iter().enumerate() {
-        // No force, normal or tangential, from a manifold that does not penetrate.
+        // No explicit force, normal or tangential, from a manifold that does not
+        // penetrate; under the implicit force its points are gap rows.
         if set.manifolds[mi].max_depth(set) <= 0.0 {
+            if let Some(rows) = rows.as_deref_mut() {
+                gap_rows(cx, state, set, mi, &pairs[pi], rows);
+            }
             continue;
         }
         let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
@@ -567,10 +756,16 @@ fn contact_wrenches(
                     (ba, bb),
                     (pa, pb, ctx.normal),
                     (c, kv_r),
-                    f.f_n,
-                    mi,
+                    (f.f_n, f.f_n),
+                    (mi, f.point),
                 ));
             }
+            // Friction on the end-of-step normal force: after the solve
+            // (`implicit_friction`).
+            if let Some(mf) = manifold_force.as_deref_mut() {
+                mf[mi] = wrench[ba].force - f_before;
+            }
+            continue;
         }
         // The force centroid, shared by the stick/slip update and the forces.
         let cen = if mat.mu > 0.0 {

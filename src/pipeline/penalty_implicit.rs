@@ -16,6 +16,17 @@
 //! (f_i < 0) are dropped (their force is then 0: −f_i^ex enters the right-hand side)
 //! and the system re-solved, a few active-set passes.
 //!
+//! **Gap rows.** A point of a speculative manifold (depth d_i ≤ 0, within one step
+//! of relative motion: `collision::collide_pair_within`) of a pair approaching
+//! slower than the impact threshold applies no explicit force and enters with
+//!
+//!   f_i = max{kp (d_i − h s_i⁺) − kv s_i⁺, 0} / r,
+//!
+//! active only if f_i > 0 (it would close its gap within the step): a body placed
+//! exactly touching is held from its first step. The penalty stepper then takes
+//! friction on the end-of-step forces f_i⁺ and solves once more with friction's
+//! wrench in the rates (`penalty::implicit_friction`).
+//!
 //! The system is symmetric positive definite; it is solved by conjugate gradients
 //! preconditioned with M⁻¹, matrix-free (O(points + bodies) per iteration), in
 //! buffers sized once (no allocation per tick after warm-up).
@@ -42,10 +53,22 @@ pub struct Row {
     /// (h kp + kv)/r and kv/r.
     pub c: f64,
     pub kv_r: f64,
-    /// The explicit force at the point, N (on a along n).
+    /// The base force of the end-of-step law at the point, N (on a along n): the
+    /// explicit force (kp d − kv s + ki I)/r of a penetrating point; kp d/r ≤ 0 of
+    /// a gap point (with `kv_r` = 0: f = (kp (d − h s⁺) − kv s⁺)/r).
     pub f_ex: f64,
-    /// Index of the manifold (for the reported manifold forces).
+    /// The part of `f_ex` already in the explicit rates (`f_ex` for a penetrating
+    /// point, 0 for a gap point, which applies no explicit force).
+    pub applied: f64,
+    /// Index of the manifold (for the reported manifold forces) and of the point
+    /// in it (for the friction taken on the end-of-step force).
     pub manifold: u32,
+    pub point: u32,
+    /// A gap point (depth ≤ 0, speculative): no explicit force, active only while
+    /// its end-of-step force pushes.
+    pub gap: bool,
+    /// The end-of-step force, N (≥ 0; filled by the solve).
+    pub f_end: f64,
     // Filled by the solve.
     s: f64,
     s_ex: f64,
@@ -53,12 +76,33 @@ pub struct Row {
 }
 
 impl Row {
+    /// A gap point of depth d ≤ 0 under gains (kp, kv) shared by r points: base
+    /// force kp d/r, no explicit force, no kv s term (the law is
+    /// f = (kp (d − h s⁺) − kv s⁺)/r).
+    pub fn gap(
+        (a, b): (usize, usize),
+        (pa, pb, n): (Vec3, Vec3, Vec3),
+        (kp_r, c): (f64, f64),
+        d: f64,
+        (manifold, point): (usize, u32),
+    ) -> Row {
+        let mut row = Row::new(
+            (a, b),
+            (pa, pb, n),
+            (c, 0.0),
+            (kp_r * d, 0.0),
+            (manifold, point),
+        );
+        row.gap = true;
+        row
+    }
+
     pub fn new(
         (a, b): (usize, usize),
         (pa, pb, n): (Vec3, Vec3, Vec3),
         (c, kv_r): (f64, f64),
-        f_ex: f64,
-        manifold: usize,
+        (f_ex, applied): (f64, f64),
+        (manifold, point): (usize, u32),
     ) -> Row {
         Row {
             a,
@@ -69,7 +113,11 @@ impl Row {
             c,
             kv_r,
             f_ex,
+            applied,
             manifold: manifold as u32,
+            point,
+            gap: false,
+            f_end: 0.0,
             s: 0.0,
             s_ex: 0.0,
             on: true,
@@ -156,9 +204,9 @@ impl ImplicitContact {
     }
 
     /// Corrects the explicit rates `k` (from [`super::bodies::derivatives`] with the
-    /// rows' explicit forces) to the implicit force, and the reported contact
-    /// wrenches and manifold forces (`reports`) with it. `bodies`: mass properties
-    /// at `state`.
+    /// rows' explicit forces) to the implicit force and fills the rows' end-of-step
+    /// forces `f_end` ([`Self::report`] adds them to the reported wrenches).
+    /// `bodies`: mass properties at `state`.
     pub fn solve(
         &mut self,
         model: &Model,
@@ -166,7 +214,6 @@ impl ImplicitContact {
         state: &[BodyState],
         bodies: &[ImpulseBody],
         k: &mut [Deriv],
-        (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
     ) {
         self.iterations = 0;
         if self.rows.is_empty() {
@@ -205,7 +252,10 @@ impl ImplicitContact {
             let (a, b) = (row.a, row.b);
             self.rows[i].s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
             self.rows[i].s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
-            self.rows[i].on = true;
+            // A gap point starts active only if its end-of-step force at the
+            // explicit velocities pushes (penetrating points all start active).
+            let r = &self.rows[i];
+            self.rows[i].on = !r.gap || r.f_ex + r.kv_r * r.s - r.c * r.s_ex > 0.0;
         }
         let max_iter = (12 * self.part.iter().filter(|&&p| p).count()).clamp(24, 600);
         for _pass in 0..4 {
@@ -231,13 +281,27 @@ impl ImplicitContact {
                 k[b].dw += self.x[b][1] / h;
             }
         }
-        for row in &self.rows {
+        for i in 0..self.rows.len() {
+            let row = self.rows[i];
             let f = if row.on {
-                row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, state, &self.x))
+                row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(&row, state, &self.x))
             } else {
                 0.0
             };
-            let df = row.n * (f.max(0.0) - row.f_ex);
+            self.rows[i].f_end = f.max(0.0);
+        }
+    }
+
+    /// Adds the implicit correction of the last [`Self::solve`] (f_end − the
+    /// explicit force at each row) to the reported contact wrenches and manifold
+    /// forces.
+    pub fn report(
+        &self,
+        state: &[BodyState],
+        (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
+    ) {
+        for row in &self.rows {
+            let df = row.n * (row.f_end - row.applied);
             wrench[row.a].add_force_at(df, row.pa, state[row.a].x);
             wrench[row.b].add_force_at(-df, row.pb, state[row.b].x);
             if let Some(mf) = manifold_force.get_mut(row.manifold as usize) {
@@ -253,10 +317,11 @@ impl ImplicitContact {
         self.x.iter_mut().for_each(|x| *x = ZERO6);
         self.r.iter_mut().for_each(|x| *x = ZERO6);
         for row in &self.rows {
+            // (f_ex − applied is 0 for a penetrating point, kp d/r for a gap point.)
             let lambda = if row.on {
-                h * (row.kv_r * row.s - row.c * row.s_ex)
+                h * ((row.f_ex - row.applied) + row.kv_r * row.s - row.c * row.s_ex)
             } else {
-                -h * row.f_ex
+                -h * row.applied
             };
             Self::jt(&self.part, row, state, lambda, &mut self.r);
         }
