@@ -26,4 +26,5 @@ pub mod mapping;
 pub mod multirate;
 pub mod passivity;
 pub mod render;
+pub mod scripts;
 pub mod spec;
