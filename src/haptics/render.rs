@@ -236,7 +236,7 @@ impl HapticState {
     /// added to `data.xfrc` at the step's inputs point.
     pub fn apply(&mut self, spec: &HapticSpec, model: &Model, data: &mut Data) {
         self.update_gain(spec, data.tick, model.opt.dt);
-        if spec.multirate.is_some() {
+        if spec.multirate.is_some() && multirate_runs_under(model) {
             self.apply_multirate(spec, model, data);
             return;
         }
@@ -451,6 +451,18 @@ impl HapticState {
                 ..LocalModel::default()
             },
         }
+    }
+}
+
+/// Whether the world's method lets the tool be sub-stepped (the scene's validation
+/// requires it; a method override — `--method` — to Hunt–Crossley, which collides
+/// at its own sub-steps, or to penalty with RK4, which collides at its stages, runs
+/// the tool at the world rate instead).
+fn multirate_runs_under(model: &Model) -> bool {
+    match model.opt.method {
+        Method::HuntCrossley(_) => false,
+        Method::Penalty(_) => model.opt.integrator == crate::model::Integrator::SemiImplicitEuler,
+        _ => true,
     }
 }
 
