@@ -96,6 +96,44 @@ fn haptic_path_steps_without_allocating() {
     assert_eq!(n, 0, "{n} allocations in 1,000 ticks of the haptic path");
 }
 
+/// The multi-rate path (src/haptics/multirate.rs: the tool's narrow phase with
+/// its speculative margin, 8 sub-steps, the reactions) allocates nothing either,
+/// under penalty and LCP.
+#[test]
+fn multirate_haptic_path_steps_without_allocating() {
+    let text = std::fs::read_to_string("config/scenes/haptic_probe.toml").unwrap();
+    for method in ["penalty", "lcp"] {
+        let t = text
+            .replace(
+                "fade_time = 0.2",
+                "fade_time = 0.2\nrate_hz = 8000.0\ncontact_stiffness = 4000.0",
+            )
+            .replace("method = \"penalty\"", &format!("method = \"{method}\""));
+        let model = rtphys::model::scene::load_scene_str(&t, "p.toml", std::path::Path::new("."))
+            .expect("scene");
+        assert_eq!(model.haptics[0].multirate.map(|m| m.substeps), Some(8));
+        let mut w = World::new(1, "p".into(), model, 2, 16);
+        let out = ArrayQueue::new(64);
+        for k in 0..2000 {
+            tick(&mut w, &out, k, false);
+        }
+        let (contacts, n) = alloc_counter::count(|| {
+            let mut contacts = 0;
+            for k in 2000..3000 {
+                tick(&mut w, &out, k, k >= 2800);
+                contacts += w.haptic[0].out.contact as u32;
+            }
+            contacts
+        });
+        assert!(
+            contacts > 100,
+            "{method}: the stylus must touch the table ({contacts} ticks)"
+        );
+        assert_eq!(w.haptic[0].out.substeps, 8);
+        assert_eq!(n, 0, "{method}: {n} allocations in 1,000 multi-rate ticks");
+    }
+}
+
 /// Same scene + same samples → bit-identical states and rendered forces.
 #[test]
 fn haptic_path_is_deterministic() {

@@ -8,7 +8,8 @@
 #   6. a second server on the arm scene (config/scenes/arm.toml) for the robot
 #      controller examples (arm_pd.py, and the Rust arm_pd when built);
 #   7. a server on config/scenes/haptic_probe.toml for the haptic device loops
-#      (haptic_device.py, and the Rust haptic_device when built);
+#      (haptic_device.py, and the Rust haptic_device when built), and one on
+#      config/scenes/haptic_push.toml for the Rust haptic_push when built;
 #   8. servers with bearer tokens and TLS, then mutual TLS (certificates made with
 #      openssl here): security_check.py runs the observer/controller/admin roles
 #      through the Python client and checks refusals and successes.
@@ -151,6 +152,24 @@ else
     wait "$HSERVER" 2>/dev/null
 fi
 trap - EXIT
+
+if [ -x "$RX/haptic_push" ]; then
+    echo "== haptic push server (config/scenes/haptic_push.toml)"
+    PLOG="$WORK/server_push.log"
+    "$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/haptic_push.toml >"$PLOG" 2>&1 &
+    PSERVER=$!
+    pcleanup() { kill "$PSERVER" 2>/dev/null; wait "$PSERVER" 2>/dev/null; }
+    trap pcleanup EXIT
+    PADDR=$(listen_addr "$PLOG" "$PSERVER")
+    if [ -z "$PADDR" ]; then
+        echo "haptic push server did not start:"; cat "$PLOG"; failed=$((failed + 1))
+    else
+        run "rust haptic_push (6-DoF multi-rate tool pushing a box)" 120 "$RX/haptic_push" "$PADDR"
+        kill -TERM "$PSERVER"
+        wait "$PSERVER" 2>/dev/null
+    fi
+    trap - EXIT
+fi
 
 echo "== tokens + TLS / mutual TLS (certificates made with openssl now)"
 TLSD="$WORK/tls"

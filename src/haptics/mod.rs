@@ -23,6 +23,8 @@ pub mod device;
 pub mod device_loop;
 pub mod local;
 pub mod mapping;
+pub mod multirate;
 pub mod passivity;
 pub mod render;
+pub mod scripts;
 pub mod spec;

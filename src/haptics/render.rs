@@ -20,6 +20,7 @@
 
 use super::coupling::{coupling_wrench, MotionState};
 use super::local::LocalModel;
+use super::multirate::{SubSteps, MAX_SUBSTEPS};
 use super::passivity::{DevicePort, PortParams, PortState};
 use super::spec::{HapticSpec, WatchdogAction};
 use crate::data::Data;
@@ -64,6 +65,11 @@ pub struct HapticOut {
     pub gain: f64,
     pub tripped: bool,
     pub trips: u64,
+    /// Multi-rate: the forces rendered at the haptic rate over this tick
+    /// (`substep_force[..substeps]`, oldest first; `force` is the last). 1 and
+    /// `[force]` at the world rate.
+    pub substeps: usize,
+    pub substep_force: [Vec3; MAX_SUBSTEPS],
 }
 
 /// A device's state in the physics thread.
@@ -85,6 +91,8 @@ pub struct HapticState {
     pub gain: f64,
     pub port: DevicePort,
     pub out: HapticOut,
+    /// The multi-rate tool's sub-steps (`spec.multirate`).
+    pub sub: SubSteps,
 }
 
 impl HapticState {
@@ -128,7 +136,10 @@ impl HapticState {
                 gain: 1.0,
                 tripped: false,
                 trips: 0,
+                substeps: 1,
+                substep_force: [Vec3::zeros(); MAX_SUBSTEPS],
             },
+            sub: SubSteps::default(),
         }
     }
 
@@ -218,18 +229,18 @@ impl HapticState {
     }
 
     fn device_world(&self, spec: &HapticSpec) -> MotionState {
-        let m = &spec.mapping;
-        MotionState {
-            pose: m.pose_to_world(&self.x, &self.q),
-            v: m.velocity_to_world(&self.v),
-            w: m.angular_velocity_to_world(&self.w),
-        }
+        device_world_at(spec, &self.x, &self.q, &self.v, &self.w, 0.0)
     }
 
     /// The coupling's wrench on the tool (world, about its COM) for the coming step,
     /// added to `data.xfrc` at the step's inputs point.
     pub fn apply(&mut self, spec: &HapticSpec, model: &Model, data: &mut Data) {
         self.update_gain(spec, data.tick, model.opt.dt);
+        if spec.multirate.is_some() && multirate_runs_under(model) {
+            self.apply_multirate(spec, model, data);
+            return;
+        }
+        self.sub.active = false;
         if self.gain == 0.0 {
             return;
         }
@@ -248,9 +259,74 @@ impl HapticState {
         data.xfrc[spec.tool] += w;
     }
 
+    /// Multi-rate (module `multirate`): the tool's contacts frozen, its N sub-steps
+    /// with the coupling to the device target extrapolated over the tick, the force
+    /// rendered through the device port at every sub-step, and the mean reactions
+    /// on the world bodies added to `data.xfrc` for the world step.
+    fn apply_multirate(&mut self, spec: &HapticSpec, model: &Model, data: &mut Data) {
+        let Some(mr) = spec.multirate else {
+            return;
+        };
+        let h = model.opt.dt;
+        let hs = h / mr.substeps.max(1) as f64;
+        let tool = spec.tool;
+        // Everything else acting on the tool this tick (the runtime's wrenches, the
+        // gravity feed-forward), constant over the sub-steps.
+        let mut extra = data.xfrc[tool];
+        if spec.gravity_compensation && self.gain > 0.0 {
+            extra.force -= model.opt.gravity * model.bodies[tool].mass;
+        }
+        let dev_v = spec.mapping.velocity_to_world(&self.v);
+        let reach = h * (data.state[tool].v.norm() + dev_v.norm()) * 2.0;
+        self.sub.freeze(model, data, tool, &mr, reach);
+        let HapticState {
+            x,
+            q,
+            v,
+            w,
+            gain,
+            port,
+            out,
+            sub,
+            ..
+        } = self;
+        let g = *gain;
+        let m = &spec.mapping;
+        let coupling = |t: f64, s: &crate::data::BodyState| {
+            if g == 0.0 {
+                return (Vec3::zeros(), Vec3::zeros());
+            }
+            let tool_s = MotionState {
+                pose: Pose::from_parts(s.x.into(), s.q),
+                v: s.v,
+                w: s.w,
+            };
+            let (f, t) = coupling_wrench(
+                &spec.coupling,
+                &device_world_at(spec, x, q, v, w, t),
+                &tool_s,
+            );
+            (f * g, t * g)
+        };
+        let dv = *v;
+        let render = |k: usize, f_c: Vec3| {
+            let f_env = -m.force_to_device(&f_c);
+            out.substep_force[k] = port.render(&f_env, &dv, hs);
+            out.force_env = f_env;
+        };
+        sub.run(model, data, tool, &mr, extra, coupling, render);
+        out.substeps = mr.substeps;
+    }
+
     /// After the step: the force to render, through the device port, and the local
-    /// model; kept in `self.out`.
-    pub fn render(&mut self, spec: &HapticSpec, model: &Model, data: &Data) {
+    /// model; kept in `self.out`. A multi-rate tool's state is the sub-steps' (the
+    /// world step did not move it).
+    pub fn render(&mut self, spec: &HapticSpec, model: &Model, data: &mut Data) {
+        if let (Some(mr), true) = (spec.multirate, self.sub.active) {
+            data.state[spec.tool] = self.sub.end;
+            self.render_multirate(spec, model, data, mr.stiffness);
+            return;
+        }
         let h = model.opt.dt;
         let tool = tool_state(spec, data);
         let m = &spec.mapping;
@@ -267,30 +343,7 @@ impl HapticState {
             Vec3::zeros()
         };
         let contact = deepest_contact(spec, model, data);
-        let local = match contact {
-            Some((n_w, k_c)) if self.gain > 0.0 => {
-                let n = m.rotation.inverse() * n_w;
-                let k = spec.rendered_stiffness(&n_w, k_c);
-                let f_n = f_env.dot(&n).max(0.0);
-                let nn: Mat3 = n * n.transpose();
-                LocalModel {
-                    f0: f_env - n * f_env.dot(&n),
-                    x0: if k > 0.0 {
-                        self.x + n * (f_n / k)
-                    } else {
-                        self.x
-                    },
-                    k: nn * k,
-                    b: Mat3::zeros(),
-                    unilateral: Some(n),
-                }
-            }
-            _ => LocalModel {
-                f0: f_env,
-                x0: self.x,
-                ..LocalModel::default()
-            },
-        };
+        let local = self.local_model(spec, &f_env, contact);
         let (seq, client_ns, recv_ns) = self
             .last
             .map(|l| (l.seq, l.client_ns, l.recv_ns))
@@ -312,7 +365,128 @@ impl HapticState {
             gain: self.gain,
             tripped: self.tripped,
             trips: self.trips,
+            substeps: 1,
+            substep_force: self.out.substep_force,
         };
+        self.out.substep_force[0] = force;
+    }
+
+    /// `render` of a multi-rate tool: the forces were rendered at the sub-steps;
+    /// the local model from the deepest frozen contact at the end of the tick.
+    fn render_multirate(&mut self, spec: &HapticSpec, model: &Model, data: &Data, k_c: f64) {
+        let _ = model;
+        let tool = tool_state(spec, data);
+        let m = &spec.mapping;
+        let (_, t) = coupling_wrench(&spec.coupling, &self.device_world(spec), &tool);
+        let f_env = self.out.force_env;
+        let t_env = -m.torque_to_device(&(t * self.gain));
+        let tn = t_env.norm();
+        let torque = if spec.dof == 6 && tn > spec.max_torque {
+            t_env * (spec.max_torque / tn)
+        } else if spec.dof == 6 {
+            t_env
+        } else {
+            Vec3::zeros()
+        };
+        let n = self.out.substeps.clamp(1, MAX_SUBSTEPS);
+        let force = self.out.substep_force[n - 1];
+        let contact = self.sub.deepest.map(|(n_w, _)| (n_w, k_c));
+        let local = self.local_model(spec, &f_env, contact);
+        let (seq, client_ns, recv_ns) = self
+            .last
+            .map(|l| (l.seq, l.client_ns, l.recv_ns))
+            .unwrap_or_default();
+        self.out = HapticOut {
+            tick: data.tick,
+            time: data.time,
+            seq,
+            client_ns,
+            recv_ns,
+            force,
+            torque,
+            force_env: f_env,
+            tool: tool.pose,
+            tool_v: tool.v,
+            contact: contact.is_some(),
+            local,
+            port: self.port.state,
+            gain: self.gain,
+            tripped: self.tripped,
+            trips: self.trips,
+            substeps: n,
+            substep_force: self.out.substep_force,
+        };
+    }
+
+    /// The linearized local model (module `local`) about the tool's contact
+    /// `(outward normal, contact stiffness)`, or the free-space force.
+    fn local_model(
+        &self,
+        spec: &HapticSpec,
+        f_env: &Vec3,
+        contact: Option<(Vec3, f64)>,
+    ) -> LocalModel {
+        let m = &spec.mapping;
+        match contact {
+            Some((n_w, k_c)) if self.gain > 0.0 => {
+                let n = m.rotation.inverse() * n_w;
+                let k = spec.rendered_stiffness(&n_w, k_c);
+                let f_n = f_env.dot(&n).max(0.0);
+                let nn: Mat3 = n * n.transpose();
+                LocalModel {
+                    f0: f_env - n * f_env.dot(&n),
+                    x0: if k > 0.0 {
+                        self.x + n * (f_n / k)
+                    } else {
+                        self.x
+                    },
+                    k: nn * k,
+                    b: Mat3::zeros(),
+                    unilateral: Some(n),
+                }
+            }
+            _ => LocalModel {
+                f0: *f_env,
+                x0: self.x,
+                ..LocalModel::default()
+            },
+        }
+    }
+}
+
+/// Whether the world's method lets the tool be sub-stepped (the scene's validation
+/// requires it; a method override — `--method` — to Hunt–Crossley, which collides
+/// at its own sub-steps, or to penalty with RK4, which collides at its stages, runs
+/// the tool at the world rate instead).
+fn multirate_runs_under(model: &Model) -> bool {
+    match model.opt.method {
+        Method::HuntCrossley(_) => false,
+        Method::Penalty(_) => model.opt.integrator == crate::model::Integrator::SemiImplicitEuler,
+        _ => true,
+    }
+}
+
+/// The device's pose and twist in the world, extrapolated `t` s past its sample
+/// (first-order hold: x + v t, exp(ω t) q).
+fn device_world_at(
+    spec: &HapticSpec,
+    x: &Vec3,
+    q: &Quat,
+    v: &Vec3,
+    w: &Vec3,
+    t: f64,
+) -> MotionState {
+    let m = &spec.mapping;
+    let xt = x + v * t;
+    let qt = if t == 0.0 || *w == Vec3::zeros() {
+        *q
+    } else {
+        Quat::from_scaled_axis(w * t) * q
+    };
+    MotionState {
+        pose: m.pose_to_world(&xt, &qt),
+        v: m.velocity_to_world(v),
+        w: m.angular_velocity_to_world(w),
     }
 }
 

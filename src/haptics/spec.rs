@@ -56,6 +56,9 @@ pub struct HapticSpec {
     /// Silence after which the watchdog acts, s.
     pub timeout_s: f64,
     pub watchdog: WatchdogAction,
+    /// The haptic rate above the world's (`rate_hz`; module `multirate`): `None`
+    /// steps the tool with the world.
+    pub multirate: Option<super::multirate::MultiRate>,
 }
 
 impl HapticSpec {

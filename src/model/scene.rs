@@ -192,6 +192,9 @@ struct HapticToml {
     watchdog_timeout: f64,
     #[serde(default = "default_fade_time")]
     fade_time: f64,
+    rate_hz: Option<f64>,
+    contact_stiffness: Option<f64>,
+    contact_damping: Option<f64>,
 }
 
 fn three() -> u32 {
@@ -923,7 +926,100 @@ fn haptic_spec(
         gravity_compensation: h.gravity_compensation,
         timeout_s,
         watchdog,
+        multirate: multirate(h, model, tool)?,
     })
+}
+
+/// A `[[haptic]]`'s `rate_hz`, `contact_stiffness`, `contact_damping`.
+fn multirate(
+    h: &HapticToml,
+    model: &Model,
+    tool: usize,
+) -> Result<Option<crate::haptics::multirate::MultiRate>, (String, String)> {
+    use crate::haptics::multirate::{MultiRate, MAX_SUBSTEPS};
+    let Some(rate) = h.rate_hz else {
+        for (v, k) in [
+            (h.contact_stiffness, "contact_stiffness"),
+            (h.contact_damping, "contact_damping"),
+        ] {
+            if v.is_some() {
+                return Err((k.into(), "only with rate_hz (the multi-rate tool)".into()));
+            }
+        }
+        return Ok(None);
+    };
+    let dt = model.opt.dt;
+    let n = rate * dt;
+    if !rate.is_finite() || n < 1.0 - 1e-9 || (n - n.round()).abs() > 1e-6 * n.max(1.0) {
+        return Err((
+            "rate_hz".into(),
+            format!(
+                "must be a whole multiple of the world rate 1/dt = {} Hz, got {rate}",
+                1.0 / dt
+            ),
+        ));
+    }
+    let substeps = n.round() as usize;
+    if substeps > MAX_SUBSTEPS {
+        return Err((
+            "rate_hz".into(),
+            format!(
+                "at most {MAX_SUBSTEPS} sub-steps per world tick ({} Hz), got {rate}",
+                MAX_SUBSTEPS as f64 / dt
+            ),
+        ));
+    }
+    match &model.opt.method {
+        Method::HuntCrossley(_) => {
+            return Err((
+                "rate_hz".into(),
+                "a multi-rate tool needs method = \"penalty\" or \"lcp\" (Hunt–Crossley collides at its own sub-steps)".into(),
+            ))
+        }
+        Method::Penalty(_) if model.opt.integrator != Integrator::SemiImplicitEuler => {
+            return Err((
+                "rate_hz".into(),
+                "a multi-rate tool under penalty needs integrator = \"semi_implicit_euler\" (rk4 collides at its stages)".into(),
+            ))
+        }
+        _ => {}
+    }
+    if model.bodies[tool].kind != BodyKind::Free {
+        return Err((
+            "rate_hz".into(),
+            format!(
+                "the multi-rate tool must be a free body, '{}' is a robot link",
+                h.tool
+            ),
+        ));
+    }
+    let Some(k) = h.contact_stiffness else {
+        return Err((
+            "contact_stiffness".into(),
+            "required with rate_hz (N/m, the tool's contact stiffness at the haptic rate)".into(),
+        ));
+    };
+    let stiffness = pos(k, "contact_stiffness")?;
+    let m = model.bodies[tool].mass;
+    let damping = match h.contact_damping {
+        Some(b) => nonneg(b, "contact_damping").map(|_| b)?,
+        None => 2.0 * (stiffness * m).sqrt(),
+    };
+    // Explicit stability of the sub-step for the stiffest contact on the tool alone.
+    let hs = dt / substeps as f64;
+    if hs * (stiffness / m).sqrt() > 0.5 {
+        return Err((
+            "contact_stiffness".into(),
+            format!(
+                "{stiffness} N/m on a {m} kg tool is too stiff for the sub-step {hs} s (need h·sqrt(k/m) ≤ 0.5: raise rate_hz or lower it)"
+            ),
+        ));
+    }
+    Ok(Some(MultiRate {
+        substeps,
+        stiffness,
+        damping,
+    }))
 }
 
 /// The `[hunt_crossley]` table (keys relative to it in errors).

@@ -905,6 +905,7 @@ fn haptic_device_info(i: usize, h: &HapticSpec, m: &Model) -> pb::HapticDeviceIn
             _ => 0.0,
         },
         passivity: h.passivity,
+        substeps: h.multirate.map_or(1, |m| m.substeps as u32),
     }
 }
 
@@ -1056,5 +1057,9 @@ pub fn haptic_feedback(o: &HapticOut, gen: u64) -> pb::HapticFeedback {
         errors: Vec::new(),
         dropped: 0,
         world_generation: gen,
+        substep_forces: o.substep_force[..o.substeps.clamp(1, o.substep_force.len())]
+            .iter()
+            .flat_map(|f| [f.x, f.y, f.z])
+            .collect(),
     }
 }

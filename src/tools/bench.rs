@@ -26,7 +26,8 @@ use std::time::Instant;
 /// `rtphys bench` arguments.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// physics (default) or transport.
+    /// physics (default), transport, robots, zwidth (the haptic Z-width plot) or
+    /// haptic_pile (the multi-rate tool's rate in the 20-object pile).
     #[arg(default_value = "physics")]
     pub what: String,
     /// Comma-separated scenes (physics): box, stack5, pile20, pile100, pile1000.
@@ -64,6 +65,15 @@ pub struct BenchArgs {
     /// Also write the JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// zwidth: write the Z-width plot (PNG) here.
+    #[arg(long)]
+    pub png: Option<PathBuf>,
+    /// zwidth: TrueType font for the plot's text (none: no text).
+    #[arg(
+        long,
+        default_value = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    )]
+    pub font: PathBuf,
 }
 
 pub fn bench_main(a: BenchArgs) -> anyhow::Result<()> {
@@ -71,7 +81,11 @@ pub fn bench_main(a: BenchArgs) -> anyhow::Result<()> {
         "physics" => physics(&a)?,
         "transport" => transport(&a)?,
         "robots" => robots(&a)?,
-        other => anyhow::bail!("bench: unknown benchmark '{other}' (physics, transport, robots)"),
+        "zwidth" => super::bench_haptics::zwidth(a.quick, a.png.as_deref(), &a.font)?,
+        "haptic_pile" => super::bench_haptics::haptic_pile(a.quick, a.reps)?,
+        other => anyhow::bail!(
+            "bench: unknown benchmark '{other}' (physics, transport, robots, zwidth, haptic_pile)"
+        ),
     };
     let text = serde_json::to_string_pretty(&report)?;
     println!("{text}");
@@ -155,7 +169,7 @@ const SCENES: [SceneSpec; 5] = [
 ];
 
 /// Thread on-CPU time, s.
-fn thread_cpu_s() -> f64 {
+pub(crate) fn thread_cpu_s() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -1,6 +1,7 @@
 //! Command-line tools beside `serve` and `run`: scene generation, plots, benchmarks.
 
 pub mod bench;
+pub mod bench_haptics;
 pub mod plot;
 
 pub use bench::{bench_main, BenchArgs};

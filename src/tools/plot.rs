@@ -247,7 +247,7 @@ fn clamp(y: f64) -> f64 {
 }
 
 /// Register the TrueType font as the "sans-serif" family; false if it cannot be used.
-fn register(path: &Path) -> bool {
+pub(crate) fn register(path: &Path) -> bool {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(err) => {
