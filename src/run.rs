@@ -171,7 +171,8 @@ pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
     let kind = match solver {
         "lemke" => LcpSolverKind::Lemke,
         "pgs" => LcpSolverKind::Pgs,
-        other => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs)"),
+        "newton" => LcpSolverKind::Newton,
+        other => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton)"),
     };
     let mut opt = model.opt;
     match &mut opt.method {

@@ -1,4 +1,4 @@
-//! The LCP step performs no heap allocation once warmed up (both solvers): the box,
+//! The LCP step performs no heap allocation once warmed up (every solver): the box,
 //! the 5-stack and the 20-object pile (whose contact count changes from step to
 //! step: buffers are reused, never shrunk). The pile runs with PGS only (real-time
 //! setting): Lemke's dense tableau on its ≈ 600-variable LCP costs ≈ 0.2 s per step
@@ -40,7 +40,11 @@ fn lcp_steps_without_allocating() {
     let pile =
         pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
     let pile = load_scene_str(&pile, "pile", std::path::Path::new(".")).expect("pile");
-    for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
+    for solver in [
+        LcpSolverKind::Lemke,
+        LcpSolverKind::Pgs,
+        LcpSolverKind::Newton,
+    ] {
         for (name, base, warm, counted) in [
             ("box", scene("lcp_box.toml"), 500, 1000),
             ("stack5", scene("lcp_stack5.toml"), 500, 1000),

@@ -24,7 +24,11 @@ fn lcp(solver: LcpSolverKind) -> LcpParams {
     }
 }
 
-const SOLVERS: [LcpSolverKind; 2] = [LcpSolverKind::Lemke, LcpSolverKind::Pgs];
+const SOLVERS: [LcpSolverKind; 3] = [
+    LcpSolverKind::Lemke,
+    LcpSolverKind::Pgs,
+    LcpSolverKind::Newton,
+];
 
 /// 000 Fig. 12 with 000's force generator (U[10, 100] N down at random points of the
 /// top face, 500 steps on, 500 off, 10 rounds, h = 1e-3): mean of the per-step

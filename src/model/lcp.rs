@@ -16,6 +16,13 @@ pub enum LcpSolverKind {
     /// with the tangential impulse projected onto the k-gon μ p_n conv{d_j}: cheap
     /// per sweep, iterative; a sweep limit returns the last iterate (flagged).
     Pgs,
+    /// Semismooth Newton on the natural map of the same (p_n, f_t₁, f_t₂)
+    /// problem (`solver::newton`): the modes (separate / stick / slide on an edge
+    /// or a vertex of the k-gon) read off the iterate, one regularized dense LU
+    /// per island and step, warm-started from the last tick; exact
+    /// complementarity in a few steps. Islands it does not solve (line search,
+    /// step limit, more than 96 points) fall back to PGS (counted).
+    Newton,
 }
 
 /// How the gap ψ (≤ 0 when penetrating, m) enters the normal rows.
@@ -52,7 +59,7 @@ pub enum ContactModel {
 /// Parameters of the LCP method. Defaults: [`LcpParams::default`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LcpParams {
-    /// `"lemke"` (default) or `"pgs"`.
+    /// `"lemke"` (default), `"pgs"` or `"newton"`.
     pub solver: LcpSolverKind,
     /// k, the number of friction directions of the polyhedral cone (≥ 4; 4 = the
     /// pyramid ±t₁, ±t₂). d_j = cos(2πj/k) t₁ + sin(2πj/k) t₂ with (t₁, t₂) the
@@ -177,6 +184,14 @@ impl LcpParams {
                     "must be a finite number ≥ 0 m/s, got {}",
                     self.restitution_threshold
                 ),
+            ));
+        }
+        if self.contact_model == ContactModel::Peg && self.solver == LcpSolverKind::Newton {
+            return Err((
+                "solver",
+                "\"newton\" does not apply to method = \"peg\": it solves the standard \
+                 model's (p_n, f_t) rows; PEG is solved by \"lemke\""
+                    .into(),
             ));
         }
         if self.contact_model == ContactModel::Peg && self.solver == LcpSolverKind::Pgs {

@@ -22,7 +22,7 @@
 //! [hunt_crossley.friction]         # same keys as [penalty.friction]
 //!
 //! [lcp]                            # optional; read when method = "lcp" or "peg" (003 + 001)
-//! solver = "lemke"                 # "lemke" | "pgs" (peg: "lemke" only)
+//! solver = "lemke"                 # "lemke" | "pgs" | "newton" (peg: "lemke" only)
 //! friction_directions = 4          # k ≥ 4 directions of the polyhedral cone
 //! stabilization = "full"           # "off" | "full" | β in [0, 1] (× ψ/h)
 //! scheme = "stewart_trinkle"       # "stewart_trinkle" (003 eq. 7) | "anitescu_hart" (001)
@@ -496,6 +496,7 @@ struct LcpToml {
 enum LcpSolverName {
     Lemke,
     Pgs,
+    Newton,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -550,6 +551,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
     let p = LcpParams {
         solver: match l.solver {
             Some(LcpSolverName::Pgs) => LcpSolverKind::Pgs,
+            Some(LcpSolverName::Newton) => LcpSolverKind::Newton,
             Some(LcpSolverName::Lemke) | None => LcpSolverKind::Lemke,
         },
         friction_directions,

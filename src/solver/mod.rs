@@ -7,6 +7,9 @@
 //!   `z ≥ 0`, `w = M z + q ≥ 0`, `zᵀ w = 0`; validation and residual helpers.
 //! - [`lemke`]: Lemke's complementary pivoting method (direct, exact up to
 //!   round-off; P-matrices and copositive-plus feasible LCPs).
+//! - [`newton`]: semismooth Newton (active-set) on the natural map of the
+//!   block-sparse contact problem, dense LU per island, warm-started; exact
+//!   complementarity in a few steps.
 //! - [`pgs`]: projected Gauss–Seidel / SOR (iterative; symmetric positive definite
 //!   `M`), with a boxed variant for friction rows `|z_t| ≤ μ z_n`.
 //!
@@ -18,10 +21,12 @@
 pub mod lcp;
 pub mod lemke;
 pub mod lp;
+pub mod newton;
 pub mod pgs;
 
 pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};
 pub use lemke::{LemkeParams, LemkeResults, LemkeSolver, LemkeStats, LemkeStatus};
+pub use newton::{NewtonParams, NewtonResults, NewtonSolver, NewtonStats, NewtonStatus};
 pub use pgs::{
     project_polygon, project_polygon_with, BoxBounds, ContactPgsResults, ContactPgsStats,
     ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus,

@@ -224,7 +224,8 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
             None => {}
             Some("lemke") => p.solver = crate::model::LcpSolverKind::Lemke,
             Some("pgs") => p.solver = crate::model::LcpSolverKind::Pgs,
-            Some(other) => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs)"),
+            Some("newton") => p.solver = crate::model::LcpSolverKind::Newton,
+            Some(other) => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton)"),
         }
         if let Some(t) = a.lcp_tolerance {
             p.tolerance = t;

@@ -157,7 +157,9 @@ use crate::collision::capacity::MANIFOLDS_PER_GEOM;
 use crate::data::{BodyState, Data, Stage};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, ContactModel, LcpParams, Model};
-use crate::solver::{ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver};
+use crate::solver::{
+    ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver, NewtonResults,
+};
 use nalgebra::{DMatrix, DVector, Matrix6xX};
 use std::time::Instant;
 
@@ -267,6 +269,8 @@ pub struct LcpWorkspace {
     /// Block-sparse W and q_W with the islands, and the PGS buffers on it.
     pub(super) sparse: ContactProblem,
     pub(super) contact_res: ContactPgsResults,
+    /// The Newton solver's iterate and buffers (`solver::newton`).
+    pub(super) newton: NewtonResults,
     /// Points per DoF block (CSR) and the union–find / island labels.
     pub(super) blk_start: Vec<usize>,
     pub(super) blk_list: Vec<u32>,
@@ -315,6 +319,7 @@ impl Default for LcpWorkspace {
             dirs: Vec::new(),
             sparse: ContactProblem::default(),
             contact_res: ContactPgsResults::default(),
+            newton: NewtonResults::default(),
             blk_start: Vec::new(),
             blk_list: Vec::new(),
             parent: Vec::new(),
@@ -332,10 +337,12 @@ impl Default for LcpWorkspace {
 
 /// LCP points (after the ≤ 4-per-manifold reduction) per geom the workspace is
 /// sized for at creation: `collision::capacity::MANIFOLDS_PER_GEOM` manifolds of
-/// ≤ 4 points, shared by two geoms; and W blocks per point (the points it couples
-/// with through its bodies).
-const POINTS_PER_GEOM: usize = MANIFOLDS_PER_GEOM * 4 / 2;
-const BLOCKS_PER_POINT: usize = 8;
+/// ≤ 4 points (not halved for the sharing of a manifold by two geoms: a settling
+/// pile of 20 boxes reaches 259 points on 25 geoms); and W blocks per point (the
+/// points it couples with through its bodies: a box touching three others and
+/// the ground couples each of its points with ≈ 16).
+const POINTS_PER_GEOM: usize = MANIFOLDS_PER_GEOM * 4;
+const BLOCKS_PER_POINT: usize = 24;
 
 impl LcpWorkspace {
     /// A workspace sized from the model (real-time habit: the first ticks of a
@@ -367,6 +374,7 @@ impl LcpWorkspace {
             impulse: Vec::with_capacity(3 * points),
             sparse: ContactProblem::with_capacity(points, BLOCKS_PER_POINT * points),
             contact_res: ContactPgsResults::with_capacity(points),
+            newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS),
             blk_start: Vec::with_capacity(nb + 1),
             blk_list: Vec::with_capacity(2 * points),
             parent: Vec::with_capacity(nb.max(points)),

@@ -7,7 +7,10 @@ use super::warm::{lemke_guess, warm_impulses};
 use super::{LcpWorkspace, LEMKE_ACCEPT};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
-use crate::solver::{LemkeParams, LemkeStatus, PgsParams, PgsSolver, PgsStatus};
+use crate::solver::{
+    LemkeParams, LemkeStatus, NewtonParams, NewtonSolver, NewtonStatus, PgsParams, PgsSolver,
+    PgsStatus,
+};
 
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
 pub(super) fn solve(
@@ -35,40 +38,21 @@ pub(super) fn solve(
     match p.solver {
         LcpSolverKind::Pgs => {
             let warm = p.warm_start && warm_impulses(pairs, ls);
-            let status = pgs_on_w(p, ls, warm, stats);
-            if status == PgsStatus::IterationLimit {
-                // Residual check with a rescue: PGS converges slowly on the
-                // ill-conditioned W of large mass ratios (a 1 t cube under a
-                // 1,000 t one). The sweep limit is counted (`solver_unconverged`,
-                // never hidden); a problem small enough for the dense pivoting is
-                // then handed to Lemke (warm from the last step's active set, on
-                // the problem as assembled, then scaled; then scaled from the
-                // standard start), else PGS goes on from its iterate for 10× the
-                // sweeps. Whatever the rescues leave is the last PGS iterate.
-                stats.solver_unconverged += 1;
+            pgs_rescued(p, pairs, ls, stats, warm);
+        }
+        LcpSolverKind::Newton => {
+            let warm = p.warm_start && warm_impulses(pairs, ls);
+            if newton_on_w(p, ls, warm, stats) != NewtonStatus::Converged && !stats.solver_failed {
+                // Islands Newton left (a failed line search or pivot, the step
+                // limit, or too large to factor) go to PGS from the Newton iterate
+                // (the solved islands start at their residual and take no sweep):
+                // counted as a fallback, with its own rescues.
+                stats.solver_failures += 1;
+                stats.solver_fallbacks += 1;
                 let it = stats.solver_iterations;
-                let (warm, cold) = (p.warm_start, false);
-                let rescued = nc <= LEMKE_RESCUE_POINTS
-                    && (lemke(p, pairs, ls, stats, Pivoting::plain(warm))
-                        || lemke(p, pairs, ls, stats, Pivoting::scaled(warm))
-                        || lemke(p, pairs, ls, stats, Pivoting::scaled(cold))
-                        || {
-                            ls.impulse.copy_from_slice(&ls.contact_res.z);
-                            let long = LcpParams {
-                                max_iterations: RESCUE_SWEEPS * p.max_iterations,
-                                ..*p
-                            };
-                            pgs_on_w(&long, ls, true, stats) == PgsStatus::Converged
-                        });
-                if rescued {
-                    stats.solver_failed = false;
-                } else {
-                    ls.impulse.copy_from_slice(&ls.contact_res.z);
-                }
-                if nc <= LEMKE_RESCUE_POINTS {
-                    // The rescues' pivots / sweeps on top of the first PGS run's.
-                    stats.solver_iterations += it;
-                }
+                ls.impulse.copy_from_slice(&ls.newton.z);
+                pgs_rescued(p, pairs, ls, stats, true);
+                stats.solver_iterations += it;
             }
         }
         LcpSolverKind::Lemke => {
@@ -99,6 +83,53 @@ pub(super) fn solve(
         }
     }
     finish(ls);
+}
+
+/// PGS on (W, q_W) from `ls.impulse` (`warm`) or zero, with the rescues of an
+/// unconverged solve (below); the accepted impulses in `ls.impulse`.
+fn pgs_rescued(
+    p: &LcpParams,
+    pairs: &[PairState],
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+    warm: bool,
+) {
+    let nc = ls.contacts.len();
+    let status = pgs_on_w(p, ls, warm, stats);
+    if status == PgsStatus::IterationLimit {
+        // Residual check with a rescue: PGS converges slowly on the
+        // ill-conditioned W of large mass ratios (a 1 t cube under a
+        // 1,000 t one). The sweep limit is counted (`solver_unconverged`,
+        // never hidden); a problem small enough for the dense pivoting is
+        // then handed to Lemke (warm from the last step's active set, on
+        // the problem as assembled, then scaled; then scaled from the
+        // standard start), else PGS goes on from its iterate for 10× the
+        // sweeps. Whatever the rescues leave is the last PGS iterate.
+        stats.solver_unconverged += 1;
+        let it = stats.solver_iterations;
+        let (warm, cold) = (p.warm_start, false);
+        let rescued = nc <= LEMKE_RESCUE_POINTS
+            && (lemke(p, pairs, ls, stats, Pivoting::plain(warm))
+                || lemke(p, pairs, ls, stats, Pivoting::scaled(warm))
+                || lemke(p, pairs, ls, stats, Pivoting::scaled(cold))
+                || {
+                    ls.impulse.copy_from_slice(&ls.contact_res.z);
+                    let long = LcpParams {
+                        max_iterations: RESCUE_SWEEPS * p.max_iterations,
+                        ..*p
+                    };
+                    pgs_on_w(&long, ls, true, stats) == PgsStatus::Converged
+                });
+        if rescued {
+            stats.solver_failed = false;
+        } else {
+            ls.impulse.copy_from_slice(&ls.contact_res.z);
+        }
+        if nc <= LEMKE_RESCUE_POINTS {
+            // The rescues' pivots / sweeps on top of the first PGS run's.
+            stats.solver_iterations += it;
+        }
+    }
 }
 
 /// The kept velocity (module doc of `lcp`, "Stabilization"): where a loaded
@@ -311,6 +342,52 @@ pub(super) fn pgs_on_w(
             ls.impulse.copy_from_slice(&ls.contact_res.z);
         }
         PgsStatus::InvalidProblem => {
+            stats.solver_failed = true;
+            stats.solver_failures += 1;
+            ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+        }
+    }
+    status
+}
+
+/// Newton steps per island before the PGS fallback.
+const NEWTON_STEPS: usize = 30;
+
+/// The regularization ε / max W_nn of the Newton step (`solver::newton`,
+/// "Dependent rows").
+const NEWTON_REGULARIZATION: f64 = 1e-6;
+
+/// Largest island (points) Newton factors densely; larger ones go to PGS.
+pub(super) const NEWTON_DENSE_POINTS: usize = 400;
+
+/// Semismooth Newton on the block-sparse (W, q_W), island by island
+/// (`solver::newton`); `warm`: start from `ls.impulse`. The converged impulses
+/// are copied to `ls.impulse`; otherwise the iterate stays in `ls.newton.z` for
+/// the caller's fallback. An invalid problem zeroes the impulses and is counted.
+fn newton_on_w(
+    p: &LcpParams,
+    ls: &mut LcpWorkspace,
+    warm: bool,
+    stats: &mut StepStats,
+) -> NewtonStatus {
+    let solver = NewtonSolver::new(NewtonParams {
+        tolerance: p.tolerance,
+        max_iterations: NEWTON_STEPS,
+        regularization: NEWTON_REGULARIZATION,
+        max_dense_points: NEWTON_DENSE_POINTS,
+    });
+    let status = solver.solve_contacts(
+        &ls.sparse,
+        if warm { Some(&ls.impulse) } else { None },
+        &mut ls.newton,
+    );
+    stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
+    stats.solver_iterations = ls.newton.stats.iterations;
+    stats.solver_residual = ls.newton.stats.residual;
+    match status {
+        NewtonStatus::Converged => ls.impulse.copy_from_slice(&ls.newton.z),
+        NewtonStatus::Unconverged => {}
+        NewtonStatus::InvalidProblem => {
             stats.solver_failed = true;
             stats.solver_failures += 1;
             ls.impulse.iter_mut().for_each(|x| *x = 0.0);

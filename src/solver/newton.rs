@@ -1,0 +1,778 @@
+//! Semismooth Newton (active-set) solver for the block-sparse contact problem
+//! ([`ContactProblem`]): the same friction set as [`PgsSolver::solve_contacts`]
+//! (`p_n ≥ 0`, `f_t ∈ μ p_n conv{d_1…d_k}`, the polyhedral cone of eq. (5) of
+//! `003_668e561ceb3412ed`), solved to exact complementarity in a few iterations.
+//!
+//! # Method
+//! A solution is a zero of the natural map, point by point (`w = W z + q`):
+//!
+//! ```text
+//! F_n = p_n − max(0, p_n − w_n)
+//! F_t = f_t − P_{μ p_n}(f_t − w_t)         (P onto the k-gon of circumradius μ p_n)
+//! ```
+//!
+//! `F` is piecewise linear in `z`. On each piece, point `i` has one of these modes
+//! (`y = z − w`, `c = cos(π/k)` the apothem of the unit k-gon, `n` an edge's
+//! outward normal, `v` a vertex):
+//!
+//! | mode | condition | `F_i` |
+//! |---|---|---|
+//! | normal active | `y_n > 0` | `F_n = w_n` |
+//! | normal off | `y_n ≤ 0` | `F_n = p_n` |
+//! | stick | `y_t` inside the polygon | `F_t = w_t` |
+//! | slide on an edge | `y_t` beyond edge `n` | `F_t = (I − n nᵀ) w_t + n (nᵀ f_t − μ c p_n)` |
+//! | slide at a vertex | `y_t` in the vertex's wedge | `F_t = f_t − μ p_n v` |
+//! | no cone | `μ p_n ≤ 0` | `F_t = f_t` |
+//!
+//! so `F_i = A_i w_i + B_i z_i` with 3×3 `A_i`, `B_i` fixed on the piece, and the
+//! generalized Jacobian is `J = A W + B` (`A`, `B` block diagonal). One Newton
+//! step `z ← z − J⁻¹ F(z)` lands exactly on the zero of the piece's linear map:
+//! when the active set (the modes) is the right one, the step is the solution.
+//! Warm-started from the last tick's impulses, whose active set resting contact
+//! rarely changes, a solve is one or two factorizations. It is the active-set /
+//! block-pivoting method written as Newton's method on `F`, with the modes read
+//! off the iterate instead of pivoted one at a time.
+//!
+//! Points whose `A_i = 0` (normal off: the point separates) have the step
+//! `Δ_i = −B_i⁻¹ F_i` in closed form and leave the linear system; the others
+//! (3 rows each) form a dense system per island, factored by LU with partial
+//! pivoting.
+//!
+//! # Dependent rows
+//! A face resting on a face gives 4 corner points whose rows of W are dependent
+//! (W has rank ≤ 6 per body): J is singular on sticking contact. The step solves
+//! `(J + ε I) Δ = −F` with `ε = regularization · max_i W_nn(i)`: on a consistent
+//! singular system this is the minimum-norm step up to a factor `λ/(λ + ε)` per
+//! eigenvalue λ of the range, so the iteration contracts by `ε/(λ_min + ε)` per
+//! step (1e-6 for λ_min/λ_max = 1e-3, a 1,000:1 mass ratio, and the default
+//! regularization 1e-9) and the null-space part of z (how the load spreads over
+//! the dependent corners) is left where the warm start put it. The converged z
+//! solves the unregularized problem: the stopping test is on `F` itself.
+//!
+//! # Globalization and stopping
+//! A backtracking line search on `θ = ½‖F‖²` (halving the step up to
+//! [`LINE_SEARCH_STEPS`] times; accept `θ(z + αΔ) ≤ (1 − 10⁻⁴ α) θ(z)`). An
+//! island stops `Converged` once `‖F‖∞ ≤ tolerance` (the natural-map residual of
+//! PGS, so both solvers stop on the same test); it fails (`Unconverged`, its last
+//! iterate kept) when the line search finds no decrease, a pivot vanishes, or
+//! `max_iterations` steps are spent. An island of more than `max_dense_points`
+//! points is not attempted (the dense factorization is cubic): it is left at the
+//! guess and reported in `skipped_islands`. The caller solves failed and skipped
+//! islands by PGS (counted).
+//!
+//! # Cost
+//! Per step: one pass over the blocks for `F` (and one per line-search trial),
+//! the assembly of the `3a × 3a` system of the `a` active points and its LU,
+//! `O(a³)`. No allocation once the results have been sized for the problem.
+//!
+//! [`PgsSolver::solve_contacts`]: super::pgs::PgsSolver::solve_contacts
+
+use super::lcp::all_finite;
+use super::pgs::{project_polygon_with, ContactProblem, PolygonTable};
+
+/// Parameters of [`NewtonSolver`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonParams {
+    /// Natural-map residual `‖F‖∞` to stop at (units of `w`, m/s, and N·s).
+    pub tolerance: f64,
+    /// Newton steps (factorizations) per island.
+    pub max_iterations: usize,
+    /// ε of the regularized step, relative to the island's largest `W_nn`.
+    pub regularization: f64,
+    /// Largest island (points) factored densely; larger ones are skipped.
+    pub max_dense_points: usize,
+}
+
+impl Default for NewtonParams {
+    fn default() -> Self {
+        NewtonParams {
+            tolerance: 1e-9,
+            max_iterations: 30,
+            regularization: 1e-9,
+            max_dense_points: 96,
+        }
+    }
+}
+
+/// Outcome of a solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewtonStatus {
+    /// Every island meets the tolerance.
+    Converged,
+    /// Some island failed or was skipped (`stats`); those keep their last iterate.
+    Unconverged,
+    /// Sizes, indices or values invalid (nothing solved, `z` zero).
+    InvalidProblem,
+}
+
+/// Counters of one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NewtonStats {
+    /// Most Newton steps spent on one island.
+    pub iterations: usize,
+    /// Newton steps (factorizations) summed over the islands.
+    pub factorizations: usize,
+    /// Largest natural-map residual `‖F‖∞` over the islands solved.
+    pub residual: f64,
+    /// Islands in the problem, islands that failed, islands too large to factor.
+    pub islands: usize,
+    pub failed_islands: usize,
+    pub skipped_islands: usize,
+    /// Largest linear system factored (rows).
+    pub largest_system: usize,
+}
+
+/// Output and work buffers; reuse across solves.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NewtonResults {
+    /// `(p_n, f_t₁, f_t₂)` per point.
+    pub z: Vec<f64>,
+    pub stats: NewtonStats,
+    /// Per point: `w`, `F`, the trial iterate, the step.
+    w: Vec<f64>,
+    f: Vec<f64>,
+    trial: Vec<f64>,
+    dz: Vec<f64>,
+    anchor: Vec<f64>,
+    /// Per point: `A_i`, `B_i` (row-major 3×3) of the current piece; position in
+    /// the active system (or `u32::MAX`).
+    a: Vec<[f64; 9]>,
+    b: Vec<[f64; 9]>,
+    slot: Vec<u32>,
+    /// The active points of the island, the dense system (row-major) and its
+    /// right-hand side, the LU's row permutation.
+    active: Vec<u32>,
+    jac: Vec<f64>,
+    rhs: Vec<f64>,
+    perm: Vec<usize>,
+}
+
+impl NewtonResults {
+    /// Buffers for `points` contact points and islands of up to `dense` points (no
+    /// allocation below that).
+    pub fn with_capacity(points: usize, dense: usize) -> Self {
+        let d = 3 * dense.min(points);
+        NewtonResults {
+            z: Vec::with_capacity(3 * points),
+            w: Vec::with_capacity(3 * points),
+            f: Vec::with_capacity(3 * points),
+            trial: Vec::with_capacity(3 * points),
+            dz: Vec::with_capacity(3 * points),
+            anchor: Vec::with_capacity(3 * points),
+            a: Vec::with_capacity(points),
+            b: Vec::with_capacity(points),
+            slot: Vec::with_capacity(points),
+            active: Vec::with_capacity(points),
+            jac: Vec::with_capacity(d * d),
+            rhs: Vec::with_capacity(d),
+            perm: Vec::with_capacity(d),
+            ..Default::default()
+        }
+    }
+}
+
+/// Halvings of the step before the line search gives up.
+pub const LINE_SEARCH_STEPS: usize = 30;
+
+/// A step shorter than this (of the Newton step) counts as a stall.
+pub const STALL_STEP: f64 = 1.0 / 64.0;
+
+/// Projected Gauss–Seidel sweeps after a failed line search, and how many times
+/// per island that rescue runs before the island fails.
+pub const SMOOTHING_SWEEPS: usize = 4;
+pub const SMOOTHING_ROUNDS: usize = 10;
+
+/// Semismooth Newton on the natural map of a [`ContactProblem`] (module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NewtonSolver {
+    pub params: NewtonParams,
+}
+
+impl NewtonSolver {
+    pub fn new(params: NewtonParams) -> Self {
+        NewtonSolver { params }
+    }
+
+    /// Solves `problem` island by island from `guess` (`3n` entries, projected
+    /// onto the cones) or from zero.
+    pub fn solve_contacts(
+        &self,
+        problem: &ContactProblem,
+        guess: Option<&[f64]>,
+        results: &mut NewtonResults,
+    ) -> NewtonStatus {
+        results.stats = NewtonStats {
+            residual: f64::INFINITY,
+            ..NewtonStats::default()
+        };
+        let p = &self.params;
+        let n = problem.n();
+        results.z.clear();
+        results.z.resize(3 * n, 0.0);
+        if problem.validate().is_err()
+            || p.tolerance.is_nan()
+            || !(p.regularization.is_finite() && p.regularization >= 0.0)
+            || guess.is_some_and(|g| g.len() != 3 * n || !all_finite(g))
+        {
+            return NewtonStatus::InvalidProblem;
+        }
+        // Every point needs its diagonal block with W_nn > 0.
+        for i in 0..n {
+            let (s, e) = (problem.row_start[i], problem.row_start[i + 1]);
+            match (s..e).find(|&k| problem.col[k] as usize == i) {
+                Some(k) if problem.w[k][0] > 0.0 => {}
+                _ => return NewtonStatus::InvalidProblem,
+            }
+        }
+        if let Some(g) = guess {
+            results.z.copy_from_slice(g);
+        }
+        for i in 0..n {
+            let z = &mut results.z[3 * i..3 * i + 3];
+            z[0] = z[0].max(0.0);
+            (z[1], z[2]) = project_polygon_with(z[1], z[2], problem.mu[i] * z[0], &problem.table);
+        }
+        for v in [
+            &mut results.w,
+            &mut results.f,
+            &mut results.trial,
+            &mut results.dz,
+            &mut results.anchor,
+        ] {
+            v.clear();
+            v.resize(3 * n, 0.0);
+        }
+        results.a.clear();
+        results.a.resize(n, [0.0; 9]);
+        results.b.clear();
+        results.b.resize(n, [0.0; 9]);
+        results.slot.clear();
+        results.slot.resize(n, u32::MAX);
+
+        let islands = problem.island_start.len().saturating_sub(1);
+        results.stats.islands = islands;
+        results.stats.residual = 0.0;
+        let mut status = NewtonStatus::Converged;
+        for s in 0..islands {
+            let order = &problem.order[problem.island_start[s]..problem.island_start[s + 1]];
+            if order.len() > p.max_dense_points {
+                let z = std::mem::take(&mut results.z);
+                let res = evaluate(problem, order, &z, results, 0.0);
+                results.z = z;
+                if res <= p.tolerance {
+                    continue;
+                }
+                results.stats.skipped_islands += 1;
+                results.stats.residual = results.stats.residual.max(res);
+                status = NewtonStatus::Unconverged;
+                continue;
+            }
+            let (it, res, ok) = self.solve_island(problem, order, results);
+            results.stats.iterations = results.stats.iterations.max(it);
+            results.stats.factorizations += it;
+            results.stats.residual = results.stats.residual.max(res);
+            if !ok {
+                results.stats.failed_islands += 1;
+                status = NewtonStatus::Unconverged;
+            }
+        }
+        status
+    }
+
+    /// Newton on one island; returns (steps, residual, converged).
+    fn solve_island(
+        &self,
+        problem: &ContactProblem,
+        order: &[u32],
+        r: &mut NewtonResults,
+    ) -> (usize, f64, bool) {
+        let p = &self.params;
+        let eps = p.regularization
+            * order.iter().fold(0.0_f64, |m, &i| {
+                let i = i as usize;
+                let (s, e) = (problem.row_start[i], problem.row_start[i + 1]);
+                (s..e)
+                    .filter(|&k| problem.col[k] as usize == i)
+                    .fold(m, |m, k| m.max(problem.w[k][0]))
+            });
+        let mut it = 0;
+        let mut smoothing = 0;
+        loop {
+            // Outer (proximal) iteration: the true residual at z, then the anchor
+            // z_k = z of the regularized problem.
+            let mut res = self.true_residual(problem, order, r);
+            if res <= p.tolerance {
+                return (it, res, true);
+            }
+            for &i in order {
+                let i = i as usize;
+                r.anchor[3 * i..3 * i + 3].copy_from_slice(&r.z[3 * i..3 * i + 3]);
+            }
+            let z = std::mem::take(&mut r.z);
+            let mut inner = evaluate(problem, order, &z, r, eps);
+            r.z = z;
+            let mut theta = merit(order, &r.f);
+            // Inner Newton iteration on F_ε, to half the tolerance.
+            while inner > 0.5 * p.tolerance {
+                if it == p.max_iterations {
+                    res = self.true_residual(problem, order, r);
+                    return (it, res, res <= p.tolerance);
+                }
+                it += 1;
+                if !self.newton_step(problem, order, eps, r) {
+                    res = self.true_residual(problem, order, r);
+                    return (it, res, res <= p.tolerance);
+                }
+                // Backtracking on θ_ε = ½‖F_ε‖² (the step is Newton's on the
+                // piece, a descent direction for θ_ε inside a piece).
+                let mut alpha = 1.0;
+                let mut accepted = false;
+                for _ in 0..=LINE_SEARCH_STEPS {
+                    // The trial point projected onto the cones (p_n ≥ 0, f_t in
+                    // the k-gon): a step that crosses p_n = 0 lands on the piece
+                    // where the point is off.
+                    for &i in order {
+                        let i = i as usize;
+                        let t = &mut r.trial[3 * i..3 * i + 3];
+                        let (z, d) = (&r.z[3 * i..3 * i + 3], &r.dz[3 * i..3 * i + 3]);
+                        for ((tc, zc), dc) in t.iter_mut().zip(z).zip(d) {
+                            *tc = zc + alpha * dc;
+                        }
+                        t[0] = t[0].max(0.0);
+                        (t[1], t[2]) =
+                            project_polygon_with(t[1], t[2], problem.mu[i] * t[0], &problem.table);
+                    }
+                    let trial = std::mem::take(&mut r.trial);
+                    let inner_t = evaluate(problem, order, &trial, r, eps);
+                    r.trial = trial;
+                    let theta_t = merit(order, &r.f);
+                    if theta_t <= (1.0 - 1e-4 * alpha) * theta {
+                        for &i in order {
+                            let i = i as usize;
+                            r.z[3 * i..3 * i + 3].copy_from_slice(&r.trial[3 * i..3 * i + 3]);
+                        }
+                        (inner, theta, accepted) = (inner_t, theta_t, true);
+                        break;
+                    }
+                    alpha *= 0.5;
+                }
+                if !accepted || alpha < STALL_STEP {
+                    // No decrease along the Newton direction, or a crawl (a kink
+                    // of F_ε at z): projected Gauss–Seidel sweeps move the iterate (and its
+                    // pieces) on, then a new anchor.
+                    if smoothing == SMOOTHING_ROUNDS {
+                        res = self.true_residual(problem, order, r);
+                        return (it, res, res <= p.tolerance);
+                    }
+                    smoothing += 1;
+                    for _ in 0..SMOOTHING_SWEEPS {
+                        sweep(problem, order, &mut r.z);
+                    }
+                    break;
+                }
+                // Done when the true problem is (no need to finish the inner one).
+                if self.true_residual(problem, order, r) <= p.tolerance {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// `‖F‖∞` of the unregularized problem at `r.z` (island `order`).
+    fn true_residual(&self, problem: &ContactProblem, order: &[u32], r: &mut NewtonResults) -> f64 {
+        let z = std::mem::take(&mut r.z);
+        let res = evaluate(problem, order, &z, r, 0.0);
+        r.z = z;
+        res
+    }
+
+    /// The step `Δ` of `(J + ε I) Δ = −F` into `r.dz` (island `order`); false on
+    /// a vanishing pivot or a non-finite step.
+    fn newton_step(
+        &self,
+        problem: &ContactProblem,
+        order: &[u32],
+        eps: f64,
+        r: &mut NewtonResults,
+    ) -> bool {
+        // Separating points (A_i = 0): Δ_i = −B_i⁻¹ F_i, B_i = [1 0 0; b 0… ; b I].
+        r.active.clear();
+        for &i in order {
+            let iu = i as usize;
+            if r.a[iu].iter().all(|&x| x == 0.0) {
+                let (b, f) = (&r.b[iu], &r.f[3 * iu..3 * iu + 3]);
+                let dn = -f[0] / b[0];
+                r.dz[3 * iu] = dn;
+                r.dz[3 * iu + 1] = (-f[1] - b[3] * dn) / b[4];
+                r.dz[3 * iu + 2] = (-f[2] - b[6] * dn) / b[8];
+                r.slot[iu] = u32::MAX;
+            } else {
+                r.slot[iu] = r.active.len() as u32;
+                r.active.push(i);
+            }
+        }
+        let m = 3 * r.active.len();
+        r.stats.largest_system = r.stats.largest_system.max(m);
+        r.jac.clear();
+        r.jac.resize(m * m, 0.0);
+        r.rhs.clear();
+        r.rhs.resize(m, 0.0);
+        // Rows of active point i: A_i W_i· + B_i E_i + ε I; rhs −F_i − A_i Σ W_ij Δ_j
+        // over the separating j.
+        for (ai, &i) in r.active.iter().enumerate() {
+            let i = i as usize;
+            let a = &r.a[i];
+            let mut known = [0.0; 3];
+            for k in problem.row_start[i]..problem.row_start[i + 1] {
+                let j = problem.col[k] as usize;
+                let wb = &problem.w[k];
+                // A_i W_ij (3×3).
+                let mut aw = [0.0; 9];
+                for row in 0..3 {
+                    for col in 0..3 {
+                        aw[3 * row + col] = a[3 * row] * wb[col]
+                            + a[3 * row + 1] * wb[3 + col]
+                            + a[3 * row + 2] * wb[6 + col];
+                    }
+                }
+                let sj = r.slot[j];
+                if sj == u32::MAX {
+                    let d = &r.dz[3 * j..3 * j + 3];
+                    for (row, kr) in known.iter_mut().enumerate() {
+                        *kr += aw[3 * row] * d[0] + aw[3 * row + 1] * d[1] + aw[3 * row + 2] * d[2];
+                    }
+                } else {
+                    let sj = sj as usize;
+                    for row in 0..3 {
+                        let base = (3 * ai + row) * m + 3 * sj;
+                        for col in 0..3 {
+                            r.jac[base + col] += aw[3 * row + col];
+                        }
+                    }
+                }
+            }
+            let b = &r.b[i];
+            for row in 0..3 {
+                let base = (3 * ai + row) * m + 3 * ai;
+                for col in 0..3 {
+                    r.jac[base + col] += b[3 * row + col] + eps * a[3 * row + col];
+                }
+                r.rhs[3 * ai + row] = -r.f[3 * i + row] - known[row];
+            }
+        }
+        if !lu_solve(&mut r.jac, &mut r.rhs, &mut r.perm, m) {
+            return false;
+        }
+        for (ai, &i) in r.active.iter().enumerate() {
+            let i = i as usize;
+            r.dz[3 * i..3 * i + 3].copy_from_slice(&r.rhs[3 * ai..3 * ai + 3]);
+        }
+        order.iter().all(|&i| {
+            let i = i as usize;
+            r.dz[3 * i..3 * i + 3].iter().all(|x| x.is_finite())
+        })
+    }
+}
+
+/// `w`, the pieces (`A_i`, `B_i`, if `pieces`) and `F` at `z` for the points
+/// `order` (into `r.w`, `r.a`, `r.b`, `r.f`); returns `‖F‖∞` (`+∞` on NaN).
+fn evaluate(
+    problem: &ContactProblem,
+    order: &[u32],
+    z: &[f64],
+    r: &mut NewtonResults,
+    eps: f64,
+) -> f64 {
+    let mut res = 0.0_f64;
+    let t = &problem.table;
+    for &i in order {
+        let i = i as usize;
+        let mut w = [problem.q[3 * i], problem.q[3 * i + 1], problem.q[3 * i + 2]];
+        for k in problem.row_start[i]..problem.row_start[i + 1] {
+            let (b, j) = (&problem.w[k], problem.col[k] as usize);
+            let zj = &z[3 * j..3 * j + 3];
+            w[0] += b[0] * zj[0] + b[1] * zj[1] + b[2] * zj[2];
+            w[1] += b[3] * zj[0] + b[4] * zj[1] + b[5] * zj[2];
+            w[2] += b[6] * zj[0] + b[7] * zj[1] + b[8] * zj[2];
+        }
+        if eps > 0.0 {
+            for c in 0..3 {
+                w[c] += eps * (z[3 * i + c] - r.anchor[3 * i + c]);
+            }
+        }
+        r.w[3 * i..3 * i + 3].copy_from_slice(&w);
+        let (pn, f1, f2) = (z[3 * i], z[3 * i + 1], z[3 * i + 2]);
+        let mut a = [0.0; 9];
+        let mut b = [0.0; 9];
+        // Normal row.
+        let fnorm = if pn - w[0] > 0.0 {
+            a[0] = 1.0;
+            w[0]
+        } else {
+            b[0] = 1.0;
+            pn
+        };
+        // Tangential rows: the piece of the projection of y_t = f_t − w_t.
+        let mu = problem.mu[i];
+        let (y1, y2) = (f1 - w[1], f2 - w[2]);
+        let cone = if mu * pn > 0.0 || mu <= 0.0 || a[0] == 0.0 {
+            piece(y1, y2, mu * pn, t)
+        } else {
+            // p_n = 0 with the normal row active: p_n is about to open the cone,
+            // so the piece is the one of a vanishing radius r → 0⁺ (the vertex
+            // whose direction is nearest y_t, or the interior for y_t = 0): F_t
+            // is then continuous across p_n = 0 and its derivative one-sided.
+            opening_piece(y1, y2, t)
+        };
+        let (ft1, ft2) = match cone {
+            Piece::NoCone => {
+                (b[4], b[8]) = (1.0, 1.0);
+                (f1, f2)
+            }
+            Piece::Interior => {
+                (a[4], a[8]) = (1.0, 1.0);
+                (w[1], w[2])
+            }
+            Piece::Edge(nx, ny) => {
+                // (I − n nᵀ) w_t + n (nᵀ f_t − μ c p_n).
+                let c = t.half.0;
+                (a[4], a[5], a[7], a[8]) = (1.0 - nx * nx, -nx * ny, -nx * ny, 1.0 - ny * ny);
+                (b[3], b[4], b[5]) = (-mu * c * nx, nx * nx, nx * ny);
+                (b[6], b[7], b[8]) = (-mu * c * ny, nx * ny, ny * ny);
+                let g = nx * f1 + ny * f2 - mu * c * pn;
+                (
+                    a[4] * w[1] + a[5] * w[2] + nx * g,
+                    a[7] * w[1] + a[8] * w[2] + ny * g,
+                )
+            }
+            Piece::Vertex(vx, vy) => {
+                (b[3], b[4]) = (-mu * vx, 1.0);
+                (b[6], b[8]) = (-mu * vy, 1.0);
+                (f1 - mu * pn * vx, f2 - mu * pn * vy)
+            }
+        };
+        r.f[3 * i] = fnorm;
+        r.f[3 * i + 1] = ft1;
+        r.f[3 * i + 2] = ft2;
+        r.a[i] = a;
+        r.b[i] = b;
+        let e = fnorm.abs().max(ft1.abs()).max(ft2.abs());
+        if e.is_nan() {
+            return f64::INFINITY;
+        }
+        res = res.max(e);
+    }
+    res
+}
+
+/// One projected Gauss–Seidel sweep over the points `order` (the update of
+/// `PgsSolver::solve_contacts`, ω = 1): `p_n ← max(0, p_n − r_n / W_nn)`, then
+/// `f_t ← P(f_t − r_t / λ_max(W_tt))` with `r_t` for the new `p_n`.
+fn sweep(problem: &ContactProblem, order: &[u32], z: &mut [f64]) {
+    for &i in order {
+        let i = i as usize;
+        let mut w = [problem.q[3 * i], problem.q[3 * i + 1], problem.q[3 * i + 2]];
+        let mut d = [0.0; 9];
+        for k in problem.row_start[i]..problem.row_start[i + 1] {
+            let (b, j) = (&problem.w[k], problem.col[k] as usize);
+            if j == i {
+                d = *b;
+            }
+            let zj = &z[3 * j..3 * j + 3];
+            w[0] += b[0] * zj[0] + b[1] * zj[1] + b[2] * zj[2];
+            w[1] += b[3] * zj[0] + b[4] * zj[1] + b[5] * zj[2];
+            w[2] += b[6] * zj[0] + b[7] * zj[1] + b[8] * zj[2];
+        }
+        let (maa, mab, mbb) = (d[4], 0.5 * (d[5] + d[7]), d[8]);
+        let half = 0.5 * (maa - mbb);
+        let lmax = 0.5 * (maa + mbb) + (half * half + mab * mab).sqrt();
+        if !(d[0] > 0.0 && lmax > 0.0) {
+            continue;
+        }
+        let zn = (z[3 * i] - w[0] / d[0]).max(0.0);
+        let dn = zn - z[3 * i];
+        z[3 * i] = zn;
+        let (r1, r2) = (w[1] + d[3] * dn, w[2] + d[6] * dn);
+        (z[3 * i + 1], z[3 * i + 2]) = project_polygon_with(
+            z[3 * i + 1] - r1 / lmax,
+            z[3 * i + 2] - r2 / lmax,
+            problem.mu[i] * zn,
+            &problem.table,
+        );
+    }
+}
+
+/// `½‖F‖²` over the points `order`.
+fn merit(order: &[u32], f: &[f64]) -> f64 {
+    0.5 * order
+        .iter()
+        .map(|&i| {
+            let i = i as usize;
+            f[3 * i] * f[3 * i] + f[3 * i + 1] * f[3 * i + 1] + f[3 * i + 2] * f[3 * i + 2]
+        })
+        .sum::<f64>()
+}
+
+/// Where the projection of `(x, y)` onto the k-gon of circumradius `r` lands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Piece {
+    /// `r ≤ 0`: the polygon is the origin.
+    NoCone,
+    Interior,
+    /// On an edge, interior of the segment: its outward unit normal.
+    Edge(f64, f64),
+    /// On a vertex: its unit direction `d_j`.
+    Vertex(f64, f64),
+}
+
+/// The piece of the projection onto the k-gon of radius r → 0⁺: the vertex `d_j`
+/// nearest in angle to `(x, y)` (interior for the origin).
+fn opening_piece(x: f64, y: f64, t: &PolygonTable) -> Piece {
+    if x == 0.0 && y == 0.0 {
+        return Piece::Interior;
+    }
+    let (c1, s1) = t.step;
+    let (mut cn, mut sn) = (1.0, 0.0);
+    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, 1.0, 0.0);
+    for _ in 0..t.k {
+        let d = x * cn + y * sn;
+        if d > best {
+            (best, bc, bs) = (d, cn, sn);
+        }
+        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
+    }
+    Piece::Vertex(bc, bs)
+}
+
+/// The piece of [`project_polygon_with`] (same edge choice and clamping).
+fn piece(x: f64, y: f64, r: f64, t: &PolygonTable) -> Piece {
+    if r.is_nan() || r <= 0.0 || t.k < 3 {
+        return Piece::NoCone;
+    }
+    let ((c1, s1), (ch, sh)) = (t.step, t.half);
+    let (mut cn, mut sn) = (ch, sh);
+    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, ch, sh);
+    for _ in 0..t.k {
+        let d = x * cn + y * sn;
+        if d > best {
+            (best, bc, bs) = (d, cn, sn);
+        }
+        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
+    }
+    if best <= r * ch {
+        return Piece::Interior;
+    }
+    // The edge's end vertices (unit radius) and the position along it.
+    let (ux0, uy0) = (bc * ch + bs * sh, bs * ch - bc * sh);
+    let (ux1, uy1) = (bc * ch - bs * sh, bs * ch + bc * sh);
+    let (ex, ey) = (r * (ux1 - ux0), r * (uy1 - uy0));
+    let u = ((x - r * ux0) * ex + (y - r * uy0) * ey) / (ex * ex + ey * ey);
+    if u <= 0.0 {
+        Piece::Vertex(ux0, uy0)
+    } else if u >= 1.0 {
+        Piece::Vertex(ux1, uy1)
+    } else {
+        Piece::Edge(bc, bs)
+    }
+}
+
+/// Solves `A x = b` in place (`a` row-major `m × m`, overwritten by its LU with
+/// partial pivoting; `b` becomes `x`). False on a zero or non-finite pivot.
+fn lu_solve(a: &mut [f64], b: &mut [f64], perm: &mut Vec<usize>, m: usize) -> bool {
+    perm.clear();
+    perm.extend(0..m);
+    for k in 0..m {
+        // Pivot: the largest |a_ik| for i ≥ k.
+        let (mut piv, mut best) = (k, a[k * m + k].abs());
+        for i in k + 1..m {
+            let v = a[i * m + k].abs();
+            if v > best {
+                (piv, best) = (i, v);
+            }
+        }
+        if !(best > 0.0 && best.is_finite()) {
+            return false;
+        }
+        if piv != k {
+            for c in 0..m {
+                a.swap(k * m + c, piv * m + c);
+            }
+            b.swap(k, piv);
+            perm.swap(k, piv);
+        }
+        let inv = 1.0 / a[k * m + k];
+        let (head, tail) = a.split_at_mut((k + 1) * m);
+        let rowk = &head[k * m + k + 1..k * m + m];
+        let bk = b[k];
+        for (ii, row) in tail.chunks_exact_mut(m).enumerate() {
+            let l = row[k] * inv;
+            if l != 0.0 {
+                row[k] = l;
+                for (x, &y) in row[k + 1..].iter_mut().zip(rowk) {
+                    *x -= l * y;
+                }
+                b[k + 1 + ii] -= l * bk;
+            }
+        }
+    }
+    // Back substitution.
+    for k in (0..m).rev() {
+        let mut s = b[k];
+        for c in k + 1..m {
+            s -= a[k * m + c] * b[c];
+        }
+        b[k] = s / a[k * m + k];
+    }
+    b.iter().all(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pieces agree with the projection: P = y on the interior, the edge
+    /// formula on an edge, r v on a vertex (exact up to round-off).
+    #[test]
+    fn pieces_match_projection() {
+        for k in [4u32, 5, 8] {
+            let t = PolygonTable::new(k);
+            let r = 0.7;
+            for a in 0..64 {
+                for rad in [0.1, 0.65, 0.8, 1.5, 4.0] {
+                    let th = a as f64 * 0.1;
+                    let (x, y) = (rad * th.cos(), rad * th.sin());
+                    let (px, py) = project_polygon_with(x, y, r, &t);
+                    let (qx, qy) = match piece(x, y, r, &t) {
+                        Piece::NoCone => (0.0, 0.0),
+                        Piece::Interior => (x, y),
+                        Piece::Edge(nx, ny) => {
+                            let g = nx * x + ny * y - r * t.half.0;
+                            (x - g * nx, y - g * ny)
+                        }
+                        Piece::Vertex(vx, vy) => (r * vx, r * vy),
+                    };
+                    assert!(
+                        (px - qx).abs() < 1e-12 && (py - qy).abs() < 1e-12,
+                        "k={k} ({x},{y}): {px},{py} vs {qx},{qy}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// LU with pivoting solves a system that needs a row swap (exact).
+    #[test]
+    fn lu_with_pivoting() {
+        let mut a = vec![0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 2.0, 0.0, 3.0];
+        // x = (1, 2, 3): b = A x.
+        let mut b = vec![7.0, 3.0, 11.0];
+        let mut perm = Vec::new();
+        assert!(lu_solve(&mut a, &mut b, &mut perm, 3));
+        for (x, e) in b.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((x - e).abs() < 1e-14);
+        }
+        let mut s = vec![1.0, 2.0, 2.0, 4.0];
+        let mut b = vec![1.0, 2.0];
+        assert!(!lu_solve(&mut s, &mut b, &mut perm, 2));
+    }
+}
