@@ -250,7 +250,7 @@ fn state_json(s: &pb::State) -> Value {
 
 fn stats_json(s: &pb::Stats) -> Value {
     let h = |h: &Option<pb::LatencyHistogram>| {
-        let h = h.clone().unwrap_or_default();
+        let h = (*h).unwrap_or_default();
         json!([h.p50_us, h.p99_us])
     };
     let p = s.physics.clone().unwrap_or_default();
