@@ -217,14 +217,16 @@ async fn huge_scene_values_are_refused_with_file_line_key() {
 
 /// A model built without the scene loader's bounds (a box 1e308 m under the plane):
 /// the contact code panics in the physics thread.
-fn panicking_model() -> rtphys::Model {
+/// A box above a plane; the test injects the panic (`Shared::inject_panic`): every
+/// input that reaches physics is validated, so no scene is known to panic the step.
+fn box_on_plane_model() -> rtphys::Model {
     use rtphys::collision::Shape;
     use rtphys::math::{Pose, Vec3};
     use rtphys::model::{BodySpec, ModelBuilder, Options};
     let mut b = ModelBuilder::new(Options::default());
     b.add_body(BodySpec::fixed("ground", Shape::plane(), Pose::identity()));
     let mut bx = BodySpec::free("box", Shape::cuboid(Vec3::new(0.5, 0.5, 0.5)).unwrap());
-    bx.position = Vec3::new(0.0, 0.0, -1e308);
+    bx.position = Vec3::new(0.0, 0.0, 1.0);
     b.add_body(bx);
     b.finalize().unwrap()
 }
@@ -262,13 +264,17 @@ const NOT_SERVING: i32 = 2;
 async fn a_physics_panic_is_reported_and_recoverable() {
     let mut cf = cfg(Mode::Realtime);
     cf.physics.start_paused = true;
-    let srv = rtphys::server::spawn(cf, panicking_model(), "panics", "127.0.0.1:0")
+    let srv = rtphys::server::spawn(cf, box_on_plane_model(), "panics", "127.0.0.1:0")
         .await
         .unwrap();
     let url = srv.url();
     let mut c = Client::connect(&url).await.unwrap();
     assert_eq!(health(&url, "").await, SERVING);
     // The step panics: reported to the caller, in the state, in stats, in health.
+    srv.runtime
+        .shared
+        .inject_panic
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     let e = c.step(1).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("panicked"), "{}", e.message());
@@ -301,7 +307,11 @@ async fn a_physics_panic_is_reported_and_recoverable() {
         async move { health(&url, "").await == SERVING }
     })
     .await;
-    // This world panics again when stepped; LoadScene brings a good one, running.
+    // The next step panics again; LoadScene brings a good world, running.
+    srv.runtime
+        .shared
+        .inject_panic
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     assert_eq!(
         c.step(1).await.unwrap_err().code(),
         Code::FailedPrecondition

@@ -161,6 +161,10 @@ pub struct Shared {
     pub fault: Mutex<String>,
     /// Panics caught since the start.
     pub faults: AtomicU64,
+    /// Fault injection for tests of the panic path: the next tick's step panics
+    /// (checked once per tick, a relaxed load). Never set by the API.
+    #[doc(hidden)]
+    pub inject_panic: AtomicBool,
     /// Open StateState subscriptions (Control streams not counted).
     pub(crate) observers: AtomicUsize,
     /// Stale (non-increasing) command sequence numbers refused on control streams.
@@ -285,6 +289,7 @@ impl Runtime {
             faulted: AtomicBool::new(false),
             fault: Mutex::new(String::new()),
             faults: AtomicU64::new(0),
+            inject_panic: AtomicBool::new(false),
             observers: AtomicUsize::new(0),
             stale_seq: AtomicU64::new(0),
             net: NetCounters::default(),

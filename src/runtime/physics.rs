@@ -458,6 +458,10 @@ impl Physics {
                 h.apply(spec, m, d);
             }
         };
+        if self.sh.inject_panic.load(Ordering::Relaxed) {
+            self.sh.inject_panic.store(false, Ordering::Relaxed);
+            panic!("injected fault (tests)");
+        }
         pipeline.step_with(model, data, &mut inputs);
         for (i, (h, spec)) in haptic.iter_mut().zip(&model.haptics).enumerate() {
             h.render(spec, model, data);
