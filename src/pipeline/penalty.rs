@@ -251,10 +251,8 @@ impl Stepper for PenaltyStepper<'_> {
                     st,
                     (set, set_pair),
                     pairs,
-                    &implicit.rows,
-                    &mut *point_forces,
-                    (contact_wrench, contact_force),
-                    k_explicit,
+                    (&implicit.rows, &mut *point_forces),
+                    (contact_wrench, contact_force, k_explicit),
                     (weights, &dynamic),
                 );
                 if any {
@@ -483,16 +481,15 @@ fn gap_rows(
 /// wrenches and manifold forces. A contact whose normal force the implicit solve
 /// creates (a gap row, or a point the explicit force under-estimates while a body
 /// lands) has its friction cone μ f⁺ from that step on.
-#[allow(clippy::too_many_arguments)]
+/// `(rows, pf)`: the solved rows and a point-force scratch buffer; `(wrench,
+/// manifold_force, k)`: what the friction is added to.
 fn implicit_friction(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
     (set, set_pair): (&ContactSet, &[usize]),
     pairs: &mut [PairState],
-    rows: &[Row],
-    pf: &mut Vec<PointForce>,
-    (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
-    k: &mut [Deriv],
+    (rows, pf): (&[Row], &mut Vec<PointForce>),
+    (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
     (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
 ) -> bool {
     let p = cx.p;
