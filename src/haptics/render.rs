@@ -324,7 +324,7 @@ impl HapticState {
     pub fn render(&mut self, spec: &HapticSpec, model: &Model, data: &mut Data) {
         if let (Some(mr), true) = (spec.multirate, self.sub.active) {
             data.state[spec.tool] = self.sub.end;
-            self.render_multirate(spec, model, data, mr.stiffness);
+            self.render_multirate(spec, data, mr.stiffness);
             return;
         }
         let h = model.opt.dt;
@@ -334,15 +334,36 @@ impl HapticState {
         let f_env = -m.force_to_device(&(f * self.gain));
         let t_env = -m.torque_to_device(&(t * self.gain));
         let force = self.port.render(&f_env, &self.v, h);
-        let tn = t_env.norm();
-        let torque = if spec.dof == 6 && tn > spec.max_torque {
-            t_env * (spec.max_torque / tn)
-        } else if spec.dof == 6 {
-            t_env
-        } else {
-            Vec3::zeros()
-        };
         let contact = deepest_contact(spec, model, data);
+        self.publish(spec, data, &tool, (force, f_env, t_env), contact, 1);
+        self.out.substep_force[0] = force;
+    }
+
+    /// The device torque: the coupling's, clamped to the device's limit (6-DoF
+    /// devices; 3-DoF render none).
+    fn device_torque(spec: &HapticSpec, t_env: Vec3) -> Vec3 {
+        let tn = t_env.norm();
+        if spec.dof != 6 {
+            Vec3::zeros()
+        } else if tn > spec.max_torque {
+            t_env * (spec.max_torque / tn)
+        } else {
+            t_env
+        }
+    }
+
+    /// `self.out` for this tick: the rendered force, the environment force and torque,
+    /// the tool, the local model from `contact` (normal, stiffness), and the port's
+    /// state; `substep_force` is kept as the caller left it.
+    fn publish(
+        &mut self,
+        spec: &HapticSpec,
+        data: &Data,
+        tool: &MotionState,
+        (force, f_env, t_env): (Vec3, Vec3, Vec3),
+        contact: Option<(Vec3, f64)>,
+        substeps: usize,
+    ) {
         let local = self.local_model(spec, &f_env, contact);
         let (seq, client_ns, recv_ns) = self
             .last
@@ -355,7 +376,7 @@ impl HapticState {
             client_ns,
             recv_ns,
             force,
-            torque,
+            torque: Self::device_torque(spec, t_env),
             force_env: f_env,
             tool: tool.pose,
             tool_v: tool.v,
@@ -365,57 +386,22 @@ impl HapticState {
             gain: self.gain,
             tripped: self.tripped,
             trips: self.trips,
-            substeps: 1,
+            substeps,
             substep_force: self.out.substep_force,
         };
-        self.out.substep_force[0] = force;
     }
 
     /// `render` of a multi-rate tool: the forces were rendered at the sub-steps;
     /// the local model from the deepest frozen contact at the end of the tick.
-    fn render_multirate(&mut self, spec: &HapticSpec, model: &Model, data: &Data, k_c: f64) {
-        let _ = model;
+    fn render_multirate(&mut self, spec: &HapticSpec, data: &Data, k_c: f64) {
         let tool = tool_state(spec, data);
-        let m = &spec.mapping;
         let (_, t) = coupling_wrench(&spec.coupling, &self.device_world(spec), &tool);
         let f_env = self.out.force_env;
-        let t_env = -m.torque_to_device(&(t * self.gain));
-        let tn = t_env.norm();
-        let torque = if spec.dof == 6 && tn > spec.max_torque {
-            t_env * (spec.max_torque / tn)
-        } else if spec.dof == 6 {
-            t_env
-        } else {
-            Vec3::zeros()
-        };
+        let t_env = -spec.mapping.torque_to_device(&(t * self.gain));
         let n = self.out.substeps.clamp(1, MAX_SUBSTEPS);
         let force = self.out.substep_force[n - 1];
         let contact = self.sub.deepest.map(|(n_w, _)| (n_w, k_c));
-        let local = self.local_model(spec, &f_env, contact);
-        let (seq, client_ns, recv_ns) = self
-            .last
-            .map(|l| (l.seq, l.client_ns, l.recv_ns))
-            .unwrap_or_default();
-        self.out = HapticOut {
-            tick: data.tick,
-            time: data.time,
-            seq,
-            client_ns,
-            recv_ns,
-            force,
-            torque,
-            force_env: f_env,
-            tool: tool.pose,
-            tool_v: tool.v,
-            contact: contact.is_some(),
-            local,
-            port: self.port.state,
-            gain: self.gain,
-            tripped: self.tripped,
-            trips: self.trips,
-            substeps: n,
-            substep_force: self.out.substep_force,
-        };
+        self.publish(spec, data, &tool, (force, f_env, t_env), contact, n);
     }
 
     /// The linearized local model (module `local`) about the tool's contact
