@@ -7,6 +7,7 @@
 //! bodies; a box pushed over gRPC moves on the page, and once paused the drawn pose
 //! equals the server's state; the Pause/Step/Resume buttons change the server's
 //! tick as the gRPC calls do; the plots receive samples; the screenshot is not blank;
+//! force arrows match the contacts carrying force and body frames the drawn bodies;
 //! a recording made by `rtphys run --record` opens in the page with the file's body
 //! count and scrubbing to frame k draws frame k's poses.
 //! Screenshots: target/viewer-screenshots/.
@@ -448,6 +449,33 @@ async fn viewer_in_headless_chromium() {
         10.0,
     )
     .await;
+
+    // Force arrows: one per contact carrying a force (the default scene rests on its
+    // table: contacts with the weight on them); body frames: one per drawn body; the
+    // toggles turn them off and on.
+    cdp.wait_for(
+        "rtphys.arrows > 0 && rtphys.arrows === \
+         rtphys.state.contacts.filter(c => Math.hypot(c[6], c[7], c[8]) > 0).length",
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('frames').click(), true")
+        .await;
+    cdp.wait_for(
+        "rtphys.bodyFrames > 0 && rtphys.bodyFrames === rtphys.drawnBodies",
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('forces').click(), true")
+        .await;
+    let n = cdp.eval("rtphys.frames").await.as_u64().expect("frames");
+    cdp.wait_for(
+        &format!("rtphys.frames > {} && rtphys.arrows === 0", n + 1),
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('forces').click(), true")
+        .await;
 
     // Screenshot: pixels differ from the background (clear colour 27,30,36).
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");

@@ -11,6 +11,7 @@ const V = {
   ready: false, world: null, state: null, drawnBodies: 0, drawn: {}, frames: 0,
   stats: [], replies: [], picked: -1, showContacts: true, showAxes: true, errors: [],
   mode: 'live', recording: null,
+  showForces: true, showFrames: false, forceScale: 0.01, arrows: 0, bodyFrames: 0,
 };
 window.rtphys = V;
 
@@ -166,6 +167,7 @@ function lineBuffer() {
   };
 }
 const grid = lineBuffer(), axes = lineBuffer(), contactPts = lineBuffer(), contactLines = lineBuffer();
+const forceLines = lineBuffer(), frameLines = lineBuffer();
 axes.set([0, 0, 0, 1, .2, .2, .5, 0, 0, 1, .2, .2, 0, 0, 0, .2, 1, .2, 0, .5, 0, .2, 1, .2, 0, 0, 0, .3, .5, 1, 0, 0, .5, .3, .5, 1]);
 
 // ---------- scene ----------
@@ -314,6 +316,41 @@ function draw() {
     gl.bindVertexArray(contactPts.vao); gl.drawArrays(gl.POINTS, 0, contactPts.n);
     gl.enable(gl.DEPTH_TEST);
   }
+  // Force arrows: each contact's force (world, N) from its point, V.forceScale m per N,
+  // with a two-stroke head; contacts carrying no force draw none.
+  let arrows = 0;
+  if (V.showForces && V.state) {
+    const ln = [], col = [1, .25, .2];
+    for (const c of V.state.contacts) {
+      const f = [c[6], c[7], c[8]], mag = Math.hypot(f[0], f[1], f[2]);
+      if (!(mag > 0)) continue;
+      const e = [c[0] + V.forceScale * f[0], c[1] + V.forceScale * f[1], c[2] + V.forceScale * f[2]];
+      ln.push(c[0], c[1], c[2], ...col, ...e, ...col);
+      const d = norm(f), side = norm(Math.abs(d[2]) < 0.9 ? cross(d, [0, 0, 1]) : cross(d, [1, 0, 0]));
+      const h = Math.min(0.02, 0.3 * V.forceScale * mag);
+      for (const sgn of [1, -1]) ln.push(...e, ...col, e[0] - h * d[0] + sgn * 0.5 * h * side[0],
+        e[1] - h * d[1] + sgn * 0.5 * h * side[1], e[2] - h * d[2] + sgn * 0.5 * h * side[2], ...col);
+      arrows++;
+    }
+    forceLines.set(ln);
+    gl.disable(gl.DEPTH_TEST);
+    gl.bindVertexArray(forceLines.vao); gl.drawArrays(gl.LINES, 0, forceLines.n);
+    gl.enable(gl.DEPTH_TEST);
+  }
+  V.arrows = arrows;
+  // Body frames: x, y, z axes (red, green, blue, 0.1 m) of every drawn body.
+  let nframes = 0;
+  if (V.showFrames) {
+    const ln = [], L = 0.1, C = [[1, .2, .2], [.2, 1, .2], [.3, .5, 1]];
+    for (const id in drawn) {
+      const m = poseMat(bodyPose(+id)), o = [m[12], m[13], m[14]];
+      for (let a = 0; a < 3; a++) ln.push(...o, ...C[a], o[0] + L * m[4 * a], o[1] + L * m[4 * a + 1], o[2] + L * m[4 * a + 2], ...C[a]);
+      nframes++;
+    }
+    frameLines.set(ln);
+    gl.bindVertexArray(frameLines.vao); gl.drawArrays(gl.LINES, 0, frameLines.n);
+  }
+  V.bodyFrames = nframes;
   if (V.showAxes) { gl.bindVertexArray(axes.vao); gl.drawArrays(gl.LINES, 0, axes.n); }
   gl.bindVertexArray(null);
 }
@@ -504,6 +541,8 @@ document.getElementById('record').onclick = () => {
 };
 document.getElementById('contacts').onchange = e => { V.showContacts = e.target.checked; };
 document.getElementById('axes').onchange = e => { V.showAxes = e.target.checked; };
+document.getElementById('forces').onchange = e => { V.showForces = e.target.checked; };
+document.getElementById('frames').onchange = e => { V.showFrames = e.target.checked; };
 window.addEventListener('resize', drawPlots);
 
 const start = recordingURL
