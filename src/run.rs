@@ -61,6 +61,14 @@ pub struct RunArgs {
     /// method (003's accuracy metric; `collision::overlap`).
     #[arg(long)]
     pub overlap: bool,
+    /// Also write a visual recording (body poses per frame + the world to draw it,
+    /// docs/RECORDING.md) that the web viewer opens and scrubs.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Frames per simulated second of `--record` (every round(1/(dt·rate))-th step,
+    /// plus the initial state).
+    #[arg(long, default_value_t = 60.0)]
+    pub record_rate: f64,
 }
 
 /// Apply command-line overrides to a loaded model.
@@ -331,8 +339,66 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
             eprintln!("{msg}");
         }
     }
+    if !(a.record_rate > 0.0 && a.record_rate.is_finite()) {
+        anyhow::bail!(
+            "--record-rate: {} is not a positive rate (frames per simulated second)",
+            a.record_rate
+        );
+    }
     let mut data = Data::new(&model);
     let mut pipeline = crate::Pipeline::new(&model);
+    let mut rec = match &a.record {
+        Some(path) => {
+            let tmp = tmp_sibling(path);
+            let file = std::fs::File::create(&tmp)
+                .with_context(|| format!("--record: cannot create {}", tmp.display()))?;
+            let scene = a.scene.display().to_string();
+            let w = crate::viewer::recording::RecordingWriter::new(
+                std::io::BufWriter::new(file),
+                &model,
+                &scene,
+                a.record_rate,
+            )?;
+            Some((w, tmp, path.clone()))
+        }
+        None => None,
+    };
+    let res = write_out(
+        &mut pipeline,
+        &model,
+        &mut data,
+        &a,
+        rec.as_mut().map(|r| &mut r.0),
+    );
+    if let Some((w, tmp, path)) = rec {
+        let done = res
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e:#}"))
+            .and_then(|_| Ok(w.finish()?))
+            .and_then(|_| {
+                std::fs::rename(&tmp, &path)
+                    .with_context(|| format!("--record: cannot write {}", path.display()))
+            });
+        if done.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        res?;
+        return done;
+    }
+    res
+}
+
+type RecWriter = crate::viewer::recording::RecordingWriter<std::io::BufWriter<std::fs::File>>;
+
+fn write_out(
+    pipeline: &mut crate::Pipeline,
+    model: &Model,
+    data: &mut Data,
+    a: &RunArgs,
+    mut rec: Option<&mut RecWriter>,
+) -> anyhow::Result<()> {
+    let (pipeline, model) = (pipeline, model);
+    let rec = &mut rec;
     match &a.out {
         // A device or a pipe (`--out /dev/null`, a FIFO) is written in place: renaming a
         // file over it would replace the device with a regular file.
@@ -342,7 +408,7 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
                 .open(path)
                 .with_context(|| format!("cannot open {}", path.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            simulate(&mut pipeline, &model, &mut data, &a, &mut w)?;
+            simulate(pipeline, model, data, a, rec, &mut w)?;
             Ok(w.flush()?)
         }
         Some(path) => {
@@ -351,8 +417,7 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
             let file = std::fs::File::create(&tmp)
                 .with_context(|| format!("cannot create {}", tmp.display()))?;
             let mut w = std::io::BufWriter::new(file);
-            let res =
-                simulate(&mut pipeline, &model, &mut data, &a, &mut w).and_then(|_| Ok(w.flush()?));
+            let res = simulate(pipeline, model, data, a, rec, &mut w).and_then(|_| Ok(w.flush()?));
             match res {
                 Ok(()) => std::fs::rename(&tmp, path)
                     .with_context(|| format!("cannot write {}", path.display())),
@@ -365,7 +430,7 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
-            simulate(&mut pipeline, &model, &mut data, &a, &mut w)?;
+            simulate(pipeline, model, data, a, rec, &mut w)?;
             Ok(w.flush()?)
         }
     }
@@ -376,8 +441,13 @@ fn simulate(
     model: &Model,
     data: &mut Data,
     a: &RunArgs,
+    rec: &mut Option<&mut RecWriter>,
     w: &mut impl Write,
 ) -> anyhow::Result<()> {
+    let dec = crate::viewer::recording::decimation(model.opt.dt, a.record_rate);
+    if let Some(r) = rec.as_mut() {
+        r.frame(data)?;
+    }
     if a.overlap {
         let mut header = Vec::new();
         write_header(model, &mut header)?;
@@ -390,6 +460,11 @@ fn simulate(
     let mut row = Vec::new();
     for _ in 0..a.steps {
         pipeline.step(model, data);
+        if let Some(r) = rec.as_mut() {
+            if data.tick.is_multiple_of(dec) {
+                r.frame(data)?;
+            }
+        }
         if a.overlap {
             row.clear();
             write_row(model, data, &mut row)?;

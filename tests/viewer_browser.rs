@@ -6,7 +6,10 @@
 //! Asserts: no console errors or exceptions; drawn bodies == WorldInfo's non-plane
 //! bodies; a box pushed over gRPC moves on the page, and once paused the drawn pose
 //! equals the server's state; the Pause/Step/Resume buttons change the server's
-//! tick as the gRPC calls do; the plots receive samples; the screenshot is not blank.
+//! tick as the gRPC calls do; the plots receive samples; the screenshot is not blank;
+//! force arrows match the contacts carrying force and body frames the drawn bodies;
+//! a recording made by `rtphys run --record` opens in the page with the file's body
+//! count and scrubbing to frame k draws frame k's poses.
 //! Screenshots: target/viewer-screenshots/.
 
 use base64::Engine as _;
@@ -210,7 +213,13 @@ async fn server_tick(c: &mut Client) -> (u64, bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn viewer_in_headless_chromium() {
-    let cfg = rtphys::config::Config::default();
+    let mut cfg = rtphys::config::Config::default();
+    // Recordings the viewer serves at /recordings/NAME come from here.
+    let rec_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("target/viewer-recordings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rec_dir);
+    std::fs::create_dir_all(&rec_dir).expect("recording dir");
+    cfg.server.record_dir = rec_dir.display().to_string();
     let (model, name) = rtphys::server::load_scene(None, &cfg).expect("default scene");
     let srv = rtphys::server::spawn(cfg, model, &name, "127.0.0.1:0")
         .await
@@ -400,6 +409,34 @@ async fn viewer_in_headless_chromium() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
+    // Record / Stop on the live world: a visual recording in server.record_dir with
+    // the world's bodies and increasing ticks.
+    cdp.eval("document.getElementById('record').click(), true")
+        .await;
+    cdp.wait_for("rtphys.replies.some(r => r.cmd === 'record' && r.ok)", 10.0)
+        .await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    cdp.eval("document.getElementById('record').click(), true")
+        .await;
+    cdp.wait_for("rtphys.replies.some(r => r.cmd === 'stop_record')", 10.0)
+        .await;
+    let stop = cdp
+        .eval("rtphys.replies.find(r => r.cmd === 'stop_record')")
+        .await;
+    assert_eq!(stop["ok"], json!(true), "stop_record: {stop}");
+    let live = rtphys::viewer::recording::read(
+        &std::fs::read(rec_dir.join(stop["file"].as_str().expect("file"))).expect("live recording"),
+    )
+    .expect("decode live recording");
+    assert_eq!(live.bodies, world.bodies.len());
+    assert_eq!(json!(live.frames.len()), stop["frames"]);
+    assert!(
+        live.frames.len() >= 5,
+        "{} frames in 0.7 s at 30 Hz",
+        live.frames.len()
+    );
+    assert!(live.frames.windows(2).all(|w| w[1].tick > w[0].tick));
+
     // Plots receive data (stats at 4 Hz; each plot counts its samples in the window).
     cdp.wait_for(
         "document.querySelectorAll('#side canvas').length === 7 && rtphys.stats.length >= 4 && \
@@ -412,6 +449,33 @@ async fn viewer_in_headless_chromium() {
         10.0,
     )
     .await;
+
+    // Force arrows: one per contact carrying a force (the default scene rests on its
+    // table: contacts with the weight on them); body frames: one per drawn body; the
+    // toggles turn them off and on.
+    cdp.wait_for(
+        "rtphys.arrows > 0 && rtphys.arrows === \
+         rtphys.state.contacts.filter(c => Math.hypot(c[6], c[7], c[8]) > 0).length",
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('frames').click(), true")
+        .await;
+    cdp.wait_for(
+        "rtphys.bodyFrames > 0 && rtphys.bodyFrames === rtphys.drawnBodies",
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('forces').click(), true")
+        .await;
+    let n = cdp.eval("rtphys.frames").await.as_u64().expect("frames");
+    cdp.wait_for(
+        &format!("rtphys.frames > {} && rtphys.arrows === 0", n + 1),
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('forces').click(), true")
+        .await;
 
     // Screenshot: pixels differ from the background (clear colour 27,30,36).
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");
@@ -446,5 +510,133 @@ async fn viewer_in_headless_chromium() {
     );
 
     assert!(cdp.errors.is_empty(), "console errors: {:?}", cdp.errors);
+    recording_in_page(&mut cdp, vaddr, &rec_dir).await;
+    assert!(cdp.errors.is_empty(), "console errors: {:?}", cdp.errors);
+    let _ = std::fs::remove_dir_all(&rec_dir);
     srv.shutdown().await.expect("shutdown");
+}
+
+/// A recording made by `rtphys run --record` opens in the page (served by the viewer
+/// from server.record_dir): the body count is the file's, and scrubbing to frame k
+/// draws the poses of frame k (the page draws the file's f32 values: equal to 1e-6).
+async fn recording_in_page(cdp: &mut Cdp, vaddr: std::net::SocketAddr, dir: &std::path::Path) {
+    // shapes.toml: every shape kind dropped from 0.3 m (the bodies move).
+    let file = dir.join("shapes.rtrec");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rtphys"))
+        .args([
+            "run",
+            "config/scenes/shapes.toml",
+            "--steps",
+            "1500",
+            "--record-rate",
+            "30",
+        ])
+        .arg("--record")
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.join("run.csv"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("rtphys run --record");
+    assert!(
+        out.status.success(),
+        "rtphys run --record: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec = rtphys::viewer::recording::read(&std::fs::read(&file).expect("read recording"))
+        .expect("decode recording");
+    // 1500 steps at dt 1 ms, every round(1/(0.001·30)) = 33rd: the initial state + 45 frames.
+    assert_eq!(rec.frames.len(), 1 + 1500 / 33, "frames in the recording");
+    assert_eq!(rec.frames.last().map(|f| f.tick), Some(1500 / 33 * 33));
+    let mut drawable: Vec<u64> = rec.header["world"]["geoms"]
+        .as_array()
+        .expect("header geoms")
+        .iter()
+        .filter(|g| g["shape"]["type"] != "plane")
+        .map(|g| g["body"].as_u64().expect("body id"))
+        .collect();
+    drawable.sort();
+    drawable.dedup();
+    let drawable = &drawable[..];
+
+    cdp.call(
+        "Page.navigate",
+        json!({"url": format!("http://{vaddr}/?recording=/recordings/shapes.rtrec")}),
+    )
+    .await;
+    cdp.wait_for(
+        "!!(window.rtphys && rtphys.mode === 'recording' && rtphys.ready && rtphys.frames > 2)",
+        30.0,
+    )
+    .await;
+    assert_eq!(
+        cdp.eval("rtphys.recording.count").await,
+        json!(rec.frames.len())
+    );
+    assert_eq!(
+        cdp.eval("rtphys.world.bodies.length").await,
+        json!(rec.bodies)
+    );
+    assert_eq!(cdp.eval("rtphys.drawnBodies").await, json!(drawable.len()));
+
+    // Bodies that move in the recording: scrubbing must change what is drawn.
+    let last = rec.frames.len() - 1;
+    let moving: Vec<u64> = drawable
+        .iter()
+        .copied()
+        .filter(|&b| {
+            let (a, z) = (
+                &rec.frames[0].poses[b as usize],
+                &rec.frames[last].poses[b as usize],
+            );
+            (0..3).any(|k| (a[k] - z[k]).abs() > 1e-3)
+        })
+        .collect();
+    assert!(!moving.is_empty(), "nothing moves in the recorded scene");
+    assert!(
+        drawable.len() >= 6,
+        "shapes.toml draws {} bodies",
+        drawable.len()
+    );
+    for k in [last, 7, 0, last / 2] {
+        let n = cdp.eval("rtphys.frames").await.as_u64().expect("frames");
+        cdp.eval(&format!(
+            "(() => {{ const s = document.getElementById('scrub'); s.value = {k}; \
+             s.dispatchEvent(new Event('input')); return true; }})()"
+        ))
+        .await;
+        cdp.wait_for(
+            &format!(
+                "rtphys.recording.frame === {k} && rtphys.frames > {}",
+                n + 1
+            ),
+            10.0,
+        )
+        .await;
+        let f = &rec.frames[k];
+        assert_eq!(
+            cdp.eval("rtphys.state.tick").await,
+            json!(f.tick),
+            "frame {k}: tick"
+        );
+        for &b in drawable {
+            let drawn = cdp.eval(&format!("rtphys.drawn[{b}]")).await;
+            for c in 0..3 {
+                let d = drawn[c].as_f64().expect("drawn coordinate");
+                let want = f.poses[b as usize][c] as f64;
+                assert!(
+                    (d - want).abs() <= 1e-6 * want.abs().max(1.0),
+                    "frame {k}, body {b}: drawn {drawn} vs file {:?}",
+                    &f.poses[b as usize][..3]
+                );
+            }
+        }
+    }
+    // Play runs the timeline forward from the start.
+    cdp.eval("document.getElementById('scrub').value = 0, rtphys.showFrame(0), document.getElementById('play').click(), true")
+        .await;
+    cdp.wait_for("rtphys.recording.frame > 3", 10.0).await;
+    let dir_shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");
+    cdp.screenshot(&dir_shots.join("viewer_recording.png"))
+        .await;
 }

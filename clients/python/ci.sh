@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # CI for the Python client (called by .ci/run after `cargo test --release`):
 #   1. a venv under target/ with grpcio 1.85.1 (+ tools, health, reflection);
-#   2. stubs generated with `python -m grpc_tools.protoc` and the package installed;
+#   2. `pip install ./clients/python` as the README says (the build step generates
+#      the stubs); the wheel built from it is checked for the stubs and the script;
 #   3. `target/release/rtphys serve` started on a free loopback port;
-#   4. every Python example (and the built Rust examples) run end to end, time-bounded;
+#   4. every Python example (and the built Rust examples) run end to end, time-bounded,
+#      the asyncio client (async_client.py) and the `rtphys-client` commands;
 #   5. SIGTERM: the server must shut down gracefully;
 #   6. a second server on the arm scene (config/scenes/arm.toml) for the robot
 #      controller examples (arm_pd.py, and the Rust arm_pd when built);
@@ -30,20 +32,31 @@ if [ ! -x "$BIN" ]; then
     cargo build --release --bin rtphys || exit 1
 fi
 
-echo "== venv ($PY) in $VENV"
-if [ ! -x "$VENV/bin/python" ]; then
-    "$PY" -m venv "$VENV" || exit 1
-fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    grpcio==1.85.1 grpcio-tools==1.85.1 grpcio-health-checking==1.85.1 grpcio-reflection==1.85.1 setuptools \
-    || exit 1
-
-echo "== stubs + package"
-BUILD="$WORK/pkg"
-rm -rf "$BUILD" && mkdir -p "$BUILD"
-cp -r clients/python/pyproject.toml clients/python/rtphys_client "$BUILD/"
-(cd clients/python && PATH="$VENV/bin:$PATH" bash generate_stubs.sh "$BUILD") || exit 1
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps "$BUILD" || exit 1
+# A fresh venv every run, and the client installed exactly as clients/README.md
+# says: `pip install ./clients/python` (its build step generates the stubs from
+# proto/ with grpcio-tools, a build requirement), then the examples' extras.
+echo "== fresh venv ($PY) in $VENV; pip install ./clients/python"
+rm -rf "$VENV" "$WORK/wheel"
+"$PY" -m venv "$VENV" || exit 1
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
+"${PIP[@]}" install ./clients/python || exit 1
+"${PIP[@]}" install "./clients/python[examples]" || exit 1
+# The wheel built from the same tree carries the generated stubs, the type marker
+# and the console script (checked by listing it, not by a second install).
+"${PIP[@]}" wheel --no-deps -w "$WORK/wheel" ./clients/python || exit 1
+"$VENV/bin/python" - "$WORK"/wheel/rtphys_client-*.whl <<'PYEOF' || exit 1
+import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+need = ["rtphys/v1/sim_pb2.py", "rtphys/v1/sim_pb2.pyi", "rtphys/v1/sim_pb2_grpc.py",
+        "rtphys_client/__init__.py", "rtphys_client/aio.py", "rtphys_client/cli.py",
+        "rtphys_client/py.typed"]
+missing = [n for n in need if n not in names]
+eps = [n for n in names if n.endswith("entry_points.txt")]
+ep = zipfile.ZipFile(sys.argv[1]).read(eps[0]).decode() if eps else ""
+if missing or "rtphys-client = rtphys_client.cli:main" not in ep:
+    sys.exit(f"wheel {sys.argv[1]}: missing {missing}, entry points {ep!r}")
+print(f"wheel ok: {sys.argv[1].rsplit('/', 1)[-1]} ({len(names)} files)")
+PYEOF
 
 # listen_addr LOG PID: the address the server logs once listening (30 s at most;
 # empty if it exits or never says so).
@@ -88,6 +101,10 @@ run watch_state.py 60 "$PYV" "$EX/watch_state.py" --addr "$ADDR" --count 20 --de
 run "latency_probe.py (lockstep)" 120 "$PYV" "$EX/latency_probe.py" --addr "$ADDR" --count 3000 --lockstep
 run "latency_probe.py (realtime)" 120 "$PYV" "$EX/latency_probe.py" --addr "$ADDR" --count 1000
 run lockstep_hil.py 120 "$PYV" "$EX/lockstep_hil.py" --addr "$ADDR" --ticks 500
+run "async_client.py (grpc.aio)" 60 "$PYV" "$EX/async_client.py" --addr "$ADDR" --steps 25
+
+# The console script: every command, with its output checked (cli_check.sh).
+run "rtphys-client status/pause/step/resume/watch/load-scene" 120 env PATH="$VENV/bin:$PATH" bash "$ROOT/clients/python/cli_check.sh" "$ADDR"
 
 # The Rust examples, when `cargo test --release` built them.
 RX="$ROOT/target/release/examples"

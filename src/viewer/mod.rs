@@ -17,9 +17,8 @@
 //! loaded, `{"t":"reply","cmd":...,"ok":...,"error":...,"tick":...}`. Page → server:
 //! `{"cmd":"pause"|"resume"|"reset"}` or `{"cmd":"step","n":N}`.
 
-use crate::collision::shape::Shape;
 use crate::runtime::Runtime;
-use crate::server::auth::Auth;
+use crate::server::auth::{Auth, Role};
 use crate::server::pb;
 use crate::server::pb::simulation_server::Simulation;
 use crate::server::service::SimService;
@@ -35,6 +34,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub mod recording;
+
 const INDEX_HTML: &str = include_str!("../../web/viewer/index.html");
 const VIEWER_JS: &str = include_str!("../../web/viewer/viewer.js");
 
@@ -43,7 +44,23 @@ struct Ctx {
     svc: Arc<SimService>,
     auth: bool,
     rate_hz: f64,
+    record_dir: std::path::PathBuf,
+    /// Role checks for the page's own commands (record needs admin, as StartRecording).
+    roles: Arc<Auth>,
+    /// The visual recording the page started (one at a time per server).
+    recorder: Arc<tokio::sync::Mutex<Option<Recorder>>>,
 }
+
+/// A visual recording running on the tokio runtime: samples the state ring at its
+/// rate (never the physics thread) until stopped or the world is replaced.
+struct Recorder {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(u64, String), String>>,
+    name: String,
+}
+
+/// Largest recording the viewer serves (the page holds it in memory).
+const MAX_RECORDING_BYTES: u64 = 1 << 30;
 
 /// Bind the viewer on `listen` and serve it in the background. Off-host addresses
 /// follow the gRPC listener's rule, stricter: the viewer speaks plain HTTP, so a
@@ -53,14 +70,18 @@ pub async fn spawn(rt: Runtime, listen: &str) -> anyhow::Result<SocketAddr> {
     let addr = check_listen(&cfg, listen)?;
     let auth = Auth::from_config(&cfg)?;
     let ctx = Ctx {
+        roles: Arc::new(Auth::from_config(&cfg)?),
+        recorder: Arc::new(tokio::sync::Mutex::new(None)),
         auth: auth.enabled(),
         svc: Arc::new(SimService::with_auth(rt, auth)),
         rate_hz: cfg.server.viewer_rate_hz,
+        record_dir: cfg.server.record_dir.clone().into(),
     };
     let app = Router::new()
         .route("/", get(index))
         .route("/viewer.js", get(script))
         .route("/api/world", get(world))
+        .route("/recordings/{name}", get(recording_file))
         .route("/ws", get(ws))
         .with_state(ctx);
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -130,10 +151,60 @@ async fn world(State(ctx): State<Ctx>, Query(q): Query<HashMap<String, String>>)
     }
 }
 
-fn pose_json(p: &crate::math::Pose) -> Value {
-    let t = p.translation.vector;
-    let q = p.rotation.quaternion();
-    json!([t.x, t.y, t.z, q.w, q.i, q.j, q.k])
+/// `GET /recordings/NAME`: a visual recording (docs/RECORDING.md) from
+/// `server.record_dir`, for `/?recording=/recordings/NAME`. Bare file names only;
+/// with `[auth]`, the page's token must allow observing.
+async fn recording_file(
+    State(ctx): State<Ctx>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    if ctx.auth {
+        if let Err(s) = ctx
+            .svc
+            .get_world(request(pb::GetWorldRequest {}, q.get("token")))
+            .await
+        {
+            return status_response(s);
+        }
+    }
+    if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\', '\0']) {
+        return (
+            StatusCode::BAD_REQUEST,
+            format!("recording {name:?}: a bare file name in server.record_dir is needed"),
+        )
+            .into_response();
+    }
+    let path = ctx.record_dir.join(&name);
+    let read = tokio::task::spawn_blocking(move || -> std::io::Result<Option<Vec<u8>>> {
+        let len = std::fs::metadata(&path)?.len();
+        if len > MAX_RECORDING_BYTES {
+            return Ok(None);
+        }
+        std::fs::read(&path).map(Some)
+    })
+    .await;
+    match read {
+        Ok(Ok(Some(bytes))) => {
+            ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response()
+        }
+        Ok(Ok(None)) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("recording {name:?} is larger than {MAX_RECORDING_BYTES} bytes"),
+        )
+            .into_response(),
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => (
+            StatusCode::NOT_FOUND,
+            format!("no recording {name:?} in server.record_dir"),
+        )
+            .into_response(),
+        Ok(Err(e)) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("recording {name:?}: {e}"),
+        )
+            .into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    }
 }
 
 /// WorldInfo (bodies, ids, names) and every body's shapes in its body frame.
@@ -144,43 +215,8 @@ async fn world_json(ctx: &Ctx, token: Option<&String>) -> Result<Value, tonic::S
         .await?
         .into_inner();
     let view = ctx.svc.runtime().world();
-    let m = &view.model;
-    let geoms: Vec<Value> = m
-        .geoms
-        .iter()
-        .map(|g| {
-            let shape = match &g.shape {
-                Shape::Plane => json!({"type": "plane"}),
-                Shape::Sphere { radius } => json!({"type": "sphere", "radius": radius}),
-                Shape::Box { half, .. } => json!({"type": "box", "half": [half.x, half.y, half.z]}),
-                Shape::Capsule {
-                    radius,
-                    half_length,
-                } => json!({"type": "capsule", "radius": radius, "half_length": half_length}),
-                Shape::Cylinder {
-                    radius,
-                    half_length,
-                } => json!({"type": "cylinder", "radius": radius, "half_length": half_length}),
-                Shape::Polytope(p) => json!({
-                    "type": "polytope",
-                    "vertices": p.vertices.iter().flat_map(|v| [v.x, v.y, v.z]).collect::<Vec<_>>(),
-                    "faces": p.faces.iter().map(|f| f.vertices.clone()).collect::<Vec<_>>(),
-                }),
-            };
-            json!({"body": g.body, "pose": pose_json(&g.x_bg), "shape": shape})
-        })
-        .collect();
-    let bodies: Vec<Value> = info
-        .bodies
-        .iter()
-        .map(|b| {
-            json!({
-                "id": b.id, "name": b.name, "static": b.is_static, "mass": b.mass,
-                "position": b.position, "orientation": b.orientation,
-                "link": m.bodies.get(b.id as usize).is_some_and(|mb| mb.is_link()),
-            })
-        })
-        .collect();
+    let geoms = recording::geoms_json(&view.model);
+    let bodies = recording::bodies_json(&view.model);
     Ok(json!({
         "generation": info.world_generation,
         "scene": info.scene_name,
@@ -296,13 +332,155 @@ async fn command(ctx: &Ctx, v: &Value, token: Option<&String>) -> Value {
                 Err(_) => Err(tonic::Status::invalid_argument("n: out of range")),
             }
         }
+        "record" => return record(ctx, v, token).await,
+        "stop_record" => return stop_record(ctx, token).await,
         other => Err(tonic::Status::invalid_argument(format!(
-            "cmd: unknown command {other:?} (pause, resume, step, reset)"
+            "cmd: unknown command {other:?} (pause, resume, step, reset, record, stop_record)"
         ))),
     };
     match r {
         Ok(tick) => json!({"t": "reply", "cmd": cmd, "ok": true, "tick": tick}),
         Err(e) => json!({"t": "reply", "cmd": cmd, "ok": false, "error": e.message()}),
+    }
+}
+
+fn reply_err(cmd: &str, e: impl std::fmt::Display) -> Value {
+    json!({"t": "reply", "cmd": cmd, "ok": false, "error": e.to_string()})
+}
+
+/// `{"cmd":"record","file":NAME,"rate_hz":R}` (admin): a visual recording of the
+/// live world into server.record_dir/NAME, R frames per wall-clock second (default
+/// 30, at most 1000) read from the state ring; `{"cmd":"stop_record"}` ends it.
+async fn record(ctx: &Ctx, v: &Value, token: Option<&String>) -> Value {
+    const CMD: &str = "record";
+    if let Err(e) = ctx.roles.check(&request((), token), Role::Admin) {
+        return reply_err(CMD, e.message());
+    }
+    let name = v.get("file").and_then(Value::as_str).unwrap_or("");
+    if name.is_empty()
+        || name.starts_with('.')
+        || name.contains(['/', '\\', '\0'])
+        || name.len() > 255
+    {
+        return reply_err(
+            CMD,
+            format!("file: {name:?}: a bare file name (written in server.record_dir) is needed"),
+        );
+    }
+    let rate = v.get("rate_hz").and_then(Value::as_f64).unwrap_or(30.0);
+    if !(rate > 0.0 && rate <= 1000.0) {
+        return reply_err(
+            CMD,
+            format!("rate_hz: {rate} is out of range: 0 < rate_hz ≤ 1000"),
+        );
+    }
+    let mut slot = ctx.recorder.lock().await;
+    if slot.as_ref().is_some_and(|r| !r.task.is_finished()) {
+        return reply_err(
+            CMD,
+            "a visual recording is already running (stop_record first)",
+        );
+    }
+    if let Err(e) = std::fs::create_dir_all(&ctx.record_dir) {
+        return reply_err(CMD, format!("server.record_dir {:?}: {e}", ctx.record_dir));
+    }
+    let path = ctx.record_dir.join(name);
+    let file = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
+        Ok(f) => f,
+        Err(e) => return reply_err(CMD, format!("file: {}: {e}", path.display())),
+    };
+    let view = ctx.svc.runtime().world();
+    let writer = match recording::RecordingWriter::new(
+        std::io::BufWriter::new(file),
+        &view.model,
+        &view.name,
+        rate,
+    ) {
+        Ok(w) => w,
+        Err(e) => return reply_err(CMD, format!("file: {}: {e}", path.display())),
+    };
+    let (stop, mut stopped) = tokio::sync::oneshot::channel();
+    let svc = ctx.svc.clone();
+    let tok = token.cloned();
+    let generation = view.gen;
+    let shown = path.display().to_string();
+    let task = tokio::spawn(async move {
+        let mut w = writer;
+        let mut iv = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
+        iv.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut last = u64::MAX;
+        loop {
+            tokio::select! {
+                _ = &mut stopped => break,
+                _ = iv.tick() => {}
+            }
+            if svc.runtime().shared.is_shutting_down() {
+                break;
+            }
+            let req = request(
+                pb::GetStateRequest {
+                    fields: vec![pb::StateField::Pose as i32],
+                    bodies: vec![],
+                },
+                tok.as_ref(),
+            );
+            let Ok(s) = svc.get_state(req).await else {
+                continue;
+            };
+            let s = s.into_inner();
+            if s.world_generation != generation {
+                break; // another scene: this recording's header no longer describes it
+            }
+            if s.frame == last {
+                continue;
+            }
+            last = s.frame;
+            let poses = s.bodies.iter().map(|b| {
+                let p = |v: &Vec<f64>, i: usize| v.get(i).copied().unwrap_or(f64::NAN);
+                [
+                    p(&b.position, 0),
+                    p(&b.position, 1),
+                    p(&b.position, 2),
+                    p(&b.orientation, 0),
+                    p(&b.orientation, 1),
+                    p(&b.orientation, 2),
+                    p(&b.orientation, 3),
+                ]
+            });
+            w.frame_poses(s.tick, s.sim_time, poses)
+                .map_err(|e| format!("{shown}: {e}"))?;
+        }
+        let frames = w.frames();
+        w.finish().map_err(|e| format!("{shown}: {e}"))?;
+        Ok((frames, shown))
+    });
+    *slot = Some(Recorder {
+        stop,
+        task,
+        name: name.to_string(),
+    });
+    json!({"t": "reply", "cmd": CMD, "ok": true, "file": name, "rate_hz": rate})
+}
+
+async fn stop_record(ctx: &Ctx, token: Option<&String>) -> Value {
+    const CMD: &str = "stop_record";
+    if let Err(e) = ctx.roles.check(&request((), token), Role::Admin) {
+        return reply_err(CMD, e.message());
+    }
+    let Some(r) = ctx.recorder.lock().await.take() else {
+        return reply_err(CMD, "no visual recording is running");
+    };
+    let _ = r.stop.send(());
+    match r.task.await {
+        Ok(Ok((frames, path))) => {
+            json!({"t": "reply", "cmd": CMD, "ok": true, "file": r.name, "path": path, "frames": frames})
+        }
+        Ok(Err(e)) => reply_err(CMD, e),
+        Err(e) => reply_err(CMD, e),
     }
 }
 

@@ -3,11 +3,15 @@
 // (the browser test reads it).
 'use strict';
 
-const token = new URLSearchParams(location.search).get('token');
+const params = new URLSearchParams(location.search);
+const token = params.get('token');
+const recordingURL = params.get('recording');
 const q = token ? '?token=' + encodeURIComponent(token) : '';
 const V = {
   ready: false, world: null, state: null, drawnBodies: 0, drawn: {}, frames: 0,
   stats: [], replies: [], picked: -1, showContacts: true, showAxes: true, errors: [],
+  mode: 'live', recording: null,
+  showForces: true, showFrames: false, forceScale: 0.01, arrows: 0, bodyFrames: 0,
 };
 window.rtphys = V;
 
@@ -163,6 +167,7 @@ function lineBuffer() {
   };
 }
 const grid = lineBuffer(), axes = lineBuffer(), contactPts = lineBuffer(), contactLines = lineBuffer();
+const forceLines = lineBuffer(), frameLines = lineBuffer();
 axes.set([0, 0, 0, 1, .2, .2, .5, 0, 0, 1, .2, .2, 0, 0, 0, .2, 1, .2, 0, .5, 0, .2, 1, .2, 0, 0, 0, .3, .5, 1, 0, 0, .5, .3, .5, 1]);
 
 // ---------- scene ----------
@@ -275,6 +280,7 @@ function showPick() {
 const FOV = 0.8;
 function draw() {
   requestAnimationFrame(draw);
+  advancePlayback();
   const dpr = window.devicePixelRatio || 1;
   const w = Math.max(1, Math.floor(canvas.clientWidth * dpr)), h = Math.max(1, Math.floor(canvas.clientHeight * dpr));
   if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
@@ -310,6 +316,41 @@ function draw() {
     gl.bindVertexArray(contactPts.vao); gl.drawArrays(gl.POINTS, 0, contactPts.n);
     gl.enable(gl.DEPTH_TEST);
   }
+  // Force arrows: each contact's force (world, N) from its point, V.forceScale m per N,
+  // with a two-stroke head; contacts carrying no force draw none.
+  let arrows = 0;
+  if (V.showForces && V.state) {
+    const ln = [], col = [1, .25, .2];
+    for (const c of V.state.contacts) {
+      const f = [c[6], c[7], c[8]], mag = Math.hypot(f[0], f[1], f[2]);
+      if (!(mag > 0)) continue;
+      const e = [c[0] + V.forceScale * f[0], c[1] + V.forceScale * f[1], c[2] + V.forceScale * f[2]];
+      ln.push(c[0], c[1], c[2], ...col, ...e, ...col);
+      const d = norm(f), side = norm(Math.abs(d[2]) < 0.9 ? cross(d, [0, 0, 1]) : cross(d, [1, 0, 0]));
+      const h = Math.min(0.02, 0.3 * V.forceScale * mag);
+      for (const sgn of [1, -1]) ln.push(...e, ...col, e[0] - h * d[0] + sgn * 0.5 * h * side[0],
+        e[1] - h * d[1] + sgn * 0.5 * h * side[1], e[2] - h * d[2] + sgn * 0.5 * h * side[2], ...col);
+      arrows++;
+    }
+    forceLines.set(ln);
+    gl.disable(gl.DEPTH_TEST);
+    gl.bindVertexArray(forceLines.vao); gl.drawArrays(gl.LINES, 0, forceLines.n);
+    gl.enable(gl.DEPTH_TEST);
+  }
+  V.arrows = arrows;
+  // Body frames: x, y, z axes (red, green, blue, 0.1 m) of every drawn body.
+  let nframes = 0;
+  if (V.showFrames) {
+    const ln = [], L = 0.1, C = [[1, .2, .2], [.2, 1, .2], [.3, .5, 1]];
+    for (const id in drawn) {
+      const m = poseMat(bodyPose(+id)), o = [m[12], m[13], m[14]];
+      for (let a = 0; a < 3; a++) ln.push(...o, ...C[a], o[0] + L * m[4 * a], o[1] + L * m[4 * a + 1], o[2] + L * m[4 * a + 2], ...C[a]);
+      nframes++;
+    }
+    frameLines.set(ln);
+    gl.bindVertexArray(frameLines.vao); gl.drawArrays(gl.LINES, 0, frameLines.n);
+  }
+  V.bodyFrames = nframes;
   if (V.showAxes) { gl.bindVertexArray(axes.vao); gl.drawArrays(gl.LINES, 0, axes.n); }
   gl.bindVertexArray(null);
 }
@@ -389,15 +430,102 @@ function connect() {
       loadWorld().catch(e => console.error(String(e)));
     } else if (m.t === 'reply') {
       V.replies.push(m);
+      if (m.cmd === 'record' && m.ok) { V.recordingFile = m.file; document.getElementById('record').textContent = 'Stop rec'; }
+      if (m.cmd === 'record' && !m.ok) V.recordingFile = null;
+      if (m.cmd === 'stop_record') {
+        document.getElementById('record').textContent = 'Record';
+        if (m.ok) {
+          const a = document.getElementById('reclink');
+          a.href = '?recording=' + encodeURIComponent('recordings/' + m.file + q);
+          a.textContent = `${m.file} (${m.frames} frames)`;
+        }
+        V.recordingFile = null;
+      }
       if (!m.ok) console.warn(`${m.cmd}: ${m.error}`);
     }
     updateStatus();
   };
   ws.onclose = () => { document.getElementById('status').textContent = 'disconnected — retrying…'; setTimeout(connect, 1000); };
 }
+// ---------- recordings (docs/RECORDING.md) ----------
+// Header: "RTPHYSVR", u32 version, u32 header length, header JSON; then fixed-size
+// frames (u64 tick, f64 time, 7 f32 per body), so frame k is found by arithmetic.
+function parseRecording(buf) {
+  if (buf.byteLength < 16) throw new Error('not an rtphys recording: ' + buf.byteLength + ' bytes');
+  const dv = new DataView(buf);
+  const magic = new TextDecoder().decode(new Uint8Array(buf, 0, 8));
+  if (magic !== 'RTPHYSVR') throw new Error('not an rtphys recording (magic ' + JSON.stringify(magic) + ')');
+  const version = dv.getUint32(8, true);
+  if (version !== 1) throw new Error('recording version ' + version + ' is not supported (this page reads 1)');
+  const hlen = dv.getUint32(12, true);
+  if (16 + hlen > buf.byteLength) throw new Error('recording truncated in its header');
+  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 16, hlen)));
+  const n = header.bodies, size = 16 + 28 * n, base = 16 + hlen;
+  return { header, dv, n, size, base, count: Math.floor((buf.byteLength - base) / size), frame: 0, playing: false, clock: 0 };
+}
+function recFrame(k) {
+  const R = V.recording, o = R.base + k * R.size, dv = R.dv, bodies = [];
+  for (let i = 0; i < R.n; i++) {
+    const p = [];
+    for (let j = 0; j < 7; j++) p.push(dv.getFloat32(o + 16 + 28 * i + 4 * j, true));
+    bodies.push(p);
+  }
+  return { t: 'state', tick: Number(dv.getBigUint64(o, true)), time: dv.getFloat64(o + 8, true),
+    generation: V.world.generation, paused: !R.playing, faulted: false, bodies, contacts: [] };
+}
+function showFrame(k) {
+  const R = V.recording;
+  if (!R || !R.count) return;
+  R.frame = Math.max(0, Math.min(R.count - 1, Math.round(k)));
+  V.state = recFrame(R.frame);
+  document.getElementById('scrub').value = R.frame;
+  document.getElementById('frame').textContent = `frame ${R.frame + 1}/${R.count} · tick ${V.state.tick} · t ${V.state.time.toFixed(3)} s`;
+  updateStatus();
+}
+function openRecording(buf, name) {
+  const R = parseRecording(buf);
+  if (ws) { ws.onclose = null; ws.close(); ws = null; }
+  V.mode = 'recording'; V.recording = R; R.name = name;
+  V.world = R.header.world; V.stats = []; drawPlots();
+  buildScene(V.world);
+  for (const id of ['pause', 'resume', 'step', 'reset', 'record']) document.getElementById(id).style.display = 'none';
+  document.getElementById('timeline').style.display = 'flex';
+  document.getElementById('scrub').max = Math.max(0, R.count - 1);
+  showFrame(0);
+  V.ready = true;
+}
+function setPlaying(on) {
+  const R = V.recording;
+  if (!R) return;
+  if (on && R.frame >= R.count - 1) showFrame(0);
+  R.playing = on; R.clock = performance.now(); R.start = R.frame;
+  document.getElementById('play').textContent = on ? 'Pause' : 'Play';
+}
+function advancePlayback() { // real time: frame_rate_hz frames per second
+  const R = V.recording;
+  if (!R || !R.playing) return;
+  const k = R.start + (performance.now() - R.clock) / 1000 * R.header.frame_rate_hz;
+  if (k >= R.count - 1) { showFrame(R.count - 1); setPlaying(false); } else if (Math.floor(k) !== R.frame) showFrame(Math.floor(k));
+}
+document.getElementById('scrub').oninput = e => { setPlaying(false); showFrame(+e.target.value); };
+document.getElementById('play').onclick = () => setPlaying(!V.recording.playing);
+document.getElementById('recfile').onchange = e => {
+  const f = e.target.files[0];
+  if (f) f.arrayBuffer().then(b => openRecording(b, f.name)).catch(err => {
+    document.getElementById('status').textContent = String(err); console.error(String(err));
+  });
+};
+V.showFrame = showFrame; V.setPlaying = setPlaying;
+
 function updateStatus() {
   const s = V.state, st = V.stats[V.stats.length - 1];
   if (!s || !V.world) return;
+  if (V.mode === 'recording') {
+    document.getElementById('status').textContent =
+      `recording ${V.recording.name} · ${V.world.scene} · ${V.world.method} · ${V.recording.count} frames at ${V.recording.header.frame_rate_hz.toFixed(1)} Hz`;
+    showPick();
+    return;
+  }
   document.getElementById('status').textContent =
     `${V.world.scene} · ${V.world.method} · tick ${s.tick} · t ${s.time.toFixed(3)} s · ${s.paused ? 'PAUSED' : 'running'}` +
     (s.faulted ? ' · FAULTED (Reset)' : '') + (st ? ` · RTF ${st.rtf.toFixed(3)}` : '') + ` · ${s.contacts.length} contacts`;
@@ -407,11 +535,24 @@ document.getElementById('pause').onclick = () => send({ cmd: 'pause' });
 document.getElementById('resume').onclick = () => send({ cmd: 'resume' });
 document.getElementById('step').onclick = () => send({ cmd: 'step', n: 1 });
 document.getElementById('reset').onclick = () => send({ cmd: 'reset' });
+document.getElementById('record').onclick = () => {
+  if (V.recordingFile) send({ cmd: 'stop_record' });
+  else send({ cmd: 'record', file: 'viewer-' + new Date().toISOString().replace(/[:.]/g, '-') + '.rtrec', rate_hz: 30 });
+};
 document.getElementById('contacts').onchange = e => { V.showContacts = e.target.checked; };
 document.getElementById('axes').onchange = e => { V.showAxes = e.target.checked; };
+document.getElementById('forces').onchange = e => { V.showForces = e.target.checked; };
+document.getElementById('frames').onchange = e => { V.showFrames = e.target.checked; };
 window.addEventListener('resize', drawPlots);
 
-loadWorld().then(() => { connect(); requestAnimationFrame(draw); }).catch(e => {
+const start = recordingURL
+  ? fetch(recordingURL).then(async r => {
+    if (!r.ok) throw new Error(`GET ${recordingURL}: ${r.status} ${await r.text()}`);
+    openRecording(await r.arrayBuffer(), recordingURL.replace(/[?].*$/, '').replace(/^.*\//, ''));
+    requestAnimationFrame(draw);
+  })
+  : loadWorld().then(() => { connect(); requestAnimationFrame(draw); });
+start.catch(e => {
   document.getElementById('status').textContent = String(e);
   console.error(String(e));
 });

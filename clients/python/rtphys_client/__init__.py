@@ -12,8 +12,11 @@ Robot worlds (e.g. `rtphys serve --scene config/scenes/arm.toml`):
     ctl = c.control(name="pd", fields=[pb.STATE_FIELD_JOINTS, pb.STATE_FIELD_ACKS])
     seq = ctl.send_joints([joint_torque(j.id, 0.0) for j in ctl.next_state().joints])
 
-Stubs (``rtphys.v1.sim_pb2``) are generated from proto/rtphys/v1 by
-``generate_stubs.sh`` before the package is installed.
+asyncio: `rtphys_client.aio.AsyncClient` (grpc.aio, the same calls). Shell:
+the `rtphys-client` command (`rtphys_client.cli`).
+
+The stubs (``rtphys.v1.sim_pb2``) are generated from proto/rtphys/v1 by the
+package's build step (setup.py): ``pip install ./clients/python`` is the setup.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import os
 import queue
 import time
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import grpc
 
@@ -159,12 +162,12 @@ class _Details(grpc.ClientCallDetails):
 
 
 class Client:
-    """Blocking client (grpcio). For asyncio use `grpc.aio` with `sim_pb2_grpc`."""
+    """Blocking client (grpcio). For asyncio: `rtphys_client.aio.AsyncClient`."""
 
     def __init__(self, addr: str = "127.0.0.1:50051", timeout: float = 10.0,
                  token: Optional[str] = None, ca: Optional[str] = None,
                  cert: Optional[str] = None, key: Optional[str] = None,
-                 server_name: Optional[str] = None):
+                 server_name: Optional[str] = None) -> None:
         """`token`: sent as `authorization: Bearer <token>` with every call (servers
         with `[auth]` tokens; default: the RTPHYS_TOKEN environment variable, if set).
         `ca`: PEM file of the CA to trust = TLS; `cert`/`key`: PEM files of this
@@ -199,7 +202,7 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def _header(self) -> "pb.CommandHeader":
@@ -323,14 +326,14 @@ _CLOSE = object()
 class ControlSession:
     """A bidirectional control stream: `send` commands, read states."""
 
-    def __init__(self, stub, hello: "pb.ControlHello"):
+    def __init__(self, stub: Any, hello: "pb.ControlHello") -> None:
         self._q: "queue.Queue" = queue.Queue()
         self._q.put(pb.ControlRequest(hello=hello))
         self._seq = 0
         self.stream_id = 0
         self._states = stub.Control(self._requests())
 
-    def _requests(self):
+    def _requests(self) -> Iterator["pb.ControlRequest"]:
         while True:
             m = self._q.get()
             if m is _CLOSE:
@@ -363,7 +366,7 @@ class ControlSession:
         self.stream_id = s.stream_id
         return s
 
-    def own_ack(self, s: "pb.State"):
+    def own_ack(self, s: "pb.State") -> Optional["pb.CommandAck"]:
         for a in s.acks:
             if a.stream_id == s.stream_id:
                 return a
