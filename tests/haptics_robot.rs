@@ -17,7 +17,9 @@ fn run(target: Vec3) -> (Vec3, Vec3, Vec3, Vec3) {
     let base = std::fs::read_to_string(dir.join("arm.toml")).unwrap();
     let arm = rtphys::model::scene::load_scene_str(&base, "arm.toml", dir).unwrap();
     let link = arm.body_id("arm/link7").expect("link7 has geometry");
-    let p0 = arm.bodies[link].pose0.translation.vector;
+    // The link's start: the forward kinematics at the arm's initial q (a link
+    // proxy's `pose0` is not its pose).
+    let p0 = Data::new(&arm).state[link].x;
     let text = format!(
         "{base}\n[[haptic]]\nname = \"hand\"\ntool = \"arm/link7\"\nstiffness = 400.0\n\
          damping = 10.0\noffset = [{}, {}, {}]\nworkspace_min = [-0.2, -0.2, -0.2]\n\
