@@ -277,3 +277,57 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
 fn lc_rate_hz() -> f64 {
     1000.0
 }
+
+/// Bad `teleop` tables are refused naming the file, the key and the problem.
+#[test]
+fn bad_teleop_tables_are_refused_with_the_key() {
+    let dir = std::path::Path::new("config/scenes");
+    let text = std::fs::read_to_string(SCENE).unwrap();
+    let servo = "\n[[robot.servo]]\njoint = \"joint1\"\nkp = 800.0\nkd = 30.0\n";
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            text.replace("posture_hz = 1.0", "posture_hz = 100.0"),
+            "teleop.posture_hz",
+            "2π f dt",
+        ),
+        (
+            text.replace("orientation_stiffness = 20.0, ", ""),
+            "teleop.orientation_stiffness",
+            "3-DoF",
+        ),
+        (
+            text.replace("damping = 60.0", "damping = -1.0"),
+            "teleop.damping",
+            "got -1",
+        ),
+        (
+            text.replace("imus = [\"link7\"]", &format!("imus = [\"link7\"]{servo}")),
+            "teleop",
+            "has servos",
+        ),
+        (
+            text.replace("posture_hz = 1.0, ", "posture_hz = 1.0, gain = 3.0, "),
+            "teleop",
+            "unknown field",
+        ),
+    ];
+    for (t, key, what) in cases {
+        let e = rtphys::model::scene::load_scene_str(&t, "haptic_teleop.toml", dir)
+            .expect_err(key)
+            .to_string();
+        assert!(e.contains("haptic_teleop.toml:"), "{e}");
+        assert!(e.contains(key) && e.contains(what), "{key}: {e}");
+    }
+    // A free body as the tool.
+    let t = format!(
+        "{}\n[[body]]\nname = \"ball\"\nshape = {{ type = \"sphere\", radius = 0.02 }}\nmass = 0.1\nposition = [0.598, 0.0, 0.338]\n",
+        text.replace("tool = \"arm/link7\"", "tool = \"ball\"")
+    );
+    let e = rtphys::model::scene::load_scene_str(&t, "haptic_teleop.toml", dir)
+        .expect_err("free tool")
+        .to_string();
+    assert!(
+        e.contains("teleop") && e.contains("not a robot link"),
+        "{e}"
+    );
+}
