@@ -5,6 +5,7 @@
 
 use super::device::DeviceModel;
 use super::device_loop::SimulatedAdapter;
+use super::render::DeviceSample;
 use crate::math::Vec3;
 
 /// The simulated device + hand of the examples and their tests: a 150 g stylus
@@ -77,5 +78,21 @@ pub fn teleop() -> impl FnMut(f64) -> (Vec3, Vec3) + Send {
             from = to;
         }
         (from, Vec3::zeros())
+    }
+}
+
+/// Device sample `k` of an offline run at 1 kHz (timestamps (k + 1) ms), at
+/// device position `x`, with velocity `v` if given (else the server's backward
+/// difference).
+pub fn sample(k: u64, x: Vec3, v: Option<Vec3>) -> DeviceSample {
+    DeviceSample {
+        seq: k + 1,
+        client_ns: (k as i64 + 1) * 1_000_000,
+        recv_ns: (k as i64 + 1) * 1_000_000,
+        x,
+        q: crate::math::Quat::identity(),
+        v,
+        w: v.map(|_| Vec3::zeros()),
+        buttons: 0,
     }
 }
