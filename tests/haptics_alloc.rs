@@ -20,17 +20,23 @@ use rtphys::Data;
 /// `haptic_boundary`, `watchdog`, `tick`), with device sample `k`.
 fn tick(w: &mut World, out: &ArrayQueue<HapticOut>, k: u64, silent: bool) {
     let t = k as f64 * 1e-3;
+    // Down onto the table and back (device z −0.06 .. 0), sliding in x.
+    let x = Vec3::new(
+        0.02 * (3.0 * t).sin(),
+        0.0,
+        -0.03 - 0.03 * (2.0 * std::f64::consts::PI * 2.0 * t).cos(),
+    );
+    tick_at(w, out, k, silent, x);
+}
+
+/// One tick with device sample `k` at device position `x`.
+fn tick_at(w: &mut World, out: &ArrayQueue<HapticOut>, k: u64, silent: bool, x: Vec3) {
     if !silent {
         let s = DeviceSample {
             seq: k + 1,
             client_ns: (k as i64 + 1) * 1_000_000,
             recv_ns: (k as i64 + 1) * 1_000_000,
-            // Down onto the table and back (device z −0.06 .. 0), sliding in x.
-            x: Vec3::new(
-                0.02 * (3.0 * t).sin(),
-                0.0,
-                -0.03 - 0.03 * (2.0 * std::f64::consts::PI * 2.0 * t).cos(),
-            ),
+            x,
             q: Quat::identity(),
             v: None,
             w: None,
@@ -132,6 +138,48 @@ fn multirate_haptic_path_steps_without_allocating() {
         assert_eq!(w.haptic[0].out.substeps, 8);
         assert_eq!(n, 0, "{method}: {n} allocations in 1,000 multi-rate ticks");
     }
+}
+
+/// The teleoperated arm (config/scenes/haptic_teleop.toml, src/haptics/teleop.rs:
+/// RNEA, CRBA and its factor, the link's Jacobian, Λ and the null-space posture
+/// every tick) allocates nothing, and reruns are bit-identical.
+#[test]
+fn teleop_path_steps_without_allocating_and_is_deterministic() {
+    let run = || {
+        let model = rtphys::model::scene::load_scene_file("config/scenes/haptic_teleop.toml")
+            .expect("scene");
+        assert!(model.haptics[0].teleop.is_some());
+        let mut w = World::new(1, "teleop".into(), model, 2, 16);
+        let out = ArrayQueue::new(64);
+        let mut script = rtphys::haptics::scripts::teleop();
+        // Warm-up: free space, down onto the table, pressing (0–4.0 s; the
+        // contact buffers grow to their size at the first touch).
+        for k in 0..4000 {
+            tick_at(&mut w, &out, k, false, script(k as f64 * 1e-3).0);
+        }
+        let (contacts, n) = alloc_counter::count(|| {
+            let mut contacts = 0;
+            // Sliding on the table (4.0–5.5 s), holding; the last 100 ticks
+            // silent (the watchdog's fade, the posture unprojected).
+            for k in 4000..6000 {
+                tick_at(&mut w, &out, k, k >= 5900, script(k as f64 * 1e-3).0);
+                contacts += w.haptic[0].out.contact as u32;
+            }
+            contacts
+        });
+        assert!(
+            contacts > 500,
+            "the link must press on the table ({contacts} ticks)"
+        );
+        assert_eq!(n, 0, "{n} allocations in 2,000 teleop ticks");
+        let o = &w.haptic[0].out;
+        (
+            [o.force.x, o.force.y, o.force.z].map(f64::to_bits),
+            format!("{:?}", w.data.snapshot()),
+        )
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a, b, "reruns differ");
 }
 
 /// Same scene + same samples → bit-identical states and rendered forces.

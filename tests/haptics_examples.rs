@@ -5,9 +5,8 @@
 mod server_common;
 
 use rtphys::config::Mode;
-use rtphys::haptics::device::DeviceModel;
-use rtphys::haptics::device_loop::SimulatedAdapter;
 use rtphys::haptics::passivity::PortParams;
+use rtphys::haptics::scripts;
 use rtphys::math::Vec3;
 use rtphys::server::haptic_client::{run_device_loop, LoopConfig};
 use server_common::{cfg, start};
@@ -44,20 +43,8 @@ async fn six_dof_tool_pushes_the_box_with_force_balance() {
             passivity_control: true,
         },
     );
-    let model = DeviceModel {
-        mass: 0.15,
-        damping: 0.0,
-        hand_k: 600.0,
-        hand_b: 15.0,
-    };
-    let script = Box::new(rtphys::haptics::scripts::push(0.03, 4.0));
-    let (rep, _) = run_device_loop(
-        &mut c,
-        lc,
-        SimulatedAdapter::new(model, Vec3::zeros(), script),
-    )
-    .await
-    .expect("device loop");
+    let dev = scripts::simulated_device(scripts::push(0.03, 4.0));
+    let (rep, _) = run_device_loop(&mut c, lc, dev).await.expect("device loop");
     let (p1, q1) = pos(&c.state().await.unwrap());
     let _ = h.shutdown().await;
     assert!(rep.errors.is_empty(), "{:?}", rep.errors);

@@ -6,11 +6,9 @@
 //! the world exchange is consistent (the pair's momentum changes by the coupling's
 //! impulse alone); runs are bit-identical; bad keys name the key and line.
 
-use rtphys::haptics::render::DeviceSample;
-use rtphys::math::{Quat, Vec3};
+use rtphys::math::Vec3;
 use rtphys::model::Model;
 use rtphys::runtime::World;
-use rtphys::Data;
 
 /// A table, a free crate on it and a 1 cm spherical tool above it.
 fn scene(method: &str, gravity: f64, rate: Option<f64>) -> String {
@@ -115,34 +113,15 @@ fn run(text: &str, ticks: u64, dev: impl Fn(f64) -> (Vec3, Vec3)) -> Run {
     let mut momentum = Vec::new();
     let mut coupling_cum = Vec::new();
     for k in 0..ticks {
-        let t = w.data.time;
-        let (x, v) = dev(t);
-        let s = DeviceSample {
-            seq: k + 1,
-            client_ns: (k as i64 + 1) * 1_000_000,
-            recv_ns: (k as i64 + 1) * 1_000_000,
-            x,
-            q: Quat::identity(),
-            v: Some(v),
-            w: Some(Vec3::zeros()),
-            buttons: 0,
-        };
-        w.haptic[0].receive(&s);
+        let (x, v) = dev(w.data.time);
+        let s = rtphys::haptics::scripts::sample(k, x, Some(v));
+        w.step_with_device(Some((0, &s)), &mut || 0.0);
         let World {
             model,
             data,
-            pipeline,
             haptic,
             ..
         } = &mut w;
-        let mut inputs = |m: &Model, d: &mut Data| {
-            for x in d.xfrc.iter_mut() {
-                *x = rtphys::math::Wrench::ZERO;
-            }
-            haptic[0].apply(&m.haptics[0], m, d);
-        };
-        pipeline.step_with(model, data, &mut inputs);
-        haptic[0].render(&model.haptics[0], model, data);
         let o = &haptic[0].out;
         forces.push(o.substep_force[..o.substeps].to_vec());
         if haptic[0].sub.active {

@@ -3,9 +3,7 @@
 //! dynamics), and the device feels the arm's resistance (its servos hold the
 //! start pose): the rendered force is −s Rᵀ K (x_d − x_link), pointing back.
 
-use rtphys::haptics::render::DeviceSample;
-use rtphys::math::{Quat, Vec3};
-use rtphys::model::Model;
+use rtphys::math::Vec3;
 use rtphys::runtime::World;
 use rtphys::Data;
 
@@ -17,7 +15,9 @@ fn run(target: Vec3) -> (Vec3, Vec3, Vec3, Vec3) {
     let base = std::fs::read_to_string(dir.join("arm.toml")).unwrap();
     let arm = rtphys::model::scene::load_scene_str(&base, "arm.toml", dir).unwrap();
     let link = arm.body_id("arm/link7").expect("link7 has geometry");
-    let p0 = arm.bodies[link].pose0.translation.vector;
+    // The link's start: the forward kinematics at the arm's initial q (a link
+    // proxy's `pose0` is not its pose).
+    let p0 = Data::new(&arm).state[link].x;
     let text = format!(
         "{base}\n[[haptic]]\nname = \"hand\"\ntool = \"arm/link7\"\nstiffness = 400.0\n\
          damping = 10.0\noffset = [{}, {}, {}]\nworkspace_min = [-0.2, -0.2, -0.2]\n\
@@ -30,32 +30,8 @@ fn run(target: Vec3) -> (Vec3, Vec3, Vec3, Vec3) {
     let mut w = World::new(1, "arm".into(), model, 1, 16);
     for k in 0..800u64 {
         let s = (k as f64 / 500.0).min(1.0);
-        let sample = DeviceSample {
-            seq: k + 1,
-            client_ns: (k as i64 + 1) * 1_000_000,
-            recv_ns: (k as i64 + 1) * 1_000_000,
-            x: target * s,
-            q: Quat::identity(),
-            v: None,
-            w: None,
-            buttons: 0,
-        };
-        w.haptic[0].receive(&sample);
-        let World {
-            model,
-            data,
-            pipeline,
-            haptic,
-            ..
-        } = &mut w;
-        let mut inputs = |m: &Model, d: &mut Data| {
-            for x in d.xfrc.iter_mut() {
-                *x = rtphys::math::Wrench::ZERO;
-            }
-            haptic[0].apply(&m.haptics[0], m, d);
-        };
-        pipeline.step_with(model, data, &mut inputs);
-        haptic[0].render(&model.haptics[0], model, data);
+        let sample = rtphys::haptics::scripts::sample(k, target * s, None);
+        w.step_with_device(Some((0, &sample)), &mut || 0.0);
     }
     assert_eq!(w.data.stats.quarantined, 0, "the arm stays sane");
     let s = &w.data.state[link];

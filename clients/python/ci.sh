@@ -10,8 +10,10 @@
 #   6. a second server on the arm scene (config/scenes/arm.toml) for the robot
 #      controller examples (arm_pd.py, and the Rust arm_pd when built);
 #   7. a server on config/scenes/haptic_probe.toml for the haptic device loops
-#      (haptic_device.py, and the Rust haptic_device when built), and one on
-#      config/scenes/haptic_push.toml for the Rust haptic_push when built;
+#      (haptic_device.py, and the Rust haptic_device when built), one on
+#      config/scenes/haptic_push.toml for the Rust haptic_push when built, and
+#      one on config/scenes/haptic_teleop.toml for haptic_teleop.py (and the
+#      Rust haptic_teleop when built); every server through start_server;
 #   8. servers with bearer tokens and TLS, then mutual TLS (certificates made with
 #      openssl here): security_check.py runs the observer/controller/admin roles
 #      through the Python client and checks refusals and successes.
@@ -71,18 +73,34 @@ listen_addr() {
     echo "$a"
 }
 
-echo "== server"
-"$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/default.toml >"$LOG" 2>&1 &
-SERVER=$!
-cleanup() { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
-trap cleanup EXIT
-ADDR=$(listen_addr "$LOG" "$SERVER")
-if [ -z "$ADDR" ]; then
-    echo "server did not start:"; cat "$LOG"; exit 1
-fi
-echo "server on $ADDR"
-
 passed=0; failed=0
+
+# start_server NAME LOG SERVE-ARGS...: `rtphys serve --listen 127.0.0.1:0 ARGS` in the
+# background; sets SPID and SADDR and returns 0 once it listens, else counts a
+# failure, stops it and returns 1. stop_server: SIGTERM and wait.
+start_server() {
+    local name=$1 log=$2; shift 2
+    echo "== $name server ($*)"
+    "$BIN" serve --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+    SPID=$!
+    trap 'kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null' EXIT
+    SADDR=$(listen_addr "$log" "$SPID")
+    if [ -z "$SADDR" ]; then
+        echo "$name server did not start:"; cat "$log"; failed=$((failed + 1))
+        stop_server
+        return 1
+    fi
+    echo "$name server on $SADDR"
+}
+stop_server() {
+    kill -TERM "$SPID" 2>/dev/null
+    wait "$SPID" 2>/dev/null
+    trap - EXIT
+}
+
+start_server default "$LOG" --scene config/scenes/default.toml || exit 1
+SERVER=$SPID
+ADDR=$SADDR
 run() {  # run NAME TIMEOUT CMD...
     local name=$1 t=$2; shift 2
     echo "-- $name"
@@ -129,63 +147,35 @@ else
 fi
 trap - EXIT
 
-echo "== robot server (config/scenes/arm.toml)"
-RLOG="$WORK/server_arm.log"
-"$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/arm.toml >"$RLOG" 2>&1 &
-RSERVER=$!
-rcleanup() { kill "$RSERVER" 2>/dev/null; wait "$RSERVER" 2>/dev/null; }
-trap rcleanup EXIT
-RADDR=$(listen_addr "$RLOG" "$RSERVER")
-if [ -z "$RADDR" ]; then
-    echo "robot server did not start:"; cat "$RLOG"; failed=$((failed + 1))
-else
-    echo "robot server on $RADDR"
-    run "arm_pd.py (realtime 1 kHz)" 120 "$PYV" "$EX/arm_pd.py" --addr "$RADDR" --seconds 3
-    run "arm_pd.py (lockstep)" 120 "$PYV" "$EX/arm_pd.py" --addr "$RADDR" --seconds 3 --lockstep
+if start_server robot "$WORK/server_arm.log" --scene config/scenes/arm.toml; then
+    run "arm_pd.py (realtime 1 kHz)" 120 "$PYV" "$EX/arm_pd.py" --addr "$SADDR" --seconds 3
+    run "arm_pd.py (lockstep)" 120 "$PYV" "$EX/arm_pd.py" --addr "$SADDR" --seconds 3 --lockstep
     if [ -x "$RX/arm_pd" ]; then
-        run "rust arm_pd" 120 "$RX/arm_pd" "$RADDR" --seconds 3
+        run "rust arm_pd" 120 "$RX/arm_pd" "$SADDR" --seconds 3
     fi
-    kill -TERM "$RSERVER"
-    wait "$RSERVER" 2>/dev/null
+    stop_server
 fi
-trap - EXIT
 
-echo "== haptic server (config/scenes/haptic_probe.toml)"
-HLOG="$WORK/server_haptic.log"
-"$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/haptic_probe.toml >"$HLOG" 2>&1 &
-HSERVER=$!
-hcleanup() { kill "$HSERVER" 2>/dev/null; wait "$HSERVER" 2>/dev/null; }
-trap hcleanup EXIT
-HADDR=$(listen_addr "$HLOG" "$HSERVER")
-if [ -z "$HADDR" ]; then
-    echo "haptic server did not start:"; cat "$HLOG"; failed=$((failed + 1))
-else
-    echo "haptic server on $HADDR"
-    run "haptic_device.py (1 kHz device loop)" 120 "$PYV" "$EX/haptic_device.py" --addr "$HADDR" --seconds 3
+if start_server haptic "$WORK/server_haptic.log" --scene config/scenes/haptic_probe.toml; then
+    run "haptic_device.py (1 kHz device loop)" 120 "$PYV" "$EX/haptic_device.py" --addr "$SADDR" --seconds 3
     if [ -x "$RX/haptic_device" ]; then
-        run "rust haptic_device" 120 "$RX/haptic_device" "$HADDR" --seconds 3
+        run "rust haptic_device" 120 "$RX/haptic_device" "$SADDR" --seconds 3
     fi
-    kill -TERM "$HSERVER"
-    wait "$HSERVER" 2>/dev/null
+    stop_server
 fi
-trap - EXIT
 
-if [ -x "$RX/haptic_push" ]; then
-    echo "== haptic push server (config/scenes/haptic_push.toml)"
-    PLOG="$WORK/server_push.log"
-    "$BIN" serve --listen 127.0.0.1:0 --scene config/scenes/haptic_push.toml >"$PLOG" 2>&1 &
-    PSERVER=$!
-    pcleanup() { kill "$PSERVER" 2>/dev/null; wait "$PSERVER" 2>/dev/null; }
-    trap pcleanup EXIT
-    PADDR=$(listen_addr "$PLOG" "$PSERVER")
-    if [ -z "$PADDR" ]; then
-        echo "haptic push server did not start:"; cat "$PLOG"; failed=$((failed + 1))
-    else
-        run "rust haptic_push (6-DoF multi-rate tool pushing a box)" 120 "$RX/haptic_push" "$PADDR"
-        kill -TERM "$PSERVER"
-        wait "$PSERVER" 2>/dev/null
-    fi
-    trap - EXIT
+if [ -x "$RX/haptic_push" ] && start_server "haptic push" "$WORK/server_push.log" --scene config/scenes/haptic_push.toml; then
+    run "rust haptic_push (6-DoF multi-rate tool pushing a box)" 120 "$RX/haptic_push" "$SADDR"
+    stop_server
+fi
+
+if start_server teleop "$WORK/server_teleop.log" --scene config/scenes/haptic_teleop.toml; then
+    run "haptic_teleop.py (the arm teleoperated by a 1 kHz device loop)" 120 "$PYV" "$EX/haptic_teleop.py" --addr "$SADDR"
+    stop_server
+fi
+if [ -x "$RX/haptic_teleop" ] && start_server teleop "$WORK/server_teleop_rs.log" --scene config/scenes/haptic_teleop.toml; then
+    run "rust haptic_teleop" 120 "$RX/haptic_teleop" "$SADDR"
+    stop_server
 fi
 
 echo "== tokens + TLS / mutual TLS (certificates made with openssl now)"
@@ -216,17 +206,11 @@ else
         [ $variant = mtls ] && CA_LINE="client_ca_file = \"$TLSD/ca.pem\""
         printf '[auth]\ntokens_file = "%s"\n[tls]\ncert_file = "%s"\nkey_file = "%s"\n%s\n' \
             "$TLSD/tokens.toml" "$TLSD/srv.pem" "$TLSD/srv.key" "$CA_LINE" > "$TLSD/server-$variant.toml"
-        SLOG="$WORK/server_$variant.log"
-        "$BIN" serve --config "$TLSD/server-$variant.toml" --listen 127.0.0.1:0 >"$SLOG" 2>&1 &
-        SSERVER=$!
-        SADDR=$(listen_addr "$SLOG" "$SSERVER")
-        if [ -z "$SADDR" ]; then
-            echo "$variant server did not start:"; cat "$SLOG"; failed=$((failed + 1))
-        else
+        if start_server "$variant" "$WORK/server_$variant.log" --config "$TLSD/server-$variant.toml"; then
             M=""; [ $variant = mtls ] && M="--mtls"
             run "security_check.py ($variant + tokens)" 120 "$PYV" "$EX/security_check.py" --addr "$SADDR" --certs "$TLSD" $M
+            stop_server
         fi
-        kill -TERM "$SSERVER" 2>/dev/null; wait "$SSERVER" 2>/dev/null
     done
 fi
 

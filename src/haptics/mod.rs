@@ -28,3 +28,4 @@ pub mod passivity;
 pub mod render;
 pub mod scripts;
 pub mod spec;
+pub mod teleop;

@@ -8,6 +8,7 @@
 //!           given, else the backward difference over the client's timestamps
 //! watchdog  silent for timeout_s (or the stream closed) → hold | release | fade
 //! apply     (f, τ) = g · coupling(x_d, x_t)  (+ m g gravity feed-forward)   → xfrc[tool]
+//!           a teleoperated arm (module `teleop`): its controller's torques → qfrc_cmd
 //! render    f_env = −s Rᵀ g f,  τ_env = −Rᵀ g τ      (the tool after the step)
 //!           f = DevicePort(f_env, v_dev)  (rate limit, passivity, clamp)
 //!           local model: the tool's deepest contact linearized (module `local`)
@@ -23,6 +24,7 @@ use super::local::LocalModel;
 use super::multirate::{SubSteps, MAX_SUBSTEPS};
 use super::passivity::{DevicePort, PortParams, PortState};
 use super::spec::{HapticSpec, WatchdogAction};
+use super::teleop::Teleop;
 use crate::data::Data;
 use crate::math::{Mat3, Pose, Quat, Vec3, Wrench};
 use crate::model::{Method, Model};
@@ -73,7 +75,7 @@ pub struct HapticOut {
 }
 
 /// A device's state in the physics thread.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct HapticState {
     /// Target, device coordinates.
     pub x: Vec3,
@@ -93,12 +95,14 @@ pub struct HapticState {
     pub out: HapticOut,
     /// The multi-rate tool's sub-steps (`spec.multirate`).
     pub sub: SubSteps,
+    /// The teleoperated arm's controller (`spec.teleop`).
+    pub teleop: Option<Box<Teleop>>,
 }
 
 impl HapticState {
     /// Before any sample the device "holds" the tool where the scene put it.
     pub fn new(spec: &HapticSpec, model: &Model) -> HapticState {
-        let pose = model.bodies[spec.tool].pose0;
+        let pose = spec.tool_pose0;
         let m = &spec.mapping;
         let x = m.rotation.inverse() * (pose.translation.vector - m.offset) / m.scale;
         let q = m.rotation.inverse() * pose.rotation;
@@ -140,6 +144,10 @@ impl HapticState {
                 substep_force: [Vec3::zeros(); MAX_SUBSTEPS],
             },
             sub: SubSteps::default(),
+            teleop: spec
+                .teleop
+                .as_ref()
+                .map(|t| Box::new(Teleop::new(t, model))),
         }
     }
 
@@ -241,6 +249,9 @@ impl HapticState {
             return;
         }
         self.sub.active = false;
+        if let (Some(tp), Some(ctl)) = (&spec.teleop, self.teleop.as_mut()) {
+            ctl.apply(tp, spec.tool, spec.dof == 6, self.gain, model, data);
+        }
         if self.gain == 0.0 {
             return;
         }
@@ -253,7 +264,8 @@ impl HapticState {
             force: f * self.gain,
             torque: t * self.gain,
         };
-        if spec.gravity_compensation {
+        // (A teleoperated arm's controller compensates the whole arm's weight.)
+        if spec.gravity_compensation && spec.teleop.is_none() {
             w.force -= model.opt.gravity * model.bodies[spec.tool].mass;
         }
         data.xfrc[spec.tool] += w;

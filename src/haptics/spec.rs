@@ -59,6 +59,13 @@ pub struct HapticSpec {
     /// The haptic rate above the world's (`rate_hz`; module `multirate`): `None`
     /// steps the tool with the world.
     pub multirate: Option<super::multirate::MultiRate>,
+    /// The tool is a robot arm's link teleoperated by the device: the arm's own
+    /// controller (module `teleop`).
+    pub teleop: Option<super::teleop::TeleopSpec>,
+    /// The tool's scene pose (a robot link's: the forward kinematics at the
+    /// robot's initial configuration), where the device holds it before its first
+    /// sample.
+    pub tool_pose0: crate::math::Pose,
 }
 
 impl HapticSpec {

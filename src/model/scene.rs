@@ -195,6 +195,22 @@ struct HapticToml {
     rate_hz: Option<f64>,
     contact_stiffness: Option<f64>,
     contact_damping: Option<f64>,
+    teleop: Option<TeleopToml>,
+}
+
+/// A `[[haptic]]`'s `teleop` table: the tool is a robot arm's link and the arm's
+/// controller is the teleoperation controller (src/haptics/teleop.rs).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct TeleopToml {
+    #[serde(default = "one")]
+    posture_hz: f64,
+    #[serde(default)]
+    orientation_stiffness: f64,
+    #[serde(default)]
+    orientation_damping: f64,
+    #[serde(default)]
+    damping: f64,
 }
 
 fn three() -> u32 {
@@ -898,7 +914,14 @@ fn haptic_spec(
     };
     // The tool's scene pose must be a device pose the workspace allows (the device
     // "holds" it there until its first sample).
-    let x0 = model.bodies[tool].pose0.translation.vector;
+    // A robot link's scene pose is its forward kinematics at the robot's initial q.
+    let tool_pose0 = if model.bodies[tool].kind == BodyKind::Free {
+        model.bodies[tool].pose0
+    } else {
+        let s = crate::data::Data::new(model).state[tool];
+        crate::math::Pose::from_parts(s.x.into(), s.q)
+    };
+    let x0 = tool_pose0.translation.vector;
     let x_dev = rotation.inverse() * (x0 - offset) / scale;
     if !mapping.in_workspace(&x_dev) {
         return Err((
@@ -929,7 +952,86 @@ fn haptic_spec(
         timeout_s,
         watchdog,
         multirate: multirate(h, model, tool)?,
+        teleop: teleop(h, model, tool, &tool_pose0)?,
+        tool_pose0,
     })
+}
+
+/// A `[[haptic]]`'s `teleop` table.
+fn teleop(
+    h: &HapticToml,
+    model: &Model,
+    tool: usize,
+    pose0: &crate::math::Pose,
+) -> Result<Option<crate::haptics::teleop::TeleopSpec>, (String, String)> {
+    let Some(t) = &h.teleop else {
+        return Ok(None);
+    };
+    let BodyKind::Link { robot, link } = model.bodies[tool].kind else {
+        return Err((
+            "teleop".into(),
+            format!(
+                "the tool '{}' is not a robot link (teleop drives a robot arm by its link \"robot/link\")",
+                h.tool
+            ),
+        ));
+    };
+    let (robot, link) = (robot as usize, link as usize);
+    let r = &model.robots[robot];
+    if r.floating {
+        return Err((
+            "teleop".into(),
+            format!(
+                "robot '{}' has a floating base; teleop needs a fixed-base arm",
+                r.name
+            ),
+        ));
+    }
+    if r.servos.iter().any(|s| s.enabled) {
+        return Err((
+            "teleop".into(),
+            format!(
+                "robot '{}' has servos; a teleoperated arm is actuated by the teleop controller alone (remove its [[robot.servo]] tables)",
+                r.name
+            ),
+        ));
+    }
+    let f = pos(t.posture_hz, "teleop.posture_hz")?;
+    // The posture is explicit in the step: keep ω_p h well inside stability.
+    if 2.0 * std::f64::consts::PI * f * model.opt.dt > 0.2 {
+        return Err((
+            "teleop.posture_hz".into(),
+            format!(
+                "must satisfy 2π f dt ≤ 0.2 (f ≤ {:.1} Hz at dt = {}), got {f}",
+                0.2 / (2.0 * std::f64::consts::PI * model.opt.dt),
+                model.opt.dt
+            ),
+        ));
+    }
+    nonneg(t.orientation_stiffness, "teleop.orientation_stiffness")?;
+    nonneg(t.orientation_damping, "teleop.orientation_damping")?;
+    nonneg(t.damping, "teleop.damping")?;
+    if h.dof == 3 && t.orientation_stiffness <= 0.0 {
+        return Err((
+            "teleop.orientation_stiffness".into(),
+            "a 3-DoF device does not set the link's orientation: the controller holds it (> 0 N·m/rad)".into(),
+        ));
+    }
+    if h.dof == 6 && (t.orientation_stiffness != 0.0 || t.orientation_damping != 0.0) {
+        return Err((
+            "teleop.orientation_stiffness".into(),
+            "a 6-DoF coupling sets the orientation itself (rot_stiffness); leave it out".into(),
+        ));
+    }
+    Ok(Some(crate::haptics::teleop::TeleopSpec {
+        robot,
+        link,
+        posture_hz: f,
+        orientation_stiffness: t.orientation_stiffness,
+        orientation_damping: t.orientation_damping,
+        damping: t.damping,
+        orientation: pose0.rotation,
+    }))
 }
 
 /// A `[[haptic]]`'s `rate_hz`, `contact_stiffness`, `contact_damping`.

@@ -64,6 +64,48 @@ impl World {
     }
 
     /// An empty snapshot box with room for this world (filled by the physics thread).
+    /// One offline tick with haptic devices (tests, benchmarks, tools): `sample`
+    /// (if any) lands on device `sample.0` at the tick boundary, the wrenches are
+    /// cleared, every device's coupling applies at the step's inputs point and its
+    /// force is rendered after the step — what the physics thread does for its
+    /// devices, without the slots, queues and watchdog. Returns the time `clock`
+    /// measured over the devices' `apply` and `render` (pass `|| 0.0` for none).
+    pub fn step_with_device(
+        &mut self,
+        sample: Option<(usize, &crate::haptics::render::DeviceSample)>,
+        clock: &mut dyn FnMut() -> f64,
+    ) -> f64 {
+        if let Some((i, s)) = sample {
+            if let Some(h) = self.haptic.get_mut(i) {
+                h.receive(s);
+            }
+        }
+        let World {
+            model,
+            data,
+            pipeline,
+            haptic,
+            ..
+        } = self;
+        let mut spent = 0.0;
+        let mut inputs = |m: &Model, d: &mut Data| {
+            for x in d.xfrc.iter_mut() {
+                *x = crate::math::Wrench::ZERO;
+            }
+            let t0 = clock();
+            for (h, spec) in haptic.iter_mut().zip(&m.haptics) {
+                h.apply(spec, m, d);
+            }
+            spent += clock() - t0;
+        };
+        pipeline.step_with(model, data, &mut inputs);
+        let t0 = clock();
+        for (h, spec) in haptic.iter_mut().zip(&model.haptics) {
+            h.render(spec, model, data);
+        }
+        spent + (clock() - t0)
+    }
+
     pub fn new_saved(&self) -> Box<Saved> {
         Box::new(Saved::with_capacity(self.gen, &self.model))
     }

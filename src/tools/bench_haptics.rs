@@ -30,11 +30,9 @@ use super::bench::thread_cpu_s;
 use crate::experiments::{pile_scene, PileKind};
 use crate::haptics::device::{DeviceModel, SimulatedDevice};
 use crate::haptics::passivity::{DevicePort, PortParams};
-use crate::haptics::render::DeviceSample;
-use crate::math::{Quat, Vec3};
+use crate::math::Vec3;
 use crate::model::Model;
 use crate::runtime::World;
-use crate::Data;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -289,37 +287,8 @@ fn pile_device(t: f64) -> (Vec3, Vec3) {
 /// on-CPU seconds (its `apply` and `render`).
 fn pile_tick(w: &mut World, k: u64) -> f64 {
     let (x, v) = pile_device(w.data.time);
-    let s = DeviceSample {
-        seq: k + 1,
-        client_ns: (k as i64 + 1) * 1_000_000,
-        recv_ns: (k as i64 + 1) * 1_000_000,
-        x,
-        q: Quat::identity(),
-        v: Some(v),
-        w: Some(Vec3::zeros()),
-        buttons: 0,
-    };
-    w.haptic[0].receive(&s);
-    let World {
-        model,
-        data,
-        pipeline,
-        haptic,
-        ..
-    } = w;
-    let mut tool = 0.0;
-    let mut inputs = |m: &Model, d: &mut Data| {
-        for x in d.xfrc.iter_mut() {
-            *x = crate::math::Wrench::ZERO;
-        }
-        let t0 = thread_cpu_s();
-        haptic[0].apply(&m.haptics[0], m, d);
-        tool += thread_cpu_s() - t0;
-    };
-    pipeline.step_with(model, data, &mut inputs);
-    let t0 = thread_cpu_s();
-    haptic[0].render(&model.haptics[0], model, data);
-    tool + (thread_cpu_s() - t0)
+    let s = crate::haptics::scripts::sample(k, x, Some(v));
+    w.step_with_device(Some((0, &s)), &mut thread_cpu_s)
 }
 
 pub fn haptic_pile(quick: bool, reps: usize) -> anyhow::Result<Value> {

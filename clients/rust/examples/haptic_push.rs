@@ -5,10 +5,8 @@
 //! `cargo run --release -- serve --scene config/scenes/haptic_push.toml` then
 //! `cargo run --release --example haptic_push -- [ADDR]` (default 127.0.0.1:50051).
 
-use rtphys::haptics::device::DeviceModel;
-use rtphys::haptics::device_loop::SimulatedAdapter;
 use rtphys::haptics::passivity::PortParams;
-use rtphys::math::Vec3;
+use rtphys::haptics::scripts;
 use rtphys::server::client::Client;
 use rtphys::server::haptic_client::{run_device_loop, LoopConfig};
 
@@ -41,14 +39,7 @@ async fn main() -> anyhow::Result<()> {
             passivity_control: true,
         },
     );
-    let model = DeviceModel {
-        mass: 0.15,
-        damping: 0.0,
-        hand_k: 600.0,
-        hand_b: 15.0,
-    };
-    let script = Box::new(rtphys::haptics::scripts::push(0.03, 4.0));
-    let dev = SimulatedAdapter::new(model, Vec3::zeros(), script);
+    let dev = scripts::simulated_device(scripts::push(0.03, 4.0));
     let (r, _) = run_device_loop(&mut c, lc, dev).await?;
     let x1 = crate_x(&mut c, crate_id).await?;
     let steady: Vec<_> = r.rows.iter().filter(|x| x.t > 2.8 && x.t < 3.9).collect();
