@@ -182,12 +182,12 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
             };
             let gap = wk - wl;
             let dist = gap.norm();
-            if !(dist > 0.0) || d <= 0.0 {
+            if dist.is_nan() || dist <= 0.0 || d <= 0.0 {
                 continue;
             }
             let (b1, _) = super::newton::barrier_derivatives(d, dhat2);
             let lambda = -nw.kappa * b1 * 2.0 * d.sqrt();
-            if !(lambda > 0.0) || !lambda.is_finite() {
+            if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
                 continue;
             }
             nw.contacts.push(FrictionContact {
