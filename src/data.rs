@@ -276,6 +276,17 @@ pub struct StepStats {
     /// of the last step, m³ (`pipeline::lcp::peg::overlap_volume`; 0 for the other
     /// methods, which do not compute it).
     pub overlap_volume: f64,
+    /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
+    /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
+    /// Line-search halvings of the last step, the smallest distance between two
+    /// bodies' surfaces at its end among pairs closer than d̂ (m; ∞ if none), the
+    /// curved-CCD queries of the last step and their time (ns), and the barrier
+    /// stiffness κ the step ended with.
+    pub ipc_line_search_cuts: usize,
+    pub ipc_min_distance: f64,
+    pub ipc_ccd_queries: usize,
+    pub ipc_ccd_ns: u64,
+    pub ipc_kappa: f64,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.

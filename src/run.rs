@@ -95,6 +95,28 @@ pub fn apply_overrides(
     }
     if let Some(m) = method {
         opt.method = match (m, opt.method) {
+            (MethodName::Ipc, Method::Ipc(p)) => Method::Ipc(p),
+            (MethodName::Ipc, _) => Method::Ipc(Default::default()),
+            (MethodName::Penalty, Method::Ipc(_)) => Method::Penalty(Default::default()),
+            (MethodName::PenaltyDeepest, Method::Ipc(_)) => {
+                Method::Penalty(crate::model::PenaltyParams {
+                    points: PenaltyPoints::Deepest,
+                    ..Default::default()
+                })
+            }
+            (MethodName::Lcp, Method::Ipc(_)) => Method::Lcp(Default::default()),
+            (MethodName::Peg, Method::Ipc(_)) => Method::Lcp(crate::model::LcpParams {
+                contact_model: ContactModel::Peg,
+                ..Default::default()
+            }),
+            (MethodName::HuntCrossley, Method::Ipc(_)) => {
+                Method::HuntCrossley(crate::model::HuntCrossleyParams {
+                    min_substep: crate::model::HuntCrossleyParams::default()
+                        .min_substep
+                        .min(opt.dt),
+                    ..Default::default()
+                })
+            }
             (MethodName::Penalty, Method::Penalty(p)) => {
                 Method::Penalty(crate::model::PenaltyParams {
                     points: PenaltyPoints::Multi,
@@ -202,6 +224,7 @@ fn method_name(m: MethodName) -> &'static str {
         MethodName::HuntCrossley => "hunt_crossley",
         MethodName::Lcp => "lcp",
         MethodName::Peg => "peg",
+        MethodName::Ipc => "ipc",
     }
 }
 
@@ -212,6 +235,7 @@ fn table_of(m: MethodName) -> &'static str {
         MethodName::Penalty | MethodName::PenaltyDeepest => "penalty",
         MethodName::HuntCrossley => "hunt_crossley",
         MethodName::Lcp | MethodName::Peg => "lcp",
+        MethodName::Ipc => "ipc",
     }
 }
 
@@ -230,7 +254,7 @@ pub fn method_override_warning(scene_text: &str, method: MethodName) -> Option<S
     if table_of(scene_method) == run {
         return None;
     }
-    let tuned: Vec<String> = ["penalty", "hunt_crossley", "lcp"]
+    let tuned: Vec<String> = ["penalty", "hunt_crossley", "lcp", "ipc"]
         .into_iter()
         .filter(|t| *t != run && doc.contains_key(*t))
         .map(|t| format!("[{t}]"))

@@ -114,15 +114,24 @@ impl Ord for Cell {
     }
 }
 
+/// The search's working memory (the box queue), reusable across queries so that a
+/// warmed-up caller does not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct CcdScratch {
+    heap: BinaryHeap<Cell>,
+}
+
 /// The interval search over (t, a, b) with `f` the enclosure of F on a box and
 /// `admissible` the parameter domain's test (e.g. u + v ≤ 1).
 fn search(
+    scratch: &mut CcdScratch,
     p: &CcdParams,
     f: impl Fn(&[Interval; 3]) -> V3<Interval>,
     admissible: impl Fn(&[Interval; 3]) -> bool,
 ) -> Toi {
     let unit = Interval::new(0.0, 1.0);
-    let mut heap = BinaryHeap::new();
+    let heap = &mut scratch.heap;
+    heap.clear();
     heap.push(Cell([unit; 3]));
     let mut boxes = 0;
     while let Some(Cell(b)) = heap.pop() {
@@ -174,6 +183,18 @@ pub fn vertex_face(
     tri: [&Vec3; 3],
     params: &CcdParams,
 ) -> Toi {
+    vertex_face_with(&mut CcdScratch::default(), a, p, b, tri, params)
+}
+
+/// [`vertex_face`] with the caller's scratch memory.
+pub fn vertex_face_with(
+    scratch: &mut CcdScratch,
+    a: &Trajectory,
+    p: &Vec3,
+    b: &Trajectory,
+    tri: [&Vec3; 3],
+    params: &CcdParams,
+) -> Toi {
     let f = |x: &[Interval; 3]| {
         let [t, u, v] = *x;
         let pw = a.enclose(p, t);
@@ -181,11 +202,23 @@ pub fn vertex_face(
         let on = t0.add(&t1.sub(&t0).scale(u)).add(&t2.sub(&t0).scale(v));
         pw.sub(&on)
     };
-    search(params, f, |x| x[1].lo + x[2].lo <= 1.0)
+    search(scratch, params, f, |x| x[1].lo + x[2].lo <= 1.0)
 }
 
 /// Earliest time edge `ea` of body a comes within δ of edge `eb` of body b.
 pub fn edge_edge(
+    a: &Trajectory,
+    ea: [&Vec3; 2],
+    b: &Trajectory,
+    eb: [&Vec3; 2],
+    params: &CcdParams,
+) -> Toi {
+    edge_edge_with(&mut CcdScratch::default(), a, ea, b, eb, params)
+}
+
+/// [`edge_edge`] with the caller's scratch memory.
+pub fn edge_edge_with(
+    scratch: &mut CcdScratch,
     a: &Trajectory,
     ea: [&Vec3; 2],
     b: &Trajectory,
@@ -199,7 +232,7 @@ pub fn edge_edge(
         a0.add(&a1.sub(&a0).scale(s))
             .sub(&b0.add(&b1.sub(&b0).scale(u)))
     };
-    search(params, f, |_| true)
+    search(scratch, params, f, |_| true)
 }
 
 #[cfg(test)]

@@ -198,6 +198,76 @@ pub enum Method {
     /// with `LcpParams::contact_model` = PEG, 003's polytopal exact geometry rows
     /// (`method = "peg"`).
     Lcp(LcpParams),
+    /// 004's Rigid IPC: the step minimizes the rigid incremental potential plus the
+    /// barrier (and lagged friction) potentials by projected Newton with a line
+    /// search filtered by curved CCD — intersection-free at every step.
+    Ipc(IpcParams),
+}
+
+/// Parameters of Rigid IPC (004; `world.method = "ipc"`, table `[ipc]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IpcParams {
+    /// Barrier activation distance d̂, m (pairs closer than d̂ feel the barrier; the
+    /// rest gap under load is a fraction of it). Default 1e-3.
+    pub dhat: f64,
+    /// Newton stops when the step's largest point displacement over h is below
+    /// this, m/s. Default 1e-5.
+    pub newton_tolerance: f64,
+    /// Newton iterations per step (and lagged-friction pass); at the limit the last
+    /// intersection-free iterate is kept and counted. Default 100.
+    pub max_iterations: usize,
+    /// Friction smoothing velocity ε_v, m/s (004 §5: static friction is a stiff
+    /// slope below ε_v; a sticking body creeps at most ε_v). Default 1e-4.
+    pub friction_eps_v: f64,
+    /// Lagged friction passes per step: the normal forces and tangent bases are
+    /// taken from the start of the step, then from each pass's solution. Default 1.
+    pub friction_iterations: usize,
+    /// Half width, m, of the square a `plane` geom is tessellated into (two
+    /// triangles). Default 100.
+    pub plane_half_width: f64,
+}
+
+impl Default for IpcParams {
+    fn default() -> Self {
+        IpcParams {
+            dhat: 1e-3,
+            newton_tolerance: 1e-5,
+            max_iterations: 100,
+            friction_eps_v: 1e-4,
+            friction_iterations: 1,
+            plane_half_width: 100.0,
+        }
+    }
+}
+
+impl IpcParams {
+    /// The first offending key (relative to `[ipc]`) and why.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let pos = |v: f64, k: &'static str| {
+            if v.is_finite() && v > 0.0 && v <= scene::MAX_COORD {
+                Ok(())
+            } else {
+                Err((k, format!("must be a positive finite number, got {v}")))
+            }
+        };
+        pos(self.dhat, "dhat")?;
+        pos(self.newton_tolerance, "newton_tolerance")?;
+        pos(self.friction_eps_v, "friction_eps_v")?;
+        pos(self.plane_half_width, "plane_half_width")?;
+        if !(1..=100_000).contains(&self.max_iterations) {
+            return Err((
+                "max_iterations",
+                format!("must be in [1, 100000], got {}", self.max_iterations),
+            ));
+        }
+        if !(1..=100).contains(&self.friction_iterations) {
+            return Err((
+                "friction_iterations",
+                format!("must be in [1, 100], got {}", self.friction_iterations),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// How the damping of a Hunt–Crossley pair is derived from its restitution
@@ -291,6 +361,7 @@ impl Method {
                 ContactModel::Standard => "lcp",
                 ContactModel::Peg => "peg",
             },
+            Method::Ipc(_) => "ipc",
         }
     }
 }
@@ -430,6 +501,11 @@ pub fn check_method_steps_robots(method: &Method, has_robots: bool) -> Result<()
         return Err(ModelError::Invalid(
             "robots are stepped by the penalty and LCP methods; hunt_crossley does not support them yet"
                 .into(),
+        ));
+    }
+    if has_robots && matches!(method, Method::Ipc(_)) {
+        return Err(ModelError::Invalid(
+            "world.method = \"ipc\" steps free and static bodies only; robots ([[robot]]) are not supported by the ipc method".into(),
         ));
     }
     Ok(())
@@ -830,6 +906,9 @@ fn validate_options(opt: &Options) -> Result<(), ModelError> {
         Method::Lcp(l) => l
             .validate()
             .map_err(|(k, m)| ModelError::Invalid(format!("lcp.{k} {m}")))?,
+        Method::Ipc(p) => p
+            .validate()
+            .map_err(|(k, m)| ModelError::Invalid(format!("ipc.{k} {m}")))?,
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! gravity = [0.0, 0.0, -9.81]      # m/s²
 //! dt = 0.001                       # s
 //! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
-//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp" | "peg"
+//! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp" | "peg" | "ipc"
 //!
 //! [penalty]                        # optional; defaults are 000's
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
@@ -35,6 +35,14 @@
 //! tolerance = 1e-9                 # PGS residual
 //! relaxation = 1.0                 # PGS SOR ω ∈ (0, 2)
 //! warm_start = true
+//!
+//! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
+//! dhat = 1e-3                      # m, barrier activation distance d̂
+//! newton_tolerance = 1e-5          # m/s, largest point displacement of a Newton step / h
+//! max_iterations = 100             # Newton iterations per step (per friction pass)
+//! friction_eps_v = 1e-4            # m/s, smoothed-friction velocity ε_v (004 §5)
+//! friction_iterations = 1          # lagged friction passes per step
+//! plane_half_width = 100.0         # m, a plane geom is this square (two triangles)
 //!
 //! [[body]]
 //! name = "box"
@@ -121,6 +129,8 @@ struct SceneToml {
     hunt_crossley: HuntCrossleyToml,
     #[serde(default)]
     lcp: LcpToml,
+    #[serde(default)]
+    ipc: IpcToml,
     #[serde(default, rename = "body")]
     bodies: Vec<toml::Spanned<BodyToml>>,
     #[serde(default, rename = "robot")]
@@ -348,6 +358,8 @@ pub enum MethodName {
     Lcp,
     /// The same step with 003's polytopal exact geometry (PEG) rows.
     Peg,
+    /// 004's Rigid IPC (barrier potentials, Newton, curved CCD).
+    Ipc,
 }
 
 impl std::str::FromStr for MethodName {
@@ -358,9 +370,10 @@ impl std::str::FromStr for MethodName {
             "penalty_deepest" => Ok(MethodName::PenaltyDeepest),
             "hunt_crossley" => Ok(MethodName::HuntCrossley),
             "lcp" => Ok(MethodName::Lcp),
+            "ipc" => Ok(MethodName::Ipc),
             "peg" => Ok(MethodName::Peg),
             other => Err(format!(
-                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley, lcp, peg)"
+                "unknown method '{other}' (known: penalty, penalty_deepest, hunt_crossley, lcp, peg, ipc)"
             )),
         }
     }
@@ -486,6 +499,42 @@ enum ShapeToml {
         #[serde(default = "one")]
         scale: f64,
     },
+}
+
+/// The `[ipc]` table.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct IpcToml {
+    dhat: Option<f64>,
+    newton_tolerance: Option<f64>,
+    max_iterations: Option<i64>,
+    friction_eps_v: Option<f64>,
+    friction_iterations: Option<i64>,
+    plane_half_width: Option<f64>,
+}
+
+/// The `[ipc]` table (keys relative to it in errors).
+fn ipc_method(t: &IpcToml) -> Result<Method, (String, String)> {
+    let d = super::IpcParams::default();
+    let count = |v: Option<i64>, k: &str, dflt: usize| match v {
+        Some(n) if n < 1 => Err((k.to_string(), format!("must be an integer ≥ 1, got {n}"))),
+        Some(n) => Ok(n as usize),
+        None => Ok(dflt),
+    };
+    let p = super::IpcParams {
+        dhat: t.dhat.unwrap_or(d.dhat),
+        newton_tolerance: t.newton_tolerance.unwrap_or(d.newton_tolerance),
+        max_iterations: count(t.max_iterations, "max_iterations", d.max_iterations)?,
+        friction_eps_v: t.friction_eps_v.unwrap_or(d.friction_eps_v),
+        friction_iterations: count(
+            t.friction_iterations,
+            "friction_iterations",
+            d.friction_iterations,
+        )?,
+        plane_half_width: t.plane_half_width.unwrap_or(d.plane_half_width),
+    };
+    p.validate().map_err(|(k, m)| (k.to_string(), m))?;
+    Ok(Method::Ipc(p))
 }
 
 /// The `[lcp]` table.
@@ -684,6 +733,13 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
                 )
             })?
         }
+        MethodName::Ipc => ipc_method(&scene.ipc).map_err(|(k, m)| {
+            err(
+                &format!("ipc.{k}"),
+                world_line(k.rsplit('.').next().unwrap_or(&k)),
+                m,
+            )
+        })?,
         _ => penalty_method(&scene.penalty, w.method).map_err(|(k, m)| {
             err(
                 &format!("penalty.{k}"),
@@ -1196,9 +1252,11 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
     let mut pp = PenaltyParams {
         points: match name {
             MethodName::PenaltyDeepest => PenaltyPoints::Deepest,
-            MethodName::Penalty | MethodName::HuntCrossley | MethodName::Lcp | MethodName::Peg => {
-                PenaltyPoints::Multi
-            }
+            MethodName::Penalty
+            | MethodName::HuntCrossley
+            | MethodName::Lcp
+            | MethodName::Peg
+            | MethodName::Ipc => PenaltyPoints::Multi,
         },
         ..PenaltyParams::default()
     };

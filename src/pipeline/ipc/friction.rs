@@ -1,0 +1,288 @@
+//! Lagged smoothed friction of 004 §5 (IPC's friction, Li et al. 2020 §5).
+//!
+//! For each pair k of the constraint set at the lag iterate (the start of the step,
+//! then each pass's solution): the normal force magnitude
+//! λ_k = κ |∂b/∂dist| = −κ b′(d) 2√d, the closest material points p_a, p_b (a vertex
+//! and the barycentric point of a face, or the closest points of two edges — each a
+//! fixed body-frame point of its body) and a tangent basis T_k ⊥ n_k. All three
+//! are held fixed through the pass. The friction potential is
+//!
+//!   D_k(x) = μ λ_k f₀(‖T_kᵀ (u_a − u_b)‖),  u = φ(p, x) − φ(p, xᵗ)
+//!
+//! the tangential relative displacement over the step, with IPC's smoothing
+//! f₀(y) = −y³/(3ε²) + y²/ε + ε/3 below ε = ε_v h and y above (f₁ = f₀′ is the
+//! mollifier: f₁(y) = 2y/ε − y²/ε², 1 beyond ε). Its gradient is the friction force
+//! μ λ f₁ (opposing the slip), so a sliding pair feels exactly μλ once it slips
+//! faster than ε_v, and a sticking pair is held by a stiff slope (it creeps at most
+//! ε_v).
+
+use super::newton::{rotation, vars, BodyBuf, Newton};
+use super::IpcBody;
+use crate::ipc::ad::Real;
+use crate::ipc::geom::{rotate, V3};
+use crate::ipc::mesh::Candidate;
+use crate::math::Vec3;
+use crate::model::Material;
+
+/// One lagged friction pair.
+#[derive(Clone, Copy, Debug)]
+pub struct FrictionContact {
+    pub body_a: u32,
+    pub body_b: u32,
+    /// Material points in the pre-rotated body frames (Xₜ coordinates).
+    pub pa: Vec3,
+    pub pb: Vec3,
+    /// Tangent basis (world), orthonormal, ⊥ n.
+    pub t: [Vec3; 2],
+    /// μ λ, N·s² (the step's h²-scaled units, as the barrier).
+    pub mu_lambda: f64,
+}
+
+/// Barycentric coordinates of the point of triangle (a, b, c) closest to p
+/// (Ericson, Real-Time Collision Detection §5.1.5).
+pub fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> [f64; 3] {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(&ap), ac.dot(&ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return [1.0, 0.0, 0.0];
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(&bp), ac.dot(&bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return [0.0, 1.0, 0.0];
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return [1.0 - v, v, 0.0];
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(&cp), ac.dot(&cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return [0.0, 0.0, 1.0];
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return [1.0 - w, 0.0, w];
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return [0.0, 1.0 - w, w];
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let (v, w) = (vb * denom, vc * denom);
+    [1.0 - v - w, v, w]
+}
+
+/// Parameters (s, u) ∈ [0, 1]² of the closest points of segments p1q1 and p2q2
+/// (Ericson §5.1.9).
+pub fn closest_on_segments(p1: &Vec3, q1: &Vec3, p2: &Vec3, q2: &Vec3) -> (f64, f64) {
+    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
+    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
+    let eps = 1e-300;
+    if a <= eps && e <= eps {
+        return (0.0, 0.0);
+    }
+    if a <= eps {
+        return (0.0, (f / e).clamp(0.0, 1.0));
+    }
+    let c = d1.dot(&r);
+    if e <= eps {
+        return ((-c / a).clamp(0.0, 1.0), 0.0);
+    }
+    let b = d1.dot(&d2);
+    let denom = a * e - b * b;
+    let mut s = if denom > 1e-14 * a * e {
+        ((b * f - c * e) / denom).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut t = (b * s + f) / e;
+    if t < 0.0 {
+        t = 0.0;
+        s = (-c / a).clamp(0.0, 1.0);
+    } else if t > 1.0 {
+        t = 1.0;
+        s = ((b - c) / a).clamp(0.0, 1.0);
+    }
+    (s, t)
+}
+
+/// An orthonormal pair ⊥ n.
+fn tangents(n: &Vec3) -> [Vec3; 2] {
+    let a = if n.x.abs() < 0.6 {
+        Vec3::x()
+    } else {
+        Vec3::y()
+    };
+    let t1 = n.cross(&a).normalize();
+    [t1, n.cross(&t1)]
+}
+
+/// Rebuild the lagged friction pairs at the current iterate (world vertices placed,
+/// constraint set collected) of `nw`.
+pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
+    nw.contacts.clear();
+    for ri in 0..nw.ranges.len() {
+        let (k, l, s, e) = nw.ranges[ri];
+        let (ku, lu) = (k as usize, l as usize);
+        let mu = Material::combine(&bodies[ku].material, &bodies[lu].material).mu;
+        if mu <= 0.0 {
+            continue;
+        }
+        for ci in s..e {
+            let (b_vertex, c) = nw.cands[ci];
+            let (bk, bl) = (&nw.bufs[ku], &nw.bufs[lu]);
+            // (material point on k, on l, world point on k, on l, d)
+            let (pk, pl, wk, wl, d) = match c {
+                Candidate::VertexFace {
+                    vertex, face, d, ..
+                } => {
+                    let (bv, bf, mf) = if b_vertex {
+                        (bl, bk, &bodies[ku].mesh)
+                    } else {
+                        (bk, bl, &bodies[lu].mesh)
+                    };
+                    let f = mf.faces[face as usize].map(|i| i as usize);
+                    let wp = bv.world[vertex as usize];
+                    let w =
+                        closest_on_triangle(&wp, &bf.world[f[0]], &bf.world[f[1]], &bf.world[f[2]]);
+                    let on = |v: &[Vec3]| v[f[0]] * w[0] + v[f[1]] * w[1] + v[f[2]] * w[2];
+                    let (mv, mo) = (bv.xt[vertex as usize], on(&bf.xt));
+                    let (wv, wo) = (wp, on(&bf.world));
+                    if b_vertex {
+                        (mo, mv, wo, wv, d)
+                    } else {
+                        (mv, mo, wv, wo, d)
+                    }
+                }
+                Candidate::EdgeEdge {
+                    edge_a, edge_b, d, ..
+                } => {
+                    let ea = bodies[ku].mesh.edges[edge_a as usize].map(|i| i as usize);
+                    let eb = bodies[lu].mesh.edges[edge_b as usize].map(|i| i as usize);
+                    let (s, u) = closest_on_segments(
+                        &bk.world[ea[0]],
+                        &bk.world[ea[1]],
+                        &bl.world[eb[0]],
+                        &bl.world[eb[1]],
+                    );
+                    let lerp =
+                        |v: &[Vec3], e: [usize; 2], s: f64| v[e[0]] * (1.0 - s) + v[e[1]] * s;
+                    (
+                        lerp(&bk.xt, ea, s),
+                        lerp(&bl.xt, eb, u),
+                        lerp(&bk.world, ea, s),
+                        lerp(&bl.world, eb, u),
+                        d,
+                    )
+                }
+            };
+            let gap = wk - wl;
+            let dist = gap.norm();
+            if dist.is_nan() || dist <= 0.0 || d <= 0.0 {
+                continue;
+            }
+            let (b1, _) = super::newton::barrier_derivatives(d, dhat2);
+            let lambda = -nw.kappa * b1 * 2.0 * d.sqrt();
+            if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
+                continue;
+            }
+            nw.contacts.push(FrictionContact {
+                body_a: k,
+                body_b: l,
+                pa: pk,
+                pb: pl,
+                t: tangents(&(gap / dist)),
+                mu_lambda: mu * lambda,
+            });
+        }
+    }
+}
+
+/// f₀ of the squared slip s = y² (written in s so that it is smooth at s = 0).
+fn f0<T: Real>(s: T, eps: f64) -> T {
+    if s.val() >= eps * eps {
+        return s.sqrt();
+    }
+    let cubic = if s.val() > 1e-60 {
+        s * s.sqrt() * (1.0 / (3.0 * eps * eps))
+    } else {
+        T::cst(0.0)
+    };
+    s * (1.0 / eps) - cubic + eps / 3.0
+}
+
+/// D_k over the pair's variables (θ, q absolute) — generic, so that [`crate::ipc::ad::D2`]
+/// gives its gradient and Hessian.
+pub fn term<T: Real>(
+    c: &FrictionContact,
+    (th_a, q_a, q0_a): (&V3<T>, &V3<T>, &Vec3),
+    (th_b, q_b, q0_b): (&V3<T>, &V3<T>, &Vec3),
+    eps_vh: f64,
+) -> T {
+    let ua = rotate(th_a, &V3::cst(&c.pa))
+        .sub(&V3::cst(&c.pa))
+        .add(&q_a.sub(&V3::cst(q0_a)));
+    let ub = rotate(th_b, &V3::cst(&c.pb))
+        .sub(&V3::cst(&c.pb))
+        .add(&q_b.sub(&V3::cst(q0_b)));
+    let r = ua.sub(&ub);
+    let s1 = r.dot(&V3::cst(&c.t[0]));
+    let s2 = r.dot(&V3::cst(&c.t[1]));
+    f0(s1 * s1 + s2 * s2, eps_vh) * c.mu_lambda
+}
+
+/// Σ D_k at variables `x` (f64).
+pub fn energy(contacts: &[FrictionContact], bufs: &[BodyBuf], x: &[f64], eps_vh: f64) -> f64 {
+    let mut e = 0.0;
+    for c in contacts {
+        let (ba, bb) = (&bufs[c.body_a as usize], &bufs[c.body_b as usize]);
+        let (ta, da) = vars(ba, x);
+        let (tb, db) = vars(bb, x);
+        // u = R(θ) p − p + Δq.
+        let ua = rotation(&ta) * c.pa - c.pa + da;
+        let ub = rotation(&tb) * c.pb - c.pb + db;
+        let r = ua - ub;
+        let s = r.dot(&c.t[0]).powi(2) + r.dot(&c.t[1]).powi(2);
+        e += c.mu_lambda * f0(s, eps_vh);
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ipc::ad::D2;
+
+    /// f₀ is C¹ at ε (value and slope 1 match) and its slope below is f₁ = 2y/ε − y²/ε².
+    #[test]
+    fn smoothing_is_c1_with_the_mollifier_slope() {
+        let eps = 1e-6;
+        let val = |y: f64| f0(y * y, eps);
+        assert!((val(eps * (1.0 - 1e-9)) - val(eps * (1.0 + 1e-9))).abs() < 1e-14);
+        for y in [0.1 * eps, 0.5 * eps, 0.9 * eps] {
+            let s = f0(D2::<1>::var(y * y, 0), eps);
+            // d f0/dy = 2 y ∂f0/∂s
+            let slope = 2.0 * y * s.g[0];
+            let f1 = 2.0 * y / eps - y * y / (eps * eps);
+            assert!((slope - f1).abs() < 1e-9, "{slope} vs {f1}");
+        }
+    }
+
+    #[test]
+    fn closest_points() {
+        let (a, b, c) = (Vec3::zeros(), Vec3::x(), Vec3::y());
+        let w = closest_on_triangle(&Vec3::new(0.2, 0.3, 1.0), &a, &b, &c);
+        assert!((w[1] - 0.2).abs() < 1e-15 && (w[2] - 0.3).abs() < 1e-15);
+        let (s, u) = closest_on_segments(
+            &Vec3::new(-1.0, 0.0, 0.0),
+            &Vec3::new(1.0, 0.0, 0.0),
+            &Vec3::new(0.5, -1.0, 1.0),
+            &Vec3::new(0.5, 1.0, 1.0),
+        );
+        assert!((s - 0.75).abs() < 1e-15 && (u - 0.5).abs() < 1e-15);
+    }
+}
