@@ -21,8 +21,10 @@
 //! - [`intersect`]: exact triangle–triangle intersection (orientation predicates), so
 //!   that tests check the method's guarantee instead of assuming it.
 //!
-//! Not yet: the stepper (`method = "ipc"`), friction, the scenes.
-//! docs/ARCHITECTURE.md says where the step will sit.
+//! The stepper that uses them, `method = "ipc"`, is `crate::pipeline::ipc`
+//! (projected Newton, the CCD-filtered line search, lagged friction, the
+//! tessellation of primitive shapes); docs/ARCHITECTURE.md shows it beside the
+//! force-model and complementarity steps.
 
 pub mod ad;
 pub mod ccd;
