@@ -275,6 +275,14 @@ impl Stepper for HuntCrossleyStepper<'_> {
 
         // The tick's start state: contacts, friction transitions, energy.
         evaluate(&cx, &mut bufs, state, pairs, true, start);
+        let touch = touching_at_start(
+            model,
+            state,
+            &dynamic,
+            &start.contacts,
+            &start.contact_pair,
+            pairs,
+        );
         commit(pairs, start);
         // (Field by field: the derived `clone_from` of `ContactSet` would reallocate.)
         contacts.manifolds.clear();
@@ -302,6 +310,13 @@ impl Stepper for HuntCrossleyStepper<'_> {
             .map(|q| q.hc_substep)
             .fold(dt, f64::min)
             .max(tau_min);
+        // A contact touching at the tick's start (depth 0, not separating) has no
+        // force there yet: a first sub-step of dt would free-fall through the whole
+        // tick. Start at the floor instead, so that the force λx builds up inside
+        // this tick (the controller grows the sub-step by 1.5× per accepted one).
+        if touch {
+            tau = tau_min;
+        }
         let (mut t, mut n_sub, mut n_rej, mut n_floor) = (0.0, 0u32, 0u32, 0u32);
         let (mut err_sum, mut min_sub) = (0.0, f64::INFINITY);
         while dt - t > 1e-12 * dt {
@@ -411,6 +426,33 @@ impl Stepper for HuntCrossleyStepper<'_> {
     }
 }
 
+/// Separation (m) up to which geoms count as touching at the tick's start: a body
+/// placed touching another up to the rounding of its coordinates.
+const TOUCH: f64 = 1e-9;
+
+/// Whether a manifold of the start state touches (gap or depth of at most `TOUCH`)
+/// and does not separate, for a pair that did not touch before: a body placed exactly touching, or one that came to touch at the end of
+/// the last tick. Its force λx is 0 at the start, so it only acts inside the tick.
+fn touching_at_start(
+    model: &Model,
+    state: &[BodyState],
+    dynamic: &dyn Fn(usize) -> bool,
+    set: &ContactSet,
+    set_pair: &[usize],
+    pairs: &[PairState],
+) -> bool {
+    set.manifolds.iter().zip(set_pair).any(|(m, &pi)| {
+        let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+        let d = m.max_depth(set);
+        if !(dynamic(ba) || dynamic(bb)) || pairs[pi].hc_impact_speed > 0.0 || d.abs() > TOUCH {
+            return false;
+        }
+        let p = set.points[m.deepest].p_w;
+        let v = state[ba].velocity_at(&p) - state[bb].velocity_at(&p);
+        m.normal.dot(&v) <= 0.0
+    })
+}
+
 /// Size L = V^(1/3) of a body of volume V, m.
 #[inline]
 fn body_volume_len(v: f64) -> f64 {
@@ -482,10 +524,22 @@ fn evaluate(
     let model = cx.model;
     let tn = Instant::now();
     collide::geom_poses(model, st, b.geom_pose);
-    collide::narrow_phase(
+    // At the tick's start, geoms within `TOUCH` of each other are also reported (a
+    // gap manifold, no force): a pair touching there starts the tick at the floor
+    // sub-step (`touching_at_start`).
+    let ctx = collide::NarrowCtx {
+        poses: b.geom_pose,
+        candidates: cx.candidates,
+        speed: &[],
+        speculative: update_friction.then_some(collide::Speculative {
+            h: 0.0,
+            gravity_reach: TOUCH,
+            window: 0.0,
+        }),
+    };
+    collide::narrow_phase_within(
         model,
-        b.geom_pose,
-        cx.candidates,
+        &ctx,
         b.narrow,
         &mut ev.contacts,
         &mut ev.contact_pair,
