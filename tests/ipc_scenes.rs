@@ -443,7 +443,7 @@ fn incline(mu: f64) -> [(f64, f64); 2] {
 /// load once the contact has settled, so the residual error is the lag (the
 /// friction force is 49 times the net force, so 5 % of a is 0.1 % of λ).
 #[test]
-#[ignore = "fails today: at μ = 0.5 the cube slides 2.3 cm in 2 s (friction ~0.24 % short of μλ); open defect, see the ipc2 report"]
+#[ignore = "fails today: at μ = 0.5 the cube slides 2.3 cm in 2 s (friction ~0.24 % short of μλ); open defect: neither κ drift nor a fixed κ explains it; next suspects: the mollifier missing from λ, the lagged closest points and normals"]
 fn incline_holds_at_mu_0_5_and_slides_at_0_49() {
     let [_, (s2, _)] = incline(0.5);
     println!("μ = 0.5: moved {s2:.3e} m in 2 s");
