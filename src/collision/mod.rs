@@ -29,7 +29,7 @@ pub mod mesh;
 pub mod minkowski;
 pub mod narrowphase;
 pub mod overlap;
-mod pairs;
+pub(crate) mod pairs;
 pub mod polygon;
 pub mod ratio_metric;
 pub mod shape;

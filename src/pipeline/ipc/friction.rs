@@ -18,6 +18,7 @@
 
 use super::newton::{rotation, vars, BodyBuf, Newton};
 use super::IpcBody;
+use crate::collision::pairs::segment_segment;
 use crate::ipc::ad::Real;
 use crate::ipc::geom::{rotate, V3};
 use crate::ipc::mesh::Candidate;
@@ -76,40 +77,6 @@ pub fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> [f64; 3] {
     [1.0 - v - w, v, w]
 }
 
-/// Parameters (s, u) ∈ [0, 1]² of the closest points of segments p1q1 and p2q2
-/// (Ericson §5.1.9).
-pub fn closest_on_segments(p1: &Vec3, q1: &Vec3, p2: &Vec3, q2: &Vec3) -> (f64, f64) {
-    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
-    let (a, e, f) = (d1.norm_squared(), d2.norm_squared(), d2.dot(&r));
-    let eps = 1e-300;
-    if a <= eps && e <= eps {
-        return (0.0, 0.0);
-    }
-    if a <= eps {
-        return (0.0, (f / e).clamp(0.0, 1.0));
-    }
-    let c = d1.dot(&r);
-    if e <= eps {
-        return ((-c / a).clamp(0.0, 1.0), 0.0);
-    }
-    let b = d1.dot(&d2);
-    let denom = a * e - b * b;
-    let mut s = if denom > 1e-14 * a * e {
-        ((b * f - c * e) / denom).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let mut t = (b * s + f) / e;
-    if t < 0.0 {
-        t = 0.0;
-        s = (-c / a).clamp(0.0, 1.0);
-    } else if t > 1.0 {
-        t = 1.0;
-        s = ((b - c) / a).clamp(0.0, 1.0);
-    }
-    (s, t)
-}
-
 /// An orthonormal pair ⊥ n.
 fn tangents(n: &Vec3) -> [Vec3; 2] {
     let a = if n.x.abs() < 0.6 {
@@ -163,7 +130,7 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                 } => {
                     let ea = bodies[ku].mesh.edges[edge_a as usize].map(|i| i as usize);
                     let eb = bodies[lu].mesh.edges[edge_b as usize].map(|i| i as usize);
-                    let (s, u) = closest_on_segments(
+                    let (s, u) = segment_segment(
                         &bk.world[ea[0]],
                         &bk.world[ea[1]],
                         &bl.world[eb[0]],
@@ -277,7 +244,7 @@ mod tests {
         let (a, b, c) = (Vec3::zeros(), Vec3::x(), Vec3::y());
         let w = closest_on_triangle(&Vec3::new(0.2, 0.3, 1.0), &a, &b, &c);
         assert!((w[1] - 0.2).abs() < 1e-15 && (w[2] - 0.3).abs() < 1e-15);
-        let (s, u) = closest_on_segments(
+        let (s, u) = segment_segment(
             &Vec3::new(-1.0, 0.0, 0.0),
             &Vec3::new(1.0, 0.0, 0.0),
             &Vec3::new(0.5, -1.0, 1.0),

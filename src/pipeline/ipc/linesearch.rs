@@ -25,9 +25,10 @@
 //! u, v boxes ~10⁻⁴ wide before any component of F excludes 0), 3,060 queries and
 //! > 60 s for one step; advancement answers the same queries in microseconds.
 
-use super::friction::{closest_on_segments, closest_on_triangle};
+use super::friction::closest_on_triangle;
 use super::newton::{vars, BodyBuf};
 use super::IpcBody;
+use crate::collision::pairs::segment_segment;
 use crate::ipc::ccd::{CcdParams, CcdScratch, Trajectory};
 use crate::math::Vec3;
 
@@ -215,7 +216,7 @@ impl CcdFilter {
                         let dist = |t: f64| {
                             let [a0, a1] = xa.map(|x| ta.point_at(x, t));
                             let [b0, b1] = xb.map(|x| tb.point_at(x, t));
-                            let (s, u) = closest_on_segments(&a0, &a1, &b0, &b1);
+                            let (s, u) = segment_segment(&a0, &a1, &b0, &b1);
                             ((a0 + (a1 - a0) * s) - (b0 + (b1 - b0) * u)).norm()
                         };
                         t_min = t_min.min(advance(dist, rate, delta));
