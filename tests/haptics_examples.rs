@@ -5,7 +5,6 @@
 mod server_common;
 
 use rtphys::config::Mode;
-use rtphys::haptics::passivity::PortParams;
 use rtphys::haptics::scripts;
 use rtphys::math::Vec3;
 use rtphys::server::haptic_client::{run_device_loop, LoopConfig};
@@ -34,15 +33,7 @@ async fn six_dof_tool_pushes_the_box_with_force_balance() {
         )
     };
     let (p0, _) = pos(&c.state().await.unwrap());
-    let lc = LoopConfig::new(
-        &d.name,
-        5.0,
-        PortParams {
-            max_force: d.max_force_n,
-            max_rate: d.max_rate_n_per_s,
-            passivity_control: true,
-        },
-    );
+    let lc = LoopConfig::for_device(&d, 5.0);
     let dev = scripts::simulated_device(scripts::push(0.03, 4.0));
     let (rep, _) = run_device_loop(&mut c, lc, dev).await.expect("device loop");
     let (p1, q1) = pos(&c.state().await.unwrap());

@@ -10,7 +10,6 @@ mod server_common;
 
 use rtphys::config::Mode;
 use rtphys::dynamics::{crba, factor_mass, point_jacobian, solve_mass_columns, ArticulatedData};
-use rtphys::haptics::passivity::PortParams;
 use rtphys::haptics::scripts;
 use rtphys::math::Vec3;
 use rtphys::server::client::pb;
@@ -115,15 +114,7 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
             polls
         })
     };
-    let lc = LoopConfig::new(
-        &d.name,
-        scripts::TELEOP_SECS,
-        PortParams {
-            max_force: d.max_force_n,
-            max_rate: d.max_rate_n_per_s,
-            passivity_control: true,
-        },
-    );
+    let lc = LoopConfig::for_device(&d, scripts::TELEOP_SECS);
     let (rep, _) = run_device_loop(&mut c, lc, scripts::simulated_device(scripts::teleop()))
         .await
         .expect("device loop");

@@ -48,6 +48,20 @@ impl LoopConfig {
             send_velocity: true,
         }
     }
+
+    /// The loop for a device listed in `WorldInfo`, rendering through a port with
+    /// the device's own force and rate limits and the passivity controller on.
+    pub fn for_device(d: &pb::HapticDeviceInfo, duration_s: f64) -> Self {
+        Self::new(
+            &d.name,
+            duration_s,
+            PortParams {
+                max_force: d.max_force_n,
+                max_rate: d.max_rate_n_per_s,
+                passivity_control: true,
+            },
+        )
+    }
 }
 
 /// One period of the loop.

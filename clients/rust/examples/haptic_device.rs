@@ -11,7 +11,6 @@
 
 use rtphys::haptics::device::DeviceModel;
 use rtphys::haptics::device_loop::SimulatedAdapter;
-use rtphys::haptics::passivity::PortParams;
 use rtphys::math::Vec3;
 use rtphys::server::client::{pb, Client};
 use rtphys::server::haptic_client::{run_device_loop, LoopConfig};
@@ -55,15 +54,7 @@ async fn main() -> anyhow::Result<()> {
         "device {:?}: tool {:?}, {}-DoF, scale {}, max force {} N, watchdog {}",
         d.name, d.tool_body, d.dof, d.scale, d.max_force_n, d.watchdog
     );
-    let mut lc = LoopConfig::new(
-        &d.name,
-        seconds,
-        PortParams {
-            max_force: d.max_force_n,
-            max_rate: d.max_rate_n_per_s,
-            passivity_control: true,
-        },
-    );
+    let mut lc = LoopConfig::for_device(&d, seconds);
     if delay_ms > 0.0 {
         lc.network = Some(pb::NetworkConditions {
             state_delay_s: delay_ms * 1e-3,

@@ -5,7 +5,6 @@
 //! `cargo run --release -- serve --scene config/scenes/haptic_push.toml` then
 //! `cargo run --release --example haptic_push -- [ADDR]` (default 127.0.0.1:50051).
 
-use rtphys::haptics::passivity::PortParams;
 use rtphys::haptics::scripts;
 use rtphys::server::client::Client;
 use rtphys::server::haptic_client::{run_device_loop, LoopConfig};
@@ -30,15 +29,7 @@ async fn main() -> anyhow::Result<()> {
         .map(|b| b.id)
         .ok_or_else(|| anyhow::anyhow!("no body 'crate'"))?;
     let x0 = crate_x(&mut c, crate_id).await?;
-    let lc = LoopConfig::new(
-        &d.name,
-        5.0,
-        PortParams {
-            max_force: d.max_force_n,
-            max_rate: d.max_rate_n_per_s,
-            passivity_control: true,
-        },
-    );
+    let lc = LoopConfig::for_device(&d, 5.0);
     let dev = scripts::simulated_device(scripts::push(0.03, 4.0));
     let (r, _) = run_device_loop(&mut c, lc, dev).await?;
     let x1 = crate_x(&mut c, crate_id).await?;

@@ -7,7 +7,6 @@
 //! `cargo run --release -- serve --scene config/scenes/haptic_teleop.toml` then
 //! `cargo run --release --example haptic_teleop -- [ADDR]` (default 127.0.0.1:50051).
 
-use rtphys::haptics::passivity::PortParams;
 use rtphys::haptics::scripts;
 use rtphys::math::Vec3;
 use rtphys::server::client::Client;
@@ -28,15 +27,7 @@ async fn main() -> anyhow::Result<()> {
             anyhow::anyhow!("no device 'teleop' (serve config/scenes/haptic_teleop.toml)")
         })?
         .clone();
-    let lc = LoopConfig::new(
-        &d.name,
-        scripts::TELEOP_SECS,
-        PortParams {
-            max_force: d.max_force_n,
-            max_rate: d.max_rate_n_per_s,
-            passivity_control: true,
-        },
-    );
+    let lc = LoopConfig::for_device(&d, scripts::TELEOP_SECS);
     let dev = scripts::simulated_device(scripts::teleop());
     let (r, _) = run_device_loop(&mut c, lc, dev).await?;
     let mean = |a: f64, b: f64| {
