@@ -408,8 +408,22 @@ async fn record(ctx: &Ctx, v: &Value, token: Option<&String>) -> Value {
     let tok = token.cloned();
     let generation = view.gen;
     let shown = path.display().to_string();
-    let task = tokio::spawn(async move {
+    // The file is written on a blocking thread, never on the async runtime: the
+    // sampling task hands it frames through a bounded queue (a frame that finds
+    // the queue full — the disk behind — is skipped; frames carry their tick).
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, f64, Vec<[f64; 7]>)>(256);
+    let sink_name = shown.clone();
+    let sink = tokio::task::spawn_blocking(move || -> Result<u64, String> {
         let mut w = writer;
+        for (tick, time, poses) in rx {
+            w.frame_poses(tick, time, poses.into_iter())
+                .map_err(|e| format!("{sink_name}: {e}"))?;
+        }
+        let frames = w.frames();
+        w.finish().map_err(|e| format!("{sink_name}: {e}"))?;
+        Ok(frames)
+    });
+    let task = tokio::spawn(async move {
         let mut iv = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
         iv.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut last = u64::MAX;
@@ -451,11 +465,14 @@ async fn record(ctx: &Ctx, v: &Value, token: Option<&String>) -> Value {
                     p(&b.orientation, 3),
                 ]
             });
-            w.frame_poses(s.tick, s.sim_time, poses)
-                .map_err(|e| format!("{shown}: {e}"))?;
+            if let Err(std::sync::mpsc::TrySendError::Disconnected(_)) =
+                tx.try_send((s.tick, s.sim_time, poses.collect()))
+            {
+                break; // the writer failed: its error is the result
+            }
         }
-        let frames = w.frames();
-        w.finish().map_err(|e| format!("{shown}: {e}"))?;
+        drop(tx);
+        let frames = sink.await.map_err(|e| e.to_string())??;
         Ok((frames, shown))
     });
     *slot = Some(Recorder {
