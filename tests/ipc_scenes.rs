@@ -406,27 +406,44 @@ fn sliding_across_the_internal_diagonal_without_a_kick() {
     assert!(worst < 1e-3, "vertical kick {worst} m/s");
 }
 
-/// A 0.2 m cube on a static slab inclined at θ = 26.565° (tan θ = 0.49999…), both
-/// with friction μ, from rest; returns the displacement along the slope at 1 s and
-/// 2 s and the velocities there.
-fn incline(mu: f64) -> [(f64, f64); 2] {
+/// A 0.2 m cube on a static slab inclined at θ = 26.565° (tan θ = 0.4999952), both
+/// with friction μ. The cube starts 0.98 d̂ above the slab, unloaded, so it first
+/// settles for 1 s at μ = 1 (its barrier loads, the tilt that carries the friction
+/// torque forms, its bounce dies), then μ is switched (a new model and stepper,
+/// the same state) and it runs 2 s; returns the displacement along the slope and
+/// the velocity 1 s and 2 s after the switch.
+fn incline(mu: f64, passes: usize) -> [(f64, f64); 2] {
     let th = 26.565f64.to_radians();
     let n = Vec3::new(th.sin(), 0.0, th.cos());
     let down = Vec3::new(th.cos(), 0.0, -th.sin());
     let c = n * (0.5 + 0.1 + 9.8e-4);
-    let rot = format!("rpy = [0.0, {th}, 0.0]\nmaterial = {{ mu = {mu} }}");
+    let rot = format!("rpy = [0.0, {th}, 0.0]\nmaterial = {{ mu = 1.0 }}");
     let text = format!(
-        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}{}",
+        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}{}\n[ipc]\nfriction_iterations = {passes}\n",
         static_box("slab", [5.0, 2.0, 0.5], [0.0, 0.0, 0.0], &rot),
         cube("c", 0.1, 1.0, [c.x, c.y, c.z], &rot)
     );
-    let model = load_str(&text);
-    let mut data = Data::new(&model);
+    let settle = load_str(&text);
+    let mut data = Data::new(&settle);
+    run_checked(&settle, &mut data, 100, |_| {});
+    let mut model = settle.clone();
+    for g in &mut model.geoms {
+        g.material.mu = mu;
+    }
     let x0 = data.state[1].x;
     let mut out = [(0.0, 0.0); 2];
     let mut n_step = 0;
     run_checked(&model, &mut data, 200, |d| {
         n_step += 1;
+        if std::env::var_os("INCLINE_TRACE").is_some() {
+            let s = d.state[1];
+            eprintln!(
+                "μ {mu} passes {passes} step {n_step}: s {:.4e} v {:.4e} it {}",
+                (s.x - x0).dot(&down),
+                s.v.dot(&down),
+                d.stats.solver_iterations
+            );
+        }
         if n_step % 100 == 0 {
             let s = d.state[1];
             out[n_step / 100 - 1] = ((s.x - x0).dot(&down), s.v.dot(&down));
@@ -435,25 +452,45 @@ fn incline(mu: f64) -> [(f64, f64); 2] {
     out
 }
 
-/// 004 §5's friction on the 26.565° incline: at μ = 0.5 (≥ tan θ) the cube holds
-/// — it may creep at most ε_v = 1e-4 m/s, the smoothed friction's static slope,
-/// i.e. < 1 mm in 2 s; at μ = 0.49 it slides with a = g (sin θ − μ cos θ) =
-/// 0.0877 m/s², measured as (v(2 s) − v(1 s))/1 s, within 5 %: the sliding force is
-/// exactly μλ for slip faster than ε_v, and λ, lagged one step, equals the normal
-/// load once the contact has settled, so the residual error is the lag (the
-/// friction force is 49 times the net force, so 5 % of a is 0.1 % of λ).
+/// 004 §5's friction on the 26.565° incline (tan θ = 0.4999952, so μ = 0.5 holds
+/// with a margin of 1e-5 of the friction force: the test needs λ right to that).
+///
+/// Hold at μ = 0.5: with the smoothed friction a sticking contact carries
+/// μ λ f₁(y), f₁(y) = 1 − (1 − y/ε)², ε = ε_v h, so holding mg sin θ = tan θ/μ · μλ
+/// needs f₁ = tan θ/μ, i.e. the model creeps at the constant speed
+/// v_c = ε_v (1 − √(1 − tan θ/μ)) (= 0.9978 ε_v = 9.98e-5 m/s at ε_v = 1e-4 m/s),
+/// 0.2 mm in 2 s: asserted v(1 s), v(2 s) within 10 % of v_c, and the distance
+/// under 1 mm in 2 s; with three lagged passes (004's fixed point on λ, T) and with
+/// the default single pass (λ lagged from the previous step's solution).
+///
+/// Slide at μ = 0.49: a = g (sin θ − μ cos θ) = 0.0877 m/s², measured as
+/// (v(2 s) − v(1 s))/1 s, within 1 %: the sliding force is μλ for slip faster
+/// than ε_v (f₁ = 1), and λ is the normal load to the Newton residual (the
+/// friction force is 49 times the net force, so 1 % of a is 0.02 % of λ); three
+/// passes and one.
 #[test]
-#[ignore = "fails today: at μ = 0.5 the cube slides 2.3 cm in 2 s (friction ~0.24 % short of μλ); open defect: neither κ drift nor a fixed κ explains it; next suspects: the mollifier missing from λ, the lagged closest points and normals"]
 fn incline_holds_at_mu_0_5_and_slides_at_0_49() {
-    let [_, (s2, _)] = incline(0.5);
-    println!("μ = 0.5: moved {s2:.3e} m in 2 s");
-    assert!(s2.abs() < 1e-3, "moved {s2} m");
     let th = 26.565f64.to_radians();
+    let eps_v = 1e-4;
+    let vc = eps_v * (1.0 - (1.0 - th.tan() / 0.5).sqrt());
+    for passes in [3, 1] {
+        let [(s1, v1), (s2, v2)] = incline(0.5, passes);
+        println!("μ = 0.5, {passes} passes: s(1 s) {s1:.3e} m, s(2 s) {s2:.3e} m, v {v1:.4e}, {v2:.4e} m/s vs v_c {vc:.4e}");
+        assert!(s2.abs() < 1e-3, "moved {s2} m");
+        for v in [v1, v2] {
+            assert!(
+                (v - vc).abs() <= 0.1 * vc,
+                "creeps at {v} m/s, model predicts {vc}"
+            );
+        }
+    }
     let a = 9.81 * (th.sin() - 0.49 * th.cos());
-    let [(_, v1), (s2, v2)] = incline(0.49);
-    let got = v2 - v1;
-    println!("μ = 0.49: a = {got:.5} m/s² vs {a:.5} (moved {s2:.4} m)");
-    assert!((got - a).abs() <= 0.05 * a, "a = {got}, expected {a}");
+    for passes in [3, 1] {
+        let [(_, v1), (s2, v2)] = incline(0.49, passes);
+        let got = v2 - v1;
+        println!("μ = 0.49, {passes} passes: a = {got:.5} m/s² vs {a:.5} (moved {s2:.4} m)");
+        assert!((got - a).abs() <= 0.01 * a, "a = {got}, expected {a}");
+    }
 }
 
 /// A disphenoid tetrahedron (bottom edge 0.4 m along x) dropped into a slot 0.5 mm

@@ -20,7 +20,7 @@ use super::newton::{rotation, vars, BodyBuf, Newton};
 use super::IpcBody;
 use crate::collision::pairs::segment_segment;
 use crate::ipc::ad::Real;
-use crate::ipc::geom::{rotate, V3};
+use crate::ipc::geom::{edge_mollifier, mollifier_threshold, rotate, V3};
 use crate::ipc::mesh::Candidate;
 use crate::math::Vec3;
 use crate::model::Material;
@@ -103,6 +103,9 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
             let (b_vertex, c) = nw.cands[ci];
             let (bk, bl) = (&nw.bufs[ku], &nw.bufs[lu]);
             // (material point on k, on l, world point on k, on l, d)
+            // The edge–edge mollifier m scales that pair's barrier, so its normal
+            // force (the 1 for point–triangle pairs).
+            let mut moll = 1.0;
             let (pk, pl, wk, wl, d) = match c {
                 Candidate::VertexFace {
                     vertex, face, d, ..
@@ -136,6 +139,15 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                         &bl.world[eb[0]],
                         &bl.world[eb[1]],
                     );
+                    let eps = mollifier_threshold(
+                        &bk.xt[ea[0]],
+                        &bk.xt[ea[1]],
+                        &bl.xt[eb[0]],
+                        &bl.xt[eb[1]],
+                    );
+                    let a = ea.map(|i| V3::<f64>::cst(&bk.world[i]));
+                    let b = eb.map(|i| V3::<f64>::cst(&bl.world[i]));
+                    moll = edge_mollifier([&a[0], &a[1]], [&b[0], &b[1]], eps);
                     let lerp =
                         |v: &[Vec3], e: [usize; 2], s: f64| v[e[0]] * (1.0 - s) + v[e[1]] * s;
                     (
@@ -153,7 +165,7 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                 continue;
             }
             let (b1, _) = super::newton::barrier_derivatives(d, dhat2);
-            let lambda = -nw.kappa * b1 * 2.0 * d.sqrt();
+            let lambda = -nw.kappa * moll * b1 * 2.0 * d.sqrt();
             if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
                 continue;
             }

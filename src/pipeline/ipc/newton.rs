@@ -500,6 +500,22 @@ impl Newton {
         m
     }
 
+    /// The momentum residual ∇E as a velocity error, largest over the dynamic bodies:
+    /// |∇_q E| / (m h) (∇E is a force times h²) and |∇_θ E| / (m r h) for the torque,
+    /// r the body's radius.
+    fn residual_velocity(&self, h: f64) -> f64 {
+        let mut m = 0.0f64;
+        for b in &self.bufs {
+            let Some(o) = b.dof else { continue };
+            let mh = b.mass.max(1e-300) * h;
+            for i in 0..3 {
+                m = m.max(self.g[o + 3 + i].abs() / mh);
+                m = m.max(self.g[o + i].abs() / (mh * b.radius.max(1e-12)));
+            }
+        }
+        m
+    }
+
     /// κ at the start of the step (module doc).
     fn init_kappa(&mut self, bodies: &[IpcBody], prm: &Params) {
         let (mut lo, mut hi) = (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY));
@@ -564,11 +580,23 @@ impl Newton {
         self.x = x;
         self.collect(bodies, false, prm.dhat2);
         self.contacts.clear();
+        // The first pass lags λ from the start state with the κ that state was solved
+        // with (the previous step's final κ): that is the normal force the bodies
+        // carried at the end of the previous step. With the new step's κ the same
+        // distances would give a different force (κ is re-balanced every step), and
+        // the lagged friction would miss μ × the load by that ratio.
+        if self.kappa > 0.0 {
+            friction::lag(self, bodies, prm.dhat2);
+        }
         self.init_kappa(bodies, prm);
         let mut dmin = f64::INFINITY;
         'passes: for pass in 0..prm.friction_passes.max(1) {
-            // Lagged friction: normal forces and bases at the current iterate.
-            friction::lag(self, bodies, prm.dhat2);
+            // Lagged friction: normal forces and bases at the current iterate (the
+            // start state for the first pass, done above unless this is the first
+            // step, then each pass's solution).
+            if pass > 0 || self.contacts.is_empty() {
+                friction::lag(self, bodies, prm.dhat2);
+            }
             if pass > 0 && self.contacts.is_empty() {
                 break;
             }
@@ -580,7 +608,13 @@ impl Newton {
                 if !self.direction() {
                     break;
                 }
-                if self.step_size() / prm.h <= prm.tolerance {
+                // Converged when both the Newton step and the momentum residual, as
+                // velocities, are below the tolerance: along a stiff barrier direction
+                // a tiny step hides a large force residual (k p), which would leave the
+                // normal force — and the λ friction lags from it — short of the load.
+                if self.step_size() / prm.h <= prm.tolerance
+                    && self.residual_velocity(prm.h) <= prm.tolerance
+                {
                     converged = true;
                     break;
                 }
