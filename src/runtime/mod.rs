@@ -121,6 +121,20 @@ pub(crate) fn mode_code(m: Mode) -> u8 {
     }
 }
 
+/// The rule for a method that cannot keep up with the clock: Rigid IPC (`ipc`) is an
+/// optimization per step (Newton iterations, each a dense factorization and CCD),
+/// milliseconds to seconds per step, so a world with it in `Realtime` mode gets a
+/// warning at load and on SetMode; the ticks it misses are counted as overruns in
+/// GetStats (the physics loop's own accounting). Lockstep and max serve it as is.
+pub fn realtime_warning(model: &Model, mode: Mode) -> Option<String> {
+    (mode == Mode::Realtime && matches!(model.opt.method, crate::model::Method::Ipc(_))).then(|| {
+        format!(
+            "method \"ipc\" (Rigid IPC) is not real time: at dt = {} s it will overrun the realtime clock (counted as overruns in GetStats); serve it in lockstep or max mode",
+            model.opt.dt
+        )
+    })
+}
+
 pub fn mode_from(c: u8) -> Mode {
     match c {
         2 => Mode::Lockstep,
@@ -313,6 +327,13 @@ impl Runtime {
             shared,
             join: Arc::new(Mutex::new(Some(handle))),
         })
+    }
+
+    /// Logs [`realtime_warning`] for the current world and mode, if any.
+    pub fn warn_if_not_realtime(&self) {
+        if let Some(msg) = realtime_warning(&self.world().model, self.status().mode) {
+            tracing::warn!(target: "rtphys::realtime", "{msg}");
+        }
     }
 
     pub fn world(&self) -> Arc<WorldView> {

@@ -129,6 +129,7 @@ pub fn serve_main(args: ServeArgs) -> anyhow::Result<()> {
         })?;
         let local = listener.local_addr()?;
         let rt = Runtime::start(&cfg, model, &name)?;
+        rt.warn_if_not_realtime();
         let st = rt.status();
         let view = rt.world();
         tracing::info!(
@@ -402,6 +403,7 @@ pub async fn spawn(
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
     let runtime = Runtime::start(&cfg, model, scene_name)?;
+    runtime.warn_if_not_realtime();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(run(runtime.clone(), listener, async move {
         let _ = rx.await;

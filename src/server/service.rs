@@ -275,6 +275,7 @@ impl Simulation for SimService {
                 reply,
             })
             .await??;
+        self.rt.warn_if_not_realtime();
         Ok(Response::new(convert::run_status(&s)))
     }
 
@@ -429,6 +430,7 @@ impl Simulation for SimService {
         let world = self.rt.build_world(model, name);
         let (_applied, old) = self.call(|reply| Admin::Load { world, reply }).await??;
         drop(old);
+        self.rt.warn_if_not_realtime();
         let view = self.rt.world();
         Ok(Response::new(convert::world_info(
             &view,
