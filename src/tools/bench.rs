@@ -26,8 +26,10 @@ use std::time::Instant;
 /// `rtphys bench` arguments.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// physics (default), transport, robots, zwidth (the haptic Z-width plot) or
-    /// haptic_pile (the multi-rate tool's rate in the 20-object pile).
+    /// physics (default), transport, robots, zwidth (the haptic Z-width plot),
+    /// haptic_pile (the multi-rate tool's rate in the 20-object pile) or ipc_compare
+    /// (the IPC scenes under ipc, lcp and penalty: cost, Newton iterations,
+    /// intersections, tunnelling).
     #[arg(default_value = "physics")]
     pub what: String,
     /// Comma-separated scenes (physics): box, stack5, pile20, pile100, pile1000.
@@ -83,8 +85,9 @@ pub fn bench_main(a: BenchArgs) -> anyhow::Result<()> {
         "robots" => robots(&a)?,
         "zwidth" => super::bench_haptics::zwidth(a.quick, a.png.as_deref(), &a.font)?,
         "haptic_pile" => super::bench_haptics::haptic_pile(a.quick, a.reps)?,
+        "ipc_compare" => super::bench_ipc::ipc_compare(a.quick)?,
         other => anyhow::bail!(
-            "bench: unknown benchmark '{other}' (physics, transport, robots, zwidth, haptic_pile)"
+            "bench: unknown benchmark '{other}' (physics, transport, robots, zwidth, haptic_pile, ipc_compare)"
         ),
     };
     let text = serde_json::to_string_pretty(&report)?;

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_haptics;
+pub mod bench_ipc;
 pub mod plot;
 
 pub use bench::{bench_main, BenchArgs};
