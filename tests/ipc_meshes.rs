@@ -332,3 +332,35 @@ fn bad_meshes_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Erleben's cube on a cliff: a 0.2 m cube whose edge is flush with the edge of a
+/// static block (top face z = 0, edge at x = 0) rests on top (centre z = 0.1 m to
+/// d̂) without tipping (every bottom corner within d̂ of the top: tilt ≤ d̂/0.2 m)
+/// or sliding off (|x + 0.1| ≤ d̂).
+#[test]
+fn erleben_cube_on_cliff() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "cliff"
+static = true
+position = [-0.5, 0.0, -0.5]
+shape = { type = "box", half_extents = [0.5, 0.5, 0.5] }
+[[body]]
+name = "cube"
+mass = 1.0
+position = [-0.1, 0.0, 0.105]
+shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
+"#,
+    );
+    let d = run_checked(&m, 200);
+    let s = &d.state[1];
+    assert!((s.x.z - 0.1).abs() <= 1e-3, "z = {}", s.x.z);
+    assert!((s.x.x + 0.1).abs() <= 1e-3, "x = {}", s.x.x);
+    // Every bottom corner within d̂ of the cliff top: tilt ≤ d̂ / 0.2 m.
+    let tilt = s.q.angle();
+    assert!(tilt <= 1e-3 / 0.2, "tilted by {tilt} rad");
+}
