@@ -364,3 +364,40 @@ shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
     let tilt = s.q.angle();
     assert!(tilt <= 1e-3 / 0.2, "tilted by {tilt} rad");
 }
+
+/// Erleben's internal edges: a 0.2 m cube (rotated 0.3 rad about z so its edges cross
+/// the grid's) dropped on a floor of 200 coplanar triangles with many internal edges
+/// rests flat at z = 0.1 m to d̂, no tilt beyond d̂/0.2 m, and no sideways kick
+/// (|Δx|, |Δy| ≤ d̂).
+#[test]
+fn erleben_internal_edges() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "floor"
+static = true
+shape = { type = "mesh", file = "grid_floor.obj" }
+[[body]]
+name = "cube"
+mass = 1.0
+position = [0.03, 0.07, 0.15]
+rpy = [0.0, 0.0, 0.3]
+shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
+"#,
+    );
+    assert_eq!(meshes(&m)[0].faces.len(), 200);
+    let d = run_checked(&m, 150);
+    let s = &d.state[1];
+    assert!((s.x.z - 0.1).abs() <= 1e-3, "z = {}", s.x.z);
+    assert!(
+        (s.x.x - 0.03).abs() <= 1e-3 && (s.x.y - 0.07).abs() <= 1e-3,
+        "{:?}",
+        s.x
+    );
+    let tilt =
+        s.q.angle_to(&rtphys::math::Quat::from_euler_angles(0.0, 0.0, 0.3));
+    assert!(tilt <= 1e-3 / 0.2, "tilted by {tilt} rad");
+}
