@@ -401,3 +401,33 @@ shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
         s.q.angle_to(&rtphys::math::Quat::from_euler_angles(0.0, 0.0, 0.3));
     assert!(tilt <= 1e-3 / 0.2, "tilted by {tilt} rad");
 }
+
+/// Erleben's square peg in a square hole of matching size (0.12 m peg, 0.12 m hole):
+/// the peg's bottom edges meet the hole's rim edges exactly, so the barrier holds it
+/// on the rim (centre at 0.5 + 0.15 m to d̂), intersection-free, not jammed inside.
+#[test]
+fn erleben_matching_square_hole() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "block"
+static = true
+position = [0.0, 0.0, 0.3]
+shape = { type = "mesh", file = "holed_block.obj" }
+[[body]]
+name = "peg"
+mass = 1.0
+position = [0.0, 0.0, 0.66]
+shape = { type = "box", half_extents = [0.06, 0.06, 0.15] }
+"#,
+    );
+    let d = run_checked(&m, 150);
+    let z = d.state[1].x.z;
+    assert!(
+        (z - 0.65).abs() <= 1e-3,
+        "peg centre {z}, expected 0.65 ± d̂"
+    );
+}
