@@ -62,6 +62,10 @@ pub struct ConvexPolytope {
     pub interior: Vec3,
     /// Largest vertex distance from the frame origin, m.
     pub radius: f64,
+    /// The mesh file's own triangles when the shape is used by Rigid IPC (which
+    /// takes meshes as they are, nonconvex or open); `None` for every other method
+    /// and for point sets (see `collision::mesh`).
+    pub source: Option<std::sync::Arc<super::mesh::TriangleMesh>>,
 }
 
 /// Working triangle of the quickhull.
@@ -481,6 +485,7 @@ impl ConvexPolytope {
             vertex_faces,
             interior: Vec3::zeros(),
             radius: 0.0,
+            source: None,
         };
         p.update_summary();
         Ok(p)
@@ -507,6 +512,7 @@ impl ConvexPolytope {
             vertex_faces: Vec::new(),
             interior: Vec3::zeros(),
             radius: 0.0,
+            source: None,
         };
         p.prism_vertices(vertex_radius, half_length, n);
         // The loops above always close into a manifold; an error here is impossible

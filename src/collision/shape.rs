@@ -220,7 +220,12 @@ impl Shape {
                     inertia: diag(ixx, ixx, izz),
                 })
             }
-            Shape::Polytope(p) => Some(p.mass_properties(density)),
+            // A mesh kept for IPC weighs as its own triangles (a closed mesh as the
+            // solid it bounds, an open one as a thin shell), not as its hull.
+            Shape::Polytope(p) => Some(match &p.source {
+                Some(m) => m.mass_properties(density),
+                None => p.mass_properties(density),
+            }),
         }
     }
 

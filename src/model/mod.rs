@@ -954,6 +954,19 @@ fn validate_hunt_crossley(h: &HuntCrossleyParams, dt: f64) -> Result<(), ModelEr
 
 /// Mass, COM (body frame) and inertia about the COM (body frame) of a free body.
 fn body_mass_properties(spec: &BodySpec) -> Result<(f64, Vec3, Mat3), String> {
+    // An open mesh (a codimensional body, IPC only) weighs as a thin shell: its
+    // unit properties are per area, so it takes `mass` (or `mass` and `inertia`),
+    // not a volume density, and does not mix with solids.
+    let open = |s: &crate::collision::Shape| matches!(s, crate::collision::Shape::Polytope(p) if p.source.as_ref().is_some_and(|m| !m.closed));
+    let n_open = spec.geoms.iter().filter(|g| open(&g.0)).count();
+    if n_open > 0 {
+        if matches!(spec.mass, MassSpec::Density(_)) {
+            return Err("an open mesh (codimensional body) has no volume: give `mass` (its inertia is a uniform thin shell's) or `mass` and `inertia`, not `density`".into());
+        }
+        if n_open < spec.geoms.len() && !matches!(spec.mass, MassSpec::MassInertia(..)) {
+            return Err("a body mixing open meshes with solids needs `mass` and `inertia`".into());
+        }
+    }
     // Unit-density properties of each shape, moved into the body frame.
     let mut parts = Vec::new();
     for (i, (shape, x_bg, _)) in spec.geoms.iter().enumerate() {

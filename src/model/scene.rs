@@ -50,6 +50,13 @@
 //! mass = 10.0                      # or density (kg/m³)
 //! position = [0.0, 0.0, 0.5]       # the shape origin (not the centre of mass)
 //! rpy = [0.0, 0.0, 0.0]            # or orientation = [w, x, y, z]
+//! # shape = { type = "mesh", file = "cup.obj", scale = 1.0 }   # .obj/.stl, relative
+//! #   to the scene file. Every method but "ipc" uses the convex hull of its vertices.
+//! #   "ipc" uses its triangles as they are (nonconvex, or open = codimensional):
+//! #   welded, and refused (naming the file) if a triangle is degenerate, an edge lies
+//! #   in more than two triangles, the orientation is inconsistent, or a closed mesh
+//! #   faces inward; a closed mesh weighs as the solid it bounds, an open one (a card)
+//! #   takes `mass` (a uniform thin shell's inertia) or `mass` and `inertia`.
 //!
 //! [[robot]]
 //! name = "arm"                     # default: the URDF's robot name
@@ -714,6 +721,7 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             "must be a positive finite number".into(),
         ));
     }
+    let ipc = matches!(w.method, MethodName::Ipc);
     let method = match w.method {
         MethodName::HuntCrossley => {
             hunt_crossley_method(&scene.hunt_crossley, w.dt).map_err(|(k, m)| {
@@ -768,7 +776,7 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
         let key = |k: &str| format!("body[{i}] ('{}').{k}", b.name);
         let line =
             |k: &str| find_key_line(text, span.clone(), k).or(Some(line_of(text, span.start)));
-        let spec = body_spec(b, dir)
+        let spec = body_spec(b, dir, ipc)
             .map_err(|(k, m)| err(&key(&k), line(k.split(['.', '[']).next().unwrap_or(&k)), m))?;
         builder.add_body(spec);
     }
@@ -1401,7 +1409,7 @@ fn rotation(q: Option<[f64; 4]>, rpy: Option<[f64; 3]>, k: &str) -> Result<Quat,
     }
 }
 
-fn shape_of(s: &ShapeToml, dir: &Path) -> Result<Shape, (String, String)> {
+fn shape_of(s: &ShapeToml, dir: &Path, ipc: bool) -> Result<Shape, (String, String)> {
     let g = |e: crate::collision::GeometryError| ("shape".to_string(), e.to_string());
     match s {
         ShapeToml::Plane => Ok(Shape::plane()),
@@ -1463,21 +1471,25 @@ fn shape_of(s: &ShapeToml, dir: &Path) -> Result<Shape, (String, String)> {
             } else {
                 dir.join(file)
             };
-            mesh::load_convex_mesh(&p, *scale)
-                .map_err(|e| ("shape.file".to_string(), e.to_string()))
+            if ipc {
+                mesh::load_ipc_mesh(&p, *scale)
+            } else {
+                mesh::load_convex_mesh(&p, *scale)
+            }
+            .map_err(|e| ("shape.file".to_string(), e.to_string()))
         }
     }
 }
 
-fn body_spec(b: &BodyToml, dir: &Path) -> Result<BodySpec, (String, String)> {
+fn body_spec(b: &BodyToml, dir: &Path, ipc: bool) -> Result<BodySpec, (String, String)> {
     let material = b.material.unwrap_or_default();
     let mut geoms = Vec::new();
     if let Some(s) = &b.shape {
-        geoms.push((shape_of(s, dir)?, Pose::identity(), material));
+        geoms.push((shape_of(s, dir, ipc)?, Pose::identity(), material));
     }
     for (gi, g) in b.geoms.iter().enumerate() {
         let ctx = |(k, m): (String, String)| (format!("geom[{gi}].{k}"), m);
-        let shape = shape_of(&g.shape, dir).map_err(ctx)?;
+        let shape = shape_of(&g.shape, dir, ipc).map_err(ctx)?;
         let p = finite3(g.position, "position").map_err(ctx)?;
         let q = rotation(g.orientation, g.rpy, "orientation").map_err(ctx)?;
         geoms.push((

@@ -10,8 +10,9 @@
 //! - `capsule`: the same for each hemisphere (16 meridians × 4 parallels) about the
 //!   segment's ends, joined along the cylinder;
 //! - `cylinder`: 16 sides, flat caps (inscribed prism);
-//! - `polytope` (points or a mesh file's hull): its hull faces fanned into
-//!   triangles.
+//! - `polytope` (points): its hull faces fanned into triangles;
+//! - `mesh` file: its own triangles as loaded by `collision::mesh::load_ipc_mesh`
+//!   (nonconvex and open meshes as they are, not the hull).
 //!
 //! Several geoms of one body are merged into one mesh (their triangles are not
 //! joined: the barrier acts between bodies only).
@@ -62,7 +63,11 @@ pub fn shape_triangles(shape: &Shape, plane_half_width: f64) -> (Vec<Vec3>, Vec<
             let m = SurfaceMesh::cuboid(half);
             (m.vertices, m.faces)
         }
-        Shape::Polytope(p) => fan(p),
+        Shape::Polytope(p) => match &p.source {
+            // A mesh file as it is (nonconvex or open), not its hull.
+            Some(m) => (m.vertices.clone(), m.faces.clone()),
+            None => fan(p),
+        },
         Shape::Sphere { radius } => round(*radius, 0.0, 8),
         Shape::Capsule {
             radius,

@@ -1,0 +1,433 @@
+//! Rigid IPC (004) on mesh files used as they are (issue 15, part B): concave meshes
+//! (a cup, a block with a square hole) and an open, codimensional card. After every
+//! step (h = 0.01 s): zero triangle–triangle intersections between bodies (exact
+//! predicates, `ipc::intersect`), a finite state, and the total energy never above
+//! its initial value plus 1e-9 J·(1 + |E₀|) of rounding (no applied forces).
+
+mod common;
+
+use rtphys::ipc::intersect::triangles_meet;
+use rtphys::ipc::mesh::SurfaceMesh;
+use rtphys::math::Vec3;
+use rtphys::model::scene::load_scene_str;
+use rtphys::model::{Method, Model};
+use rtphys::pipeline::ipc::tessellate::body_mesh;
+use rtphys::{Data, Pipeline};
+use std::path::Path;
+
+fn data_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ipc"))
+}
+
+fn load(text: &str) -> Model {
+    match load_scene_str(text, "<test>", data_dir()) {
+        Ok(m) => m,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn meshes(model: &Model) -> Vec<SurfaceMesh> {
+    let half = match model.opt.method {
+        Method::Ipc(p) => p.plane_half_width,
+        _ => 100.0,
+    };
+    (0..model.nbody())
+        .map(|b| body_mesh(model, b, half))
+        .collect()
+}
+
+/// Pairs of triangles of different bodies (not both static) that meet (exact test).
+fn intersections(model: &Model, data: &Data, meshes: &[SurfaceMesh]) -> usize {
+    let world: Vec<Vec<[Vec3; 3]>> = meshes
+        .iter()
+        .enumerate()
+        .map(|(b, m)| {
+            let pose = data.state[b].pose();
+            m.faces
+                .iter()
+                .map(|f| f.map(|i| (pose * nalgebra::Point3::from(m.vertices[i as usize])).coords))
+                .collect()
+        })
+        .collect();
+    let bx = |t: &[Vec3; 3]| (t[0].inf(&t[1]).inf(&t[2]), t[0].sup(&t[1]).sup(&t[2]));
+    let mut n = 0;
+    for a in 0..world.len() {
+        for b in a + 1..world.len() {
+            if model.bodies[a].mass == 0.0 && model.bodies[b].mass == 0.0 {
+                continue;
+            }
+            for ta in &world[a] {
+                let (la, ha) = bx(ta);
+                for tb in &world[b] {
+                    let (lb, hb) = bx(tb);
+                    if (0..3).any(|k| la[k] > hb[k] || lb[k] > ha[k]) {
+                        continue;
+                    }
+                    if triangles_meet(ta, tb) {
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    n
+}
+
+fn energy(model: &Model, data: &Data) -> f64 {
+    data.kinetic_energy(model) + data.potential_energy(model)
+}
+
+/// Steps with the checks of the module doc; returns the final data.
+fn run_checked(model: &Model, steps: usize) -> Data {
+    let m = meshes(model);
+    let mut data = Data::new(model);
+    let mut pipe = Pipeline::new(model);
+    let e0 = energy(model, &data);
+    assert_eq!(intersections(model, &data, &m), 0, "starts intersecting");
+    for s in 0..steps {
+        pipe.step(model, &mut data);
+        assert!(
+            data.state.iter().all(|b| b.is_finite()),
+            "step {s}: non-finite state"
+        );
+        let k = intersections(model, &data, &m);
+        assert_eq!(k, 0, "step {s}: {k} intersecting triangle pairs");
+        let e = energy(model, &data);
+        assert!(
+            e <= e0 + 1e-9 * (1.0 + e0.abs()),
+            "step {s}: energy {e} above the initial {e0}"
+        );
+        if std::env::var_os("IPC_TRACE").is_some() {
+            let st = &data.stats;
+            eprintln!(
+                "step {s}: it {} dmin {:.2e} x {:?}",
+                st.solver_iterations,
+                st.ipc_min_distance,
+                data.state.last().map(|b| b.x)
+            );
+        }
+    }
+    data
+}
+
+/// The cup is loaded as its own 28 triangles (concave, closed, outward), not as
+/// its 8-vertex hull, and weighs as the solid it bounds: 0.4·0.4·0.3 − 0.3·0.3·0.25
+/// = 0.0255 m³ (to 1e-6 relative: the OBJ reader gives single-precision
+/// coordinates, 0.3 → 0.3 + 1.2e-8), where the hull would give 0.048 m³.
+#[test]
+fn cup_loads_as_its_triangles() {
+    let m = load(
+        r#"
+[world]
+method = "ipc"
+[[body]]
+name = "cup"
+density = 1000.0
+shape = { type = "mesh", file = "cup.obj" }
+"#,
+    );
+    let mesh = &meshes(&m)[0];
+    assert_eq!(mesh.faces.len(), 28);
+    assert_eq!(mesh.vertices.len(), 16);
+    assert!(
+        (m.bodies[0].mass - 25.5).abs() < 1e-6 * 25.5,
+        "{}",
+        m.bodies[0].mass
+    );
+    // The same file under another method is its hull (8 vertices, 0.048 m³).
+    let hull = load(
+        r#"
+[world]
+method = "penalty"
+[[body]]
+name = "cup"
+density = 1000.0
+shape = { type = "mesh", file = "cup.obj" }
+"#,
+    );
+    assert!(
+        (hull.bodies[0].mass - 48.0).abs() < 1e-6 * 48.0,
+        "{}",
+        hull.bodies[0].mass
+    );
+}
+
+/// A 0.1 m cube dropped into the cup's cavity (floor z = 0.05 m, rim z = 0.3 m)
+/// comes to rest on the cavity floor, its centre at 0.05 + 0.05 m to d̂ = 1e-3 m —
+/// below the rim, which a hull (top face at z = 0.3 m) would make impossible.
+#[test]
+fn cube_rests_inside_the_cup() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "cup"
+static = true
+shape = { type = "mesh", file = "cup.obj" }
+[[body]]
+name = "cube"
+mass = 1.0
+position = [0.02, -0.01, 0.4]
+shape = { type = "box", half_extents = [0.05, 0.05, 0.05] }
+"#,
+    );
+    let d = run_checked(&m, 150);
+    let z = d.state[1].x.z;
+    assert!(z < 0.3, "cube above the rim: z = {z}");
+    assert!((z - 0.1).abs() <= 1e-3, "rest height {z}, expected 0.1 ± d̂");
+    assert!(
+        d.state[1].v.norm() < 1e-2,
+        "not at rest: {:?}",
+        d.state[1].v
+    );
+}
+
+/// A 0.1 m square peg (clearance 0.01 m = 10 d̂ each side) falls through the
+/// 0.12 m square hole of a static block held 0.3 m above the floor and lands on
+/// the floor (centre at 0.05 m to d̂).
+#[test]
+fn peg_slides_through_square_hole() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "floor"
+static = true
+shape = { type = "plane" }
+[[body]]
+name = "block"
+static = true
+position = [0.0, 0.0, 0.3]
+shape = { type = "mesh", file = "holed_block.obj" }
+[[body]]
+name = "peg"
+mass = 1.0
+position = [0.0, 0.0, 0.8]
+shape = { type = "box", half_extents = [0.05, 0.05, 0.15] }
+"#,
+    );
+    let d = run_checked(&m, 200);
+    let z = d.state[2].x.z;
+    assert!(
+        (z - 0.15).abs() <= 1e-3,
+        "peg centre {z}, expected 0.15 ± d̂ on the floor"
+    );
+}
+
+/// The card (open, two triangles) weighs as a uniform thin plate: I = m/12 (b², a²,
+/// a² + b²) for sides a = 0.2 m (x), b = 0.3 m (y), to 1e-6 relative (single-
+/// precision OBJ coordinates).
+#[test]
+fn card_inertia_is_a_thin_plate() {
+    let m = load(
+        r#"
+[world]
+method = "ipc"
+[[body]]
+name = "card"
+mass = 0.3
+shape = { type = "mesh", file = "card.obj" }
+"#,
+    );
+    let i = m.bodies[0].inertia;
+    let (a, b, mass) = (0.2f64, 0.3f64, 0.3);
+    let want = [
+        mass * b * b / 12.0,
+        mass * a * a / 12.0,
+        mass * (a * a + b * b) / 12.0,
+    ];
+    for k in 0..3 {
+        assert!((i[(k, k)] - want[k]).abs() <= 1e-6 * want[k], "{i}");
+    }
+    // `density` has no meaning for a zero-volume body: a clear error.
+    let e = load_scene_str(
+        r#"
+[world]
+method = "ipc"
+[[body]]
+name = "card"
+density = 1.0
+shape = { type = "mesh", file = "card.obj" }
+"#,
+        "<test>",
+        data_dir(),
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(e.contains("open mesh"), "{e}");
+}
+
+/// A card dropped flat on the floor lands intersection-free and rests at z = 0 + d̂.
+#[test]
+fn card_falls_on_floor() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "floor"
+static = true
+shape = { type = "plane" }
+[[body]]
+name = "card"
+mass = 0.05
+position = [0.0, 0.0, 0.1]
+rpy = [0.2, 0.1, 0.0]
+shape = { type = "mesh", file = "card.obj" }
+"#,
+    );
+    let d = run_checked(&m, 150);
+    assert!(d.state[1].x.z.abs() <= 1e-3, "{}", d.state[1].x.z);
+}
+
+/// Bad files for IPC are refused with the file named and the fault stated.
+#[test]
+fn bad_meshes_are_refused() {
+    let dir = std::env::temp_dir().join(format!("rtphys_ipc_meshes_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        // Two triangles sharing an edge in the same direction.
+        (
+            "flipped.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 3 4\n",
+            "same direction",
+        ),
+        // Three triangles on one edge.
+        (
+            "fin.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n",
+            "edge",
+        ),
+        // A zero-area triangle.
+        (
+            "sliver.obj",
+            "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n",
+            "degenerate",
+        ),
+        // A closed tetrahedron wound inward.
+        (
+            "inward.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 4 2\nf 1 3 4\nf 2 4 3\n",
+            "inward",
+        ),
+    ];
+    for (name, text, what) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let scene = format!(
+            "[world]\nmethod = \"ipc\"\n[[body]]\nname = \"m\"\nstatic = true\nshape = {{ type = \"mesh\", file = \"{}\" }}\n",
+            p.display()
+        );
+        let e = load_scene_str(&scene, "<test>", &dir)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains(name) && e.contains(what), "{name}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Erleben's cube on a cliff: a 0.2 m cube whose edge is flush with the edge of a
+/// static block (top face z = 0, edge at x = 0) rests on top (centre z = 0.1 m to
+/// d̂) without tipping (every bottom corner within d̂ of the top: tilt ≤ d̂/0.2 m)
+/// or sliding off (|x + 0.1| ≤ d̂).
+#[test]
+fn erleben_cube_on_cliff() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "cliff"
+static = true
+position = [-0.5, 0.0, -0.5]
+shape = { type = "box", half_extents = [0.5, 0.5, 0.5] }
+[[body]]
+name = "cube"
+mass = 1.0
+position = [-0.1, 0.0, 0.105]
+shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
+"#,
+    );
+    let d = run_checked(&m, 200);
+    let s = &d.state[1];
+    assert!((s.x.z - 0.1).abs() <= 1e-3, "z = {}", s.x.z);
+    assert!((s.x.x + 0.1).abs() <= 1e-3, "x = {}", s.x.x);
+    // Every bottom corner within d̂ of the cliff top: tilt ≤ d̂ / 0.2 m.
+    let tilt = s.q.angle();
+    assert!(tilt <= 1e-3 / 0.2, "tilted by {tilt} rad");
+}
+
+/// Erleben's internal edges: a 0.2 m cube (rotated 0.3 rad about z so its edges cross
+/// the grid's) dropped on a floor of 200 coplanar triangles with many internal edges
+/// rests flat at z = 0.1 m to d̂, no tilt beyond d̂/0.2 m, and no sideways kick
+/// (|Δx|, |Δy| ≤ d̂).
+#[test]
+fn erleben_internal_edges() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "floor"
+static = true
+shape = { type = "mesh", file = "grid_floor.obj" }
+[[body]]
+name = "cube"
+mass = 1.0
+position = [0.03, 0.07, 0.15]
+rpy = [0.0, 0.0, 0.3]
+shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
+"#,
+    );
+    assert_eq!(meshes(&m)[0].faces.len(), 200);
+    let d = run_checked(&m, 150);
+    let s = &d.state[1];
+    assert!((s.x.z - 0.1).abs() <= 1e-3, "z = {}", s.x.z);
+    assert!(
+        (s.x.x - 0.03).abs() <= 1e-3 && (s.x.y - 0.07).abs() <= 1e-3,
+        "{:?}",
+        s.x
+    );
+    let tilt =
+        s.q.angle_to(&rtphys::math::Quat::from_euler_angles(0.0, 0.0, 0.3));
+    assert!(tilt <= 1e-3 / 0.2, "tilted by {tilt} rad");
+}
+
+/// Erleben's square peg in a square hole of matching size (0.12 m peg, 0.12 m hole):
+/// the peg's bottom edges meet the hole's rim edges exactly, so the barrier holds it
+/// on the rim (centre at 0.5 + 0.15 m to d̂), intersection-free, not jammed inside.
+#[test]
+fn erleben_matching_square_hole() {
+    let m = load(
+        r#"
+[world]
+dt = 0.01
+method = "ipc"
+[[body]]
+name = "block"
+static = true
+position = [0.0, 0.0, 0.3]
+shape = { type = "mesh", file = "holed_block.obj" }
+[[body]]
+name = "peg"
+mass = 1.0
+position = [0.0, 0.0, 0.66]
+shape = { type = "box", half_extents = [0.06, 0.06, 0.15] }
+"#,
+    );
+    let d = run_checked(&m, 150);
+    let z = d.state[1].x.z;
+    assert!(
+        (z - 0.65).abs() <= 1e-3,
+        "peg centre {z}, expected 0.65 ± d̂"
+    );
+}
