@@ -147,7 +147,11 @@ impl Drop for Browser {
 
 async fn launch() -> (Browser, Ws) {
     let exe = chromium();
-    let dir = std::env::temp_dir().join(format!("rtphys-viewer-chromium-{}", std::process::id()));
+    // One profile directory per browser (the tests of this file run in parallel).
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("rtphys-viewer-chromium-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("user data dir");
     let child = std::process::Command::new(exe)
@@ -439,7 +443,7 @@ async fn viewer_in_headless_chromium() {
 
     // Plots receive data (stats at 4 Hz; each plot counts its samples in the window).
     cdp.wait_for(
-        "document.querySelectorAll('#side canvas').length === 7 && rtphys.stats.length >= 4 && \
+        "document.querySelectorAll('#side > canvas').length === 7 && rtphys.stats.length >= 4 && \
          rtphys.stats.every(s => Number.isFinite(s.compute_us[1]) && Number.isFinite(s.rtf))",
         20.0,
     )
@@ -639,4 +643,323 @@ async fn recording_in_page(cdp: &mut Cdp, vaddr: std::net::SocketAddr, dir: &std
     let dir_shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");
     cdp.screenshot(&dir_shots.join("viewer_recording.png"))
         .await;
+}
+
+/// A browser with one page open on `url` (DevTools session attached, console
+/// errors collected), once the page has drawn a few frames of the live world.
+async fn open_page(url: &str) -> (Browser, Cdp) {
+    let (browser, ws) = launch().await;
+    let mut cdp = Cdp {
+        ws,
+        id: 0,
+        session: None,
+        errors: vec![],
+    };
+    let t = cdp
+        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .await;
+    let target = t["targetId"].as_str().expect("targetId").to_string();
+    let a = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        )
+        .await;
+    cdp.session = Some(a["sessionId"].as_str().expect("sessionId").to_string());
+    cdp.call("Runtime.enable", json!({})).await;
+    cdp.call("Log.enable", json!({})).await;
+    cdp.call("Page.enable", json!({})).await;
+    cdp.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
+    )
+    .await;
+    cdp.call("Page.navigate", json!({"url": url})).await;
+    cdp.wait_for(
+        "!!(window.rtphys && rtphys.ready && rtphys.frames > 2)",
+        60.0,
+    )
+    .await;
+    (browser, cdp)
+}
+
+async fn serve_scene(
+    scene: &str,
+) -> (
+    rtphys::server::ServerHandle,
+    std::net::SocketAddr,
+    Client,
+    pb::WorldInfo,
+) {
+    let cfg = rtphys::config::Config::default();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(scene);
+    let (model, name) = rtphys::server::load_scene(Some(&path), &cfg).expect("scene");
+    let srv = rtphys::server::spawn(cfg, model, &name, "127.0.0.1:0")
+        .await
+        .expect("server");
+    let vaddr = rtphys::viewer::spawn(srv.runtime.clone(), "127.0.0.1:0")
+        .await
+        .expect("viewer");
+    let mut c = Client::connect(&srv.url()).await.expect("gRPC client");
+    let world = c
+        .raw
+        .get_world(pb::GetWorldRequest {})
+        .await
+        .expect("GetWorld")
+        .into_inner();
+    (srv, vaddr, c, world)
+}
+
+/// x_w = R (s x_dev) + o (HapticDeviceInfo's mapping), R = (w, x, y, z).
+fn device_to_world(d: &pb::HapticDeviceInfo, x: [f64; 3]) -> [f64; 3] {
+    let (w, v) = (d.rotation[0], [d.rotation[1], d.rotation[2], d.rotation[3]]);
+    let p = [x[0] * d.scale, x[1] * d.scale, x[2] * d.scale];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    // Rodrigues with a unit quaternion: p' = p + 2w (v×p) + 2 v×(v×p).
+    let t = cross(v, p);
+    let u = cross(v, t);
+    [0, 1, 2].map(|k| p[k] + 2.0 * w * t[k] + 2.0 * u[k] + d.offset[k])
+}
+
+/// The haptic tool in the page: a device driven over gRPC (a Haptic stream sending
+/// samples, as a device loop does) draws its target where the device pose maps in
+/// the world (1e-6 m: the page draws the server's f64 values through a float32
+/// matrix, so 1e-5 m), the coupling line ends at the tool body as drawn, the
+/// rendered force is the feedback's force mapped back to the world, and the
+/// toggle hides it all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewer_draws_the_haptic_tool_and_its_coupling() {
+    let (srv, vaddr, mut c, world) = serve_scene("config/scenes/haptic_probe.toml").await;
+    assert_eq!(world.haptic_devices.len(), 1, "haptic_probe has one device");
+    let dev = world.haptic_devices[0].clone();
+    let (_browser, mut cdp) = open_page(&format!("http://{vaddr}/")).await;
+    assert_eq!(
+        cdp.eval("rtphys.world.haptic_devices.length").await,
+        json!(1)
+    );
+    // No stream: nothing drawn.
+    assert_eq!(cdp.eval("rtphys.haptic.length").await, json!(0));
+
+    let (tx, rx) = tokio::sync::mpsc::channel::<pb::HapticRequest>(256);
+    tx.send(pb::HapticRequest {
+        msg: Some(pb::haptic_request::Msg::Hello(pb::HapticHello {
+            device: Some(pb::haptic_hello::Device::Name(dev.name.clone())),
+            network: None,
+        })),
+    })
+    .await
+    .expect("hello");
+    let rx = tokio_stream::wrappers::ReceiverStream::new(rx);
+    let mut fb = c.raw.haptic(rx).await.expect("Haptic stream").into_inner();
+    let mut seq = 0u64;
+    // Three device poses inside the workspace; the device keeps sending the same pose
+    // (one sample per feedback, as a device loop does) until the page shows it.
+    for x in [[0.0, 0.0, 0.02], [0.03, -0.02, 0.01], [-0.04, 0.05, 0.0]] {
+        let want = device_to_world(&dev, x);
+        let t0 = Instant::now();
+        loop {
+            seq += 1;
+            tx.send(pb::HapticRequest {
+                msg: Some(pb::haptic_request::Msg::Sample(pb::DeviceSample {
+                    seq,
+                    position: x.to_vec(),
+                    ..Default::default()
+                })),
+            })
+            .await
+            .expect("sample");
+            let f = tokio::time::timeout(Duration::from_secs(5), fb.next())
+                .await
+                .expect("feedback in 5 s")
+                .expect("feedback stream open")
+                .expect("feedback");
+            assert!(f.errors.is_empty(), "rejected samples: {:?}", f.errors);
+            let h = cdp.eval("rtphys.haptic").await;
+            let shown = h
+                .as_array()
+                .and_then(|a| a.first())
+                .map(|e| [0, 1, 2].map(|k| e["target"][k].as_f64().expect("target coordinate")));
+            if let Some(p) = shown {
+                if (0..3).all(|k| (p[k] - want[k]).abs() < 1e-5) {
+                    assert_eq!(h[0]["id"], json!(dev.id));
+                    break;
+                }
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(15),
+                "page target {shown:?} never reached the device pose {x:?} → world {want:?}"
+            );
+        }
+    }
+    // Rendered force: the world force the page draws maps to the feedback's device force
+    // (f_dev = s Rᵀ f_w; R is the identity in haptic_probe, so f_w = f_dev / s).
+    assert_eq!(
+        dev.rotation,
+        vec![1.0, 0.0, 0.0, 0.0],
+        "haptic_probe's device is not rotated"
+    );
+    let t0 = Instant::now();
+    loop {
+        seq += 1;
+        tx.send(pb::HapticRequest {
+            msg: Some(pb::haptic_request::Msg::Sample(pb::DeviceSample {
+                seq,
+                position: vec![-0.04, 0.05, 0.0],
+                ..Default::default()
+            })),
+        })
+        .await
+        .expect("sample");
+        let f = fb.next().await.expect("feedback").expect("feedback");
+        // Pause: the last feedback is the one the page shows.
+        if t0.elapsed() > Duration::from_millis(300) {
+            c.raw.pause(pb::PauseRequest {}).await.expect("Pause");
+            let mut last = f;
+            while let Ok(Some(Ok(n))) =
+                tokio::time::timeout(Duration::from_millis(300), fb.next()).await
+            {
+                last = n;
+            }
+            let tick = last.tick;
+            cdp.wait_for(
+                &format!("rtphys.state.tick >= {tick} && rtphys.haptic.length === 1"),
+                10.0,
+            )
+            .await;
+            cdp.wait_for(&format!("rtphys.state.tick === {tick}"), 10.0)
+                .await;
+            let shown = cdp.eval("rtphys.haptic[0].force").await;
+            // The coupling line ends at the tool body as drawn (same tick; the page's
+            // float32 matrices: 1e-5 m).
+            let tool = cdp.eval("rtphys.haptic[0].tool").await;
+            let drawn = cdp
+                .eval(&format!("rtphys.drawn[{}]", dev.tool_body_id))
+                .await;
+            for k in 0..3 {
+                let (a, b) = (
+                    tool[k].as_f64().expect("tool"),
+                    drawn[k].as_f64().expect("drawn"),
+                );
+                assert!(
+                    (a - b).abs() < 1e-5,
+                    "coupling end {tool} vs tool drawn at {drawn}"
+                );
+                let tp = last.tool_position[k];
+                assert!(
+                    (a - tp).abs() <= 1e-12,
+                    "coupling end {tool} vs feedback tool {:?}",
+                    last.tool_position
+                );
+            }
+            for k in 0..3 {
+                let want = last.force[k] / dev.scale;
+                let got = shown[k].as_f64().expect("force");
+                assert!(
+                    (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                    "drawn force {shown} vs feedback {:?} / scale {}",
+                    last.force,
+                    dev.scale
+                );
+            }
+            break;
+        }
+    }
+    // The toggle hides the tool overlay; turning it back on shows it again.
+    cdp.eval("document.getElementById('haptic').click(), true")
+        .await;
+    let n = cdp.eval("rtphys.frames").await.as_u64().expect("frames");
+    cdp.wait_for(
+        &format!("rtphys.frames > {} && rtphys.haptic.length === 0", n + 1),
+        10.0,
+    )
+    .await;
+    cdp.eval("document.getElementById('haptic').click(), true")
+        .await;
+    cdp.wait_for("rtphys.haptic.length === 1", 10.0).await;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    cdp.screenshot(&dir.join("viewer_haptic.png")).await;
+    assert!(cdp.errors.is_empty(), "console errors: {:?}", cdp.errors);
+    drop(tx);
+    srv.shutdown().await.expect("shutdown");
+}
+
+/// Joint plots in the page: a robot world lists its joints; the chosen joint's
+/// plot receives samples, and once the world is paused the plotted q and τ are the
+/// server's (GetState joints, same tick; JSON carries the f64 exactly).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viewer_plots_the_chosen_joints() {
+    let (srv, vaddr, mut c, world) = serve_scene("config/scenes/arm.toml").await;
+    assert!(world.joints.len() >= 2, "arm.toml has joints");
+    let (_browser, mut cdp) = open_page(&format!("http://{vaddr}/")).await;
+    assert_eq!(
+        cdp.eval("document.getElementById('jointsel').options.length")
+            .await,
+        json!(world.joints.len())
+    );
+    // Choose the second and fourth joints.
+    let pick = [world.joints[1].id, world.joints[3].id];
+    cdp.eval(&format!(
+        "(() => {{ const s = document.getElementById('jointsel'); \
+         for (const o of s.options) o.selected = [{}, {}].includes(+o.value); \
+         s.dispatchEvent(new Event('change')); return true; }})()",
+        pick[0], pick[1]
+    ))
+    .await;
+    cdp.wait_for(
+        &format!(
+            "rtphys.jointPlot.samples > 10 && rtphys.jointPlot.joints.join() === '{},{}'",
+            pick[0], pick[1]
+        ),
+        20.0,
+    )
+    .await;
+    c.raw.pause(pb::PauseRequest {}).await.expect("Pause");
+    let s = c
+        .raw
+        .get_state(pb::GetStateRequest {
+            fields: vec![pb::StateField::Joints as i32],
+            bodies: vec![],
+        })
+        .await
+        .expect("GetState")
+        .into_inner();
+    assert!(s.paused);
+    cdp.wait_for(&format!("rtphys.jointPlot.tick === {}", s.tick), 10.0)
+        .await;
+    let p = cdp.eval("rtphys.jointPlot").await;
+    for (i, &j) in pick.iter().enumerate() {
+        let js = s.joints.iter().find(|x| x.id == j).expect("joint state");
+        let (q, tau) = (
+            p["q"][i].as_f64().expect("q"),
+            p["tau"][i].as_f64().expect("tau"),
+        );
+        assert!(
+            (q - js.position).abs() <= 1e-12,
+            "joint {j}: plotted q {q} vs server {}",
+            js.position
+        );
+        assert!(
+            (tau - js.effort).abs() <= 1e-12,
+            "joint {j}: plotted τ {tau} vs server {}",
+            js.effort
+        );
+    }
+    // The canvases are drawn (the plot area is not empty).
+    assert_eq!(
+        cdp.eval("getComputedStyle(document.getElementById('joints')).display")
+            .await,
+        json!("block")
+    );
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    cdp.screenshot(&dir.join("viewer_joints.png")).await;
+    assert!(cdp.errors.is_empty(), "console errors: {:?}", cdp.errors);
+    srv.shutdown().await.expect("shutdown");
 }

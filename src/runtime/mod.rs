@@ -75,6 +75,25 @@ pub struct HapticSlot {
     /// One entry per tick (the oldest overwritten when the stream falls behind).
     pub(crate) out: ArrayQueue<crate::haptics::render::HapticOut>,
     pub(crate) waker: AtomicWaker,
+    /// What the device's stream last sent its client, for the web viewer. Written
+    /// and read on the network side only (the physics thread never touches it).
+    pub(crate) view: std::sync::Mutex<Option<HapticView>>,
+}
+
+/// A device's coupling as its Haptic stream last reported it (world frame): the
+/// target (the applied sample mapped by x_w = R (s x_dev) + o, q_w = R q_dev; the
+/// scene's tool pose before any sample), the tool, and the rendered force mapped
+/// back to the world (f_w = R f_dev / s, the inverse of the power-preserving map).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HapticView {
+    pub gen: u64,
+    pub tick: u64,
+    pub seq: u64,
+    /// x, y, z, w, qx, qy, qz.
+    pub target: [f64; 7],
+    pub tool: [f64; 7],
+    pub force: [f64; 3],
+    pub contact: bool,
 }
 
 /// A validated device sample for device `device` of world generation `gen`.
@@ -277,6 +296,7 @@ impl Runtime {
                     stream_id: AtomicU64::new(0),
                     out: ArrayQueue::new(HAPTIC_OUT_LEN),
                     waker: AtomicWaker::new(),
+                    view: std::sync::Mutex::new(None),
                 })
                 .collect(),
             haptic_in: ArrayQueue::new(cfg.physics.command_queue.max(64)),
@@ -523,6 +543,9 @@ impl Runtime {
             )));
         }
         while s.out.pop().is_some() {}
+        if let Ok(mut v) = s.view.lock() {
+            *v = None;
+        }
         let id = self.shared.next_stream_id.fetch_add(1, Ordering::Relaxed);
         s.stream_id.store(id, Ordering::SeqCst);
         s.state.store(SLOT_OPEN, Ordering::SeqCst);
@@ -551,6 +574,17 @@ impl Runtime {
                 ))
             }
         }
+    }
+
+    /// Device `device`'s coupling as its open Haptic stream last reported it (None
+    /// without a stream, before its first feedback, or from another world).
+    pub fn haptic_view(&self, device: usize) -> Option<HapticView> {
+        let s = self.shared.haptic_slots.get(device)?;
+        if s.state.load(Ordering::SeqCst) != SLOT_OPEN {
+            return None;
+        }
+        let v = (*s.view.lock().ok()?)?;
+        (v.gen == self.world().gen).then_some(v)
     }
 
     /// Whether any Haptic stream is open (their samples are not recorded).
@@ -654,6 +688,13 @@ pub struct HapticGuard {
 impl HapticGuard {
     pub fn slot(&self) -> &HapticSlot {
         &self.shared.haptic_slots[self.device]
+    }
+
+    /// Publish what the stream sent (network side; for the web viewer).
+    pub fn set_view(&self, v: HapticView) {
+        if let Ok(mut slot) = self.slot().view.lock() {
+            *slot = Some(v);
+        }
     }
 }
 

@@ -389,7 +389,14 @@ pub struct HapticStream {
     last_out: Option<crate::haptics::render::HapticOut>,
     dropped: u64,
     ended: bool,
+    /// The last samples queued (seq, device position, orientation): the viewer's
+    /// target is the one the feedback names as applied.
+    sent: std::collections::VecDeque<(u64, crate::math::Vec3, crate::math::Quat)>,
 }
+
+/// Samples remembered for the viewer's target (the physics thread applies one of
+/// the latest few; older seqs fall back to the newest remembered).
+const SENT_KEPT: usize = 64;
 
 impl HapticStream {
     pub fn new(rt: Runtime, inbound: HapticInbound, guard: crate::runtime::HapticGuard) -> Self {
@@ -405,6 +412,7 @@ impl HapticStream {
             last_out: None,
             dropped: 0,
             ended: false,
+            sent: std::collections::VecDeque::with_capacity(SENT_KEPT),
         }
     }
 
@@ -453,21 +461,56 @@ impl HapticStream {
             return Err(Status::failed_precondition("the device left the world"));
         };
         let r = convert::device_sample(&s, spec, recv_ns).and_then(|sample| {
-            self.rt.submit_haptic(crate::runtime::HapticInput {
-                device: self.guard.device as u32,
-                gen: self.view.gen,
-                stream_id: self.guard.stream_id,
-                sample,
-            })
+            self.rt
+                .submit_haptic(crate::runtime::HapticInput {
+                    device: self.guard.device as u32,
+                    gen: self.view.gen,
+                    stream_id: self.guard.stream_id,
+                    sample,
+                })
+                .map(|()| sample)
         });
         match r {
-            Ok(()) => self.last_seq = s.seq,
+            Ok(sample) => {
+                self.last_seq = s.seq;
+                if self.sent.len() == SENT_KEPT {
+                    self.sent.pop_front();
+                }
+                self.sent.push_back((sample.seq, sample.x, sample.q));
+            }
             Err(e) => self.reject(s.seq, e),
         }
         Ok(())
     }
 
+    /// The coupling as this feedback reports it, for the web viewer (world frame).
+    fn publish_view(&self, o: &crate::haptics::render::HapticOut) {
+        let Some(spec) = self.view.model.haptics.get(self.guard.device) else {
+            return;
+        };
+        let m = &spec.mapping;
+        let target = match self.sent.iter().rev().find(|(seq, ..)| *seq <= o.seq) {
+            Some((_, x, q)) if o.seq > 0 => m.pose_to_world(x, q),
+            _ => spec.tool_pose0,
+        };
+        let pose7 = |p: &crate::math::Pose| {
+            let (t, r) = (p.translation.vector, p.rotation);
+            [t.x, t.y, t.z, r.w, r.i, r.j, r.k]
+        };
+        let f = m.rotation * o.force / m.scale;
+        self.guard.set_view(crate::runtime::HapticView {
+            gen: self.view.gen,
+            tick: o.tick,
+            seq: o.seq,
+            target: pose7(&target),
+            tool: pose7(&o.tool),
+            force: [f.x, f.y, f.z],
+            contact: o.contact,
+        });
+    }
+
     fn feedback(&mut self, o: &crate::haptics::render::HapticOut) -> pb::HapticFeedback {
+        self.publish_view(o);
         let mut fb = convert::haptic_feedback(o, self.view.gen);
         fb.errors = std::mem::take(&mut self.errors);
         fb.dropped = self.dropped;

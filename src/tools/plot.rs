@@ -9,8 +9,13 @@
 //!     [`RandomPushes`](crate::experiments::RandomPushes) (seed 12) for 10,000 steps,
 //!     multi-point vs deepest-point with the scene's gains.
 //!
+//! (c) 002's restitution rules: the e the exact Hunt–Crossley relation gives for the
+//!     damping of the paper's eq. (5) and of the exact inversion, against the
+//!     requested e (closed-form functions of `contact::hunt_crossley`).
+//!
 //! Writes `block_penetrating_ke.png`, `block_penetrating_penetration.png`,
-//! `block_random_forces_ke.png` and `block_random_forces_penetration.png`.
+//! `block_random_forces_ke.png`, `block_random_forces_penetration.png` and
+//! `hc_restitution_rules.png`.
 
 use crate::data::Data;
 use crate::experiments::{deepest_point_variant, with_penalty_points, RandomPushes};
@@ -366,6 +371,8 @@ pub fn plot_main(a: PlotArgs) -> anyhow::Result<()> {
         };
         written.push(draw(&fig, &a.out, text, size)?);
     }
+    // (c) 002: the restitution each damping rule achieves, by the exact relation.
+    written.push(restitution_rules(&a.out, text, size)?);
     for p in &written {
         println!("wrote {}", p.display());
     }
@@ -376,4 +383,85 @@ pub fn plot_main(a: PlotArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// 002's restitution rules (docs/EXPERIMENTS.md, "Restitution: the paper's rule vs the
+/// exact Hunt–Crossley relation"): for a requested e, the damping c of the paper's
+/// eq. (5) (`damping_paper`) and of the exact inversion (`damping_exact`), and the
+/// restitution the exact relation gives for that c (`restitution`) at the table's
+/// impact speed v_in = √(2 g · 1 m). The functions the contact model and
+/// `tests/hunt_crossley.rs` use; the drops there land on these curves within 1 %.
+fn restitution_rules(dir: &Path, text: bool, size: (u32, u32)) -> anyhow::Result<PathBuf> {
+    use crate::contact::hunt_crossley::{damping_exact, damping_paper, restitution};
+    let file = "hc_restitution_rules.png";
+    let path = dir.join(file);
+    let v_in = (2.0 * 9.81f64).sqrt();
+    let es: Vec<f64> = (1..=100).map(|k| k as f64 / 100.0).collect();
+    let paper: Vec<(f64, f64)> = es
+        .iter()
+        .map(|&e| (e, restitution(damping_paper(e, v_in), v_in)))
+        .collect();
+    let exact: Vec<(f64, f64)> = es
+        .iter()
+        .map(|&e| (e, restitution(damping_exact(e, v_in), v_in)))
+        .collect();
+    for (e, p) in paper.iter().filter(|(e, _)| [0.3, 0.5, 0.8].contains(e)) {
+        eprintln!("002 restitution at v_in {v_in:.3} m/s: requested {e}, paper rule gives {p:.4}");
+    }
+    let root = BitMapBackend::new(&path, size).into_drawing_area();
+    let err = |x: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {x:?}", path.display());
+    root.fill(&WHITE).map_err(err)?;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(12);
+    if text {
+        builder
+            .caption(
+                "Hunt–Crossley restitution achieved vs requested (002 eq. 5 vs exact relation)",
+                ("sans-serif", 22),
+            )
+            .x_label_area_size(45)
+            .y_label_area_size(70);
+    } else {
+        builder.x_label_area_size(8).y_label_area_size(8);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(0.0..1.0, 0.0..1.0)
+        .map_err(err)?;
+    if text {
+        chart
+            .configure_mesh()
+            .x_desc("requested restitution e")
+            .y_desc("e from the exact relation, v_in = 4.43 m/s")
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .draw()
+            .map_err(err)?;
+    }
+    for (name, pts, color) in [
+        ("exact inversion (damping_exact)", &exact, MULTI),
+        ("paper's eq. (5): c = 1.5 (1 − e) / v_in", &paper, DEEPEST),
+    ] {
+        let s = chart
+            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+            .map_err(err)?;
+        if text {
+            s.label(name).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+            });
+        }
+    }
+    if text {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .draw()
+            .map_err(err)?;
+    }
+    root.present().map_err(err)?;
+    drop(chart);
+    drop(root);
+    Ok(dir.join(file))
 }

@@ -13,7 +13,8 @@
 //!   themselves (same runtime paths, same bearer-token check).
 //!
 //! Protocol (JSON text frames). Server → page: `{"t":"state",...}` at the display
-//! rate, `{"t":"stats",...}` at 4 Hz, `{"t":"world","generation":g}` when a scene is
+//! rate (bodies, contacts, joints, and the connected haptic devices' coupling as
+//! their streams last reported it — see `state_json`), `{"t":"stats",...}` at 4 Hz, `{"t":"world","generation":g}` when a scene is
 //! loaded, `{"t":"reply","cmd":...,"ok":...,"error":...,"tick":...}`. Page → server:
 //! `{"cmd":"pause"|"resume"|"reset"}` or `{"cmd":"step","n":N}`.
 
@@ -228,6 +229,15 @@ async fn world_json(ctx: &Ctx, token: Option<&String>) -> Result<Value, tonic::S
         "version": info.server_version,
         "bodies": bodies,
         "geoms": geoms,
+        "joints": info.joints.iter().map(|j| json!({
+            "id": j.id, "name": j.name, "type": j.r#type,
+            "parent": j.parent_body, "child": j.child_body,
+        })).collect::<Vec<_>>(),
+        "haptic_devices": info.haptic_devices.iter().map(|d| json!({
+            "id": d.id, "name": d.name, "tool_body": d.tool_body_id, "dof": d.dof,
+            "scale": d.scale, "offset": d.offset, "rotation": d.rotation,
+            "workspace_min": d.workspace_min, "workspace_max": d.workspace_max,
+        })).collect::<Vec<_>>(),
     }))
 }
 
@@ -250,7 +260,11 @@ async fn ws(
     up.on_upgrade(move |sock| session(ctx, sock, token))
 }
 
-fn state_json(s: &pb::State) -> Value {
+/// One state frame for the page: bodies `[x y z qw qx qy qz vx vy vz wx wy wz]`,
+/// contacts `[point normal force depth a b]`, joints `[q τ]` (τ = the actuator
+/// effort applied), and per connected haptic device `[id target(7) tool(7)
+/// force(3) contact]` (world; force = the force rendered to the device, mapped back).
+fn state_json(s: &pb::State, haptic: &[(usize, crate::runtime::HapticView)]) -> Value {
     let bodies: Vec<Value> = s
         .bodies
         .iter()
@@ -277,10 +291,28 @@ fn state_json(s: &pb::State) -> Value {
             json!(v)
         })
         .collect();
+    let joints: Vec<Value> = s
+        .joints
+        .iter()
+        .map(|j| json!([j.position, j.effort]))
+        .collect();
+    let haptic: Vec<Value> = haptic
+        .iter()
+        .filter(|(_, h)| h.gen == s.world_generation)
+        .map(|(id, h)| {
+            let mut v = Vec::with_capacity(19);
+            v.push(*id as f64);
+            v.extend_from_slice(&h.target);
+            v.extend_from_slice(&h.tool);
+            v.extend_from_slice(&h.force);
+            v.push(if h.contact { 1.0 } else { 0.0 });
+            json!(v)
+        })
+        .collect();
     json!({
         "t": "state", "tick": s.tick, "time": s.sim_time, "generation": s.world_generation,
         "paused": s.paused, "mode": s.mode, "faulted": s.faulted,
-        "bodies": bodies, "contacts": contacts,
+        "bodies": bodies, "contacts": contacts, "joints": joints, "haptic": haptic,
     })
 }
 
@@ -508,11 +540,13 @@ async fn session(ctx: Ctx, mut sock: WebSocket, token: Option<String>) {
     let mut stats_iv = tokio::time::interval(Duration::from_millis(250));
     stats_iv.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_frame = u64::MAX;
+    let mut last_haptic: Vec<(usize, u64, u64)> = Vec::new();
     let mut generation = None;
     let fields = vec![
         pb::StateField::Pose as i32,
         pb::StateField::Velocity as i32,
         pb::StateField::Contacts as i32,
+        pb::StateField::Joints as i32,
     ];
     loop {
         let out = tokio::select! {
@@ -530,11 +564,21 @@ async fn session(ctx: Ctx, mut sock: WebSocket, token: Option<String>) {
                                 .await;
                         }
                         generation = Some(s.world_generation);
-                        if s.frame == last_frame {
+                        // A device's stream may report a tick after its frame went out:
+                        // a changed coupling is sent even when the frame is the same.
+                        let rt = ctx.svc.runtime();
+                        let ndev = rt.world().model.haptics.len();
+                        let haptic: Vec<_> = (0..ndev)
+                            .filter_map(|d| rt.haptic_view(d).map(|v| (d, v)))
+                            .collect();
+                        let hkey: Vec<(usize, u64, u64)> =
+                            haptic.iter().map(|(d, v)| (*d, v.tick, v.seq)).collect();
+                        if s.frame == last_frame && hkey == last_haptic {
                             continue;
                         }
                         last_frame = s.frame;
-                        state_json(&s)
+                        last_haptic = hkey;
+                        state_json(&s, &haptic)
                     }
                     Err(_) => continue,
                 }

@@ -12,6 +12,7 @@ const V = {
   stats: [], replies: [], picked: -1, showContacts: true, showAxes: true, errors: [],
   mode: 'live', recording: null,
   showForces: true, showFrames: false, forceScale: 0.01, arrows: 0, bodyFrames: 0,
+  showHaptic: true, haptic: [], jointSel: [], jointSamples: [], jointPlot: { samples: 0 },
 };
 window.rtphys = V;
 
@@ -351,8 +352,41 @@ function draw() {
     gl.bindVertexArray(frameLines.vao); gl.drawArrays(gl.LINES, 0, frameLines.n);
   }
   V.bodyFrames = nframes;
+  drawHaptic();
   if (V.showAxes) { gl.bindVertexArray(axes.vao); gl.drawArrays(gl.LINES, 0, axes.n); }
   gl.bindVertexArray(null);
+}
+
+// Haptic devices (state frames' `haptic`: [id, target(7), tool(7), force(3), contact]):
+// the device's target pose as a small sphere with its frame, the coupling spring as
+// a line from it to the tool body, the force rendered to the device as an arrow
+// from the target (V.forceScale m per N). V.haptic lists what was drawn.
+const hapticLines = lineBuffer();
+let hapticSphere = null;
+function drawHaptic() {
+  const drawnH = [];
+  if (V.showHaptic && V.state && V.state.haptic && V.state.haptic.length) {
+    if (!hapticSphere) hapticSphere = sphereMesh(0.012);
+    const ln = [], spring = [.95, .85, .2], fcol = [.3, 1, .5], C = [[1, .2, .2], [.2, 1, .2], [.3, .5, 1]];
+    gl.useProgram(litProg);
+    for (const h of V.state.haptic) {
+      const tp = h.slice(1, 8), tool = h.slice(8, 11), f = h.slice(15, 18);
+      gl.uniformMatrix4fv(litU.model, false, poseMat(tp)); gl.uniform4f(litU.color, .9, .3, .9, 1);
+      gl.bindVertexArray(hapticSphere.vao); gl.drawElements(gl.TRIANGLES, hapticSphere.n, gl.UNSIGNED_INT, 0);
+      const m = poseMat(tp), o = [m[12], m[13], m[14]], L = 0.05;
+      for (let a = 0; a < 3; a++) ln.push(...o, ...C[a], o[0] + L * m[4 * a], o[1] + L * m[4 * a + 1], o[2] + L * m[4 * a + 2], ...C[a]);
+      ln.push(...o, ...spring, ...tool, ...spring);
+      const e = [o[0] + V.forceScale * f[0], o[1] + V.forceScale * f[1], o[2] + V.forceScale * f[2]];
+      if (Math.hypot(f[0], f[1], f[2]) > 0) ln.push(...o, ...fcol, ...e, ...fcol);
+      drawnH.push({ id: h[0], target: o, tool, force: f, contact: h[18] > 0 });
+    }
+    gl.useProgram(lineProg);
+    hapticLines.set(ln);
+    gl.disable(gl.DEPTH_TEST);
+    gl.bindVertexArray(hapticLines.vao); gl.drawArrays(gl.LINES, 0, hapticLines.n);
+    gl.enable(gl.DEPTH_TEST);
+  }
+  V.haptic = drawnH;
 }
 
 // ---------- plots ----------
@@ -372,6 +406,78 @@ for (const p of PLOTS) {
   p.canvas = document.createElement('canvas'); p.canvas.id = 'plot-' + p.key; side.appendChild(p.canvas);
   p.samples = 0;
 }
+// Joint plots: the selected joints' q and τ (state frames' `joints`, [q, τ] per
+// joint) over the last JOINT_WINDOW_S of simulated time.
+const JOINT_WINDOW_S = 10;
+const JCOLORS = ['#5fb0ff', '#ff9f43', '#7bd88f', '#ff6b81', '#c39bff', '#f5d76e', '#4fd1c5'];
+const jointBox = document.createElement('div'); jointBox.id = 'joints'; jointBox.style.display = 'none';
+jointBox.innerHTML = '<label style="font-size:11px;color:#aab">joints (ctrl/shift: several)<br>' +
+  '<select id="jointsel" multiple size="4" style="width:100%;background:#101216;color:#dde"></select></label>';
+const jq = document.createElement('canvas'), jt = document.createElement('canvas');
+jq.id = 'plot-joint-q'; jt.id = 'plot-joint-tau';
+jointBox.appendChild(jq); jointBox.appendChild(jt);
+side.insertBefore(jointBox, side.firstChild);
+const jointSel = jointBox.querySelector('#jointsel');
+jointSel.onchange = () => { V.jointSel = [...jointSel.selectedOptions].map(o => +o.value); drawJointPlots(); };
+function setupJoints(w) {
+  const js = w.joints || [];
+  jointSel.innerHTML = '';
+  for (const j of js) {
+    const o = document.createElement('option'); o.value = j.id; o.textContent = `${j.name} (${j.type})`;
+    jointSel.appendChild(o);
+  }
+  if (js.length) jointSel.options[0].selected = true;
+  V.jointSel = js.length ? [js[0].id] : [];
+  V.jointSamples = [];
+  jointBox.style.display = js.length ? 'block' : 'none';
+}
+function pushJoints(m) {
+  if (!m.joints || !m.joints.length) return;
+  const S = V.jointSamples;
+  if (S.length && m.time < S[S.length - 1].time) S.length = 0; // reset / restore
+  if (S.length && m.tick === S[S.length - 1].tick) S.pop(); // the same tick resent
+  S.push({ time: m.time, tick: m.tick, q: m.joints.map(j => j[0]), tau: m.joints.map(j => j[1]) });
+  while (S.length && S[0].time < m.time - JOINT_WINDOW_S) S.shift();
+}
+function plotSeries(c, title, pts, now, win, colors, unit) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.floor(c.clientWidth * dpr), h = Math.floor(c.clientHeight * dpr);
+  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+  const x = c.getContext('2d'); x.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const W = c.clientWidth, H = c.clientHeight, top = 16, bot = H - 4;
+  x.clearRect(0, 0, W, H);
+  let lo = Infinity, hi = -Infinity;
+  for (const [, v] of pts) for (const y of v) if (Number.isFinite(y)) { lo = Math.min(lo, y); hi = Math.max(hi, y); }
+  if (!(hi > lo)) { lo = (Number.isFinite(lo) ? lo : 0) - 1e-3; hi = lo + 2e-3; }
+  const pad = 0.1 * (hi - lo); lo -= pad; hi += pad;
+  x.fillStyle = '#aab'; x.font = '11px sans-serif';
+  const last = pts.length ? pts[pts.length - 1][1].map(v => (+v).toPrecision(4)).join(' / ') : '–';
+  x.fillText(`${title}: ${last} ${unit}`, 4, 11);
+  x.strokeStyle = '#2a2e38'; x.beginPath();
+  for (let t = Math.ceil(now - win); t <= now; t++) { const X = W * (1 - (now - t) / win); x.moveTo(X, top); x.lineTo(X, bot); }
+  x.stroke();
+  const n = pts.length ? pts[0][1].length : 0;
+  for (let k = 0; k < n; k++) {
+    x.strokeStyle = colors[k % colors.length]; x.beginPath();
+    pts.forEach(([t, v], i) => {
+      const X = W * (1 - (now - t) / win), Y = bot - (bot - top) * (v[k] - lo) / (hi - lo);
+      if (i) x.lineTo(X, Y); else x.moveTo(X, Y);
+    });
+    x.stroke();
+  }
+}
+function drawJointPlots() {
+  const S = V.jointSamples, sel = V.jointSel;
+  if (!S.length || !sel.length) { V.jointPlot = { samples: 0, joints: sel }; return; }
+  const now = S[S.length - 1].time;
+  const q = S.map(s => [s.time, sel.map(j => s.q[j])]), tau = S.map(s => [s.time, sel.map(j => s.tau[j])]);
+  plotSeries(jq, 'joint q', q, now, JOINT_WINDOW_S, JCOLORS, 'rad | m');
+  plotSeries(jt, 'joint τ', tau, now, JOINT_WINDOW_S, JCOLORS, 'N·m | N');
+  const L = S[S.length - 1];
+  V.jointPlot = { samples: S.length, joints: sel.slice(), tick: L.tick, time: L.time,
+    q: q[q.length - 1][1], tau: tau[tau.length - 1][1] };
+}
+
 function drawPlots() {
   const now = V.stats.length ? V.stats[V.stats.length - 1].uptime : 0;
   for (const p of PLOTS) {
@@ -412,6 +518,7 @@ async function loadWorld() {
   V.world = await r.json();
   V.state = null;
   buildScene(V.world);
+  setupJoints(V.world);
 }
 function send(cmd) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(cmd)); }
 function connect() {
@@ -420,7 +527,11 @@ function connect() {
   ws.onmessage = ev => {
     const m = JSON.parse(ev.data);
     if (m.t === 'state') {
-      if (V.world && m.generation === V.world.generation) V.state = m;
+      if (V.world && m.generation === V.world.generation) {
+        V.state = m;
+        pushJoints(m);
+        drawJointPlots();
+      }
       V.ready = V.world !== null;
     } else if (m.t === 'stats') {
       V.stats.push(m);
@@ -543,6 +654,7 @@ document.getElementById('contacts').onchange = e => { V.showContacts = e.target.
 document.getElementById('axes').onchange = e => { V.showAxes = e.target.checked; };
 document.getElementById('forces').onchange = e => { V.showForces = e.target.checked; };
 document.getElementById('frames').onchange = e => { V.showFrames = e.target.checked; };
+document.getElementById('haptic').onchange = e => { V.showHaptic = e.target.checked; };
 window.addEventListener('resize', drawPlots);
 
 const start = recordingURL
