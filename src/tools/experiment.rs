@@ -146,7 +146,7 @@ fn peg_pour_main(a: PegPourArgs) -> anyhow::Result<()> {
         w,
         "method,h,runs,overlap_q1,overlap_median,overlap_q3,overlap_max,runs_failed_solve,runs_crashed"
     )?;
-    let mut series: Vec<(PourMethod, Vec<(f64, f64, f64, f64)>)> = Vec::new();
+    let mut series: Vec<(PourMethod, Vec<Quartiles>)> = Vec::new();
     for method in [PourMethod::Lcp, PourMethod::Peg] {
         let mut pts = Vec::new();
         for &h in &steps {
@@ -182,7 +182,9 @@ fn peg_pour_main(a: PegPourArgs) -> anyhow::Result<()> {
 /// Values below this are drawn at it (log axis).
 const FLOOR: f64 = 1e-16;
 
-type Series = [(PourMethod, Vec<(f64, f64, f64, f64)>)];
+/// (h, q1, median, q3) of one step size.
+type Quartiles = (f64, f64, f64, f64);
+type Series = [(PourMethod, Vec<Quartiles>)];
 
 fn draw_fig24(series: &Series, path: &Path, text: bool, seeds: u64) -> anyhow::Result<()> {
     let c = |y: f64| if y.is_finite() { y.max(FLOOR) } else { FLOOR };
