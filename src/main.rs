@@ -34,6 +34,9 @@ enum Cmd {
     Plot(rtphys::tools::PlotArgs),
     /// Benchmarks printing JSON: µs per step of the reference scenes.
     Bench(rtphys::tools::BenchArgs),
+    /// The papers' long experiments as sweeps writing CSV and PNG (peg-pour: 003
+    /// Figs. 23–24).
+    Experiment(rtphys::tools::ExperimentArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -47,6 +50,7 @@ fn main() -> std::process::ExitCode {
         Some(Cmd::Scene(a)) => rtphys::tools::scene_main(a),
         Some(Cmd::Plot(a)) => rtphys::tools::plot_main(a),
         Some(Cmd::Bench(a)) => rtphys::tools::bench_main(a),
+        Some(Cmd::Experiment(a)) => rtphys::tools::experiment_main(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -3,9 +3,11 @@
 pub mod bench;
 pub mod bench_haptics;
 pub mod bench_ipc;
+pub mod experiment;
 pub mod plot;
 
 pub use bench::{bench_main, BenchArgs};
+pub use experiment::{experiment_main, ExperimentArgs};
 pub use plot::{plot_main, PlotArgs};
 
 use crate::experiments::{pile_scene, PileKind};

@@ -1,0 +1,343 @@
+//! 003's 3D pouring experiment (Sec. 6, "Box of Polyhedra", Figs. 23–24): random
+//! convex polyhedra dropped one every 0.5 s into a box made of five right
+//! hexahedra, simulated with the standard contact model (`method = "lcp"`, eqs.
+//! (8)–(9)) and with PEG (`method = "peg"`, eqs. (48)–(49)) from the same initial
+//! conditions; the accuracy metric is the exact volume of overlap among all bodies
+//! at the end of every step (`collision::overlap`), relative to L³.
+//!
+//! The paper does not give sizes; ours (stated, not tuned):
+//! - **Polyhedra**: the convex hull of [`HULL_POINTS`] points drawn uniformly on the
+//!   unit sphere, each axis scaled by U(0.6, 1) × [`RADIUS`] (so every body fits a
+//!   ball of diameter L = 2 × [`RADIUS`] = 0.2 m), random orientation (Shoemake),
+//!   density 1000 kg/m³, μ = 0.5 (the LCP's friction rows on 4 directions for both
+//!   models).
+//! - **Box**: five static bodies, one right hexahedron (box geom) each: a floor slab
+//!   0.7 × 0.7 × 0.1 m (top face at z = 0) and four walls 0.05 m thick, 0.5 m high,
+//!   enclosing a 0.6 × 0.6 m interior.
+//! - **Release protocol** (the paper's): body i appears at t = 0.5 i s at rest at
+//!   a drop point (x, y) ∈ U(−0.15, 0.15)², z = 0.8 m (above the walls), until
+//!   t = 5 s: [`BODIES`] = 10 bodies. Until its release a body is **parked**: placed
+//!   in the scene file far from the box (a row at z = 100 m, 1 m apart) and frozen
+//!   (`Data::frozen`, treated as static, so gravity does not move it). Release
+//!   teleports it (position, zero velocity) and unfreezes it — between steps, no
+//!   allocation, deterministic.
+//! - The metric sums the overlap of every pair of polytope geoms of different bodies
+//!   except the box pieces among themselves (which touch and never move).
+//!
+//! "Crashed" = the non-finite-state quarantine fired (`StepStats::quarantined`):
+//! the run's state went non-finite or absurd and a body was rolled back and frozen.
+//! "Failed solve" = a Lemke failure (`StepStats::solver_failures`; each is
+//! re-solved by the PGS fallback, `solver_fallbacks`).
+
+use crate::collision::overlap::OverlapScratch;
+use crate::collision::{ConvexPolytope, Shape};
+use crate::data::Data;
+use crate::math::{SplitMix64, Vec3};
+use crate::model::{BodyKind, Model};
+use crate::pipeline::Pipeline;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// Bodies poured (one every [`RELEASE_EVERY`] s from t = 0 until t = 5 s).
+pub const BODIES: usize = 10;
+/// Seconds between releases.
+pub const RELEASE_EVERY: f64 = 0.5;
+/// Simulated time of a full run, s.
+pub const DURATION: f64 = 5.0;
+/// Radius of the ball every polyhedron fits in, m; L = 2 × RADIUS.
+pub const RADIUS: f64 = 0.1;
+/// Body size L of the overlap metric (volume / L³), m.
+pub const L: f64 = 2.0 * RADIUS;
+/// Points whose convex hull is one polyhedron.
+pub const HULL_POINTS: usize = 10;
+/// Height of the drop point, m.
+pub const DROP_Z: f64 = 0.8;
+
+/// The 16 step sizes of the full sweep, s: log-spaced from 1e-3 to 5e-2 (ratio
+/// 50^(1/15) ≈ 1.298), rounded to three significant digits.
+pub fn step_sizes() -> Vec<f64> {
+    (0..16)
+        .map(|i| {
+            let h = 1e-3 * 50f64.powf(i as f64 / 15.0);
+            let m = 10f64.powi(2 - h.log10().floor() as i32);
+            (h * m).round() / m
+        })
+        .collect()
+}
+
+/// The contact model of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PourMethod {
+    /// The standard model (`method = "lcp"`).
+    Lcp,
+    /// PEG (`method = "peg"`).
+    Peg,
+}
+
+impl PourMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            PourMethod::Lcp => "lcp",
+            PourMethod::Peg => "peg",
+        }
+    }
+}
+
+/// A generated pour: the scene TOML and the release schedule.
+#[derive(Clone, Debug)]
+pub struct PourScene {
+    pub toml: String,
+    /// Per poured body (in order): release time, s, and drop point (the centre of
+    /// mass at release), m.
+    pub releases: Vec<(f64, Vec3)>,
+}
+
+/// The pour of `seed` at step `h` under `method`, as scene TOML and schedule.
+pub fn pour_scene(seed: u64, method: PourMethod, h: f64) -> PourScene {
+    let mut rng = SplitMix64::new(seed);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# 003 Sec. 6 3D pour (src/experiments/peg_pour.rs), seed {seed}.\n\n\
+         [world]\ngravity = [0.0, 0.0, -9.81]\ndt = {h:?}\nmethod = \"{}\"\n\n[lcp]\nsolver = \"lemke\"\n",
+        method.name()
+    );
+    let mat = "material = { mu = 0.5 }";
+    // The box: (name, centre, half extents).
+    let (a, t, wh) = (0.3, 0.025, 0.25);
+    let pieces = [
+        ("floor", [0.0, 0.0, -0.05], [a + 2.0 * t, a + 2.0 * t, 0.05]),
+        ("wall_px", [a + t, 0.0, wh], [t, a + 2.0 * t, wh]),
+        ("wall_nx", [-(a + t), 0.0, wh], [t, a + 2.0 * t, wh]),
+        ("wall_py", [0.0, a + t, wh], [a, t, wh]),
+        ("wall_ny", [0.0, -(a + t), wh], [a, t, wh]),
+    ];
+    for (name, c, he) in pieces {
+        let _ = writeln!(
+            s,
+            "[[body]]\nname = \"{name}\"\nstatic = true\nshape = {{ type = \"box\", half_extents = [{:?}, {:?}, {:?}] }}\nposition = [{:?}, {:?}, {:?}]\n{mat}\n",
+            he[0], he[1], he[2], c[0], c[1], c[2]
+        );
+    }
+    let mut releases = Vec::with_capacity(BODIES);
+    for i in 0..BODIES {
+        // Draws in a fixed order per body: scales, points, orientation, drop point.
+        let sc = [
+            rng.uniform(0.6, 1.0) * RADIUS,
+            rng.uniform(0.6, 1.0) * RADIUS,
+            rng.uniform(0.6, 1.0) * RADIUS,
+        ];
+        let mut pts = String::new();
+        for k in 0..HULL_POINTS {
+            // Uniform on the sphere: z = U(−1, 1), azimuth U(0, 2π).
+            let z = rng.uniform(-1.0, 1.0);
+            let phi = rng.uniform(0.0, std::f64::consts::TAU);
+            let r = (1.0 - z * z).max(0.0).sqrt();
+            let p = [r * phi.cos() * sc[0], r * phi.sin() * sc[1], z * sc[2]];
+            let sep = if k == 0 { "" } else { ", " };
+            let _ = write!(pts, "{sep}[{:?}, {:?}, {:?}]", p[0], p[1], p[2]);
+        }
+        let q = rng.rotation().quaternion().to_owned();
+        let drop = Vec3::new(rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15), DROP_Z);
+        releases.push((RELEASE_EVERY * i as f64, drop));
+        let _ = writeln!(
+            s,
+            "[[body]]\nname = \"poly{i}\"\nshape = {{ type = \"polytope\", points = [{pts}] }}\ndensity = 1000.0\nposition = [{:?}, 0.0, 100.0]\norientation = [{:?}, {:?}, {:?}, {:?}]\n{mat}\n",
+            10.0 + i as f64,
+            q.w,
+            q.i,
+            q.j,
+            q.k
+        );
+    }
+    PourScene { toml: s, releases }
+}
+
+/// Parks and releases the poured bodies of a [`PourScene`] (module doc).
+#[derive(Clone, Debug)]
+pub struct PourDriver {
+    /// (body index, release time, drop point), in release order.
+    schedule: Vec<(usize, f64, Vec3)>,
+    next: usize,
+}
+
+impl PourDriver {
+    /// Freezes every poured body of `data` (bodies `poly0`, `poly1`, … of the model).
+    pub fn new(model: &Model, scene: &PourScene, data: &mut Data) -> anyhow::Result<Self> {
+        let mut schedule = Vec::with_capacity(scene.releases.len());
+        for (i, &(t, p)) in scene.releases.iter().enumerate() {
+            let name = format!("poly{i}");
+            let b = model
+                .body_id(&name)
+                .ok_or_else(|| anyhow::anyhow!("pour scene has no body '{name}'"))?;
+            data.frozen[b] = true;
+            schedule.push((b, t, p));
+        }
+        Ok(PourDriver { schedule, next: 0 })
+    }
+
+    /// Releases the bodies due at `data.time` (call before each step).
+    pub fn before_step(&mut self, data: &mut Data, h: f64) {
+        while let Some(&(b, t, p)) = self.schedule.get(self.next) {
+            // Due when the step starting now is the first to end after t.
+            if data.time + 0.5 * h < t {
+                break;
+            }
+            let s = &mut data.state[b];
+            s.x = p;
+            s.v = Vec3::zeros();
+            s.w = Vec3::zeros();
+            data.frozen[b] = false;
+            self.next += 1;
+        }
+    }
+}
+
+/// The overlap metric of a pour model: Σ of the exact overlap volumes over every pair
+/// of polytope geoms of different bodies, except static–static pairs.
+pub struct PourOverlap {
+    hull: Vec<Option<Arc<ConvexPolytope>>>,
+    pairs: Vec<(u32, u32)>,
+    scratch: OverlapScratch,
+}
+
+impl PourOverlap {
+    pub fn new(model: &Model) -> Self {
+        let hull: Vec<_> = model
+            .geoms
+            .iter()
+            .map(|g| match &g.shape {
+                Shape::Box { poly, .. } => Some(poly.clone()),
+                Shape::Polytope(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        let is_static = |g: usize| model.bodies[model.geoms[g].body].kind != BodyKind::Free;
+        let mut pairs = Vec::new();
+        for a in 0..hull.len() {
+            for b in a + 1..hull.len() {
+                if hull[a].is_some()
+                    && hull[b].is_some()
+                    && model.geoms[a].body != model.geoms[b].body
+                    && !(is_static(a) && is_static(b))
+                {
+                    pairs.push((a as u32, b as u32));
+                }
+            }
+        }
+        PourOverlap {
+            hull,
+            pairs,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Σ of the exact overlap volumes at `data`'s state, m³.
+    pub fn volume(&mut self, model: &Model, data: &Data) -> f64 {
+        crate::pipeline::lcp::peg::overlap_volume(
+            model,
+            &data.state,
+            &self.pairs,
+            &self.hull,
+            &mut self.scratch,
+        )
+    }
+}
+
+/// One run of the pour.
+#[derive(Clone, Debug)]
+pub struct PourRun {
+    pub method: PourMethod,
+    pub seed: u64,
+    pub h: f64,
+    /// Per step: overlap volume / L³ at the end of the step.
+    pub overlap: Vec<f64>,
+    /// Per step: narrow-phase contact points of the step.
+    pub contacts: Vec<u32>,
+    /// Lemke failures (each re-solved by PGS) and PGS fallbacks over the run.
+    pub solver_failures: u64,
+    pub solver_fallbacks: u64,
+    /// Quarantine events (non-finite or absurd state) and the first one's time, s.
+    pub quarantined: u64,
+    pub crash_time: Option<f64>,
+    /// Wall time of the run's steps, s (excluding the overlap metric).
+    pub step_seconds: f64,
+}
+
+impl PourRun {
+    pub fn crashed(&self) -> bool {
+        self.quarantined > 0
+    }
+    pub fn max_overlap(&self) -> f64 {
+        self.overlap.iter().copied().fold(0.0, f64::max)
+    }
+    /// "Failed" in the issue's sense: a solve fell back or the run crashed.
+    pub fn failed(&self) -> bool {
+        self.solver_failures > 0 || self.crashed()
+    }
+}
+
+/// Runs the pour of `seed` under `method` at step `h` for `duration` s.
+pub fn run_pour(seed: u64, method: PourMethod, h: f64, duration: f64) -> anyhow::Result<PourRun> {
+    let scene = pour_scene(seed, method, h);
+    let model =
+        crate::model::scene::load_scene_str(&scene.toml, "<peg-pour>", std::path::Path::new("."))?;
+    let mut data = Data::new(&model);
+    let mut driver = PourDriver::new(&model, &scene, &mut data)?;
+    let mut pl = Pipeline::new(&model);
+    let mut metric = PourOverlap::new(&model);
+    let steps = (duration / h).round() as usize;
+    let mut run = PourRun {
+        method,
+        seed,
+        h,
+        overlap: Vec::with_capacity(steps),
+        contacts: Vec::with_capacity(steps),
+        solver_failures: 0,
+        solver_fallbacks: 0,
+        quarantined: 0,
+        crash_time: None,
+        step_seconds: 0.0,
+    };
+    let l3 = L * L * L;
+    for _ in 0..steps {
+        driver.before_step(&mut data, h);
+        let t0 = std::time::Instant::now();
+        pl.step(&model, &mut data);
+        run.step_seconds += t0.elapsed().as_secs_f64();
+        if data.stats.quarantined > 0 && run.crash_time.is_none() {
+            run.crash_time = Some(data.time);
+        }
+        run.overlap.push(metric.volume(&model, &data) / l3);
+        run.contacts.push(data.contacts.points.len() as u32);
+    }
+    run.solver_failures = data.stats.solver_failures;
+    run.solver_fallbacks = data.stats.solver_fallbacks;
+    run.quarantined = data.stats.quarantined;
+    Ok(run)
+}
+
+/// Quantile `p` ∈ [0, 1] of `v` (sorted in place; linear interpolation between
+/// order statistics). NaN for an empty slice.
+pub fn quantile(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let x = p * (v.len() - 1) as f64;
+    let (i, f) = (x.floor() as usize, x - x.floor());
+    if i + 1 < v.len() {
+        v[i] * (1.0 - f) + v[i + 1] * f
+    } else {
+        v[i]
+    }
+}
+
+/// Median and quartiles (q1, median, q3) of the per-step overlap pooled over `runs`.
+pub fn overlap_quartiles<'a>(runs: impl Iterator<Item = &'a PourRun>) -> (f64, f64, f64) {
+    let mut all: Vec<f64> = runs.flat_map(|r| r.overlap.iter().copied()).collect();
+    let q1 = quantile(&mut all, 0.25);
+    let q2 = quantile(&mut all, 0.5);
+    let q3 = quantile(&mut all, 0.75);
+    (q1, q2, q3)
+}

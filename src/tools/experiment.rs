@@ -1,0 +1,283 @@
+//! `rtphys experiment`: the papers' experiments that take minutes, as sweeps writing
+//! CSV and PNG.
+//!
+//! `peg-pour` — 003 Sec. 6, Figs. 23–24 (the 3D pour, `experiments::peg_pour`):
+//! seeds × step sizes × {standard model, PEG}. Writes
+//! - `<out>/peg_pour_runs.csv`: one line per run (method, seed, h, steps, overlap
+//!   quartiles and maximum over the run's steps / L³, mean and maximum contact
+//!   points, Lemke failures, PGS fallbacks, quarantine events, crash time, µs per
+//!   step);
+//! - `<out>/peg_pour_fig24.csv`: per method and h, the per-step overlap / L³ pooled
+//!   over the seeds: q1, median, q3, max; runs with a failed solve; crashed runs;
+//! - `<img>/peg_pour_fig24.png`: Fig. 24 — median overlap with the quartile band
+//!   against h, both log axes.
+
+use crate::experiments::peg_pour::{
+    overlap_quartiles, quantile, run_pour, step_sizes, PourMethod, PourRun, DURATION,
+};
+use anyhow::Context;
+use plotters::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `rtphys experiment` arguments.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExperimentArgs {
+    #[command(subcommand)]
+    pub what: ExperimentKind,
+}
+
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum ExperimentKind {
+    /// 003 Figs. 23–24: random convex polyhedra poured into a box of five right
+    /// hexahedra, standard model vs PEG, overlap volume against step size.
+    PegPour(PegPourArgs),
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct PegPourArgs {
+    /// Dimension: 3 (the 2D planar world is not built).
+    #[arg(long, default_value_t = 3)]
+    pub dim: u32,
+    /// Initial configurations: seeds 1..=N.
+    #[arg(long, default_value_t = 10)]
+    pub seeds: u64,
+    /// Step sizes, s (default: the 16 log-spaced sizes from 1e-3 to 5e-2).
+    #[arg(long, value_delimiter = ',')]
+    pub steps: Vec<f64>,
+    /// Simulated time per run, s (the paper's 5 s).
+    #[arg(long, default_value_t = DURATION)]
+    pub duration: f64,
+    /// Directory for the CSVs.
+    #[arg(long, default_value = "target/peg_pour")]
+    pub out: PathBuf,
+    /// Directory for the PNG.
+    #[arg(long, default_value = "docs/img")]
+    pub img: PathBuf,
+    /// TrueType font for the plot's text (drawn without text if unusable).
+    #[arg(
+        long,
+        default_value = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    )]
+    pub font: PathBuf,
+}
+
+pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
+    match a.what {
+        ExperimentKind::PegPour(p) => peg_pour_main(p),
+    }
+}
+
+fn peg_pour_main(a: PegPourArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        a.dim == 3,
+        "--dim {}: only the 3D pour is built (the planar world of the 2D pour is not)",
+        a.dim
+    );
+    anyhow::ensure!(
+        (1..=1000).contains(&a.seeds),
+        "--seeds {}: expected 1–1000",
+        a.seeds
+    );
+    anyhow::ensure!(
+        a.duration.is_finite() && a.duration > 0.0 && a.duration <= 60.0,
+        "--duration {}: expected (0, 60] s",
+        a.duration
+    );
+    let steps = if a.steps.is_empty() {
+        step_sizes()
+    } else {
+        a.steps.clone()
+    };
+    for &h in &steps {
+        anyhow::ensure!(
+            h.is_finite() && (1e-5..=0.1).contains(&h),
+            "--steps: {h} outside [1e-5, 0.1] s"
+        );
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let runs_path = a.out.join("peg_pour_runs.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&runs_path)
+            .with_context(|| format!("creating {}", runs_path.display()))?,
+    );
+    writeln!(
+        w,
+        "method,seed,h,steps,overlap_q1,overlap_median,overlap_q3,overlap_max,contacts_mean,contacts_max,solver_failures,solver_fallbacks,quarantined,crash_time,us_per_step"
+    )?;
+    let mut runs: Vec<PourRun> = Vec::new();
+    for &h in &steps {
+        for seed in 1..=a.seeds {
+            for method in [PourMethod::Lcp, PourMethod::Peg] {
+                let r = run_pour(seed, method, h, a.duration)?;
+                let mut ov = r.overlap.clone();
+                let n = r.overlap.len().max(1) as f64;
+                let line = format!(
+                    "{},{seed},{h:?},{},{:e},{:e},{:e},{:e},{:.2},{},{},{},{},{},{:.1}",
+                    method.name(),
+                    r.overlap.len(),
+                    quantile(&mut ov, 0.25),
+                    quantile(&mut ov, 0.5),
+                    quantile(&mut ov, 0.75),
+                    r.max_overlap(),
+                    r.contacts.iter().map(|&c| c as f64).sum::<f64>() / n,
+                    r.contacts.iter().copied().max().unwrap_or(0),
+                    r.solver_failures,
+                    r.solver_fallbacks,
+                    r.quarantined,
+                    r.crash_time.map(|t| format!("{t:.4}")).unwrap_or_default(),
+                    1e6 * r.step_seconds / n
+                );
+                writeln!(w, "{line}")?;
+                w.flush()?;
+                eprintln!("{line}");
+                runs.push(r);
+            }
+        }
+    }
+    drop(w);
+
+    let fig_path = a.out.join("peg_pour_fig24.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&fig_path)
+            .with_context(|| format!("creating {}", fig_path.display()))?,
+    );
+    writeln!(
+        w,
+        "method,h,runs,overlap_q1,overlap_median,overlap_q3,overlap_max,runs_failed_solve,runs_crashed"
+    )?;
+    let mut series: Vec<(PourMethod, Vec<Quartiles>)> = Vec::new();
+    for method in [PourMethod::Lcp, PourMethod::Peg] {
+        let mut pts = Vec::new();
+        for &h in &steps {
+            let sel = || runs.iter().filter(|r| r.method == method && r.h == h);
+            let (q1, q2, q3) = overlap_quartiles(sel());
+            let max = sel().map(|r| r.max_overlap()).fold(0.0, f64::max);
+            writeln!(
+                w,
+                "{},{h:?},{},{q1:e},{q2:e},{q3:e},{max:e},{},{}",
+                method.name(),
+                sel().count(),
+                sel().filter(|r| r.solver_failures > 0).count(),
+                sel().filter(|r| r.crashed()).count()
+            )?;
+            pts.push((h, q1, q2, q3));
+        }
+        series.push((method, pts));
+    }
+    drop(w);
+    std::fs::create_dir_all(&a.img).with_context(|| format!("creating {}", a.img.display()))?;
+    let text = crate::tools::plot::register(&a.font);
+    let png = a.img.join("peg_pour_fig24.png");
+    draw_fig24(&series, &png, text, a.seeds)?;
+    eprintln!(
+        "wrote {}, {}, {}",
+        runs_path.display(),
+        fig_path.display(),
+        png.display()
+    );
+    Ok(())
+}
+
+/// Values below this are drawn at it (log axis).
+const FLOOR: f64 = 1e-16;
+
+/// (h, q1, median, q3) of one step size.
+type Quartiles = (f64, f64, f64, f64);
+type Series = [(PourMethod, Vec<Quartiles>)];
+
+fn draw_fig24(series: &Series, path: &Path, text: bool, seeds: u64) -> anyhow::Result<()> {
+    let c = |y: f64| if y.is_finite() { y.max(FLOOR) } else { FLOOR };
+    let (mut hlo, mut hhi, mut ylo, mut yhi) = (f64::INFINITY, 0.0f64, f64::INFINITY, 0.0f64);
+    for (_, pts) in series {
+        for &(h, q1, _, q3) in pts {
+            hlo = hlo.min(h);
+            hhi = hhi.max(h);
+            ylo = ylo.min(c(q1));
+            yhi = yhi.max(c(q3));
+        }
+    }
+    anyhow::ensure!(hlo.is_finite() && hhi > 0.0, "no runs to plot");
+    let (hlo, hhi) = (hlo / 1.2, hhi * 1.2);
+    let ylo = 10f64.powf(ylo.log10().floor() - 1.0);
+    let yhi = 10f64.powf(yhi.log10().ceil()).max(ylo * 100.0);
+    let root = BitMapBackend::new(path, (1000, 600)).into_drawing_area();
+    let e = |err: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {err:?}", path.display());
+    root.fill(&WHITE).map_err(e)?;
+    let mut b = ChartBuilder::on(&root);
+    b.margin(14);
+    if text {
+        b.caption(
+            format!("3D pour: overlap volume vs step (003 Fig. 24; {seeds} seeds, median and quartiles)"),
+            ("sans-serif", 20),
+        )
+        .x_label_area_size(45)
+        .y_label_area_size(80);
+    } else {
+        b.x_label_area_size(8).y_label_area_size(8);
+    }
+    let mut chart = b
+        .build_cartesian_2d((hlo..hhi).log_scale(), (ylo..yhi).log_scale())
+        .map_err(e)?;
+    if text {
+        chart
+            .configure_mesh()
+            .x_desc("step size h, s")
+            .y_desc(format!(
+                "overlap volume / L³ (values < {FLOOR:e} drawn at it)"
+            ))
+            .x_label_formatter(&|x: &f64| format!("{x:.0e}"))
+            .y_label_formatter(&|y: &f64| format!("{y:.0e}"))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .draw()
+            .map_err(e)?;
+    }
+    for (method, pts) in series {
+        let color = match method {
+            PourMethod::Lcp => RGBColor(214, 39, 40),
+            PourMethod::Peg => RGBColor(31, 119, 180),
+        };
+        let band: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|&(h, _, _, q3)| (h, c(q3)))
+            .chain(pts.iter().rev().map(|&(h, q1, _, _)| (h, c(q1))))
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))
+            .map_err(e)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|&(h, _, m, _)| Circle::new((h, c(m)), 3, color.filled())),
+            )
+            .map_err(e)?;
+        let s = chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|&(h, _, m, _)| (h, c(m))),
+                color.stroke_width(2),
+            ))
+            .map_err(e)?;
+        if text {
+            let name = match method {
+                PourMethod::Lcp => "standard model (lcp)",
+                PourMethod::Peg => "PEG",
+            };
+            s.label(name).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+            });
+        }
+    }
+    if text {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .draw()
+            .map_err(e)?;
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}
