@@ -6,12 +6,9 @@
 
 mod common;
 
-use rtphys::ipc::intersect::triangles_meet;
-use rtphys::ipc::mesh::SurfaceMesh;
-use rtphys::math::Vec3;
+use rtphys::ipc::intersect::{body_meshes, count_body_intersections};
 use rtphys::model::scene::load_scene_str;
-use rtphys::model::{Method, Model};
-use rtphys::pipeline::ipc::tessellate::body_mesh;
+use rtphys::model::Model;
 use rtphys::{Data, Pipeline};
 use std::path::Path;
 
@@ -26,71 +23,28 @@ fn load(text: &str) -> Model {
     }
 }
 
-fn meshes(model: &Model) -> Vec<SurfaceMesh> {
-    let half = match model.opt.method {
-        Method::Ipc(p) => p.plane_half_width,
-        _ => 100.0,
-    };
-    (0..model.nbody())
-        .map(|b| body_mesh(model, b, half))
-        .collect()
-}
-
-/// Pairs of triangles of different bodies (not both static) that meet (exact test).
-fn intersections(model: &Model, data: &Data, meshes: &[SurfaceMesh]) -> usize {
-    let world: Vec<Vec<[Vec3; 3]>> = meshes
-        .iter()
-        .enumerate()
-        .map(|(b, m)| {
-            let pose = data.state[b].pose();
-            m.faces
-                .iter()
-                .map(|f| f.map(|i| (pose * nalgebra::Point3::from(m.vertices[i as usize])).coords))
-                .collect()
-        })
-        .collect();
-    let bx = |t: &[Vec3; 3]| (t[0].inf(&t[1]).inf(&t[2]), t[0].sup(&t[1]).sup(&t[2]));
-    let mut n = 0;
-    for a in 0..world.len() {
-        for b in a + 1..world.len() {
-            if model.bodies[a].mass == 0.0 && model.bodies[b].mass == 0.0 {
-                continue;
-            }
-            for ta in &world[a] {
-                let (la, ha) = bx(ta);
-                for tb in &world[b] {
-                    let (lb, hb) = bx(tb);
-                    if (0..3).any(|k| la[k] > hb[k] || lb[k] > ha[k]) {
-                        continue;
-                    }
-                    if triangles_meet(ta, tb) {
-                        n += 1;
-                    }
-                }
-            }
-        }
-    }
-    n
-}
-
 fn energy(model: &Model, data: &Data) -> f64 {
     data.kinetic_energy(model) + data.potential_energy(model)
 }
 
 /// Steps with the checks of the module doc; returns the final data.
 fn run_checked(model: &Model, steps: usize) -> Data {
-    let m = meshes(model);
+    let m = body_meshes(model);
     let mut data = Data::new(model);
     let mut pipe = Pipeline::new(model);
     let e0 = energy(model, &data);
-    assert_eq!(intersections(model, &data, &m), 0, "starts intersecting");
+    assert_eq!(
+        count_body_intersections(model, &data, &m),
+        0,
+        "starts intersecting"
+    );
     for s in 0..steps {
         pipe.step(model, &mut data);
         assert!(
             data.state.iter().all(|b| b.is_finite()),
             "step {s}: non-finite state"
         );
-        let k = intersections(model, &data, &m);
+        let k = count_body_intersections(model, &data, &m);
         assert_eq!(k, 0, "step {s}: {k} intersecting triangle pairs");
         let e = energy(model, &data);
         assert!(
@@ -126,7 +80,7 @@ density = 1000.0
 shape = { type = "mesh", file = "cup.obj" }
 "#,
     );
-    let mesh = &meshes(&m)[0];
+    let mesh = &body_meshes(&m)[0];
     assert_eq!(mesh.faces.len(), 28);
     assert_eq!(mesh.vertices.len(), 16);
     assert!(
@@ -184,34 +138,32 @@ shape = { type = "box", half_extents = [0.05, 0.05, 0.05] }
     );
 }
 
+/// A square peg (half width `half`, half height 0.15 m, 1 kg) released at height `z0`
+/// over the 0.12 m square hole of the static holed block (its centre at z = 0.3 m),
+/// on a floor or not, run `steps` checked steps; returns the peg centre's height.
+fn peg_over_holed_block(floor: bool, half: f64, z0: f64, steps: usize) -> f64 {
+    let floor = if floor {
+        "[[body]]\nname = \"floor\"\nstatic = true\nshape = { type = \"plane\" }\n"
+    } else {
+        ""
+    };
+    let m = load(&format!(
+        "[world]\ndt = 0.01\nmethod = \"ipc\"\n{floor}\
+         [[body]]\nname = \"block\"\nstatic = true\nposition = [0.0, 0.0, 0.3]\n\
+         shape = {{ type = \"mesh\", file = \"holed_block.obj\" }}\n\
+         [[body]]\nname = \"peg\"\nmass = 1.0\nposition = [0.0, 0.0, {z0}]\n\
+         shape = {{ type = \"box\", half_extents = [{half}, {half}, 0.15] }}\n"
+    ));
+    let d = run_checked(&m, steps);
+    d.state[m.nbody() - 1].x.z
+}
+
 /// A 0.1 m square peg (clearance 0.01 m = 10 d̂ each side) falls through the
 /// 0.12 m square hole of a static block held 0.3 m above the floor and lands on
 /// the floor (centre at 0.05 m to d̂).
 #[test]
 fn peg_slides_through_square_hole() {
-    let m = load(
-        r#"
-[world]
-dt = 0.01
-method = "ipc"
-[[body]]
-name = "floor"
-static = true
-shape = { type = "plane" }
-[[body]]
-name = "block"
-static = true
-position = [0.0, 0.0, 0.3]
-shape = { type = "mesh", file = "holed_block.obj" }
-[[body]]
-name = "peg"
-mass = 1.0
-position = [0.0, 0.0, 0.8]
-shape = { type = "box", half_extents = [0.05, 0.05, 0.15] }
-"#,
-    );
-    let d = run_checked(&m, 200);
-    let z = d.state[2].x.z;
+    let z = peg_over_holed_block(true, 0.05, 0.8, 200);
     assert!(
         (z - 0.15).abs() <= 1e-3,
         "peg centre {z}, expected 0.15 ± d̂ on the floor"
@@ -388,7 +340,7 @@ rpy = [0.0, 0.0, 0.3]
 shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
 "#,
     );
-    assert_eq!(meshes(&m)[0].faces.len(), 200);
+    assert_eq!(body_meshes(&m)[0].faces.len(), 200);
     let d = run_checked(&m, 150);
     let s = &d.state[1];
     assert!((s.x.z - 0.1).abs() <= 1e-3, "z = {}", s.x.z);
@@ -407,25 +359,7 @@ shape = { type = "box", half_extents = [0.1, 0.1, 0.1] }
 /// on the rim (centre at 0.5 + 0.15 m to d̂), intersection-free, not jammed inside.
 #[test]
 fn erleben_matching_square_hole() {
-    let m = load(
-        r#"
-[world]
-dt = 0.01
-method = "ipc"
-[[body]]
-name = "block"
-static = true
-position = [0.0, 0.0, 0.3]
-shape = { type = "mesh", file = "holed_block.obj" }
-[[body]]
-name = "peg"
-mass = 1.0
-position = [0.0, 0.0, 0.66]
-shape = { type = "box", half_extents = [0.06, 0.06, 0.15] }
-"#,
-    );
-    let d = run_checked(&m, 150);
-    let z = d.state[1].x.z;
+    let z = peg_over_holed_block(false, 0.06, 0.66, 150);
     assert!(
         (z - 0.65).abs() <= 1e-3,
         "peg centre {z}, expected 0.65 ± d̂"

@@ -8,60 +8,10 @@
 mod common;
 
 use common::load_str;
-use rtphys::ipc::intersect::triangles_meet;
-use rtphys::ipc::mesh::SurfaceMesh;
+use rtphys::ipc::intersect::{body_meshes, count_body_intersections};
 use rtphys::math::Vec3;
-use rtphys::model::{Method, Model};
-use rtphys::pipeline::ipc::tessellate::body_mesh;
+use rtphys::model::Model;
 use rtphys::{Data, Pipeline};
-
-/// The bodies' meshes as IPC uses them.
-fn meshes(model: &Model) -> Vec<SurfaceMesh> {
-    let half = match model.opt.method {
-        Method::Ipc(p) => p.plane_half_width,
-        _ => 100.0,
-    };
-    (0..model.nbody())
-        .map(|b| body_mesh(model, b, half))
-        .collect()
-}
-
-/// Pairs of triangles of different bodies that meet (exact test).
-fn intersections(model: &Model, data: &Data, meshes: &[SurfaceMesh]) -> usize {
-    let world: Vec<Vec<[Vec3; 3]>> = meshes
-        .iter()
-        .enumerate()
-        .map(|(b, m)| {
-            let pose = data.state[b].pose();
-            m.faces
-                .iter()
-                .map(|f| f.map(|i| (pose * nalgebra::Point3::from(m.vertices[i as usize])).coords))
-                .collect()
-        })
-        .collect();
-    let bx = |t: &[Vec3; 3]| (t[0].inf(&t[1]).inf(&t[2]), t[0].sup(&t[1]).sup(&t[2]));
-    let mut n = 0;
-    for a in 0..world.len() {
-        for b in a + 1..world.len() {
-            if model.bodies[a].mass == 0.0 && model.bodies[b].mass == 0.0 {
-                continue;
-            }
-            for ta in &world[a] {
-                let (la, ha) = bx(ta);
-                for tb in &world[b] {
-                    let (lb, hb) = bx(tb);
-                    if (0..3).any(|k| la[k] > hb[k] || lb[k] > ha[k]) {
-                        continue;
-                    }
-                    if triangles_meet(ta, tb) {
-                        n += 1;
-                    }
-                }
-            }
-        }
-    }
-    n
-}
 
 fn energy(model: &Model, data: &Data) -> f64 {
     data.kinetic_energy(model) + data.potential_energy(model)
@@ -75,11 +25,11 @@ fn run_checked(
     steps: usize,
     mut each: impl FnMut(&Data),
 ) -> Pipeline {
-    let m = meshes(model);
+    let m = body_meshes(model);
     let mut pipe = Pipeline::new(model);
     let e0 = energy(model, data);
     assert_eq!(
-        intersections(model, data, &m),
+        count_body_intersections(model, data, &m),
         0,
         "the scene starts intersecting"
     );
@@ -90,7 +40,7 @@ fn run_checked(
             "step {s}: non-finite state"
         );
         assert_eq!(data.stats.quarantined, 0, "step {s}: quarantined");
-        let k = intersections(model, data, &m);
+        let k = count_body_intersections(model, data, &m);
         assert_eq!(k, 0, "step {s}: {k} intersecting triangle pairs");
         let e = energy(model, data);
         assert!(

@@ -7,7 +7,11 @@
 //! by one ulp is a miss. An edge lying in the other triangle's plane is decided in 2D
 //! (the plane projected along its normal's largest axis).
 
+use crate::data::Data;
+use crate::ipc::mesh::SurfaceMesh;
 use crate::math::Vec3;
+use crate::model::{Method, Model};
+use crate::pipeline::ipc::tessellate::body_mesh;
 use robust::{orient2d, orient3d, Coord, Coord3D};
 
 #[inline]
@@ -109,6 +113,56 @@ pub fn segment_meets_triangle(p: &Vec3, q: &Vec3, t: &[Vec3; 3]) -> bool {
 pub fn triangles_meet(a: &[Vec3; 3], b: &[Vec3; 3]) -> bool {
     (0..3).any(|i| segment_meets_triangle(&a[i], &a[(i + 1) % 3], b))
         || (0..3).any(|i| segment_meets_triangle(&b[i], &b[(i + 1) % 3], a))
+}
+
+/// The bodies' surface meshes as IPC uses them (body frame; a plane is the square of
+/// the model's `plane_half_width`, 100 m when the method is not IPC).
+pub fn body_meshes(model: &Model) -> Vec<SurfaceMesh> {
+    let half = match model.opt.method {
+        Method::Ipc(p) => p.plane_half_width,
+        _ => 100.0,
+    };
+    (0..model.nbody())
+        .map(|b| body_mesh(model, b, half))
+        .collect()
+}
+
+/// Triangle pairs of different bodies, not both static, that meet (exact test) with
+/// the bodies at their poses in `data`; `meshes` from [`body_meshes`]. Pairs are
+/// culled by their triangles' bounding boxes (closed: touching boxes are tested).
+/// For checking, not for the physics thread (it allocates).
+pub fn count_body_intersections(model: &Model, data: &Data, meshes: &[SurfaceMesh]) -> usize {
+    let world: Vec<Vec<[Vec3; 3]>> = meshes
+        .iter()
+        .enumerate()
+        .map(|(b, m)| {
+            let pose = data.state[b].pose();
+            m.faces
+                .iter()
+                .map(|f| f.map(|i| (pose * nalgebra::Point3::from(m.vertices[i as usize])).coords))
+                .collect()
+        })
+        .collect();
+    let bx = |t: &[Vec3; 3]| (t[0].inf(&t[1]).inf(&t[2]), t[0].sup(&t[1]).sup(&t[2]));
+    let mut n = 0;
+    for a in 0..world.len() {
+        for b in a + 1..world.len() {
+            if model.bodies[a].mass == 0.0 && model.bodies[b].mass == 0.0 {
+                continue;
+            }
+            for ta in &world[a] {
+                let (la, ha) = bx(ta);
+                for tb in &world[b] {
+                    let (lb, hb) = bx(tb);
+                    if (0..3).any(|k| la[k] > hb[k] || lb[k] > ha[k]) {
+                        continue;
+                    }
+                    n += usize::from(triangles_meet(ta, tb));
+                }
+            }
+        }
+    }
+    n
 }
 
 #[cfg(test)]

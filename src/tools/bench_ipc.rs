@@ -7,7 +7,7 @@
 //! (exact test, `ipc::intersect`, on the bodies' surface meshes) and whether the
 //! fast cube tunnelled (ended past the wall).
 
-use crate::ipc::intersect::triangles_meet;
+use crate::ipc::intersect::count_body_intersections;
 use crate::math::Vec3;
 use crate::model::scene::{load_scene_file, load_scene_str, MethodName};
 use crate::model::Model;
@@ -48,41 +48,6 @@ fn incline() -> String {
     )
 }
 
-/// Triangle pairs of different bodies (one of them dynamic) that meet.
-fn intersections(model: &Model, data: &Data, meshes: &[crate::ipc::mesh::SurfaceMesh]) -> usize {
-    let world: Vec<Vec<[Vec3; 3]>> = meshes
-        .iter()
-        .enumerate()
-        .map(|(b, m)| {
-            let pose = data.state[b].pose();
-            m.faces
-                .iter()
-                .map(|f| f.map(|i| (pose * nalgebra::Point3::from(m.vertices[i as usize])).coords))
-                .collect()
-        })
-        .collect();
-    let bx = |t: &[Vec3; 3]| (t[0].inf(&t[1]).inf(&t[2]), t[0].sup(&t[1]).sup(&t[2]));
-    let mut n = 0;
-    for a in 0..world.len() {
-        for b in a + 1..world.len() {
-            if model.bodies[a].mass == 0.0 && model.bodies[b].mass == 0.0 {
-                continue;
-            }
-            for ta in &world[a] {
-                let (la, ha) = bx(ta);
-                for tb in &world[b] {
-                    let (lb, hb) = bx(tb);
-                    if (0..3).any(|k| la[k] > hb[k] || lb[k] > ha[k]) {
-                        continue;
-                    }
-                    n += usize::from(triangles_meet(ta, tb));
-                }
-            }
-        }
-    }
-    n
-}
-
 fn run(name: &str, method: &str, model: &Model, steps: usize) -> Value {
     let meshes: Vec<_> = (0..model.nbody())
         .map(|b| body_mesh(model, b, 100.0))
@@ -95,7 +60,7 @@ fn run(name: &str, method: &str, model: &Model, steps: usize) -> Value {
         pipe.step(model, &mut data);
         compute += t.elapsed().as_secs_f64();
         newton += data.stats.solver_iterations;
-        worst = worst.max(intersections(model, &data, &meshes));
+        worst = worst.max(count_body_intersections(model, &data, &meshes));
     }
     let last = data.state.len() - 1;
     let tunnelled = name == "fast_cube" && data.state[last].x.x > 0.0;
