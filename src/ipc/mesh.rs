@@ -63,6 +63,51 @@ impl SurfaceMesh {
         SurfaceMesh::new(v, faces)
     }
 
+    /// A torus about the body z axis with major radius `major` (the tube's centre
+    /// circle) and tube radius `minor`, `n` segments around the axis and `m` around
+    /// the tube: vertex (i, j) at θ_i = 2πi/n, φ_j = 2πj/m is
+    /// ((R + r cos φ) cos θ, (R + r cos φ) sin θ, r sin φ), every vertex on the smooth
+    /// torus; 2nm outward triangles (a closed genus-1 surface, V − E + F = 0). With n
+    /// a multiple of 4 and m even there are vertices at θ = 0, π/2, π, 3π/2 on the
+    /// tube's inner side (φ = π). The faces depart from the smooth torus by at most
+    /// the chord sags (R + r)(1 − cos(π/n)) + r(1 − cos(π/m)).
+    pub fn torus(major: f64, minor: f64, n: usize, m: usize) -> Self {
+        use std::f64::consts::TAU;
+        let mut v = Vec::with_capacity(n * m);
+        for i in 0..n {
+            let th = TAU * i as f64 / n as f64;
+            for j in 0..m {
+                let ph = TAU * j as f64 / m as f64;
+                let rho = major + minor * ph.cos();
+                v.push(Vec3::new(rho * th.cos(), rho * th.sin(), minor * ph.sin()));
+            }
+        }
+        let id = |i: usize, j: usize| ((i % n) * m + (j % m)) as u32;
+        let mut faces = Vec::with_capacity(2 * n * m);
+        for i in 0..n {
+            for j in 0..m {
+                // ∂/∂θ × ∂/∂φ points outward.
+                let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+                faces.push([a, b, c]);
+                faces.push([a, c, d]);
+            }
+        }
+        SurfaceMesh::new(v, faces)
+    }
+
+    /// The mesh as Wavefront OBJ text (coordinates printed so that they read back
+    /// exactly as f64).
+    pub fn to_obj(&self) -> String {
+        let mut s = String::new();
+        for p in &self.vertices {
+            s += &format!("v {:?} {:?} {:?}\n", p.x, p.y, p.z);
+        }
+        for f in &self.faces {
+            s += &format!("f {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
+        }
+        s
+    }
+
     /// Vertices in the world at `pose`.
     pub fn world(&self, pose: &Pose, out: &mut Vec<Vec3>) {
         out.clear();
@@ -190,6 +235,53 @@ mod tests {
                 "face {f:?} points inward"
             );
         }
+    }
+
+    /// The torus is closed and outward: V − E + F = 0 (genus 1), every vertex on the
+    /// smooth torus to 1e-15 m, and the divergence-theorem volume Σ a·(b × c)/6 is
+    /// positive and within the sag bound of 2π²Rr².
+    #[test]
+    fn torus_is_a_closed_outward_genus_one_mesh() {
+        let (r_maj, r_min, n, m) = (0.1, 0.02, 24usize, 8usize);
+        let t = SurfaceMesh::torus(r_maj, r_min, n, m);
+        let (v, e, f) = (t.vertices.len(), t.edges.len(), t.faces.len());
+        assert_eq!((v, e, f), (n * m, 3 * n * m, 2 * n * m));
+        assert_eq!(v as i64 - e as i64 + f as i64, 0);
+        for p in &t.vertices {
+            let rho = (p.x * p.x + p.y * p.y).sqrt();
+            let d = ((rho - r_maj).powi(2) + p.z * p.z).sqrt();
+            assert!((d - r_min).abs() < 1e-15, "{d}");
+        }
+        let vol: f64 = t
+            .faces
+            .iter()
+            .map(|f| {
+                let [a, b, c] = f.map(|i| t.vertices[i as usize]);
+                a.dot(&b.cross(&c)) / 6.0
+            })
+            .sum();
+        let smooth = 2.0 * std::f64::consts::PI.powi(2) * r_maj * r_min * r_min;
+        // Inscribed polygons: the tube's cross-section m-gon has area
+        // (m/2) r² sin(2π/m) ≤ πr², and the centre circle's chords shorten it.
+        let lo = (m as f64 / 2.0)
+            * (std::f64::consts::TAU / m as f64).sin()
+            * r_min
+            * r_min
+            * 2.0
+            * n as f64
+            * (r_maj - r_min)
+            * (std::f64::consts::PI / n as f64).sin();
+        assert!(vol > lo && vol < smooth, "{lo} < {vol} < {smooth}");
+        // Round trip through OBJ text is exact.
+        let obj = t.to_obj();
+        let first: Vec<f64> = obj.lines().next().unwrap_or("")[2..]
+            .split(' ')
+            .map(|x| x.parse().unwrap_or(f64::NAN))
+            .collect();
+        assert_eq!(
+            first,
+            vec![t.vertices[0].x, t.vertices[0].y, t.vertices[0].z]
+        );
     }
 
     /// A cube 1e-3 above another, turned and shifted (d̂ = (2e-3)²): the constraint
