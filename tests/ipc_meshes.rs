@@ -502,3 +502,89 @@ fn chain_of_rings_hangs_linked() {
         assert!(b.v.norm() < 1e-2, "ring {} moving: {:?}", k + 1, b.v);
     }
 }
+
+/// Erleben's spike in a V-crack: a square pyramid (height H = 0.1 m, apex down,
+/// half-angle β between its axis and its faces in the xz plane, base half width
+/// W = H tan β, 1 kg) dropped 2 cm into a crack of two static slabs whose inner
+/// faces meet along the y axis at the origin, each at half-angle α = 30° from the
+/// vertical (the crack is |x| ≤ z tan α). Runs 150 steps; returns the pyramid's state.
+fn spike_in_crack(beta_deg: f64, apex_start: f64) -> rtphys::BodyState {
+    let (alpha, beta, h) = (30f64.to_radians(), beta_deg.to_radians(), 0.1);
+    let w = h * beta.tan();
+    let (len, thick) = (0.2, 0.05);
+    // Slab centre: half its length up the wall from the crease, half its thickness
+    // out of the crack.
+    let c = Vec3::new(alpha.sin(), 0.0, alpha.cos()) * len
+        + Vec3::new(alpha.cos(), 0.0, -alpha.sin()) * thick;
+    let slab = |name: &str, sign: f64| {
+        format!(
+            "[[body]]\nname = \"{name}\"\nstatic = true\nposition = [{}, 0.0, {}]\nrpy = [0.0, {}, 0.0]\n\
+             shape = {{ type = \"box\", half_extents = [{thick}, 0.3, {len}] }}\nmaterial = {{ mu = 0.0 }}\n",
+            sign * c.x,
+            c.z,
+            sign * alpha
+        )
+    };
+    // Apex at the body origin; the solid pyramid's centre of mass is 3H/4 above it.
+    let scene = format!(
+        "[world]\ndt = 0.01\nmethod = \"ipc\"\ngravity = [0.0, 0.0, -9.81]\n{}{}\
+         [[body]]\nname = \"spike\"\nmass = 1.0\nposition = [0.0, 0.0, {apex_start}]\nmaterial = {{ mu = 0.0 }}\n\
+         shape = {{ type = \"polytope\", points = [[0.0, 0.0, 0.0], [{w}, {w}, {h}], [-{w}, {w}, {h}], [-{w}, -{w}, {h}], [{w}, -{w}, {h}]] }}\n",
+        slab("right", 1.0),
+        slab("left", -1.0),
+    );
+    let model = load(&scene);
+    run_checked(&model, 150).state[2]
+}
+
+/// Erleben's spike in a V-crack, both cases of the half-angles (α = 30° crack,
+/// d̂ = 1e-3 m), with the analytic rest depth:
+///
+/// - narrower spike (β = 15° < α): the apex reaches the crease. At height z on the
+///   bisector the apex is z sin α from each wall, and the barrier holds it at a
+///   distance in (0, d̂], so the apex rests at 0 < z ≤ d̂/sin α = 2 d̂ (centre of
+///   mass 3H/4 higher), centred (|x| ≤ d̂), upright (tilt ≤ d̂/H). Balanced on its
+///   apex it is an inverted pendulum: it stays upright because the scene is exactly
+///   symmetric (released centred), not because the contact resists tipping.
+/// - wider spike (β = 45° > α): the base's edges x = ±W (W = H tan β = 0.1 m) meet
+///   the walls. An edge at height z is −W cos α + z sin α from its wall, in (0, d̂]
+///   at rest, so the base rests at W/tan α < z ≤ W/tan α + d̂/sin α (0.1732 m, apex
+///   0.0732 m above the crease, clear of it), centre of mass H/4 below the base,
+///   centred and upright (tilt ≤ d̂/W).
+///
+/// Each: intersection-free, finite and passive at every step, at rest (|v| < 1 cm/s).
+#[test]
+fn erleben_spike_in_v_crack() {
+    let (alpha, h, dhat) = (30f64.to_radians(), 0.1, 1e-3);
+    // Narrow: apex released 2 cm above the crease.
+    let s = spike_in_crack(15.0, 0.02);
+    let apex = s.x.z - 0.75 * h;
+    println!(
+        "narrow: apex z {apex:.4e} m (0, ≤ {:.1e}), x {:.1e}, |v| {:.1e}",
+        dhat / alpha.sin(),
+        s.x.x,
+        s.v.norm()
+    );
+    assert!(apex > 0.0 && apex <= dhat / alpha.sin(), "apex at {apex}");
+    assert!(s.x.x.abs() <= dhat, "off-centre: {}", s.x.x);
+    assert!(s.q.angle() <= dhat / h, "tilted by {}", s.q.angle());
+    assert!(s.v.norm() < 1e-2, "moving: {:?}", s.v);
+    // Wide: base released 2 cm above its rest height.
+    let w = h * 45f64.to_radians().tan();
+    let rest = w / alpha.tan();
+    let s = spike_in_crack(45.0, rest - h + 0.02);
+    let base = s.x.z + 0.25 * h;
+    println!(
+        "wide: base z {base:.6} m (W/tan α = {rest:.6}), error {:.3e}, |v| {:.1e}",
+        base - rest,
+        s.v.norm()
+    );
+    assert!(
+        base > rest && base <= rest + dhat / alpha.sin(),
+        "base at {base}, expected ({rest}, {}]",
+        rest + dhat / alpha.sin()
+    );
+    assert!(s.x.x.abs() <= dhat, "off-centre: {}", s.x.x);
+    assert!(s.q.angle() <= dhat / w, "tilted by {}", s.q.angle());
+    assert!(s.v.norm() < 1e-2, "moving: {:?}", s.v);
+}
