@@ -75,8 +75,8 @@ fn run_checked_each(model: &Model, steps: usize, mut each: impl FnMut(&Data)) ->
 
 /// The cup is loaded as its own 28 triangles (concave, closed, outward), not as
 /// its 8-vertex hull, and weighs as the solid it bounds: 0.4·0.4·0.3 − 0.3·0.3·0.25
-/// = 0.0255 m³ (to 1e-6 relative: the OBJ reader gives single-precision
-/// coordinates, 0.3 → 0.3 + 1.2e-8), where the hull would give 0.048 m³.
+/// = 0.0255 m³ (to 1e-12 relative: OBJ coordinates are read in double precision),
+/// where the hull would give 0.048 m³.
 #[test]
 fn cup_loads_as_its_triangles() {
     let m = load(
@@ -93,7 +93,7 @@ shape = { type = "mesh", file = "cup.obj" }
     assert_eq!(mesh.faces.len(), 28);
     assert_eq!(mesh.vertices.len(), 16);
     assert!(
-        (m.bodies[0].mass - 25.5).abs() < 1e-6 * 25.5,
+        (m.bodies[0].mass - 25.5).abs() < 1e-12 * 25.5,
         "{}",
         m.bodies[0].mass
     );
@@ -109,7 +109,7 @@ shape = { type = "mesh", file = "cup.obj" }
 "#,
     );
     assert!(
-        (hull.bodies[0].mass - 48.0).abs() < 1e-6 * 48.0,
+        (hull.bodies[0].mass - 48.0).abs() < 1e-12 * 48.0,
         "{}",
         hull.bodies[0].mass
     );
@@ -180,8 +180,8 @@ fn peg_slides_through_square_hole() {
 }
 
 /// The card (open, two triangles) weighs as a uniform thin plate: I = m/12 (b², a²,
-/// a² + b²) for sides a = 0.2 m (x), b = 0.3 m (y), to 1e-6 relative (single-
-/// precision OBJ coordinates).
+/// a² + b²) for sides a = 0.2 m (x), b = 0.3 m (y), to 1e-12 relative (OBJ
+/// coordinates read in double precision).
 #[test]
 fn card_inertia_is_a_thin_plate() {
     let m = load(
@@ -202,7 +202,7 @@ shape = { type = "mesh", file = "card.obj" }
         mass * (a * a + b * b) / 12.0,
     ];
     for k in 0..3 {
-        assert!((i[(k, k)] - want[k]).abs() <= 1e-6 * want[k], "{i}");
+        assert!((i[(k, k)] - want[k]).abs() <= 1e-12 * want[k], "{i}");
     }
     // `density` has no meaning for a zero-volume body: a clear error.
     let e = load_scene_str(
@@ -247,7 +247,8 @@ shape = { type = "mesh", file = "card.obj" }
     assert!(d.state[1].x.z.abs() <= 1e-3, "{}", d.state[1].x.z);
 }
 
-/// Bad files for IPC are refused with the file named and the fault stated.
+/// Bad files for IPC are refused with the file named and the fault stated (with the
+/// vertex and triangles, 0-based in file order, where there are some).
 #[test]
 fn bad_meshes_are_refused() {
     let dir = std::env::temp_dir().join(format!("rtphys_ipc_meshes_{}", std::process::id()));
@@ -276,6 +277,20 @@ fn bad_meshes_are_refused() {
             "inward.obj",
             "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 4 2\nf 1 3 4\nf 2 4 3\n",
             "inward",
+        ),
+        // Two closed tetrahedra touching at one vertex (the origin, welded).
+        (
+            "bowtie.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0 0 0\nv -1 0 0\nv 0 -1 0\nv 0 0 -1\n\
+             f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\nf 5 6 7\nf 5 8 6\nf 5 7 8\nf 6 8 7\n",
+            "non-manifold vertex 0: triangles 0 and 4",
+        ),
+        // Two closed tetrahedra passing through each other.
+        (
+            "crossed.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0.2 0.2 0.2\nv 1.2 0.2 0.2\nv 0.2 1.2 0.2\nv 0.2 0.2 1.2\n\
+             f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\nf 5 7 6\nf 5 6 8\nf 5 8 7\nf 6 7 8\n",
+            "self-intersecting",
         ),
     ];
     for (name, text, what) in cases {

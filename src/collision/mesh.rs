@@ -5,9 +5,13 @@
 //! the convex hull of all vertices, scaled by `scale` about the file's origin, as a
 //! [`Shape::Polytope`]. For IPC ([`load_ipc_mesh`]) the file's triangles are used
 //! as they are (004 §4: nonconvex and open meshes): welded, checked (no degenerate
-//! triangle, every edge in at most two triangles, consistent orientation, a closed
-//! mesh facing outward) and kept in the polytope's `source` beside the hull, which
-//! still serves bounds and the viewer. Every error names the file.
+//! triangle, every edge in at most two triangles, consistent orientation, no
+//! non-manifold vertex where surfaces touch at a point, no two triangles meeting
+//! beyond what they share — exact predicates —, a closed mesh facing outward) and
+//! kept in the polytope's `source` beside the hull, which
+//! still serves bounds and the viewer. Every error names the file (and the
+//! triangles, 0-based in file order, or the vertex at fault). OBJ coordinates are
+//! read in double precision (`tobj`'s `use_f64`); STL stores single precision.
 
 use super::{ConvexPolytope, GeometryError, MassProperties, Shape};
 use crate::math::{Mat3, Vec3};
@@ -175,6 +179,8 @@ impl TriangleMesh {
                 }
             }
         }
+        non_manifold_vertex(&faces, &directed)?;
+        self_intersection(&vertices, &faces)?;
         let closed = undirected.values().all(|&n| n == 2);
         let mesh = TriangleMesh {
             vertices,
@@ -191,6 +197,94 @@ impl TriangleMesh {
         }
         Ok(mesh)
     }
+}
+
+/// The triangles around each vertex must form one fan, joined through the edges at
+/// the vertex (a disk, or a half-disk on an open boundary); two fans meeting only at
+/// a vertex are two surfaces touching at a point, which IPC refuses (the barrier
+/// would start at zero distance). `directed` maps each directed edge to its
+/// triangle (consistent orientation already checked).
+fn non_manifold_vertex(
+    faces: &[[u32; 3]],
+    directed: &HashMap<(u32, u32), usize>,
+) -> Result<(), String> {
+    // Union–find over corners (triangle t, corner k) = 3t + k.
+    let mut parent: Vec<usize> = (0..3 * faces.len()).collect();
+    fn root(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let corner = |t: usize, v: u32| 3 * t + faces[t].iter().position(|&x| x == v).unwrap_or(0);
+    for (&(a, b), &t) in directed {
+        if let Some(&u) = directed.get(&(b, a)) {
+            for v in [a, b] {
+                let (x, y) = (
+                    root(&mut parent, corner(t, v)),
+                    root(&mut parent, corner(u, v)),
+                );
+                parent[x] = y;
+            }
+        }
+    }
+    // Per vertex: the first corner's fan, and any corner in another.
+    let mut first: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (t, f) in faces.iter().enumerate() {
+        for (k, &v) in f.iter().enumerate() {
+            let r = root(&mut parent, 3 * t + k);
+            match first.get(&v) {
+                None => {
+                    first.insert(v, (r, t));
+                }
+                Some(&(r0, t0)) if r0 != r => {
+                    return Err(format!(
+                        "non-manifold vertex {v}: triangles {t0} and {t} meet only at that vertex (two surfaces touching at a point)"
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// No two triangles may meet beyond the vertices and edges they share (exact
+/// predicates, `ipc::intersect::mesh_triangles_meet`). Broad phase: sweep and prune
+/// over the triangles' bounding boxes sorted along x, O(n log n + pairs whose boxes
+/// overlap) — fine for meshes up to ~10⁵ triangles unless most triangles' x ranges
+/// overlap (then O(n²)).
+fn self_intersection(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<(), String> {
+    let boxes: Vec<(Vec3, Vec3)> = faces
+        .iter()
+        .map(|f| {
+            let [a, b, c] = f.map(|i| vertices[i as usize]);
+            (a.inf(&b).inf(&c), a.sup(&b).sup(&c))
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..faces.len()).collect();
+    order.sort_by(|&i, &j| boxes[i].0.x.total_cmp(&boxes[j].0.x));
+    for (k, &i) in order.iter().enumerate() {
+        let (lo, hi) = boxes[i];
+        for &j in &order[k + 1..] {
+            let (l2, h2) = boxes[j];
+            if l2.x > hi.x {
+                break;
+            }
+            if l2.y > hi.y || lo.y > h2.y || l2.z > hi.z || lo.z > h2.z {
+                continue;
+            }
+            if crate::ipc::intersect::mesh_triangles_meet(vertices, faces[i], faces[j]) {
+                return Err(format!(
+                    "triangles {} and {} intersect: the surface is self-intersecting",
+                    i.min(j),
+                    i.max(j)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Load a mesh file for Rigid IPC: its triangles as they are (see the module doc),

@@ -115,6 +115,61 @@ pub fn triangles_meet(a: &[Vec3; 3], b: &[Vec3; 3]) -> bool {
         || (0..3).any(|i| segment_meets_triangle(&b[i], &b[(i + 1) % 3], a))
 }
 
+/// Whether triangles `fa` and `fb` of one mesh (indices into `v`) meet anywhere
+/// other than along the vertices and edges they share: for a self-intersection
+/// check. No shared vertex: [`triangles_meet`]. One shared vertex p: the edge of
+/// each opposite p against the other triangle, and an edge from p lying in the
+/// other's plane and pointing into its corner at p. A shared edge: they overlap
+/// only when coplanar and folded (the third vertices on the same side of the edge).
+/// All decided by exact predicates.
+pub fn mesh_triangles_meet(v: &[Vec3], fa: [u32; 3], fb: [u32; 3]) -> bool {
+    let p = |i: u32| &v[i as usize];
+    let shared: Vec<(usize, usize)> = (0..3)
+        .flat_map(|i| (0..3).map(move |j| (i, j)))
+        .filter(|&(i, j)| fa[i] == fb[j])
+        .collect();
+    let ta = fa.map(|i| *p(i));
+    let tb = fb.map(|i| *p(i));
+    match shared.as_slice() {
+        [] => triangles_meet(&ta, &tb),
+        &[(i, j)] => {
+            let (a1, a2) = (&ta[(i + 1) % 3], &ta[(i + 2) % 3]);
+            let (b1, b2) = (&tb[(j + 1) % 3], &tb[(j + 2) % 3]);
+            let apex = &ta[i];
+            if segment_meets_triangle(a1, a2, &tb) || segment_meets_triangle(b1, b2, &ta) {
+                return true;
+            }
+            // An edge from the apex in the other triangle's plane entering its corner.
+            let into_corner = |x: &Vec3, t: &[Vec3; 3], c1: &Vec3, c2: &Vec3| {
+                if o3(&t[0], &t[1], &t[2], x) != 0 {
+                    return false;
+                }
+                let pl = Plane2::of(t);
+                let (s1, s2) = (pl.o2(apex, c1, x), pl.o2(apex, c1, c2));
+                let (s3, s4) = (pl.o2(apex, c2, x), pl.o2(apex, c2, c1));
+                s1 * s2 >= 0 && s3 * s4 >= 0
+            };
+            into_corner(a1, &tb, b1, b2)
+                || into_corner(a2, &tb, b1, b2)
+                || into_corner(b1, &ta, a1, a2)
+                || into_corner(b2, &ta, a1, a2)
+        }
+        &[(i0, j0), (i1, _)] => {
+            let a = &ta[3 - i0 - i1];
+            let b = &tb[(0..3)
+                .find(|&k| fb[k] != fb[j0] && fb[k] != fa[i1])
+                .unwrap_or(0)];
+            let (e0, e1) = (&ta[i0], &ta[i1]);
+            if o3(e0, e1, a, b) != 0 {
+                return false;
+            }
+            let pl = Plane2::of(&ta);
+            pl.o2(e0, e1, a) == pl.o2(e0, e1, b)
+        }
+        _ => true,
+    }
+}
+
 /// The bodies' surface meshes as IPC uses them (body frame; a plane is the square of
 /// the model's `plane_half_width`, 100 m when the method is not IPC).
 pub fn body_meshes(model: &Model) -> Vec<SurfaceMesh> {
@@ -227,6 +282,42 @@ mod tests {
             &t([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
             &b
         ));
+    }
+
+    /// Triangles of one mesh: a fan around a shared vertex and a hinge on a shared
+    /// edge do not meet beyond what they share; a fold, a triangle passing through a
+    /// neighbour and a coplanar overlap at a shared vertex do.
+    #[test]
+    fn mesh_neighbours() {
+        let v: Vec<Vec3> = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 1.0, 0.0],
+            [0.5, 0.5, 0.0],
+            [-1.0, 0.25, 0.0],
+            [0.25, 0.25, -1.0],
+            [0.25, 0.25, 1.0],
+        ]
+        .iter()
+        .map(|a| Vec3::from(*a))
+        .collect();
+        // Hinge (90°) and flat neighbours across edge 0–1 / 1–2.
+        assert!(!mesh_triangles_meet(&v, [0, 1, 2], [1, 0, 3]));
+        assert!(!mesh_triangles_meet(&v, [0, 1, 2], [2, 1, 4]));
+        // Folded onto itself across edge 0–1.
+        assert!(mesh_triangles_meet(&v, [0, 1, 2], [1, 0, 5]));
+        // Sharing vertex 0 only: apart, and a coplanar one entering the corner.
+        assert!(!mesh_triangles_meet(&v, [0, 1, 2], [0, 6, 3]));
+        assert!(mesh_triangles_meet(&v, [0, 1, 2], [0, 5, 3]));
+        // Sharing vertex 1 only, its far edge piercing the other triangle.
+        assert!(mesh_triangles_meet(&v, [0, 1, 2], [1, 7, 8]));
+        // Sharing nothing.
+        assert!(
+            mesh_triangles_meet(&v, [0, 1, 2], [7, 8, 6])
+                == triangles_meet(&[v[0], v[1], v[2]], &[v[7], v[8], v[6]])
+        );
     }
 
     /// Exactness: a vertex one ulp above the plane misses; on it, it touches.
