@@ -243,9 +243,9 @@ fn cube_at_1000_m_per_s_does_not_tunnel() {
 }
 
 /// Sharp features, each intersection-free and passive for 200 steps: a vertex on
-/// a face, an edge on a crossing edge, an edge on a parallel edge, a vertex on a
-/// vertex (the upper cube turned so that the feature points down, the lower one a
-/// static cube turned so that its feature points up). The unstable ones topple
+/// a face, an edge on a crossing edge, an edge on a parallel edge, a face on a
+/// vertex, a vertex on a vertex (the upper cube turned so that the feature points
+/// down, the lower one a static cube turned so that its feature points up). The unstable ones topple
 /// off onto a floor 1 m below the base's centre.
 #[test]
 fn sharp_features() {
@@ -267,6 +267,11 @@ fn sharp_features() {
             "edge on parallel edge",
             format!("rpy = [{a}, 0.0, 0.0]"),
             format!("rpy = [{a}, 0.0, 0.0]"),
+        ),
+        (
+            "face on vertex",
+            String::new(),
+            format!("rpy = [{a}, {b}, 0.0]"),
         ),
         (
             "vertex on vertex",
