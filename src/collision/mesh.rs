@@ -372,7 +372,7 @@ fn read_obj_triangles(path: &Path) -> Result<Triangles, String> {
     for m in &models {
         let base = pts.len();
         for c in m.mesh.positions.chunks_exact(3) {
-            pts.push(Vec3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])));
+            pts.push(Vec3::new(c[0], c[1], c[2]));
         }
         for t in m.mesh.indices.chunks_exact(3) {
             tris.push([0, 1, 2].map(|k| base + t[k] as usize));
@@ -397,7 +397,7 @@ fn read_obj_points(path: &Path) -> Result<Vec<Vec3>, String> {
     let mut pts = Vec::new();
     for m in &models {
         for c in m.mesh.positions.chunks_exact(3) {
-            pts.push(Vec3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])));
+            pts.push(Vec3::new(c[0], c[1], c[2]));
         }
     }
     Ok(pts)
