@@ -13,9 +13,18 @@
 //!     damping of the paper's eq. (5) and of the exact inversion, against the
 //!     requested e (closed-form functions of `contact::hunt_crossley`).
 //!
+//! (d) 002 §4.2: energy error of the adaptive step vs a fixed step of the same mean
+//!     length (`experiments::hc_energy`).
+//! (e)–(g) 003 under the LCP method (`experiments::lcp_scenes`): the incline at and
+//!     below the friction threshold, the five-box stack's drift, the ball drop.
+//! (h) The arm on the table settling under penalty vs LCP.
+//!
 //! Writes `block_penetrating_ke.png`, `block_penetrating_penetration.png`,
-//! `block_random_forces_ke.png`, `block_random_forces_penetration.png` and
-//! `hc_restitution_rules.png`.
+//! `block_random_forces_ke.png`, `block_random_forces_penetration.png`,
+//! `hc_restitution_rules.png`, `hc_adaptive_energy.png`, `lcp_incline.png`,
+//! `lcp_stack5_drift.png`, `lcp_ball_drop.png` and `robot_arm_penalty_vs_lcp.png`.
+
+mod more;
 
 use crate::data::Data;
 use crate::experiments::{deepest_point_variant, with_penalty_points, RandomPushes};
@@ -599,6 +608,8 @@ pub fn plot_main(a: PlotArgs) -> anyhow::Result<()> {
     }
     // (c) 002: the restitution each damping rule achieves, by the exact relation.
     written.push(restitution_rules(&a.out, text, size)?);
+    // (d)–(h) 002's adaptive step, 003 under the LCP method, a robot under both.
+    written.extend(more::all(&a.out, text, size)?);
     for p in &written {
         println!("wrote {}", p.display());
     }
