@@ -3,6 +3,8 @@
 //! `rtphys scene`. Generators return scene TOML text, so a generated scene can be
 //! written to `config/scenes/` and loaded like any other.
 
+pub mod hc_energy;
+pub mod lcp_scenes;
 pub mod peg_pour;
 
 use crate::data::Data;

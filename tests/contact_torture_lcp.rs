@@ -9,6 +9,7 @@
 mod common;
 
 use common::load_str;
+use rtphys::experiments::lcp_scenes;
 use rtphys::math::Vec3;
 use rtphys::{Data, Model};
 
@@ -18,13 +19,7 @@ const G: f64 = 9.81;
 /// A world with a ground plane of friction `mu` (and restitution `e`) and the
 /// bodies of `bodies` (TOML `[[body]]` tables), stepped by the LCP method.
 fn world(solver: &str, dt: f64, lcp_extra: &str, mu: f64, e: f64, bodies: &str) -> Model {
-    load_str(&format!(
-        "[world]\ngravity = [0.0, 0.0, {}]\ndt = {dt:?}\nmethod = \"lcp\"\n\n\
-         [lcp]\nsolver = \"{solver}\"\n{lcp_extra}\n\n\
-         [[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\n\
-         material = {{ mu = {mu:?}, restitution = {e:?} }}\n\n{bodies}",
-        -G
-    ))
+    lcp_scenes::ground_world(solver, dt, lcp_extra, mu, e, bodies).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn cube(name: &str, half: f64, mass: f64, z: f64, mu: f64, e: f64) -> String {
@@ -34,42 +29,12 @@ fn cube(name: &str, half: f64, mass: f64, z: f64, mu: f64, e: f64) -> String {
     )
 }
 
-/// A 0.1 m ball (1 kg) dropped from 1 m (bottom 1 m above the ground) at h = 1e-3;
-/// returns (deepest landing penetration, highest bottom height after the first
-/// impact, the time series of the bottom height).
+/// The ball drop of `rtphys::experiments::lcp_scenes` (also drawn by `rtphys plot`):
+/// (deepest landing penetration, highest bottom height after the first impact).
 fn drop_ball(solver: &str, e: f64, restitution: bool, dt: f64) -> (f64, f64) {
-    let r = 0.1;
-    let ball = format!(
-        "[[body]]\nname = \"ball\"\nshape = {{ type = \"sphere\", radius = {r:?} }}\nmass = 1.0\n\
-         position = [0.0, 0.0, {:?}]\nmaterial = {{ mu = 0.5, restitution = {e:?} }}\n",
-        1.0 + r
-    );
-    let model = world(
-        solver,
-        dt,
-        &format!("restitution = {restitution}"),
-        0.5,
-        e,
-        &ball,
-    );
-    let b = model.body_id("ball").expect("ball");
-    let mut data = Data::new(&model);
-    let mut pipeline = rtphys::Pipeline::new(&model);
-    let (mut pen, mut peak, mut landed) = (0.0f64, 0.0f64, false);
-    let steps = (3.0 / dt).round() as usize;
-    for _ in 0..steps {
-        pipeline.step(&model, &mut data);
-        let z = data.state[b].x.z - r;
-        pen = pen.max(-z);
-        if !landed && data.state[b].v.z >= 0.0 {
-            landed = true;
-        }
-        if landed {
-            peak = peak.max(z);
-        }
-    }
-    assert_eq!(data.stats.quarantined, 0);
-    (pen, peak)
+    let r = lcp_scenes::drop_ball(solver, e, restitution, dt).expect("ball scene");
+    assert_eq!(r.quarantined, 0);
+    (r.penetration, r.rebound)
 }
 
 /// Restitution 0 (plastic): the ball must not rebound (issue: it rebounded to

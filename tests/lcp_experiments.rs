@@ -5,24 +5,11 @@
 mod common;
 
 use common::{load, load_str};
+use rtphys::experiments::lcp_scenes::{incline, lcp, run_incline, stack_drift, with_lcp};
 use rtphys::experiments::RandomPushes;
 use rtphys::math::Vec3;
-use rtphys::model::{LcpParams, LcpSolverKind, Method, StabilizationScheme};
-use rtphys::{Data, Model};
-
-/// A copy of `model` stepped by the LCP method with `p`.
-fn with_lcp(model: &Model, p: LcpParams) -> Model {
-    let mut opt = model.opt;
-    opt.method = Method::Lcp(p);
-    model.with_options(opt)
-}
-
-fn lcp(solver: LcpSolverKind) -> LcpParams {
-    LcpParams {
-        solver,
-        ..LcpParams::default()
-    }
-}
+use rtphys::model::{LcpParams, LcpSolverKind, StabilizationScheme};
+use rtphys::Data;
 
 const SOLVERS: [LcpSolverKind; 3] = [
     LcpSolverKind::Lemke,
@@ -97,45 +84,6 @@ fn block_under_random_forces_penetration() {
     }
 }
 
-/// A 1 kg, 10 cm box on a plane tilted about y with tan θ = 0.5, at rest at its
-/// resting penetration (the 1e-5 m allowance): at the threshold μ = tan θ friction
-/// has no reserve to stop a block that moves, so a block dropped from exactly
-/// touching would keep the slope component of its few free-fall steps.
-fn incline(mu: f64, k: u32, solver: LcpSolverKind) -> (Model, f64) {
-    let th = 0.5f64.atan();
-    let (s, c) = (0.5 * th).sin_cos();
-    let n = Vec3::new(th.sin(), 0.0, th.cos());
-    let x = n * (0.05 - LcpParams::default().penetration_allowance);
-    let text = format!(
-        "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[[body]]\nname = \"slope\"\nstatic = true\nshape = {{ type = \"plane\" }}\norientation = [{c:?}, 0.0, {s:?}, 0.0]\nmaterial = {{ mu = {mu:?} }}\n\n[[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nmass = 1.0\nposition = [{:?}, {:?}, {:?}]\norientation = [{c:?}, 0.0, {s:?}, 0.0]\nmaterial = {{ mu = {mu:?} }}\n",
-        x.x, x.y, x.z
-    );
-    let model = with_lcp(
-        &load_str(&text),
-        LcpParams {
-            friction_directions: k,
-            ..lcp(solver)
-        },
-    );
-    (model, th)
-}
-
-/// Displacement along the slope after `steps` and the velocity then.
-fn run_incline(model: &Model, th: f64, steps: usize) -> (Vec<f64>, f64) {
-    let b = model.body_id("box").expect("box");
-    let down = Vec3::new(th.cos(), 0.0, -th.sin());
-    let mut data = Data::new(model);
-    let mut pipeline = rtphys::Pipeline::new(model);
-    let x0 = data.state[b].x;
-    let mut s = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        pipeline.step(model, &mut data);
-        s.push((data.state[b].x - x0).dot(&down));
-    }
-    assert_eq!(data.stats.quarantined, 0);
-    (s, data.state[b].v.dot(&down))
-}
-
 /// μ = tan θ = 0.5 holds: creep < 1e-6 m over 2 s with the 4-direction cone aligned
 /// to the slope (the cone's first direction is the slope: exactly μ p_n available
 /// along it, so the block is at the threshold and must not slide; the 1e-6 m bound
@@ -145,8 +93,10 @@ fn run_incline(model: &Model, th: f64, steps: usize) -> (Vec<f64>, f64) {
 fn incline_holds_at_the_threshold() {
     for solver in SOLVERS {
         for k in [4, 8, 16] {
-            let (model, th) = incline(0.5, k, solver);
-            let (s, _) = run_incline(&model, th, 2000);
+            let (model, th) = incline(0.5, k, solver).expect("incline");
+            let tr = run_incline(&model, th, 2000);
+            assert_eq!(tr.quarantined, 0);
+            let s = tr.values;
             let creep = s.iter().fold(0.0f64, |a, b| a.max(b.abs()));
             eprintln!("{solver:?} k = {k}: creep over 2 s at μ = 0.50: {creep:.3e} m");
             if k == 4 {
@@ -162,8 +112,10 @@ fn incline_holds_at_the_threshold() {
 fn incline_slides_below_the_threshold() {
     let g = 9.81;
     for solver in SOLVERS {
-        let (model, th) = incline(0.49, 4, solver);
-        let (s, _) = run_incline(&model, th, 1500);
+        let (model, th) = incline(0.49, 4, solver).expect("incline");
+        let tr = run_incline(&model, th, 1500);
+        assert_eq!(tr.quarantined, 0);
+        let s = tr.values;
         let h = model.opt.dt;
         // Second difference over 0.5 s intervals.
         let (i0, i1, i2) = (499usize, 999usize, 1499usize);
@@ -183,27 +135,13 @@ fn incline_slides_below_the_threshold() {
 fn stack_of_five_rests() {
     for solver in SOLVERS {
         for h in [1e-3, 1e-2] {
-            let base = load("lcp_stack5.toml");
-            let mut opt = base.opt;
-            opt.dt = h;
-            opt.method = Method::Lcp(lcp(solver));
-            let model = base.with_options(opt);
-            let mut data = Data::new(&model);
-            let mut pipeline = rtphys::Pipeline::new(&model);
-            let x0: Vec<Vec3> = data.state.iter().map(|s| s.x).collect();
-            let steps = (10.0 / h).round() as usize;
-            let mut drift = 0.0f64;
-            for _ in 0..steps {
-                pipeline.step(&model, &mut data);
-                for (s, x) in data.state.iter().zip(&x0) {
-                    drift = drift.max((s.x - x).norm());
-                }
-            }
+            let tr = stack_drift(&load("lcp_stack5.toml"), solver, h, 10.0);
+            let drift = tr.values.last().copied().unwrap_or(0.0);
             eprintln!(
                 "{solver:?} h = {h}: stack drift over 10 s {drift:.3e} m; failures {}, unconverged {}",
-                data.stats.solver_failures, data.stats.solver_unconverged
+                tr.solver_failures, tr.solver_unconverged
             );
-            assert_eq!(data.stats.quarantined, 0);
+            assert_eq!(tr.quarantined, 0);
             assert!(drift < 1e-4, "{solver:?} h = {h}: drift {drift:.3e} m");
         }
     }

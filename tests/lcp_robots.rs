@@ -10,7 +10,7 @@ mod common;
 
 use nalgebra::Vector3;
 use rtphys::dynamics::ArticulatedData;
-use rtphys::kinematics::frame_state;
+use rtphys::experiments::lcp_scenes;
 use rtphys::model::{LcpParams, LcpSolverKind, Method};
 use rtphys::{Data, Model};
 #[path = "common/alloc_counter.rs"]
@@ -34,36 +34,13 @@ fn allowance(model: &Model) -> f64 {
     }
 }
 
-fn frame_pos(model: &Model, data: &Data, name: &str) -> Vector3<f64> {
-    let f = model.robots[0].frame_id(name).expect("frame");
-    frame_state(model, &data.robots, 0, f).x
-}
-
-/// Deepest contact point of the last step, m.
-fn max_depth(data: &Data) -> f64 {
-    data.contacts
-        .points
-        .iter()
-        .map(|p| p.depth)
-        .fold(0.0, f64::max)
-}
-
-/// Settles `steps`, then returns the frame's position and its largest motion over
-/// the following 0.5 s (the settling check).
+/// Settles `steps`, then returns the frame's position and its largest motion and
+/// deepest contact over the following 0.5 s (the settling check;
+/// `rtphys::experiments::lcp_scenes::settle`, whose trajectory `rtphys plot` draws).
 fn settle(model: &Model, name: &str, steps: usize) -> (Vector3<f64>, f64, f64, Data) {
-    let mut d = Data::new(model);
-    let mut d_pipe = rtphys::Pipeline::new(model);
-    common::run(&mut d_pipe, model, &mut d, steps);
-    let x0 = frame_pos(model, &d, name);
-    let mut moved = 0.0f64;
-    let mut depth = 0.0f64;
-    for _ in 0..500 {
-        d_pipe.step(model, &mut d);
-        moved = moved.max((frame_pos(model, &d, name) - x0).norm());
-        depth = depth.max(max_depth(&d));
-    }
-    assert_eq!(d.stats.quarantined, 0, "{name}: quarantined");
-    (frame_pos(model, &d, name), moved, depth, d)
+    let s = lcp_scenes::settle(model, name, steps).expect("frame");
+    assert_eq!(s.data.stats.quarantined, 0, "{name}: quarantined");
+    (s.x, s.moved, s.depth, s.data)
 }
 
 /// The arm pressing on the table (`arm_table.toml`; the servo posture puts link 7's

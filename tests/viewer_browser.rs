@@ -239,39 +239,7 @@ async fn viewer_in_headless_chromium() {
         .expect("GetWorld")
         .into_inner();
 
-    let (_browser, ws) = launch().await;
-    let mut cdp = Cdp {
-        ws,
-        id: 0,
-        session: None,
-        errors: vec![],
-    };
-    let t = cdp
-        .call("Target.createTarget", json!({"url": "about:blank"}))
-        .await;
-    let target = t["targetId"].as_str().expect("targetId").to_string();
-    let a = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-        )
-        .await;
-    cdp.session = Some(a["sessionId"].as_str().expect("sessionId").to_string());
-    cdp.call("Runtime.enable", json!({})).await;
-    cdp.call("Log.enable", json!({})).await;
-    cdp.call("Page.enable", json!({})).await;
-    cdp.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false}),
-    )
-    .await;
-    cdp.call("Page.navigate", json!({"url": format!("http://{vaddr}/")}))
-        .await;
-    cdp.wait_for(
-        "!!(window.rtphys && rtphys.ready && rtphys.frames > 2)",
-        60.0,
-    )
-    .await;
+    let (_browser, mut cdp) = open_page(&format!("http://{vaddr}/")).await;
 
     // Drawn bodies: every body of WorldInfo with a drawable shape (all but the floor plane).
     let geoms = cdp

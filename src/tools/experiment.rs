@@ -15,8 +15,9 @@
 use crate::experiments::peg_pour::{
     overlap_quartiles, quantile, run_pour, step_sizes, PourMethod, PourRun, DURATION,
 };
+use crate::tools::plot::{self, FLOOR};
 use anyhow::Context;
-use plotters::prelude::*;
+use plotters::prelude::{RGBColor, SeriesLabelPosition};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -179,105 +180,72 @@ fn peg_pour_main(a: PegPourArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Values below this are drawn at it (log axis).
-const FLOOR: f64 = 1e-16;
-
 /// (h, q1, median, q3) of one step size.
 type Quartiles = (f64, f64, f64, f64);
 type Series = [(PourMethod, Vec<Quartiles>)];
 
 fn draw_fig24(series: &Series, path: &Path, text: bool, seeds: u64) -> anyhow::Result<()> {
-    let c = |y: f64| if y.is_finite() { y.max(FLOOR) } else { FLOOR };
-    let (mut hlo, mut hhi, mut ylo, mut yhi) = (f64::INFINITY, 0.0f64, f64::INFINITY, 0.0f64);
+    use crate::tools::plot::{clamp, line_chart, log_range, Axes, Axis, Chart, Scale};
+    let (mut hlo, mut hhi) = (f64::INFINITY, 0.0f64);
     for (_, pts) in series {
-        for &(h, q1, _, q3) in pts {
+        for &(h, ..) in pts {
             hlo = hlo.min(h);
             hhi = hhi.max(h);
-            ylo = ylo.min(c(q1));
-            yhi = yhi.max(c(q3));
         }
     }
     anyhow::ensure!(hlo.is_finite() && hhi > 0.0, "no runs to plot");
-    let (hlo, hhi) = (hlo / 1.2, hhi * 1.2);
-    let ylo = 10f64.powf(ylo.log10().floor() - 1.0);
-    let yhi = 10f64.powf(yhi.log10().ceil()).max(ylo * 100.0);
-    let root = BitMapBackend::new(path, (1000, 600)).into_drawing_area();
-    let e = |err: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {err:?}", path.display());
-    root.fill(&WHITE).map_err(e)?;
-    let mut b = ChartBuilder::on(&root);
-    b.margin(14);
-    if text {
-        b.caption(
-            format!("3D pour: overlap volume vs step (003 Fig. 24; {seeds} seeds, median and quartiles)"),
-            ("sans-serif", 20),
-        )
-        .x_label_area_size(45)
-        .y_label_area_size(80);
-    } else {
-        b.x_label_area_size(8).y_label_area_size(8);
-    }
-    let mut chart = b
-        .build_cartesian_2d((hlo..hhi).log_scale(), (ylo..yhi).log_scale())
-        .map_err(e)?;
-    if text {
-        chart
-            .configure_mesh()
-            .x_desc("step size h, s")
-            .y_desc(format!(
-                "overlap volume / L³ (values < {FLOOR:e} drawn at it)"
-            ))
-            .x_label_formatter(&|x: &f64| format!("{x:.0e}"))
-            .y_label_formatter(&|y: &f64| format!("{y:.0e}"))
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .draw()
-            .map_err(e)?;
-    }
-    for (method, pts) in series {
-        let color = match method {
-            PourMethod::Lcp => RGBColor(214, 39, 40),
-            PourMethod::Peg => RGBColor(31, 119, 180),
-        };
-        let band: Vec<(f64, f64)> = pts
+    let (ylo, yhi) = log_range(
+        series
             .iter()
-            .map(|&(h, _, _, q3)| (h, c(q3)))
-            .chain(pts.iter().rev().map(|&(h, q1, _, _)| (h, c(q1))))
-            .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(band, color.mix(0.2).filled())))
-            .map_err(e)?;
-        chart
-            .draw_series(
-                pts.iter()
-                    .map(|&(h, _, m, _)| Circle::new((h, c(m)), 3, color.filled())),
-            )
-            .map_err(e)?;
-        let s = chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|&(h, _, m, _)| (h, c(m))),
-                color.stroke_width(2),
-            ))
-            .map_err(e)?;
-        if text {
-            let name = match method {
-                PourMethod::Lcp => "standard model (lcp)",
-                PourMethod::Peg => "PEG",
+            .flat_map(|(_, pts)| pts.iter().flat_map(|&(_, q1, _, q3)| [q1, q3])),
+    );
+    // One decade of room below the lowest quartile.
+    let ylo = (ylo / 10.0).max(FLOOR / 10.0);
+    let curves: Vec<plot::Series> = series
+        .iter()
+        .map(|(method, pts)| {
+            let (name, color) = match method {
+                PourMethod::Lcp => ("standard model (lcp)", RGBColor(214, 39, 40)),
+                PourMethod::Peg => ("PEG", RGBColor(31, 119, 180)),
             };
-            s.label(name).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
-            });
-        }
-    }
-    if text {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(e)?;
-    }
-    root.present().map_err(e)?;
-    Ok(())
+            plot::Series {
+                name,
+                color,
+                points: pts.iter().map(|&(h, _, m, _)| (h, clamp(m))).collect(),
+                band: pts
+                    .iter()
+                    .map(|&(h, _, _, q3)| (h, q3))
+                    .chain(pts.iter().rev().map(|&(h, q1, _, _)| (h, q1)))
+                    .collect(),
+                markers: true,
+            }
+        })
+        .collect();
+    let title = format!(
+        "3D pour: overlap volume vs step (003 Fig. 24; {seeds} seeds, median and quartiles)"
+    );
+    let y_desc = format!("overlap volume / L³ (values < {FLOOR:e} drawn at it)");
+    line_chart(
+        path,
+        &Chart {
+            title: &title,
+            size: (1000, 600),
+            text,
+            shade: &[],
+            legend: SeriesLabelPosition::UpperLeft,
+        },
+        &Axes {
+            x: Axis {
+                desc: "step size h, s",
+                range: (hlo / 1.2, hhi * 1.2),
+                scale: Scale::Log,
+            },
+            y: Axis {
+                desc: &y_desc,
+                range: (ylo, yhi),
+                scale: Scale::Log,
+            },
+        },
+        &curves,
+    )
 }

@@ -13,9 +13,18 @@
 //!     damping of the paper's eq. (5) and of the exact inversion, against the
 //!     requested e (closed-form functions of `contact::hunt_crossley`).
 //!
+//! (d) 002 §4.2: energy error of the adaptive step vs a fixed step of the same mean
+//!     length (`experiments::hc_energy`).
+//! (e)–(g) 003 under the LCP method (`experiments::lcp_scenes`): the incline at and
+//!     below the friction threshold, the five-box stack's drift, the ball drop.
+//! (h) The arm on the table settling under penalty vs LCP.
+//!
 //! Writes `block_penetrating_ke.png`, `block_penetrating_penetration.png`,
-//! `block_random_forces_ke.png`, `block_random_forces_penetration.png` and
-//! `hc_restitution_rules.png`.
+//! `block_random_forces_ke.png`, `block_random_forces_penetration.png`,
+//! `hc_restitution_rules.png`, `hc_adaptive_energy.png`, `lcp_incline.png`,
+//! `lcp_stack5_drift.png`, `lcp_ball_drop.png` and `robot_arm_penalty_vs_lcp.png`.
+
+mod more;
 
 use crate::data::Data;
 use crate::experiments::{deepest_point_variant, with_penalty_points, RandomPushes};
@@ -23,6 +32,7 @@ use crate::math::Vec3;
 use crate::model::scene::load_scene_file;
 use crate::model::{Model, PenaltyPoints};
 use anyhow::Context;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +57,7 @@ pub struct PlotArgs {
 }
 
 /// Values below this are drawn at it (log axes need positive values).
-const FLOOR: f64 = 1e-16;
+pub const FLOOR: f64 = 1e-16;
 
 /// Per-step kinetic energy and maximum penetration of one run.
 struct Trace {
@@ -106,18 +116,326 @@ fn scene(rel: &str) -> anyhow::Result<Model> {
     load_scene_file(&path).with_context(|| format!("loading {rel} (run from the repository root)"))
 }
 
-/// What one figure shows.
+const MULTI: RGBColor = RGBColor(31, 119, 180);
+const DEEPEST: RGBColor = RGBColor(214, 39, 40);
+
+/// How an axis maps values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    /// Log axis, ticks at the decades (and 2 and 5 times them on ≤ 3 decades).
+    Log,
+}
+
+/// One axis: its label, its range and its scale.
+#[derive(Clone, Copy, Debug)]
+pub struct Axis<'a> {
+    pub desc: &'a str,
+    pub range: (f64, f64),
+    pub scale: Scale,
+}
+
+/// The two axes of a chart.
+#[derive(Clone, Copy, Debug)]
+pub struct Axes<'a> {
+    pub x: Axis<'a>,
+    pub y: Axis<'a>,
+}
+
+/// One curve: a polyline, optionally a filled band (a closed polygon, e.g. quartiles)
+/// and markers at its points.
+#[derive(Clone, Debug)]
+pub struct Series<'a> {
+    pub name: &'a str,
+    pub color: RGBColor,
+    pub points: Vec<(f64, f64)>,
+    pub band: Vec<(f64, f64)>,
+    pub markers: bool,
+}
+
+impl<'a> Series<'a> {
+    /// A plain line.
+    pub fn line(name: &'a str, color: RGBColor, points: Vec<(f64, f64)>) -> Self {
+        Series {
+            name,
+            color,
+            points,
+            band: Vec::new(),
+            markers: false,
+        }
+    }
+}
+
+/// Title, size and decorations of a chart.
+#[derive(Clone, Debug)]
+pub struct Chart<'a> {
+    pub title: &'a str,
+    pub size: (u32, u32),
+    /// Whether the "sans-serif" font is registered (titles, labels, legend); without
+    /// it the grid is drawn by hand and no text at all.
+    pub text: bool,
+    /// x intervals to shade (e.g. force windows).
+    pub shade: &'a [(f64, f64)],
+    pub legend: SeriesLabelPosition,
+}
+
+/// Ticks of an axis: decades (× 1, 2, 5 on short log ranges) or ten linear steps.
+fn ticks(a: &Axis) -> Vec<f64> {
+    let (lo, hi) = a.range;
+    match a.scale {
+        Scale::Linear => (0..=10).map(|k| lo + (hi - lo) * k as f64 / 10.0).collect(),
+        Scale::Log => {
+            let d0 = lo.log10().floor() as i32;
+            let d1 = hi.log10().ceil() as i32;
+            let decades = d1 - d0;
+            let mults: &[f64] = if decades <= 3 {
+                &[1.0, 2.0, 5.0]
+            } else {
+                &[1.0]
+            };
+            let every = (decades / 8).max(1);
+            (d0..=d1)
+                .filter(|d| (d - d0) % every == 0)
+                .flat_map(|d| mults.iter().map(move |m| m * 10f64.powi(d)))
+                .filter(|v| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9))
+                .collect()
+        }
+    }
+}
+
+/// Whole decades around `values` (clamped at [`FLOOR`]), at least two; one decade
+/// below the floor when values were clamped, so a clamped line stays visible.
+pub fn log_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for y in values {
+        let y = clamp(y);
+        lo = lo.min(y);
+        hi = hi.max(y);
+    }
+    if !(lo.is_finite() && hi.is_finite()) {
+        (lo, hi) = (FLOOR, 1.0);
+    }
+    let lo = if lo <= FLOOR {
+        FLOOR / 10.0
+    } else {
+        10f64.powf(lo.log10().floor())
+    };
+    let hi = 10f64.powf(hi.log10().ceil()).max(lo * 100.0);
+    (lo, hi)
+}
+
+/// A linear range around `values` with `pad` of its span on both sides (a unit
+/// span if all values are equal).
+pub fn linear_range(values: impl IntoIterator<Item = f64>, pad: f64) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for y in values.into_iter().filter(|y| y.is_finite()) {
+        lo = lo.min(y);
+        hi = hi.max(y);
+    }
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (0.0, 1.0);
+    }
+    if hi - lo <= 0.0 {
+        return (lo - 0.5, hi + 0.5);
+    }
+    let p = pad * (hi - lo);
+    (lo - p, hi + p)
+}
+
+fn label(scale: Scale, v: f64) -> String {
+    match scale {
+        Scale::Log => format!("{v:.0e}"),
+        Scale::Linear => {
+            let r = (v * 1e6).round() / 1e6;
+            if r == 0.0 {
+                "0".to_string()
+            } else {
+                format!("{r}")
+            }
+        }
+    }
+}
+
+/// Draw `series` on `axes` into the PNG at `path`: every figure of `rtphys plot` and
+/// `rtphys experiment`. Log-axis values are clamped at [`FLOOR`]. The output depends
+/// on nothing but the arguments and the font (byte-identical run to run).
+pub fn line_chart(
+    path: &Path,
+    chart: &Chart,
+    axes: &Axes,
+    series: &[Series],
+) -> anyhow::Result<()> {
+    let e = |err: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {err:?}", path.display());
+    for a in [&axes.x, &axes.y] {
+        let (lo, hi) = a.range;
+        anyhow::ensure!(
+            lo.is_finite() && hi.is_finite() && lo < hi && (a.scale == Scale::Linear || lo > 0.0),
+            "{}: bad axis range {lo}..{hi} for '{}'",
+            path.display(),
+            a.desc
+        );
+    }
+    let root = BitMapBackend::new(path, chart.size).into_drawing_area();
+    root.fill(&WHITE).map_err(e)?;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(12);
+    if chart.text {
+        builder
+            .caption(chart.title, ("sans-serif", 22))
+            .x_label_area_size(45)
+            .y_label_area_size(80);
+    } else {
+        builder.x_label_area_size(8).y_label_area_size(8);
+    }
+    let (x, y) = (axes.x.range, axes.y.range);
+    let (xt, yt) = (ticks(&axes.x), ticks(&axes.y));
+    match (axes.x.scale, axes.y.scale) {
+        (Scale::Linear, Scale::Linear) => {
+            let mut c = builder.build_cartesian_2d(x.0..x.1, y.0..y.1).map_err(e)?;
+            chart_body(&mut c, chart, axes, series)
+        }
+        (Scale::Linear, Scale::Log) => {
+            let mut c = builder
+                .build_cartesian_2d(x.0..x.1, (y.0..y.1).log_scale().with_key_points(yt))
+                .map_err(e)?;
+            chart_body(&mut c, chart, axes, series)
+        }
+        (Scale::Log, Scale::Linear) => {
+            let mut c = builder
+                .build_cartesian_2d((x.0..x.1).log_scale().with_key_points(xt), y.0..y.1)
+                .map_err(e)?;
+            chart_body(&mut c, chart, axes, series)
+        }
+        (Scale::Log, Scale::Log) => {
+            let mut c = builder
+                .build_cartesian_2d(
+                    (x.0..x.1).log_scale().with_key_points(xt),
+                    (y.0..y.1).log_scale().with_key_points(yt),
+                )
+                .map_err(e)?;
+            chart_body(&mut c, chart, axes, series)
+        }
+    }
+    .map_err(|err| anyhow::anyhow!("drawing {}: {err}", path.display()))?;
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+type Ctx<'a, 'b, X, Y> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<X, Y>>;
+
+/// Mesh (or hand-drawn grid), shading, bands, lines, markers and legend.
+fn chart_body<'a, X, Y>(
+    c: &mut Ctx<'a, 'a, X, Y>,
+    chart: &Chart,
+    axes: &Axes,
+    series: &[Series],
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let e = |err: DrawingAreaErrorKind<_>| format!("{err:?}");
+    let (xs, ys) = (axes.x.scale, axes.y.scale);
+    let fx = |v: f64| match xs {
+        Scale::Log => clamp(v),
+        Scale::Linear => v,
+    };
+    let fy = |v: f64| match ys {
+        Scale::Log => clamp(v),
+        Scale::Linear => v,
+    };
+    let ((x0, x1), (y0, y1)) = (axes.x.range, axes.y.range);
+    if chart.text {
+        let xf = move |v: &f64| label(xs, *v);
+        let yf = move |v: &f64| label(ys, *v);
+        c.configure_mesh()
+            .light_line_style(WHITE.mix(0.0))
+            .x_desc(axes.x.desc)
+            .y_desc(axes.y.desc)
+            .x_label_formatter(&xf)
+            .y_label_formatter(&yf)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .draw()
+            .map_err(e)?;
+    } else {
+        // No font: the mesh would need text, so draw its lines by hand.
+        let grid = RGBColor(0, 0, 0).mix(0.2);
+        for y in ticks(&axes.y) {
+            c.draw_series(LineSeries::new([(x0, y), (x1, y)], grid))
+                .map_err(e)?;
+        }
+        for x in ticks(&axes.x) {
+            c.draw_series(LineSeries::new([(x, y0), (x, y1)], grid))
+                .map_err(e)?;
+        }
+    }
+    for &(a, b) in chart.shade {
+        c.draw_series(std::iter::once(Rectangle::new(
+            [(a.max(x0), y0), (b.min(x1), y1)],
+            RGBColor(0, 0, 0).mix(0.06).filled(),
+        )))
+        .map_err(e)?;
+    }
+    for s in series {
+        if !s.band.is_empty() {
+            let band: Vec<(f64, f64)> = s.band.iter().map(|&(x, y)| (fx(x), fy(y))).collect();
+            c.draw_series(std::iter::once(Polygon::new(
+                band,
+                s.color.mix(0.2).filled(),
+            )))
+            .map_err(e)?;
+        }
+        if s.markers {
+            c.draw_series(
+                s.points
+                    .iter()
+                    .map(|&(x, y)| Circle::new((fx(x), fy(y)), 3, s.color.filled())),
+            )
+            .map_err(e)?;
+        }
+        let color = s.color;
+        let drawn = c
+            .draw_series(LineSeries::new(
+                s.points.iter().map(|&(x, y)| (fx(x), fy(y))),
+                color.stroke_width(2),
+            ))
+            .map_err(e)?;
+        if chart.text {
+            drawn.label(s.name).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+            });
+        }
+    }
+    if chart.text && !series.is_empty() {
+        c.configure_series_labels()
+            .position(chart.legend.clone())
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .draw()
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// A per-step trace as points (step k + 1, value).
+pub fn per_step(v: &[f64]) -> Vec<(f64, f64)> {
+    v.iter()
+        .enumerate()
+        .map(|(i, &y)| ((i + 1) as f64, y))
+        .collect()
+}
+
+/// One figure of the block experiments: per-step series on a log y-axis.
 struct Figure<'a> {
     file: &'a str,
     title: &'a str,
     y_desc: &'a str,
     series: Vec<(&'a str, &'a [f64], RGBColor)>,
     /// Step intervals to shade (force windows).
-    shade: &'a [(u32, u32)],
+    shade: &'a [(f64, f64)],
 }
-
-const MULTI: RGBColor = RGBColor(31, 119, 180);
-const DEEPEST: RGBColor = RGBColor(214, 39, 40);
 
 fn draw(fig: &Figure, dir: &Path, text: bool, size: (u32, u32)) -> anyhow::Result<PathBuf> {
     let path = dir.join(fig.file);
@@ -127,123 +445,40 @@ fn draw(fig: &Figure, dir: &Path, text: bool, size: (u32, u32)) -> anyhow::Resul
         .map(|(_, v, _)| v.len())
         .max()
         .unwrap_or(1)
-        .max(1) as u32;
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (_, v, _) in &fig.series {
-        for &y in v.iter() {
-            let y = clamp(y);
-            lo = lo.min(y);
-            hi = hi.max(y);
-        }
-    }
-    if !(lo.is_finite() && hi.is_finite()) {
-        (lo, hi) = (FLOOR, 1.0);
-    }
-    // Whole decades, at least two; one decade below the floor when values were
-    // clamped, so that the clamped line stays visible above the axis.
-    let lo = if lo <= FLOOR {
-        FLOOR / 10.0
-    } else {
-        10f64.powf(lo.log10().floor())
-    };
-    let hi = 10f64.powf(hi.log10().ceil()).max(lo * 100.0);
-    let decades = (hi / lo).log10().round() as i32;
-    // Tick marks: every decade, plus 2 and 5 times it on short ranges.
-    let mults: &[f64] = if decades <= 3 {
-        &[1.0, 2.0, 5.0]
-    } else {
-        &[1.0]
-    };
-    let step = (decades / 8).max(1);
-    let ticks: Vec<f64> = (0..=decades)
-        .filter(|d| d % step == 0)
-        .flat_map(|d| mults.iter().map(move |m| m * lo * 10f64.powi(d)))
-        .filter(|y| *y <= hi * (1.0 + 1e-9))
+        .max(1) as f64;
+    let y = log_range(fig.series.iter().flat_map(|(_, v, _)| v.iter().copied()));
+    let series: Vec<Series> = fig
+        .series
+        .iter()
+        .map(|&(name, v, color)| Series::line(name, color, per_step(v)))
         .collect();
-    let grid_y: Vec<f64> = (0..=decades).map(|d| lo * 10f64.powi(d)).collect();
-
-    let root = BitMapBackend::new(&path, size).into_drawing_area();
-    let e = |err: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {err:?}", path.display());
-    root.fill(&WHITE).map_err(e)?;
-    let mut builder = ChartBuilder::on(&root);
-    builder.margin(12);
-    if text {
-        builder
-            .caption(fig.title, ("sans-serif", 22))
-            .x_label_area_size(45)
-            .y_label_area_size(80);
-    } else {
-        builder.x_label_area_size(8).y_label_area_size(8);
-    }
-    let mut chart = builder
-        .build_cartesian_2d(
-            0u32..steps,
-            (lo..hi).log_scale().with_key_points(ticks.clone()),
-        )
-        .map_err(e)?;
-    if text {
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE.mix(0.0))
-            .x_desc("step")
-            .y_desc(fig.y_desc)
-            .y_label_formatter(&|y: &f64| format!("{y:.0e}"))
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .draw()
-            .map_err(e)?;
-    } else {
-        // No font: the mesh would need text, so draw its lines by hand (the
-        // horizontal ones at the decades, vertical ones every tenth of the steps).
-        let grid = RGBColor(0, 0, 0).mix(0.2);
-        for &y in &grid_y {
-            chart
-                .draw_series(LineSeries::new([(0, y), (steps, y)], grid))
-                .map_err(e)?;
-        }
-        for k in 0..=10 {
-            let x = steps / 10 * k;
-            chart
-                .draw_series(LineSeries::new([(x, lo), (x, hi)], grid))
-                .map_err(e)?;
-        }
-    }
-    for &(a, b) in fig.shade {
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(a, lo), (b.min(steps), hi)],
-                RGBColor(0, 0, 0).mix(0.06).filled(),
-            )))
-            .map_err(e)?;
-    }
-    for &(name, v, color) in &fig.series {
-        let s = chart
-            .draw_series(LineSeries::new(
-                v.iter().enumerate().map(|(i, &y)| (i as u32 + 1, clamp(y))),
-                color.stroke_width(2),
-            ))
-            .map_err(e)?;
-        if text {
-            s.label(name).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
-            });
-        }
-    }
-    if text {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(e)?;
-    }
-    root.present().map_err(e)?;
-    Ok(dir.join(fig.file))
+    line_chart(
+        &path,
+        &Chart {
+            title: fig.title,
+            size,
+            text,
+            shade: fig.shade,
+            legend: SeriesLabelPosition::UpperRight,
+        },
+        &Axes {
+            x: Axis {
+                desc: "step",
+                range: (0.0, steps),
+                scale: Scale::Linear,
+            },
+            y: Axis {
+                desc: fig.y_desc,
+                range: y,
+                scale: Scale::Log,
+            },
+        },
+        &series,
+    )?;
+    Ok(path)
 }
 
-fn clamp(y: f64) -> f64 {
+pub fn clamp(y: f64) -> f64 {
     if y.is_finite() {
         y.max(FLOOR)
     } else {
@@ -252,7 +487,7 @@ fn clamp(y: f64) -> f64 {
 }
 
 /// Register the TrueType font as the "sans-serif" family; false if it cannot be used.
-pub(crate) fn register(path: &Path) -> bool {
+pub fn register(path: &Path) -> bool {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(err) => {
@@ -342,9 +577,9 @@ pub fn plot_main(a: PlotArgs) -> anyhow::Result<()> {
     eprintln!("block under random forces, {steps} steps:");
     eprintln!("  {}\n  {}", tm.summary(), td.summary());
     let period = (pm.on + pm.off) as u32;
-    let windows: Vec<(u32, u32)> = (0..steps as u32)
+    let windows: Vec<(f64, f64)> = (0..steps as u32)
         .step_by(period.max(1) as usize)
-        .map(|s| (s, s + pm.on as u32))
+        .map(|s| (s as f64, (s + pm.on as u32) as f64))
         .collect();
     for (file, title, desc, m, d) in [
         (
@@ -373,6 +608,8 @@ pub fn plot_main(a: PlotArgs) -> anyhow::Result<()> {
     }
     // (c) 002: the restitution each damping rule achieves, by the exact relation.
     written.push(restitution_rules(&a.out, text, size)?);
+    // (d)–(h) 002's adaptive step, 003 under the LCP method, a robot under both.
+    written.extend(more::all(&a.out, text, size)?);
     for p in &written {
         println!("wrote {}", p.display());
     }
@@ -408,60 +645,31 @@ fn restitution_rules(dir: &Path, text: bool, size: (u32, u32)) -> anyhow::Result
     for (e, p) in paper.iter().filter(|(e, _)| [0.3, 0.5, 0.8].contains(e)) {
         eprintln!("002 restitution at v_in {v_in:.3} m/s: requested {e}, paper rule gives {p:.4}");
     }
-    let root = BitMapBackend::new(&path, size).into_drawing_area();
-    let err = |x: DrawingAreaErrorKind<_>| anyhow::anyhow!("drawing {}: {x:?}", path.display());
-    root.fill(&WHITE).map_err(err)?;
-    let mut builder = ChartBuilder::on(&root);
-    builder.margin(12);
-    if text {
-        builder
-            .caption(
-                "Hunt–Crossley restitution achieved vs requested (002 eq. 5 vs exact relation)",
-                ("sans-serif", 22),
-            )
-            .x_label_area_size(45)
-            .y_label_area_size(70);
-    } else {
-        builder.x_label_area_size(8).y_label_area_size(8);
-    }
-    let mut chart = builder
-        .build_cartesian_2d(0.0..1.0, 0.0..1.0)
-        .map_err(err)?;
-    if text {
-        chart
-            .configure_mesh()
-            .x_desc("requested restitution e")
-            .y_desc("e from the exact relation, v_in = 4.43 m/s")
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .draw()
-            .map_err(err)?;
-    }
-    for (name, pts, color) in [
-        ("exact inversion (damping_exact)", &exact, MULTI),
-        ("paper's eq. (5): c = 1.5 (1 − e) / v_in", &paper, DEEPEST),
-    ] {
-        let s = chart
-            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-            .map_err(err)?;
-        if text {
-            s.label(name).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
-            });
-        }
-    }
-    if text {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 15))
-            .draw()
-            .map_err(err)?;
-    }
-    root.present().map_err(err)?;
-    drop(chart);
-    drop(root);
+    line_chart(
+        &path,
+        &Chart {
+            title: "Hunt–Crossley restitution achieved vs requested (002 eq. 5 vs exact relation)",
+            size,
+            text,
+            shade: &[],
+            legend: SeriesLabelPosition::LowerRight,
+        },
+        &Axes {
+            x: Axis {
+                desc: "requested restitution e",
+                range: (0.0, 1.0),
+                scale: Scale::Linear,
+            },
+            y: Axis {
+                desc: "e from the exact relation, v_in = 4.43 m/s",
+                range: (0.0, 1.0),
+                scale: Scale::Linear,
+            },
+        },
+        &[
+            Series::line("exact inversion (damping_exact)", MULTI, exact),
+            Series::line("paper's eq. (5): c = 1.5 (1 − e) / v_in", DEEPEST, paper),
+        ],
+    )?;
     Ok(dir.join(file))
 }
