@@ -97,7 +97,7 @@ impl BroadPhase {
         };
         let is_large = |b: &Aabb| {
             let e = extent(b);
-            !(e.is_finite() && e <= cell) || !b.min.iter().all(|v| v.is_finite())
+            !(e.is_finite() && e <= cell && b.min.iter().all(|v| v.is_finite()))
         };
         for (g, b) in aabbs.iter().enumerate() {
             if is_large(b) {
