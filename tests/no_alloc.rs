@@ -1,5 +1,5 @@
 //! The step performs no heap allocation once warmed up: a counting global allocator
-//! over 1,000 steps of the 20-object pile.
+//! over 1,000 steps of the 20-object pile, and at N = 1,000 on the scaling scenes.
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::load_scene_str;
@@ -50,4 +50,35 @@ fn counter_counts_this_threads_allocations() {
     assert!(n >= 1);
     let (_, n) = alloc_counter::count(|| 1 + 1);
     assert_eq!(n, 0);
+}
+
+/// The same at N = 1,000: the peer's grid_1000 (1,000 boxes resting on the floor,
+/// 8,000 contact points) and its dense 10-layer pile_100, from the committed scaling
+/// scenes (`rtphys::tools::scaling`): the grid broad phase, the support graph and
+/// the implicit solve keep their buffers.
+#[test]
+fn scaling_scenes_step_without_allocating() {
+    for (name, warm, counted) in [("grid_1000", 300, 200), ("pile_100", 500, 200)] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(rtphys::tools::scaling::SCALING_DIR)
+            .join(format!("{name}.json"));
+        let text = rtphys::tools::scaling::scene_from_json_file(&path).expect("scaling scene");
+        let model = load_scene_str(&text, name, std::path::Path::new(".")).expect("scene");
+        let mut data = Data::new(&model);
+        let mut pipeline = rtphys::Pipeline::new(&model);
+        for _ in 0..warm {
+            pipeline.step(&model, &mut data);
+        }
+        alloc_counter::start();
+        for _ in 0..counted {
+            pipeline.step(&model, &mut data);
+        }
+        let n = alloc_counter::stop();
+        assert!(
+            data.stats.contact_points >= 100,
+            "{name}: {} contact points",
+            data.stats.contact_points
+        );
+        assert_eq!(n, 0, "{name}: {n} allocations in {counted} warmed-up steps");
+    }
 }

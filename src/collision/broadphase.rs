@@ -1,10 +1,7 @@
-//! Broad phase: sweep-and-prune along the world x axis.
-//!
-//! The sort order persists between calls and is restored by insertion sort, so a
-//! scene whose bodies move little between steps costs O(N + k) (k overlapping
-//! pairs) and a scrambled one O(N log N) at worst through the fallback sort. The
-//! output is sorted by `(a, b)` with `a < b`, so the rest of the step never
-//! depends on the sweep order (determinism).
+//! Broad phase: a uniform grid of cells about twice the mean box size, boxes
+//! larger than a cell (planes, walls) tested against all. The output is sorted by
+//! `(a, b)` with `a < b`, so the rest of the step never depends on the grid
+//! (determinism).
 
 use crate::math::Vec3;
 
@@ -36,14 +33,18 @@ impl Aabb {
     }
 }
 
-/// Sweep-and-prune state; keep one per `Data` and reuse it every step.
+/// Broad-phase state; keep one per `Pipeline` and reuse it every step (its buffers
+/// keep their capacity: no allocation after warm-up).
 #[derive(Clone, Debug, Default)]
 pub struct BroadPhase {
-    /// Geom indices sorted by `aabb.min.x` (persisted between calls).
-    order: Vec<u32>,
-    /// Indices into `order` of the boxes still open during the sweep.
-    active: Vec<u32>,
+    /// (cell key, geom) of every cell a small geom's box covers, sorted.
+    entries: Vec<(u64, u32)>,
+    /// Geoms whose box is unbounded or larger than a cell (planes, walls, floors).
+    large: Vec<u32>,
 }
+
+/// Cell coordinates are clamped to ±2²⁰ (21 bits each in the key).
+const CELL_LIMIT: i64 = 1 << 20;
 
 impl BroadPhase {
     pub fn new() -> Self {
@@ -52,6 +53,16 @@ impl BroadPhase {
 
     /// All overlapping pairs `(a, b)`, `a < b`, for which `wanted(a, b)` holds,
     /// written to `out` sorted ascending.
+    ///
+    /// A uniform grid: the cell edge is twice the mean box extent, so a box no
+    /// larger than a cell covers at most 2 × 2 × 2 cells; each (cell, geom) is an
+    /// entry, the entries are sorted by cell, and the boxes sharing a cell are
+    /// tested against each other. A pair sharing several cells is reported only
+    /// from the cell holding the minimum corner of the two boxes' intersection.
+    /// Boxes larger than a cell (and unbounded ones) are tested against every box.
+    /// Cost O(N log N + k) for N boxes of similar size, k candidate tests, whatever
+    /// the layout (the one-axis sweep it replaces tested every box against all the
+    /// boxes of its column: O(N^1.5) in a pile or a grid spread over a floor).
     pub fn find_pairs(
         &mut self,
         aabbs: &[Aabb],
@@ -59,53 +70,91 @@ impl BroadPhase {
         out: &mut Vec<(u32, u32)>,
     ) {
         out.clear();
-        let n = aabbs.len();
-        if self.order.len() != n {
-            self.order.clear();
-            self.order.extend(0..n as u32);
-        }
-        // Restore the sort by min.x: insertion sort is linear on nearly sorted input;
-        // bail out to the O(N log N) sort when the input is scrambled.
-        let key = |i: u32| aabbs[i as usize].min.x;
-        let mut moves = 0usize;
-        let mut scrambled = false;
-        for i in 1..n {
-            let mut j = i;
-            while j > 0 && key(self.order[j - 1]) > key(self.order[j]) {
-                self.order.swap(j - 1, j);
-                j -= 1;
-                moves += 1;
-            }
-            if moves > 8 * n + 64 {
-                scrambled = true;
-                break;
+        self.entries.clear();
+        self.large.clear();
+        let extent = |b: &Aabb| {
+            let e = b.max - b.min;
+            e.x.max(e.y).max(e.z)
+        };
+        let (mut sum, mut count) = (0.0, 0usize);
+        for b in aabbs {
+            let e = extent(b);
+            if e.is_finite() && b.min.iter().all(|v| v.is_finite()) {
+                sum += e;
+                count += 1;
             }
         }
-        if scrambled {
-            self.order
-                .sort_unstable_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
-        }
-        // Sweep.
-        self.active.clear();
-        for &gi in &self.order {
-            let bi = &aabbs[gi as usize];
-            let mut k = 0;
-            while k < self.active.len() {
-                let gj = self.active[k];
-                let bj = &aabbs[gj as usize];
-                if bj.max.x < bi.min.x {
-                    self.active.swap_remove(k);
-                    continue;
-                }
-                if bi.overlaps(bj) {
-                    let (a, b) = if gi < gj { (gi, gj) } else { (gj, gi) };
-                    if wanted(a as usize, b as usize) {
-                        out.push((a, b));
+        let cell = if count > 0 && sum > 0.0 {
+            2.0 * sum / count as f64
+        } else {
+            1.0
+        };
+        let inv = 1.0 / cell;
+        let coord = |x: f64| ((x * inv).floor() as i64).clamp(-CELL_LIMIT, CELL_LIMIT - 1);
+        let key = |ix: i64, iy: i64, iz: i64| {
+            let k = |i: i64| (i + CELL_LIMIT) as u64;
+            (k(ix) << 42) | (k(iy) << 21) | k(iz)
+        };
+        let is_large = |b: &Aabb| {
+            let e = extent(b);
+            !(e.is_finite() && e <= cell && b.min.iter().all(|v| v.is_finite()))
+        };
+        for (g, b) in aabbs.iter().enumerate() {
+            if is_large(b) {
+                self.large.push(g as u32);
+                continue;
+            }
+            for ix in coord(b.min.x)..=coord(b.max.x) {
+                for iy in coord(b.min.y)..=coord(b.max.y) {
+                    for iz in coord(b.min.z)..=coord(b.max.z) {
+                        self.entries.push((key(ix, iy, iz), g as u32));
                     }
                 }
-                k += 1;
             }
-            self.active.push(gi);
+        }
+        self.entries.sort_unstable();
+        let mut s = 0;
+        while s < self.entries.len() {
+            let k = self.entries[s].0;
+            let mut e = s + 1;
+            while e < self.entries.len() && self.entries[e].0 == k {
+                e += 1;
+            }
+            for i in s..e {
+                let gi = self.entries[i].1;
+                let bi = &aabbs[gi as usize];
+                for j in i + 1..e {
+                    let gj = self.entries[j].1;
+                    let bj = &aabbs[gj as usize];
+                    if !bi.overlaps(bj) {
+                        continue;
+                    }
+                    // Report from the cell of the intersection's minimum corner only.
+                    let m = bi.min.sup(&bj.min);
+                    if key(coord(m.x), coord(m.y), coord(m.z)) != k {
+                        continue;
+                    }
+                    // Entries are sorted by geom within a cell: gi < gj.
+                    if wanted(gi as usize, gj as usize) {
+                        out.push((gi, gj));
+                    }
+                }
+            }
+            s = e;
+        }
+        // Large boxes against every box (each large–large pair once).
+        for &gl in &self.large {
+            let bl = &aabbs[gl as usize];
+            for (g, b) in aabbs.iter().enumerate() {
+                let g = g as u32;
+                if g == gl || (g < gl && is_large(b)) || !bl.overlaps(b) {
+                    continue;
+                }
+                let (a, b) = if g < gl { (g, gl) } else { (gl, g) };
+                if wanted(a as usize, b as usize) {
+                    out.push((a, b));
+                }
+            }
         }
         out.sort_unstable();
     }
@@ -136,6 +185,27 @@ mod tests {
                     }
                 })
                 .collect();
+            let mut aabbs = aabbs;
+            // A plane (unbounded), a wall larger than any cell, and tiny boxes.
+            aabbs[0] = Aabb {
+                min: Vec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY),
+                max: Vec3::new(f64::INFINITY, f64::INFINITY, 0.0),
+            };
+            aabbs[1] = Aabb {
+                min: Vec3::new(-5.0, -0.1, -5.0),
+                max: Vec3::new(5.0, 0.1, 5.0),
+            };
+            aabbs[2] = Aabb {
+                min: Vec3::new(-4.0, -4.0, -5.0),
+                max: Vec3::new(6.0, 6.0, 5.0),
+            };
+            for b in aabbs.iter_mut().skip(3).take(20) {
+                let c = (b.min + b.max) * 0.5;
+                *b = Aabb {
+                    min: c - Vec3::repeat(1e-3),
+                    max: c + Vec3::repeat(1e-3),
+                };
+            }
             bp.find_pairs(&aabbs, |a, b| (a + b + round) % 7 != 0, &mut out);
             let mut brute = Vec::new();
             for a in 0..aabbs.len() {

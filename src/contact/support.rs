@@ -22,6 +22,11 @@ pub struct SupportLoads {
     pub n_lower: Vec<u32>,
     /// Moving bodies ordered from the highest down.
     order: Vec<usize>,
+    /// Touching pairs of each body, ascending (compressed rows: body b's are
+    /// `adj[adj_start[b]..adj_start[b + 1]]`), so that the graph costs
+    /// O(bodies log bodies + pairs) rather than O(bodies × pairs).
+    adj_start: Vec<u32>,
+    adj: Vec<u32>,
     /// "Up" of the graph (against gravity; z in a weightless scene).
     up: Vec3,
 }
@@ -32,6 +37,8 @@ impl SupportLoads {
             load: vec![0.0; nbody],
             n_lower: vec![0; nbody],
             order: Vec::with_capacity(nbody),
+            adj_start: vec![0; nbody + 1],
+            adj: Vec::with_capacity(2 * crate::collision::capacity::PAIRS_PER_GEOM * nbody),
             up: Vec3::z(),
         }
     }
@@ -40,7 +47,9 @@ impl SupportLoads {
     /// part of the state) and the bodies' heights against gravity. A body with
     /// nothing on it carries its own mass; the bottom of a stack of n equal boxes
     /// carries n of them; side-by-side bodies at one height pass nothing to each
-    /// other. O(bodies × pairs), no allocation.
+    /// other. O(bodies log bodies + pairs) through each body's list of touching pairs
+    /// (the same sums in the same order as a scan of every pair per body); no
+    /// allocation after the first calls.
     pub fn compute(
         &mut self,
         model: &Model,
@@ -60,8 +69,39 @@ impl SupportLoads {
             load,
             n_lower,
             order,
+            adj_start,
+            adj,
             ..
         } = self;
+        // Each body's touching pairs, in pair order (counting sort).
+        let ends = |q: &PairState| {
+            let ba = model.geoms[q.geom_a as usize].body;
+            let bb = model.geoms[q.geom_b as usize].body;
+            (q.touching && ba != bb).then_some((ba, bb))
+        };
+        adj_start.iter_mut().for_each(|s| *s = 0);
+        let mut total = 0usize;
+        for (ba, bb) in pairs.iter().filter_map(ends) {
+            adj_start[ba + 1] += 1;
+            adj_start[bb + 1] += 1;
+            total += 2;
+        }
+        for b in 0..load.len() {
+            adj_start[b + 1] += adj_start[b];
+        }
+        adj.clear();
+        adj.resize(total, 0);
+        // Fill with a running cursor per body: n_lower doubles as the cursor and is
+        // reset below.
+        n_lower.iter_mut().for_each(|n| *n = 0);
+        for (k, q) in pairs.iter().enumerate() {
+            if let Some((ba, bb)) = ends(q) {
+                for b in [ba, bb] {
+                    adj[(adj_start[b] + n_lower[b]) as usize] = k as u32;
+                    n_lower[b] += 1;
+                }
+            }
+        }
         order.clear();
         for (b, l) in load.iter_mut().enumerate() {
             *l = if dynamic(b) {
@@ -93,14 +133,18 @@ impl SupportLoads {
             (!dynamic(v) || height(v) < height(u)).then_some(v)
         };
         for &u in order.iter() {
-            let n = pairs.iter().filter(|q| lower(u, q).is_some()).count();
+            let incident = &adj[adj_start[u] as usize..adj_start[u + 1] as usize];
+            let n = incident
+                .iter()
+                .filter(|&&k| lower(u, &pairs[k as usize]).is_some())
+                .count();
             n_lower[u] = n as u32;
             if n == 0 {
                 continue;
             }
             let share = load[u] / n as f64;
-            for q in pairs {
-                if let Some(v) = lower(u, q) {
+            for &k in incident {
+                if let Some(v) = lower(u, &pairs[k as usize]) {
                     if dynamic(v) {
                         load[v] += share;
                     }

@@ -288,10 +288,8 @@ pub fn continuous_collision(
         }
         // The earliest impact of the body's fast geoms: (t, normal toward b, other body).
         let mut first: Option<(f64, Vec3, usize)> = None;
-        for (g, geom) in model.geoms.iter().enumerate() {
-            if geom.body != b {
-                continue;
-            }
+        for g in model.bodies[b].geoms.clone() {
+            let geom = &model.geoms[g];
             let inner = inner_radius(&geom.shape);
             let sweep_g = geom_sweep(model, g, &sw.start[b], &state[b]);
             if sweep_g <= CCD_FRACTION * inner {

@@ -191,6 +191,7 @@ impl Stepper for PenaltyStepper<'_> {
 
         // Integrate, evaluating the force model at every stage.
         let mut narrow_ns = 0u64;
+        implicit.iterations = 0;
         let mut eval = |stage: usize,
                         st: &mut [BodyState],
                         q: &[f64],
@@ -245,7 +246,7 @@ impl Stepper for PenaltyStepper<'_> {
                 // again with friction's wrench in the rates (it pitches the bodies:
                 // the normal rows take that moment in the same step).
                 k_explicit.copy_from_slice(k);
-                implicit.solve(model, h, st, bodies, k);
+                implicit.solve(model, h, st, bodies, (k, false));
                 let any = implicit_friction(
                     &cx,
                     st,
@@ -257,7 +258,7 @@ impl Stepper for PenaltyStepper<'_> {
                 );
                 if any {
                     k.copy_from_slice(k_explicit);
-                    implicit.solve(model, h, st, bodies, k);
+                    implicit.solve(model, h, st, bodies, (k, true));
                 }
                 implicit.report(st, (contact_wrench, contact_force));
             }
@@ -297,6 +298,7 @@ impl Stepper for PenaltyStepper<'_> {
         }
         // The links at the end-of-step state.
         link_states(model, robots, qpos, qvel, state);
+        stats.solver_iterations = implicit.iterations;
         let total = t.elapsed().as_nanos() as u64;
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);

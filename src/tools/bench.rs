@@ -32,8 +32,9 @@ pub struct BenchArgs {
     /// intersections, tunnelling).
     #[arg(default_value = "physics")]
     pub what: String,
-    /// Comma-separated scenes (physics): box, stack5, pile20, pile100, pile1000.
-    /// Default: all.
+    /// Comma-separated scenes (physics): box, stack5, pile20, pile100, pile1000, and
+    /// the peer's scaling scenes grid_N, pile_N (read from `--scaling-dir`).
+    /// Default: all but the scaling scenes.
     #[arg(long)]
     pub scenes: Option<String>,
     /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg.
@@ -61,6 +62,9 @@ pub struct BenchArgs {
     /// Target duration of one timed window, s (the peers use 0.4).
     #[arg(long, default_value_t = 0.4)]
     pub rep_secs: f64,
+    /// Where the scaling scenes' JSON (`bench_scaling.py --write-scenes DIR`) lives.
+    #[arg(long, default_value = super::scaling::SCALING_DIR)]
+    pub scaling_dir: PathBuf,
     /// Skip the resting-penetration measurement (physics).
     #[arg(long)]
     pub no_quality: bool,
@@ -125,46 +129,50 @@ fn transport(a: &BenchArgs) -> anyhow::Result<Value> {
 // ---------------------------------------------------------------------------- physics
 
 /// One reference scene: where it comes from and how long to settle it.
+#[derive(Clone)]
 struct SceneSpec {
-    name: &'static str,
+    name: std::borrow::Cow<'static, str>,
     source: Source,
     settle_s: f64,
     /// Upper bound on the steps of one timed window (big piles).
     max_steps: u64,
 }
 
+#[derive(Clone)]
 enum Source {
     File(&'static str),
     Pile(usize),
+    /// A scaling scene of the peer (`tools::scaling`): its JSON file.
+    Scaling(PathBuf),
 }
 
 const SCENES: [SceneSpec; 5] = [
     SceneSpec {
-        name: "box",
+        name: std::borrow::Cow::Borrowed("box"),
         source: Source::File("config/scenes/box_on_plane.toml"),
         settle_s: 1.0,
         max_steps: 2_000_000,
     },
     SceneSpec {
-        name: "stack5",
+        name: std::borrow::Cow::Borrowed("stack5"),
         source: Source::File("config/scenes/stack5.toml"),
         settle_s: 2.0,
         max_steps: 2_000_000,
     },
     SceneSpec {
-        name: "pile20",
+        name: std::borrow::Cow::Borrowed("pile20"),
         source: Source::Pile(20),
         settle_s: 3.0,
         max_steps: 2_000_000,
     },
     SceneSpec {
-        name: "pile100",
+        name: std::borrow::Cow::Borrowed("pile100"),
         source: Source::Pile(100),
         settle_s: 1.5,
         max_steps: 2000,
     },
     SceneSpec {
-        name: "pile1000",
+        name: std::borrow::Cow::Borrowed("pile1000"),
         source: Source::Pile(1000),
         settle_s: 1.0,
         max_steps: 200,
@@ -213,6 +221,13 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
             (
                 load_scene_str(&text, &format!("<pile {n}>"), Path::new("."))?,
                 format!("experiments::pile_scene(PileKind::Bench, {n}, 7)"),
+            )
+        }
+        Source::Scaling(ref path) => {
+            let text = super::scaling::scene_from_json_file(path)?;
+            (
+                load_scene_str(&text, &path.display().to_string(), Path::new("."))?,
+                format!("tools::scaling::scene_from_json({})", path.display()),
             )
         }
     };
@@ -384,6 +399,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             "contact_pairs": pairs_sum as f64 / timed,
             "contact_points": points_sum as f64 / timed,
         },
+        "solver_iterations_mean": lcp_it as f64 / timed,
         "substeps_per_tick": {
             "mean": substeps_sum as f64 / timed,
             "max": substeps_max,
@@ -475,19 +491,34 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
         "--rep-secs must be in (0, 60], got {}",
         a.rep_secs
     );
-    let chosen: Vec<&SceneSpec> = match &a.scenes {
-        None => SCENES.iter().collect(),
+    let chosen: Vec<SceneSpec> = match &a.scenes {
+        None => SCENES.to_vec(),
         Some(list) => {
             let mut v = Vec::new();
             for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                if let Some((_, n)) = super::scaling::scaling_name(name) {
+                    let file = format!("{name}.json");
+                    let path = match scene_path(&format!("{}/{file}", a.scaling_dir.display())) {
+                        Ok(p) => p,
+                        Err(_) => a.scaling_dir.join(file),
+                    };
+                    // The peer settles its scaling scenes 3 s before timing.
+                    v.push(SceneSpec {
+                        name: std::borrow::Cow::Owned(name.to_string()),
+                        source: Source::Scaling(path),
+                        settle_s: 3.0,
+                        max_steps: if n >= 1000 { 200 } else { 2000 },
+                    });
+                    continue;
+                }
                 let spec = SCENES.iter().find(|s| s.name == name).with_context(|| {
-                    let known: Vec<&str> = SCENES.iter().map(|s| s.name).collect();
+                    let known: Vec<&str> = SCENES.iter().map(|s| &*s.name).collect();
                     format!(
-                        "--scenes: unknown scene '{name}' (known: {})",
+                        "--scenes: unknown scene '{name}' (known: {}, grid_N, pile_N)",
                         known.join(", ")
                     )
                 })?;
-                v.push(spec);
+                v.push(spec.clone());
             }
             anyhow::ensure!(!v.is_empty(), "--scenes: no scene given");
             v
@@ -496,7 +527,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
     let rep_s = if a.quick { 0.05 } else { a.rep_secs };
     let load_start = loadavg();
     let mut scenes = Vec::new();
-    for spec in chosen {
+    for spec in &chosen {
         scenes.push(bench_scene(spec, a, a.reps, rep_s)?);
     }
     let quality = if a.no_quality {

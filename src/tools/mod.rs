@@ -5,6 +5,7 @@ pub mod bench_haptics;
 pub mod bench_ipc;
 pub mod experiment;
 pub mod plot;
+pub mod scaling;
 
 pub use bench::{bench_main, BenchArgs};
 pub use experiment::{experiment_main, ExperimentArgs};
@@ -31,6 +32,15 @@ pub enum SceneKind {
         #[arg(long, default_value_t = 7)]
         seed: u64,
     },
+    /// A scaling scene of the peer (`bench_scaling.py --write-scenes DIR`: grid_N,
+    /// pile_N JSON) as scene TOML.
+    FromJson {
+        /// The JSON file.
+        file: std::path::PathBuf,
+        /// Write the TOML here (default: standard output).
+        #[arg(short, long)]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 pub fn scene_main(a: SceneArgs) -> anyhow::Result<()> {
@@ -38,6 +48,17 @@ pub fn scene_main(a: SceneArgs) -> anyhow::Result<()> {
         SceneKind::Pile { kind, n, seed } => {
             print!("{}", pile_scene(kind, n, seed));
             Ok(())
+        }
+        SceneKind::FromJson { file, out } => {
+            let text = scaling::scene_from_json_file(&file)?;
+            match out {
+                Some(path) => std::fs::write(&path, text)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display())),
+                None => {
+                    print!("{text}");
+                    Ok(())
+                }
+            }
         }
     }
 }
