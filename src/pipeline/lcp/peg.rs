@@ -76,7 +76,9 @@
 //! ones of E_I1, E_I2). It is block-diagonal over the contact islands (rows
 //! connected through moving bodies, `islands.rs`); each island is one dense LCP.
 //! Lemke solves it as assembled (cold start, the pivot limit
-//! and residual acceptance of the standard path). A failure is counted
+//! and residual acceptance of the standard path); an island larger than
+//! [`PEG_MAX_LCP`] variables is not attempted (bounded work per step) and counts
+//! as a failure. A failure is counted
 //! (`solver_failures`, `solver_fallbacks`, once per step) and the failed islands
 //! fall back to PGS on the standard model's problem over their force-carrying
 //! contacts only (every one a
@@ -590,6 +592,15 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             pw.island_ok.push(true);
             continue;
         }
+        // Bounded work: an island past the size cap is not given to Lemke; it
+        // is a counted failure solved by the fallback.
+        let n = pw.isl_force.len() * (k + 2) + base as usize;
+        if n > PEG_MAX_LCP {
+            stats.lcp_size = stats.lcp_size.max(n);
+            ls.peg.island_ok.push(false);
+            any_failed = true;
+            continue;
+        }
         let (ok, piv) = solve_island(p, base as usize, ls, stats);
         pivots += piv;
         ls.peg.island_ok.push(ok);
@@ -754,6 +765,13 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
         }
     }
 }
+
+/// Largest island LCP (variables) given to the dense Lemke. Its tableau is
+/// n × (2n + 2) doubles and a pivot costs ≈ 2n² flops, so one attempt to the
+/// pivot limit 10n + 100 costs ≈ 20n³ flops: ≈ 2.7e9 (about 1 s) at 512, and the
+/// ladder makes up to four attempts. Larger islands (the 5-stack's is 120) are a
+/// counted failure and go to the PGS fallback.
+pub const PEG_MAX_LCP: usize = 512;
 
 /// Zero pivot tolerances of Lemke on the scaled PEG LCP, tried in order (see
 /// [`solve_island`]).
