@@ -40,7 +40,8 @@
 //! body's feature it is *at*, as the Voronoi regions of Sec. 4 decide it, with
 //! the relaxation confined to a small radius around each vertex: a vertex is at
 //! vertex w when within r(w) = min(ε, half the shortest edge at w) of it (the
-//! nearest such w), or when w is its nearest feature and within ε; else near an
+//! nearest such w), or when its nearest point on the other body lies within ε of
+//! it and within r(w) of w (w itself, or a point of an edge of w); else near an
 //! edge whose nearest point is within ε and farther than r from both its
 //! vertices (vertex–edge); else at its nearest face within ε (vertex–face). Edge
 //! pairs are edge–edge when their nearest points are farther than r from every
@@ -481,6 +482,19 @@ fn vertex_at(q: Body, v: &Vec3, eps: f64) -> Option<usize> {
     }
     match nearest_feature(q, v) {
         Some((Feature::Vertex(w), d)) if d <= eps => Some(w as usize),
+        // Nearest to an edge at a point within an endpoint's radius: at that
+        // vertex (else no configuration would hold it: vertex–edge needs the
+        // point clear of both radii).
+        Some((Feature::Edge(e), d)) if d <= eps => {
+            let ed = &q.poly.edges[e as usize];
+            let (a, b) = (q.w.v[ed.v[0]], q.w.v[ed.v[1]]);
+            let c = closest_on_segment(&a, &b, v);
+            ed.v.into_iter()
+                .map(|w| (w, (c - q.w.v[w]).norm()))
+                .filter(|&(w, dc)| dc <= vertex_radius(q, w, eps))
+                .min_by(|x, y| x.1.total_cmp(&y.1))
+                .map(|(w, _)| w)
+        }
         _ => None,
     }
 }
