@@ -874,6 +874,46 @@ pub fn overlap_volume(
     total
 }
 
+/// The overlap metric of a model, for any method: Σ of the exact overlap
+/// volumes over every pair of polytope geoms (boxes, hulls) of different bodies,
+/// with or without the pairs of two static bodies (`rtphys run --overlap` keeps
+/// them; the pour's box pieces touch and never move, `experiments::peg_pour`).
+pub struct OverlapMetric {
+    hull: Vec<Option<Arc<ConvexPolytope>>>,
+    pairs: Vec<(u32, u32)>,
+    scratch: OverlapScratch,
+}
+
+impl OverlapMetric {
+    pub fn new(model: &Model, static_pairs: bool) -> Self {
+        let hull = PegWorkspace::new(model).hull;
+        let is_static =
+            |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
+        let mut pairs = Vec::new();
+        for a in 0..hull.len() {
+            for b in a + 1..hull.len() {
+                if hull[a].is_some()
+                    && hull[b].is_some()
+                    && model.geoms[a].body != model.geoms[b].body
+                    && (static_pairs || !(is_static(a) && is_static(b)))
+                {
+                    pairs.push((a as u32, b as u32));
+                }
+            }
+        }
+        OverlapMetric {
+            hull,
+            pairs,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Σ of the exact overlap volumes at `state`, m³.
+    pub fn volume(&mut self, model: &Model, state: &[BodyState]) -> f64 {
+        overlap_volume(model, state, &self.pairs, &self.hull, &mut self.scratch)
+    }
+}
+
 /// The end-of-step overlap metric of a PEG step into `stats.overlap_volume`.
 pub(super) fn report_overlap(
     model: &Model,
