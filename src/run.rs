@@ -480,7 +480,8 @@ fn simulate(
     } else {
         write_header(model, w)?;
     }
-    let mut ov = Overlap::new(model);
+    // The `overlap` column: every pair of polytope geoms of different bodies.
+    let mut ov = crate::pipeline::lcp::peg::OverlapMetric::new(model, true);
     let mut row = Vec::new();
     for _ in 0..a.steps {
         pipeline.step(model, data);
@@ -493,61 +494,12 @@ fn simulate(
             row.clear();
             write_row(model, data, &mut row)?;
             w.write_all(row.strip_suffix(b"\n").unwrap_or(&row))?;
-            writeln!(w, ",{}", ov.volume(model, data))?;
+            writeln!(w, ",{}", ov.volume(model, &data.state))?;
         } else {
             write_row(model, data, w)?;
         }
     }
     Ok(())
-}
-
-/// The `overlap` column: every pair of polytope geoms of different bodies.
-pub struct Overlap {
-    hull: Vec<Option<std::sync::Arc<crate::collision::ConvexPolytope>>>,
-    pairs: Vec<(u32, u32)>,
-    scratch: crate::collision::overlap::OverlapScratch,
-}
-
-impl Overlap {
-    pub fn new(model: &Model) -> Self {
-        use crate::collision::Shape;
-        let hull: Vec<_> = model
-            .geoms
-            .iter()
-            .map(|g| match &g.shape {
-                Shape::Box { poly, .. } => Some(poly.clone()),
-                Shape::Polytope(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect();
-        let mut pairs = Vec::new();
-        for a in 0..hull.len() {
-            for b in a + 1..hull.len() {
-                if hull[a].is_some()
-                    && hull[b].is_some()
-                    && model.geoms[a].body != model.geoms[b].body
-                {
-                    pairs.push((a as u32, b as u32));
-                }
-            }
-        }
-        Overlap {
-            hull,
-            pairs,
-            scratch: Default::default(),
-        }
-    }
-
-    /// Σ of the exact overlap volumes at `data`'s state, m³.
-    pub fn volume(&mut self, model: &Model, data: &Data) -> f64 {
-        crate::pipeline::lcp::peg::overlap_volume(
-            model,
-            &data.state,
-            &self.pairs,
-            &self.hull,
-            &mut self.scratch,
-        )
-    }
 }
 
 fn tmp_sibling(path: &Path) -> PathBuf {

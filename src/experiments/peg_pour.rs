@@ -29,14 +29,12 @@
 //! "Failed solve" = a Lemke failure (`StepStats::solver_failures`; each is
 //! re-solved by the PGS fallback, `solver_fallbacks`).
 
-use crate::collision::overlap::OverlapScratch;
-use crate::collision::{ConvexPolytope, Shape};
 use crate::data::Data;
 use crate::math::{SplitMix64, Vec3};
-use crate::model::{BodyKind, Model};
+use crate::model::Model;
+use crate::pipeline::lcp::peg::OverlapMetric;
 use crate::pipeline::Pipeline;
 use std::fmt::Write;
-use std::sync::Arc;
 
 /// Bodies poured (one every [`RELEASE_EVERY`] s from t = 0 until t = 5 s).
 pub const BODIES: usize = 10;
@@ -194,53 +192,17 @@ impl PourDriver {
 }
 
 /// The overlap metric of a pour model: Σ of the exact overlap volumes over every pair
-/// of polytope geoms of different bodies, except static–static pairs.
-pub struct PourOverlap {
-    hull: Vec<Option<Arc<ConvexPolytope>>>,
-    pairs: Vec<(u32, u32)>,
-    scratch: OverlapScratch,
-}
+/// of polytope geoms of different bodies, except static–static pairs (the box pieces).
+pub struct PourOverlap(OverlapMetric);
 
 impl PourOverlap {
     pub fn new(model: &Model) -> Self {
-        let hull: Vec<_> = model
-            .geoms
-            .iter()
-            .map(|g| match &g.shape {
-                Shape::Box { poly, .. } => Some(poly.clone()),
-                Shape::Polytope(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect();
-        let is_static = |g: usize| model.bodies[model.geoms[g].body].kind != BodyKind::Free;
-        let mut pairs = Vec::new();
-        for a in 0..hull.len() {
-            for b in a + 1..hull.len() {
-                if hull[a].is_some()
-                    && hull[b].is_some()
-                    && model.geoms[a].body != model.geoms[b].body
-                    && !(is_static(a) && is_static(b))
-                {
-                    pairs.push((a as u32, b as u32));
-                }
-            }
-        }
-        PourOverlap {
-            hull,
-            pairs,
-            scratch: Default::default(),
-        }
+        PourOverlap(OverlapMetric::new(model, false))
     }
 
     /// Σ of the exact overlap volumes at `data`'s state, m³.
     pub fn volume(&mut self, model: &Model, data: &Data) -> f64 {
-        crate::pipeline::lcp::peg::overlap_volume(
-            model,
-            &data.state,
-            &self.pairs,
-            &self.hull,
-            &mut self.scratch,
-        )
+        self.0.volume(model, &data.state)
     }
 }
 

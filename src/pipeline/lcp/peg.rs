@@ -76,7 +76,9 @@
 //! ones of E_I1, E_I2). It is block-diagonal over the contact islands (rows
 //! connected through moving bodies, `islands.rs`); each island is one dense LCP.
 //! Lemke solves it as assembled (cold start, the pivot limit
-//! and residual acceptance of the standard path). A failure is counted
+//! and residual acceptance of the standard path); an island larger than
+//! [`PEG_MAX_LCP`] variables is not attempted (bounded work per step) and counts
+//! as a failure. A failure is counted
 //! (`solver_failures`, `solver_fallbacks`, once per step) and the failed islands
 //! fall back to PGS on the standard model's problem over their force-carrying
 //! contacts only (every one a
@@ -590,6 +592,15 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             pw.island_ok.push(true);
             continue;
         }
+        // Bounded work: an island past the size cap is not given to Lemke; it
+        // is a counted failure solved by the fallback.
+        let n = pw.isl_force.len() * (k + 2) + base as usize;
+        if n > PEG_MAX_LCP {
+            stats.lcp_size = stats.lcp_size.max(n);
+            ls.peg.island_ok.push(false);
+            any_failed = true;
+            continue;
+        }
         let (ok, piv) = solve_island(p, base as usize, ls, stats);
         pivots += piv;
         ls.peg.island_ok.push(ok);
@@ -755,6 +766,13 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
     }
 }
 
+/// Largest island LCP (variables) given to the dense Lemke. Its tableau is
+/// n × (2n + 2) doubles and a pivot costs ≈ 2n² flops, so one attempt to the
+/// pivot limit 10n + 100 costs ≈ 20n³ flops: ≈ 2.7e9 (about 1 s) at 512, and the
+/// ladder makes up to four attempts. Larger islands (the 5-stack's is 120) are a
+/// counted failure and go to the PGS fallback.
+pub const PEG_MAX_LCP: usize = 512;
+
 /// Zero pivot tolerances of Lemke on the scaled PEG LCP, tried in order (see
 /// [`solve_island`]).
 const PEG_ZERO_TOLS: [f64; 4] = [1e-7, 1e-9, 1e-5, 1e-11];
@@ -854,6 +872,46 @@ pub fn overlap_volume(
         total += intersection_volume(ha, &xa, hb, &xb, scratch);
     }
     total
+}
+
+/// The overlap metric of a model, for any method: Σ of the exact overlap
+/// volumes over every pair of polytope geoms (boxes, hulls) of different bodies,
+/// with or without the pairs of two static bodies (`rtphys run --overlap` keeps
+/// them; the pour's box pieces touch and never move, `experiments::peg_pour`).
+pub struct OverlapMetric {
+    hull: Vec<Option<Arc<ConvexPolytope>>>,
+    pairs: Vec<(u32, u32)>,
+    scratch: OverlapScratch,
+}
+
+impl OverlapMetric {
+    pub fn new(model: &Model, static_pairs: bool) -> Self {
+        let hull = PegWorkspace::new(model).hull;
+        let is_static =
+            |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
+        let mut pairs = Vec::new();
+        for a in 0..hull.len() {
+            for b in a + 1..hull.len() {
+                if hull[a].is_some()
+                    && hull[b].is_some()
+                    && model.geoms[a].body != model.geoms[b].body
+                    && (static_pairs || !(is_static(a) && is_static(b)))
+                {
+                    pairs.push((a as u32, b as u32));
+                }
+            }
+        }
+        OverlapMetric {
+            hull,
+            pairs,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Σ of the exact overlap volumes at `state`, m³.
+    pub fn volume(&mut self, model: &Model, state: &[BodyState]) -> f64 {
+        overlap_volume(model, state, &self.pairs, &self.hull, &mut self.scratch)
+    }
 }
 
 /// The end-of-step overlap metric of a PEG step into `stats.overlap_volume`.
