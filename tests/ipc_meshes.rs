@@ -603,3 +603,120 @@ fn erleben_spike_in_v_crack() {
     assert!(s.q.angle() <= dhat / w, "tilted by {}", s.q.angle());
     assert!(s.v.norm() < 1e-2, "moving: {:?}", s.v);
 }
+
+/// One of Erleben's "spikes and wedges on each other": a sharp body (`drop`, its
+/// lowest feature at its origin) released `gap0` above a static sharp body whose
+/// highest feature is at the world origin, aligned so that the contact lies
+/// straight below the dropping body's centre of mass. Runs `steps` with the checks
+/// of the module doc; returns the dropping body's state.
+fn sharp_on_sharp(stat: &str, drop: &str, gap0: f64, steps: usize) -> rtphys::BodyState {
+    let scene = format!(
+        "[world]\ndt = 0.01\nmethod = \"ipc\"\ngravity = [0.0, 0.0, -9.81]\n\
+         [[body]]\nname = \"below\"\nstatic = true\nmaterial = {{ mu = 0.0 }}\n\
+         shape = {{ type = \"polytope\", points = {stat} }}\n\
+         [[body]]\nname = \"above\"\nmass = 1.0\nposition = [0.0, 0.0, {gap0}]\nmaterial = {{ mu = 0.0 }}\n\
+         shape = {{ type = \"polytope\", points = {drop} }}\n"
+    );
+    let model = load(&scene);
+    run_checked(&model, steps).state[1]
+}
+
+/// Erleben's spikes and wedges on each other (frictionless, h = 0.01 s, d̂ = 1e-3 m):
+/// a square pyramid (H = 0.1 m, half-angle 20°) apex down on an upright one's apex,
+/// the same spike on a wedge's ridge (a triangular prism, half-angle 20°), a ridge
+/// on a crossing ridge (90°) and a ridge on a parallel ridge. Each starts 2 cm
+/// above the contact with the contact straight below the centre of mass, so the
+/// symmetric balance is the rest pose (an unstable one, held because the scene is
+/// exactly symmetric, as the narrow spike in the V-crack). Measured: spike on spike
+/// gap 7.9e-4 m, spike on a ridge 5.9e-4 m, crossing ridges 3.5e-4 m. The balance
+/// of the parallel ridges breaks within the run and the wedge topples off, as it
+/// would under any perturbation (the likely seed: the meshes are not mirror-
+/// symmetric, each rectangular side face being split by one diagonal); that case
+/// gets the per-step checks only. Balanced
+/// cases: the two sharp features
+/// rest a barrier gap apart, 0 < gap ≤ d̂, centred (|x|, |y| ≤ d̂), upright
+/// (tilt ≤ d̂/H), at rest (|v| < 1 cm/s) — and, at every step, intersection-free,
+/// finite and passive (`run_checked`). The dropping body's centre of mass is 3H/4
+/// above its apex (pyramid) or 2H/3 above its ridge (prism).
+#[test]
+fn erleben_spikes_and_wedges_on_each_other() {
+    let (h, dhat) = (0.1, 1e-3);
+    let w = h * 20f64.to_radians().tan();
+    let l = 0.1;
+    let spike_down = format!(
+        "[[0.0, 0.0, 0.0], [{w}, {w}, {h}], [-{w}, {w}, {h}], [-{w}, -{w}, {h}], [{w}, -{w}, {h}]]"
+    );
+    let spike_up = format!("[[0.0, 0.0, 0.0], [{w}, {w}, -{h}], [-{w}, {w}, -{h}], [-{w}, -{w}, -{h}], [{w}, -{w}, -{h}]]");
+    // Ridges along y (`_y`) or x (`_x`) at the origin.
+    let ridge = |along_x: bool, up: bool| {
+        let s = if up { -h } else { h };
+        let p = |a: f64, b: f64, z: f64| {
+            if along_x {
+                format!("[{b}, {a}, {z}]")
+            } else {
+                format!("[{a}, {b}, {z}]")
+            }
+        };
+        format!(
+            "[{}, {}, {}, {}, {}, {}]",
+            p(0.0, -l, 0.0),
+            p(0.0, l, 0.0),
+            p(w, -l, s),
+            p(w, l, s),
+            p(-w, -l, s),
+            p(-w, l, s)
+        )
+    };
+    let cases = [
+        (
+            "spike on spike",
+            spike_up.clone(),
+            spike_down.clone(),
+            0.75 * h,
+            true,
+        ),
+        (
+            "spike on a ridge",
+            ridge(false, true),
+            spike_down,
+            0.75 * h,
+            true,
+        ),
+        (
+            "ridge on a crossing ridge",
+            ridge(false, true),
+            ridge(true, false),
+            2.0 * h / 3.0,
+            true,
+        ),
+        (
+            "ridge on a parallel ridge",
+            ridge(false, true),
+            ridge(false, false),
+            2.0 * h / 3.0,
+            false,
+        ),
+    ];
+    for (name, stat, drop, com, balanced) in cases {
+        let s = sharp_on_sharp(&stat, &drop, 0.02, 150);
+        let gap = s.x.z - com;
+        println!(
+            "{name}: gap {gap:.4e} m, x {:.1e}, y {:.1e}, tilt {:.1e}, |v| {:.1e}",
+            s.x.x,
+            s.x.y,
+            s.q.angle(),
+            s.v.norm()
+        );
+        if !balanced {
+            continue;
+        }
+        assert!(gap > 0.0 && gap <= dhat, "{name}: gap {gap}");
+        assert!(
+            s.x.x.abs() <= dhat && s.x.y.abs() <= dhat,
+            "{name}: off-centre {:?}",
+            s.x
+        );
+        assert!(s.q.angle() <= dhat / h, "{name}: tilted by {}", s.q.angle());
+        assert!(s.v.norm() < 1e-2, "{name}: moving {:?}", s.v);
+    }
+}
