@@ -7,7 +7,7 @@
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_file, load_scene_str};
 use rtphys::model::{LcpParams, LcpSolverKind, Method};
-use rtphys::{Data, Model};
+use rtphys::Model;
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
 #[global_allocator]
@@ -54,16 +54,7 @@ fn lcp_steps_without_allocating() {
                 continue;
             }
             let model = with_solver(&base, solver, name == "pile20");
-            let mut data = Data::new(&model);
-            let mut pipeline = rtphys::Pipeline::new(&model);
-            for _ in 0..warm {
-                pipeline.step(&model, &mut data);
-            }
-            alloc_counter::start();
-            for _ in 0..counted {
-                pipeline.step(&model, &mut data);
-            }
-            let n = alloc_counter::stop();
+            let (data, n) = alloc_counter::warmed_step_allocations(&model, warm, counted);
             assert!(data.stats.contact_points > 0, "{name}: no contacts");
             assert_eq!(data.stats.quarantined, 0, "{name}/{solver:?}");
             assert_eq!(
@@ -94,16 +85,7 @@ fn peg_steps_without_allocating() {
     for (name, bodies) in cases {
         let text = format!("[world]\ndt = 0.001\nmethod = \"peg\"\n\n{bodies}");
         let model = load_scene_str(&text, name, std::path::Path::new(".")).expect(name);
-        let mut data = Data::new(&model);
-        let mut pipeline = rtphys::Pipeline::new(&model);
-        for _ in 0..300 {
-            pipeline.step(&model, &mut data);
-        }
-        alloc_counter::start();
-        for _ in 0..300 {
-            pipeline.step(&model, &mut data);
-        }
-        let n = alloc_counter::stop();
+        let (data, n) = alloc_counter::warmed_step_allocations(&model, 300, 300);
         assert!(data.stats.lcp_size > 0, "{name}: no contacts");
         assert_eq!(n, 0, "{name}: {n} allocations in 300 warmed-up steps");
     }

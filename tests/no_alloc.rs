@@ -3,7 +3,6 @@
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::load_scene_str;
-use rtphys::Data;
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
 #[global_allocator]
@@ -17,16 +16,7 @@ fn pile_steps_without_allocating() {
     ] {
         let text = pile_scene(kind, 20, 7).replace("semi_implicit_euler", integrator);
         let model = load_scene_str(&text, "pile", std::path::Path::new(".")).expect("scene");
-        let mut data = Data::new(&model);
-        let mut pipeline = rtphys::Pipeline::new(&model);
-        for _ in 0..3000 {
-            pipeline.step(&model, &mut data);
-        }
-        alloc_counter::start();
-        for _ in 0..1000 {
-            pipeline.step(&model, &mut data);
-        }
-        let n = alloc_counter::stop();
+        let (data, n) = alloc_counter::warmed_step_allocations(&model, 3000, 1000);
         assert!(data.stats.contact_pairs > 10, "pile has no contacts");
         assert_eq!(
             n, 0,
@@ -64,16 +54,7 @@ fn scaling_scenes_step_without_allocating() {
             .join(format!("{name}.json"));
         let text = rtphys::tools::scaling::scene_from_json_file(&path).expect("scaling scene");
         let model = load_scene_str(&text, name, std::path::Path::new(".")).expect("scene");
-        let mut data = Data::new(&model);
-        let mut pipeline = rtphys::Pipeline::new(&model);
-        for _ in 0..warm {
-            pipeline.step(&model, &mut data);
-        }
-        alloc_counter::start();
-        for _ in 0..counted {
-            pipeline.step(&model, &mut data);
-        }
-        let n = alloc_counter::stop();
+        let (data, n) = alloc_counter::warmed_step_allocations(&model, warm, counted);
         assert!(
             data.stats.contact_points >= 100,
             "{name}: {} contact points",

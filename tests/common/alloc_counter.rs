@@ -66,3 +66,23 @@ pub fn stop() -> usize {
     ON.with(|c| c.set(false));
     ALLOCS.with(|a| a.get())
 }
+
+/// Steps a fresh `Data` of `model` `warm` times (buffers reach their capacity), then
+/// counts this thread's allocations over `counted` more steps. Returns the data and
+/// the count.
+pub fn warmed_step_allocations(
+    model: &rtphys::model::Model,
+    warm: usize,
+    counted: usize,
+) -> (rtphys::Data, usize) {
+    let mut data = rtphys::Data::new(model);
+    let mut pipeline = rtphys::Pipeline::new(model);
+    for _ in 0..warm {
+        pipeline.step(model, &mut data);
+    }
+    start();
+    for _ in 0..counted {
+        pipeline.step(model, &mut data);
+    }
+    (data, stop())
+}
