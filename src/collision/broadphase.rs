@@ -1,5 +1,5 @@
-//! Broad phase: a uniform grid of cells about twice the mean box size, boxes
-//! larger than a cell (planes, walls) tested against all. The output is sorted by
+//! Broad phase: a uniform grid of cells twice the 90th-percentile box size,
+//! boxes larger than a cell (planes, walls) tested against all. The output is sorted by
 //! `(a, b)` with `a < b`, so the rest of the step never depends on the grid
 //! (determinism).
 
@@ -41,7 +41,14 @@ pub struct BroadPhase {
     entries: Vec<(u64, u32)>,
     /// Geoms whose box is unbounded or larger than a cell (planes, walls, floors).
     large: Vec<u32>,
+    /// The finite boxes' extents, for the cell size (reused).
+    extents: Vec<f64>,
 }
+
+/// The cell edge is `CELL_FACTOR` × the extent at quantile `CELL_QUANTILE` of
+/// the finite boxes.
+const CELL_FACTOR: f64 = 2.0;
+const CELL_QUANTILE: f64 = 0.9;
 
 /// Cell coordinates are clamped to ±2²⁰ (21 bits each in the key).
 const CELL_LIMIT: i64 = 1 << 20;
@@ -54,8 +61,11 @@ impl BroadPhase {
     /// All overlapping pairs `(a, b)`, `a < b`, for which `wanted(a, b)` holds,
     /// written to `out` sorted ascending.
     ///
-    /// A uniform grid: the cell edge is twice the mean box extent, so a box no
-    /// larger than a cell covers at most 2 × 2 × 2 cells; each (cell, geom) is an
+    /// A uniform grid: the cell edge is twice the 90th-percentile box extent
+    /// (a quantile, not the mean, so that a few large bodies — a 100 m wall
+    /// beside 0.1 m parts — neither grow the cells toward all-pairs nor, being
+    /// at most a tenth of the boxes, cost more than that tenth against all);
+    /// a box no larger than a cell covers at most 2 × 2 × 2 cells; each (cell, geom) is an
     /// entry, the entries are sorted by cell, and the boxes sharing a cell are
     /// tested against each other. A pair sharing several cells is reported only
     /// from the cell holding the minimum corner of the two boxes' intersection.
@@ -76,18 +86,23 @@ impl BroadPhase {
             let e = b.max - b.min;
             e.x.max(e.y).max(e.z)
         };
-        let (mut sum, mut count) = (0.0, 0usize);
+        self.extents.clear();
         for b in aabbs {
             let e = extent(b);
             if e.is_finite() && b.min.iter().all(|v| v.is_finite()) {
-                sum += e;
-                count += 1;
+                self.extents.push(e);
             }
         }
-        let cell = if count > 0 && sum > 0.0 {
-            2.0 * sum / count as f64
-        } else {
+        let cell = if self.extents.is_empty() {
             1.0
+        } else {
+            let k = ((self.extents.len() - 1) as f64 * CELL_QUANTILE) as usize;
+            let (_, e, _) = self.extents.select_nth_unstable_by(k, f64::total_cmp);
+            if *e > 0.0 {
+                CELL_FACTOR * *e
+            } else {
+                1.0
+            }
         };
         let inv = 1.0 / cell;
         let coord = |x: f64| ((x * inv).floor() as i64).clamp(-CELL_LIMIT, CELL_LIMIT - 1);
@@ -217,5 +232,40 @@ mod tests {
             }
             assert_eq!(out, brute);
         }
+    }
+
+    /// One large finite box (a 100 m wall) among small parts keeps the cells at
+    /// the parts' size: the mean extent made 40 m cells here and put every part
+    /// in one cell (all pairs tested).
+    #[test]
+    fn one_large_box_keeps_cells_small() {
+        let mut rng = SplitMix64::new(11);
+        let mut aabbs = vec![Aabb {
+            min: Vec3::new(-50.0, -50.0, -0.1),
+            max: Vec3::new(50.0, 50.0, 0.0),
+        }];
+        for _ in 0..8 {
+            let c = Vec3::new(rng.uniform(-5.0, 5.0), rng.uniform(-5.0, 5.0), 0.05);
+            aabbs.push(Aabb {
+                min: c - Vec3::repeat(0.05),
+                max: c + Vec3::repeat(0.05),
+            });
+        }
+        let mut bp = BroadPhase::new();
+        let mut out = Vec::new();
+        bp.find_pairs(&aabbs, |_, _| true, &mut out);
+        assert_eq!(bp.large, vec![0], "only the wall is tested against all");
+        let mut cells: Vec<u64> = bp.entries.iter().map(|e| e.0).collect();
+        cells.dedup();
+        assert!(
+            cells.len() >= 8,
+            "parts 0.1 m wide spread over 10 m share cells: {} cells",
+            cells.len()
+        );
+        let brute: Vec<(u32, u32)> = (1..aabbs.len() as u32).map(|g| (0, g)).collect();
+        assert_eq!(
+            out, brute,
+            "each part touches the wall, no part touches another"
+        );
     }
 }
