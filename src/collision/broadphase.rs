@@ -235,7 +235,7 @@ mod tests {
     }
 
     /// One large finite box (a 100 m wall) among small parts keeps the cells at
-    /// the parts' size: the mean extent made 40 m cells here and put every part
+    /// the parts' size: the mean extent made 22 m cells here and put every part
     /// in one cell (all pairs tested).
     #[test]
     fn one_large_box_keeps_cells_small() {
