@@ -287,6 +287,9 @@ pub struct StepStats {
     pub ipc_ccd_queries: usize,
     pub ipc_ccd_ns: u64,
     pub ipc_kappa: f64,
+    /// Sleeping islands: bodies asleep at the end of the last step (robot link
+    /// proxies included).
+    pub sleeping: usize,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.
@@ -304,6 +307,9 @@ pub struct Snapshot {
     /// Servo set-points of all robots, robot after robot.
     pub servo: Vec<ServoTarget>,
     pub robot_frozen: Vec<bool>,
+    /// Sleeping islands: per body, asleep and its time at rest (s).
+    pub asleep: Vec<bool>,
+    pub rest_s: Vec<f64>,
 }
 
 /// Mutable simulation data for one [`Model`].
@@ -319,6 +325,11 @@ pub struct Data {
     pub xfrc: Vec<Wrench>,
     /// Bodies frozen by the non-finite-state quarantine (treated as static).
     pub frozen: Vec<bool>,
+    /// Sleeping islands (`pipeline::sleep`): whether each body sleeps (a robot
+    /// sleeps with all its link proxies) and how long it has stayed under the rest
+    /// thresholds, s. All false / 0 while sleeping is off.
+    pub asleep: Vec<bool>,
+    pub rest_s: Vec<f64>,
     /// Robots: configuration and velocity of all robots (robot r's are at
     /// `model.robots[r].q_offset..` and `v_offset..`; see [`crate::model::robot`]).
     pub qpos: Vec<f64>,
@@ -356,6 +367,8 @@ impl Data {
             state: Vec::with_capacity(nb),
             xfrc: vec![Wrench::ZERO; nb],
             frozen: vec![false; nb],
+            asleep: vec![false; nb],
+            rest_s: vec![0.0; nb],
             qpos: vec![0.0; model.nq],
             qvel: vec![0.0; model.nv],
             qfrc_cmd: vec![0.0; model.nv],
@@ -422,6 +435,8 @@ impl Data {
         self.pose_links(model);
         self.xfrc.iter_mut().for_each(|w| *w = Wrench::ZERO);
         self.frozen.iter_mut().for_each(|f| *f = false);
+        self.asleep.iter_mut().for_each(|f| *f = false);
+        self.rest_s.iter_mut().for_each(|t| *t = 0.0);
         self.pairs.clear();
         self.contacts.clear();
         self.contact_pair.clear();
@@ -455,6 +470,37 @@ impl Data {
         let mut w = Wrench::at_point(f_w, p_w, x);
         w.torque += torque_w;
         self.xfrc[b] = w;
+    }
+
+    /// Wake body `b` (sleeping islands): its island wakes with it before the next
+    /// step's contact stage. For a robot's link, the whole robot wakes. Whoever
+    /// changes a body's or robot's input outside `xfrc` / `qfrc_cmd` (a servo
+    /// set-point, a pose) calls this or [`Data::wake_robot`].
+    pub fn wake(&mut self, model: &Model, b: usize) {
+        match model.bodies.get(b).map(|x| x.kind) {
+            Some(BodyKind::Link { robot, .. }) => self.wake_robot(model, robot as usize),
+            Some(_) => {
+                self.asleep[b] = false;
+                self.rest_s[b] = 0.0;
+            }
+            None => {}
+        }
+    }
+
+    /// Wake robot `r` (all its link proxies) and, at the next step, its island.
+    pub fn wake_robot(&mut self, model: &Model, r: usize) {
+        if let Some(rm) = model.robots.get(r) {
+            for &b in rm.link_body.iter().flatten() {
+                self.asleep[b] = false;
+                self.rest_s[b] = 0.0;
+            }
+        }
+    }
+
+    /// Wake every body.
+    pub fn wake_all(&mut self) {
+        self.asleep.iter_mut().for_each(|f| *f = false);
+        self.rest_s.iter_mut().for_each(|t| *t = 0.0);
     }
 
     /// Kinetic energy of the moving (free, not frozen) bodies, J.
@@ -499,6 +545,8 @@ impl Data {
                 .flat_map(|r| r.servo.iter().copied())
                 .collect(),
             robot_frozen: self.robots.iter().map(|r| r.frozen).collect(),
+            asleep: self.asleep.clone(),
+            rest_s: self.rest_s.clone(),
         }
     }
 
@@ -513,6 +561,8 @@ impl Data {
             || s.qfrc_cmd.len() != self.qfrc_cmd.len()
             || s.servo.len() != self.robots.iter().map(|r| r.servo.len()).sum::<usize>()
             || s.robot_frozen.len() != self.robots.len()
+            || s.asleep.len() != self.asleep.len()
+            || s.rest_s.len() != self.rest_s.len()
         {
             return false;
         }
@@ -521,6 +571,8 @@ impl Data {
         self.state.copy_from_slice(&s.state);
         self.xfrc.copy_from_slice(&s.xfrc);
         self.frozen.copy_from_slice(&s.frozen);
+        self.asleep.copy_from_slice(&s.asleep);
+        self.rest_s.copy_from_slice(&s.rest_s);
         self.qpos.copy_from_slice(&s.qpos);
         self.qvel.copy_from_slice(&s.qvel);
         self.qfrc_cmd.copy_from_slice(&s.qfrc_cmd);

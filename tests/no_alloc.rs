@@ -63,3 +63,40 @@ fn scaling_scenes_step_without_allocating() {
         assert_eq!(n, 0, "{name}: {n} allocations in {counted} warmed-up steps");
     }
 }
+
+/// With sleeping on, no step allocates either: the 5-stack falls asleep, is woken
+/// by a push on its top box, falls asleep again — the counted second cycle runs
+/// the wake, activate, mask and fall-asleep stages on warmed buffers.
+#[test]
+fn sleeping_cycle_steps_without_allocating() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenes/stack5.toml");
+    let text = std::fs::read_to_string(&path).expect("stack5").replacen(
+        "[world]\n",
+        "[world]\nsleep = { enabled = true }\n",
+        1,
+    );
+    let model = load_scene_str(&text, "stack5", std::path::Path::new(".")).expect("scene");
+    let mut data = rtphys::Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    let top = model.nbody() - 1;
+    let cycle = |data: &mut rtphys::Data, pipeline: &mut rtphys::Pipeline| {
+        let mut slept = 0;
+        for k in 0..2500 {
+            // A 2 N sideways tug for 5 ms at 1.5 s (an input on a sleeping island).
+            data.xfrc[top].force.x = if (1500..1505).contains(&k) { 2.0 } else { 0.0 };
+            pipeline.step(&model, data);
+            slept = slept.max(data.stats.sleeping);
+        }
+        slept
+    };
+    assert_eq!(
+        cycle(&mut data, &mut pipeline),
+        5,
+        "the stack did not sleep"
+    );
+    alloc_counter::start();
+    let slept = cycle(&mut data, &mut pipeline);
+    let n = alloc_counter::stop();
+    assert_eq!(slept, 5);
+    assert_eq!(n, 0, "{n} allocations in a warmed sleep–wake–sleep cycle");
+}

@@ -377,6 +377,32 @@ pub struct Options {
     pub method: Method,
     /// A coordinate or velocity beyond this magnitude counts as diverged (m, m/s, rad/s).
     pub max_abs_state: f64,
+    /// Sleeping islands (`pipeline::sleep`); off by default.
+    pub sleep: SleepParams,
+}
+
+/// Sleeping islands (`[world] sleep = { ... }`, `pipeline::sleep`): an island of
+/// touching bodies whose every body has moved slower than (`v_rest`, `w_rest`) for
+/// `rest_time` sleeps until something wakes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SleepParams {
+    pub enabled: bool,
+    /// s a body must stay under the thresholds before its island may sleep.
+    pub rest_time: f64,
+    /// Rest thresholds: |v| of the centre of mass, m/s, and |ω|, rad/s.
+    pub v_rest: f64,
+    pub w_rest: f64,
+}
+
+impl Default for SleepParams {
+    fn default() -> Self {
+        SleepParams {
+            enabled: false,
+            rest_time: 0.5,
+            v_rest: 2e-3,
+            w_rest: 2e-2,
+        }
+    }
 }
 
 impl Default for Options {
@@ -387,6 +413,7 @@ impl Default for Options {
             integrator: Integrator::SemiImplicitEuler,
             method: Method::Penalty(PenaltyParams::default()),
             max_abs_state: 1e10,
+            sleep: SleepParams::default(),
         }
     }
 }

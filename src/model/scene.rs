@@ -7,6 +7,8 @@
 //! dt = 0.001                       # s
 //! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
 //! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp" | "peg" | "ipc"
+//! sleep = { enabled = false, rest_time = 0.5, v_rest = 2e-3, w_rest = 2e-2 }
+//!                                  # sleeping islands (s, m/s, rad/s); ipc never sleeps
 //!
 //! [penalty]                        # optional; defaults are 000's
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
@@ -91,7 +93,7 @@
 use super::{
     BodyKind, BodySpec, ContactModel, DampingRule, FrictionParams, Gain, HuntCrossleyParams,
     ImpactParams, Integrator, LcpParams, LcpSolverKind, MassSpec, Material, Method, Model,
-    ModelBuilder, Options, PenaltyParams, PenaltyPoints, StabilizationScheme,
+    ModelBuilder, Options, PenaltyParams, PenaltyPoints, SleepParams, StabilizationScheme,
 };
 use crate::collision::{mesh, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -321,6 +323,44 @@ struct WorldToml {
     method: MethodName,
     #[serde(default = "default_max_abs")]
     max_abs_state: f64,
+    #[serde(default)]
+    sleep: SleepToml,
+}
+
+/// `[world] sleep = { enabled, rest_time, v_rest, w_rest }` (`SleepParams`).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct SleepToml {
+    #[serde(default)]
+    enabled: bool,
+    #[serde(default = "default_rest_time")]
+    rest_time: f64,
+    #[serde(default = "default_v_rest")]
+    v_rest: f64,
+    #[serde(default = "default_w_rest")]
+    w_rest: f64,
+}
+
+impl Default for SleepToml {
+    fn default() -> Self {
+        let d = SleepParams::default();
+        SleepToml {
+            enabled: d.enabled,
+            rest_time: d.rest_time,
+            v_rest: d.v_rest,
+            w_rest: d.w_rest,
+        }
+    }
+}
+
+fn default_rest_time() -> f64 {
+    SleepParams::default().rest_time
+}
+fn default_v_rest() -> f64 {
+    SleepParams::default().v_rest
+}
+fn default_w_rest() -> f64 {
+    SleepParams::default().w_rest
 }
 
 impl Default for WorldToml {
@@ -331,6 +371,7 @@ impl Default for WorldToml {
             integrator: default_integrator(),
             method: default_method(),
             max_abs_state: default_max_abs(),
+            sleep: SleepToml::default(),
         }
     }
 }
@@ -721,6 +762,19 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
             "must be a positive finite number".into(),
         ));
     }
+    for (k, v, max) in [
+        ("rest_time", w.sleep.rest_time, 1e3),
+        ("v_rest", w.sleep.v_rest, 1e3),
+        ("w_rest", w.sleep.w_rest, 1e3),
+    ] {
+        if !(v.is_finite() && v > 0.0 && v <= max) {
+            return Err(err(
+                &format!("world.sleep.{k}"),
+                world_line(k).or(world_line("sleep")),
+                format!("must be in (0, {max:e}], got {v}"),
+            ));
+        }
+    }
     let ipc = matches!(w.method, MethodName::Ipc);
     let method = match w.method {
         MethodName::HuntCrossley => {
@@ -762,6 +816,12 @@ pub fn load_scene_str(text: &str, file: &str, dir: &Path) -> Result<Model, Scene
         integrator: w.integrator,
         method,
         max_abs_state: w.max_abs_state,
+        sleep: SleepParams {
+            enabled: w.sleep.enabled,
+            rest_time: w.sleep.rest_time,
+            v_rest: w.sleep.v_rest,
+            w_rest: w.sleep.w_rest,
+        },
     };
     let mut builder = ModelBuilder::new(opt);
     for (i, sb) in scene.bodies.iter().enumerate() {

@@ -76,6 +76,24 @@ impl CollideWorkspace {
         };
         narrow_phase_within(model, &ctx, &mut self.narrow, out, out_pair);
     }
+
+    /// The narrow phase of the candidates from index `first` on, appended to `out`
+    /// (pairs that joined the step late: a sleeping island woken by an input).
+    pub fn narrow_phase_from(
+        &mut self,
+        model: &Model,
+        first: usize,
+        out: &mut ContactSet,
+        out_pair: &mut Vec<usize>,
+    ) {
+        let ctx = NarrowCtx {
+            poses: &self.geom_pose,
+            candidates: &self.candidates,
+            speed: &self.speed,
+            speculative: self.speculative,
+        };
+        narrow_range(model, &ctx, first, &mut self.narrow, out, out_pair);
+    }
 }
 
 /// World pose of every geom: x_wg = x_wb · x_bg.
@@ -182,8 +200,20 @@ pub fn narrow_phase_within(
 ) {
     out.clear();
     out_pair.clear();
+    narrow_range(model, ctx, 0, scratch, out, out_pair);
+}
+
+/// The narrow phase of `ctx.candidates[first..]`, appended to `out`.
+fn narrow_range(
+    model: &Model,
+    ctx: &NarrowCtx<'_>,
+    first: usize,
+    scratch: &mut NarrowScratch,
+    out: &mut ContactSet,
+    out_pair: &mut Vec<usize>,
+) {
     let poses = ctx.poses;
-    for (i, &(a, b)) in ctx.candidates.iter().enumerate() {
+    for (i, &(a, b)) in ctx.candidates.iter().enumerate().skip(first) {
         let (a, b) = (a as usize, b as usize);
         let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
         let margin = match ctx.speculative {

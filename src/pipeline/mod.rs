@@ -10,13 +10,16 @@
 //! begin     remember the state (the quarantine's rollback target), zero the timers
 //! positions robot link kinematics from (q, q̇), geom poses           Stage::Kinematics
 //!           broad phase with the pair memory                         Stage::BroadPhase
+//!           sleeping islands wake; sleeping pairs leave the step     Stage::BroadPhase
 //!           narrow phase at the start state (steppers that want it)  Stage::NarrowPhase
 //! inputs    outside input lands here (the runtime's wrenches, a haptic device's
-//!           coupling): [`Inputs::apply`]
+//!           coupling): [`Inputs::apply`]; an island it drives wakes
 //! advance   the method: contact → solve → integrate                  its own laps
+//!           (sleeping bodies count as static: [`sleep`])
 //! ccd       fast bodies' swept motion (time of impact by conservative
 //!           advancement); a missed impact rewinds the body to it   Stage::NarrowPhase
-//! check     non-finite or absurd state rolled back and frozen       Stage::Check
+//! check     non-finite or absurd state rolled back and frozen;      Stage::Check
+//!           islands at rest fall asleep
 //! clock     stage totals, tick, time
 //! ```
 //!
@@ -48,6 +51,7 @@ pub mod penalty;
 pub mod penalty_implicit;
 pub mod robots;
 pub mod rotation;
+pub mod sleep;
 
 pub use collide::CollideWorkspace;
 
@@ -125,6 +129,14 @@ impl<F: FnMut(&Model, &mut Data)> Inputs for F {
     fn apply(&mut self, model: &Model, data: &mut Data) {
         self(model, data)
     }
+}
+
+/// The outline's own memory: the quarantine's rollback target and the sleeping
+/// stages' workspace.
+#[derive(Clone, Debug, Default)]
+struct OutlineMemory {
+    rollback: Rollback,
+    sleep: sleep::SleepWorkspace,
 }
 
 /// The state at the start of the step: the quarantine's rollback target.
@@ -207,7 +219,7 @@ impl Shape {
 pub struct Pipeline {
     shape: Shape,
     collide: CollideWorkspace,
-    rollback: Rollback,
+    memory: OutlineMemory,
     method: MethodWorkspace,
 }
 
@@ -216,7 +228,10 @@ impl Pipeline {
         Pipeline {
             shape: Shape::of(model),
             collide: CollideWorkspace::new(model),
-            rollback: Rollback::default(),
+            memory: OutlineMemory {
+                rollback: Rollback::default(),
+                sleep: sleep::SleepWorkspace::new(model),
+            },
             method: MethodWorkspace::new(model),
         }
     }
@@ -239,7 +254,7 @@ impl Pipeline {
         };
         let Pipeline {
             collide,
-            rollback,
+            memory,
             method,
             ..
         } = self;
@@ -249,19 +264,19 @@ impl Pipeline {
                     params: p,
                     speculative: model.opt.integrator == Integrator::SemiImplicitEuler,
                 };
-                outline(&s, &tick, data, collide, rollback, ws, inputs)
+                outline(&s, &tick, data, collide, memory, ws, inputs)
             }
             (Method::HuntCrossley(p), MethodWorkspace::HuntCrossley(ws)) => {
                 let s = hunt_crossley::HuntCrossleyStepper { params: p };
-                outline(&s, &tick, data, collide, rollback, ws, inputs)
+                outline(&s, &tick, data, collide, memory, ws, inputs)
             }
             (Method::Lcp(p), MethodWorkspace::Lcp(ws)) => {
                 let s = lcp::LcpStepper { params: p };
-                outline(&s, &tick, data, collide, rollback, ws, inputs)
+                outline(&s, &tick, data, collide, memory, ws, inputs)
             }
             (Method::Ipc(p), MethodWorkspace::Ipc(ws)) => {
                 let s = ipc::IpcStepper { params: p };
-                outline(&s, &tick, data, collide, rollback, ws, inputs)
+                outline(&s, &tick, data, collide, memory, ws, inputs)
             }
             // `fits` was checked above.
             _ => {}
@@ -275,11 +290,15 @@ fn outline<S: Stepper>(
     tick: &Tick<'_>,
     data: &mut Data,
     col: &mut CollideWorkspace,
-    rollback: &mut Rollback,
+    memory: &mut OutlineMemory,
     ws: &mut S::Workspace,
     inputs: &mut impl Inputs,
 ) {
     let model = tick.model;
+    let OutlineMemory {
+        rollback,
+        sleep: sw,
+    } = memory;
     data.stats.stage_ns = [0; Stage::COUNT];
     rollback.save(data);
 
@@ -296,16 +315,28 @@ fn outline<S: Stepper>(
             window,
         });
     collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs);
+    // Sleeping islands (`sleep`): wake, then leave out the pairs of the sleeping.
+    if sleep::wake(model, data, sw) {
+        sleep::activate(model, data, col, sw);
+    }
     let t = lap(&mut data.stats, Stage::BroadPhase, t);
     if stepper.contacts_at_start() {
         col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
         lap(&mut data.stats, Stage::NarrowPhase, t);
     }
 
-    // Outside input.
+    // Outside input (a wrench on a sleeping island wakes it: its pairs join).
     inputs.apply(model, data);
+    if let Some(first) = sleep::wake_driven(model, data, col, sw) {
+        if stepper.contacts_at_start() {
+            let t = Instant::now();
+            col.narrow_phase_from(model, first, &mut data.contacts, &mut data.contact_pair);
+            lap(&mut data.stats, Stage::NarrowPhase, t);
+        }
+    }
 
-    // The method.
+    // The method (sleeping bodies count as static).
+    sleep::mask(model, data, sw);
     stepper.advance(tick, data, col, ws);
 
     // Continuous collision: fast bodies' swept motion against the world; an
@@ -324,10 +355,12 @@ fn outline<S: Stepper>(
         }
         lap(&mut data.stats, Stage::NarrowPhase, t);
     }
+    sleep::deactivate(data, col, sw);
 
-    // Check.
+    // Check; islands at rest fall asleep.
     let t = Instant::now();
     check_state(model, data, rollback);
+    sleep::fall_asleep(model, data, sw, tick.h);
     lap(&mut data.stats, Stage::Check, t);
 
     // Clock.

@@ -675,8 +675,15 @@ impl Physics {
             Clear::All => table.iter_mut().for_each(|e| *e = None),
             Clear::Bodies(v) => v.iter().for_each(|&b| table[b as usize] = None),
         }
+        // Any command on a body or robot wakes its (sleeping) island.
+        if let Clear::Bodies(v) = &inp.clear {
+            for &b in v {
+                w.data.wake(&w.model, b as usize);
+            }
+        }
         for c in &inp.wrenches {
             let b = c.body as usize;
+            w.data.wake(&w.model, b);
             table[b] = Some(super::command::SourceWrench::capture(
                 c,
                 &w.data.state[b],
@@ -687,6 +694,7 @@ impl Physics {
         for c in &inp.joints {
             let (r, j) = w.model.joint_ids[c.joint as usize];
             let rm = &w.model.robots[r as usize];
+            w.data.wake_robot(&w.model, r as usize);
             w.data.qfrc_cmd[rm.v_offset + rm.joints[j as usize].vi] = c.effort;
             if let Some(t) = c.servo {
                 if let Some(k) = rm.joints[j as usize].servo {
@@ -793,7 +801,10 @@ impl Physics {
                 fw.f(base + body::Q + 1, s.q.i);
                 fw.f(base + body::Q + 2, s.q.j);
                 fw.f(base + body::Q + 3, s.q.k);
-                fw.u(base + body::FROZEN, d.frozen[b] as u64);
+                fw.u(
+                    base + body::FROZEN,
+                    d.frozen[b] as u64 | (d.asleep[b] as u64) << 1,
+                );
             }
             let abase = hdr::LEN + w.ring.nbody * body::LEN;
             for (i, c) in ctrl.iter().enumerate().take(w.ring.nctrl) {
@@ -1093,6 +1104,7 @@ impl Physics {
         s.contact_points = d.stats.contact_points as u64;
         s.max_penetration = d.stats.max_penetration;
         s.quarantined = d.stats.quarantined;
+        s.sleeping = d.stats.sleeping as u64;
         s.kinetic_energy = d.kinetic_energy(&self.w.model);
         s.solver = crate::runtime::stats::SolverStats {
             lcp_size: d.stats.lcp_size,

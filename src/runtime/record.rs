@@ -230,6 +230,13 @@ pub fn model_fingerprint(model: &Model) -> u64 {
         h.f(o.gravity[k]);
     }
     h.f(o.max_abs_state);
+    // Sleeping changes trajectories; hashed only when on (older recordings keep
+    // their fingerprint).
+    if o.sleep.enabled {
+        h.f(o.sleep.rest_time);
+        h.f(o.sleep.v_rest);
+        h.f(o.sleep.w_rest);
+    }
     for b in format!("{:?}{:?}", o.method, o.integrator).bytes() {
         h.u(b as u64);
     }

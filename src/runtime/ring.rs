@@ -22,7 +22,8 @@ pub mod hdr {
     pub const LEN: usize = 6;
 }
 
-/// Words per body: x(3) q(4: w x y z) v(3) w(3) force(3) torque(3) frozen(1).
+/// Words per body: x(3) q(4: w x y z) v(3) w(3) force(3) torque(3) flags(1: bit 0
+/// frozen, bit 1 asleep).
 pub mod body {
     pub const X: usize = 0;
     pub const Q: usize = 3;

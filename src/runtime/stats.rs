@@ -57,6 +57,8 @@ pub struct StatsBuf {
     pub contact_points: u64,
     pub max_penetration: f64,
     pub quarantined: u64,
+    /// Bodies asleep at the end of the last step.
+    pub sleeping: u64,
     pub kinetic_energy: f64,
     /// The LCP solver's counters of the last step (`StepStats` fields).
     pub solver: SolverStats,
@@ -107,6 +109,7 @@ impl StatsBuf {
             contact_points: 0,
             max_penetration: 0.0,
             quarantined: 0,
+            sleeping: 0,
             kinetic_energy: 0.0,
             solver: SolverStats::default(),
         }

@@ -139,6 +139,8 @@ impl Saved {
                 qfrc_cmd: Vec::with_capacity(model.nv),
                 servo: Vec::with_capacity(nservo),
                 robot_frozen: Vec::with_capacity(model.robots.len()),
+                asleep: Vec::with_capacity(nbody),
+                rest_s: Vec::with_capacity(nbody),
             },
             unary: Vec::with_capacity(nbody),
         }
@@ -172,6 +174,10 @@ impl Saved {
         self.snap
             .robot_frozen
             .extend(d.robots.iter().map(|r| r.frozen));
+        self.snap.asleep.clear();
+        self.snap.asleep.extend_from_slice(&d.asleep);
+        self.snap.rest_s.clear();
+        self.snap.rest_s.extend_from_slice(&d.rest_s);
         self.unary.clear();
         self.unary.extend_from_slice(&w.unary);
     }

@@ -529,7 +529,8 @@ pub fn state_from_frame(v: &FrameView<'_>, sel: &Selection) -> pb::State {
     let mut push = |b: usize| {
         let mut bs = pb::BodyState {
             id: b as u32,
-            frozen: v.u(v.body_base(b) + body::FROZEN) != 0,
+            frozen: v.u(v.body_base(b) + body::FROZEN) & 1 != 0,
+            asleep: v.u(v.body_base(b) + body::FROZEN) & 2 != 0,
             ..Default::default()
         };
         if sel.pose {
@@ -691,6 +692,12 @@ pub fn world_info(view: &WorldView, status: &RunStatus, cfg: &Config) -> pb::Wor
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default(),
         gravity: m.opt.gravity.iter().copied().collect(),
+        sleep: Some(pb::SleepInfo {
+            enabled: crate::pipeline::sleep::enabled(m),
+            rest_time_s: m.opt.sleep.rest_time,
+            v_rest_m_per_s: m.opt.sleep.v_rest,
+            w_rest_rad_per_s: m.opt.sleep.w_rest,
+        }),
         bodies: m
             .bodies
             .iter()
@@ -845,6 +852,7 @@ pub fn stats(s: &StatsBuf) -> pb::Stats {
             solver_failures: s.solver.solver_failures,
             solver_fallbacks: s.solver.solver_fallbacks,
             solver_unconverged: s.solver.solver_unconverged,
+            sleeping_bodies: s.sleeping,
         }),
         ..Default::default()
     }

@@ -68,6 +68,10 @@ pub struct BenchArgs {
     /// Skip the resting-penetration measurement (physics).
     #[arg(long)]
     pub no_quality: bool,
+    /// Physics: sleeping islands on in every scene (`[world] sleep`, default
+    /// thresholds); the report gives the mean number of sleeping bodies.
+    #[arg(long)]
+    pub sleep: bool,
     /// Also write the JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -231,7 +235,12 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
             )
         }
     };
-    let model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    let mut model = crate::run::apply_overrides(&model, a.method, None, a.integrator.as_deref())?;
+    if a.sleep {
+        let mut opt = model.opt;
+        opt.sleep.enabled = true;
+        model = model.with_options(opt);
+    }
     Ok((lcp_overrides(model, a)?, source))
 }
 
@@ -333,7 +342,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
 
     let stage0 = data.stats.stage_ns_total;
     let (mut cpu_us, mut wall_us, mut oncpu) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut pairs_sum, mut points_sum) = (0usize, 0usize);
+    let (mut pairs_sum, mut points_sum, mut sleeping_sum) = (0usize, 0usize, 0usize);
     // Sub-steps per tick of the adaptive Hunt–Crossley stepper (1 for the others).
     let (mut substeps_sum, mut substeps_max) = (0u64, 0u32);
     // LCP stepper: problem size, solver iterations and solve time per step.
@@ -345,6 +354,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             pipeline.step(&model, &mut data);
             pairs_sum += data.stats.contact_pairs;
             points_sum += data.stats.contact_points;
+            sleeping_sum += data.stats.sleeping;
             let sub = data.stats.substeps.max(1);
             substeps_sum += u64::from(sub);
             substeps_max = substeps_max.max(sub);
@@ -398,7 +408,9 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
         "contacts_mean": {
             "contact_pairs": pairs_sum as f64 / timed,
             "contact_points": points_sum as f64 / timed,
+            "sleeping_bodies": sleeping_sum as f64 / timed,
         },
+        "sleep": crate::pipeline::sleep::enabled(&model),
         "solver_iterations_mean": lcp_it as f64 / timed,
         "substeps_per_tick": {
             "mean": substeps_sum as f64 / timed,
@@ -549,6 +561,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
             "lcp_tolerance": a.lcp_tolerance,
             "lcp_max_iterations": a.lcp_max_iterations,
             "integrator": a.integrator,
+            "sleep": a.sleep,
             "quick": a.quick,
             "reps": a.reps,
             "rep_target_s": rep_s,

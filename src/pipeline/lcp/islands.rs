@@ -3,6 +3,7 @@
 //! deterministic order; PGS sweeps and stops island by island.
 
 use super::{LcpWorkspace, NO_BLOCK};
+use crate::pipeline::sleep::{find, union};
 
 /// Per moving body (DoF block) the points acting on it, in point order
 /// (`blk_list[blk_start[b]..blk_start[b + 1]]`), and the islands: points
@@ -46,23 +47,12 @@ pub(super) fn block_contacts(ls: &mut LcpWorkspace) {
     // Union–find over blocks (a point joins its two moving bodies).
     parent.clear();
     parent.extend(0..nb as u32);
-    fn find(parent: &mut [u32], mut x: u32) -> u32 {
-        while parent[x as usize] != x {
-            let g = parent[parent[x as usize] as usize];
-            parent[x as usize] = g;
-            x = g;
-        }
-        x
-    }
+    // The smaller root wins: independent of the visiting order (the one
+    // union–find of the pipeline, shared with the sleeping islands).
     for c in contacts.iter() {
         let [a, b] = [c.side[0].block, c.side[1].block];
         if a != NO_BLOCK && b != NO_BLOCK {
-            let (ra, rb) = (find(parent, a), find(parent, b));
-            if ra != rb {
-                // The smaller root wins: independent of the visiting order.
-                let (lo, hi) = (ra.min(rb), ra.max(rb));
-                parent[hi as usize] = lo;
-            }
+            union(parent, a, b);
         }
     }
     // Island label of each point: the root of its (first moving) body.

@@ -1,0 +1,398 @@
+//! Sleeping islands (`pipeline::sleep`): settled islands fall asleep and cost
+//! nothing in the contact stages; a push wakes them and the run ends where the
+//! same run without sleeping ends, within the rest tolerance; sleeping stays
+//! deterministic (offline, snapshot/restore, lockstep over gRPC); a wrench sent
+//! over gRPC wakes a sleeping body; bad `[world] sleep` keys are named.
+
+mod common;
+#[path = "server_common/mod.rs"]
+mod server_common;
+
+use rtphys::config::Mode;
+use rtphys::experiments::{pile_scene, PileKind};
+use rtphys::math::{Vec3, Wrench};
+use rtphys::model::scene::load_scene_str;
+use rtphys::model::{BodyKind, Model};
+use rtphys::server::client::{body, pb};
+use rtphys::{BodyState, Data, Pipeline};
+
+/// The default thresholds (`SleepParams::default`): a body may drift
+/// v_rest · rest_time = 1 mm and turn w_rest · rest_time = 0.01 rad while it
+/// counts as at rest — the tolerance within which sleeping may change a pose.
+const V_REST: f64 = 2e-3;
+const W_REST: f64 = 2e-2;
+const REST_TIME: f64 = 0.5;
+
+fn with_sleep(text: &str, on: bool) -> String {
+    text.replacen(
+        "[world]\n",
+        &format!("[world]\nsleep = {{ enabled = {on} }}\n"),
+        1,
+    )
+}
+
+fn load(text: &str) -> Model {
+    load_scene_str(text, "<sleep test>", &common::scene_path("")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn scene_file(name: &str) -> String {
+    std::fs::read_to_string(common::scene_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn free_bodies(model: &Model) -> usize {
+    model
+        .bodies
+        .iter()
+        .filter(|b| b.kind == BodyKind::Free)
+        .count()
+}
+
+fn bits(d: &Data) -> Vec<u64> {
+    let mut v: Vec<u64> = d
+        .state
+        .iter()
+        .flat_map(|b| {
+            let q = b.q.coords;
+            [
+                b.x.x, b.x.y, b.x.z, q.x, q.y, q.z, q.w, b.v.x, b.v.y, b.v.z, b.w.x, b.w.y, b.w.z,
+            ]
+        })
+        .map(f64::to_bits)
+        .collect();
+    v.extend(d.asleep.iter().map(|&s| s as u64));
+    v.extend(d.rest_s.iter().map(|t| t.to_bits()));
+    v
+}
+
+/// A small pile on the floor — three 0.1 m boxes side by side with two on top —
+/// and a pusher box 1 mm to its −x side; μ = 0.5, penalty (stack5's gains).
+fn row_pile(method: &str) -> String {
+    let mut s = format!(
+        "[world]\ngravity = [0.0, 0.0, -9.81]\ndt = 0.001\nintegrator = \"semi_implicit_euler\"\nmethod = \"{method}\"\n\n\
+         [penalty]\nkp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0\nforgetting = 0.9\n\n\
+         [[body]]\nname = \"floor\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = 0.5 }}\n\n"
+    );
+    let mut add = |name: &str, x: f64, z: f64| {
+        s.push_str(&format!(
+            "[[body]]\nname = \"{name}\"\nshape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nmass = 1.0\nposition = [{x:?}, 0.0, {z:?}]\nmaterial = {{ mu = 0.5 }}\n\n"
+        ));
+    };
+    add("pusher", -0.101, 0.0499);
+    for (i, x) in [0.0, 0.1001, 0.2002].into_iter().enumerate() {
+        add(&format!("bottom{i}"), x, 0.0499);
+    }
+    for (i, x) in [0.05, 0.1501].into_iter().enumerate() {
+        add(&format!("top{i}"), x, 0.1498);
+    }
+    s
+}
+
+/// Steps `steps` times; from `push.0` to `push.1` (ticks) the pusher (body 1)
+/// gets the force `push.2` along +x, then its wrench is cleared.
+fn run_pushed(
+    model: &Model,
+    data: &mut Data,
+    pipeline: &mut Pipeline,
+    steps: u64,
+    push: (u64, u64, f64),
+) {
+    for _ in 0..steps {
+        let k = data.tick;
+        data.xfrc[1] = if (push.0..push.1).contains(&k) {
+            Wrench {
+                force: Vec3::new(push.2, 0.0, 0.0),
+                torque: Vec3::zeros(),
+            }
+        } else {
+            Wrench::ZERO
+        };
+        pipeline.step(model, data);
+    }
+}
+
+#[test]
+fn settled_islands_fall_asleep_under_every_method() {
+    // The 5-stack under the force models and the LCP, the row pile, and a robot
+    // arm resting on its table (one node with its links).
+    for name in [
+        "stack5.toml",
+        "hc_stack5.toml",
+        "lcp_stack5.toml",
+        "arm_table.toml",
+    ] {
+        let model = load(&with_sleep(&scene_file(name), true));
+        let mut d = Data::new(&model);
+        let mut p = Pipeline::new(&model);
+        common::run(&mut p, &model, &mut d, 2000);
+        let nodes = model
+            .bodies
+            .iter()
+            .filter(|b| b.kind != BodyKind::Static)
+            .count();
+        assert!(nodes > 0);
+        assert_eq!(
+            d.stats.sleeping, nodes,
+            "{name}: {} of {nodes} bodies asleep after 2 s",
+            d.stats.sleeping
+        );
+        assert!(d
+            .asleep
+            .iter()
+            .zip(&model.bodies)
+            .all(|(&s, b)| s || b.kind == BodyKind::Static));
+        // Asleep, the world costs nothing in the contact stages: no pair reaches
+        // the narrow phase, no contact point, and the state does not change.
+        let before = bits(&d);
+        common::run(&mut p, &model, &mut d, 100);
+        assert_eq!(d.stats.contact_points, 0, "{name}: contacts while asleep");
+        assert_eq!(d.contacts.manifolds.len(), 0);
+        let after = bits(&d);
+        let n = d.state.len() * 13;
+        assert_eq!(before[..n], after[..n], "{name}: a sleeping world moved");
+        // And it sleeps where it would rest without sleeping.
+        let awake = load(&with_sleep(&scene_file(name), false));
+        let mut d0 = Data::new(&awake);
+        let mut p0 = Pipeline::new(&awake);
+        common::run(&mut p0, &awake, &mut d0, 2100);
+        assert_poses_close(&d, &d0, name);
+    }
+}
+
+/// Every body's pose within the rest tolerance (module constants) of `b`'s.
+fn assert_poses_close(a: &Data, b: &Data, what: &str) {
+    for (i, (sa, sb)) in a.state.iter().zip(&b.state).enumerate() {
+        let dx = (sa.x - sb.x).norm();
+        let dq = sa.q.angle_to(&sb.q);
+        assert!(
+            dx <= V_REST * REST_TIME && dq <= W_REST * REST_TIME,
+            "{what}: body {i} ends {dx:.3e} m / {dq:.3e} rad from the run without sleeping \
+             (tolerance {:.0e} m / {:.0e} rad)",
+            V_REST * REST_TIME,
+            W_REST * REST_TIME
+        );
+    }
+}
+
+#[test]
+fn pushed_box_wakes_the_sleeping_pile_and_ends_as_without_sleeping() {
+    // The pile sleeps by t = 1.5 s; from 1.5 s to 2.0 s a 40 N push (more than
+    // the 29 N of friction under all six boxes) shoves the pile ≈ cm along x;
+    // then everything settles again and sleeps.
+    let push = (1500, 2000, 40.0);
+    let mut ends = Vec::new();
+    for on in [false, true] {
+        let model = load(&with_sleep(&row_pile("penalty"), on));
+        let mut d = Data::new(&model);
+        let mut p = Pipeline::new(&model);
+        run_pushed(&model, &mut d, &mut p, 1500, push);
+        if on {
+            assert_eq!(
+                d.stats.sleeping, 6,
+                "the pile and the pusher sleep before the push"
+            );
+        }
+        run_pushed(&model, &mut d, &mut p, 10, push);
+        if on {
+            assert_eq!(d.stats.sleeping, 0, "the push woke the whole pile");
+        }
+        // The shoved penalty pile does not come back under the rest thresholds
+        // (it keeps a |v| ≈ 1e-3 m/s, |ω| ≈ 1e-2 rad/s buzz with sleeping off as
+        // well), so it stays awake; the poses are compared at 5 s.
+        run_pushed(&model, &mut d, &mut p, 3490, push);
+        ends.push(d);
+    }
+    let moved = (ends[0].state[4].x
+        - load(&row_pile("penalty")).bodies[4]
+            .pose0
+            .translation
+            .vector)
+        .norm();
+    assert!(moved > 0.01, "the push moved the far box {moved} m");
+    assert_poses_close(&ends[1], &ends[0], "row pile pushed");
+}
+
+#[test]
+fn same_inputs_give_bit_identical_states_with_sleeping() {
+    for text in [
+        row_pile("penalty"),
+        row_pile("lcp"),
+        pile_scene(PileKind::Bench, 20, 7),
+    ] {
+        let model = load(&with_sleep(&text, true));
+        let mut runs = Vec::new();
+        let mut slept = 0;
+        for _ in 0..2 {
+            let mut d = Data::new(&model);
+            let mut p = Pipeline::new(&model);
+            let mut trace = Vec::new();
+            for _ in 0..20 {
+                run_pushed(&model, &mut d, &mut p, 100, (1000, 1400, 40.0));
+                trace.push(bits(&d));
+                slept = slept.max(d.stats.sleeping);
+            }
+            runs.push(trace);
+        }
+        assert!(slept > 0, "nothing slept");
+        assert_eq!(runs[0], runs[1], "two runs with sleeping differ");
+    }
+}
+
+#[test]
+fn snapshot_restore_of_a_half_asleep_world_is_bitwise() {
+    let model = load(&with_sleep(&row_pile("penalty"), true));
+    let mut d = Data::new(&model);
+    let mut p = Pipeline::new(&model);
+    // At 1.51 s the pile sleeps and the pusher, pushed, is awake.
+    run_pushed(&model, &mut d, &mut p, 1505, (1503, 2000, 40.0));
+    assert!(
+        d.stats.sleeping > 0 && d.stats.sleeping < 6,
+        "{} asleep",
+        d.stats.sleeping
+    );
+    let snap = d.snapshot();
+    let run = |d: &mut Data, p: &mut Pipeline| {
+        let mut v = Vec::new();
+        for _ in 0..30 {
+            run_pushed(&model, d, p, 50, (1503, 2000, 40.0));
+            v.push(bits(d));
+        }
+        v
+    };
+    let first = run(&mut d, &mut p);
+    assert!(d.restore(&snap));
+    // A fresh pipeline too: the state is all in `Data`.
+    let mut p2 = Pipeline::new(&model);
+    let second = run(&mut d, &mut p2);
+    assert_eq!(first, second, "replay after restore differs");
+}
+
+#[test]
+fn sleep_keys_are_checked_and_named() {
+    for (bad, key) in [
+        (
+            "sleep = { enabled = true, rest_time = -1.0 }",
+            "world.sleep.rest_time",
+        ),
+        (
+            "sleep = { enabled = true, v_rest = nan }",
+            "world.sleep.v_rest",
+        ),
+        (
+            "sleep = { enabled = true, w_rest = 0.0 }",
+            "world.sleep.w_rest",
+        ),
+        ("sleep = { enabled = true, rest = 1.0 }", "rest"),
+    ] {
+        let text = row_pile("penalty").replacen("[world]\n", &format!("[world]\n{bad}\n"), 1);
+        match load_scene_str(&text, "bad.toml", std::path::Path::new(".")) {
+            Ok(_) => panic!("{bad} accepted"),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.contains(key), "{bad}: error does not name {key}: {msg}");
+            }
+        }
+    }
+    let m = load(&with_sleep(&row_pile("penalty"), true));
+    assert!(m.opt.sleep.enabled && m.opt.sleep.rest_time == REST_TIME);
+    assert!(
+        !load(&row_pile("penalty")).opt.sleep.enabled,
+        "off by default"
+    );
+}
+
+fn sleepy_cfg() -> rtphys::config::Config {
+    server_common::cfg(Mode::Lockstep)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lockstep_over_grpc_is_bit_identical_and_reports_sleep() {
+    async fn run() -> Vec<Vec<u64>> {
+        let scene = with_sleep(&row_pile("penalty"), true);
+        let (srv, mut c) = server_common::start(sleepy_cfg(), &scene).await;
+        let w = c.world().await.unwrap();
+        let info = w.sleep.unwrap_or_default();
+        assert!(info.enabled && info.rest_time_s == REST_TIME, "{info:?}");
+        let mut out = Vec::new();
+        for i in 0..30u32 {
+            if i == 15 {
+                c.apply_wrench(pb::BodyWrench {
+                    body: Some(body("pusher")),
+                    force: vec![40.0, 0.0, 0.0],
+                    duration_s: 0.5,
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            }
+            let st = c.step(100).await.unwrap().state.unwrap();
+            let mut b = server_common::state_bits(&st);
+            b.extend(st.bodies.iter().map(|x| x.asleep as u64));
+            if i == 14 {
+                assert!(
+                    st.bodies.iter().filter(|x| x.asleep).count() == 6,
+                    "asleep at 1.5 s"
+                );
+                let s = c.stats(false).await.unwrap();
+                assert_eq!(s.physics.unwrap_or_default().sleeping_bodies, 6);
+            }
+            if i == 15 {
+                assert!(
+                    st.bodies.iter().all(|x| !x.asleep),
+                    "the pushed pile is awake"
+                );
+            }
+            out.push(b);
+        }
+        srv.shutdown().await.unwrap();
+        out
+    }
+    let a = run().await;
+    let b = run().await;
+    assert_eq!(a, b, "two lockstep runs with sleeping differ");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrench_over_grpc_wakes_a_sleeping_body() {
+    let scene = with_sleep(&row_pile("penalty"), true);
+    let (srv, mut c) = server_common::start(sleepy_cfg(), &scene).await;
+    let st = c.step(1500).await.unwrap().state.unwrap();
+    let top = server_common::bs(&st, 5).clone();
+    assert!(top.asleep, "top0 asleep at 1.5 s");
+    // A small sideways tug on one top box: its island (the whole pile) wakes
+    // at the next step and the box moves.
+    c.apply_wrench(pb::BodyWrench {
+        body: Some(body("top0")),
+        force: vec![0.0, 20.0, 0.0],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let st = c.step(1).await.unwrap().state.unwrap();
+    // The pile (bodies 2..=6); the pusher, 1 mm off, is an island of its own.
+    assert!(
+        st.bodies.iter().filter(|b| b.id >= 2).all(|b| !b.asleep),
+        "the island woke"
+    );
+    assert!(
+        server_common::bs(&st, 1).asleep,
+        "the pusher's island sleeps on"
+    );
+    let st = c.step(50).await.unwrap().state.unwrap();
+    let moved = server_common::bs(&st, 5).position[1] - top.position[1];
+    assert!(moved > 1e-3, "top0 moved {moved} m under the tug");
+    srv.shutdown().await.unwrap();
+}
+
+#[test]
+fn sleeping_body_keeps_its_state_bits() {
+    // A body asleep keeps x and q bit for bit and v = ω = 0.
+    let model = load(&with_sleep(&row_pile("penalty"), true));
+    let mut d = Data::new(&model);
+    let mut p = Pipeline::new(&model);
+    common::run(&mut p, &model, &mut d, 1500);
+    let s: Vec<BodyState> = d.state.clone();
+    assert!(s
+        .iter()
+        .all(|b| b.v == Vec3::zeros() && b.w == Vec3::zeros()));
+    assert_eq!(free_bodies(&model), d.stats.sleeping);
+}
