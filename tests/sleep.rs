@@ -396,3 +396,42 @@ fn sleeping_body_keeps_its_state_bits() {
         .all(|b| b.v == Vec3::zeros() && b.w == Vec3::zeros()));
     assert_eq!(free_bodies(&model), d.stats.sleeping);
 }
+
+/// A step unwound by a panic between its sleep stages (here: in the inputs, after
+/// the pairs of the sleeping were left out) leaves nothing stale in the pipeline:
+/// after restoring a snapshot taken while every body was awake, the same pipeline
+/// replays bit for bit what a fresh one does (the runtime catches such a panic and
+/// Reset restores `Data` but keeps the pipeline).
+#[test]
+fn a_step_unwound_by_a_panic_leaves_no_stale_sleep_state() {
+    struct Panics;
+    impl rtphys::pipeline::Inputs for Panics {
+        fn apply(&mut self, _: &Model, _: &mut Data) {
+            panic!("input source failed (test)");
+        }
+    }
+    let model = load(&with_sleep(&row_pile("penalty"), true));
+    let mut d = Data::new(&model);
+    let mut p = Pipeline::new(&model);
+    run_pushed(&model, &mut d, &mut p, 10, (1503, 2000, 40.0));
+    assert_eq!(d.stats.sleeping, 0);
+    let awake = d.snapshot();
+    run_pushed(&model, &mut d, &mut p, 1495, (1503, 2000, 40.0));
+    assert!(d.stats.sleeping > 0, "nothing sleeps before the fault");
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        p.step_with(&model, &mut d, &mut Panics)
+    }));
+    assert!(unwound.is_err(), "the step did not panic");
+    let run = |d: &mut Data, p: &mut Pipeline| {
+        assert!(d.restore(&awake));
+        let mut v = Vec::new();
+        for _ in 0..40 {
+            run_pushed(&model, d, p, 50, (1503, 2000, 40.0));
+            v.push(bits(d));
+        }
+        v
+    };
+    let after_fault = run(&mut d, &mut p);
+    let fresh = run(&mut d, &mut Pipeline::new(&model));
+    assert_eq!(after_fault, fresh, "the pipeline kept stale sleep state");
+}

@@ -186,6 +186,11 @@ fn islands(
 /// woken by [`Data::wake`]) or a driven one. Returns whether any body still
 /// sleeps; `data.stats.sleeping` counts them.
 pub(crate) fn wake(model: &Model, data: &mut Data, sw: &mut SleepWorkspace) -> bool {
+    // A step unwound by a panic (the runtime catches it; Reset restores `Data`)
+    // leaves the flags of its activate/mask stages: the broad phase has rebuilt
+    // the full lists, so they only need clearing.
+    sw.active = false;
+    sw.masked = false;
     if !enabled(model) || !data.asleep.iter().any(|&s| s) {
         data.stats.sleeping = 0;
         return false;
