@@ -27,8 +27,12 @@
 //! friction on the end-of-step forces f_i⁺ and solves once more with friction's
 //! wrench in the rates (`penalty::implicit_friction`).
 //!
-//! The system is symmetric positive definite; it is solved by conjugate gradients
-//! preconditioned with the inverse of its 6×6 diagonal block per body,
+//! The system is symmetric positive definite. By default it is solved directly:
+//! a block-sparse Cholesky per island ([`BlockCholesky`]: 6×6 body blocks,
+//! minimum-degree ordering cached while the contact graph is unchanged), the blocks
+//! with every row on assembled once per step and each active set taking its off
+//! rows out. [`LinearSolver::Cg`] (also the fallback of a failed factorization)
+//! solves it by conjugate gradients preconditioned with the inverse of its 6×6 diagonal block per body,
 //! (M_b + h Σ_i c_i J_ibᵀ J_ib)⁻¹ (block Jacobi), matrix-free (O(points + bodies)
 //! per iteration), in buffers sized once (no allocation per tick after warm-up).
 //! The contact term carries the supported load (the gains scale with it), so the
