@@ -27,8 +27,12 @@
 //! friction on the end-of-step forces f_i⁺ and solves once more with friction's
 //! wrench in the rates (`penalty::implicit_friction`).
 //!
-//! The system is symmetric positive definite; it is solved by conjugate gradients
-//! preconditioned with the inverse of its 6×6 diagonal block per body,
+//! The system is symmetric positive definite. By default it is solved directly:
+//! a block-sparse Cholesky per island ([`BlockCholesky`]: 6×6 body blocks,
+//! minimum-degree ordering cached while the contact graph is unchanged), the blocks
+//! with every row on assembled once per step and each active set taking its off
+//! rows out. [`LinearSolver::Cg`] (also the fallback of a failed factorization)
+//! solves it by conjugate gradients preconditioned with the inverse of its 6×6 diagonal block per body,
 //! (M_b + h Σ_i c_i J_ibᵀ J_ib)⁻¹ (block Jacobi), matrix-free (O(points + bodies)
 //! per iteration), in buffers sized once (no allocation per tick after warm-up).
 //! The contact term carries the supported load (the gains scale with it), so the
@@ -40,6 +44,7 @@ use crate::contact::impulse::ImpulseBody;
 use crate::data::BodyState;
 use crate::math::{Mat3, Vec3, Wrench};
 use crate::model::Model;
+use crate::solver::block_cholesky::{BlockCholesky, M6, V6};
 
 use super::integrator::Deriv;
 
@@ -134,10 +139,37 @@ impl Row {
 type Six = [Vec3; 2];
 const ZERO6: Six = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0)];
 
+/// How the implicit system is solved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LinearSolver {
+    /// Block-sparse Cholesky per island ([`BlockCholesky`]), the default.
+    #[default]
+    Direct,
+    /// Block-Jacobi preconditioned conjugate gradients, to a relative residual of
+    /// 1e-12.
+    Cg,
+}
+
 /// Buffers and statistics of the implicit solve.
 #[derive(Clone, Debug, Default)]
 pub struct ImplicitContact {
     pub rows: Vec<Row>,
+    pub solver: LinearSolver,
+    /// The direct solve: the factorization, the local index of each body in it
+    /// (participating bodies only), the bodies by local index, the edge list of
+    /// the contact graph, each row's edge (u32::MAX: one body only), and the active
+    /// set the current factorization was assembled for (`factored`: valid for the
+    /// rows and state of this step).
+    chol: BlockCholesky,
+    local: Vec<u32>,
+    global: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+    row_edge: Vec<u32>,
+    factored_on: Vec<bool>,
+    factored: bool,
+    /// The blocks with every row on are saved in `chol` for this step.
+    assembled: bool,
+    rhs: Vec<V6>,
     /// Whether a body is an unknown of the system (moves and carries a row).
     part: Vec<bool>,
     inertia_w: Vec<Mat3>,
@@ -177,6 +209,16 @@ impl ImplicitContact {
     pub fn new(nbody: usize) -> Self {
         ImplicitContact {
             rows: Vec::new(),
+            solver: LinearSolver::Direct,
+            chol: BlockCholesky::with_capacity(nbody),
+            local: vec![u32::MAX; nbody],
+            global: Vec::with_capacity(nbody),
+            edges: Vec::with_capacity(4 * nbody),
+            row_edge: Vec::new(),
+            factored_on: Vec::new(),
+            factored: false,
+            assembled: false,
+            rhs: Vec::with_capacity(nbody),
             part: vec![false; nbody],
             inertia_w: vec![Mat3::zeros(); nbody],
             block_inv: vec![[Mat3::zeros(); 2]; nbody],
@@ -268,17 +310,30 @@ impl ImplicitContact {
             self.rows[i].s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
             self.rows[i].s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
             // A gap point starts active only if its end-of-step force at the
-            // explicit velocities pushes (penetrating points all start active).
+            // explicit velocities pushes (penetrating points all start active);
+            // the solve again with friction starts from the last active set.
             let r = &self.rows[i];
-            self.rows[i].on = !r.gap || r.f_ex + r.kv_r * r.s - r.c * r.s_ex > 0.0;
+            if !warm {
+                self.rows[i].on = !r.gap || r.f_ex + r.kv_r * r.s - r.c * r.s_ex > 0.0;
+            }
         }
-        self.factor_blocks(state, bodies, h);
+        let direct = self.solver == LinearSolver::Direct && self.analyze(warm);
+        if !direct {
+            self.factor_blocks(state, bodies, h);
+        }
         let max_iter = (12 * self.part.iter().filter(|&&p| p).count()).clamp(24, 600);
         if warm {
             self.x.copy_from_slice(&self.warm);
         }
         for pass in 0..4 {
-            self.cg(state, bodies, h, (max_iter, warm || pass > 0));
+            if !(direct && self.direct(state, bodies, h)) {
+                if direct {
+                    // A pivot block not positive definite (round-off on a
+                    // degenerate system): conjugate gradients for this pass.
+                    self.factor_blocks(state, bodies, h);
+                }
+                self.cg(state, bodies, h, (max_iter, warm || pass > 0));
+            }
             // End-of-step forces; drop pulling points, restore pushing ones.
             let mut changed = false;
             for i in 0..self.rows.len() {
@@ -327,6 +382,180 @@ impl ImplicitContact {
             if let Some(mf) = manifold_force.get_mut(row.manifold as usize) {
                 *mf += df;
             }
+        }
+    }
+
+    /// The direct solve's pattern: the participating bodies get local indices, the
+    /// body pairs carrying rows (on or off: the pattern stays through the active-set
+    /// passes) are the edges; the analysis is redone only if they changed
+    /// ([`BlockCholesky::analyze`]). `warm`: the same rows and state as the last
+    /// solve (the factorization may be reused). False if no body participates.
+    fn analyze(&mut self, warm: bool) -> bool {
+        if !warm {
+            self.factored = false;
+            self.assembled = false;
+        }
+        self.global.clear();
+        for (b, &p) in self.part.iter().enumerate() {
+            self.local[b] = if p {
+                self.global.push(b as u32);
+                (self.global.len() - 1) as u32
+            } else {
+                u32::MAX
+            };
+        }
+        if self.global.is_empty() {
+            return false;
+        }
+        self.edges.clear();
+        let mut last = (u32::MAX, u32::MAX);
+        for row in &self.rows {
+            let (la, lb) = (self.local[row.a], self.local[row.b]);
+            if la != u32::MAX && lb != u32::MAX && la != lb {
+                let e = (la.min(lb), la.max(lb));
+                if e != last {
+                    self.edges.push(e);
+                    last = e;
+                }
+            }
+        }
+        self.edges.sort_unstable();
+        self.edges.dedup();
+        self.chol.analyze(self.global.len(), &self.edges);
+        self.row_edge.clear();
+        // (Per-row buffers grow with `rows`, not past it.)
+        let cap = self.rows.capacity();
+        if self.row_edge.capacity() < cap {
+            self.row_edge.reserve(cap);
+            self.factored_on.reserve(cap);
+        }
+        for row in &self.rows {
+            let (la, lb) = (self.local[row.a], self.local[row.b]);
+            let e = if la != u32::MAX && lb != u32::MAX && la != lb {
+                self.chol.edge_index(la, lb).map_or(u32::MAX, |e| e as u32)
+            } else {
+                u32::MAX
+            };
+            self.row_edge.push(e);
+        }
+        true
+    }
+
+    /// One direct solve of (M + h Σ_on c_i J_iᵀ J_i) δ = b into `self.x` (b as in
+    /// [`Self::cg`]): assembled and factored unless the factorization of this step
+    /// was made for the same active set. False if the factorization failed.
+    fn direct(&mut self, state: &[BodyState], bodies: &[ImpulseBody], h: f64) -> bool {
+        let same = self.factored
+            && self.factored_on.len() == self.rows.len()
+            && self
+                .rows
+                .iter()
+                .zip(&self.factored_on)
+                .all(|(r, &on)| r.on == on);
+        if !same {
+            self.assemble(state, bodies, h);
+            self.factored = self.chol.factor();
+            self.factored_on.clear();
+            self.factored_on.extend(self.rows.iter().map(|r| r.on));
+            if !self.factored {
+                return false;
+            }
+        }
+        self.rhs_into_r(state, h);
+        self.rhs.clear();
+        for &b in &self.global {
+            let r = &self.r[b as usize];
+            self.rhs
+                .push(V6::new(r[0].x, r[0].y, r[0].z, r[1].x, r[1].y, r[1].z));
+        }
+        self.chol.solve(&mut self.rhs);
+        self.x.iter_mut().for_each(|x| *x = ZERO6);
+        for (l, &b) in self.global.iter().enumerate() {
+            let v = &self.rhs[l];
+            self.x[b as usize] = [Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5])];
+        }
+        self.iterations += 1;
+        true
+    }
+
+    /// The blocks of M + h Σ_on c_i J_iᵀ J_i: per body diag(m I, I_w), per row
+    /// h c_i g_a g_aᵀ, h c_i g_b g_bᵀ and −h c_i g_a g_bᵀ, g = (n, (p − x) × n).
+    /// Assembled once per step with every row on and saved; each active set then
+    /// starts from that copy and takes out its off rows (few).
+    fn assemble(&mut self, state: &[BodyState], bodies: &[ImpulseBody], h: f64) {
+        if self.assembled {
+            self.chol.restore_values();
+        } else {
+            self.chol.clear_values();
+            for (l, &b) in self.global.iter().enumerate() {
+                let b = b as usize;
+                let mut m = M6::zeros();
+                let mass = 1.0 / bodies[b].inv_mass;
+                for c in 0..3 {
+                    m[(c, c)] = mass;
+                }
+                m.fixed_view_mut::<3, 3>(3, 3).copy_from(&self.inertia_w[b]);
+                self.chol.add_diag(l, &m);
+            }
+            for i in 0..self.rows.len() {
+                self.add_row(state, h, i, 1.0);
+            }
+            self.chol.save_values();
+            self.assembled = true;
+        }
+        for i in 0..self.rows.len() {
+            if !self.rows[i].on {
+                self.add_row(state, h, i, -1.0);
+            }
+        }
+    }
+
+    /// Adds `sign` × row i's term h c_i J_iᵀ J_i to the blocks.
+    fn add_row(&mut self, state: &[BodyState], h: f64, i: usize, sign: f64) {
+        let row = &self.rows[i];
+        let g = |b: usize, p: &Vec3| -> V6 {
+            let t = (p - state[b].x).cross(&row.n);
+            V6::new(row.n.x, row.n.y, row.n.z, t.x, t.y, t.z)
+        };
+        let w = sign * h * row.c;
+        let (la, lb) = (self.local[row.a], self.local[row.b]);
+        let ga = (la != u32::MAX).then(|| g(row.a, &row.pa));
+        let gb = (lb != u32::MAX).then(|| g(row.b, &row.pb));
+        if let Some(ga) = ga {
+            self.chol.add_diag(la as usize, &(ga * ga.transpose() * w));
+        }
+        if let Some(gb) = gb {
+            self.chol.add_diag(lb as usize, &(gb * gb.transpose() * w));
+        }
+        if let (Some(ga), Some(gb)) = (ga, gb) {
+            let e = self.row_edge[i];
+            let m = ga * gb.transpose() * -w;
+            if e != u32::MAX {
+                let first = self.edges[e as usize].0 == la;
+                self.chol.add_edge(e as usize, first, &m);
+            } else {
+                // a and b the same body: both ends on its diagonal block.
+                self.chol.add_diag(la as usize, &(m + m.transpose()));
+            }
+        }
+    }
+
+    /// Size of the direct solve's last analysis.
+    pub fn chol_stats(&self) -> crate::solver::block_cholesky::BlockCholeskyStats {
+        self.chol.stats
+    }
+
+    /// `self.r` = b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) − h Σ_off J_iᵀ f_i^ex.
+    fn rhs_into_r(&mut self, state: &[BodyState], h: f64) {
+        self.r.iter_mut().for_each(|x| *x = ZERO6);
+        for row in &self.rows {
+            // (f_ex − applied is 0 for a penetrating point, kp d/r for a gap point.)
+            let lambda = if row.on {
+                h * ((row.f_ex - row.applied) + row.kv_r * row.s - row.c * row.s_ex)
+            } else {
+                -h * row.applied
+            };
+            Self::jt(&self.part, row, state, lambda, &mut self.r);
         }
     }
 
@@ -402,16 +631,7 @@ impl ImplicitContact {
         if !keep {
             self.x.iter_mut().for_each(|x| *x = ZERO6);
         }
-        self.r.iter_mut().for_each(|x| *x = ZERO6);
-        for row in &self.rows {
-            // (f_ex − applied is 0 for a penetrating point, kp d/r for a gap point.)
-            let lambda = if row.on {
-                h * ((row.f_ex - row.applied) + row.kv_r * row.s - row.c * row.s_ex)
-            } else {
-                -h * row.applied
-            };
-            Self::jt(&self.part, row, state, lambda, &mut self.r);
-        }
+        self.rhs_into_r(state, h);
         let precond = |block_inv: &[[Mat3; 2]], b: usize, r: &Six| -> Six {
             let [lin, ang] = &block_inv[b];
             [lin * r[0], ang * r[1]]

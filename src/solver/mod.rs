@@ -3,6 +3,8 @@
 //! Every solver separates Problem, Params, Results and Stats (Drake `SapSolver`,
 //! `UnrevisedLemkeSolver`): `solve(&problem, guess, &mut results) -> Status`.
 //!
+//! - [`block_cholesky`]: block-sparse (6×6 per body) Cholesky with a cached
+//!   minimum-degree ordering, for the implicit penalty system per island.
 //! - [`lcp`]: the linear complementarity problem `LCP(M, q)`: find `z` with
 //!   `z ≥ 0`, `w = M z + q ≥ 0`, `zᵀ w = 0`; validation and residual helpers.
 //! - [`lemke`]: Lemke's complementary pivoting method (direct, exact up to
@@ -18,6 +20,7 @@
 //! of eq. (8), `ρ_n = G_nᵀ M⁻¹ G_n p_n + q` with `0 ≤ ρ_n ⊥ p_n ≥ 0` (eq. (9)), i.e.
 //! `LCP(G_nᵀ M⁻¹ G_n, q)` whose matrix is symmetric positive semi-definite.
 
+pub mod block_cholesky;
 pub mod lcp;
 pub mod lemke;
 pub mod lp;
