@@ -31,6 +31,27 @@
 //! were rejected (a separating edge pair belongs to only some face pairs), while
 //! the single X agrees with the exact overlap volume on every sample
 //! (`tests/peg_features.rs`, `vertex_vertex_constraints_hold_exactly…`).
+//!
+//! # No configuration without a row
+//! When no candidate is applicable, the two vertex cones share an interior
+//! direction d, and as cones they meet wherever their apexes are (v_b + t d lies
+//! in v_a's cone for t large): the local model has no non-overlapping state, and
+//! with the apexes within ε of each other the bodies overlap (or are about to)
+//! a few ε along d. The X built from the applicable candidates alone was then
+//! empty and, in the pour (`docs/EXPERIMENTS.md`, "3D pour"), left two bodies that
+//! had begun to overlap with no row to push them apart; the overlap grew for four
+//! steps. So the X then takes the candidates within ε_θ of the best
+//! applicability (eqs. (28)–(31) relaxed by the shortfall): the least
+//! inapplicable planes at the two vertices, one of which must open. This is not
+//! exact: an inapplicable plane can hold (ψ ≥ 0) while the bodies overlap
+//! (`tests/peg_features.rs`, `vertex_vertex_with_a_shared_direction…`, prints
+//! how often). Taking each candidate instead as the separation of the whole
+//! bodies along its normal (support points; exact: ψ ≥ 0 then means the plane
+//! separates) was tried and rejected: the pour's hulls have nearly flat
+//! vertices whose cones share directions while the bodies are apart, and those
+//! rows pushed resting neighbours apart (h = 1e-2: overlap 1.0e-3 L³, 9 Lemke
+//! failures, 0.3 s per step).
+//!
 //! Likewise eq. (36)'s X constraints are one per edge ("each C_ei"): grouping an
 //! edge side into one X missed 22 of 4,996 overlapping vertex–edge poses.
 //!
@@ -830,28 +851,75 @@ fn vertex_vertex(
 
     // One X over every separating candidate (see the module doc, "Vertex–vertex"):
     // the applicable vertex–face contacts of both I sets, and the applicable,
-    // feasible edge–edge contacts of the edges at v_a against those at v_b.
-    let begin = out.members.len() as u32;
-    for &id in ids.iter().chain(ids2.iter()) {
-        if out.contacts[id as usize].applicability >= -params.eps_theta {
-            out.members.push(id);
-        }
-    }
-    let faces = begin..out.members.len() as u32;
-    let begin = out.members.len() as u32;
+    // feasible edge–edge contacts of the edges at v_a against those at v_b. When
+    // no candidate is applicable (the two vertex cones share a direction), the
+    // fallback below (module doc, "No configuration without a row"): the X is
+    // never empty.
+    let start = out.contacts.len();
     for &ea in &a.poly.vertex_edges[ia] {
         for &eb in &b.poly.vertex_edges[ib] {
             match edge_edge_any(a, ea, b, eb) {
-                Some(c)
-                    if c.applicability >= -params.eps_theta
-                        && (c.p_a - c.p_b).norm() <= params.distance =>
-                {
-                    let id = out.push_contact(c);
-                    out.members.push(id);
+                Some(c) if (c.p_a - c.p_b).norm() <= params.distance => {
+                    out.push_contact(c);
                 }
                 _ => {}
             }
         }
+    }
+    let best = ids
+        .iter()
+        .chain(ids2.iter())
+        .copied()
+        .chain(start as u32..out.contacts.len() as u32)
+        .map(|i| out.contacts[i as usize].applicability)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if best >= -params.eps_theta {
+        let begin = out.members.len() as u32;
+        for &id in ids.iter().chain(ids2.iter()) {
+            if out.contacts[id as usize].applicability >= -params.eps_theta {
+                out.members.push(id);
+            }
+        }
+        let faces = begin..out.members.len() as u32;
+        // The edge pairs: keep the applicable ones (compacted in place, in order).
+        let mut kept = start;
+        for i in start..out.contacts.len() {
+            if out.contacts[i].applicability >= -params.eps_theta {
+                out.contacts[kept] = out.contacts[i];
+                kept += 1;
+            }
+        }
+        out.contacts.truncate(kept);
+        let begin = out.members.len() as u32;
+        for id in start as u32..kept as u32 {
+            out.members.push(id);
+        }
+        let edges = begin..out.members.len() as u32;
+        out.constraints
+            .push(Constraint::Cross { a: faces, b: edges });
+        return;
+    }
+    // No applicable candidate (module doc, "No configuration without a row"): the
+    // candidates within ε_θ of the best applicability.
+    let threshold = best - params.eps_theta;
+    let begin = out.members.len() as u32;
+    for &id in ids.iter().chain(ids2.iter()) {
+        if out.contacts[id as usize].applicability >= threshold {
+            out.members.push(id);
+        }
+    }
+    let faces = begin..out.members.len() as u32;
+    let mut kept = start;
+    for i in start..out.contacts.len() {
+        if out.contacts[i].applicability >= threshold {
+            out.contacts[kept] = out.contacts[i];
+            kept += 1;
+        }
+    }
+    out.contacts.truncate(kept);
+    let begin = out.members.len() as u32;
+    for id in start as u32..kept as u32 {
+        out.members.push(id);
     }
     let edges = begin..out.members.len() as u32;
     out.constraints

@@ -521,7 +521,7 @@ impl Stepper for LcpStepper<'_> {
         }
         if peg {
             // The exact overlap volume at the end of the step (peg.rs).
-            peg::report_overlap(model, state, &col.candidates, ls, stats);
+            peg::report_overlap(model, state, &col.candidates, &col.geom_pose, ls, stats);
         }
         lap(stats, Stage::Integrate, t);
     }

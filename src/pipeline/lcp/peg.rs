@@ -146,6 +146,11 @@ pub struct PegWorkspace {
     island_ok: Vec<bool>,
     /// Impulses of the solved islands, kept across a PGS fallback.
     solved_impulse: Vec<f64>,
+    /// Per broad-phase candidate: ε of its potential contacts, the rotation lead
+    /// ℓ and its first row in `LcpWorkspace::contacts` (for the trace).
+    pair_eps: Vec<(f64, f64, u32)>,
+    /// Overlap events still to print (`RTPHYS_PEG_TRACE`, see [`report_overlap`]).
+    trace: u32,
 }
 
 impl PegWorkspace {
@@ -159,8 +164,14 @@ impl PegWorkspace {
                 _ => None,
             })
             .collect();
+        // Read once here (an env lookup allocates; the step must not).
+        let trace = std::env::var("RTPHYS_PEG_TRACE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         PegWorkspace {
             hull,
+            trace,
             ..Default::default()
         }
     }
@@ -221,6 +232,10 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         ls.peg.primary_of.push(NONE);
     }
     let reach0 = inp.h * inp.h * model.opt.gravity.norm() + inp.window;
+    ls.peg.pair_eps.clear();
+    ls.peg
+        .pair_eps
+        .resize(inp.candidates.len(), (f64::NAN, 0.0, NONE));
     for (i, &(a, b)) in inp.candidates.iter().enumerate() {
         if !ls.peg.peg_pair[i] {
             continue;
@@ -235,6 +250,7 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
             continue;
         }
         let params = FeatureParams::with_distance(eps);
+        ls.peg.pair_eps[i] = (eps, 0.0, ls.contacts.len() as u32);
         {
             let pw = &mut ls.peg;
             potential_contacts(
@@ -273,6 +289,7 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         })
         .sum();
     let lead = if lead.is_finite() { lead } else { 0.0 };
+    ls.peg.pair_eps[pair].1 = lead;
     // One row per potential contact.
     ls.peg.row_of.clear();
     for c in &pc.contacts {
@@ -333,7 +350,6 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         ls.peg.psi.push(c.psi - lead);
         ls.peg.force.push(NONE);
     }
-    let _ = pair;
     // Rows that are one row (module doc, "Equal rows").
     let size = ga.shape.size() + gb.shape.size();
     // The pair's relative rotation in the step, at least 1e-7 rad (what the step's
@@ -915,13 +931,117 @@ impl OverlapMetric {
 }
 
 /// The end-of-step overlap metric of a PEG step into `stats.overlap_volume`.
+///
+/// With `RTPHYS_PEG_TRACE=N` (read at construction) the first N steps at which a
+/// pair overlaps by more than 1e-9 of its size cubed are printed to stderr: the
+/// pair, its ε and lead ℓ, every potential contact of the step's start (`poses`:
+/// features, ψ, applicability, its row, whether it carried a force, the impulse)
+/// and the constraints over them, and the LCP's outcome — the diagnosis of where
+/// an overlap came from.
 pub(super) fn report_overlap(
     model: &Model,
     state: &[BodyState],
     candidates: &[(u32, u32)],
+    poses: &[crate::math::Pose],
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) {
     let pw = &mut ls.peg;
     stats.overlap_volume = overlap_volume(model, state, candidates, &pw.hull, &mut pw.overlap);
+    if pw.trace > 0 && stats.overlap_volume > 0.0 {
+        trace_overlap(model, state, candidates, poses, ls, stats);
+    }
+}
+
+/// The overlap trace of [`report_overlap`] (allocates; never on unless asked).
+fn trace_overlap(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    poses: &[crate::math::Pose],
+    ls: &mut LcpWorkspace,
+    stats: &StepStats,
+) {
+    for (i, &(a, b)) in candidates.iter().enumerate() {
+        let (a, b) = (a as usize, b as usize);
+        if ls.peg.trace == 0 {
+            return;
+        }
+        let (Some(Some(ha)), Some(Some(hb))) = (ls.peg.hull.get(a), ls.peg.hull.get(b)) else {
+            continue;
+        };
+        let (ha, hb) = (ha.clone(), hb.clone());
+        let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+        let xa = state[ga.body].pose() * ga.x_bg;
+        let xb = state[gb.body].pose() * gb.x_bg;
+        let vol = intersection_volume(&ha, &xa, &hb, &xb, &mut ls.peg.overlap);
+        let size = ga.shape.size() + gb.shape.size();
+        if vol <= 1e-9 * size.powi(3) {
+            continue;
+        }
+        ls.peg.trace -= 1;
+        let (eps, lead, row0) = ls
+            .peg
+            .pair_eps
+            .get(i)
+            .copied()
+            .unwrap_or((f64::NAN, 0.0, NONE));
+        let name = |g: &crate::model::Geom| model.bodies[g.body].name.clone();
+        eprintln!(
+            "peg-trace: {} / {}: overlap {:.3e} m³ ({:.3e} of size³ {:.3}); ε {:.3e} m, lead {:.3e} m; \
+             |ω| {:.3} / {:.3} rad/s, |v| {:.3} / {:.3} m/s; LCP size {} failed {} residual {:.1e}",
+            name(ga),
+            name(gb),
+            vol,
+            vol / size.powi(3),
+            size,
+            eps,
+            lead,
+            state[ga.body].w.norm(),
+            state[gb.body].w.norm(),
+            state[ga.body].v.norm(),
+            state[gb.body].v.norm(),
+            stats.lcp_size,
+            stats.solver_failed,
+            stats.solver_residual
+        );
+        if !eps.is_finite() {
+            eprintln!("  not a PEG pair this step (no potential contacts computed)");
+            continue;
+        }
+        let params = FeatureParams::with_distance(eps);
+        let mut scratch = FeatureScratch::default();
+        let mut pc = PotentialContacts::default();
+        potential_contacts(
+            &ha,
+            &poses[a],
+            &hb,
+            &poses[b],
+            &params,
+            &mut scratch,
+            &mut pc,
+        );
+        for (k, c) in pc.contacts.iter().enumerate() {
+            let row = row0 as usize + k;
+            let (force, imp) = match ls.peg.force.get(row) {
+                Some(&f) if f != NONE => ("force", ls.impulse.get(3 * row).copied().unwrap_or(0.0)),
+                _ => ("slack", 0.0),
+            };
+            eprintln!(
+                "  c{k}: {:?}–{:?} ψ {:.3e} appl {:.3} n [{:.3} {:.3} {:.3}] row {row} {force} p {:.3e}",
+                c.feature_a, c.feature_b, c.psi, c.applicability, c.normal.x, c.normal.y, c.normal.z, imp
+            );
+        }
+        for con in &pc.constraints {
+            let m =
+                |r: &std::ops::Range<u32>| pc.members[r.start as usize..r.end as usize].to_vec();
+            match con {
+                Constraint::Unilateral { contact } => eprintln!("  U(c{contact})"),
+                Constraint::Intercontact { primary, others } => {
+                    eprintln!("  I(c{primary}; {:?})", m(others))
+                }
+                Constraint::Cross { a, b } => eprintln!("  X({:?} | {:?})", m(a), m(b)),
+            }
+        }
+    }
 }
