@@ -542,9 +542,9 @@ fn pile_islands_that_stalled_converge() {
     }
 }
 
-/// Open (issue 14): an island of the pile at rest (16 points, W of rank 18,
-/// smallest nonzero eigenvalue ≈ 3e-9 of the largest) on which Newton, PGS (20,000
-/// sweeps) and Lemke (natural-map residual ≈ 1e-2) all miss the 1e-9 tolerance.
+/// Open (issue 14): an island of the pile at rest (16 points, W of numerical rank
+/// 18 for 48 rows) on which Newton, PGS (20,000 sweeps) and Lemke (natural-map
+/// residual ≈ 1e-2) all miss the 1e-9 tolerance.
 /// Newton must converge here before `newton` can be the default.
 #[test]
 #[ignore = "open: Newton stalls at ≈ 1e-8 on the resting pile (docs/BENCHMARKS.md, issue 14)"]

@@ -72,7 +72,7 @@
 //! [`SMOOTHING_ROUNDS`] = 500 sweeps, the PGS solver's default budget). On 200
 //! dumped landing islands (4–33 points) that all stalled with 4-sweep rescues,
 //! 151 converge to 1e-9 with 50-sweep ones. Open: the islands of the pile at rest
-//! (16–78 points, W of rank ≈ ⅓ of its rows) stall near 1e-8 whatever the
+//! (16–78 points, W of numerical rank ≈ ⅓ of its rows) stall near 1e-8 whatever the
 //! rescue; PGS (20,000 sweeps) and Lemke (natural-map residual ≈ 1e-2) do not
 //! reach 1e-9 there either.
 //!
