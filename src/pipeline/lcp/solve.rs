@@ -8,8 +8,8 @@ use super::{LcpWorkspace, LEMKE_ACCEPT};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::{
-    LemkeParams, LemkeStatus, NewtonParams, NewtonSolver, NewtonStatus, PgsParams, PgsSolver,
-    PgsStatus,
+    LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver, NewtonStatus, PgsParams,
+    PgsSolver, PgsStatus,
 };
 
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
@@ -42,7 +42,13 @@ pub(super) fn solve(
         }
         LcpSolverKind::Newton => {
             let warm = p.warm_start && warm_impulses(pairs, ls);
-            if newton_on_w(p, ls, warm, stats) != NewtonStatus::Converged && !stats.solver_failed {
+            let status = newton_on_w(p, ls, warm, stats);
+            if status == NewtonStatus::Unconverged {
+                if let Some(dir) = newton_dump_dir() {
+                    dump_failed_islands(p, ls, warm, dir);
+                }
+            }
+            if status != NewtonStatus::Converged && !stats.solver_failed {
                 // Islands Newton left (a failed line search or pivot, the step
                 // limit, or too large to factor) go to PGS from the Newton iterate
                 // (the solved islands start at their residual and take no sweep):
@@ -360,6 +366,18 @@ const NEWTON_REGULARIZATION: f64 = 1e-6;
 /// Largest island (points) Newton factors densely; larger ones go to PGS.
 pub(super) const NEWTON_DENSE_POINTS: usize = 400;
 
+/// The Newton solver's parameters for `p` (the PGS tolerance; the rescue sweeps
+/// are the solver's defaults).
+fn newton_params(p: &LcpParams) -> NewtonParams {
+    NewtonParams {
+        tolerance: p.tolerance,
+        max_iterations: NEWTON_STEPS,
+        regularization: NEWTON_REGULARIZATION,
+        max_dense_points: NEWTON_DENSE_POINTS,
+        ..NewtonParams::default()
+    }
+}
+
 /// Semismooth Newton on the block-sparse (W, q_W), island by island
 /// (`solver::newton`); `warm`: start from `ls.impulse`. The converged impulses
 /// are copied to `ls.impulse`; otherwise the iterate stays in `ls.newton.z` for
@@ -370,12 +388,7 @@ fn newton_on_w(
     warm: bool,
     stats: &mut StepStats,
 ) -> NewtonStatus {
-    let solver = NewtonSolver::new(NewtonParams {
-        tolerance: p.tolerance,
-        max_iterations: NEWTON_STEPS,
-        regularization: NEWTON_REGULARIZATION,
-        max_dense_points: NEWTON_DENSE_POINTS,
-    });
+    let solver = NewtonSolver::new(newton_params(p));
     let status = solver.solve_contacts(
         &ls.sparse,
         if warm { Some(&ls.impulse) } else { None },
@@ -394,6 +407,64 @@ fn newton_on_w(
         }
     }
     status
+}
+
+/// `RTPHYS_NEWTON_DUMP=DIR`: every island Newton fails on is written to DIR as
+/// JSON (its W blocks, q, μ, k and the warm start; `solver::newton::island_problem`)
+/// for a regression test; at most [`NEWTON_DUMP_MAX`] files per process, after
+/// skipping the first `RTPHYS_NEWTON_DUMP_SKIP` (e.g. the settling). Read once
+/// (the first Newton solve allocates the variable's value, nothing afterwards).
+fn newton_dump_dir() -> Option<&'static str> {
+    static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| std::env::var("RTPHYS_NEWTON_DUMP").ok())
+        .as_deref()
+}
+
+/// Files written by [`dump_failed_islands`] at most.
+const NEWTON_DUMP_MAX: usize = 200;
+
+/// Debugging aid behind `RTPHYS_NEWTON_DUMP` (allocates; never on by default):
+/// re-solves each island alone from the same start and writes those that fail.
+fn dump_failed_islands(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let skip = std::env::var("RTPHYS_NEWTON_DUMP_SKIP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let prob = &ls.sparse;
+    let zero = vec![0.0; 3 * prob.n()];
+    let guess: &[f64] = if warm { &ls.impulse } else { &zero };
+    let solver = NewtonSolver::new(newton_params(p));
+    let mut res = NewtonResults::default();
+    for s in 0..prob.island_start.len().saturating_sub(1) {
+        let order = &prob.order[prob.island_start[s]..prob.island_start[s + 1]];
+        let (sub, g) = crate::solver::newton::island_problem(prob, order, guess);
+        if solver.solve_contacts(&sub, Some(&g), &mut res) == NewtonStatus::Converged {
+            continue;
+        }
+        let c = COUNT.fetch_add(1, Ordering::Relaxed);
+        if c < skip {
+            continue;
+        }
+        if c >= skip + NEWTON_DUMP_MAX {
+            return;
+        }
+        let json = serde_json::json!({
+            "k": sub.table.k,
+            "tolerance": p.tolerance,
+            "row_start": sub.row_start,
+            "col": sub.col,
+            "w": sub.w,
+            "q": sub.q,
+            "mu": sub.mu,
+            "guess": g,
+        });
+        let path = format!("{dir}/newton_island_{c:04}.json");
+        if let Err(e) = std::fs::write(&path, json.to_string()) {
+            tracing::warn!("RTPHYS_NEWTON_DUMP: cannot write {path}: {e}");
+        }
+    }
 }
 
 /// (p_n, f_t = D_c β) from Lemke's z.
