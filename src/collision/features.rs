@@ -873,35 +873,13 @@ fn vertex_vertex(
         .chain(start as u32..out.contacts.len() as u32)
         .map(|i| out.contacts[i as usize].applicability)
         .fold(f64::NEG_INFINITY, f64::max);
-    if best >= -params.eps_theta {
-        let begin = out.members.len() as u32;
-        for &id in ids.iter().chain(ids2.iter()) {
-            if out.contacts[id as usize].applicability >= -params.eps_theta {
-                out.members.push(id);
-            }
-        }
-        let faces = begin..out.members.len() as u32;
-        // The edge pairs: keep the applicable ones (compacted in place, in order).
-        let mut kept = start;
-        for i in start..out.contacts.len() {
-            if out.contacts[i].applicability >= -params.eps_theta {
-                out.contacts[kept] = out.contacts[i];
-                kept += 1;
-            }
-        }
-        out.contacts.truncate(kept);
-        let begin = out.members.len() as u32;
-        for id in start as u32..kept as u32 {
-            out.members.push(id);
-        }
-        let edges = begin..out.members.len() as u32;
-        out.constraints
-            .push(Constraint::Cross { a: faces, b: edges });
-        return;
-    }
-    // No applicable candidate (module doc, "No configuration without a row"): the
-    // candidates within ε_θ of the best applicability.
-    let threshold = best - params.eps_theta;
+    // The applicable candidates; when none is (module doc, "No configuration
+    // without a row"), those within ε_θ of the best applicability.
+    let threshold = if best >= -params.eps_theta {
+        -params.eps_theta
+    } else {
+        best - params.eps_theta
+    };
     let begin = out.members.len() as u32;
     for &id in ids.iter().chain(ids2.iter()) {
         if out.contacts[id as usize].applicability >= threshold {
@@ -909,6 +887,7 @@ fn vertex_vertex(
         }
     }
     let faces = begin..out.members.len() as u32;
+    // The edge pairs that pass (compacted in place, in order).
     let mut kept = start;
     for i in start..out.contacts.len() {
         if out.contacts[i].applicability >= threshold {
