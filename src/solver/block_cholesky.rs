@@ -481,18 +481,8 @@ impl BlockCholesky {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::SplitMix64 as Rng;
     use nalgebra::DMatrix;
-
-    /// xorshift: deterministic random numbers without a dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        }
-    }
 
     /// Edges, diagonal blocks, off-diagonal blocks by edge, and the dense matrix.
     type RandomSystem = (Vec<(u32, u32)>, Vec<M6>, Vec<(usize, M6)>, DMatrix<f64>);
@@ -502,8 +492,8 @@ mod tests {
     fn random_system(rng: &mut Rng, n: usize, nedge: usize) -> RandomSystem {
         let mut edges = Vec::new();
         for _ in 0..nedge {
-            let i = ((rng.next() + 1.0) * 0.5 * n as f64) as usize % n;
-            let j = ((rng.next() + 1.0) * 0.5 * n as f64) as usize % n;
+            let i = ((rng.uniform(-1.0, 1.0) + 1.0) * 0.5 * n as f64) as usize % n;
+            let j = ((rng.uniform(-1.0, 1.0) + 1.0) * 0.5 * n as f64) as usize % n;
             if i != j {
                 edges.push((i.min(j) as u32, i.max(j) as u32));
             }
@@ -513,9 +503,9 @@ mod tests {
         let mut dense = DMatrix::zeros(6 * n, 6 * n);
         let mut diag = vec![M6::zeros(); n];
         for (i, d) in diag.iter_mut().enumerate() {
-            let m = 10f64.powf(2.0 * rng.next());
+            let m = 10f64.powf(2.0 * rng.uniform(-1.0, 1.0));
             for c in 0..6 {
-                d[(c, c)] = m * (1.0 + 0.5 * rng.next());
+                d[(c, c)] = m * (1.0 + 0.5 * rng.uniform(-1.0, 1.0));
             }
             dense.view_mut((6 * i, 6 * i), (6, 6)).copy_from(d);
         }
@@ -524,9 +514,9 @@ mod tests {
             let (i, j) = (i as usize, j as usize);
             let mut aij = M6::zeros();
             for _ in 0..4 {
-                let gi = V6::from_fn(|_, _| rng.next());
-                let gj = V6::from_fn(|_, _| rng.next());
-                let w = 10f64.powf(3.0 * rng.next());
+                let gi = V6::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+                let gj = V6::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+                let w = 10f64.powf(3.0 * rng.uniform(-1.0, 1.0));
                 // Rows on both bodies: (gi, −gj) (w) (gi, −gj)ᵀ.
                 diag[i] += gi * gi.transpose() * w;
                 diag[j] += gj * gj.transpose() * w;
@@ -569,7 +559,7 @@ mod tests {
 
     #[test]
     fn direct_solve_equals_cg_on_random_block_systems() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut chol = BlockCholesky::default();
         for (n, nedge) in [(1, 0), (2, 1), (7, 12), (30, 60), (60, 400), (25, 0)] {
             let (edges, diag, off, dense) = random_system(&mut rng, n, nedge);
@@ -587,7 +577,9 @@ mod tests {
                 }
             }
             assert!(chol.factor(), "n = {n}: not positive definite");
-            let mut b: Vec<V6> = (0..n).map(|_| V6::from_fn(|_, _| rng.next())).collect();
+            let mut b: Vec<V6> = (0..n)
+                .map(|_| V6::from_fn(|_, _| rng.uniform(-1.0, 1.0)))
+                .collect();
             let bd =
                 nalgebra::DVector::from_iterator(6 * n, b.iter().flat_map(|v| v.iter().copied()));
             chol.solve(&mut b);
