@@ -300,15 +300,11 @@ fn sleep_keys_are_checked_and_named() {
     );
 }
 
-fn sleepy_cfg() -> rtphys::config::Config {
-    server_common::cfg(Mode::Lockstep)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lockstep_over_grpc_is_bit_identical_and_reports_sleep() {
     async fn run() -> Vec<Vec<u64>> {
         let scene = with_sleep(&row_pile("penalty"), true);
-        let (srv, mut c) = server_common::start(sleepy_cfg(), &scene).await;
+        let (srv, mut c) = server_common::start(server_common::cfg(Mode::Lockstep), &scene).await;
         let w = c.world().await.unwrap();
         let info = w.sleep.unwrap_or_default();
         assert!(info.enabled && info.rest_time_s == REST_TIME, "{info:?}");
@@ -354,7 +350,7 @@ async fn lockstep_over_grpc_is_bit_identical_and_reports_sleep() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrench_over_grpc_wakes_a_sleeping_body() {
     let scene = with_sleep(&row_pile("penalty"), true);
-    let (srv, mut c) = server_common::start(sleepy_cfg(), &scene).await;
+    let (srv, mut c) = server_common::start(server_common::cfg(Mode::Lockstep), &scene).await;
     let st = c.step(1500).await.unwrap().state.unwrap();
     let top = server_common::bs(&st, 5).clone();
     assert!(top.asleep, "top0 asleep at 1.5 s");

@@ -93,25 +93,33 @@ impl Scene {
 
     /// (p_n, f_t₁, f_t₂) per point from Lemke's z.
     fn impulses_from_lemke(&self, z: &DVector<f64>, k: usize) -> Vec<f64> {
-        let n = self.touch.len();
-        let mut out = vec![0.0; 3 * n];
-        for c in 0..n {
-            out[3 * c] = z[c];
-            for j in 0..k {
-                let a = std::f64::consts::TAU * j as f64 / k as f64;
-                out[3 * c + 1] += z[n + c * k + j] * a.cos();
-                out[3 * c + 2] += z[n + c * k + j] * a.sin();
-            }
-        }
-        out
+        impulses_from_lemke(z, self.touch.len(), k)
     }
 
     fn velocity(&self, z: &[f64]) -> Vec<f64> {
-        let w = self.dense_w();
-        let zv = DVector::from_column_slice(z);
-        let v = w * zv;
-        v.iter().zip(&self.q).map(|(a, b)| a + b).collect()
+        contact_velocity(&self.dense_w(), &self.q, z)
     }
+}
+
+/// (p_n, f_t₁, f_t₂) per point of `n` points from Lemke's z in (p_n, β, σ) with k
+/// friction directions (f_t = Σ_j β_j d_j, d_j at angle 2πj/k).
+fn impulses_from_lemke(z: &DVector<f64>, n: usize, k: usize) -> Vec<f64> {
+    let mut out = vec![0.0; 3 * n];
+    for c in 0..n {
+        out[3 * c] = z[c];
+        for j in 0..k {
+            let a = std::f64::consts::TAU * j as f64 / k as f64;
+            out[3 * c + 1] += z[n + c * k + j] * a.cos();
+            out[3 * c + 2] += z[n + c * k + j] * a.sin();
+        }
+    }
+    out
+}
+
+/// The contact velocities w = W z + q.
+fn contact_velocity(w: &DMatrix<f64>, q: &[f64], z: &[f64]) -> Vec<f64> {
+    let v = w * DVector::from_column_slice(z);
+    v.iter().zip(q).map(|(a, b)| a + b).collect()
 }
 
 /// The Stewart–Trinkle LCP in (p_n, β, σ) for Lemke (003 eqs. (8)–(9)) of the
@@ -523,20 +531,8 @@ fn pile_islands_that_stalled_converge() {
         let k = p.table.k as usize;
         let w = dense_of(&p);
         let zl = lemke_solve(&stewart_trinkle_lcp(&w, &p.q, &p.mu, k)).expect("Lemke solves");
-        let n = p.n();
-        let mut lem = vec![0.0; 3 * n];
-        for c in 0..n {
-            lem[3 * c] = zl[c];
-            for j in 0..k {
-                let a = std::f64::consts::TAU * j as f64 / k as f64;
-                lem[3 * c + 1] += zl[n + c * k + j] * a.cos();
-                lem[3 * c + 2] += zl[n + c * k + j] * a.sin();
-            }
-        }
-        let vel = |z: &[f64]| -> Vec<f64> {
-            let v = &w * DVector::from_column_slice(z);
-            v.iter().zip(&p.q).map(|(a, b)| a + b).collect()
-        };
+        let lem = impulses_from_lemke(&zl, p.n(), k);
+        let vel = |z: &[f64]| contact_velocity(&w, &p.q, z);
         let d = max_abs_diff(&vel(&r.z), &vel(&lem));
         assert!(d <= 1e-8, "{name}: |w − w_Lemke| = {d:e}");
     }
