@@ -9,6 +9,7 @@
 pub mod collision;
 pub mod contact;
 pub mod data;
+pub mod diag;
 pub mod dynamics;
 pub mod experiments;
 pub mod haptics;

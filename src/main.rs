@@ -52,6 +52,9 @@ fn main() -> std::process::ExitCode {
         Some(Cmd::Bench(a)) => rtphys::tools::bench_main(a),
         Some(Cmd::Experiment(a)) => rtphys::tools::experiment_main(a),
     };
+    // Debugging aids (RTPHYS_PEG_TRACE, RTPHYS_NEWTON_DUMP) write on their own
+    // thread: let it finish what the run queued.
+    rtphys::diag::flush(std::time::Duration::from_secs(5));
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

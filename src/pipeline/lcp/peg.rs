@@ -93,9 +93,11 @@ use crate::collision::features::{
 use crate::collision::overlap::{intersection_volume, OverlapScratch};
 use crate::collision::{ConvexPolytope, Shape};
 use crate::data::{BodyState, StepStats};
+use crate::diag;
 use crate::math::tangent_basis;
 use crate::model::{LcpParams, Material, Model};
 use crate::solver::{reshape_zeroed, resize_zeroed, LemkeParams, LemkeStatus, PgsStatus};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// No force variable.
@@ -151,6 +153,9 @@ pub struct PegWorkspace {
     pair_eps: Vec<(f64, f64, u32)>,
     /// Overlap events still to print (`RTPHYS_PEG_TRACE`, see [`report_overlap`]).
     trace: u32,
+    /// An island over [`PEG_MAX_LCP`] was reported (once per world: the stats
+    /// count every one).
+    cap_reported: bool,
 }
 
 impl PegWorkspace {
@@ -612,6 +617,14 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         // is a counted failure solved by the fallback.
         let n = pw.isl_force.len() * (k + 2) + base as usize;
         if n > PEG_MAX_LCP {
+            if !ls.peg.cap_reported {
+                ls.peg.cap_reported = true;
+                diag::emit(diag::Output::Stderr(format!(
+                    "rtphys: PEG island of {n} LCP variables (cap PEG_MAX_LCP = {PEG_MAX_LCP}) \
+                     solved by the PGS fallback; further ones are counted in \
+                     solver_fallbacks only\n"
+                )));
+            }
             stats.lcp_size = stats.lcp_size.max(n);
             ls.peg.island_ok.push(false);
             any_failed = true;
@@ -933,7 +946,8 @@ impl OverlapMetric {
 /// The end-of-step overlap metric of a PEG step into `stats.overlap_volume`.
 ///
 /// With `RTPHYS_PEG_TRACE=N` (read at construction) the first N steps at which a
-/// pair overlaps by more than 1e-9 of its size cubed are printed to stderr: the
+/// pair overlaps by more than 1e-9 of its size cubed are printed to stderr (by the
+/// diagnostics writer thread, [`crate::diag`]): the
 /// pair, its ε and lead ℓ, every potential contact of the step's start (`poses`:
 /// features, ψ, applicability, its row, whether it carried a force, the impulse)
 /// and the constraints over them, and the LCP's outcome — the diagnosis of where
@@ -953,7 +967,9 @@ pub(super) fn report_overlap(
     }
 }
 
-/// The overlap trace of [`report_overlap`] (allocates; never on unless asked).
+/// The overlap trace of [`report_overlap`] (allocates; never on unless asked),
+/// handed to the diagnostics writer thread ([`crate::diag`]): the step never
+/// writes to stderr itself.
 fn trace_overlap(
     model: &Model,
     state: &[BodyState],
@@ -980,6 +996,7 @@ fn trace_overlap(
             continue;
         }
         ls.peg.trace -= 1;
+        let mut out = String::new();
         let (eps, lead, row0) = ls
             .peg
             .pair_eps
@@ -987,7 +1004,8 @@ fn trace_overlap(
             .copied()
             .unwrap_or((f64::NAN, 0.0, NONE));
         let name = |g: &crate::model::Geom| model.bodies[g.body].name.clone();
-        eprintln!(
+        let _ = writeln!(
+            out,
             "peg-trace: {} / {}: overlap {:.3e} m³ ({:.3e} of size³ {:.3}); ε {:.3e} m, lead {:.3e} m; \
              |ω| {:.3} / {:.3} rad/s, |v| {:.3} / {:.3} m/s; LCP size {} failed {} residual {:.1e}",
             name(ga),
@@ -1006,7 +1024,8 @@ fn trace_overlap(
             stats.solver_residual
         );
         if !eps.is_finite() {
-            eprintln!("  not a PEG pair this step (no potential contacts computed)");
+            out.push_str("  not a PEG pair this step (no potential contacts computed)\n");
+            diag::emit(diag::Output::Stderr(out));
             continue;
         }
         let params = FeatureParams::with_distance(eps);
@@ -1027,7 +1046,8 @@ fn trace_overlap(
                 Some(&f) if f != NONE => ("force", ls.impulse.get(3 * row).copied().unwrap_or(0.0)),
                 _ => ("slack", 0.0),
             };
-            eprintln!(
+            let _ = writeln!(
+                out,
                 "  c{k}: {:?}–{:?} ψ {:.3e} appl {:.3} n [{:.3} {:.3} {:.3}] row {row} {force} p {:.3e}",
                 c.feature_a, c.feature_b, c.psi, c.applicability, c.normal.x, c.normal.y, c.normal.z, imp
             );
@@ -1035,13 +1055,14 @@ fn trace_overlap(
         for con in &pc.constraints {
             let m =
                 |r: &std::ops::Range<u32>| pc.members[r.start as usize..r.end as usize].to_vec();
-            match con {
-                Constraint::Unilateral { contact } => eprintln!("  U(c{contact})"),
+            let _ = match con {
+                Constraint::Unilateral { contact } => writeln!(out, "  U(c{contact})"),
                 Constraint::Intercontact { primary, others } => {
-                    eprintln!("  I(c{primary}; {:?})", m(others))
+                    writeln!(out, "  I(c{primary}; {:?})", m(others))
                 }
-                Constraint::Cross { a, b } => eprintln!("  X({:?} | {:?})", m(a), m(b)),
-            }
+                Constraint::Cross { a, b } => writeln!(out, "  X({:?} | {:?})", m(a), m(b)),
+            };
         }
+        diag::emit(diag::Output::Stderr(out));
     }
 }
