@@ -393,7 +393,7 @@ fn degenerate_rows_match_lemke() {
 
 /// Warm start: from the solution of a problem (Lemke's), the same problem takes
 /// zero steps, and a slightly perturbed one converges from it to Lemke's contact
-/// velocities (1e-8 m/s).
+/// velocities (1e-8 m/s), through Cholesky steps (the resting face sticks).
 #[test]
 fn warm_start_from_a_solution() {
     let corners = [[0.5, 0.5], [-0.5, 0.5], [-0.5, -0.5], [0.5, -0.5]];
@@ -415,6 +415,10 @@ fn warm_start_from_a_solution() {
     scene.q[0] -= 1e-4;
     let (st, next) = newton(&scene.contact_problem(4), Some(&again.z));
     assert_eq!(st, NewtonStatus::Converged, "{:?}", next.stats);
+    // Once every point is normal-active and sticking, J = W_aa + ε I is
+    // symmetric and the step is a Cholesky solve (solver::newton,
+    // `cholesky_solve`); the path is exercised here and its answer checked below.
+    assert!(next.stats.cholesky >= 1, "{:?}", next.stats);
     let zl = lemke_solve(&scene.stewart_trinkle(4)).expect("Lemke solves");
     let lem = scene.impulses_from_lemke(&zl, 4);
     let d = max_abs_diff(&scene.velocity(&next.z), &scene.velocity(&lem));
