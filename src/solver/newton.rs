@@ -441,8 +441,8 @@ impl NewtonSolver {
         r.stats.largest_system = r.stats.largest_system.max(m);
         // At rest every active point is normal-active and sticking (A_i = I,
         // B_i = 0), so J + εA = W_aa + ε I: symmetric positive definite (W = J M⁻¹ Jᵀ
-        // plus the pipeline's diagonal CFM), factored by Cholesky at a third of
-        // the LU's flops and without its pivot search. Any sliding or opening
+        // plus the pipeline's diagonal CFM), factored by Cholesky at half the
+        // LU's flops and without its pivot search. Any sliding or opening
         // point makes J unsymmetric: LU with partial pivoting (also the fallback
         // when a Cholesky pivot is not positive).
         let symmetric = r.active.iter().all(|&i| {
@@ -732,37 +732,54 @@ fn piece(x: f64, y: f64, r: f64, t: &PolygonTable) -> Piece {
 const IDENTITY3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
 /// Solves `A x = b` in place for symmetric positive definite `A` (row-major
-/// `m × m`; its lower triangle is read and overwritten by the Cholesky factor
-/// `L`, `A = L Lᵀ`; `b` becomes `x`). False on a pivot that is not positive and
-/// finite (then `a` and `b` are spoiled).
+/// `m × m`; its upper triangle is read and overwritten by the Cholesky factor
+/// `U`, `A = Uᵀ U`; `b` becomes `x`). False on a pivot that is not positive and
+/// finite (then `a` and `b` are spoiled). Right-looking, row by row: every
+/// update is an axpy on a contiguous row (vectorized, as the LU's), none a dot
+/// product's dependent chain of additions.
 fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
-    for j in 0..m {
-        let (head, tail) = a.split_at_mut(j * m);
-        let rowj = &mut tail[..m];
-        // L_jk for k < j are final; L_jj = √(a_jj − Σ L_jk²).
-        for k in 0..j {
-            let rowk = &head[k * m..k * m + k];
-            let s: f64 = rowj[..k].iter().zip(rowk).map(|(x, y)| x * y).sum();
-            rowj[k] = (rowj[k] - s) / head[k * m + k];
-        }
-        let d = rowj[j] - rowj[..j].iter().map(|x| x * x).sum::<f64>();
+    for k in 0..m {
+        let (head, tail) = a.split_at_mut((k + 1) * m);
+        let rowk = &mut head[k * m..];
+        let d = rowk[k];
         if !(d > 0.0 && d.is_finite()) {
             return false;
         }
-        rowj[j] = d.sqrt();
+        let d = d.sqrt();
+        rowk[k] = d;
+        let inv = 1.0 / d;
+        for x in &mut rowk[k + 1..] {
+            *x *= inv;
+        }
+        // a_ij −= u_ki u_kj for k < i ≤ j.
+        let rowk = &rowk[..];
+        for (ii, row) in tail.chunks_exact_mut(m).enumerate() {
+            let i = k + 1 + ii;
+            let l = rowk[i];
+            if l != 0.0 {
+                for (x, &y) in row[i..].iter_mut().zip(&rowk[i..]) {
+                    *x -= l * y;
+                }
+            }
+        }
     }
-    // L y = b, then Lᵀ x = y.
-    for i in 0..m {
-        let row = &a[i * m..i * m + i];
-        let s: f64 = row.iter().zip(&b[..i]).map(|(x, y)| x * y).sum();
-        b[i] = (b[i] - s) / a[i * m + i];
+    // Uᵀ y = b (column sweeps along U's rows), then U x = y.
+    for k in 0..m {
+        let row = &a[k * m..k * m + m];
+        let y = b[k] / row[k];
+        b[k] = y;
+        for (x, &u) in b[k + 1..].iter_mut().zip(&row[k + 1..]) {
+            *x -= y * u;
+        }
     }
     for i in (0..m).rev() {
-        let mut s = b[i];
-        for k in i + 1..m {
-            s -= a[k * m + i] * b[k];
-        }
-        b[i] = s / a[i * m + i];
+        let row = &a[i * m..i * m + m];
+        let s: f64 = row[i + 1..]
+            .iter()
+            .zip(&b[i + 1..])
+            .map(|(u, x)| u * x)
+            .sum();
+        b[i] = (b[i] - s) / row[i];
     }
     b.iter().all(|x| x.is_finite())
 }
