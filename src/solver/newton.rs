@@ -142,6 +142,9 @@ pub struct NewtonStats {
     pub skipped_islands: usize,
     /// Largest linear system factored (rows).
     pub largest_system: usize,
+    /// Of the factorizations, how many were Cholesky (symmetric J: every active
+    /// point normal-active and sticking); the others are LU.
+    pub cholesky: usize,
 }
 
 /// Output and work buffers; reuse across solves.
@@ -436,54 +439,27 @@ impl NewtonSolver {
         }
         let m = 3 * r.active.len();
         r.stats.largest_system = r.stats.largest_system.max(m);
-        r.jac.clear();
-        r.jac.resize(m * m, 0.0);
-        r.rhs.clear();
-        r.rhs.resize(m, 0.0);
-        // Rows of active point i: A_i W_i· + B_i E_i + ε I; rhs −F_i − A_i Σ W_ij Δ_j
-        // over the separating j.
-        for (ai, &i) in r.active.iter().enumerate() {
-            let i = i as usize;
-            let a = &r.a[i];
-            let mut known = [0.0; 3];
-            for k in problem.row_start[i]..problem.row_start[i + 1] {
-                let j = problem.col[k] as usize;
-                let wb = &problem.w[k];
-                // A_i W_ij (3×3).
-                let mut aw = [0.0; 9];
-                for row in 0..3 {
-                    for col in 0..3 {
-                        aw[3 * row + col] = a[3 * row] * wb[col]
-                            + a[3 * row + 1] * wb[3 + col]
-                            + a[3 * row + 2] * wb[6 + col];
-                    }
-                }
-                let sj = r.slot[j];
-                if sj == u32::MAX {
-                    let d = &r.dz[3 * j..3 * j + 3];
-                    for (row, kr) in known.iter_mut().enumerate() {
-                        *kr += aw[3 * row] * d[0] + aw[3 * row + 1] * d[1] + aw[3 * row + 2] * d[2];
-                    }
-                } else {
-                    let sj = sj as usize;
-                    for row in 0..3 {
-                        let base = (3 * ai + row) * m + 3 * sj;
-                        for col in 0..3 {
-                            r.jac[base + col] += aw[3 * row + col];
-                        }
-                    }
-                }
+        // At rest every active point is normal-active and sticking (A_i = I,
+        // B_i = 0), so J + εA = W_aa + ε I: symmetric positive definite (W = J M⁻¹ Jᵀ
+        // plus the pipeline's diagonal CFM), factored by Cholesky at half the
+        // LU's flops and without its pivot search. Any sliding or opening
+        // point makes J unsymmetric: LU with partial pivoting (also the fallback
+        // when a Cholesky pivot is not positive).
+        let symmetric = r.active.iter().all(|&i| {
+            let (a, b) = (&r.a[i as usize], &r.b[i as usize]);
+            *a == IDENTITY3 && b.iter().all(|&x| x == 0.0)
+        });
+        assemble(problem, eps, r, m);
+        let solved = if symmetric && cholesky_solve(&mut r.jac, &mut r.rhs, m) {
+            r.stats.cholesky += 1;
+            true
+        } else {
+            if symmetric {
+                assemble(problem, eps, r, m);
             }
-            let b = &r.b[i];
-            for row in 0..3 {
-                let base = (3 * ai + row) * m + 3 * ai;
-                for col in 0..3 {
-                    r.jac[base + col] += b[3 * row + col] + eps * a[3 * row + col];
-                }
-                r.rhs[3 * ai + row] = -r.f[3 * i + row] - known[row];
-            }
-        }
-        if !lu_solve(&mut r.jac, &mut r.rhs, &mut r.perm, m) {
+            lu_solve(&mut r.jac, &mut r.rhs, &mut r.perm, m)
+        };
+        if !solved {
             return false;
         }
         for (ai, &i) in r.active.iter().enumerate() {
@@ -494,6 +470,59 @@ impl NewtonSolver {
             let i = i as usize;
             r.dz[3 * i..3 * i + 3].iter().all(|x| x.is_finite())
         })
+    }
+}
+
+/// The system `(J + ε A) Δ = −F` of the active points `r.active` into `r.jac`
+/// (row-major `m × m`) and `r.rhs` (the separating points' `Δ_j` already in
+/// `r.dz`).
+fn assemble(problem: &ContactProblem, eps: f64, r: &mut NewtonResults, m: usize) {
+    r.jac.clear();
+    r.jac.resize(m * m, 0.0);
+    r.rhs.clear();
+    r.rhs.resize(m, 0.0);
+    // Rows of active point i: A_i W_i· + B_i E_i + ε I; rhs −F_i − A_i Σ W_ij Δ_j
+    // over the separating j.
+    for (ai, &i) in r.active.iter().enumerate() {
+        let i = i as usize;
+        let a = &r.a[i];
+        let mut known = [0.0; 3];
+        for k in problem.row_start[i]..problem.row_start[i + 1] {
+            let j = problem.col[k] as usize;
+            let wb = &problem.w[k];
+            // A_i W_ij (3×3).
+            let mut aw = [0.0; 9];
+            for row in 0..3 {
+                for col in 0..3 {
+                    aw[3 * row + col] = a[3 * row] * wb[col]
+                        + a[3 * row + 1] * wb[3 + col]
+                        + a[3 * row + 2] * wb[6 + col];
+                }
+            }
+            let sj = r.slot[j];
+            if sj == u32::MAX {
+                let d = &r.dz[3 * j..3 * j + 3];
+                for (row, kr) in known.iter_mut().enumerate() {
+                    *kr += aw[3 * row] * d[0] + aw[3 * row + 1] * d[1] + aw[3 * row + 2] * d[2];
+                }
+            } else {
+                let sj = sj as usize;
+                for row in 0..3 {
+                    let base = (3 * ai + row) * m + 3 * sj;
+                    for col in 0..3 {
+                        r.jac[base + col] += aw[3 * row + col];
+                    }
+                }
+            }
+        }
+        let b = &r.b[i];
+        for row in 0..3 {
+            let base = (3 * ai + row) * m + 3 * ai;
+            for col in 0..3 {
+                r.jac[base + col] += b[3 * row + col] + eps * a[3 * row + col];
+            }
+            r.rhs[3 * ai + row] = -r.f[3 * i + row] - known[row];
+        }
     }
 }
 
@@ -699,6 +728,62 @@ fn piece(x: f64, y: f64, r: f64, t: &PolygonTable) -> Piece {
     }
 }
 
+/// Row-major 3×3 identity (the `A_i` of a normal-active, sticking point).
+const IDENTITY3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+/// Solves `A x = b` in place for symmetric positive definite `A` (row-major
+/// `m × m`; its upper triangle is read and overwritten by the Cholesky factor
+/// `U`, `A = Uᵀ U`; `b` becomes `x`). False on a pivot that is not positive and
+/// finite (then `a` and `b` are spoiled). Right-looking, row by row: every
+/// update is an axpy on a contiguous row (vectorized, as the LU's), none a dot
+/// product's dependent chain of additions.
+fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
+    for k in 0..m {
+        let (head, tail) = a.split_at_mut((k + 1) * m);
+        let rowk = &mut head[k * m..];
+        let d = rowk[k];
+        if !(d > 0.0 && d.is_finite()) {
+            return false;
+        }
+        let d = d.sqrt();
+        rowk[k] = d;
+        let inv = 1.0 / d;
+        for x in &mut rowk[k + 1..] {
+            *x *= inv;
+        }
+        // a_ij −= u_ki u_kj for k < i ≤ j.
+        let rowk = &rowk[..];
+        for (ii, row) in tail.chunks_exact_mut(m).enumerate() {
+            let i = k + 1 + ii;
+            let l = rowk[i];
+            if l != 0.0 {
+                for (x, &y) in row[i..].iter_mut().zip(&rowk[i..]) {
+                    *x -= l * y;
+                }
+            }
+        }
+    }
+    // Uᵀ y = b (column sweeps along U's rows), then U x = y.
+    for k in 0..m {
+        let row = &a[k * m..k * m + m];
+        let y = b[k] / row[k];
+        b[k] = y;
+        for (x, &u) in b[k + 1..].iter_mut().zip(&row[k + 1..]) {
+            *x -= y * u;
+        }
+    }
+    for i in (0..m).rev() {
+        let row = &a[i * m..i * m + m];
+        let s: f64 = row[i + 1..]
+            .iter()
+            .zip(&b[i + 1..])
+            .map(|(u, x)| u * x)
+            .sum();
+        b[i] = (b[i] - s) / row[i];
+    }
+    b.iter().all(|x| x.is_finite())
+}
+
 /// Solves `A x = b` in place (`a` row-major `m × m`, overwritten by its LU with
 /// partial pivoting; `b` becomes `x`). False on a zero or non-finite pivot.
 fn lu_solve(a: &mut [f64], b: &mut [f64], perm: &mut Vec<usize>, m: usize) -> bool {
@@ -819,6 +904,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Cholesky solves an SPD system (x = (1, 2, 3) to 1e-14) and refuses an
+    /// indefinite one.
+    #[test]
+    fn cholesky_spd_and_indefinite() {
+        // A = [4 2 0; 2 5 1; 0 1 3] (SPD), b = A (1, 2, 3).
+        let mut a = vec![4.0, 2.0, 0.0, 2.0, 5.0, 1.0, 0.0, 1.0, 3.0];
+        let mut b = vec![8.0, 15.0, 11.0];
+        assert!(cholesky_solve(&mut a, &mut b, 3));
+        for (x, e) in b.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((x - e).abs() < 1e-14, "{x} vs {e}");
+        }
+        let mut s = vec![1.0, 2.0, 2.0, 1.0];
+        let mut b = vec![1.0, 1.0];
+        assert!(!cholesky_solve(&mut s, &mut b, 2));
     }
 
     /// LU with pivoting solves a system that needs a row swap (exact).
