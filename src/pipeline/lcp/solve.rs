@@ -424,7 +424,8 @@ fn newton_dump_dir() -> Option<&'static str> {
 const NEWTON_DUMP_MAX: usize = 200;
 
 /// Debugging aid behind `RTPHYS_NEWTON_DUMP` (allocates; never on by default):
-/// re-solves each island alone from the same start and writes those that fail.
+/// re-solves each island alone from the same start and hands those that fail to
+/// the diagnostics writer thread ([`crate::diag`]).
 fn dump_failed_islands(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
@@ -460,10 +461,11 @@ fn dump_failed_islands(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) 
             "mu": sub.mu,
             "guess": g,
         });
-        let path = format!("{dir}/newton_island_{c:04}.json");
-        if let Err(e) = std::fs::write(&path, json.to_string()) {
-            tracing::warn!("RTPHYS_NEWTON_DUMP: cannot write {path}: {e}");
-        }
+        // Written by the diagnostics thread: the step never touches the disk.
+        crate::diag::emit(crate::diag::Output::File {
+            path: format!("{dir}/newton_island_{c:04}.json"),
+            contents: json.to_string(),
+        });
     }
 }
 
