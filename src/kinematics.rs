@@ -6,8 +6,8 @@
 //! Conventions are those of [`crate::dynamics`]: `x_base[i] = ⁱX_0 = (E, r)` with
 //! E mapping world to link coordinates and r the link origin in the world; link
 //! spatial velocities `[ω; v]` in link coordinates. These are caches of (q, q̇): the
-//! step refreshes them at its start and end, [`crate::data::Data::reset`] after a
-//! reset.
+//! step poses them at its end, and again at its start only if (q, q̇) changed in
+//! between ([`link_states_if_moved`]); [`crate::data::Data::reset`] after a reset.
 
 use crate::data::{BodyState, RobotData};
 use crate::dynamics::{forward_velocity, ArticulatedData};
@@ -29,6 +29,35 @@ pub fn link_states(
     for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
         let (qr, vr) = robot_slices(r, q, v);
         // Forward kinematics and link velocities.
+        if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
+            continue;
+        }
+        for (i, b) in r.link_body.iter().enumerate() {
+            let Some(b) = *b else { continue };
+            state[b] = proxy_state(r, &rd.ad, i);
+        }
+    }
+}
+
+/// [`link_states`] for the robots whose (q, v) moved since their last posing: a
+/// robot whose kinematic caches are still those of this bit-identical (q, v)
+/// (the end-of-step [`link_states`] of the previous tick, with nothing in between
+/// touching its q or q̇) keeps its link proxies as that call left them in `state`.
+/// The start-of-step positions stage (`pipeline::outline`) calls this; whoever
+/// writes a link proxy's `state` without changing (q, q̇) must call
+/// [`link_states`] instead.
+pub fn link_states_if_moved(
+    model: &Model,
+    robots: &mut [RobotData],
+    q: &[f64],
+    v: &[f64],
+    state: &mut [BodyState],
+) {
+    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
+        let (qr, vr) = robot_slices(r, q, v);
+        if rd.ad.kin.twists_at(qr, vr) {
+            continue;
+        }
         if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
             continue;
         }

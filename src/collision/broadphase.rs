@@ -52,6 +52,9 @@ const CELL_QUANTILE: f64 = 0.9;
 
 /// Cell coordinates are clamped to ±2²⁰ (21 bits each in the key).
 const CELL_LIMIT: i64 = 1 << 20;
+/// Up to this many boxes every pair is tested directly (n²/2 overlap tests cost
+/// less than the grid's entries and sort: issue 18 item 4, the fixed cost).
+const ALL_PAIRS_BELOW: usize = 32;
 
 impl BroadPhase {
     pub fn new() -> Self {
@@ -82,6 +85,18 @@ impl BroadPhase {
         out.clear();
         self.entries.clear();
         self.large.clear();
+        if aabbs.len() <= ALL_PAIRS_BELOW {
+            // A small world (a robot arm and its table): every pair, in (a, b)
+            // order — the same sorted set as the grid, without its sort.
+            for (a, ba) in aabbs.iter().enumerate() {
+                for (b, bb) in aabbs.iter().enumerate().skip(a + 1) {
+                    if ba.overlaps(bb) && wanted(a, b) {
+                        out.push((a as u32, b as u32));
+                    }
+                }
+            }
+            return;
+        }
         let extent = |b: &Aabb| {
             let e = b.max - b.min;
             e.x.max(e.y).max(e.z)

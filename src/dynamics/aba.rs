@@ -3,7 +3,7 @@
 //! with a floating root solved as Featherstone's floating-base special case
 //! (Table 9.6, eq. (F4)).
 
-use super::kinematics::update_xup;
+use super::kinematics::{update_twists, update_xup};
 use super::spatial::MotionVec;
 use super::tree::{
     joint_motion, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs, Joint,
@@ -32,33 +32,26 @@ pub fn aba(
     ext.check(model)?;
     let n = model.num_links();
     update_xup(model, data, q);
+    // (A1) v_i = xup v_p + vJ (kept if already at this (q, q̇))
+    update_twists(model, data, q, qd);
 
-    // pass 1: velocities, bias accelerations, rigid inertias and bias forces
+    // pass 1: bias accelerations, rigid inertias and bias forces
     for i in 0..n {
-        let vj = joint_motion(model, i, qd);
-        match model.parent()[i] {
-            Some(p) => {
-                // (A1) v_i = xup v_p + vJ; (A2) c_i = v_i ×ₘ vJ
-                data.v[i] = data.xup[i].apply_motion(&data.v[p]) + vj;
-                data.c[i] = data.v[i].cross_motion(&vj);
-            }
-            None => {
-                data.v[i] = vj;
-                data.c[i] = MotionVec::zero();
-            }
-        }
+        data.c[i] = match model.parent()[i] {
+            // (A2) c_i = v_i ×ₘ vJ
+            Some(_) => data.v[i].cross_motion(&joint_motion(model, i, qd)),
+            None => MotionVec::zero(),
+        };
         // (A3) Iᴬ_i = I_i; pᴬ_i = v_i ×f I_i v_i − f_ext_i
         let inertia = &model.inertia()[i];
-        data.ia[i] = inertia.to_articulated();
+        data.ia[i] = model.inertia_matrix()[i];
         let h = inertia * &data.v[i];
         data.pa[i] = data.v[i].cross_force(&h) - ext.f_ext(i);
     }
 
     // pass 2: articulated inertias and bias forces, leaves to root
     for i in (0..n).rev() {
-        let mut ia = data.ia[i];
-        let mut pa = data.pa[i] + data.ia[i].mul_motion(&data.c[i]);
-        match (model.joint()[i], model.v_index()[i]) {
+        let (ia, pa) = match (model.joint()[i], model.v_index()[i]) {
             // a floating joint is a root (builder): nothing to pass on, and
             // with S = 1₆, Iᵃ = Iᴬ − Iᴬ (Iᴬ)⁻¹ Iᴬ = 0 anyway (eq. (F4))
             (Joint::Floating, _) => continue,
@@ -73,12 +66,20 @@ pub fn aba(
                 data.big_u[i] = big_u;
                 data.d[i] = d;
                 data.u[i] = u;
-                // (A5) Iᵃ = Iᴬ − U Uᵀ/d; pᵃ = pᴬ + Iᵃ c + U u/d
-                ia.0 -= big_u.outer() / d;
-                pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
+                // (A5) Iᵃ = Iᴬ − U Uᵀ/d (in place, entry by entry); pᵃ = pᴬ + Iᵃ c + U u/d
+                let mut ia = data.ia[i];
+                let x = big_u.to_vector6();
+                for c in 0..6 {
+                    for r in 0..6 {
+                        ia.0[(r, c)] -= x[r] * x[c] / d;
+                    }
+                }
+                let pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
+                (ia, pa)
             }
-            (_, None) => {}
-        }
+            // fixed joint: the link's Iᴬ, pᴬ + Iᴬ c pass on whole
+            (_, None) => (data.ia[i], data.pa[i] + data.ia[i].mul_motion(&data.c[i])),
+        };
         if let Some(p) = model.parent()[i] {
             // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ
             let ia_p = ia.inv_transform(&data.xup[i]);

@@ -9,8 +9,13 @@ use nalgebra::{Matrix3, Vector3};
 /// Joint transforms `xup[i] = XJ(q_i) x_tree[i]` (Featherstone Table 5.1,
 /// line 3) and link poses `x_base[i] = xup[i] ᵖX_0`, so that every algorithm
 /// leaves the poses consistent with the `q` it was given. `q` must have been
-/// checked (`check_q`).
+/// checked (`check_q`). Skipped when `data` already holds the poses at this
+/// bit-identical `q` ([`super::tree::KinematicsKey`]): they would be recomputed
+/// bit for bit.
 pub(crate) fn update_xup(model: &ArticulatedModel, data: &mut ArticulatedData, q: &[f64]) {
+    if data.kin.poses_at(q) {
+        return;
+    }
     for i in 0..model.num_links() {
         let joint = &model.joint()[i];
         let qi = model.q_index()[i]
@@ -22,6 +27,29 @@ pub(crate) fn update_xup(model: &ArticulatedModel, data: &mut ArticulatedData, q
             None => data.xup[i],
         };
     }
+    data.kin.set_poses(q);
+}
+
+/// Link twists `v_i = ⁱX_λ v_λ + S_i q̇_i` (eqs. (R1)–(R2)) over the poses of
+/// the last [`update_xup`] (call it first, with the `q` these twists belong
+/// to). Skipped when `data` already holds the twists at this `(q, q̇)`.
+pub(crate) fn update_twists(
+    model: &ArticulatedModel,
+    data: &mut ArticulatedData,
+    q: &[f64],
+    qd: &[f64],
+) {
+    if data.kin.twists_at(q, qd) {
+        return;
+    }
+    for i in 0..model.num_links() {
+        let vj = joint_motion(model, i, qd);
+        data.v[i] = match model.parent()[i] {
+            Some(p) => data.xup[i].apply_motion(&data.v[p]) + vj,
+            None => vj,
+        };
+    }
+    data.kin.set_twists(qd);
 }
 
 /// Fill `xup[i]` and the link poses `x_base[i] = ⁱX_0 = xup[i] ᵖX_0`
@@ -49,13 +77,7 @@ pub fn forward_velocity(
 ) -> Result<(), DynamicsError> {
     model.check_len("qd", qd.len())?;
     forward_kinematics(model, data, q)?;
-    for i in 0..model.num_links() {
-        let vj = joint_motion(model, i, qd);
-        data.v[i] = match model.parent()[i] {
-            Some(p) => data.xup[i].apply_motion(&data.v[p]) + vj,
-            None => vj,
-        };
-    }
+    update_twists(model, data, q, qd);
     Ok(())
 }
 

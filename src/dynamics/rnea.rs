@@ -1,7 +1,7 @@
 //! Recursive Newton–Euler inverse dynamics `τ = ID(q, q̇, q̈, f_ext)`
 //! (Featherstone Table 5.1, eqs. (R1)–(R5) of [`crate::dynamics`]).
 
-use super::kinematics::update_xup;
+use super::kinematics::{update_twists, update_xup};
 use super::tree::{
     joint_motion, write_force, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs, Joint,
 };
@@ -27,6 +27,8 @@ pub fn rnea(
     ext.check(model)?;
     let a0 = model.base_acceleration();
     update_xup(model, data, q);
+    // (R2) v_i = xup v_p + vJ (kept if already at this (q, q̇))
+    update_twists(model, data, q, qd);
 
     // forward pass: velocities, accelerations, body forces
     for i in 0..model.num_links() {
@@ -34,12 +36,10 @@ pub fn rnea(
         let aj = joint_motion(model, i, qdd);
         match model.parent()[i] {
             Some(p) => {
-                // (R2) v_i = xup v_p + vJ; (R3) a_i = xup a_p + s q̈ + v_i ×ₘ vJ
-                data.v[i] = data.xup[i].apply_motion(&data.v[p]) + vj;
+                // (R3) a_i = xup a_p + s q̈ + v_i ×ₘ vJ
                 data.a[i] = data.xup[i].apply_motion(&data.a[p]) + aj + data.v[i].cross_motion(&vj);
             }
             None => {
-                data.v[i] = vj;
                 data.a[i] = data.xup[i].apply_motion(&a0) + aj;
             }
         }

@@ -172,6 +172,8 @@ pub struct ArticulatedModel {
     joint: Vec<Joint>,
     x_tree: Vec<SpatialTransform>,
     inertia: Vec<SpatialInertia>,
+    /// `inertia[i]` as a 6×6 matrix, the articulated inertia ABA starts from.
+    inertia_matrix: Vec<ArticulatedInertia>,
     q_index: Vec<Option<usize>>,
     v_index: Vec<Option<usize>>,
     dof_parent: Vec<Option<usize>>,
@@ -209,6 +211,10 @@ impl ArticulatedModel {
     /// Spatial inertia of each link in its own frame.
     pub fn inertia(&self) -> &[SpatialInertia] {
         &self.inertia
+    }
+    /// `inertia()[i]` as a 6×6 matrix (ABA's initial `Iᴬ_i`, eq. (A3)).
+    pub(crate) fn inertia_matrix(&self) -> &[ArticulatedInertia] {
+        &self.inertia_matrix
     }
     /// Start of each joint's coordinates in `q` (`None` for `Fixed`).
     pub fn q_index(&self) -> &[Option<usize>] {
@@ -417,11 +423,13 @@ impl ArticulatedModelBuilder {
                 last_dof.push(inherited);
             }
         }
+        let inertia_matrix = self.inertia.iter().map(|i| i.to_articulated()).collect();
         Ok(ArticulatedModel {
             parent: self.parent,
             joint: self.joint,
             x_tree: self.x_tree,
             inertia: self.inertia,
+            inertia_matrix,
             q_index,
             v_index,
             dof_parent,
@@ -525,6 +533,63 @@ pub struct ArticulatedData {
     pub tau: DVector<f64>,
     /// `q̈`: output of `aba`.
     pub qdd: DVector<f64>,
+    /// The `(q, q̇)` that `xup`, `x_base` and `v` were last computed at
+    /// ([`KinematicsKey`]): a call at the same, bit-identical `q` (and `q̇`)
+    /// reuses them instead of recomputing bit-identical values.
+    pub(crate) kin: KinematicsKey,
+}
+
+/// Which configuration the kinematic caches of an [`ArticulatedData`] hold:
+/// `xup`, `x_base` are a function of `q` alone and `v` of `(q, q̇)` (eqs. (R1)–(R2)),
+/// so a call with bit-identical inputs may skip them (the step poses the links at
+/// the end of one tick and again at the start of the next, at the same state).
+/// Compared bit by bit (`to_bits`: `-0.0 ≠ 0.0`); a non-finite `q` or `q̇` is
+/// never remembered as valid.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KinematicsKey {
+    q: Vec<f64>,
+    qd: Vec<f64>,
+    /// `xup`, `x_base` hold the poses at `q`.
+    poses: bool,
+    /// `v` holds the link twists at `(q, qd)` (implies `poses`).
+    twists: bool,
+}
+
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+impl KinematicsKey {
+    fn with_capacity(nq: usize, nv: usize) -> Self {
+        KinematicsKey {
+            q: Vec::with_capacity(nq),
+            qd: Vec::with_capacity(nv),
+            poses: false,
+            twists: false,
+        }
+    }
+    /// Whether the poses are those at `q`.
+    pub(crate) fn poses_at(&self, q: &[f64]) -> bool {
+        self.poses && same_bits(&self.q, q)
+    }
+    /// Whether the poses and twists are those at `(q, qd)`.
+    pub(crate) fn twists_at(&self, q: &[f64], qd: &[f64]) -> bool {
+        self.twists && self.poses_at(q) && same_bits(&self.qd, qd)
+    }
+    /// The poses were just computed at `q` (the twists are stale). A non-finite
+    /// `q` is not remembered.
+    pub(crate) fn set_poses(&mut self, q: &[f64]) {
+        self.q.clear();
+        self.q.extend_from_slice(q);
+        self.poses = q.iter().all(|x| x.is_finite());
+        self.twists = false;
+    }
+    /// The twists were just computed at `qd` over the poses of the key's `q`.
+    pub(crate) fn set_twists(&mut self, qd: &[f64]) {
+        self.qd.clear();
+        self.qd.extend_from_slice(qd);
+        self.twists = self.poses && qd.iter().all(|x| x.is_finite());
+    }
 }
 
 impl ArticulatedData {
@@ -552,6 +617,7 @@ impl ArticulatedData {
             dof_parent: model.dof_parent.clone(),
             tau: DVector::zeros(nv),
             qdd: DVector::zeros(nv),
+            kin: KinematicsKey::with_capacity(model.nq(), nv),
         }
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! begin     remember the state (the quarantine's rollback target), zero the timers
-//! positions robot link kinematics from (q, q̇), geom poses           Stage::Kinematics
+//! positions robot link kinematics from (q, q̇) if it moved, geom poses Stage::Kinematics
 //!           broad phase with the pair memory                         Stage::BroadPhase
 //!           sleeping islands wake; sleeping pairs leave the step     Stage::BroadPhase
 //!           narrow phase at the start state (steppers that want it)  Stage::NarrowPhase
@@ -302,9 +302,16 @@ fn outline<S: Stepper>(
     data.stats.stage_ns = [0; Stage::COUNT];
     rollback.save(data);
 
-    // Positions: link kinematics, geom poses, broad phase, narrow phase.
+    // Positions: link kinematics (kept from the end of the last step unless the
+    // robots' (q, q̇) changed since), geom poses, broad phase, narrow phase.
     let t = Instant::now();
-    data.pose_links(model);
+    crate::kinematics::link_states_if_moved(
+        model,
+        &mut data.robots,
+        &data.qpos,
+        &data.qvel,
+        &mut data.state,
+    );
     col.pose_geoms(model, &data.state);
     let t = lap(&mut data.stats, Stage::Kinematics, t);
     col.speculative = stepper

@@ -53,7 +53,21 @@ pub(crate) fn derivatives(
     load: &RobotLoad<'_>,
     kq: &mut [f64],
     kv: &mut [f64],
+    record: Option<Record<'_>>,
+) {
+    derivatives_of(model, h, robots, load, (kq, kv), record, |_| true)
+}
+
+/// [`derivatives`] of the robots `ri` with `which(ri)` only; the others' entries
+/// of `kq`, `kv` and `record` are left as they are.
+pub(crate) fn derivatives_of(
+    model: &Model,
+    h: f64,
+    robots: &mut [RobotData],
+    load: &RobotLoad<'_>,
+    (kq, kv): (&mut [f64], &mut [f64]),
     mut record: Option<Record<'_>>,
+    which: impl Fn(usize) -> bool,
 ) {
     let RobotLoad {
         q,
@@ -63,7 +77,10 @@ pub(crate) fn derivatives(
         contact,
         xfrc,
     } = *load;
-    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
+        if !which(ri) {
+            continue;
+        }
         let (qr, vr) = robot_slices(r, q, v);
         let kq = &mut kq[r.q_offset..r.q_offset + r.nq()];
         let kv = &mut kv[r.v_offset..r.v_offset + r.nv()];

@@ -4,11 +4,13 @@
 //! robots' integration after the solve.
 
 use super::{ContactRow, DofBlock, DofKind, LcpWorkspace, Side, NO_BLOCK, NO_PAIR};
+use crate::collision::ContactSet;
 use crate::data::{BodyState, RobotData};
 use crate::dynamics::{crba, factor_mass, solve_mass_columns};
 use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
-use crate::model::Model;
+use crate::model::robot::RobotJoint;
+use crate::model::{BodyKind, Model};
 use crate::pipeline::robots::{self, Record, RobotLoad};
 use crate::solver::reshape_zeroed;
 use nalgebra::Matrix6xX;
@@ -33,11 +35,24 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// of the actuation/passive law), M⁻¹ dense, ν = q̇ and ν_f = q̇ + h q̈_free with
 /// q̈_free = ABA(q, q̇, τ₀, f_ext = xfrc on the proxies, armature a). The link
 /// proxies of the robot map to its block. `load.contact` must be zero here.
+///
+/// M⁻¹ is only read through rows (`M⁻¹ Jᵀ` of contact, limit and PEG rows): a
+/// robot that can have none this step — no manifold of `set` touches one of its
+/// links, no joint is within reach of a limit ([`near_limit`], the test of
+/// [`limit_rows`]) and `rows_anywhere` (PEG's rows from the broad phase's
+/// candidates) is false — gets its block without CRBA, LᵀL and M⁻¹ (its `minv`
+/// stores nothing); ν⁺ = ν_f is then ABA's free motion.
+///
+/// `record`: the start-of-step torques, accelerations and sensors of this
+/// contact-free evaluation; [`integrate_robots`] evaluates again (and records
+/// over these) only the robots that rows act on.
 pub(super) fn robot_blocks(
     model: &Model,
     h: f64,
     robots: &mut [RobotData],
     load: &RobotLoad<'_>,
+    (set, rows_anywhere): (&ContactSet, bool),
+    record: Record<'_>,
     ls: &mut LcpWorkspace,
 ) {
     let rs = load;
@@ -48,7 +63,7 @@ pub(super) fn robot_blocks(
         ls.jrob
             .extend(model.robots.iter().map(|r| Matrix6xX::zeros(r.nv())));
     }
-    robots::derivatives(model, h, robots, load, &mut ls.kq, &mut ls.kv, None);
+    robots::derivatives(model, h, robots, load, &mut ls.kq, &mut ls.kv, Some(record));
     for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
         let nv = r.nv();
         let vs = r.v_offset..r.v_offset + nv;
@@ -56,21 +71,27 @@ pub(super) fn robot_blocks(
             continue;
         }
         let qr = &rs.q[r.q_offset..r.q_offset + r.nq()];
-        if crba(&r.tree, &mut rd.ad, qr).is_err() {
-            continue;
-        }
-        for k in 0..nv {
-            rd.ad.mass_matrix[(k, k)] += rd.armature[k];
-        }
-        if factor_mass(&mut rd.ad).is_err() {
-            continue;
-        }
-        reshape_zeroed(&mut ls.hinv, nv, nv);
-        ls.hinv.fill_diagonal(1.0);
-        if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
-            || !ls.hinv.iter().all(|x| x.is_finite())
-        {
-            continue;
+        let vr = &rs.v[vs.clone()];
+        let needs_minv = rows_anywhere
+            || touches(model, ri, set)
+            || r.joints.iter().any(|j| near_limit(j, qr, vr, h));
+        if needs_minv {
+            if crba(&r.tree, &mut rd.ad, qr).is_err() {
+                continue;
+            }
+            for k in 0..nv {
+                rd.ad.mass_matrix[(k, k)] += rd.armature[k];
+            }
+            if factor_mass(&mut rd.ad).is_err() {
+                continue;
+            }
+            reshape_zeroed(&mut ls.hinv, nv, nv);
+            ls.hinv.fill_diagonal(1.0);
+            if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
+                || !ls.hinv.iter().all(|x| x.is_finite())
+            {
+                continue;
+            }
         }
         let bi = ls.blocks.len() as u32;
         ls.blocks.push(DofBlock {
@@ -79,9 +100,11 @@ pub(super) fn robot_blocks(
             ndof: nv,
             minv: ls.minv.len(),
         });
-        for i in 0..nv {
-            for j in 0..nv {
-                ls.minv.push(ls.hinv[(i, j)]);
+        if needs_minv {
+            for i in 0..nv {
+                for j in 0..nv {
+                    ls.minv.push(ls.hinv[(i, j)]);
+                }
             }
         }
         for k in vs {
@@ -94,6 +117,30 @@ pub(super) fn robot_blocks(
             }
         }
     }
+}
+
+/// Whether a manifold of `set` has a link of robot `ri` on either side (its rows
+/// would reference the robot's block).
+fn touches(model: &Model, ri: usize, set: &ContactSet) -> bool {
+    let of_robot = |g: usize| {
+        matches!(
+            model.bodies[model.geoms[g].body].kind,
+            BodyKind::Link { robot, .. } if robot as usize == ri
+        )
+    };
+    set.manifolds
+        .iter()
+        .any(|m| of_robot(m.geom_a) || of_robot(m.geom_b))
+}
+
+/// Whether joint `j` (of a robot with configuration `q`, velocities `v`) gets a
+/// limit row this step: within `LIMIT_MARGIN + 2 h |q̇|` of either limit.
+fn near_limit(j: &RobotJoint, q: &[f64], v: &[f64], h: f64) -> bool {
+    let (qj, vj) = (q[j.qi], v[j.vi]);
+    let reach = LIMIT_MARGIN + 2.0 * h * vj.abs();
+    [qj - j.lower, j.upper - qj]
+        .iter()
+        .any(|gap| gap.partial_cmp(&reach) == Some(std::cmp::Ordering::Less))
 }
 
 /// One-sided joint-limit rows (module doc, "Robots"): for each one-DoF joint within
@@ -118,8 +165,12 @@ pub(super) fn limit_rows(
             continue;
         }
         let nd = block.ndof;
-        for j in &r.joints {
-            let (qj, vj) = (q[r.q_offset + j.qi], v[r.v_offset + j.vi]);
+        let (qr, vr) = (
+            &q[r.q_offset..r.q_offset + r.nq()],
+            &v[r.v_offset..r.v_offset + r.nv()],
+        );
+        for j in r.joints.iter().filter(|j| near_limit(j, qr, vr, h)) {
+            let (qj, vj) = (qr[j.qi], vr[j.vi]);
             let reach = LIMIT_MARGIN + 2.0 * h * vj.abs();
             for (gap, sign) in [(qj - j.lower, 1.0), (j.upper - qj, -1.0)] {
                 if gap.partial_cmp(&reach) != Some(std::cmp::Ordering::Less) {
@@ -199,18 +250,29 @@ pub(super) fn integrate_robots(
         contact,
         xfrc,
     };
-    robots::derivatives(
+    // Robots no row acts on had ν⁺ = ν_f and no contact wrench: the evaluation of
+    // `robot_blocks` (same q, q̇, τ, f_ext) recorded them already, bit for bit.
+    let (contacts, blocks) = (&ls.contacts, &ls.blocks);
+    let acted_on = |ri: usize| {
+        contacts.iter().any(|c| {
+            c.side.iter().any(|s| {
+                blocks.get(s.block as usize).map(|b| b.kind)
+                    == Some(DofKind::Articulated { robot: ri as u32 })
+            })
+        })
+    };
+    robots::derivatives_of(
         model,
         h,
         robots,
         &load,
-        &mut ls.kq,
-        &mut ls.kv,
+        (&mut ls.kq, &mut ls.kv),
         Some(Record {
             actuator: &mut *actuator,
             passive: &mut *passive,
             qacc: &mut *qacc,
         }),
+        acted_on,
     );
     for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
         if rd.frozen {

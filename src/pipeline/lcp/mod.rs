@@ -454,7 +454,13 @@ impl Stepper for LcpStepper<'_> {
                 contact: contact_wrench,
                 xfrc,
             };
-            articulated::robot_blocks(model, h, robots, &load, ls);
+            let peg = p.contact_model == ContactModel::Peg;
+            let rec = Record {
+                actuator: qfrc_actuator,
+                passive: qfrc_passive,
+                qacc,
+            };
+            articulated::robot_blocks(model, h, robots, &load, (contacts, peg), rec, ls);
         }
         rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
         if !model.robots.is_empty() {
