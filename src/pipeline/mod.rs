@@ -302,11 +302,9 @@ fn outline<S: Stepper>(
     data.stats.stage_ns = [0; Stage::COUNT];
     rollback.save(data);
 
-    // Positions: link kinematics, geom poses, broad phase, narrow phase.
+    // Positions: link kinematics, geom poses, broad phase, narrow phase (while
+    // some bodies sleep, the fixed geoms' memory spares their poses and boxes).
     let t = Instant::now();
-    data.pose_links(model);
-    col.pose_geoms(model, &data.state);
-    let t = lap(&mut data.stats, Stage::Kinematics, t);
     col.speculative = stepper
         .speculative_window()
         .map(|window| collide::Speculative {
@@ -314,9 +312,13 @@ fn outline<S: Stepper>(
             gravity_reach: tick.h * tick.h * model.opt.gravity.norm(),
             window,
         });
-    collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs);
+    data.pose_links(model);
+    let asleep = sleep::some_asleep(model, data).then_some(&data.asleep[..]);
+    col.pose_geoms_for_step(model, &data.state, asleep);
+    let t = lap(&mut data.stats, Stage::Kinematics, t);
+    collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs, asleep);
     // Sleeping islands (`sleep`): wake, then leave out the pairs of the sleeping.
-    if sleep::wake(model, data, sw) {
+    if sleep::wake(model, data, sw, col.fixed.bridge) {
         sleep::activate(model, data, col, sw);
     }
     let t = lap(&mut data.stats, Stage::BroadPhase, t);
