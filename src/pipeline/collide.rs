@@ -50,6 +50,9 @@ pub struct FixedGeoms {
     valid: bool,
     /// The speculative window the fixed boxes were grown by (bits).
     window_bits: u64,
+    /// Per body: static (from the model; read here instead of striding the
+    /// model's bodies every step).
+    is_static: Vec<bool>,
     /// Per body: fixed (static or asleep) at the build, and its state then.
     fixed_body: Vec<bool>,
     body_state: Vec<BodyState>,
@@ -70,6 +73,9 @@ impl FixedGeoms {
     fn new(model: &Model) -> Self {
         let (nb, ng) = (model.nbody(), model.ngeom());
         FixedGeoms {
+            is_static: (model.bodies.iter())
+                .map(|b| b.kind == BodyKind::Static)
+                .collect(),
             fixed_body: Vec::with_capacity(nb),
             body_state: Vec::with_capacity(nb),
             fixed_geom: Vec::with_capacity(ng),
@@ -83,8 +89,11 @@ impl FixedGeoms {
 
     /// Whether the memory matches: the same bodies fixed, each in the same state
     /// (bitwise), the same window.
-    fn matches(&self, model: &Model, state: &[BodyState], asleep: &[bool], window: f64) -> bool {
-        if !self.built || self.window_bits != window.to_bits() {
+    fn matches(&self, state: &[BodyState], asleep: &[bool], window: f64) -> bool {
+        if !self.built
+            || self.window_bits != window.to_bits()
+            || asleep.len() != self.is_static.len()
+        {
             return false;
         }
         let bits = |s: &BodyState| {
@@ -94,17 +103,11 @@ impl FixedGeoms {
             ]
             .map(f64::to_bits)
         };
-        (0..model.nbody()).all(|b| {
-            let f = is_fixed(model, asleep, b);
+        (0..asleep.len()).all(|b| {
+            let f = self.is_static[b] || asleep[b];
             f == self.fixed_body[b] && (!f || bits(&state[b]) == bits(&self.body_state[b]))
         })
     }
-}
-
-/// A body whose geoms do not move this step: static or asleep.
-#[inline]
-fn is_fixed(model: &Model, asleep: &[bool], b: usize) -> bool {
-    model.bodies[b].kind == BodyKind::Static || asleep[b]
 }
 
 /// The speculative window's half on each side of a box (the pairs of the window
@@ -180,7 +183,7 @@ impl CollideWorkspace {
     ) {
         let window = box_window(&self.speculative);
         let fx = &mut self.fixed;
-        fx.valid = asleep.is_some_and(|a| fx.matches(model, state, a, window))
+        fx.valid = asleep.is_some_and(|a| fx.matches(state, a, window))
             && self.geom_pose.len() == model.ngeom();
         if fx.valid {
             for &g in &fx.moving {
@@ -290,9 +293,13 @@ pub fn broad_phase(
             match asleep {
                 // Some bodies sleep: remember the fixed geoms for the next steps.
                 Some(asleep) => {
+                    fx.is_static.clear();
+                    fx.is_static
+                        .extend(model.bodies.iter().map(|b| b.kind == BodyKind::Static));
                     fx.fixed_body.clear();
+                    let is_static = &fx.is_static;
                     fx.fixed_body
-                        .extend((0..model.nbody()).map(|b| is_fixed(model, asleep, b)));
+                        .extend((0..model.nbody()).map(|b| is_static[b] || asleep[b]));
                     fx.body_state.clear();
                     fx.body_state.extend_from_slice(state);
                     fx.fixed_geom.clear();
@@ -522,7 +529,7 @@ pub fn continuous_collision(
 ) -> usize {
     let mut impacts = 0;
     for b in 0..model.nbody() {
-        if model.bodies[b].kind != BodyKind::Free || sw.frozen[b] {
+        if sw.frozen[b] || model.bodies[b].kind != BodyKind::Free {
             continue;
         }
         // The earliest impact of the body's fast geoms: (t, normal toward b, other body).

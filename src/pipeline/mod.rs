@@ -393,7 +393,8 @@ pub(crate) fn lap(stats: &mut StepStats, stage: Stage, t: Instant) -> Instant {
 fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
     let lim = model.opt.max_abs_state;
     for b in 0..model.nbody() {
-        if model.bodies[b].kind != BodyKind::Free || data.frozen[b] {
+        // A sleeping body's state is the one checked when it fell asleep.
+        if data.asleep[b] || data.frozen[b] || model.bodies[b].kind != BodyKind::Free {
             continue;
         }
         let s = &data.state[b];

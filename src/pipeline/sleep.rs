@@ -379,7 +379,7 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
     let p = model.opt.sleep;
     // Rest clocks: free bodies.
     for b in 0..model.nbody() {
-        if model.bodies[b].kind == BodyKind::Free && node(model, data, b) && !data.asleep[b] {
+        if !data.asleep[b] && model.bodies[b].kind == BodyKind::Free && node(model, data, b) {
             let rest = !moving(model, data, b) && !driven(model, data, b);
             data.rest_s[b] = if rest { data.rest_s[b] + h } else { 0.0 };
         }
