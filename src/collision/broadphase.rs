@@ -461,7 +461,7 @@ mod tests {
         let mut rng = SplitMix64::new(23);
         let mut bp = BroadPhase::with_capacity(300);
         let (mut fixed_pairs, mut moving_pairs, mut all) = (Vec::new(), Vec::new(), Vec::new());
-        let wanted = |a: usize, b: usize| (a * 3 + b) % 11 != 0;
+        let wanted = |a: usize, b: usize| !(a * 3 + b).is_multiple_of(11);
         let brute = |aabbs: &[Aabb]| {
             let mut v = Vec::new();
             for a in 0..aabbs.len() {
