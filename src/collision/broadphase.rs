@@ -43,6 +43,22 @@ pub struct BroadPhase {
     large: Vec<u32>,
     /// The finite boxes' extents, for the cell size (reused).
     extents: Vec<f64>,
+    /// The grid of the last [`BroadPhase::find_pairs`].
+    grid: Grid,
+    /// The geoms that do not move ([`BroadPhase::build_fixed`]).
+    fixed: FixedGrid,
+}
+
+/// The grid of the geoms that do not move between steps (static bodies, sleeping
+/// islands): built once by [`BroadPhase::build_fixed`], queried every step by the
+/// moving geoms ([`BroadPhase::find_moving_pairs`]).
+#[derive(Clone, Debug, Default)]
+struct FixedGrid {
+    grid: Grid,
+    /// (cell key, geom) of the fixed geoms no larger than a cell, sorted.
+    entries: Vec<(u64, u32)>,
+    /// Fixed geoms larger than a cell (planes, walls).
+    large: Vec<u32>,
 }
 
 /// The cell edge is `CELL_FACTOR` × the extent at quantile `CELL_QUANTILE` of
@@ -56,9 +72,138 @@ const CELL_LIMIT: i64 = 1 << 20;
 /// less than the grid's entries and sort: issue 18 item 4, the fixed cost).
 const ALL_PAIRS_BELOW: usize = 32;
 
+/// Largest edge of a box.
+#[inline]
+fn extent(b: &Aabb) -> f64 {
+    let e = b.max - b.min;
+    e.x.max(e.y).max(e.z)
+}
+
+/// A uniform grid of cubic cells of edge `cell`.
+#[derive(Clone, Copy, Debug)]
+struct Grid {
+    cell: f64,
+    inv: f64,
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Grid::new(1.0)
+    }
+}
+
+impl Grid {
+    fn new(cell: f64) -> Grid {
+        Grid {
+            cell,
+            inv: 1.0 / cell,
+        }
+    }
+
+    #[inline]
+    fn coord(&self, x: f64) -> i64 {
+        ((x * self.inv).floor() as i64).clamp(-CELL_LIMIT, CELL_LIMIT - 1)
+    }
+
+    #[inline]
+    fn key_of(ix: i64, iy: i64, iz: i64) -> u64 {
+        let k = |i: i64| (i + CELL_LIMIT) as u64;
+        (k(ix) << 42) | (k(iy) << 21) | k(iz)
+    }
+
+    /// Key of the cell holding point `p`.
+    #[inline]
+    fn key(&self, p: &Vec3) -> u64 {
+        Self::key_of(self.coord(p.x), self.coord(p.y), self.coord(p.z))
+    }
+
+    /// Unbounded or larger than a cell: tested against all, not gridded.
+    #[inline]
+    fn is_large(&self, b: &Aabb) -> bool {
+        let e = extent(b);
+        !(e.is_finite() && e <= self.cell && b.min.iter().all(|v| v.is_finite()))
+    }
+
+    /// Calls `f(key)` for each cell box `b` covers (at most 2 × 2 × 2 for a small box).
+    #[inline]
+    fn for_cells(&self, b: &Aabb, mut f: impl FnMut(u64)) {
+        for ix in self.coord(b.min.x)..=self.coord(b.max.x) {
+            for iy in self.coord(b.min.y)..=self.coord(b.max.y) {
+                for iz in self.coord(b.min.z)..=self.coord(b.max.z) {
+                    f(Self::key_of(ix, iy, iz));
+                }
+            }
+        }
+    }
+
+    /// Whether the pair of boxes (known to overlap) is reported from cell `k`: the
+    /// cell of their intersection's minimum corner (so a pair sharing several
+    /// cells is reported once).
+    #[inline]
+    fn reports(&self, bi: &Aabb, bj: &Aabb, k: u64) -> bool {
+        self.key(&bi.min.sup(&bj.min)) == k
+    }
+}
+
+/// The pairs of boxes sharing a cell of `entries` (sorted by cell, then geom),
+/// each once, for which `wanted` holds, appended to `out`.
+fn cell_pairs(
+    grid: &Grid,
+    entries: &[(u64, u32)],
+    aabbs: &[Aabb],
+    wanted: &impl Fn(usize, usize) -> bool,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let mut s = 0;
+    while s < entries.len() {
+        let k = entries[s].0;
+        let mut e = s + 1;
+        while e < entries.len() && entries[e].0 == k {
+            e += 1;
+        }
+        for i in s..e {
+            let gi = entries[i].1;
+            let bi = &aabbs[gi as usize];
+            for &(_, gj) in &entries[i + 1..e] {
+                let bj = &aabbs[gj as usize];
+                // Entries are sorted by geom within a cell: gi < gj.
+                if bi.overlaps(bj) && grid.reports(bi, bj, k) && wanted(gi as usize, gj as usize) {
+                    out.push((gi, gj));
+                }
+            }
+        }
+        s = e;
+    }
+}
+
+/// `(a, b)` ordered `a < b`.
+#[inline]
+fn ordered(a: u32, b: u32) -> (u32, u32) {
+    if a < b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
 impl BroadPhase {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// With its buffers sized for `ngeom` geoms (a small box covers ≤ 8 cells).
+    pub fn with_capacity(ngeom: usize) -> Self {
+        BroadPhase {
+            entries: Vec::with_capacity(8 * ngeom),
+            large: Vec::with_capacity(ngeom),
+            extents: Vec::with_capacity(ngeom),
+            fixed: FixedGrid {
+                entries: Vec::with_capacity(8 * ngeom),
+                large: Vec::with_capacity(ngeom),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
     }
 
     /// All overlapping pairs `(a, b)`, `a < b`, for which `wanted(a, b)` holds,
@@ -97,10 +242,6 @@ impl BroadPhase {
             }
             return;
         }
-        let extent = |b: &Aabb| {
-            let e = b.max - b.min;
-            e.x.max(e.y).max(e.z)
-        };
         self.extents.clear();
         for b in aabbs {
             let e = extent(b);
@@ -119,68 +260,146 @@ impl BroadPhase {
                 1.0
             }
         };
-        let inv = 1.0 / cell;
-        let coord = |x: f64| ((x * inv).floor() as i64).clamp(-CELL_LIMIT, CELL_LIMIT - 1);
-        let key = |ix: i64, iy: i64, iz: i64| {
-            let k = |i: i64| (i + CELL_LIMIT) as u64;
-            (k(ix) << 42) | (k(iy) << 21) | k(iz)
-        };
-        let is_large = |b: &Aabb| {
-            let e = extent(b);
-            !(e.is_finite() && e <= cell && b.min.iter().all(|v| v.is_finite()))
-        };
+        let grid = Grid::new(cell);
+        self.grid = grid;
         for (g, b) in aabbs.iter().enumerate() {
-            if is_large(b) {
+            if grid.is_large(b) {
                 self.large.push(g as u32);
                 continue;
             }
-            for ix in coord(b.min.x)..=coord(b.max.x) {
-                for iy in coord(b.min.y)..=coord(b.max.y) {
-                    for iz in coord(b.min.z)..=coord(b.max.z) {
-                        self.entries.push((key(ix, iy, iz), g as u32));
-                    }
-                }
-            }
+            let entries = &mut self.entries;
+            grid.for_cells(b, |k| entries.push((k, g as u32)));
         }
         self.entries.sort_unstable();
-        let mut s = 0;
-        while s < self.entries.len() {
-            let k = self.entries[s].0;
-            let mut e = s + 1;
-            while e < self.entries.len() && self.entries[e].0 == k {
-                e += 1;
-            }
-            for i in s..e {
-                let gi = self.entries[i].1;
-                let bi = &aabbs[gi as usize];
-                for j in i + 1..e {
-                    let gj = self.entries[j].1;
-                    let bj = &aabbs[gj as usize];
-                    if !bi.overlaps(bj) {
-                        continue;
-                    }
-                    // Report from the cell of the intersection's minimum corner only.
-                    let m = bi.min.sup(&bj.min);
-                    if key(coord(m.x), coord(m.y), coord(m.z)) != k {
-                        continue;
-                    }
-                    // Entries are sorted by geom within a cell: gi < gj.
-                    if wanted(gi as usize, gj as usize) {
-                        out.push((gi, gj));
-                    }
-                }
-            }
-            s = e;
-        }
+        cell_pairs(&grid, &self.entries, aabbs, &wanted, out);
         // Large boxes against every box (each large–large pair once).
         for &gl in &self.large {
             let bl = &aabbs[gl as usize];
             for (g, b) in aabbs.iter().enumerate() {
                 let g = g as u32;
-                if g == gl || (g < gl && is_large(b)) || !bl.overlaps(b) {
+                if g == gl || (g < gl && grid.is_large(b)) || !bl.overlaps(b) {
                     continue;
                 }
-                let (a, b) = if g < gl { (g, gl) } else { (gl, g) };
+                let (a, b) = ordered(g, gl);
+                if wanted(a as usize, b as usize) {
+                    out.push((a, b));
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+
+    /// Remember the geoms with `fixed[g]` (static bodies, sleeping islands: boxes
+    /// that stay as they are until the set changes): their grid, on the cells of a
+    /// [`BroadPhase::find_pairs`] over all `aabbs`, and the pairs among them
+    /// (`wanted`, sorted) in `fixed_pairs`. Cost: one `find_pairs`.
+    pub fn build_fixed(
+        &mut self,
+        aabbs: &[Aabb],
+        fixed: &[bool],
+        wanted: impl Fn(usize, usize) -> bool,
+        fixed_pairs: &mut Vec<(u32, u32)>,
+    ) {
+        self.find_pairs(
+            aabbs,
+            |a, b| fixed[a] && fixed[b] && wanted(a, b),
+            fixed_pairs,
+        );
+        let grid = self.grid;
+        let FixedGrid {
+            grid: fgrid,
+            entries,
+            large,
+        } = &mut self.fixed;
+        *fgrid = grid;
+        entries.clear();
+        large.clear();
+        for (g, b) in aabbs.iter().enumerate() {
+            if !fixed[g] {
+                continue;
+            }
+            if grid.is_large(b) {
+                large.push(g as u32);
+            } else {
+                grid.for_cells(b, |k| entries.push((k, g as u32)));
+            }
+        }
+        entries.sort_unstable();
+    }
+
+    /// The overlapping pairs with at least one geom of `moving` (the geoms not
+    /// fixed at the last [`BroadPhase::build_fixed`], whose boxes in `aabbs` are
+    /// unchanged since), `wanted`, written to `out` sorted ascending: together with
+    /// the fixed pairs, exactly the pairs of [`BroadPhase::find_pairs`] over
+    /// `aabbs`. Moving boxes are gridded on the fixed grid's cells and tested
+    /// against each other, each small one looks up the fixed entries of its cells,
+    /// and boxes larger than a cell are tested against all (fixed large ones against
+    /// the small moving ones). Cost O(M log M + k) for M moving geoms: nothing is
+    /// done for the fixed ones.
+    pub fn find_moving_pairs(
+        &mut self,
+        aabbs: &[Aabb],
+        moving: &[u32],
+        fixed: &[bool],
+        wanted: impl Fn(usize, usize) -> bool,
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        out.clear();
+        self.entries.clear();
+        self.large.clear();
+        let grid = self.fixed.grid;
+        for &g in moving {
+            let b = &aabbs[g as usize];
+            if grid.is_large(b) {
+                self.large.push(g);
+            } else {
+                let entries = &mut self.entries;
+                grid.for_cells(b, |k| entries.push((k, g)));
+            }
+        }
+        self.entries.sort_unstable();
+        // Small moving against small moving.
+        cell_pairs(&grid, &self.entries, aabbs, &wanted, out);
+        // Small moving against small fixed: the fixed entries of each entry's cell.
+        let fe = &self.fixed.entries;
+        for &(k, gm) in &self.entries {
+            let bm = &aabbs[gm as usize];
+            let lo = fe.partition_point(|e| e.0 < k);
+            for &(kf, gf) in &fe[lo..] {
+                if kf != k {
+                    break;
+                }
+                let bf = &aabbs[gf as usize];
+                let (a, b) = ordered(gm, gf);
+                if bm.overlaps(bf) && grid.reports(bm, bf, k) && wanted(a as usize, b as usize) {
+                    out.push((a, b));
+                }
+            }
+        }
+        // Large fixed against small moving.
+        for &gl in &self.fixed.large {
+            let bl = &aabbs[gl as usize];
+            for &g in moving {
+                let b = &aabbs[g as usize];
+                if grid.is_large(b) || !bl.overlaps(b) {
+                    continue;
+                }
+                let (a, b) = ordered(g, gl);
+                if wanted(a as usize, b as usize) {
+                    out.push((a, b));
+                }
+            }
+        }
+        // Large moving against every box (each large moving pair once).
+        for &gl in &self.large {
+            let bl = &aabbs[gl as usize];
+            for (g, b) in aabbs.iter().enumerate() {
+                let g = g as u32;
+                let large_moving = !fixed[g as usize] && grid.is_large(b);
+                if g == gl || (g < gl && large_moving) || !bl.overlaps(b) {
+                    continue;
+                }
+                let (a, b) = ordered(g, gl);
                 if wanted(a as usize, b as usize) {
                     out.push((a, b));
                 }
@@ -246,6 +465,78 @@ mod tests {
                 }
             }
             assert_eq!(out, brute);
+        }
+    }
+
+    /// The fixed grid plus the moving query give exactly the pairs of a full
+    /// `find_pairs` (against brute force), also after the moving boxes moved
+    /// and grew past a cell.
+    #[test]
+    fn fixed_and_moving_pairs_match_brute_force() {
+        let mut rng = SplitMix64::new(23);
+        let mut bp = BroadPhase::with_capacity(300);
+        let (mut fixed_pairs, mut moving_pairs, mut all) = (Vec::new(), Vec::new(), Vec::new());
+        let wanted = |a: usize, b: usize| !(a * 3 + b).is_multiple_of(11);
+        let brute = |aabbs: &[Aabb]| {
+            let mut v = Vec::new();
+            for a in 0..aabbs.len() {
+                for b in a + 1..aabbs.len() {
+                    if aabbs[a].overlaps(&aabbs[b]) && wanted(a, b) {
+                        v.push((a as u32, b as u32));
+                    }
+                }
+            }
+            v
+        };
+        let random_box = |rng: &mut SplitMix64| {
+            let c = Vec3::new(
+                rng.uniform(-3.0, 3.0),
+                rng.uniform(-3.0, 3.0),
+                rng.uniform(-3.0, 3.0),
+            );
+            let h = Vec3::repeat(rng.uniform(0.05, 0.4));
+            Aabb {
+                min: c - h,
+                max: c + h,
+            }
+        };
+        for round in 0..4 {
+            let mut aabbs: Vec<Aabb> = (0..300).map(|_| random_box(&mut rng)).collect();
+            // A floor (unbounded) and a wall larger than a cell, fixed; a moving
+            // large box.
+            aabbs[0] = Aabb {
+                min: Vec3::repeat(f64::NEG_INFINITY),
+                max: Vec3::new(f64::INFINITY, f64::INFINITY, -2.0),
+            };
+            aabbs[1] = Aabb {
+                min: Vec3::new(-3.0, -0.1, -3.0),
+                max: Vec3::new(3.0, 0.1, 3.0),
+            };
+            let fixed: Vec<bool> = (0..300)
+                .map(|g| g < 2 || (g != 2 && rng.uniform(0.0, 1.0) < 0.7))
+                .collect();
+            let moving: Vec<u32> = (0..300u32).filter(|&g| !fixed[g as usize]).collect();
+            bp.build_fixed(&aabbs, &fixed, wanted, &mut fixed_pairs);
+            for step in 0..3 {
+                if step > 0 {
+                    for &g in &moving {
+                        aabbs[g as usize] = random_box(&mut rng);
+                    }
+                    aabbs[2] = Aabb {
+                        min: Vec3::new(-2.0, -2.0, -1.0),
+                        max: Vec3::new(2.0 + round as f64, 2.0, 1.0),
+                    };
+                }
+                bp.find_moving_pairs(&aabbs, &moving, &fixed, wanted, &mut moving_pairs);
+                all.clear();
+                all.extend_from_slice(&fixed_pairs);
+                all.extend_from_slice(&moving_pairs);
+                all.sort_unstable();
+                let n = all.len();
+                all.dedup();
+                assert_eq!(all.len(), n, "a pair reported twice");
+                assert_eq!(all, brute(&aabbs), "round {round} step {step}");
+            }
         }
     }
 

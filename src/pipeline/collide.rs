@@ -30,6 +30,115 @@ pub struct CollideWorkspace {
     /// The speculative margin of the step, set by the outline from
     /// [`super::Stepper::speculative_window`]: `None` for the force models.
     pub speculative: Option<Speculative>,
+    /// What the broad phase remembers of the geoms that do not move while some
+    /// bodies sleep.
+    pub fixed: FixedGeoms,
+}
+
+/// The broad phase's memory of the geoms that do not move while some bodies sleep
+/// (static bodies and sleeping islands): their poses, boxes and speed bounds, their
+/// grid and the candidate pairs among them, built when the set of sleeping bodies
+/// (or one of their states) changes; in between, a step poses, boxes and grids only
+/// the moving geoms and queries them against the fixed grid. The candidates are
+/// those of the full broad phase, bit for bit (the pairs are the overlapping boxes
+/// whatever the grid, and a fixed box is the one the full pass would compute from
+/// the same state).
+#[derive(Clone, Debug, Default)]
+pub struct FixedGeoms {
+    /// The memory holds (`built`) and matches the state posed this step (`valid`).
+    built: bool,
+    valid: bool,
+    /// The speculative window the fixed boxes were grown by (bits).
+    window_bits: u64,
+    /// Per body: static (from the model; read here instead of striding the
+    /// model's bodies every step).
+    is_static: Vec<bool>,
+    /// Per body: fixed (static or asleep) at the build, and its state then.
+    fixed_body: Vec<bool>,
+    body_state: Vec<BodyState>,
+    /// Per geom: fixed at the build; the other geoms, in index order.
+    fixed_geom: Vec<bool>,
+    moving: Vec<u32>,
+    /// Candidate pairs among fixed geoms (sorted) and, this step, those with a moving
+    /// geom.
+    fixed_pairs: Vec<(u32, u32)>,
+    moving_pairs: Vec<(u32, u32)>,
+    /// Whether a candidate pair of this step joins a moving geom to a sleeping
+    /// body's (else no sleeping island can be woken by contact: the wake pass
+    /// need not walk the pairs). True whenever the memory was not used.
+    pub bridge: bool,
+}
+
+impl FixedGeoms {
+    fn new(model: &Model) -> Self {
+        let (nb, ng) = (model.nbody(), model.ngeom());
+        FixedGeoms {
+            is_static: (model.bodies.iter())
+                .map(|b| b.kind == BodyKind::Static)
+                .collect(),
+            fixed_body: Vec::with_capacity(nb),
+            body_state: Vec::with_capacity(nb),
+            fixed_geom: Vec::with_capacity(ng),
+            moving: Vec::with_capacity(ng),
+            fixed_pairs: Vec::with_capacity(PAIRS_PER_GEOM * ng),
+            moving_pairs: Vec::with_capacity(PAIRS_PER_GEOM * ng),
+            bridge: true,
+            ..Default::default()
+        }
+    }
+
+    /// Whether the memory matches: the same bodies fixed, each in the same state
+    /// (bitwise), the same window.
+    fn matches(&self, state: &[BodyState], asleep: &[bool], window: f64) -> bool {
+        if !self.built
+            || self.window_bits != window.to_bits()
+            || asleep.len() != self.is_static.len()
+        {
+            return false;
+        }
+        let bits = |s: &BodyState| {
+            [
+                s.x.x, s.x.y, s.x.z, s.q.i, s.q.j, s.q.k, s.q.w, s.v.x, s.v.y, s.v.z, s.w.x, s.w.y,
+                s.w.z,
+            ]
+            .map(f64::to_bits)
+        };
+        (0..asleep.len()).all(|b| {
+            let f = self.is_static[b] || asleep[b];
+            f == self.fixed_body[b] && (!f || bits(&state[b]) == bits(&self.body_state[b]))
+        })
+    }
+}
+
+/// The speculative window's half on each side of a box (the pairs of the window
+/// must be found too).
+#[inline]
+fn box_window(speculative: &Option<Speculative>) -> f64 {
+    speculative.map_or(0.0, |s| 0.5 * (s.window + s.gravity_reach))
+}
+
+/// Speed bound of geom `g`'s points (see [`CollideWorkspace::speed`]).
+#[inline]
+fn geom_speed(model: &Model, state: &[BodyState], g: usize) -> f64 {
+    let geom = &model.geoms[g];
+    let s = &state[geom.body];
+    let size = geom.shape.size();
+    if size.is_finite() {
+        s.v.norm() + s.w.norm() * (size + geom.x_bg.translation.vector.norm())
+    } else {
+        0.0
+    }
+}
+
+/// Geom `g`'s box at `pose`, grown by the distance it can travel in one step of
+/// `h` at speed bound `u` (twice: the boxes serve the whole step) and by the
+/// speculative window.
+#[inline]
+fn geom_box(model: &Model, g: usize, pose: &Pose, u: f64, h: f64, window: f64) -> Aabb {
+    model.geoms[g]
+        .shape
+        .aabb(pose)
+        .inflated(2.0 * h * u + window + 1e-6)
 }
 
 /// Speculative contacts of a complementarity step (`collision::collide_pair_within`):
@@ -56,7 +165,33 @@ impl CollideWorkspace {
             pairs_next: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
             narrow: NarrowScratch::with_capacity(NARROW_POINTS),
             speed: Vec::with_capacity(model.ngeom()),
+            broad: BroadPhase::with_capacity(model.ngeom()),
+            fixed: FixedGeoms::new(model),
             ..Default::default()
+        }
+    }
+
+    /// The step's geom poses at `state` (as [`CollideWorkspace::pose_geoms`]);
+    /// with `asleep` (some bodies sleep) and the fixed geoms' memory matching
+    /// `state`, only the moving geoms are posed (the others' poses are those of the
+    /// same states). Decides whether this step's broad phase uses the memory.
+    pub fn pose_geoms_for_step(
+        &mut self,
+        model: &Model,
+        state: &[BodyState],
+        asleep: Option<&[bool]>,
+    ) {
+        let window = box_window(&self.speculative);
+        let fx = &mut self.fixed;
+        fx.valid = asleep.is_some_and(|a| fx.matches(state, a, window))
+            && self.geom_pose.len() == model.ngeom();
+        if fx.valid {
+            for &g in &fx.moving {
+                let geom = &model.geoms[g as usize];
+                self.geom_pose[g as usize] = state[geom.body].pose() * geom.x_bg;
+            }
+        } else {
+            self.pose_geoms(model, state);
         }
     }
 
@@ -105,14 +240,19 @@ pub fn geom_poses(model: &Model, state: &[BodyState], out: &mut Vec<Pose>) {
 /// Broad phase over a step of `h`: AABBs grown by the distance each body can
 /// travel in one step (so the candidate list also serves the integrator's
 /// intermediate stages), overlapping pairs, and the pair memory carried over for
-/// pairs that stay candidates.
+/// pairs that stay candidates. With `asleep` (some bodies sleep: the outline
+/// passes it after [`CollideWorkspace::pose_geoms_for_step`]) the fixed geoms'
+/// memory ([`FixedGeoms`]) is used, or built for the next step; the candidates are
+/// the same either way.
 pub fn broad_phase(
     model: &Model,
     h: f64,
     state: &[BodyState],
     ws: &mut CollideWorkspace,
     pairs: &mut Vec<PairState>,
+    asleep: Option<&[bool]>,
 ) {
+    let window = box_window(&ws.speculative);
     let CollideWorkspace {
         geom_pose: poses,
         aabbs,
@@ -120,32 +260,84 @@ pub fn broad_phase(
         candidates,
         pairs_next,
         speed,
-        speculative,
+        fixed: fx,
         ..
     } = ws;
-    speed.clear();
-    speed.extend(model.geoms.iter().map(|g| {
-        let s = &state[g.body];
-        let size = g.shape.size();
-        if size.is_finite() {
-            s.v.norm() + s.w.norm() * (size + g.x_bg.translation.vector.norm())
-        } else {
-            0.0
+    let wanted = |a: usize, b: usize| model.geoms_may_collide(a, b);
+    match asleep {
+        // Some bodies sleep and nothing fixed changed: the moving geoms only.
+        Some(asleep) if fx.valid => {
+            for &g in &fx.moving {
+                let g = g as usize;
+                speed[g] = geom_speed(model, state, g);
+                aabbs[g] = geom_box(model, g, &poses[g], speed[g], h, window);
+            }
+            broad.find_moving_pairs(
+                aabbs,
+                &fx.moving,
+                &fx.fixed_geom,
+                wanted,
+                &mut fx.moving_pairs,
+            );
+            fx.bridge = bridged(model, asleep, &fx.moving_pairs);
+            merge_sorted(&fx.fixed_pairs, &fx.moving_pairs, candidates);
         }
-    }));
-    // The speculative window must find its pairs too (half on each side).
-    let window = speculative.map_or(0.0, |s| 0.5 * (s.window + s.gravity_reach));
-    aabbs.clear();
-    aabbs.extend(
-        model
-            .geoms
+        _ => {
+            speed.clear();
+            speed.extend((0..model.ngeom()).map(|g| geom_speed(model, state, g)));
+            aabbs.clear();
+            aabbs.extend(
+                (0..model.ngeom()).map(|g| geom_box(model, g, &poses[g], speed[g], h, window)),
+            );
+            fx.bridge = true;
+            match asleep {
+                // Some bodies sleep: remember the fixed geoms for the next steps.
+                Some(asleep) => {
+                    fx.is_static.clear();
+                    fx.is_static
+                        .extend(model.bodies.iter().map(|b| b.kind == BodyKind::Static));
+                    fx.fixed_body.clear();
+                    let is_static = &fx.is_static;
+                    fx.fixed_body
+                        .extend((0..model.nbody()).map(|b| is_static[b] || asleep[b]));
+                    fx.body_state.clear();
+                    fx.body_state.extend_from_slice(state);
+                    fx.fixed_geom.clear();
+                    fx.fixed_geom
+                        .extend(model.geoms.iter().map(|g| fx.fixed_body[g.body]));
+                    fx.moving.clear();
+                    fx.moving
+                        .extend((0..model.ngeom() as u32).filter(|&g| !fx.fixed_geom[g as usize]));
+                    fx.window_bits = window.to_bits();
+                    broad.build_fixed(aabbs, &fx.fixed_geom, wanted, &mut fx.fixed_pairs);
+                    broad.find_moving_pairs(
+                        aabbs,
+                        &fx.moving,
+                        &fx.fixed_geom,
+                        wanted,
+                        &mut fx.moving_pairs,
+                    );
+                    fx.bridge = bridged(model, asleep, &fx.moving_pairs);
+                    merge_sorted(&fx.fixed_pairs, &fx.moving_pairs, candidates);
+                    fx.built = true;
+                }
+                None => {
+                    fx.built = false;
+                    broad.find_pairs(aabbs, wanted, candidates);
+                }
+            }
+        }
+    }
+    // Merge: keep the memory of pairs still present (both lists are sorted); when
+    // the candidates are the pairs' own, nothing changes (no copy).
+    let same = candidates.len() == pairs.len()
+        && candidates
             .iter()
-            .zip(poses.iter())
-            .zip(speed.iter())
-            .map(|((g, x), u)| g.shape.aabb(x).inflated(2.0 * h * u + window + 1e-6)),
-    );
-    broad.find_pairs(aabbs, |a, b| model.geoms_may_collide(a, b), candidates);
-    // Merge: keep the memory of pairs still present (both lists are sorted).
+            .zip(pairs.iter())
+            .all(|(&c, p)| c == (p.geom_a, p.geom_b));
+    if same {
+        return;
+    }
     pairs_next.clear();
     let mut k = 0;
     for &(a, b) in candidates.iter() {
@@ -159,6 +351,30 @@ pub fn broad_phase(
         }
     }
     std::mem::swap(pairs, pairs_next);
+}
+
+/// Whether one of `pairs` joins a sleeping body to another body.
+fn bridged(model: &Model, asleep: &[bool], pairs: &[(u32, u32)]) -> bool {
+    pairs
+        .iter()
+        .any(|&(a, b)| asleep[model.geoms[a as usize].body] || asleep[model.geoms[b as usize].body])
+}
+
+/// `out` = the sorted union of the sorted, disjoint `x` and `y`.
+fn merge_sorted(x: &[(u32, u32)], y: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i] < y[j] {
+            out.push(x[i]);
+            i += 1;
+        } else {
+            out.push(y[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&x[i..]);
+    out.extend_from_slice(&y[j..]);
 }
 
 /// Narrow phase over the candidate pairs, penetrating geoms only (the force
@@ -313,7 +529,7 @@ pub fn continuous_collision(
 ) -> usize {
     let mut impacts = 0;
     for b in 0..model.nbody() {
-        if model.bodies[b].kind != BodyKind::Free || sw.frozen[b] {
+        if sw.frozen[b] || model.bodies[b].kind != BodyKind::Free {
             continue;
         }
         // The earliest impact of the body's fast geoms: (t, normal toward b, other body).

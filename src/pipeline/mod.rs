@@ -303,17 +303,9 @@ fn outline<S: Stepper>(
     rollback.save(data);
 
     // Positions: link kinematics (kept from the end of the last step unless the
-    // robots' (q, q̇) changed since), geom poses, broad phase, narrow phase.
+    // robots' (q, q̇) changed since), geom poses, broad phase, narrow phase (while
+    // some bodies sleep, the fixed geoms' memory spares their poses and boxes).
     let t = Instant::now();
-    crate::kinematics::link_states_if_moved(
-        model,
-        &mut data.robots,
-        &data.qpos,
-        &data.qvel,
-        &mut data.state,
-    );
-    col.pose_geoms(model, &data.state);
-    let t = lap(&mut data.stats, Stage::Kinematics, t);
     col.speculative = stepper
         .speculative_window()
         .map(|window| collide::Speculative {
@@ -321,9 +313,19 @@ fn outline<S: Stepper>(
             gravity_reach: tick.h * tick.h * model.opt.gravity.norm(),
             window,
         });
-    collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs);
+    crate::kinematics::link_states_if_moved(
+        model,
+        &mut data.robots,
+        &data.qpos,
+        &data.qvel,
+        &mut data.state,
+    );
+    let asleep = sleep::some_asleep(model, data).then_some(&data.asleep[..]);
+    col.pose_geoms_for_step(model, &data.state, asleep);
+    let t = lap(&mut data.stats, Stage::Kinematics, t);
+    collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs, asleep);
     // Sleeping islands (`sleep`): wake, then leave out the pairs of the sleeping.
-    if sleep::wake(model, data, sw) {
+    if sleep::wake(model, data, sw, col.fixed.bridge) {
         sleep::activate(model, data, col, sw);
     }
     let t = lap(&mut data.stats, Stage::BroadPhase, t);
@@ -398,7 +400,8 @@ pub(crate) fn lap(stats: &mut StepStats, stage: Stage, t: Instant) -> Instant {
 fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
     let lim = model.opt.max_abs_state;
     for b in 0..model.nbody() {
-        if model.bodies[b].kind != BodyKind::Free || data.frozen[b] {
+        // A sleeping body's state is the one checked when it fell asleep.
+        if data.asleep[b] || data.frozen[b] || model.bodies[b].kind != BodyKind::Free {
             continue;
         }
         let s = &data.state[b];

@@ -181,19 +181,33 @@ fn islands(
     }
 }
 
+/// Whether the world sleeps and some body sleeps now.
+#[inline]
+pub(crate) fn some_asleep(model: &Model, data: &Data) -> bool {
+    enabled(model) && data.asleep.iter().any(|&s| s)
+}
+
 /// Wake stage (module doc), after the broad phase: whole islands wake when they
 /// hold an awake body (one that touches them, one moving into their boxes, one
-/// woken by [`Data::wake`]) or a driven one. Returns whether any body still
-/// sleeps; `data.stats.sleeping` counts them.
-pub(crate) fn wake(model: &Model, data: &mut Data, sw: &mut SleepWorkspace) -> bool {
+/// woken by [`Data::wake`]) or a driven one. `bridge`: whether a candidate pair
+/// may join a sleeping body to another (`collide::FixedGeoms::bridge`); without
+/// one, and with no sleeping body driven, no island can wake and the pairs are
+/// not walked. Returns whether any body still sleeps; `data.stats.sleeping`
+/// counts them.
+pub(crate) fn wake(model: &Model, data: &mut Data, sw: &mut SleepWorkspace, bridge: bool) -> bool {
     // A step unwound by a panic (the runtime catches it; Reset restores `Data`)
     // leaves the flags of its activate/mask stages: the broad phase has rebuilt
     // the full lists, so they only need clearing.
     sw.active = false;
     sw.masked = false;
-    if !enabled(model) || !data.asleep.iter().any(|&s| s) {
+    if !some_asleep(model, data) {
         data.stats.sleeping = 0;
         return false;
+    }
+    // An island of sleeping bodies alone wakes only by an input.
+    if !bridge && !(0..model.nbody()).any(|b| data.asleep[b] && driven(model, data, b)) {
+        data.stats.sleeping = data.asleep.iter().filter(|&&s| s).count();
+        return true;
     }
     let SleepWorkspace { parent, flag, .. } = sw;
     {
@@ -365,7 +379,7 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
     let p = model.opt.sleep;
     // Rest clocks: free bodies.
     for b in 0..model.nbody() {
-        if model.bodies[b].kind == BodyKind::Free && node(model, data, b) && !data.asleep[b] {
+        if !data.asleep[b] && model.bodies[b].kind == BodyKind::Free && node(model, data, b) {
             let rest = !moving(model, data, b) && !driven(model, data, b);
             data.rest_s[b] = if rest { data.rest_s[b] + h } else { 0.0 };
         }
@@ -392,6 +406,13 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
         for &b in r.link_body.iter().flatten() {
             data.rest_s[b] = t;
         }
+    }
+    // Nothing awake: nothing falls asleep (the islands are not built).
+    if !(0..model.nbody()).any(|b| !data.asleep[b] && node(model, data, b)) {
+        data.stats.sleeping = (0..model.nbody())
+            .filter(|&b| data.asleep[b] && node(model, data, b))
+            .count();
+        return;
     }
     // Islands of touching bodies; one not at rest keeps its island awake.
     let SleepWorkspace { parent, flag, .. } = sw;
