@@ -499,6 +499,10 @@ fn implicit_friction(
     let mut any = false;
     let mut i = 0;
     let n_rows = implicit.rows.len();
+    // At most two sticking rows per manifold: the buffers reach their size during
+    // warm-up (no allocation per tick after it).
+    implicit.rows.reserve(2 * set_pair.len());
+    implicit.sticks.reserve(set_pair.len());
     while i < n_rows {
         let rows = &implicit.rows;
         let mi = rows[i].manifold as usize;

@@ -459,10 +459,12 @@ impl ImplicitContact {
                 self.rows[i + 1].on = false;
                 changed = true;
             }
+            // A sliding force that moved with the normal forces by more than 1e-6 of
+            // the cone is solved again (its effect on them is then second order).
             let dir = self.sticks[g].dir;
             for (j, d) in dir.iter().enumerate() {
                 let f_off = limit * d;
-                changed |= f_off != self.rows[i + j].f_off;
+                changed |= (f_off - self.rows[i + j].f_off).abs() > 1e-6 * limit;
                 self.rows[i + j].f_off = f_off;
             }
         }
