@@ -27,6 +27,12 @@
 //! friction on the end-of-step forces f_i⁺ and solves once more with friction's
 //! wrench in the rates (`penalty::implicit_friction`).
 //!
+//! **Sticking rows.** A sticking pair's anchor spring–damper enters as two
+//! tangential rows at its force centroid (`friction::implicit_stick`):
+//! f_t = −L_t − k (δ + h s⁺) − b s⁺, bounded by the cone ‖f_t‖ ≤ μ max(Σf⁺, W_n)
+//! on the same solve's normal forces ([`StickGroup`]): over it, the pair slides at
+//! the cone's force (rows off, force in the right-hand side).
+//!
 //! The system is symmetric positive definite. By default it is solved directly:
 //! a block-sparse Cholesky per island ([`BlockCholesky`]: 6×6 body blocks,
 //! minimum-degree ordering cached while the contact graph is unchanged), the blocks
