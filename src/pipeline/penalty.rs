@@ -534,11 +534,21 @@ fn implicit_friction(
         } else {
             None
         };
-        friction::update_state_implicit(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
+        let implicit_stick = p.friction.implicit;
+        let terms = if implicit_stick {
+            friction::update_state_implicit(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
+            None
+        } else {
+            friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi])
+        };
         let anchor = pairs[pi].anchor;
         let (xa, xb) = (ctx.a.x, ctx.b.x);
         let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
-        let stick = friction::implicit_stick(&p.friction, mat.mu, &ctx, cen, anchor.as_ref());
+        let stick = if implicit_stick {
+            friction::implicit_stick(&p.friction, mat.mu, &ctx, cen, anchor.as_ref())
+        } else {
+            None
+        };
         let twist = if let Some(st) = stick {
             // Sticking: the anchor spring–damper as two tangential rows of the
             // implicit solve, its cone checked there; the twist stays explicit.
@@ -567,7 +577,7 @@ fn implicit_friction(
                 pf,
                 cen,
                 anchor.as_ref(),
-                None,
+                terms,
                 |pt, f| {
                     wa.add_force_at(f, pt, xa);
                     wb.add_force_at(-f, pt, xb);
