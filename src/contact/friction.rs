@@ -170,7 +170,7 @@ pub fn tangential_forces_at(
     match anchor {
         Some(anchor) => {
             // Sticking: spring–damper at the centroid, limited to the cone.
-            let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, &c, r, anchor));
+            let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, false));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
             let mut f = -t.k * t.slip - t.b * v_t - t.load;
             let limit = mu * stick_normal(ctx, total);
@@ -225,8 +225,20 @@ pub struct StickTerms {
 }
 
 impl StickTerms {
-    fn new(fp: &FrictionParams, ctx: &PairContext, c: &Vec3, r: f64, anchor: &StickAnchor) -> Self {
-        let (k, b) = stick_gains(fp, ctx, c);
+    /// `implicit`: the spring–damper is solved with the velocities (penalty's
+    /// implicit rows), so its gains are not clamped for explicit stability.
+    fn new(
+        fp: &FrictionParams,
+        ctx: &PairContext,
+        (c, r): (&Vec3, f64),
+        anchor: &StickAnchor,
+        implicit: bool,
+    ) -> Self {
+        let (k, b) = if implicit {
+            (fp.k_stick.value(ctx.m_pair), fp.b_stick.value(ctx.m_pair))
+        } else {
+            stick_gains(fp, ctx, c)
+        };
         let (kt, bt) = twist_gains(fp, ctx, r);
         StickTerms {
             load: tangential(&ctx.normal, ctx.weight),
@@ -250,6 +262,31 @@ pub fn update_state_at(
     forces: &[PointForce],
     cen: Option<(Vec3, f64, f64)>,
     pair: &mut PairState,
+) -> Option<StickTerms> {
+    update_state_with(fp, mu, ctx, (forces, cen), pair, false)
+}
+
+/// [`update_state_at`] for a pair whose sticking spring–damper is solved
+/// implicitly ([`implicit_stick`]): the anchor's limit is checked with the
+/// unclamped spring k.
+pub fn update_state_implicit(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    forces: &[PointForce],
+    cen: Option<(Vec3, f64, f64)>,
+    pair: &mut PairState,
+) {
+    update_state_with(fp, mu, ctx, (forces, cen), pair, true);
+}
+
+fn update_state_with(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    (forces, cen): (&[PointForce], Option<(Vec3, f64, f64)>),
+    pair: &mut PairState,
+    implicit: bool,
 ) -> Option<StickTerms> {
     let Some((c, total, r)) = cen.filter(|_| mu > 0.0) else {
         pair.anchor = None;
@@ -278,7 +315,7 @@ pub fn update_state_at(
         }
         Some(mut anchor) => {
             let limit = mu * stick_normal(ctx, total);
-            let terms = StickTerms::new(fp, ctx, &c, r, &anchor);
+            let terms = StickTerms::new(fp, ctx, (&c, r), &anchor, implicit);
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
             let held = terms.load + delta * k;
@@ -318,6 +355,55 @@ pub fn update_state_at(
             None
         }
     }
+}
+
+/// A sticking pair's anchor spring–damper as two implicit tangential rows at the
+/// centroid c (penalty under semi-implicit Euler, `pipeline::penalty_implicit`):
+/// along each tangent t_i of the contact plane
+///
+///   f_i = −(L_t + k δ)·t_i − (h k + b) s_i⁺,   s_i⁺ = t_i·(v_a⁺(c) − v_b⁺(c)),
+///
+/// i.e. f_t = −L_t − k (δ + h s⁺) − b s⁺ with the end-of-step slip velocity s⁺,
+/// k and b unclamped (backward Euler is stable at any gain). The cone
+/// ‖f_t‖ ≤ μ max(Σf⁺, W_n) is checked by the solve on its own end-of-step normal
+/// forces. The torsional spring–damper stays explicit (`twist`, on a).
+#[derive(Clone, Copy, Debug)]
+pub struct ImplicitStick {
+    pub c: Vec3,
+    pub t: [Vec3; 2],
+    /// −(L_t + k δ)·t_i, N.
+    pub f0: [f64; 2],
+    /// h k + b, N·s/m.
+    pub damp: f64,
+    /// W_n, the normal part of the carried weight (the cone's floor), N.
+    pub w_n: f64,
+    /// The explicit torsional torque on a.
+    pub twist: Vec3,
+}
+
+/// The implicit rows of a sticking pair (`pair.anchor` set by
+/// [`update_state_implicit`]); `None` if it slides or carries no force.
+pub fn implicit_stick(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    cen: Option<(Vec3, f64, f64)>,
+    anchor: Option<&StickAnchor>,
+) -> Option<ImplicitStick> {
+    let (anchor, (c, total, r)) = (anchor?, cen.filter(|_| mu > 0.0)?);
+    let terms = StickTerms::new(fp, ctx, (&c, r), anchor, true);
+    let (t1, t2) = tangent_basis(&ctx.normal);
+    let held = terms.load + terms.slip * terms.k;
+    let limit = mu * stick_normal(ctx, total);
+    let tau = -terms.kt * terms.twist - terms.bt * twist_rate(ctx);
+    Some(ImplicitStick {
+        c,
+        t: [t1, t2],
+        f0: [-held.dot(&t1), -held.dot(&t2)],
+        damp: ctx.h * terms.k + terms.b,
+        w_n: -ctx.normal.dot(&ctx.weight),
+        twist: ctx.normal * tau.clamp(-limit * r, limit * r),
+    })
 }
 
 /// The normal force a sticking contact's cone is taken on, N: the larger of the

@@ -134,6 +134,13 @@ pub struct FrictionParams {
     /// tangential speed exceeds this (m/s); below it the anchor is dragged so the
     /// spring force stays on the friction cone (no creep from rounding noise).
     pub v_slip: f64,
+    /// Sticking pairs as two tangential rows of the linearly implicit solve
+    /// (semi-implicit Euler only): the anchor spring–damper is solved with the
+    /// end-of-step velocities and normal forces instead of applied explicitly.
+    /// Holds better (no post-stop rocking at h = 1e-2, quieter piles) and costs
+    /// more (a pile's step ≈ 1.2–2×: docs/EXPERIMENTS.md "Sticking rows on the
+    /// direct solve"). Off by default. Scene key `[penalty.friction] implicit`.
+    pub implicit: bool,
 }
 
 /// Impact handling (000 Fig. 2).
@@ -171,6 +178,7 @@ impl Default for FrictionParams {
             b_stick: Gain::PerMass(600.0),
             v_stick: 1.0e-3,
             v_slip: 5.0e-2,
+            implicit: false,
         }
     }
 }

@@ -476,6 +476,7 @@ struct FrictionToml {
     b_stick_per_mass: Option<f64>,
     v_stick: Option<f64>,
     v_slip: Option<f64>,
+    implicit: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -1386,6 +1387,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             .map(|v| pos(v, "friction.v_slip"))
             .transpose()?
             .unwrap_or(df.v_slip),
+        implicit: f.implicit.unwrap_or(df.implicit),
     };
     let di = ImpactParams::default();
     pp.impacts = ImpactParams {

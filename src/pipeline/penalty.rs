@@ -5,7 +5,7 @@
 use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts};
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
-use super::penalty_implicit::{ImplicitContact, Row};
+use super::penalty_implicit::{ImplicitContact, Row, StickGroup};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
 use crate::collision::{ContactSet, Shape};
@@ -228,6 +228,7 @@ impl Stepper for PenaltyStepper<'_> {
                 pf: &mut *point_forces,
             };
             implicit.rows.clear();
+            implicit.sticks.clear();
             contact_wrenches(
                 &cx,
                 st,
@@ -252,7 +253,7 @@ impl Stepper for PenaltyStepper<'_> {
                     st,
                     (set, set_pair),
                     pairs,
-                    (&implicit.rows, &mut *point_forces),
+                    (&mut *implicit, &mut *point_forces),
                     (contact_wrench, contact_force, k_explicit),
                     (weights, &dynamic),
                 );
@@ -490,18 +491,24 @@ fn implicit_friction(
     state: &[BodyState],
     (set, set_pair): (&ContactSet, &[usize]),
     pairs: &mut [PairState],
-    (rows, pf): (&[Row], &mut Vec<PointForce>),
+    (implicit, pf): (&mut ImplicitContact, &mut Vec<PointForce>),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
     (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
 ) -> bool {
     let p = cx.p;
     let mut any = false;
     let mut i = 0;
-    while i < rows.len() {
+    let n_rows = implicit.rows.len();
+    // At most two sticking rows per manifold: the buffers reach their size during
+    // warm-up (no allocation per tick after it).
+    implicit.rows.reserve(2 * set_pair.len());
+    implicit.sticks.reserve(set_pair.len());
+    while i < n_rows {
+        let rows = &implicit.rows;
         let mi = rows[i].manifold as usize;
-        let mut end = i;
+        let (start, mut end) = (i, i);
         pf.clear();
-        while end < rows.len() && rows[end].manifold as usize == mi {
+        while end < n_rows && rows[end].manifold as usize == mi {
             if rows[end].f_end > 0.0 {
                 pf.push(PointForce {
                     point: rows[end].point,
@@ -527,23 +534,56 @@ fn implicit_friction(
         } else {
             None
         };
-        let terms = friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
+        let implicit_stick = p.friction.implicit;
+        let terms = if implicit_stick {
+            friction::update_state_implicit(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
+            None
+        } else {
+            friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi])
+        };
         let anchor = pairs[pi].anchor;
         let (xa, xb) = (ctx.a.x, ctx.b.x);
         let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
-        let twist = friction::tangential_forces_at(
-            &p.friction,
-            mat.mu,
-            &ctx,
-            pf,
-            cen,
-            anchor.as_ref(),
-            terms,
-            |pt, f| {
-                wa.add_force_at(f, pt, xa);
-                wb.add_force_at(-f, pt, xb);
-            },
-        );
+        let stick = if implicit_stick {
+            friction::implicit_stick(&p.friction, mat.mu, &ctx, cen, anchor.as_ref())
+        } else {
+            None
+        };
+        let twist = if let Some(st) = stick {
+            // Sticking: the anchor spring–damper as two tangential rows of the
+            // implicit solve, its cone checked there; the twist stays explicit.
+            let first = implicit.rows.len();
+            for (t, f0) in st.t.iter().zip(st.f0) {
+                let mut row = Row::new(
+                    (ba, bb),
+                    (st.c, st.c, *t),
+                    (st.damp, 0.0),
+                    (f0, 0.0),
+                    (mi, u32::MAX),
+                );
+                row.stick = implicit.sticks.len() as u32;
+                implicit.rows.push(row);
+            }
+            implicit
+                .sticks
+                .push(StickGroup::new(first, (start, end), mat.mu, st.w_n));
+            any = true;
+            st.twist
+        } else {
+            friction::tangential_forces_at(
+                &p.friction,
+                mat.mu,
+                &ctx,
+                pf,
+                cen,
+                anchor.as_ref(),
+                terms,
+                |pt, f| {
+                    wa.add_force_at(f, pt, xa);
+                    wb.add_force_at(-f, pt, xb);
+                },
+            )
+        };
         wa.torque += twist;
         wb.torque -= twist;
         if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {

@@ -27,6 +27,12 @@
 //! friction on the end-of-step forces f_i⁺ and solves once more with friction's
 //! wrench in the rates (`penalty::implicit_friction`).
 //!
+//! **Sticking rows.** A sticking pair's anchor spring–damper enters as two
+//! tangential rows at its force centroid (`friction::implicit_stick`):
+//! f_t = −L_t − k (δ + h s⁺) − b s⁺, bounded by the cone ‖f_t‖ ≤ μ max(Σf⁺, W_n)
+//! on the same solve's normal forces ([`StickGroup`]): over it, the pair slides at
+//! the cone's force (rows off, force in the right-hand side).
+//!
 //! The system is symmetric positive definite. By default it is solved directly:
 //! a block-sparse Cholesky per island ([`BlockCholesky`]: 6×6 body blocks,
 //! minimum-degree ordering cached while the contact graph is unchanged), the blocks
@@ -77,7 +83,14 @@ pub struct Row {
     /// A gap point (depth ≤ 0, speculative): no explicit force, active only while
     /// its end-of-step force pushes.
     pub gap: bool,
-    /// The end-of-step force, N (≥ 0; filled by the solve).
+    /// A tangential row of a sticking pair: the index of its [`StickGroup`]
+    /// (`u32::MAX`: a normal row). Its force has either sign and is bounded by the
+    /// pair's cone instead of f ≥ 0.
+    pub stick: u32,
+    /// The force of the row while it is off: 0 for a normal row, the cone's force
+    /// along the row for a sticking row that slides in this step.
+    pub f_off: f64,
+    /// The end-of-step force, N (≥ 0 for a normal row; filled by the solve).
     pub f_end: f64,
     // Filled by the solve.
     s: f64,
@@ -127,10 +140,43 @@ impl Row {
             manifold: manifold as u32,
             point,
             gap: false,
+            stick: u32::MAX,
+            f_off: 0.0,
             f_end: 0.0,
             s: 0.0,
             s_ex: 0.0,
             on: true,
+        }
+    }
+}
+
+/// The two tangential rows of a sticking pair and its cone
+/// ‖f_t‖ ≤ μ max(Σf⁺, W_n), Σf⁺ the end-of-step force of the pair's normal rows
+/// (`normals`, a range of `rows`). Over the cone, the pair slides in this step at
+/// the cone's force in the direction `dir` of its sticking force (both rows off,
+/// their force `f_off`), and that force follows the cone as the normal forces
+/// change. `dir` is kept once set (a sliding force rescaled by its own norm
+/// would be 0/0 when the cone is 0).
+#[derive(Clone, Copy, Debug)]
+pub struct StickGroup {
+    /// Index of the first of its two rows (the second follows).
+    pub first: u32,
+    pub normals: (u32, u32),
+    pub mu: f64,
+    pub w_n: f64,
+    dir: [f64; 2],
+    sliding: bool,
+}
+
+impl StickGroup {
+    pub fn new(first: usize, normals: (usize, usize), mu: f64, w_n: f64) -> Self {
+        StickGroup {
+            first: first as u32,
+            normals: (normals.0 as u32, normals.1 as u32),
+            mu,
+            w_n,
+            dir: [0.0, 0.0],
+            sliding: false,
         }
     }
 }
@@ -154,6 +200,8 @@ pub enum LinearSolver {
 #[derive(Clone, Debug, Default)]
 pub struct ImplicitContact {
     pub rows: Vec<Row>,
+    /// The sticking pairs' cones (their rows are in `rows`).
+    pub sticks: Vec<StickGroup>,
     pub solver: LinearSolver,
     /// The direct solve: the factorization, the local index of each body in it
     /// (participating bodies only), the bodies by local index, the edge list of
@@ -167,8 +215,10 @@ pub struct ImplicitContact {
     row_edge: Vec<u32>,
     factored_on: Vec<bool>,
     factored: bool,
-    /// The blocks with every row on are saved in `chol` for this step.
+    /// The blocks with every row on are saved in `chol` for this step, for the
+    /// first `assembled_rows` rows.
     assembled: bool,
+    assembled_rows: usize,
     rhs: Vec<V6>,
     /// Whether a body is an unknown of the system (moves and carries a row).
     part: Vec<bool>,
@@ -209,6 +259,7 @@ impl ImplicitContact {
     pub fn new(nbody: usize) -> Self {
         ImplicitContact {
             rows: Vec::new(),
+            sticks: Vec::new(),
             solver: LinearSolver::Direct,
             chol: BlockCholesky::with_capacity(nbody),
             local: vec![u32::MAX; nbody],
@@ -218,6 +269,7 @@ impl ImplicitContact {
             factored_on: Vec::new(),
             factored: false,
             assembled: false,
+            assembled_rows: 0,
             rhs: Vec::with_capacity(nbody),
             part: vec![false; nbody],
             inertia_w: vec![Mat3::zeros(); nbody],
@@ -314,10 +366,17 @@ impl ImplicitContact {
             // the solve again with friction starts from the last active set.
             let r = &self.rows[i];
             if !warm {
-                self.rows[i].on = !r.gap || r.f_ex + r.kv_r * r.s - r.c * r.s_ex > 0.0;
+                let on = !r.gap || r.f_ex + r.kv_r * r.s - r.c * r.s_ex > 0.0;
+                self.rows[i].on = on;
             }
         }
         let direct = self.solver == LinearSolver::Direct && self.analyze(warm);
+        if self.assembled && self.assembled_rows != self.rows.len() {
+            // Rows were added since the blocks were saved (the sticking rows of
+            // the solve with friction): assemble again.
+            self.assembled = false;
+            self.factored = false;
+        }
         if !direct {
             self.factor_blocks(state, bodies, h);
         }
@@ -325,7 +384,7 @@ impl ImplicitContact {
         if warm {
             self.x.copy_from_slice(&self.warm);
         }
-        for pass in 0..4 {
+        for pass in 0..6 {
             if !(direct && self.direct(state, bodies, h)) {
                 if direct {
                     // A pivot block not positive definite (round-off on a
@@ -338,12 +397,14 @@ impl ImplicitContact {
             let mut changed = false;
             for i in 0..self.rows.len() {
                 let row = self.rows[i];
-                let f =
-                    row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(&row, state, &self.x));
-                let on = f > 0.0;
+                if row.stick != u32::MAX {
+                    continue;
+                }
+                let on = self.force(&row, state) > 0.0;
                 changed |= on != row.on;
                 self.rows[i].on = on;
             }
+            changed |= self.cones(state);
             if !changed {
                 break;
             }
@@ -358,13 +419,62 @@ impl ImplicitContact {
         }
         for i in 0..self.rows.len() {
             let row = self.rows[i];
-            let f = if row.on {
-                row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(&row, state, &self.x))
-            } else {
-                0.0
+            self.rows[i].f_end = match (row.on, row.stick != u32::MAX) {
+                (true, true) => self.force(&row, state),
+                (true, false) => self.force(&row, state).max(0.0),
+                (false, _) => row.f_off,
             };
-            self.rows[i].f_end = f.max(0.0);
         }
+    }
+
+    /// The end-of-step force of an active row at the current δ (`self.x`).
+    #[inline]
+    fn force(&self, row: &Row, state: &[BodyState]) -> f64 {
+        row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, state, &self.x))
+    }
+
+    /// The sticking pairs' cones on the current solve: a sticking pair over
+    /// μ max(Σf⁺, W_n) slides at the cone's force in its direction (rows off); a
+    /// sliding one follows the cone as Σf⁺ changes. True if a row's state or a
+    /// sliding force changed (solve again).
+    fn cones(&mut self, state: &[BodyState]) -> bool {
+        let mut changed = false;
+        for g in 0..self.sticks.len() {
+            let grp = self.sticks[g];
+            let (n0, n1) = (grp.normals.0 as usize, grp.normals.1 as usize);
+            let total: f64 = self.rows[n0..n1]
+                .iter()
+                .filter(|r| r.on)
+                .map(|r| self.force(r, state).max(0.0))
+                .sum();
+            let limit = grp.mu * total.max(grp.w_n);
+            let i = grp.first as usize;
+            if !grp.sliding {
+                let f = [
+                    self.force(&self.rows[i], state),
+                    self.force(&self.rows[i + 1], state),
+                ];
+                let norm = f[0].hypot(f[1]);
+                if norm <= limit {
+                    continue;
+                }
+                // norm > limit ≥ 0: the direction is defined.
+                self.sticks[g].dir = [f[0] / norm, f[1] / norm];
+                self.sticks[g].sliding = true;
+                self.rows[i].on = false;
+                self.rows[i + 1].on = false;
+                changed = true;
+            }
+            // A sliding force that moved with the normal forces by more than 1e-6 of
+            // the cone is solved again (its effect on them is then second order).
+            let dir = self.sticks[g].dir;
+            for (j, d) in dir.iter().enumerate() {
+                let f_off = limit * d;
+                changed |= (f_off - self.rows[i + j].f_off).abs() > 1e-6 * limit;
+                self.rows[i + j].f_off = f_off;
+            }
+        }
+        changed
     }
 
     /// Adds the implicit correction of the last [`Self::solve`] (f_end − the
@@ -502,6 +612,7 @@ impl ImplicitContact {
             }
             self.chol.save_values();
             self.assembled = true;
+            self.assembled_rows = self.rows.len();
         }
         for i in 0..self.rows.len() {
             if !self.rows[i].on {
@@ -545,7 +656,8 @@ impl ImplicitContact {
         self.chol.stats
     }
 
-    /// `self.r` = b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) − h Σ_off J_iᵀ f_i^ex.
+    /// `self.r` = b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) + h Σ_off J_iᵀ (f_i^off − f_i^ex)
+    /// (f^off: 0, or a sliding sticking row's cone force).
     fn rhs_into_r(&mut self, state: &[BodyState], h: f64) {
         self.r.iter_mut().for_each(|x| *x = ZERO6);
         for row in &self.rows {
@@ -553,7 +665,7 @@ impl ImplicitContact {
             let lambda = if row.on {
                 h * ((row.f_ex - row.applied) + row.kv_r * row.s - row.c * row.s_ex)
             } else {
-                -h * row.applied
+                h * (row.f_off - row.applied)
             };
             Self::jt(&self.part, row, state, lambda, &mut self.r);
         }
