@@ -542,7 +542,8 @@ mod tests {
 
     /// One large finite box (a 100 m wall) among small parts keeps the cells at
     /// the parts' size: the mean extent made 22 m cells here and put every part
-    /// in one cell (all pairs tested).
+    /// in one cell (all pairs tested). More parts than [`ALL_PAIRS_BELOW`], so
+    /// the grid is used.
     #[test]
     fn one_large_box_keeps_cells_small() {
         let mut rng = SplitMix64::new(11);
@@ -550,8 +551,9 @@ mod tests {
             min: Vec3::new(-50.0, -50.0, -0.1),
             max: Vec3::new(50.0, 50.0, 0.0),
         }];
-        for _ in 0..8 {
-            let c = Vec3::new(rng.uniform(-5.0, 5.0), rng.uniform(-5.0, 5.0), 0.05);
+        let parts = 2 * ALL_PAIRS_BELOW;
+        for _ in 0..parts {
+            let c = Vec3::new(rng.uniform(-25.0, 25.0), rng.uniform(-25.0, 25.0), 0.05);
             aabbs.push(Aabb {
                 min: c - Vec3::repeat(0.05),
                 max: c + Vec3::repeat(0.05),
@@ -564,14 +566,19 @@ mod tests {
         let mut cells: Vec<u64> = bp.entries.iter().map(|e| e.0).collect();
         cells.dedup();
         assert!(
-            cells.len() >= 8,
-            "parts 0.1 m wide spread over 10 m share cells: {} cells",
+            cells.len() >= parts,
+            "parts 0.1 m wide spread over 50 m share cells: {} cells",
             cells.len()
         );
-        let brute: Vec<(u32, u32)> = (1..aabbs.len() as u32).map(|g| (0, g)).collect();
-        assert_eq!(
-            out, brute,
-            "each part touches the wall, no part touches another"
-        );
+        let mut brute = Vec::new();
+        for a in 0..aabbs.len() {
+            for b in a + 1..aabbs.len() {
+                if aabbs[a].overlaps(&aabbs[b]) {
+                    brute.push((a as u32, b as u32));
+                }
+            }
+        }
+        assert!(brute.len() >= parts, "each part touches the wall");
+        assert_eq!(out, brute, "the grid's pairs are the overlapping ones");
     }
 }
