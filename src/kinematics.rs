@@ -26,17 +26,7 @@ pub fn link_states(
     v: &[f64],
     state: &mut [BodyState],
 ) {
-    for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
-        let (qr, vr) = robot_slices(r, q, v);
-        // Forward kinematics and link velocities.
-        if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
-            continue;
-        }
-        for (i, b) in r.link_body.iter().enumerate() {
-            let Some(b) = *b else { continue };
-            state[b] = proxy_state(r, &rd.ad, i);
-        }
-    }
+    pose_links(model, robots, (q, v), state, false);
 }
 
 /// [`link_states`] for the robots whose (q, v) moved since their last posing: a
@@ -53,11 +43,23 @@ pub fn link_states_if_moved(
     v: &[f64],
     state: &mut [BodyState],
 ) {
+    pose_links(model, robots, (q, v), state, true);
+}
+
+/// [`link_states`] (`only_moved` false) and [`link_states_if_moved`] (true).
+fn pose_links(
+    model: &Model,
+    robots: &mut [RobotData],
+    (q, v): (&[f64], &[f64]),
+    state: &mut [BodyState],
+    only_moved: bool,
+) {
     for (r, rd) in model.robots.iter().zip(robots.iter_mut()) {
         let (qr, vr) = robot_slices(r, q, v);
-        if rd.ad.kin.twists_at(qr, vr) {
+        if only_moved && rd.ad.kin.twists_at(qr, vr) {
             continue;
         }
+        // Forward kinematics and link velocities.
         if forward_velocity(&r.tree, &mut rd.ad, qr, vr).is_err() {
             continue;
         }

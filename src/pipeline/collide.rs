@@ -272,15 +272,7 @@ pub fn broad_phase(
                 speed[g] = geom_speed(model, state, g);
                 aabbs[g] = geom_box(model, g, &poses[g], speed[g], h, window);
             }
-            broad.find_moving_pairs(
-                aabbs,
-                &fx.moving,
-                &fx.fixed_geom,
-                wanted,
-                &mut fx.moving_pairs,
-            );
-            fx.bridge = bridged(model, asleep, &fx.moving_pairs);
-            merge_sorted(&fx.fixed_pairs, &fx.moving_pairs, candidates);
+            moving_candidates(model, broad, aabbs, (fx, asleep), candidates);
         }
         _ => {
             speed.clear();
@@ -310,15 +302,7 @@ pub fn broad_phase(
                         .extend((0..model.ngeom() as u32).filter(|&g| !fx.fixed_geom[g as usize]));
                     fx.window_bits = window.to_bits();
                     broad.build_fixed(aabbs, &fx.fixed_geom, wanted, &mut fx.fixed_pairs);
-                    broad.find_moving_pairs(
-                        aabbs,
-                        &fx.moving,
-                        &fx.fixed_geom,
-                        wanted,
-                        &mut fx.moving_pairs,
-                    );
-                    fx.bridge = bridged(model, asleep, &fx.moving_pairs);
-                    merge_sorted(&fx.fixed_pairs, &fx.moving_pairs, candidates);
+                    moving_candidates(model, broad, aabbs, (fx, asleep), candidates);
                     fx.built = true;
                 }
                 None => {
@@ -351,6 +335,28 @@ pub fn broad_phase(
         }
     }
     std::mem::swap(pairs, pairs_next);
+}
+
+/// The candidates while the fixed geoms' memory holds: the moving geoms' pairs
+/// (among themselves and with the fixed grid) merged with the fixed pairs, and
+/// whether any of them joins a sleeping body (`FixedGeoms::bridge`).
+fn moving_candidates(
+    model: &Model,
+    broad: &mut BroadPhase,
+    aabbs: &[Aabb],
+    (fx, asleep): (&mut FixedGeoms, &[bool]),
+    candidates: &mut Vec<(u32, u32)>,
+) {
+    let wanted = |a: usize, b: usize| model.geoms_may_collide(a, b);
+    broad.find_moving_pairs(
+        aabbs,
+        &fx.moving,
+        &fx.fixed_geom,
+        wanted,
+        &mut fx.moving_pairs,
+    );
+    fx.bridge = bridged(model, asleep, &fx.moving_pairs);
+    merge_sorted(&fx.fixed_pairs, &fx.moving_pairs, candidates);
 }
 
 /// Whether one of `pairs` joins a sleeping body to another body.
