@@ -207,7 +207,7 @@ pub fn update_state(
     forces: &[PointForce],
     pair: &mut PairState,
 ) {
-    update_state_at(fp, mu, ctx, forces, centroid(ctx, forces), pair);
+    update_state_at(fp, mu, ctx, (forces, centroid(ctx, forces)), pair, false);
 }
 
 /// The sticking spring–damper terms of a pair at one state (centroid `c`, lever
@@ -255,32 +255,9 @@ impl StickTerms {
 /// [`update_state`] given `cen = centroid(ctx, forces)` (computed once per pair by
 /// the caller). Returns the sticking terms it evaluated when it left a sticking
 /// pair's anchor unchanged (the forces at the same state reuse them).
+/// `implicit`: the pair's sticking spring–damper is solved implicitly
+/// ([`implicit_stick`]), so the anchor's limit is checked with the unclamped k.
 pub fn update_state_at(
-    fp: &FrictionParams,
-    mu: f64,
-    ctx: &PairContext,
-    forces: &[PointForce],
-    cen: Option<(Vec3, f64, f64)>,
-    pair: &mut PairState,
-) -> Option<StickTerms> {
-    update_state_with(fp, mu, ctx, (forces, cen), pair, false)
-}
-
-/// [`update_state_at`] for a pair whose sticking spring–damper is solved
-/// implicitly ([`implicit_stick`]): the anchor's limit is checked with the
-/// unclamped spring k.
-pub fn update_state_implicit(
-    fp: &FrictionParams,
-    mu: f64,
-    ctx: &PairContext,
-    forces: &[PointForce],
-    cen: Option<(Vec3, f64, f64)>,
-    pair: &mut PairState,
-) {
-    update_state_with(fp, mu, ctx, (forces, cen), pair, true);
-}
-
-fn update_state_with(
     fp: &FrictionParams,
     mu: f64,
     ctx: &PairContext,
@@ -382,7 +359,7 @@ pub struct ImplicitStick {
 }
 
 /// The implicit rows of a sticking pair (`pair.anchor` set by
-/// [`update_state_implicit`]); `None` if it slides or carries no force.
+/// [`update_state_at`] with `implicit`); `None` if it slides or carries no force.
 pub fn implicit_stick(
     fp: &FrictionParams,
     mu: f64,

@@ -535,12 +535,14 @@ fn implicit_friction(
             None
         };
         let implicit_stick = p.friction.implicit;
-        let terms = if implicit_stick {
-            friction::update_state_implicit(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi]);
-            None
-        } else {
-            friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi])
-        };
+        let terms = friction::update_state_at(
+            &p.friction,
+            mat.mu,
+            &ctx,
+            (pf, cen),
+            &mut pairs[pi],
+            implicit_stick,
+        );
         let anchor = pairs[pi].anchor;
         let (xa, xb) = (ctx.a.x, ctx.b.x);
         let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
@@ -814,7 +816,7 @@ fn contact_wrenches(
         };
         // Sticking terms evaluated by the update, valid while it keeps the anchor.
         let terms = if first_stage {
-            friction::update_state_at(&p.friction, mat.mu, &ctx, pf, cen, &mut pairs[pi])
+            friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], false)
         } else {
             None
         };
