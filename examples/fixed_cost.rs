@@ -10,6 +10,7 @@
 //! `rtphys bench` (`src/tools/bench.rs`); the machine's load inflates every figure.
 
 use rtphys::model::scene::load_scene_str;
+use rtphys::tools::bench::{median, thread_cpu_s};
 use rtphys::{Data, Model, Pipeline};
 use std::path::Path;
 use std::time::Instant;
@@ -35,24 +36,6 @@ mass = 1.0
 position = [0.0, 0.0, 5.0]
 angular_velocity = [1.0, 2.0, 3.0]
 "#;
-
-fn thread_cpu_s() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return f64::NAN;
-    }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-fn median(mut x: Vec<f64>) -> f64 {
-    x.sort_by(f64::total_cmp);
-    x[x.len() / 2]
-}
 
 /// µs per step (median of 5 windows) and the stage totals per step.
 fn time_steps(model: &Model) -> (f64, Vec<(String, f64)>) {
@@ -87,7 +70,7 @@ fn time_steps(model: &Model) -> (f64, Vec<(String, f64)>) {
             (s.name().to_string(), ns / steps / 1e3)
         })
         .collect();
-    (median(windows), stages)
+    (median(&windows), stages)
 }
 
 fn main() {

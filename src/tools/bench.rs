@@ -183,8 +183,8 @@ const SCENES: [SceneSpec; 5] = [
     },
 ];
 
-/// Thread on-CPU time, s.
-pub(crate) fn thread_cpu_s() -> f64 {
+/// Thread on-CPU time, s (`CLOCK_THREAD_CPUTIME_ID`; NaN if unavailable).
+pub fn thread_cpu_s() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -269,7 +269,8 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
     Ok(model)
 }
 
-fn median(v: &[f64]) -> f64 {
+/// Median of the finite values of `v` (NaN if none).
+pub fn median(v: &[f64]) -> f64 {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     if s.is_empty() {
         return f64::NAN;
