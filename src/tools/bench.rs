@@ -72,6 +72,10 @@ pub struct BenchArgs {
     /// thresholds); the report gives the mean number of sleeping bodies.
     #[arg(long)]
     pub sleep: bool,
+    /// Physics, penalty scenes: sticking friction as implicit rows
+    /// (`[penalty.friction] implicit = true`).
+    #[arg(long)]
+    pub implicit_friction: bool,
     /// Also write the JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -239,6 +243,12 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
     if a.sleep {
         let mut opt = model.opt;
         opt.sleep.enabled = true;
+        model = model.with_options(opt);
+    }
+    if let (true, crate::model::Method::Penalty(mut p)) = (a.implicit_friction, model.opt.method) {
+        p.friction.implicit = true;
+        let mut opt = model.opt;
+        opt.method = crate::model::Method::Penalty(p);
         model = model.with_options(opt);
     }
     Ok((lcp_overrides(model, a)?, source))
@@ -563,6 +573,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
             "lcp_max_iterations": a.lcp_max_iterations,
             "integrator": a.integrator,
             "sleep": a.sleep,
+            "implicit_friction": a.implicit_friction,
             "quick": a.quick,
             "reps": a.reps,
             "rep_target_s": rep_s,
