@@ -414,6 +414,19 @@ mod tests {
     use super::*;
     use crate::math::SplitMix64;
 
+    /// Every overlapping pair (a < b) that `wanted` keeps, by testing all pairs.
+    fn brute_pairs(aabbs: &[Aabb], wanted: impl Fn(usize, usize) -> bool) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for a in 0..aabbs.len() {
+            for b in a + 1..aabbs.len() {
+                if aabbs[a].overlaps(&aabbs[b]) && wanted(a, b) {
+                    v.push((a as u32, b as u32));
+                }
+            }
+        }
+        v
+    }
+
     #[test]
     fn sweep_matches_brute_force() {
         let mut rng = SplitMix64::new(7);
@@ -456,14 +469,7 @@ mod tests {
                 };
             }
             bp.find_pairs(&aabbs, |a, b| (a + b + round) % 7 != 0, &mut out);
-            let mut brute = Vec::new();
-            for a in 0..aabbs.len() {
-                for b in a + 1..aabbs.len() {
-                    if aabbs[a].overlaps(&aabbs[b]) && (a + b + round) % 7 != 0 {
-                        brute.push((a as u32, b as u32));
-                    }
-                }
-            }
+            let brute = brute_pairs(&aabbs, |a, b| (a + b + round) % 7 != 0);
             assert_eq!(out, brute);
         }
     }
@@ -477,17 +483,7 @@ mod tests {
         let mut bp = BroadPhase::with_capacity(300);
         let (mut fixed_pairs, mut moving_pairs, mut all) = (Vec::new(), Vec::new(), Vec::new());
         let wanted = |a: usize, b: usize| !(a * 3 + b).is_multiple_of(11);
-        let brute = |aabbs: &[Aabb]| {
-            let mut v = Vec::new();
-            for a in 0..aabbs.len() {
-                for b in a + 1..aabbs.len() {
-                    if aabbs[a].overlaps(&aabbs[b]) && wanted(a, b) {
-                        v.push((a as u32, b as u32));
-                    }
-                }
-            }
-            v
-        };
+        let brute = |aabbs: &[Aabb]| brute_pairs(aabbs, wanted);
         let random_box = |rng: &mut SplitMix64| {
             let c = Vec3::new(
                 rng.uniform(-3.0, 3.0),
@@ -570,14 +566,7 @@ mod tests {
             "parts 0.1 m wide spread over 50 m share cells: {} cells",
             cells.len()
         );
-        let mut brute = Vec::new();
-        for a in 0..aabbs.len() {
-            for b in a + 1..aabbs.len() {
-                if aabbs[a].overlaps(&aabbs[b]) {
-                    brute.push((a as u32, b as u32));
-                }
-            }
-        }
+        let brute = brute_pairs(&aabbs, |_, _| true);
         assert!(brute.len() >= parts, "each part touches the wall");
         assert_eq!(out, brute, "the grid's pairs are the overlapping ones");
     }
