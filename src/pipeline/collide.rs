@@ -285,9 +285,7 @@ pub fn broad_phase(
             match asleep {
                 // Some bodies sleep: remember the fixed geoms for the next steps.
                 Some(asleep) => {
-                    fx.is_static.clear();
-                    fx.is_static
-                        .extend(model.bodies.iter().map(|b| b.kind == BodyKind::Static));
+                    // `is_static` is the model's, set once in `FixedGeoms::new`.
                     fx.fixed_body.clear();
                     let is_static = &fx.is_static;
                     fx.fixed_body
