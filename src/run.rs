@@ -34,13 +34,13 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// Scene file (TOML), e.g. config/scenes/box_on_plane.toml.
     pub scene: PathBuf,
-    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg
+    /// Override the scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg | ipc
     /// (a switched method takes its defaults, keeping the scene's friction
     /// parameters between penalty and hunt_crossley; a warning names the scene's
     /// parameter tables tuned for another method).
     #[arg(long)]
     pub method: Option<MethodName>,
-    /// LCP solver: lemke | pgs (for an LCP scene or --method lcp). PEG (--method peg)
+    /// LCP solver: lemke | pgs | newton (for an LCP scene or --method lcp). PEG (--method peg)
     /// takes lemke only: its LCP is not symmetric and PGS is only its counted fallback.
     #[arg(long)]
     pub lcp_solver: Option<String>,

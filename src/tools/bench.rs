@@ -37,7 +37,7 @@ pub struct BenchArgs {
     /// Default: all but the scaling scenes.
     #[arg(long)]
     pub scenes: Option<String>,
-    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg.
+    /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg | ipc.
     #[arg(long)]
     pub method: Option<MethodName>,
     /// LCP scenes: the solver, lemke | pgs | newton (default: the scene's).
