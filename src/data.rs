@@ -61,6 +61,9 @@ pub struct StickAnchor {
     /// Orientation of body a relative to body b (q_b⁻¹ q_a) when sticking began: the
     /// torsional spring about the normal acts on the twist away from it.
     pub q_ba: Quat,
+    /// Cone impulse banked over a contact transient and not yet used (penalty's
+    /// sticking rows, `pipeline::penalty::bank_credit`; 0 elsewhere), N·s.
+    pub credit: f64,
 }
 
 /// Points per pair whose impulses the LCP step remembers (its point reduction keeps

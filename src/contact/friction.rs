@@ -286,6 +286,7 @@ pub fn update_state_at(
                     p_a_body: ctx.a.q.inverse() * (c - ctx.a.x),
                     p_b_body: ctx.b.q.inverse() * (c - ctx.b.x),
                     q_ba: ctx.b.q.inverse() * ctx.a.q,
+                    credit: 0.0,
                 });
             }
             None
@@ -299,7 +300,7 @@ pub fn update_state_at(
             let over_force = held.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
-                pair.anchor = Some(recentred(ctx, &c, delta, twist));
+                pair.anchor = Some(recentred(ctx, &c, delta, twist, anchor.credit));
                 return Some(terms);
             }
             if speed > fp.v_slip {
@@ -328,7 +329,7 @@ pub fn update_state_at(
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
             let (delta, twist) = (anchor_slip(ctx, &anchor), anchor_twist(ctx, &anchor));
-            pair.anchor = Some(recentred(ctx, &c, delta, twist));
+            pair.anchor = Some(recentred(ctx, &c, delta, twist, anchor.credit));
             None
         }
     }
@@ -356,6 +357,8 @@ pub struct ImplicitStick {
     pub w_n: f64,
     /// The explicit torsional torque on a.
     pub twist: Vec3,
+    /// The anchor's banked cone impulse, N·s.
+    pub credit: f64,
 }
 
 /// The implicit rows of a sticking pair (`pair.anchor` set by
@@ -380,6 +383,7 @@ pub fn implicit_stick(
         damp: ctx.h * terms.k + terms.b,
         w_n: -ctx.normal.dot(&ctx.weight),
         twist: ctx.normal * tau.clamp(-limit * r, limit * r),
+        credit: anchor.credit,
     })
 }
 
@@ -417,13 +421,14 @@ fn shrink(l: &Vec3, e: &Vec3, limit: f64) -> f64 {
 /// relative spin about the normal (rolling about a tangent leaves it alone). For a
 /// body that does not roll it changes nothing to first order in h.
 #[inline]
-fn recentred(ctx: &PairContext, c: &Vec3, delta: Vec3, twist: f64) -> StickAnchor {
+fn recentred(ctx: &PairContext, c: &Vec3, delta: Vec3, twist: f64, credit: f64) -> StickAnchor {
     let (pa, pb) = (c + delta * 0.5, c - delta * 0.5);
     StickAnchor {
         p_a_body: ctx.a.q.inverse() * (pa - ctx.a.x),
         p_b_body: ctx.b.q.inverse() * (pb - ctx.b.x),
         // dq = q_a (q_b q_ba)⁻¹ = R(n, θ)  ⇔  q_ba = q_b⁻¹ R(n, −θ) q_a.
         q_ba: ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q,
+        credit,
     }
 }
 

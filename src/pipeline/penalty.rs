@@ -260,6 +260,9 @@ impl Stepper for PenaltyStepper<'_> {
                 if any {
                     k.copy_from_slice(k_explicit);
                     implicit.solve(model, h, st, bodies, (k, true));
+                    if p.friction.implicit {
+                        bank_credit(implicit, pairs, h);
+                    }
                 }
                 implicit.report(st, (contact_wrench, contact_force));
             }
@@ -566,9 +569,11 @@ fn implicit_friction(
                 row.stick = implicit.sticks.len() as u32;
                 implicit.rows.push(row);
             }
-            implicit
-                .sticks
-                .push(StickGroup::new(first, (start, end), mat.mu, st.w_n));
+            let mut grp = StickGroup::new(first, (start, end), mat.mu, st.w_n);
+            // The pair's banked cone impulse, spendable this step ([`bank_credit`]).
+            grp.extra = st.credit / cx.h;
+            grp.pair = pi as u32;
+            implicit.sticks.push(grp);
             any = true;
             st.twist
         } else {
@@ -607,6 +612,46 @@ fn implicit_friction(
         }
     }
     any
+}
+
+/// Coulomb's law on the impulses of a contact transient (sticking rows only,
+/// `[penalty.friction] implicit`). A compliant normal force delivers the impulse a
+/// rigid contact would deliver at once over a transient, so the per-step cone
+/// μ f⁺ can be short exactly when friction must take back the momentum the body
+/// gathered meanwhile (a box placed on a slope pitches on its normal springs and
+/// its centre of mass moves downhill about the held contact; when the pitch
+/// returns, f⁺ is falling back to W_n and at μ = tan θ the cone is the load).
+/// Over the transient the cone holds on the impulses instead: each step a
+/// sticking pair banks the part of its cone that the normal force's excess over
+/// the carried weight gave it and its force did not use,
+///
+///   C += min(μ max(Σf⁺, W_n) − ‖f_t‖, μ (Σf⁺ − W_n)) h   while Σf⁺ > W_n,
+///
+/// and its rows may exceed the cone by C/h in a later step (what they use is
+/// taken off C). So ∫‖f_t‖ ≤ μ ∫max(Σf⁺, W_n) over the transient, and a body at
+/// rest banks nothing: C grows only from the normal excess over W_n, and is
+/// cleared once the normal force is back at or below W_n with nothing spent.
+fn bank_credit(implicit: &ImplicitContact, pairs: &mut [PairState], h: f64) {
+    for g in 0..implicit.sticks.len() {
+        let grp = implicit.sticks[g];
+        let Some(anchor) = pairs
+            .get_mut(grp.pair as usize)
+            .and_then(|p| p.anchor.as_mut())
+        else {
+            continue;
+        };
+        let (ft, total) = implicit.stick_result(g);
+        let lim0 = grp.mu * total.max(grp.w_n);
+        let mut c = anchor.credit;
+        if ft > lim0 {
+            c -= (ft - lim0) * h;
+        } else if total > grp.w_n {
+            c += (lim0 - ft).min(grp.mu * (total - grp.w_n)) * h;
+        } else {
+            c = 0.0;
+        }
+        anchor.credit = c.max(0.0);
+    }
 }
 
 /// Whether the normal force of the pair (ba, bb) is linearly implicit: under

@@ -31,7 +31,10 @@
 //! tangential rows at its force centroid (`friction::implicit_stick`):
 //! f_t = −L_t − k (δ + h s⁺) − b s⁺, bounded by the cone ‖f_t‖ ≤ μ max(Σf⁺, W_n)
 //! on the same solve's normal forces ([`StickGroup`]): over it, the pair slides at
-//! the cone's force (rows off, force in the right-hand side).
+//! the cone's force (rows off, force in the right-hand side). Over a contact
+//! transient the cone holds on impulses: a pair may use the cone impulse that its
+//! normal force's excess over W_n gave it and it left unused
+//! (`penalty::bank_credit`, `StickGroup::extra`).
 //!
 //! The system is symmetric positive definite. By default it is solved directly:
 //! a block-sparse Cholesky per island ([`BlockCholesky`]: 6×6 body blocks,
@@ -164,6 +167,11 @@ pub struct StickGroup {
     pub normals: (u32, u32),
     pub mu: f64,
     pub w_n: f64,
+    /// The pair's banked cone impulse as a force this step (C/h,
+    /// `penalty::bank_credit`): the cone is μ max(Σf⁺, W_n) + extra, N.
+    pub extra: f64,
+    /// Index of the pair in `Data::pairs` (its anchor keeps the bank).
+    pub pair: u32,
     dir: [f64; 2],
     sliding: bool,
 }
@@ -175,6 +183,8 @@ impl StickGroup {
             normals: (normals.0 as u32, normals.1 as u32),
             mu,
             w_n,
+            extra: 0.0,
+            pair: u32::MAX,
             dir: [0.0, 0.0],
             sliding: false,
         }
@@ -447,7 +457,7 @@ impl ImplicitContact {
                 .filter(|r| r.on)
                 .map(|r| self.force(r, state).max(0.0))
                 .sum();
-            let limit = grp.mu * total.max(grp.w_n);
+            let limit = grp.mu * total.max(grp.w_n) + grp.extra;
             let i = grp.first as usize;
             if !grp.sliding {
                 let f = [
@@ -475,6 +485,18 @@ impl ImplicitContact {
             }
         }
         changed
+    }
+
+    /// A sticking group's end-of-step tangential force norm and normal total.
+    pub fn stick_result(&self, g: usize) -> (f64, f64) {
+        let grp = &self.sticks[g];
+        let i = grp.first as usize;
+        let ft = self.rows[i].f_end.hypot(self.rows[i + 1].f_end);
+        let total: f64 = self.rows[grp.normals.0 as usize..grp.normals.1 as usize]
+            .iter()
+            .map(|r| r.f_end.max(0.0))
+            .sum();
+        (ft, total)
     }
 
     /// Adds the implicit correction of the last [`Self::solve`] (f_end − the
