@@ -69,6 +69,8 @@ fn main() -> anyhow::Result<()> {
         .map(|p| (key(p), p.touching, p.anchor))
         .collect();
     let steps = (window / h).round() as u64;
+    // Per pair (key): touching flips, and the largest integral term I it reached.
+    let mut pair_flips: Vec<((u32, u32), u64, f64, f64)> = Vec::new();
     let mut ke_end = 0.0;
     for _ in 0..steps {
         pipe.step(&model, &mut data);
@@ -88,6 +90,14 @@ fn main() -> anyhow::Result<()> {
                 if *t != p.touching {
                     touch_flips[ba] += 1;
                     touch_flips[bb] += 1;
+                    match pair_flips.iter_mut().find(|e| e.0 == key(p)) {
+                        Some(e) => e.1 += 1,
+                        None => pair_flips.push((key(p), 1, 0.0, 0.0)),
+                    }
+                }
+                if let Some(e) = pair_flips.iter_mut().find(|e| e.0 == key(p)) {
+                    e.2 = e.2.max(p.integral);
+                    e.3 = e.3.max(p.last_max_depth);
                 }
                 if a.is_some() != p.anchor.is_some() {
                     anchor_changes[ba] += 1;
@@ -142,5 +152,12 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!("free bodies {free}, never under both thresholds in the window: {never}");
+    pair_flips.sort_by(|a, b| b.1.cmp(&a.1));
+    println!("pairs by touching flips: bodies, flips, max integral I (m·steps), max depth (m)");
+    for ((ga, gb), n, i, dmax) in pair_flips.iter().take(6) {
+        let (ba, bb) = (body_of(*ga), body_of(*gb));
+        let name = |b: usize| model.geoms.iter().find(|g| g.body == b).map_or("?", |g| g.shape.kind().name());
+        println!("  {ba}({}) – {bb}({}): {n} flips, I ≤ {i:.3e}, depth ≤ {dmax:.3e}", name(ba), name(bb));
+    }
     Ok(())
 }
