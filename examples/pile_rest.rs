@@ -9,7 +9,8 @@
 //!
 //! Arguments: `pile20` (`experiments::pile_scene(Bench, 20, 7)`) or a scaling
 //! scene's JSON; settle seconds; window seconds; optionally a rolling resistance
-//! length (m) given to every material (default 0, the scenes' own).
+//! length (m) given to every material (default 0, the scenes' own); `sleep` to
+//! turn sleeping on.
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::load_scene_str;
@@ -46,7 +47,14 @@ fn main() -> anyhow::Result<()> {
     } else {
         text
     };
-    let model = load_scene_str(&text, which, Path::new("."))?;
+    let mut model = load_scene_str(&text, which, Path::new("."))?;
+    // Optionally `sleep`: sleeping on (the window then also counts sleeping bodies).
+    if args.get(5).map(String::as_str) == Some("sleep") {
+        let mut opt = model.opt;
+        opt.sleep.enabled = true;
+        model = model.with_options(opt);
+    }
+    let mut asleep_sum = 0usize;
     let mut data = Data::new(&model);
     let mut pipe = Pipeline::new(&model);
     let h = model.opt.dt;
@@ -74,6 +82,7 @@ fn main() -> anyhow::Result<()> {
     let mut ke_end = 0.0;
     for _ in 0..steps {
         pipe.step(&model, &mut data);
+        asleep_sum += data.stats.sleeping;
         for b in 0..nb {
             if model.bodies[b].kind != BodyKind::Free {
                 continue;
@@ -151,13 +160,27 @@ fn main() -> anyhow::Result<()> {
             tp
         );
     }
-    println!("free bodies {free}, never under both thresholds in the window: {never}");
-    pair_flips.sort_by(|a, b| b.1.cmp(&a.1));
+    println!(
+        "free bodies {free}, never under both thresholds in the window: {never}; mean asleep {:.2}, asleep at the end {}",
+        asleep_sum as f64 / steps as f64,
+        data.stats.sleeping
+    );
+    pair_flips.sort_by_key(|b| std::cmp::Reverse(b.1));
     println!("pairs by touching flips: bodies, flips, max integral I (m·steps), max depth (m)");
     for ((ga, gb), n, i, dmax) in pair_flips.iter().take(6) {
         let (ba, bb) = (body_of(*ga), body_of(*gb));
-        let name = |b: usize| model.geoms.iter().find(|g| g.body == b).map_or("?", |g| g.shape.kind().name());
-        println!("  {ba}({}) – {bb}({}): {n} flips, I ≤ {i:.3e}, depth ≤ {dmax:.3e}", name(ba), name(bb));
+        let name = |b: usize| {
+            model
+                .geoms
+                .iter()
+                .find(|g| g.body == b)
+                .map_or("?", |g| g.shape.kind().name())
+        };
+        println!(
+            "  {ba}({}) – {bb}({}): {n} flips, I ≤ {i:.3e}, depth ≤ {dmax:.3e}",
+            name(ba),
+            name(bb)
+        );
     }
     Ok(())
 }
