@@ -431,3 +431,86 @@ fn a_step_unwound_by_a_panic_leaves_no_stale_sleep_state() {
     let fresh = run(&mut d, &mut Pipeline::new(&model));
     assert_eq!(after_fault, fresh, "the pipeline kept stale sleep state");
 }
+
+/// A 0.05 m, 1 kg ball rolling without slip at v0 = 0.1 m/s along +x on the floor
+/// (ω = v0 / r about +y), rolling resistance length `rolling` (m) on both
+/// materials, penalty (the bench pile's gains).
+fn rolling_ball(rolling: f64, sleep: bool) -> String {
+    format!(
+        "[world]\nsleep = {{ enabled = {sleep} }}\ngravity = [0.0, 0.0, -9.81]\ndt = 0.001\n\
+         integrator = \"semi_implicit_euler\"\nmethod = \"penalty\"\n\n\
+         [penalty]\nkp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0\n\n\
+         [[body]]\nname = \"floor\"\nstatic = true\nshape = {{ type = \"plane\" }}\n\
+         material = {{ mu = 0.8, rolling = {rolling:?} }}\n\n\
+         [[body]]\nname = \"ball\"\nshape = {{ type = \"sphere\", radius = 0.05 }}\nmass = 1.0\n\
+         position = [0.0, 0.0, 0.05]\nvelocity = [0.1, 0.0, 0.0]\nangular_velocity = [0.0, 2.0, 0.0]\n\
+         material = {{ mu = 0.8, rolling = {rolling:?} }}\n"
+    )
+}
+
+/// Why the bench piles never sleep (docs/BENCHMARKS.md "Piles that sleep"): with
+/// no rolling resistance a rolling ball loses speed only to a viscous drag (the
+/// normal damping over its contact patch: a torque ∝ ω), v = v0 e^{−t/τ}, so it
+/// never stops in finite time and reaches the sleep threshold only after
+/// τ ln(v/v_rest) — seconds for a few cm/s, and any knock starts it over. A
+/// rolling resistance length μ_r adds the constant torque μ_r m g, a deceleration
+/// a = 5 μ_r g / (7 r) (solid sphere: (I/r + m r) a = −μ_r m g); then
+/// dv/dt = −a − v/τ stops it at t* = τ ln(1 + v0/(aτ)), after
+/// d = τ v0 − a τ t*; it falls asleep there.
+#[test]
+fn a_ball_without_rolling_resistance_never_stops_one_with_it_stops_and_sleeps() {
+    let (v0, r, g) = (0.1, 0.05, 9.81);
+    // Ideal rolling: equal ratios v(1)/v(2) = v(2)/v(3) (±1 %): an exponential
+    // decay; still above v_rest and awake at 3 s.
+    let model = load(&rolling_ball(0.0, true));
+    let mut d = Data::new(&model);
+    let mut p = Pipeline::new(&model);
+    let mut v = Vec::new();
+    for _ in 0..3 {
+        for _ in 0..1000 {
+            p.step(&model, &mut d);
+            assert!(
+                !d.asleep[1],
+                "the rolling ball fell asleep at t = {}",
+                d.time
+            );
+        }
+        v.push(d.state[1].v.x);
+    }
+    let (q1, q2) = (v[0] / v[1], v[1] / v[2]);
+    assert!(
+        q1 > 1.0 && (q1 / q2 - 1.0).abs() < 0.01,
+        "not an exponential decay: v at 1, 2, 3 s = {v:?}"
+    );
+    assert!(v[2] > V_REST, "v(3 s) = {} under v_rest", v[2]);
+    let tau = 1.0 / q1.ln();
+    // Rolling resistance: stops at d (±3 %), sleeps within rest_time + 0.1 s of
+    // stopping; the pose with sleeping on is the one without, within the rest
+    // tolerance.
+    let mu_r = 2e-3;
+    let a = 5.0 * mu_r * g / (7.0 * r);
+    let t_stop = tau * (1.0 + v0 / (a * tau)).ln();
+    let dist = tau * v0 - a * tau * t_stop;
+    let mut ends = Vec::new();
+    for sleep in [false, true] {
+        let model = load(&rolling_ball(mu_r, sleep));
+        let mut d = Data::new(&model);
+        let mut p = Pipeline::new(&model);
+        let steps = ((t_stop + REST_TIME + 0.1) / model.opt.dt).ceil() as usize;
+        for _ in 0..steps {
+            p.step(&model, &mut d);
+        }
+        let x = d.state[1].x.x;
+        assert!(
+            (x - dist).abs() < 0.03 * dist,
+            "sleep {sleep}: stopped at x = {x} m, expected {dist} m (τ = {tau} s)"
+        );
+        assert_eq!(
+            d.asleep[1], sleep,
+            "sleep {sleep}: asleep at t = {}",
+            d.time
+        );
+        ends.push(d);
+    }
+    assert_poses_close(&ends[1], &ends[0], "rolling ball with resistance");
+}

@@ -76,6 +76,11 @@ pub struct BenchArgs {
     /// (`[penalty.friction] implicit = true`).
     #[arg(long)]
     pub implicit_friction: bool,
+    /// Physics: a rolling resistance length (m) of at least this for every geom's
+    /// material (`material.rolling`; the bench and scaling piles have none: their
+    /// spheres and capsules roll ideally, without loss, and never rest).
+    #[arg(long, default_value_t = 0.0)]
+    pub rolling: f64,
     /// Also write the JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -244,6 +249,11 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
         let mut opt = model.opt;
         opt.sleep.enabled = true;
         model = model.with_options(opt);
+    }
+    if a.rolling > 0.0 && a.rolling.is_finite() {
+        for g in &mut model.geoms {
+            g.material.rolling = g.material.rolling.max(a.rolling);
+        }
     }
     if let (true, crate::model::Method::Penalty(mut p)) = (a.implicit_friction, model.opt.method) {
         p.friction.implicit = true;
@@ -574,6 +584,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
             "integrator": a.integrator,
             "sleep": a.sleep,
             "implicit_friction": a.implicit_friction,
+            "rolling": a.rolling,
             "quick": a.quick,
             "reps": a.reps,
             "rep_target_s": rep_s,
