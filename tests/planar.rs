@@ -110,7 +110,14 @@ fn frictionless_slide_keeps_speed() {
     for method in ["lcp", "peg"] {
         let text = world(method, 1e-3, -9.81)
             + &body("table", true, TABLE, [0.0, -0.1], "", 0.0)
-            + &body("sq", false, &square(0.05), [-0.3, 0.05], "velocity = [0.5, 0.0, 0.0]", 0.0);
+            + &body(
+                "sq",
+                false,
+                &square(0.05),
+                [-0.3, 0.05],
+                "velocity = [0.5, 0.0, 0.0]",
+                0.0,
+            );
         let model = load_str(&text);
         let mut data = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -166,14 +173,29 @@ fn locked_body_stays_in_plane() {
             );
             assert!(s.x.z.abs() <= 1e-12, "{method}: z {}", s.x.z);
             assert!(s.v.z.abs() <= 1e-12, "{method}: v_z {}", s.v.z);
-            assert!(s.w.x.abs() <= 1e-12 && s.w.y.abs() <= 1e-12, "{method}: ω {:?}", s.w);
-            assert!(s.q.i.abs() <= 1e-12 && s.q.j.abs() <= 1e-12, "{method}: q {:?}", s.q);
+            assert!(
+                s.w.x.abs() <= 1e-12 && s.w.y.abs() <= 1e-12,
+                "{method}: ω {:?}",
+                s.w
+            );
+            assert!(
+                s.q.i.abs() <= 1e-12 && s.q.j.abs() <= 1e-12,
+                "{method}: q {:?}",
+                s.q
+            );
             if torque_z == 0.0 {
                 // The method's own drift of L_z: the same body unlocked, spinning
                 // about z without forces (the locks must add nothing to it).
                 let free_text = world(method, 1e-3, 0.0)
-                    + &body("sq", false, &square(0.05), [0.0, 0.0], "angular_velocity = [0.0, 0.0, 3.0]", 0.5)
-                        .replace("lock = [\"planar\"]\n", "");
+                    + &body(
+                        "sq",
+                        false,
+                        &square(0.05),
+                        [0.0, 0.0],
+                        "angular_velocity = [0.0, 0.0, 3.0]",
+                        0.5,
+                    )
+                    .replace("lock = [\"planar\"]\n", "");
                 let fm = load_str(&free_text);
                 assert!(!fm.bodies[b].lock.any());
                 let mut fd = Data::new(&fm);
@@ -188,11 +210,18 @@ fn locked_body_stays_in_plane() {
                 // Measured: 1.0e-10 for every method (bit-identical ω), against
                 // 5.1e-13 unlocked; the source of the excess is open (module doc).
                 let tol = d_free + 1e-9;
-                assert!(d_lock <= tol, "{method}: L_z {l0} → {l} (unlocked drift {d_free:e})");
+                assert!(
+                    d_lock <= tol,
+                    "{method}: L_z {l0} → {l} (unlocked drift {d_free:e})"
+                );
             } else {
                 // ω_z = 3 + τ_z t / I_zz (within the method's integration error).
                 let expect = 3.0 + torque_z * data.time / izz;
-                assert!((s.w.z - expect).abs() <= 1e-6 * expect, "{method}: ω_z {} vs {expect}", s.w.z);
+                assert!(
+                    (s.w.z - expect).abs() <= 1e-6 * expect,
+                    "{method}: ω_z {} vs {expect}",
+                    s.w.z
+                );
             }
         }
     }
@@ -209,11 +238,19 @@ fn locked_body_stays_in_plane() {
 #[test]
 fn sm_trap_2d_vertex_over_a_corner() {
     // Apex at the origin of the body frame, 0.1 m wide, 0.1 m tall.
-    let tri = "{ type = \"polygon\", points = [[0.0, 0.0], [0.05, 0.1], [-0.05, 0.1]], thickness = 0.1 }";
+    let tri =
+        "{ type = \"polygon\", points = [[0.0, 0.0], [0.05, 0.1], [-0.05, 0.1]], thickness = 0.1 }";
     for method in ["lcp", "peg"] {
         let text = world(method, 1e-3, -9.81)
             + &body("table", true, TABLE, [0.0, -0.1], "", 0.0)
-            + &body("tri", false, tri, [0.4, 0.0], "velocity = [0.5, 0.0, 0.0]", 0.0);
+            + &body(
+                "tri",
+                false,
+                tri,
+                [0.4, 0.0],
+                "velocity = [0.5, 0.0, 0.0]",
+                0.0,
+            );
         let model = load_str(&text);
         let mut data = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -242,7 +279,11 @@ fn sm_trap_2d_vertex_over_a_corner() {
         );
         if method == "peg" {
             assert!(dv <= 1e-9, "peg: v_x changed by {dv:e} on the face");
-            assert!(s.x.x > 0.55, "peg: the apex did not pass the corner: x {}", s.x.x);
+            assert!(
+                s.x.x > 0.55,
+                "peg: the apex did not pass the corner: x {}",
+                s.x.x
+            );
             assert!(worst <= 1e-12, "peg overlap {worst:e} L²");
         }
     }

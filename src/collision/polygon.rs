@@ -364,8 +364,12 @@ pub fn overlap_area(
 pub fn prism_section(p: &super::ConvexPolytope) -> Option<(ConvexPolygon, f64)> {
     let tol = 1e-9 * p.radius.max(f64::MIN_POSITIVE);
     let z0 = p.vertices.iter().map(|v| v.z).fold(f64::INFINITY, f64::min);
-    let z1 = p.vertices.iter().map(|v| v.z).fold(f64::NEG_INFINITY, f64::max);
-    if !(z1 - z0 > tol) {
+    let z1 = p
+        .vertices
+        .iter()
+        .map(|v| v.z)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if z1 - z0 <= tol || z1.is_nan() || z0.is_nan() {
         return None;
     }
     let (mut lo, mut hi) = (Vec::new(), Vec::new());
@@ -378,10 +382,7 @@ pub fn prism_section(p: &super::ConvexPolytope) -> Option<(ConvexPolygon, f64)> 
             return None;
         }
     }
-    let same = lo.len() == hi.len()
-        && lo
-            .iter()
-            .all(|a| hi.iter().any(|b| (a - b).norm() <= tol));
+    let same = lo.len() == hi.len() && lo.iter().all(|a| hi.iter().any(|b| (a - b).norm() <= tol));
     if !same {
         return None;
     }
@@ -397,8 +398,5 @@ pub fn planar_pose(x: &crate::math::Pose) -> Option<Pose2> {
         return None;
     }
     let t = x.translation.vector;
-    Some(Pose2::new(
-        Vec2::new(t.x, t.y),
-        m[(1, 0)].atan2(m[(0, 0)]),
-    ))
+    Some(Pose2::new(Vec2::new(t.x, t.y), m[(1, 0)].atan2(m[(0, 0)])))
 }

@@ -91,12 +91,20 @@ pub fn pour_scene_2d(seed: u64, method: PourMethod, h: f64) -> PourScene {
     let mut releases = Vec::with_capacity(BODIES);
     for i in 0..BODIES {
         // Draws in a fixed order per body: scales, points, angle, drop point.
-        let sc = [rng.uniform(0.6, 1.0) * RADIUS, rng.uniform(0.6, 1.0) * RADIUS];
+        let sc = [
+            rng.uniform(0.6, 1.0) * RADIUS,
+            rng.uniform(0.6, 1.0) * RADIUS,
+        ];
         let mut pts = String::new();
         for k in 0..HULL_POINTS {
             let phi = rng.uniform(0.0, std::f64::consts::TAU);
             let sep = if k == 0 { "" } else { ", " };
-            let _ = write!(pts, "{sep}[{:?}, {:?}]", phi.cos() * sc[0], phi.sin() * sc[1]);
+            let _ = write!(
+                pts,
+                "{sep}[{:?}, {:?}]",
+                phi.cos() * sc[0],
+                phi.sin() * sc[1]
+            );
         }
         let theta = rng.uniform(0.0, std::f64::consts::TAU);
         let drop = Vec3::new(rng.uniform(-0.25, 0.25), DROP_Y, 0.0);

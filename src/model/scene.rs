@@ -91,8 +91,8 @@
 //! (URDF's convention). A robot's pose keys place its root link frame.
 
 use super::{
-    BodyKind, BodySpec, Locks, ContactModel, DampingRule, FrictionParams, Gain, HuntCrossleyParams,
-    ImpactParams, Integrator, LcpParams, LcpSolverKind, MassSpec, Material, Method, Model,
+    BodyKind, BodySpec, ContactModel, DampingRule, FrictionParams, Gain, HuntCrossleyParams,
+    ImpactParams, Integrator, LcpParams, LcpSolverKind, Locks, MassSpec, Material, Method, Model,
     ModelBuilder, Options, PenaltyParams, PenaltyPoints, SleepParams, StabilizationScheme,
 };
 use crate::collision::{mesh, Shape};
@@ -1533,7 +1533,10 @@ fn shape_of(s: &ShapeToml, dir: &Path, ipc: bool) -> Result<Shape, (String, Stri
         }
         ShapeToml::Polygon { points, thickness } => {
             size(*thickness, "shape.thickness")?;
-            if !points.iter().all(|p| p.iter().all(|c| c.is_finite() && c.abs() <= MAX_COORD)) {
+            if !points
+                .iter()
+                .all(|p| p.iter().all(|c| c.is_finite() && c.abs() <= MAX_COORD))
+            {
                 return Err((
                     "shape.points".into(),
                     format!("points must be finite, within ±{MAX_COORD:e} m"),

@@ -50,6 +50,7 @@ pub enum ExperimentKind {
     /// 003 Figs. 20–22: random convex polygons poured into an open box in the
     /// planar world, standard model vs PEG, overlap area against step size,
     /// contacts and SM traps per step.
+    #[command(name = "peg-pour-2d")]
     PegPour2d(PegPourArgs),
 }
 

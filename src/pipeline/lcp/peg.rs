@@ -102,17 +102,17 @@ use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_
 use crate::collision::features::{
     potential_contacts, Constraint, FeatureParams, FeatureScratch, PotentialContacts,
 };
+use crate::collision::features::{Feature, PotentialContact};
 use crate::collision::overlap::{intersection_volume, OverlapScratch};
 use crate::collision::polygon::{
     planar_pose, potential_contacts_2d, prism_section, ConvexPolygon, Feature2, PolygonScratch,
     PotentialContacts2,
 };
-use crate::collision::features::{Feature, PotentialContact};
-use crate::math::Vec3;
 use crate::collision::{ConvexPolytope, Shape};
 use crate::data::{BodyState, StepStats};
 use crate::diag;
 use crate::math::tangent_basis;
+use crate::math::Vec3;
 use crate::model::{LcpParams, Material, Model};
 use crate::solver::{reshape_zeroed, resize_zeroed, LemkeParams, LemkeStatus, PgsStatus};
 use std::fmt::Write as _;
@@ -376,15 +376,17 @@ fn planar_contacts(
         Feature2::Edge(i) => Feature::Edge(i),
     };
     pw.pc.clear();
-    pw.pc.contacts.extend(pw.pc2.contacts.iter().map(|c| PotentialContact {
-        feature_a: f(c.feature_a),
-        feature_b: f(c.feature_b),
-        p_a: Vec3::new(c.p_a.x, c.p_a.y, zc),
-        p_b: Vec3::new(c.p_b.x, c.p_b.y, zc),
-        normal: Vec3::new(c.normal.x, c.normal.y, 0.0),
-        psi: c.psi,
-        applicability: c.applicability,
-    }));
+    pw.pc
+        .contacts
+        .extend(pw.pc2.contacts.iter().map(|c| PotentialContact {
+            feature_a: f(c.feature_a),
+            feature_b: f(c.feature_b),
+            p_a: Vec3::new(c.p_a.x, c.p_a.y, zc),
+            p_b: Vec3::new(c.p_b.x, c.p_b.y, zc),
+            normal: Vec3::new(c.normal.x, c.normal.y, 0.0),
+            psi: c.psi,
+            applicability: c.applicability,
+        }));
     pw.pc.constraints.extend(pw.pc2.constraints.iter().cloned());
     pw.pc.members.extend_from_slice(&pw.pc2.members);
     true
