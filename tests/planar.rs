@@ -288,3 +288,51 @@ fn sm_trap_2d_vertex_over_a_corner() {
         }
     }
 }
+
+/// The new scene keys fail with errors naming the key: an unknown name in
+/// `lock`, a lock on a static body, a polygon with a non-positive thickness or
+/// without area.
+#[test]
+fn planar_scene_errors_name_the_key() {
+    let base = world("peg", 1e-3, -9.81);
+    let cases = [
+        (
+            body("sq", false, &square(0.05), [0.0, 0.0], "", 0.5).replace("[\"planar\"]", "[\"w\"]"),
+            "lock",
+            "unknown degree of freedom 'w'",
+        ),
+        (
+            body("t", true, TABLE, [0.0, 0.0], "lock = [\"z\"]", 0.5),
+            "lock",
+            "free bodies only",
+        ),
+        (
+            body("sq", false, &square(0.05).replace("thickness = 0.1", "thickness = -1.0"), [0.0, 0.0], "", 0.5),
+            "shape.thickness",
+            "",
+        ),
+        (
+            body(
+                "sq",
+                false,
+                "{ type = \"polygon\", points = [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], thickness = 0.1 }",
+                [0.0, 0.0],
+                "",
+                0.5,
+            ),
+            "shape.points",
+            "",
+        ),
+    ];
+    for (b, key, msg) in cases {
+        let text = base.clone() + &b;
+        match rtphys::model::scene::load_scene_str(&text, "bad.toml", ".".as_ref()) {
+            Ok(_) => panic!("accepted: {b}"),
+            Err(e) => {
+                let s = e.to_string();
+                println!("{s}");
+                assert!(s.contains(key) && s.contains(msg), "{key}: {s}");
+            }
+        }
+    }
+}

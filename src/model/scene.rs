@@ -1533,6 +1533,12 @@ fn shape_of(s: &ShapeToml, dir: &Path, ipc: bool) -> Result<Shape, (String, Stri
         }
         ShapeToml::Polygon { points, thickness } => {
             size(*thickness, "shape.thickness")?;
+            if *thickness <= 0.0 {
+                return Err((
+                    "shape.thickness".into(),
+                    format!("must be > 0 m, got {thickness}"),
+                ));
+            }
             if !points
                 .iter()
                 .all(|p| p.iter().all(|c| c.is_finite() && c.abs() <= MAX_COORD))
