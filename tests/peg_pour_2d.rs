@@ -28,9 +28,9 @@ fn pour_2d_scene_is_planar() {
 }
 
 /// Ignored: does not hold yet. Measured (this test, `--include-ignored
-/// --nocapture`): h = 1e-3, seeds 1, 2: standard max 7.5e-4 / 1.1e-3 L² (828 / 659
+/// --nocapture`): h = 1e-3, seeds 1, 2: standard max 7.5e-4 / 6.2e-4 L² (860 / 643
 /// Lemke failures), PEG max 1.1e-5 / 1.1e-3 L² (0 failures); h = 1e-2: standard
-/// 2.5e-2 / 1.5e-2 L² (68 / 97 failures), PEG 3.0e-5 / 2.4e-2 L² (0 failures).
+/// 2.1e-2 / 1.5e-2 L² (111 / 79 failures), PEG 3.0e-5 / 2.4e-2 L² (0 failures).
 /// PEG never failed a solve where the standard model survived (the second
 /// criterion holds; the standard model fails in every run). The first overlap
 /// (seed 2, h = 1e-3, t = 1.237 s, poly0–poly3, 3.9e-8 L²) is a polygon landing at
