@@ -6,6 +6,7 @@
 pub mod hc_energy;
 pub mod lcp_scenes;
 pub mod peg_pour;
+pub mod peg_pour_2d;
 
 use crate::data::Data;
 use crate::math::{SplitMix64, Vec3};

@@ -356,3 +356,47 @@ pub fn overlap_area(
         0.0
     }
 }
+
+/// The planar world's polygons are right prisms along their geom's z
+/// (`shape = { type = "polygon", … }` in scenes): the cross-section of `p` if it is
+/// one — every vertex at z = z₀ or z₁ (within 1e-9 of its size), the two sets
+/// with the same (x, y) — and its half thickness; `None` otherwise.
+pub fn prism_section(p: &super::ConvexPolytope) -> Option<(ConvexPolygon, f64)> {
+    let tol = 1e-9 * p.radius.max(f64::MIN_POSITIVE);
+    let z0 = p.vertices.iter().map(|v| v.z).fold(f64::INFINITY, f64::min);
+    let z1 = p
+        .vertices
+        .iter()
+        .map(|v| v.z)
+        .fold(f64::NEG_INFINITY, f64::max);
+    if z1 - z0 <= tol || z1.is_nan() || z0.is_nan() {
+        return None;
+    }
+    let (mut lo, mut hi) = (Vec::new(), Vec::new());
+    for v in &p.vertices {
+        if (v.z - z0).abs() <= tol {
+            lo.push(Vec2::new(v.x, v.y));
+        } else if (v.z - z1).abs() <= tol {
+            hi.push(Vec2::new(v.x, v.y));
+        } else {
+            return None;
+        }
+    }
+    let same = lo.len() == hi.len() && lo.iter().all(|a| hi.iter().any(|b| (a - b).norm() <= tol));
+    if !same {
+        return None;
+    }
+    ConvexPolygon::hull(&lo).map(|poly| (poly, 0.5 * (z1 - z0)))
+}
+
+/// The planar pose (x, y, θ) of a 3D pose whose rotation maps z to z (within
+/// 1e-9); `None` otherwise.
+pub fn planar_pose(x: &crate::math::Pose) -> Option<Pose2> {
+    let r = x.rotation.to_rotation_matrix();
+    let m = r.matrix();
+    if (m[(2, 2)] - 1.0).abs() > 1e-9 || m[(0, 2)].abs() > 1e-9 || m[(1, 2)].abs() > 1e-9 {
+        return None;
+    }
+    let t = x.translation.vector;
+    Some(Pose2::new(Vec2::new(t.x, t.y), m[(1, 0)].atan2(m[(0, 0)])))
+}

@@ -437,6 +437,77 @@ pub enum BodyKind {
     Link { robot: u32, link: u32 },
 }
 
+/// Locked degrees of freedom of a free body, in world axes: translations along
+/// x, y, z and rotations about x, y, z (`[x, y, z, rx, ry, rz]`). A locked
+/// velocity component stays 0: the LCP step zeroes the rows and columns of M⁻¹
+/// and of ν_f (the constraint force is implicit and exact), the other methods
+/// zero the locked accelerations and every method projects the state after the
+/// step (`pipeline::locks`). The planar world of 003's 2D experiment is
+/// [`Locks::PLANAR`]: motion in the x–y plane, rotation about z.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Locks(pub [bool; 6]);
+
+impl Locks {
+    pub const NONE: Locks = Locks([false; 6]);
+    /// z, rx and ry locked: (x, y, θ) in the plane z = const.
+    pub const PLANAR: Locks = Locks([false, false, true, true, true, false]);
+    /// Names of the components, as the scene key `lock` takes them.
+    pub const NAMES: [&'static str; 6] = ["x", "y", "z", "rx", "ry", "rz"];
+    pub fn any(&self) -> bool {
+        self.0.iter().any(|&l| l)
+    }
+
+    /// The inverse of the world inertia `i_w` on the free rotations only: the
+    /// locked rows and columns 0, the free block the inverse of `i_w`'s free
+    /// block (the constrained body's response to a torque; it equals the free
+    /// block of I_w⁻¹ only when the locked axes are principal). `i_w_inv` is
+    /// returned unchanged when no rotation is locked.
+    pub fn inverse_inertia(&self, i_w: &Mat3, i_w_inv: &Mat3) -> Mat3 {
+        let mut free = [0usize; 3];
+        let mut k = 0;
+        for a in 0..3 {
+            if !self.0[3 + a] {
+                free[k] = a;
+                k += 1;
+            }
+        }
+        let mut out = Mat3::zeros();
+        match k {
+            3 => return *i_w_inv,
+            2 => {
+                let (a, b) = (free[0], free[1]);
+                let det = i_w[(a, a)] * i_w[(b, b)] - i_w[(a, b)] * i_w[(b, a)];
+                if det != 0.0 && det.is_finite() {
+                    out[(a, a)] = i_w[(b, b)] / det;
+                    out[(b, b)] = i_w[(a, a)] / det;
+                    out[(a, b)] = -i_w[(a, b)] / det;
+                    out[(b, a)] = -i_w[(b, a)] / det;
+                }
+            }
+            1 => {
+                let a = free[0];
+                if i_w[(a, a)] != 0.0 && i_w[(a, a)].is_finite() {
+                    out[(a, a)] = 1.0 / i_w[(a, a)];
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+    /// Zeroes the locked components of a linear (`v`) and angular (`w`) vector.
+    #[inline]
+    pub fn project(&self, v: &mut Vec3, w: &mut Vec3) {
+        for i in 0..3 {
+            if self.0[i] {
+                v[i] = 0.0;
+            }
+            if self.0[3 + i] {
+                w[i] = 0.0;
+            }
+        }
+    }
+}
+
 /// A rigid body. Its frame's origin is the centre of mass.
 #[derive(Clone, Debug)]
 pub struct Body {
@@ -457,6 +528,8 @@ pub struct Body {
     pub w0: Vec3,
     /// Range into `Model::geoms`.
     pub geoms: std::ops::Range<usize>,
+    /// Locked degrees of freedom (free bodies only; [`Locks`]).
+    pub lock: Locks,
 }
 
 impl Body {
@@ -612,6 +685,8 @@ pub struct BodySpec {
     /// Shapes with their poses in the body frame (the geom poses are given about the
     /// body frame origin; the builder shifts it to the centre of mass).
     pub geoms: Vec<(Shape, Pose, Material)>,
+    /// Locked degrees of freedom (free bodies only).
+    pub lock: Locks,
 }
 
 impl BodySpec {
@@ -626,6 +701,7 @@ impl BodySpec {
             velocity: Vec3::zeros(),
             angular_velocity: Vec3::zeros(),
             geoms: vec![(shape, Pose::identity(), Material::default())],
+            lock: Locks::NONE,
         }
     }
     pub fn fixed(name: &str, shape: Shape, pose: Pose) -> Self {
@@ -638,7 +714,13 @@ impl BodySpec {
             velocity: Vec3::zeros(),
             angular_velocity: Vec3::zeros(),
             geoms: vec![(shape, pose, Material::default())],
+            lock: Locks::NONE,
         }
+    }
+    /// Locks degrees of freedom ([`Locks`]).
+    pub fn locked(mut self, lock: Locks) -> Self {
+        self.lock = lock;
+        self
     }
     pub fn at(mut self, p: Vec3) -> Self {
         self.position = p;
@@ -773,6 +855,12 @@ impl ModelBuilder {
                     material,
                 });
             }
+            if spec.lock.any() && spec.kind != BodyKind::Free {
+                return Err(ctx("lock applies to free bodies only".into()));
+            }
+            // A locked component of the initial velocity is dropped (projected).
+            let (mut v0, mut w0) = (spec.velocity, spec.angular_velocity);
+            spec.lock.project(&mut v0, &mut w0);
             bodies.push(Body {
                 name: spec.name,
                 kind: spec.kind,
@@ -782,9 +870,10 @@ impl ModelBuilder {
                 inertia,
                 inv_inertia,
                 pose0,
-                v0: spec.velocity,
-                w0: spec.angular_velocity,
+                v0,
+                w0,
                 geoms: g0..geoms.len(),
+                lock: spec.lock,
             });
         }
         let robots = add_robots(&opt, self.robots, &mut bodies, &mut geoms, &mut body_names)?;
@@ -902,6 +991,7 @@ fn add_robots(
                 v0: Vec3::zeros(),
                 w0: Vec3::zeros(),
                 geoms: g0..geoms.len(),
+                lock: Locks::NONE,
             });
             rm.link_body[li] = Some(bi);
         }

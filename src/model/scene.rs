@@ -92,7 +92,7 @@
 
 use super::{
     BodyKind, BodySpec, ContactModel, DampingRule, FrictionParams, Gain, HuntCrossleyParams,
-    ImpactParams, Integrator, LcpParams, LcpSolverKind, MassSpec, Material, Method, Model,
+    ImpactParams, Integrator, LcpParams, LcpSolverKind, Locks, MassSpec, Material, Method, Model,
     ModelBuilder, Options, PenaltyParams, PenaltyPoints, SleepParams, StabilizationScheme,
 };
 use crate::collision::{mesh, Shape};
@@ -508,6 +508,9 @@ struct BodyToml {
     #[serde(default)]
     angular_velocity: [f64; 3],
     material: Option<Material>,
+    /// Locked degrees of freedom: names among x, y, z, rx, ry, rz, or "planar"
+    /// (= z, rx, ry: the planar world of 003's 2D experiment).
+    lock: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -542,6 +545,13 @@ enum ShapeToml {
     },
     Polytope {
         points: Vec<[f64; 3]>,
+    },
+    /// A convex polygon in the geom's x–y plane (the hull of `points`), extruded
+    /// along z by `thickness` (a right prism, centred on z = 0): the shape of the
+    /// planar world.
+    Polygon {
+        points: Vec<[f64; 2]>,
+        thickness: f64,
     },
     Mesh {
         file: String,
@@ -1521,6 +1531,30 @@ fn shape_of(s: &ShapeToml, dir: &Path, ipc: bool) -> Result<Shape, (String, Stri
             }
             Shape::polytope(&pts).map_err(|e| ("shape.points".to_string(), e.to_string()))
         }
+        ShapeToml::Polygon { points, thickness } => {
+            size(*thickness, "shape.thickness")?;
+            if *thickness <= 0.0 {
+                return Err((
+                    "shape.thickness".into(),
+                    format!("must be > 0 m, got {thickness}"),
+                ));
+            }
+            if !points
+                .iter()
+                .all(|p| p.iter().all(|c| c.is_finite() && c.abs() <= MAX_COORD))
+            {
+                return Err((
+                    "shape.points".into(),
+                    format!("points must be finite, within ±{MAX_COORD:e} m"),
+                ));
+            }
+            let h = 0.5 * thickness;
+            let pts: Vec<Vec3> = [-h, h]
+                .iter()
+                .flat_map(|&z| points.iter().map(move |p| Vec3::new(p[0], p[1], z)))
+                .collect();
+            Shape::polytope(&pts).map_err(|e| ("shape.points".to_string(), e.to_string()))
+        }
         ShapeToml::Mesh { file, scale } => {
             if !(scale.is_finite() && *scale > 0.0 && *scale <= MAX_COORD) {
                 return Err((
@@ -1632,6 +1666,25 @@ fn body_spec(b: &BodyToml, dir: &Path, ipc: bool) -> Result<BodySpec, (String, S
     };
     let position = finite3(b.position, "position")?;
     let orientation = rotation(b.orientation, b.rpy, "orientation")?;
+    let mut lock = Locks::NONE;
+    for name in b.lock.iter().flatten() {
+        if name == "planar" {
+            for (l, p) in lock.0.iter_mut().zip(Locks::PLANAR.0) {
+                *l |= p;
+            }
+            continue;
+        }
+        let Some(i) = Locks::NAMES.iter().position(|n| n == name) else {
+            return Err((
+                "lock".into(),
+                format!("unknown degree of freedom '{name}' (known: x, y, z, rx, ry, rz, planar)"),
+            ));
+        };
+        lock.0[i] = true;
+    }
+    if lock.any() && kind != BodyKind::Free {
+        return Err(("lock".into(), "applies to free bodies only".into()));
+    }
     Ok(BodySpec {
         name: b.name.clone(),
         kind,
@@ -1641,6 +1694,7 @@ fn body_spec(b: &BodyToml, dir: &Path, ipc: bool) -> Result<BodySpec, (String, S
         velocity: finite3(b.velocity, "velocity")?,
         angular_velocity: finite3(b.angular_velocity, "angular_velocity")?,
         geoms,
+        lock,
     })
 }
 

@@ -95,11 +95,17 @@ pub(crate) fn derivatives(
             Some(bs) => bs[b].inv_inertia_w,
             None => rm * body.inv_inertia * rm.transpose(),
         };
+        // Locked DoFs (`model::Locks`): the free rotations' inverse inertia.
+        let i_w_inv = body.lock.inverse_inertia(&i_w, &i_w_inv);
+        let mut dv = force * body.inv_mass + g;
+        let mut dw = i_w_inv * (torque - s.w.cross(&(i_w * s.w)));
+        // Locked DoFs (`model::Locks`) do not accelerate.
+        body.lock.project(&mut dv, &mut dw);
         out[b] = Deriv {
             dx: s.v,
             dq: integrator::quat_rate(s),
-            dv: force * body.inv_mass + g,
-            dw: i_w_inv * (torque - s.w.cross(&(i_w * s.w))),
+            dv,
+            dw,
         };
     }
 }

@@ -47,6 +47,7 @@ pub mod hunt_crossley;
 pub mod integrator;
 pub mod ipc;
 pub mod lcp;
+pub mod locks;
 pub mod penalty;
 pub mod penalty_implicit;
 pub mod robots;
@@ -364,6 +365,8 @@ fn outline<S: Stepper>(
         }
         lap(&mut data.stats, Stage::NarrowPhase, t);
     }
+    // Locked degrees of freedom (`locks`): the state projected back.
+    locks::project(model, &rollback.state, &mut data.state);
     sleep::deactivate(data, col, sw);
 
     // Check; islands at rest fall asleep.

@@ -562,6 +562,8 @@ fn dof_blocks(
         let rm = r.matrix();
         let i_w: Mat3 = rm * body.inertia * rm.transpose();
         let i_w_inv: Mat3 = rm * body.inv_inertia * rm.transpose();
+        // Locked rotations (`model::Locks`): M⁻¹ of the free rotations only.
+        let i_w_inv = body.lock.inverse_inertia(&i_w, &i_w_inv);
         let inertia = Inertia {
             i: body.inertia,
             inv: body.inv_inertia,
@@ -589,7 +591,18 @@ fn dof_blocks(
         let v_f = st.v + h * (f * body.inv_mass + g);
         let (q_free, w_free) = rotation::step(&st.q, &inertia, &(i_w * st.w), h);
         ls.free_rot.push((q_free, w_free));
-        let w_f = w_free + h * (i_w_inv * xfrc[b].torque);
+        let (mut v_f, mut w_f) = (v_f, w_free + h * (i_w_inv * xfrc[b].torque));
+        if body.lock.any() {
+            // Locked DoFs (`model::Locks`): their rows and columns of M⁻¹ and
+            // their ν_f are 0, so ν⁺ = ν_f + M⁻¹ Gᵀ p keeps them 0 exactly.
+            body.lock.project(&mut v_f, &mut w_f);
+            for k in (0..6).filter(|&k| body.lock.0[k]) {
+                for j in 0..6 {
+                    ls.minv[block.minv + 6 * k + j] = 0.0;
+                    ls.minv[block.minv + 6 * j + k] = 0.0;
+                }
+            }
+        }
         ls.nu
             .extend_from_slice(&[st.v.x, st.v.y, st.v.z, st.w.x, st.w.y, st.w.z]);
         ls.nu_f

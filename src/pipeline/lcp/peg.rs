@@ -72,6 +72,18 @@
 //! The aligned 5-stack's LCP drops from 424 variables (52 forces, 112 slacks) to
 //! 120 (20 forces, no slack), the standard model's size.
 //!
+//! **Planar world** (003's 2D experiment, Figs. 20–22). A geom is planar when
+//! its body is locked to the plane (`model::Locks`: z, rx, ry; or static) and its
+//! shape is a right prism along z whose geom frame keeps z along the world's (the
+//! scene's `type = "polygon"`); its polygon is the prism's cross-section
+//! (`polygon::prism_section`). A pair of planar geoms, one on a locked body, takes
+//! the 2D potential contacts and constraints of `collision::polygon` — vertex–edge
+//! U (eq. (32)) and vertex–vertex I/X (eq. (33)) — mapped into the plane of the
+//! locked body's centre of mass with normals in the plane; the rows, the LCP and
+//! the solve below are the same. The locks zero M⁻¹'s rows of z, rx, ry, so each
+//! row's z and the tangent along z (`tangent_basis` of an in-plane normal always
+//! gives ±z as one tangent) do not act: one in-plane friction direction.
+//!
 //! **Solver.** The matrix is not symmetric (the c columns enter only through the
 //! ones of E_I1, E_I2). It is block-diagonal over the contact islands (rows
 //! connected through moving bodies, `islands.rs`); each island is one dense LCP.
@@ -90,11 +102,17 @@ use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_
 use crate::collision::features::{
     potential_contacts, Constraint, FeatureParams, FeatureScratch, PotentialContacts,
 };
+use crate::collision::features::{Feature, PotentialContact};
 use crate::collision::overlap::{intersection_volume, OverlapScratch};
+use crate::collision::polygon::{
+    planar_pose, potential_contacts_2d, prism_section, ConvexPolygon, Feature2, PolygonScratch,
+    PotentialContacts2,
+};
 use crate::collision::{ConvexPolytope, Shape};
 use crate::data::{BodyState, StepStats};
 use crate::diag;
 use crate::math::tangent_basis;
+use crate::math::Vec3;
 use crate::model::{LcpParams, Material, Model};
 use crate::solver::{reshape_zeroed, resize_zeroed, LemkeParams, LemkeStatus, PgsStatus};
 use std::fmt::Write as _;
@@ -116,6 +134,11 @@ pub(super) struct PegConstraint {
 pub struct PegWorkspace {
     /// Per geom: its convex polytope (boxes and hulls), `None` for other shapes.
     pub(super) hull: Vec<Option<Arc<ConvexPolytope>>>,
+    /// Per geom: its polygon if it belongs to the planar world (module doc,
+    /// "Planar world"), `None` otherwise.
+    pub(super) polygon: Vec<Option<Arc<ConvexPolygon>>>,
+    scratch2: PolygonScratch,
+    pc2: PotentialContacts2,
     /// Per broad-phase candidate: whether its rows are PEG's.
     pub(super) peg_pair: Vec<bool>,
     scratch: FeatureScratch,
@@ -160,7 +183,7 @@ pub struct PegWorkspace {
 
 impl PegWorkspace {
     pub fn new(model: &Model) -> Self {
-        let hull = model
+        let hull: Vec<Option<Arc<ConvexPolytope>>> = model
             .geoms
             .iter()
             .map(|g| match &g.shape {
@@ -169,6 +192,12 @@ impl PegWorkspace {
                 _ => None,
             })
             .collect();
+        let polygon = model
+            .geoms
+            .iter()
+            .zip(&hull)
+            .map(|(g, h)| planar_polygon(model, g, h.as_deref()).map(Arc::new))
+            .collect();
         // Read once here (an env lookup allocates; the step must not).
         let trace = std::env::var("RTPHYS_PEG_TRACE")
             .ok()
@@ -176,10 +205,47 @@ impl PegWorkspace {
             .unwrap_or(0);
         PegWorkspace {
             hull,
+            polygon,
             trace,
             ..Default::default()
         }
     }
+}
+
+/// The polygon of a geom of the planar world (module doc, "Planar world"): a
+/// right prism along z (`polygon::prism_section`) on a body locked to the plane
+/// (`Locks::PLANAR`) or a static one, whose geom frame keeps z along the world's.
+fn planar_polygon(
+    model: &Model,
+    g: &crate::model::Geom,
+    hull: Option<&ConvexPolytope>,
+) -> Option<ConvexPolygon> {
+    let body = &model.bodies[g.body];
+    let planar = match body.kind {
+        crate::model::BodyKind::Free => body.lock.0[2] && body.lock.0[3] && body.lock.0[4],
+        crate::model::BodyKind::Static => true,
+        crate::model::BodyKind::Link { .. } => false,
+    };
+    if !planar {
+        return None;
+    }
+    planar_pose(&(body.pose0 * g.x_bg))?;
+    prism_section(hull?).map(|(p, _)| p)
+}
+
+/// Per geom of `model`: its polygon if it is of the planar world (module doc,
+/// "Planar world").
+pub fn planar_polygons(model: &Model) -> Vec<Option<Arc<ConvexPolygon>>> {
+    PegWorkspace::new(model).polygon
+}
+
+/// Whether a geom pair is of the planar world: both have polygons and one is on a
+/// locked body.
+fn planar_pair(model: &Model, pw: &PegWorkspace, a: usize, b: usize) -> bool {
+    let locked = |g: usize| model.bodies[model.geoms[g].body].lock.any();
+    pw.polygon.get(a).is_some_and(|p| p.is_some())
+        && pw.polygon.get(b).is_some_and(|p| p.is_some())
+        && (locked(a) || locked(b))
 }
 
 /// Whether a geom pair takes PEG's rows: two polytopes, each on a free body or a
@@ -256,6 +322,13 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         }
         let params = FeatureParams::with_distance(eps);
         ls.peg.pair_eps[i] = (eps, 0.0, ls.contacts.len() as u32);
+        if planar_pair(model, &ls.peg, a, b) {
+            let pw = &mut ls.peg;
+            if planar_contacts(inp, a, b, &params, pw) {
+                pair_rows(inp, i, a, b, ls);
+            }
+            continue;
+        }
         {
             let pw = &mut ls.peg;
             potential_contacts(
@@ -270,6 +343,53 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         }
         pair_rows(inp, i, a, b, ls);
     }
+}
+
+/// The planar world's potential contacts of polygons `a`, `b` (eqs. (32)–(33),
+/// `polygon::potential_contacts_2d`) into `pw.pc` as spatial contacts in the
+/// plane z = z_c of the locked body's centre of mass (normals in the plane):
+/// with z, rx and ry locked, a row's z and the points' z do not enter G ν.
+/// `false` if a pose has left the plane (then the pair has no PEG rows).
+fn planar_contacts(
+    inp: &PegInput<'_>,
+    a: usize,
+    b: usize,
+    params: &FeatureParams,
+    pw: &mut PegWorkspace,
+) -> bool {
+    let (Some(Some(pa)), Some(Some(pb))) = (pw.polygon.get(a), pw.polygon.get(b)) else {
+        return false;
+    };
+    let (Some(xa), Some(xb)) = (planar_pose(&inp.poses[a]), planar_pose(&inp.poses[b])) else {
+        return false;
+    };
+    let ga = &inp.model.geoms[a];
+    let locked_body = if inp.model.bodies[ga.body].lock.any() {
+        ga.body
+    } else {
+        inp.model.geoms[b].body
+    };
+    let zc = inp.state[locked_body].x.z;
+    potential_contacts_2d(pa, &xa, pb, &xb, params, &mut pw.scratch2, &mut pw.pc2);
+    let f = |f: Feature2| match f {
+        Feature2::Vertex(i) => Feature::Vertex(i),
+        Feature2::Edge(i) => Feature::Edge(i),
+    };
+    pw.pc.clear();
+    pw.pc
+        .contacts
+        .extend(pw.pc2.contacts.iter().map(|c| PotentialContact {
+            feature_a: f(c.feature_a),
+            feature_b: f(c.feature_b),
+            p_a: Vec3::new(c.p_a.x, c.p_a.y, zc),
+            p_b: Vec3::new(c.p_b.x, c.p_b.y, zc),
+            normal: Vec3::new(c.normal.x, c.normal.y, 0.0),
+            psi: c.psi,
+            applicability: c.applicability,
+        }));
+    pw.pc.constraints.extend(pw.pc2.constraints.iter().cloned());
+    pw.pc.members.extend_from_slice(&pw.pc2.members);
+    true
 }
 
 /// The rows and constraints of one pair's potential contacts (in `ls.peg.pc`).
@@ -940,6 +1060,61 @@ impl OverlapMetric {
     /// Σ of the exact overlap volumes at `state`, m³.
     pub fn volume(&mut self, model: &Model, state: &[BodyState]) -> f64 {
         overlap_volume(model, state, &self.pairs, &self.hull, &mut self.scratch)
+    }
+}
+
+/// The planar world's overlap metric, for any method: Σ of the exact overlap
+/// areas (`polygon::overlap_area`) over every pair of planar geoms (module doc,
+/// "Planar world") of different bodies, except the pairs of two static bodies.
+pub struct OverlapArea {
+    polygon: Vec<Option<Arc<ConvexPolygon>>>,
+    pairs: Vec<(u32, u32)>,
+    scratch: crate::collision::polygon::AreaScratch,
+}
+
+impl OverlapArea {
+    pub fn new(model: &Model) -> Self {
+        let polygon = PegWorkspace::new(model).polygon;
+        let is_static =
+            |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
+        let mut pairs = Vec::new();
+        for a in 0..polygon.len() {
+            for b in a + 1..polygon.len() {
+                if polygon[a].is_some()
+                    && polygon[b].is_some()
+                    && model.geoms[a].body != model.geoms[b].body
+                    && !(is_static(a) && is_static(b))
+                {
+                    pairs.push((a as u32, b as u32));
+                }
+            }
+        }
+        OverlapArea {
+            polygon,
+            pairs,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Σ of the exact overlap areas at `state`, m² (a pair whose pose has left
+    /// the plane counts NaN).
+    pub fn area(&mut self, model: &Model, state: &[BodyState]) -> f64 {
+        let mut total = 0.0;
+        for &(a, b) in &self.pairs {
+            let (a, b) = (a as usize, b as usize);
+            let (Some(Some(pa)), Some(Some(pb))) = (self.polygon.get(a), self.polygon.get(b))
+            else {
+                continue;
+            };
+            let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+            let xa = planar_pose(&(state[ga.body].pose() * ga.x_bg));
+            let xb = planar_pose(&(state[gb.body].pose() * gb.x_bg));
+            let (Some(xa), Some(xb)) = (xa, xb) else {
+                return f64::NAN;
+            };
+            total += crate::collision::polygon::overlap_area(pa, &xa, pb, &xb, &mut self.scratch);
+        }
+        total
     }
 }
 
