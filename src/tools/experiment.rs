@@ -56,9 +56,6 @@ pub enum ExperimentKind {
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct PegPourArgs {
-    /// Dimension: 3 (the 2D pour is `peg-pour-2d`).
-    #[arg(long, default_value_t = 3)]
-    pub dim: u32,
     /// Initial configurations: seeds 1..=N.
     #[arg(long, default_value_t = 10)]
     pub seeds: u64,
@@ -90,11 +87,6 @@ pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
 }
 
 fn peg_pour_main(a: PegPourArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        a.dim == 3,
-        "--dim {}: this is the 3D pour (the 2D pour is `rtphys experiment peg-pour-2d`)",
-        a.dim
-    );
     let steps = sweep_steps(&a)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let runs_path = a.out.join("peg_pour_runs.csv");

@@ -466,7 +466,8 @@ impl Stepper for LcpStepper<'_> {
         if !model.robots.is_empty() {
             articulated::limit_rows(model, robots, qpos, qvel, h, ls);
         }
-        let peg = p.contact_model == ContactModel::Peg;
+        let peg_method = p.contact_model == ContactModel::Peg;
+        let mut peg = peg_method;
         if peg {
             // PEG: the potential contacts' rows replace the polytope pairs' (peg.rs).
             let inp = peg::PegInput {
@@ -479,6 +480,19 @@ impl Stepper for LcpStepper<'_> {
                 window: p.contact_window,
             };
             peg::peg_rows(&inp, ls);
+            if ls.contacts.len() > peg::PEG_MAX_ROWS {
+                // Bounded work (peg.rs, "Row cap"): this step takes the standard
+                // rows, a counted failure and fallback.
+                peg::report_row_cap(ls);
+                stats.solver_failed = true;
+                stats.solver_failures += 1;
+                stats.solver_fallbacks += 1;
+                rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+                if !model.robots.is_empty() {
+                    articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+                }
+                peg = false;
+            }
         }
         delassus::delassus(p, h, ls);
         if peg {
@@ -525,7 +539,7 @@ impl Stepper for LcpStepper<'_> {
             };
             articulated::integrate_robots(model, h, robots, gen, rec, ls);
         }
-        if peg {
+        if peg_method {
             // The exact overlap volume at the end of the step (peg.rs).
             peg::report_overlap(model, state, &col.candidates, &col.geom_pose, ls, stats);
         }

@@ -90,7 +90,9 @@
 //! Lemke solves it as assembled (cold start, the pivot limit
 //! and residual acceptance of the standard path); an island larger than
 //! [`PEG_MAX_LCP`] variables is not attempted (bounded work per step) and counts
-//! as a failure. A failure is counted
+//! as a failure. **Row cap**: a step whose rows exceed [`PEG_MAX_ROWS`] (the
+//! dense W over every row is quadratic in them) is solved with the standard
+//! rows instead (`lcp/mod.rs`), a counted failure and fallback. A failure is counted
 //! (`solver_failures`, `solver_fallbacks`, once per step) and the failed islands
 //! fall back to PGS on the standard model's problem over their force-carrying
 //! contacts only (every one a
@@ -179,6 +181,8 @@ pub struct PegWorkspace {
     /// An island over [`PEG_MAX_LCP`] was reported (once per world: the stats
     /// count every one).
     cap_reported: bool,
+    /// A step over [`PEG_MAX_ROWS`] was reported (once per world).
+    row_cap_reported: bool,
 }
 
 impl PegWorkspace {
@@ -921,6 +925,28 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
 /// ladder makes up to four attempts. Larger islands (the 5-stack's is 120) are a
 /// counted failure and go to the PGS fallback.
 pub const PEG_MAX_LCP: usize = 512;
+
+/// Largest number of contact rows (standard rows kept plus PEG's potential
+/// contacts) a PEG step builds before it gives the step to the standard rows
+/// ("Row cap" in the module doc). The LCP step assembles one dense W of
+/// 3 n × 3 n doubles over every row (`delassus::dense_w`): 75 MB at 1,024 rows.
+/// Fast bodies in the planar world widen the reach ε until every vertex pair of
+/// every candidate pair is a potential contact (a 2D pour at h = 1e-2 reached
+/// ≈ 34,000 rows, an 81 GB W that aborted the process).
+pub const PEG_MAX_ROWS: usize = 1024;
+
+/// Reports (once per world, on the diagnostics thread) a step that went over
+/// [`PEG_MAX_ROWS`]; the caller rebuilds the standard rows and counts it.
+pub(super) fn report_row_cap(ls: &mut LcpWorkspace) {
+    if !ls.peg.row_cap_reported {
+        ls.peg.row_cap_reported = true;
+        diag::emit(diag::Output::Stderr(format!(
+            "rtphys: PEG step of {} contact rows (cap PEG_MAX_ROWS = {PEG_MAX_ROWS}) solved \
+             with the standard rows; further ones are counted in solver_fallbacks only\n",
+            ls.contacts.len()
+        )));
+    }
+}
 
 /// Zero pivot tolerances of Lemke on the scaled PEG LCP, tried in order (see
 /// [`solve_island`]).
