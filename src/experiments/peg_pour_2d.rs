@@ -42,7 +42,7 @@ use crate::collision::polygon::{
 use crate::data::Data;
 use crate::math::{SplitMix64, Vec3};
 use crate::model::Model;
-use crate::pipeline::lcp::peg::{planar_polygons, OverlapArea};
+use crate::pipeline::lcp::peg::{planar_pairs, planar_polygons, OverlapArea};
 use crate::pipeline::Pipeline;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -129,20 +129,7 @@ pub struct TrapCounter {
 impl TrapCounter {
     pub fn new(model: &Model) -> Self {
         let polygon = planar_polygons(model);
-        let is_static =
-            |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
-        let mut pairs = Vec::new();
-        for a in 0..polygon.len() {
-            for b in a + 1..polygon.len() {
-                if polygon[a].is_some()
-                    && polygon[b].is_some()
-                    && model.geoms[a].body != model.geoms[b].body
-                    && !(is_static(a) && is_static(b))
-                {
-                    pairs.push((a as u32, b as u32));
-                }
-            }
-        }
+        let pairs = planar_pairs(model, &polygon);
         TrapCounter {
             polygon,
             pairs,

@@ -243,6 +243,27 @@ pub fn planar_polygons(model: &Model) -> Vec<Option<Arc<ConvexPolygon>>> {
     PegWorkspace::new(model).polygon
 }
 
+/// The pairs of planar geoms (`planar_polygons`) of different bodies, except
+/// pairs of two non-free bodies: those the 2D metrics (overlap area, SM traps)
+/// walk.
+pub fn planar_pairs(model: &Model, polygon: &[Option<Arc<ConvexPolygon>>]) -> Vec<(u32, u32)> {
+    let is_static =
+        |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
+    let mut pairs = Vec::new();
+    for a in 0..polygon.len() {
+        for b in a + 1..polygon.len() {
+            if polygon[a].is_some()
+                && polygon[b].is_some()
+                && model.geoms[a].body != model.geoms[b].body
+                && !(is_static(a) && is_static(b))
+            {
+                pairs.push((a as u32, b as u32));
+            }
+        }
+    }
+    pairs
+}
+
 /// Whether a geom pair is of the planar world: both have polygons and one is on a
 /// locked body.
 fn planar_pair(model: &Model, pw: &PegWorkspace, a: usize, b: usize) -> bool {
@@ -1100,21 +1121,8 @@ pub struct OverlapArea {
 
 impl OverlapArea {
     pub fn new(model: &Model) -> Self {
-        let polygon = PegWorkspace::new(model).polygon;
-        let is_static =
-            |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
-        let mut pairs = Vec::new();
-        for a in 0..polygon.len() {
-            for b in a + 1..polygon.len() {
-                if polygon[a].is_some()
-                    && polygon[b].is_some()
-                    && model.geoms[a].body != model.geoms[b].body
-                    && !(is_static(a) && is_static(b))
-                {
-                    pairs.push((a as u32, b as u32));
-                }
-            }
-        }
+        let polygon = planar_polygons(model);
+        let pairs = planar_pairs(model, &polygon);
         OverlapArea {
             polygon,
             pairs,
