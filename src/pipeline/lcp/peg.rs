@@ -247,15 +247,22 @@ pub fn planar_polygons(model: &Model) -> Vec<Option<Arc<ConvexPolygon>>> {
 /// pairs of two non-free bodies: those the 2D metrics (overlap area, SM traps)
 /// walk.
 pub fn planar_pairs(model: &Model, polygon: &[Option<Arc<ConvexPolygon>>]) -> Vec<(u32, u32)> {
+    geom_pairs(model, polygon, false)
+}
+
+/// The pairs of geoms that have a shape in `shape` (indexed by geom), of
+/// different bodies, with or without the pairs of two non-free bodies: the pair
+/// list of the overlap metrics (3D volume, 2D area).
+fn geom_pairs<T>(model: &Model, shape: &[Option<T>], static_pairs: bool) -> Vec<(u32, u32)> {
     let is_static =
         |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
     let mut pairs = Vec::new();
-    for a in 0..polygon.len() {
-        for b in a + 1..polygon.len() {
-            if polygon[a].is_some()
-                && polygon[b].is_some()
+    for a in 0..shape.len() {
+        for b in a + 1..shape.len() {
+            if shape[a].is_some()
+                && shape[b].is_some()
                 && model.geoms[a].body != model.geoms[b].body
-                && !(is_static(a) && is_static(b))
+                && (static_pairs || !(is_static(a) && is_static(b)))
             {
                 pairs.push((a as u32, b as u32));
             }
@@ -1083,20 +1090,7 @@ pub struct OverlapMetric {
 impl OverlapMetric {
     pub fn new(model: &Model, static_pairs: bool) -> Self {
         let hull = PegWorkspace::new(model).hull;
-        let is_static =
-            |g: usize| model.bodies[model.geoms[g].body].kind != crate::model::BodyKind::Free;
-        let mut pairs = Vec::new();
-        for a in 0..hull.len() {
-            for b in a + 1..hull.len() {
-                if hull[a].is_some()
-                    && hull[b].is_some()
-                    && model.geoms[a].body != model.geoms[b].body
-                    && (static_pairs || !(is_static(a) && is_static(b)))
-                {
-                    pairs.push((a as u32, b as u32));
-                }
-            }
-        }
+        let pairs = geom_pairs(model, &hull, static_pairs);
         OverlapMetric {
             hull,
             pairs,
