@@ -223,3 +223,50 @@ material = { mu = 0.0, restitution = 0.5 }
     );
     srv.shutdown().await.unwrap();
 }
+
+/// An acknowledged Pause, Resume or SetMode is visible in the very next GetState:
+/// the physics thread publishes the new flags before it replies (a reply ahead of
+/// the published state made a GetState right after Pause read `paused = false`
+/// under load). In `max` mode the world advances between the calls, so a stale
+/// state would also show a moving tick while paused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_and_resume_are_published_before_they_are_acknowledged() {
+    let (srv, mut c) = start(cfg(Mode::Max), FALL).await;
+    for i in 0..100 {
+        let p = c
+            .raw
+            .pause(pb::PauseRequest {})
+            .await
+            .expect("Pause")
+            .into_inner();
+        let s = state(&mut c).await;
+        assert!(s.paused, "round {i}: GetState after an acknowledged Pause");
+        let s2 = state(&mut c).await;
+        assert_eq!(
+            s2.tick, s.tick,
+            "round {i}: a paused world does not advance"
+        );
+        assert_eq!(
+            p.tick, s.tick,
+            "round {i}: Pause's reply names the published tick"
+        );
+        c.raw.resume(pb::ResumeRequest {}).await.expect("Resume");
+        let s = state(&mut c).await;
+        assert!(
+            !s.paused,
+            "round {i}: GetState after an acknowledged Resume"
+        );
+    }
+    srv.shutdown().await.unwrap();
+}
+
+async fn state(c: &mut rtphys::server::client::Client) -> pb::State {
+    c.raw
+        .get_state(pb::GetStateRequest {
+            fields: vec![],
+            bodies: vec![],
+        })
+        .await
+        .expect("GetState")
+        .into_inner()
+}

@@ -768,6 +768,14 @@ impl Physics {
         compose_inputs(model, data, unary, sources, &self.ctrl, damping);
     }
 
+    /// Publish at once (between ticks), so that a reply sent after it is never
+    /// ahead of the published state: a GetState issued after an acknowledged
+    /// Pause, Resume or SetMode sees the new flags.
+    fn publish_now(&mut self) {
+        self.compose();
+        self.publish();
+    }
+
     /// Write the current state into the ring and wake the subscribers that want it.
     fn publish(&mut self) {
         self.dirty = false;
@@ -907,7 +915,7 @@ impl Physics {
             Admin::Pause(reply) => {
                 self.paused = true;
                 self.store_status();
-                self.dirty = true;
+                self.publish_now();
                 let _ = reply.send(Ok(self.status()));
             }
             Admin::Resume(reply) => {
@@ -921,7 +929,7 @@ impl Physics {
                     }
                     self.reanchor();
                     self.store_status();
-                    self.dirty = true;
+                    self.publish_now();
                 }
                 let _ = reply.send(Ok(self.status()));
             }
@@ -941,7 +949,7 @@ impl Physics {
                 }
                 self.reanchor();
                 self.store_status();
-                self.dirty = true;
+                self.publish_now();
                 let _ = reply.send(Ok(self.status()));
             }
             Admin::Reset(reply) => {
