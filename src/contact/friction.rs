@@ -173,7 +173,9 @@ pub fn tangential_forces_at(
             let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, false));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
             let mut f = -t.k * t.slip - t.b * v_t - t.load;
-            let limit = mu * stick_normal(ctx, total);
+            // The cone, widened by the impulse the pair banked over its transient
+            // ([`bank`]; 0 unless its stepper banks).
+            let limit = mu * stick_normal(ctx, total) + anchor.credit / ctx.h;
             let fm = f.norm();
             if fm > limit {
                 f *= limit / fm;
@@ -292,7 +294,11 @@ pub fn update_state_at(
             None
         }
         Some(mut anchor) => {
-            let limit = mu * stick_normal(ctx, total);
+            // The explicit spring–damper may use the banked impulse ([`bank`]) in
+            // its cone; the implicit rows check their cone (with the bank) in the
+            // solve, and here only against the per-step cone.
+            let spend = if implicit { 0.0 } else { anchor.credit / ctx.h };
+            let limit = mu * stick_normal(ctx, total) + spend;
             let terms = StickTerms::new(fp, ctx, (&c, r), &anchor, implicit);
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
@@ -359,6 +365,8 @@ pub struct ImplicitStick {
     pub twist: Vec3,
     /// The anchor's banked cone impulse, N·s.
     pub credit: f64,
+    /// The largest bank the pair keeps ([`bank_cap`]), N·s.
+    pub cap: f64,
 }
 
 /// The implicit rows of a sticking pair (`pair.anchor` set by
@@ -384,6 +392,7 @@ pub fn implicit_stick(
         w_n: -ctx.normal.dot(&ctx.weight),
         twist: ctx.normal * tau.clamp(-limit * r, limit * r),
         credit: anchor.credit,
+        cap: bank_cap(fp, ctx),
     })
 }
 
@@ -398,6 +407,60 @@ pub fn implicit_stick(
 #[inline]
 fn stick_normal(ctx: &PairContext, total: f64) -> f64 {
     total.max(-ctx.normal.dot(&ctx.weight))
+}
+
+/// Coulomb's law on the impulses of a contact transient, one sticking pair per
+/// step (or sub-step) of length `h`. A compliant normal force delivers the impulse
+/// a rigid contact would deliver at once over a transient, so the per-step cone
+/// μ max(Σf, W_n) can be short exactly when friction must take back the momentum
+/// the body gathered meanwhile (a box placed on a slope pitches on its normal
+/// springs and its centre of mass moves downhill about the held contact; when the
+/// pitch returns, Σf is falling back to W_n and at μ = tan θ the cone is the
+/// load). Over the transient the cone holds on the impulses instead: each step a
+/// sticking pair banks the part of its cone that the normal force's excess over
+/// the carried weight W_n gave it and its force ‖f_t‖ did not use,
+///
+///   C += min(μ max(Σf, W_n) − ‖f_t‖, μ (Σf − W_n)) h   while Σf > W_n,
+///
+/// its force may exceed the cone by C/h in a later step (what it uses above the
+/// cone is taken off C), and C is cleared once Σf is back at or below W_n with
+/// nothing spent. So ∫‖f_t‖ ≤ μ ∫max(Σf, W_n) over the transient; a body at rest
+/// banks nothing, nor does a pair whose force sits on its cone (kinetic friction
+/// is untouched).
+///
+/// The bank is capped at `cap` = M v_slip ([`bank_cap`]): a sticking anchor holds
+/// only while its contact slips slower than v_slip (faster, it is released to
+/// sliding), so it never has to take back more than the momentum M v_slip of the
+/// mass M it moves; a normal excess that lasts (a body pressed by a force the
+/// support graph does not carry, or a bank never cleared after a hard impact)
+/// cannot build a static friction above Coulomb's by more than that impulse.
+///
+/// `(mu, total, w_n)`: the pair's μ, Σf and W_n; `ft`: the sticking force's
+/// magnitude this step. Returns the new bank, N·s.
+#[inline]
+pub fn bank(credit: f64, (mu, total, w_n): (f64, f64, f64), ft: f64, h: f64, cap: f64) -> f64 {
+    let lim0 = mu * total.max(w_n);
+    let c = if ft > lim0 {
+        credit - (ft - lim0) * h
+    } else if total > w_n {
+        credit + (lim0 - ft).min(mu * (total - w_n)) * h
+    } else {
+        0.0
+    };
+    c.clamp(0.0, cap.max(0.0))
+}
+
+/// The largest bank a sticking pair keeps ([`bank`]): M v_slip, M the pair's gain
+/// mass (m1 + m2, or the load it carries if larger), N·s.
+#[inline]
+pub fn bank_cap(fp: &FrictionParams, ctx: &PairContext) -> f64 {
+    ctx.m_pair * fp.v_slip
+}
+
+/// The normal part W_n = −n·W of the weight a pair carries (the cone's floor), N.
+#[inline]
+pub fn carried_normal(ctx: &PairContext) -> f64 {
+    -ctx.normal.dot(&ctx.weight)
 }
 
 /// Largest s ∈ [0, 1] with ‖l + s e‖ ≤ limit (0 if ‖l‖ > limit already): the root
