@@ -289,6 +289,7 @@ pub fn update_state_at(
                     p_b_body: ctx.b.q.inverse() * (c - ctx.b.x),
                     q_ba: ctx.b.q.inverse() * ctx.a.q,
                     credit: 0.0,
+                    vn: None,
                 });
             }
             None
@@ -306,7 +307,7 @@ pub fn update_state_at(
             let over_force = held.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
-                pair.anchor = Some(recentred(ctx, &c, delta, twist, anchor.credit));
+                pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
                 return Some(terms);
             }
             if speed > fp.v_slip {
@@ -335,7 +336,7 @@ pub fn update_state_at(
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
             let (delta, twist) = (anchor_slip(ctx, &anchor), anchor_twist(ctx, &anchor));
-            pair.anchor = Some(recentred(ctx, &c, delta, twist, anchor.credit));
+            pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
             None
         }
     }
@@ -450,6 +451,60 @@ pub fn bank(credit: f64, (mu, total, w_n): (f64, f64, f64), ft: f64, h: f64, cap
     c.clamp(0.0, cap.max(0.0))
 }
 
+/// The normal velocity (a relative to b, along n) of the anchor's material points
+/// at this state and the pair's normal effective mass there: what
+/// [`bank_momentum`] measures the normal impulse by.
+#[inline]
+pub fn anchor_normal_motion(ctx: &PairContext, anchor: &StickAnchor) -> (f64, f64) {
+    let pa = ctx.a.x + ctx.a.q * anchor.p_a_body;
+    let pb = ctx.b.x + ctx.b.q * anchor.p_b_body;
+    let vn = ctx
+        .normal
+        .dot(&(ctx.a.velocity_at(&pa) - ctx.b.velocity_at(&pb)));
+    let c = (pa + pb) * 0.5;
+    (
+        vn,
+        1.0 / ctx.inv_effective_mass(&c, &ctx.normal).max(1e-300),
+    )
+}
+
+/// [`bank`] for an explicit sticking force (the penalty default path per step,
+/// Hunt–Crossley per sub-step), with the normal excess measured as momentum: the
+/// impulse the normal force gave beyond the quasi-static load over the last step is
+/// m_n Δv_n, Δv_n the change of the anchor's normal velocity since the last banked
+/// state (`(vn, m_n)` from [`anchor_normal_motion`]):
+///
+///   C += min((μ max(Σf, W_n) − ‖f_t‖) h, μ m_n Δv_n)   while Δv_n > 0,
+///
+/// spent and cleared as in [`bank`] (cleared once Δv_n ≤ 0 with nothing spent).
+/// Why not Σf − W_n as the excess: W_n from the support graph is the quasi-static
+/// load only where one pair carries a body; in a pile (equal shares over several
+/// supports, leaning neighbours) Σf ≠ W_n at rest, and every pair with Σf > W_n
+/// banked up to the cap while resting (measured: a row pile pushed after resting
+/// ended 2 mm from the same run with sleeping on, tests/sleep.rs). Δv_n is 0 at
+/// rest whatever the support graph says. A fresh anchor (vn `None`) banks nothing on
+/// its first state.
+#[inline]
+pub fn bank_momentum(
+    anchor: &mut StickAnchor,
+    (mu, total, w_n): (f64, f64, f64),
+    ft: f64,
+    h: f64,
+    cap: f64,
+    (vn, m_n): (f64, f64),
+) {
+    let lim0 = mu * total.max(w_n);
+    let c = match anchor.vn.map(|v0| m_n * (vn - v0)) {
+        _ if ft > lim0 => anchor.credit - (ft - lim0) * h,
+        Some(dp) if dp > 0.0 => anchor.credit + ((lim0 - ft) * h).min(mu * dp),
+        Some(_) => 0.0,
+        None => anchor.credit,
+    };
+    // (A NaN from a degenerate state banks nothing: `clamp` keeps NaN, `max` not.)
+    anchor.credit = c.max(0.0).min(cap.max(0.0));
+    anchor.vn = vn.is_finite().then_some(vn);
+}
+
 /// The largest bank a sticking pair keeps ([`bank`]): M v_slip, M the pair's gain
 /// mass (m1 + m2, or the load it carries if larger), N·s.
 #[inline]
@@ -484,14 +539,21 @@ fn shrink(l: &Vec3, e: &Vec3, limit: f64) -> f64 {
 /// relative spin about the normal (rolling about a tangent leaves it alone). For a
 /// body that does not roll it changes nothing to first order in h.
 #[inline]
-fn recentred(ctx: &PairContext, c: &Vec3, delta: Vec3, twist: f64, credit: f64) -> StickAnchor {
+fn recentred(
+    ctx: &PairContext,
+    c: &Vec3,
+    delta: Vec3,
+    twist: f64,
+    anchor: &StickAnchor,
+) -> StickAnchor {
     let (pa, pb) = (c + delta * 0.5, c - delta * 0.5);
     StickAnchor {
         p_a_body: ctx.a.q.inverse() * (pa - ctx.a.x),
         p_b_body: ctx.b.q.inverse() * (pb - ctx.b.x),
         // dq = q_a (q_b q_ba)⁻¹ = R(n, θ)  ⇔  q_ba = q_b⁻¹ R(n, −θ) q_a.
         q_ba: ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q,
-        credit,
+        credit: anchor.credit,
+        vn: anchor.vn,
     }
 }
 

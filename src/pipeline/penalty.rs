@@ -599,7 +599,8 @@ fn implicit_friction(
             if let (Some(a), Some((_, total, _))) = (pairs[pi].anchor.as_mut(), cen) {
                 let w_n = friction::carried_normal(&ctx);
                 let cap = friction::bank_cap(&p.friction, &ctx);
-                a.credit = friction::bank(a.credit, (mat.mu, total, w_n), ft.norm(), cx.h, cap);
+                let motion = friction::anchor_normal_motion(&ctx, a);
+                friction::bank_momentum(a, (mat.mu, total, w_n), ft.norm(), cx.h, cap, motion);
             }
             twist
         };
