@@ -12,16 +12,17 @@
 //!
 //! Tolerances (issue 11) asserted here: the slide accelerates at g(sin θ − μ cos θ)
 //! within 2 % (from the velocity between t = 1 s and 5 s, after the landing
-//! transient); the Hunt–Crossley box placed at μ = tan θ is held once it has landed
-//! (|v| < 1e-3 m/s at 5 s, the issue's settling speed); the penalty box with
-//! sticking rows (`[penalty.friction] implicit = true`) placed at μ = tan θ moves
-//! < 1 mm in 5 s and is held; the penalty box sliding at
+//! transient); the box placed at μ = tan θ moves < 1 mm in 5 s and is held
+//! (|v| < 1e-3 m/s at 5 s, the issue's settling speed) under penalty (default path
+//! and sticking rows) and Hunt–Crossley; a bank left by a hard impact and a lasting
+//! normal excess stays within its cap and leaves Coulomb's sliding acceleration
+//! within 2 %; the penalty box sliding at
 //! 1 kHz stops within 2 h + 2 % of v₀/(μ g); the penalty box of `box_on_plane.toml`
 //! rests ≤ 0.1 mm deep; a penalty box placed touching has a contact force on its
 //! first step and does not free-fall (gap rows of the implicit normal force). Printed, not yet within the issue's
-//! tolerances (docs/EXPERIMENTS.md): the placed boxes' displacement (< 1 mm wanted),
-//! the penalty box's creep at μ = tan θ, the other stop times and the motion after
-//! the stop (|v| < 1e-3 m/s wanted).
+//! tolerances (docs/EXPERIMENTS.md): the other stop times (h = 1e-2 for the
+//! default penalty path and Hunt–Crossley, Hunt–Crossley at 1 kHz) and the motion
+//! after the stop (|v| < 1e-3 m/s wanted).
 
 mod common;
 use common::load_str;
@@ -96,15 +97,13 @@ fn placed_incline_at_mu_equal_tan_theta() {
             "{method}: placed box at mu = tan θ moves {:.4} mm in 5 s (|v| {v:.2e} m/s)",
             moved * 1e3
         );
-        if method == "hunt_crossley" {
-            assert!(v < 1e-3, "{method}: still sliding at {v} m/s after 5 s");
-        }
-        // Issue 11: moves < 1 mm in 5 s. Met by the sticking rows with the cone
-        // held on the transient's impulses (`penalty::bank_credit`).
-        if method == "penalty_stick" {
-            assert!(moved.abs() < 1e-3, "{method}: moved {moved} m in 5 s");
-            assert!(v < 1e-3, "{method}: still sliding at {v} m/s after 5 s");
-        }
+        // Issue 11: moves < 1 mm in 5 s, and is held (|v| < 1e-3 m/s). Met on every
+        // path with the cone held on the transient's impulses: the sticking rows
+        // (`penalty::bank_credit`), the penalty default path's explicit sticking
+        // force (`friction::bank_momentum`) and Hunt–Crossley per sub-step
+        // (`friction::bank`).
+        assert!(moved.abs() < 1e-3, "{method}: moved {moved} m in 5 s");
+        assert!(v < 1e-3, "{method}: still sliding at {v} m/s after 5 s");
     }
 }
 
