@@ -61,9 +61,12 @@ pub struct StickAnchor {
     /// Orientation of body a relative to body b (q_b⁻¹ q_a) when sticking began: the
     /// torsional spring about the normal acts on the twist away from it.
     pub q_ba: Quat,
-    /// Cone impulse banked over a contact transient and not yet used (penalty's
-    /// sticking rows, `pipeline::penalty::bank_credit`; 0 elsewhere), N·s.
+    /// Cone impulse banked over a contact transient and not yet used
+    /// (`contact::friction::bank`, `bank_momentum`), N·s.
     pub credit: f64,
+    /// Normal velocity (a relative to b) of the anchor's points at the last banked
+    /// state, m/s; `None` before the first (`contact::friction::bank_momentum`).
+    pub vn: Option<f64>,
 }
 
 /// Points per pair whose impulses the LCP step remembers (its point reduction keeps

@@ -173,7 +173,9 @@ pub fn tangential_forces_at(
             let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, false));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
             let mut f = -t.k * t.slip - t.b * v_t - t.load;
-            let limit = mu * stick_normal(ctx, total);
+            // The cone, widened by the impulse the pair banked over its transient
+            // ([`bank`]; 0 unless its stepper banks).
+            let limit = mu * stick_normal(ctx, total) + anchor.credit / ctx.h;
             let fm = f.norm();
             if fm > limit {
                 f *= limit / fm;
@@ -287,12 +289,17 @@ pub fn update_state_at(
                     p_b_body: ctx.b.q.inverse() * (c - ctx.b.x),
                     q_ba: ctx.b.q.inverse() * ctx.a.q,
                     credit: 0.0,
+                    vn: None,
                 });
             }
             None
         }
         Some(mut anchor) => {
-            let limit = mu * stick_normal(ctx, total);
+            // The explicit spring–damper may use the banked impulse ([`bank`]) in
+            // its cone; the implicit rows check their cone (with the bank) in the
+            // solve, and here only against the per-step cone.
+            let spend = if implicit { 0.0 } else { anchor.credit / ctx.h };
+            let limit = mu * stick_normal(ctx, total) + spend;
             let terms = StickTerms::new(fp, ctx, (&c, r), &anchor, implicit);
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
@@ -300,7 +307,7 @@ pub fn update_state_at(
             let over_force = held.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
-                pair.anchor = Some(recentred(ctx, &c, delta, twist, anchor.credit));
+                pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
                 return Some(terms);
             }
             if speed > fp.v_slip {
@@ -329,7 +336,7 @@ pub fn update_state_at(
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
             let (delta, twist) = (anchor_slip(ctx, &anchor), anchor_twist(ctx, &anchor));
-            pair.anchor = Some(recentred(ctx, &c, delta, twist, anchor.credit));
+            pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
             None
         }
     }
@@ -359,6 +366,8 @@ pub struct ImplicitStick {
     pub twist: Vec3,
     /// The anchor's banked cone impulse, N·s.
     pub credit: f64,
+    /// The largest bank the pair keeps ([`bank_cap`]), N·s.
+    pub cap: f64,
 }
 
 /// The implicit rows of a sticking pair (`pair.anchor` set by
@@ -384,6 +393,7 @@ pub fn implicit_stick(
         w_n: -ctx.normal.dot(&ctx.weight),
         twist: ctx.normal * tau.clamp(-limit * r, limit * r),
         credit: anchor.credit,
+        cap: bank_cap(fp, ctx),
     })
 }
 
@@ -398,6 +408,114 @@ pub fn implicit_stick(
 #[inline]
 fn stick_normal(ctx: &PairContext, total: f64) -> f64 {
     total.max(-ctx.normal.dot(&ctx.weight))
+}
+
+/// Coulomb's law on the impulses of a contact transient, one sticking pair per
+/// step (or sub-step) of length `h`. A compliant normal force delivers the impulse
+/// a rigid contact would deliver at once over a transient, so the per-step cone
+/// μ max(Σf, W_n) can be short exactly when friction must take back the momentum
+/// the body gathered meanwhile (a box placed on a slope pitches on its normal
+/// springs and its centre of mass moves downhill about the held contact; when the
+/// pitch returns, Σf is falling back to W_n and at μ = tan θ the cone is the
+/// load). Over the transient the cone holds on the impulses instead: each step a
+/// sticking pair banks the part of its cone that the normal force's excess over
+/// the carried weight W_n gave it and its force ‖f_t‖ did not use,
+///
+///   C += min(μ max(Σf, W_n) − ‖f_t‖, μ (Σf − W_n)) h   while Σf > W_n,
+///
+/// its force may exceed the cone by C/h in a later step (what it uses above the
+/// cone is taken off C), and C is cleared once Σf is back at or below W_n with
+/// nothing spent. So ∫‖f_t‖ ≤ μ ∫max(Σf, W_n) over the transient; a body at rest
+/// banks nothing, nor does a pair whose force sits on its cone (kinetic friction
+/// is untouched).
+///
+/// The bank is capped at `cap` = M v_slip ([`bank_cap`]): a sticking anchor holds
+/// only while its contact slips slower than v_slip (faster, it is released to
+/// sliding), so it never has to take back more than the momentum M v_slip of the
+/// mass M it moves; a normal excess that lasts (a body pressed by a force the
+/// support graph does not carry, or a bank never cleared after a hard impact)
+/// cannot build a static friction above Coulomb's by more than that impulse.
+///
+/// `(mu, total, w_n)`: the pair's μ, Σf and W_n; `ft`: the sticking force's
+/// magnitude this step. Returns the new bank, N·s.
+#[inline]
+pub fn bank(credit: f64, (mu, total, w_n): (f64, f64, f64), ft: f64, h: f64, cap: f64) -> f64 {
+    let lim0 = mu * total.max(w_n);
+    let c = if ft > lim0 {
+        credit - (ft - lim0) * h
+    } else if total > w_n {
+        credit + (lim0 - ft).min(mu * (total - w_n)) * h
+    } else {
+        0.0
+    };
+    c.clamp(0.0, cap.max(0.0))
+}
+
+/// The normal velocity (a relative to b, along n) of the anchor's material points
+/// at this state and the pair's normal effective mass there: what
+/// [`bank_momentum`] measures the normal impulse by.
+#[inline]
+pub fn anchor_normal_motion(ctx: &PairContext, anchor: &StickAnchor) -> (f64, f64) {
+    let pa = ctx.a.x + ctx.a.q * anchor.p_a_body;
+    let pb = ctx.b.x + ctx.b.q * anchor.p_b_body;
+    let vn = ctx
+        .normal
+        .dot(&(ctx.a.velocity_at(&pa) - ctx.b.velocity_at(&pb)));
+    let c = (pa + pb) * 0.5;
+    (
+        vn,
+        1.0 / ctx.inv_effective_mass(&c, &ctx.normal).max(1e-300),
+    )
+}
+
+/// [`bank`] for an explicit sticking force (the penalty default path per step,
+/// Hunt–Crossley per sub-step), with the normal excess measured as momentum: the
+/// impulse the normal force gave beyond the quasi-static load over the last step is
+/// m_n Δv_n, Δv_n the change of the anchor's normal velocity since the last banked
+/// state (`(vn, m_n)` from [`anchor_normal_motion`]):
+///
+///   C += min((μ max(Σf, W_n) − ‖f_t‖) h, μ m_n Δv_n)   while Δv_n > 0,
+///
+/// spent and cleared as in [`bank`] (cleared once Δv_n ≤ 0 with nothing spent).
+/// Why not Σf − W_n as the excess: W_n from the support graph is the quasi-static
+/// load only where one pair carries a body; in a pile (equal shares over several
+/// supports, leaning neighbours) Σf ≠ W_n at rest, and every pair with Σf > W_n
+/// banked up to the cap while resting (measured: a row pile pushed after resting
+/// ended 2 mm from the same run with sleeping on, tests/sleep.rs). Δv_n is 0 at
+/// rest whatever the support graph says. A fresh anchor (vn `None`) banks nothing on
+/// its first state.
+#[inline]
+pub fn bank_momentum(
+    anchor: &mut StickAnchor,
+    (mu, total, w_n): (f64, f64, f64),
+    ft: f64,
+    h: f64,
+    cap: f64,
+    (vn, m_n): (f64, f64),
+) {
+    let lim0 = mu * total.max(w_n);
+    let c = match anchor.vn.map(|v0| m_n * (vn - v0)) {
+        _ if ft > lim0 => anchor.credit - (ft - lim0) * h,
+        Some(dp) if dp > 0.0 => anchor.credit + ((lim0 - ft) * h).min(mu * dp),
+        Some(_) => 0.0,
+        None => anchor.credit,
+    };
+    // (A NaN from a degenerate state banks nothing: `clamp` keeps NaN, `max` not.)
+    anchor.credit = c.max(0.0).min(cap.max(0.0));
+    anchor.vn = vn.is_finite().then_some(vn);
+}
+
+/// The largest bank a sticking pair keeps ([`bank`]): M v_slip, M the pair's gain
+/// mass (m1 + m2, or the load it carries if larger), N·s.
+#[inline]
+pub fn bank_cap(fp: &FrictionParams, ctx: &PairContext) -> f64 {
+    ctx.m_pair * fp.v_slip
+}
+
+/// The normal part W_n = −n·W of the weight a pair carries (the cone's floor), N.
+#[inline]
+pub fn carried_normal(ctx: &PairContext) -> f64 {
+    -ctx.normal.dot(&ctx.weight)
 }
 
 /// Largest s ∈ [0, 1] with ‖l + s e‖ ≤ limit (0 if ‖l‖ > limit already): the root
@@ -421,14 +539,21 @@ fn shrink(l: &Vec3, e: &Vec3, limit: f64) -> f64 {
 /// relative spin about the normal (rolling about a tangent leaves it alone). For a
 /// body that does not roll it changes nothing to first order in h.
 #[inline]
-fn recentred(ctx: &PairContext, c: &Vec3, delta: Vec3, twist: f64, credit: f64) -> StickAnchor {
+fn recentred(
+    ctx: &PairContext,
+    c: &Vec3,
+    delta: Vec3,
+    twist: f64,
+    anchor: &StickAnchor,
+) -> StickAnchor {
     let (pa, pb) = (c + delta * 0.5, c - delta * 0.5);
     StickAnchor {
         p_a_body: ctx.a.q.inverse() * (pa - ctx.a.x),
         p_b_body: ctx.b.q.inverse() * (pb - ctx.b.x),
         // dq = q_a (q_b q_ba)⁻¹ = R(n, θ)  ⇔  q_ba = q_b⁻¹ R(n, −θ) q_a.
         q_ba: ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q,
-        credit,
+        credit: anchor.credit,
+        vn: anchor.vn,
     }
 }
 

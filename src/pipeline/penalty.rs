@@ -573,11 +573,13 @@ fn implicit_friction(
             // The pair's banked cone impulse, spendable this step ([`bank_credit`]).
             grp.extra = st.credit / cx.h;
             grp.pair = pi as u32;
+            grp.cap = st.cap;
             implicit.sticks.push(grp);
             any = true;
             st.twist
         } else {
-            friction::tangential_forces_at(
+            let mut ft = Vec3::zeros();
+            let twist = friction::tangential_forces_at(
                 &p.friction,
                 mat.mu,
                 &ctx,
@@ -586,10 +588,21 @@ fn implicit_friction(
                 anchor.as_ref(),
                 terms,
                 |pt, f| {
+                    ft += f;
                     wa.add_force_at(f, pt, xa);
                     wb.add_force_at(-f, pt, xb);
                 },
-            )
+            );
+            // A sticking pair (one force at its centroid) banks its unused cone
+            // over the transient (`friction::bank`): its explicit spring–damper may
+            // spend it in a later step.
+            if let (Some(a), Some((_, total, _))) = (pairs[pi].anchor.as_mut(), cen) {
+                let w_n = friction::carried_normal(&ctx);
+                let cap = friction::bank_cap(&p.friction, &ctx);
+                let motion = friction::anchor_normal_motion(&ctx, a);
+                friction::bank_momentum(a, (mat.mu, total, w_n), ft.norm(), cx.h, cap, motion);
+            }
+            twist
         };
         wa.torque += twist;
         wb.torque -= twist;
@@ -614,23 +627,11 @@ fn implicit_friction(
     any
 }
 
-/// Coulomb's law on the impulses of a contact transient (sticking rows only,
-/// `[penalty.friction] implicit`). A compliant normal force delivers the impulse a
-/// rigid contact would deliver at once over a transient, so the per-step cone
-/// μ f⁺ can be short exactly when friction must take back the momentum the body
-/// gathered meanwhile (a box placed on a slope pitches on its normal springs and
-/// its centre of mass moves downhill about the held contact; when the pitch
-/// returns, f⁺ is falling back to W_n and at μ = tan θ the cone is the load).
-/// Over the transient the cone holds on the impulses instead: each step a
-/// sticking pair banks the part of its cone that the normal force's excess over
-/// the carried weight gave it and its force did not use,
-///
-///   C += min(μ max(Σf⁺, W_n) − ‖f_t‖, μ (Σf⁺ − W_n)) h   while Σf⁺ > W_n,
-///
-/// and its rows may exceed the cone by C/h in a later step (what they use is
-/// taken off C). So ∫‖f_t‖ ≤ μ ∫max(Σf⁺, W_n) over the transient, and a body at
-/// rest banks nothing: C grows only from the normal excess over W_n, and is
-/// cleared once the normal force is back at or below W_n with nothing spent.
+/// Coulomb's law on the impulses of a contact transient (`friction::bank`) for
+/// the sticking rows (`[penalty.friction] implicit`): after the step's last solve
+/// each sticking group banks on its own end-of-step forces (‖f_t‖, Σf⁺), and its
+/// rows may exceed the cone by C/h in a later step (`StickGroup::extra`). The
+/// explicit sticking force of the default path banks in [`implicit_friction`].
 fn bank_credit(implicit: &ImplicitContact, pairs: &mut [PairState], h: f64) {
     for g in 0..implicit.sticks.len() {
         let grp = implicit.sticks[g];
@@ -641,16 +642,7 @@ fn bank_credit(implicit: &ImplicitContact, pairs: &mut [PairState], h: f64) {
             continue;
         };
         let (ft, total) = implicit.stick_result(g);
-        let lim0 = grp.mu * total.max(grp.w_n);
-        let mut c = anchor.credit;
-        if ft > lim0 {
-            c -= (ft - lim0) * h;
-        } else if total > grp.w_n {
-            c += (lim0 - ft).min(grp.mu * (total - grp.w_n)) * h;
-        } else {
-            c = 0.0;
-        }
-        anchor.credit = c.max(0.0);
+        anchor.credit = friction::bank(anchor.credit, (grp.mu, total, grp.w_n), ft, h, grp.cap);
     }
 }
 

@@ -172,6 +172,8 @@ pub struct StickGroup {
     pub extra: f64,
     /// Index of the pair in `Data::pairs` (its anchor keeps the bank).
     pub pair: u32,
+    /// The largest bank the pair keeps (`contact::friction::bank_cap`), N·s.
+    pub cap: f64,
     dir: [f64; 2],
     sliding: bool,
 }
@@ -185,6 +187,7 @@ impl StickGroup {
             w_n,
             extra: 0.0,
             pair: u32::MAX,
+            cap: 0.0,
             dir: [0.0, 0.0],
             sliding: false,
         }
