@@ -155,4 +155,4 @@ pub use spatial::{ArticulatedInertia, ForceVec, MotionVec, SpatialInertia, Spati
 pub use tree::{
     ArticulatedData, ArticulatedModel, ArticulatedModelBuilder, DynamicsError, ExtInputs, Joint,
 };
-pub use wrenches::joint_wrenches;
+pub use wrenches::{joint_wrenches, joint_wrenches_from};
