@@ -81,12 +81,16 @@ pub fn aba(
                 data.big_u[i] = big_u;
                 data.d[i] = d;
                 data.u[i] = u;
-                // (A5) Iᵃ = Iᴬ − U Uᵀ/d (in place, entry by entry); pᵃ = pᴬ + Iᵃ c + U u/d
+                // (A5) Iᵃ = Iᴬ − U (U/d)ᵀ (in place; upper triangle, mirrored: Iᵃ
+                // is symmetric); pᵃ = pᴬ + Iᵃ c + U u/d
                 let mut ia = data.ia[i];
                 let x = big_u.to_vector6();
+                let y = x / d;
                 for c in 0..6 {
-                    for r in 0..6 {
-                        ia.0[(r, c)] -= x[r] * x[c] / d;
+                    for r in 0..=c {
+                        let v = ia.0[(r, c)] - x[r] * y[c];
+                        ia.0[(r, c)] = v;
+                        ia.0[(c, r)] = v;
                     }
                 }
                 let pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
