@@ -844,8 +844,8 @@ fn joint_wrenches_from_a_link_equal_the_whole_pass() {
                 let nan = ForceVec::new(Vector3::repeat(f64::NAN), Vector3::repeat(f64::NAN));
                 data.f.iter_mut().for_each(|f| *f = nan);
                 joint_wrenches_from(&model, &mut data, &ext, first).expect("wrenches");
-                for i in 0..n {
-                    let (got, want) = (data.f[i].to_vector6(), whole[i].to_vector6());
+                for (i, (got, want)) in data.f.iter().zip(&whole).enumerate() {
+                    let (got, want) = (got.to_vector6(), want.to_vector6());
                     if i >= first {
                         let same = got
                             .iter()

@@ -530,6 +530,7 @@ impl ArticulatedInertia {
     /// those of `A'`, `C'` and the top-left block computed, and the result is
     /// exactly symmetric (mirrored). The products by `r×` are cross products
     /// (6 multiplications per column, not 9).
+    #[allow(clippy::needless_range_loop)] // the mirroring loops index (i, j) and (j, i)
     pub fn inv_transform(&self, x: &SpatialTransform) -> ArticulatedInertia {
         let m = &self.0;
         let e = &x.rot;
