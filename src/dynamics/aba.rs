@@ -101,8 +101,7 @@ pub fn aba(
         };
         if let Some(p) = model.parent()[i] {
             // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ
-            let ia_p = ia.inv_transform(&data.xup[i]);
-            data.ia[p].0 += ia_p.0;
+            ia.add_inv_transform_to(&data.xup[i], &mut data.ia[p]);
             let pa_p = data.xup[i].inv_apply_force(&pa);
             data.pa[p] += pa_p;
         }

@@ -530,8 +530,28 @@ impl ArticulatedInertia {
     /// those of `A'`, `C'` and the top-left block computed, and the result is
     /// exactly symmetric (mirrored). The products by `r×` are cross products
     /// (6 multiplications per column, not 9).
-    #[allow(clippy::needless_range_loop)] // the mirroring loops index (i, j) and (j, i)
     pub fn inv_transform(&self, x: &SpatialTransform) -> ArticulatedInertia {
+        let mut out = Matrix6::zeros();
+        self.congruence_into(x, &mut out, |o, v| *o = v);
+        ArticulatedInertia(out)
+    }
+
+    /// `out += ᴮX_Aᵀ Iᴬ ᴮX_A` ([`Self::inv_transform`] added in place, entry by
+    /// entry, the same sums as adding its result): ABA's (A6) without the
+    /// intermediate matrix.
+    pub fn add_inv_transform_to(&self, x: &SpatialTransform, out: &mut ArticulatedInertia) {
+        self.congruence_into(x, &mut out.0, |o, v| *o += v);
+    }
+
+    /// The entries of `XᵀIᴬX` handed to `put(out entry, value)`.
+    #[allow(clippy::needless_range_loop)] // the mirroring loops index (i, j) and (j, i)
+    #[inline(always)]
+    fn congruence_into(
+        &self,
+        x: &SpatialTransform,
+        out: &mut Matrix6<f64>,
+        put: impl Fn(&mut f64, f64),
+    ) {
         let m = &self.0;
         let e = &x.rot;
         let r = &x.trans;
@@ -595,22 +615,22 @@ impl ArticulatedInertia {
         };
         let p = [times_rx(&b1[0]), times_rx(&b1[1]), times_rx(&b1[2])];
         let qrx = [times_rx(&q[0]), times_rx(&q[1]), times_rx(&q[2])];
-        let mut out = Matrix6::zeros();
         for i in 0..3 {
             for j in 0..3 {
                 let tr = b1[i][j] + q[i][j];
-                out[(i, j + 3)] = tr;
-                out[(j + 3, i)] = tr;
+                put(&mut out[(i, j + 3)], tr);
+                put(&mut out[(j + 3, i)], tr);
             }
             for j in i..3 {
                 let tl = a1[i][j] - p[i][j] - p[j][i] - qrx[i][j];
-                out[(i, j)] = tl;
-                out[(j, i)] = tl;
-                out[(i + 3, j + 3)] = c1[i][j];
-                out[(j + 3, i + 3)] = c1[i][j];
+                put(&mut out[(i, j)], tl);
+                put(&mut out[(i + 3, j + 3)], c1[i][j]);
+                if j != i {
+                    put(&mut out[(j, i)], tl);
+                    put(&mut out[(j + 3, i + 3)], c1[i][j]);
+                }
             }
         }
-        ArticulatedInertia(out)
     }
 }
 
