@@ -8,11 +8,11 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix6xX, Rotation3, UnitQuaternion, Vector3};
 use rtphys::dynamics::{
     aba, center_of_mass, crba, difference, energy, factor_mass, forward_kinematics,
-    forward_velocity, integrate, joint_wrenches, link_force_from_world, link_point_acceleration,
-    link_point_velocity, link_pose, neutral_configuration, normalize, point_jacobian, q_derivative,
-    rnea, solve_mass, solve_mass_columns, solve_mass_lt, spatial_momentum, ArticulatedData,
-    ArticulatedModel, ArticulatedModelBuilder, DynamicsError, ExtInputs, ForceVec, Joint,
-    SpatialInertia, SpatialTransform,
+    forward_velocity, integrate, joint_wrenches, joint_wrenches_from, link_force_from_world,
+    link_point_acceleration, link_point_velocity, link_pose, neutral_configuration, normalize,
+    point_jacobian, q_derivative, rnea, solve_mass, solve_mass_columns, solve_mass_lt,
+    spatial_momentum, ArticulatedData, ArticulatedModel, ArticulatedModelBuilder, DynamicsError,
+    ExtInputs, ForceVec, Joint, SpatialInertia, SpatialTransform,
 };
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
@@ -812,6 +812,55 @@ fn joint_wrenches_match_rnea() {
         }
         eprintln!("nv = {nv}: joint_wrenches vs RNEA f, Sᵀf vs τ − bq̇: {worst:e} (relative)");
         assert!(worst < 1e-9, "{worst:e}");
+    }
+}
+
+/// `joint_wrenches_from(first)` (the F/T sensors' subtrees only) writes, for
+/// every link `i ≥ first`, bit for bit the wrench of the whole pass, whatever
+/// `f` held before (here NaN), and leaves the links below `first` untouched:
+/// exact equality, on the floating humanoid and the arm, every `first`.
+#[test]
+fn joint_wrenches_from_a_link_equal_the_whole_pass() {
+    let mut rng = Rng(14);
+    for model in [
+        humanoid_model(&mut rng, &FLOATING_HUMANOID, G),
+        panda_on_table(),
+    ] {
+        let (n, nv) = (model.num_links(), model.nv());
+        let mut data = ArticulatedData::new(&model);
+        for _ in 0..10 {
+            let q = rng.configuration(&model, 3.0);
+            let (qd, tau) = (rng.vec(nv, 2.0), rng.vec(nv, 20.0));
+            let f_ext: Vec<ForceVec> = (0..n).map(|_| rng.force().scale(5.0)).collect();
+            let ext = ExtInputs {
+                f_ext: Some(&f_ext),
+                damping: None,
+                armature: None,
+            };
+            aba(&model, &mut data, &q, &qd, &tau, &ext).expect("aba");
+            joint_wrenches(&model, &mut data, &ext).expect("wrenches");
+            let whole = data.f.clone();
+            for first in 0..n {
+                let nan = ForceVec::new(Vector3::repeat(f64::NAN), Vector3::repeat(f64::NAN));
+                data.f.iter_mut().for_each(|f| *f = nan);
+                joint_wrenches_from(&model, &mut data, &ext, first).expect("wrenches");
+                for (i, (got, want)) in data.f.iter().zip(&whole).enumerate() {
+                    let (got, want) = (got.to_vector6(), want.to_vector6());
+                    if i >= first {
+                        let same = got
+                            .iter()
+                            .zip(want.iter())
+                            .all(|(a, b)| a.to_bits() == b.to_bits());
+                        assert!(same, "first {first}, link {i}: {got:?} vs {want:?}");
+                    } else {
+                        assert!(
+                            got.iter().all(|x| x.is_nan()),
+                            "first {first}: link {i} written"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 

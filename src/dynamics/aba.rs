@@ -4,11 +4,11 @@
 //! (Table 9.6, eq. (F4)).
 
 use super::kinematics::{update_twists, update_xup};
-use super::spatial::MotionVec;
+use super::spatial::{ForceVec, MotionVec};
 use super::tree::{
     joint_motion, ArticulatedData, ArticulatedModel, DynamicsError, ExtInputs, Joint,
 };
-use nalgebra::{Cholesky, Vector6};
+use nalgebra::{Cholesky, Vector3, Vector6};
 
 /// Joint accelerations at `(q, q̇)` under `τ`, gravity, external forces and
 /// damping; result in `data.qdd` (`q` of length `nq`, the others `nv`).
@@ -56,22 +56,41 @@ pub fn aba(
             // with S = 1₆, Iᵃ = Iᴬ − Iᴬ (Iᴬ)⁻¹ Iᴬ = 0 anyway (eq. (F4))
             (Joint::Floating, _) => continue,
             (_, Some(k)) => {
-                // (A4) U = Iᴬ s; d = sᵀ U (+ armature); u = τ − b q̇ − sᵀ pᴬ
-                let big_u = data.ia[i].mul_motion(&data.s[i]);
-                let d = data.s[i].dot(&big_u) + ext.armature(k);
+                // (A4) U = Iᴬ s; d = sᵀ U (+ armature); u = τ − b q̇ − sᵀ pᴬ.
+                // With s = e_j (a joint about a link axis): U = column j of Iᴬ,
+                // sᵀ U = U_j, sᵀ pᴬ = pᴬ_j.
+                let (big_u, s_u, s_pa) = match model.axis()[i] {
+                    Some(j) => {
+                        let col = data.ia[i].0.column(j);
+                        let big_u = ForceVec::new(
+                            Vector3::new(col[0], col[1], col[2]),
+                            Vector3::new(col[3], col[4], col[5]),
+                        );
+                        (big_u, col[j], data.pa[i].to_vector6()[j])
+                    }
+                    None => {
+                        let big_u = data.ia[i].mul_motion(&data.s[i]);
+                        (big_u, data.s[i].dot(&big_u), data.s[i].dot(&data.pa[i]))
+                    }
+                };
+                let d = s_u + ext.armature(k);
                 if !(d.is_finite() && d > 0.0) {
                     return Err(DynamicsError::SingularJoint { link: i, d });
                 }
-                let u = tau[k] - ext.damping_torque(k, qd[k]) - data.s[i].dot(&data.pa[i]);
+                let u = tau[k] - ext.damping_torque(k, qd[k]) - s_pa;
                 data.big_u[i] = big_u;
                 data.d[i] = d;
                 data.u[i] = u;
-                // (A5) Iᵃ = Iᴬ − U Uᵀ/d (in place, entry by entry); pᵃ = pᴬ + Iᵃ c + U u/d
+                // (A5) Iᵃ = Iᴬ − U (U/d)ᵀ (in place; upper triangle, mirrored: Iᵃ
+                // is symmetric); pᵃ = pᴬ + Iᵃ c + U u/d
                 let mut ia = data.ia[i];
                 let x = big_u.to_vector6();
+                let y = x / d;
                 for c in 0..6 {
-                    for r in 0..6 {
-                        ia.0[(r, c)] -= x[r] * x[c] / d;
+                    for r in 0..=c {
+                        let v = ia.0[(r, c)] - x[r] * y[c];
+                        ia.0[(r, c)] = v;
+                        ia.0[(c, r)] = v;
                     }
                 }
                 let pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
@@ -82,8 +101,7 @@ pub fn aba(
         };
         if let Some(p) = model.parent()[i] {
             // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ
-            let ia_p = ia.inv_transform(&data.xup[i]);
-            data.ia[p].0 += ia_p.0;
+            ia.add_inv_transform_to(&data.xup[i], &mut data.ia[p]);
             let pa_p = data.xup[i].inv_apply_force(&pa);
             data.pa[p] += pa_p;
         }
@@ -124,7 +142,11 @@ pub fn aba(
                 // (A8) q̈ = (u − Uᵀ a')/d; a = a' + s q̈
                 let qdd = (data.u[i] - data.big_u[i].dot(&a)) / data.d[i];
                 data.qdd[k] = qdd;
-                a += data.s[i].scale(qdd);
+                match model.axis()[i] {
+                    Some(j) if j < 3 => a.ang[j] += qdd,
+                    Some(j) => a.lin[j - 3] += qdd,
+                    None => a += data.s[i].scale(qdd),
+                }
             }
             (_, None) => {}
         }

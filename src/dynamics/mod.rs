@@ -21,7 +21,7 @@
 //! | mass matrix | [`crba()`], then [`factor_mass`] | `mass_matrix`, `mass_factor` |
 //! | `H⁻¹ b`, `L⁻ᵀ b` | [`solve_mass`], [`solve_mass_columns`], [`solve_mass_lt`] | the caller's vector |
 //! | forward dynamics | [`aba()`] | `qdd`, `v`, `a` |
-//! | F/T sensor wrenches | [`joint_wrenches`] (after `aba`) | `f` |
+//! | F/T sensor wrenches | [`joint_wrenches`] (after `aba`; [`joint_wrenches_from`] for the subtrees from one link on) | `f` |
 //! | point Jacobian | [`point_jacobian`] | the caller's 6×nv matrix |
 //! | `q̇ = G(q) v`, `q ⊕ h v`, `q₁ ⊖ q₀` | [`q_derivative`], [`integrate`], [`difference`], [`normalize`] | the caller's vector |
 //! | checks | [`energy`], [`spatial_momentum`], [`center_of_mass`] | `x_base`, `v` |
@@ -155,4 +155,4 @@ pub use spatial::{ArticulatedInertia, ForceVec, MotionVec, SpatialInertia, Spati
 pub use tree::{
     ArticulatedData, ArticulatedModel, ArticulatedModelBuilder, DynamicsError, ExtInputs, Joint,
 };
-pub use wrenches::joint_wrenches;
+pub use wrenches::{joint_wrenches, joint_wrenches_from};

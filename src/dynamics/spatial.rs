@@ -521,29 +521,116 @@ impl ArticulatedInertia {
 
     /// `ᴮX_Aᵀ Iᴬ ᴮX_A` with `x = ᴮX_A`: the inertia (expressed in B) in A.
     ///
-    /// In 3×3 blocks (≈ 40 % of the flops of the 6×6 product): with
-    /// `X = diag(E, E) [1, 0; −r×, 1]` and `Iᴬ = [A, B; Bᵀ, C]`, first
-    /// `A' = EᵀAE`, `B' = EᵀBE`, `C' = EᵀCE`, then
-    /// `XᵀIᴬX = [A' − B'r× + r×(B'ᵀ − C'r×), B' + r×C'; (B' + r×C')ᵀ, C']`.
+    /// In 3×3 blocks: with `X = diag(E, E) [1, 0; −r×, 1]` and
+    /// `Iᴬ = [A, B; Bᵀ, C]`, first `A' = EᵀAE`, `B' = EᵀBE`, `C' = EᵀCE`, then
+    /// with `Q = r×C'` and `P = B'r×` (so that `r×B'ᵀ = −Pᵀ` and
+    /// `r×C'r× = Q r×`, since `r×ᵀ = −r×`):
+    /// `XᵀIᴬX = [A' − P − Pᵀ − Q r×, B' + Q; (B' + Q)ᵀ, C']`.
+    /// `Iᴬ` is symmetric: only the upper triangles of `A`, `C` are read, only
+    /// those of `A'`, `C'` and the top-left block computed, and the result is
+    /// exactly symmetric (mirrored). The products by `r×` are cross products
+    /// (6 multiplications per column, not 9).
     pub fn inv_transform(&self, x: &SpatialTransform) -> ArticulatedInertia {
+        let mut out = Matrix6::zeros();
+        self.congruence_into(x, &mut out, |o, v| *o = v);
+        ArticulatedInertia(out)
+    }
+
+    /// `out += ᴮX_Aᵀ Iᴬ ᴮX_A` ([`Self::inv_transform`] added in place, entry by
+    /// entry, the same sums as adding its result): ABA's (A6) without the
+    /// intermediate matrix.
+    pub fn add_inv_transform_to(&self, x: &SpatialTransform, out: &mut ArticulatedInertia) {
+        self.congruence_into(x, &mut out.0, |o, v| *o += v);
+    }
+
+    /// The entries of `XᵀIᴬX` handed to `put(out entry, value)`.
+    #[allow(clippy::needless_range_loop)] // the mirroring loops index (i, j) and (j, i)
+    #[inline(always)]
+    fn congruence_into(
+        &self,
+        x: &SpatialTransform,
+        out: &mut Matrix6<f64>,
+        put: impl Fn(&mut f64, f64),
+    ) {
+        let m = &self.0;
         let e = &x.rot;
-        let a = self.0.fixed_view::<3, 3>(0, 0);
-        let b = self.0.fixed_view::<3, 3>(0, 3);
-        let c = self.0.fixed_view::<3, 3>(3, 3);
-        let a1 = e.tr_mul(&(a * e));
-        let b1 = e.tr_mul(&(b * e));
-        let c1 = e.tr_mul(&(c * e));
-        let rx = skew(&x.trans);
-        let c_rx = c1 * rx;
-        let top_right = b1 + rx * c1;
-        let top_left = a1 - b1 * rx + rx * (b1.transpose() - c_rx);
-        let mut m = Matrix6::zeros();
-        m.fixed_view_mut::<3, 3>(0, 0).copy_from(&top_left);
-        m.fixed_view_mut::<3, 3>(0, 3).copy_from(&top_right);
-        m.fixed_view_mut::<3, 3>(3, 0)
-            .copy_from(&top_right.transpose());
-        m.fixed_view_mut::<3, 3>(3, 3).copy_from(&c1);
-        ArticulatedInertia(m)
+        let r = &x.trans;
+        let e_at = |i: usize, j: usize| e[(i, j)];
+        // Eᵀ S E of a symmetric 3×3 block S at (o, o): T = S E, then the upper
+        // triangle of Eᵀ T.
+        let sym_congruence = |o: usize| {
+            let s = |i: usize, j: usize| {
+                if i <= j {
+                    m[(o + i, o + j)]
+                } else {
+                    m[(o + j, o + i)]
+                }
+            };
+            let mut t = [[0.0; 3]; 3];
+            for (i, row) in t.iter_mut().enumerate() {
+                for (j, tij) in row.iter_mut().enumerate() {
+                    *tij = s(i, 0) * e_at(0, j) + s(i, 1) * e_at(1, j) + s(i, 2) * e_at(2, j);
+                }
+            }
+            let mut out = [[0.0; 3]; 3];
+            for i in 0..3 {
+                for j in i..3 {
+                    let v = e_at(0, i) * t[0][j] + e_at(1, i) * t[1][j] + e_at(2, i) * t[2][j];
+                    out[i][j] = v;
+                    out[j][i] = v;
+                }
+            }
+            out
+        };
+        let a1 = sym_congruence(0);
+        let c1 = sym_congruence(3);
+        // B' = Eᵀ (B E), full.
+        let mut t = [[0.0; 3]; 3];
+        for (i, row) in t.iter_mut().enumerate() {
+            for (j, tij) in row.iter_mut().enumerate() {
+                *tij = m[(i, 3)] * e_at(0, j) + m[(i, 4)] * e_at(1, j) + m[(i, 5)] * e_at(2, j);
+            }
+        }
+        let mut b1 = [[0.0; 3]; 3];
+        for (i, row) in b1.iter_mut().enumerate() {
+            for (j, bij) in row.iter_mut().enumerate() {
+                *bij = e_at(0, i) * t[0][j] + e_at(1, i) * t[1][j] + e_at(2, i) * t[2][j];
+            }
+        }
+        // Q = r×C' column by column: Q[:, j] = r × C'[:, j].
+        let mut q = [[0.0; 3]; 3];
+        for j in 0..3 {
+            let c = [c1[0][j], c1[1][j], c1[2][j]];
+            q[0][j] = r.y * c[2] - r.z * c[1];
+            q[1][j] = r.z * c[0] - r.x * c[2];
+            q[2][j] = r.x * c[1] - r.y * c[0];
+        }
+        // Row i of (M r×) is (row i of M) × r.
+        let times_rx = |row: &[f64; 3]| {
+            [
+                row[1] * r.z - row[2] * r.y,
+                row[2] * r.x - row[0] * r.z,
+                row[0] * r.y - row[1] * r.x,
+            ]
+        };
+        let p = [times_rx(&b1[0]), times_rx(&b1[1]), times_rx(&b1[2])];
+        let qrx = [times_rx(&q[0]), times_rx(&q[1]), times_rx(&q[2])];
+        for i in 0..3 {
+            for j in 0..3 {
+                let tr = b1[i][j] + q[i][j];
+                put(&mut out[(i, j + 3)], tr);
+                put(&mut out[(j + 3, i)], tr);
+            }
+            for j in i..3 {
+                let tl = a1[i][j] - p[i][j] - p[j][i] - qrx[i][j];
+                put(&mut out[(i, j)], tl);
+                put(&mut out[(i + 3, j + 3)], c1[i][j]);
+                if j != i {
+                    put(&mut out[(j, i)], tl);
+                    put(&mut out[(j + 3, i + 3)], c1[i][j]);
+                }
+            }
+        }
     }
 }
 

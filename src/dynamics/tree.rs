@@ -147,6 +147,19 @@ impl Joint {
     }
 }
 
+/// `Some(k)` when the motion subspace of `joint` is exactly `e_k` of `[ω; v]`.
+fn coordinate_axis(joint: &Joint) -> Option<usize> {
+    let s = match joint {
+        Joint::Revolute(_) | Joint::Prismatic(_) => joint.motion_subspace().to_vector6(),
+        Joint::Fixed | Joint::Floating => return None,
+    };
+    let k = s.iter().position(|&x| x == 1.0)?;
+    s.iter()
+        .enumerate()
+        .all(|(j, &x)| j == k || x == 0.0)
+        .then_some(k)
+}
+
 /// The (normalized) unit quaternion stored as `[w, x, y, z]` at `q[k..k + 4]`;
 /// the identity if it is missing, zero or not finite.
 pub(crate) fn quaternion_at(q: &[f64], k: usize) -> UnitQuaternion<f64> {
@@ -174,6 +187,11 @@ pub struct ArticulatedModel {
     inertia: Vec<SpatialInertia>,
     /// `inertia[i]` as a 6×6 matrix, the articulated inertia ABA starts from.
     inertia_matrix: Vec<ArticulatedInertia>,
+    /// `Some(k)` when a one-DoF joint's `s` is exactly the `k`-th unit vector of
+    /// `[ω; v]` (a revolute or prismatic joint about a link coordinate axis, as
+    /// in DH-style URDFs): ABA takes `U = Iᴬ s` as column `k` and `sᵀ pᴬ` as
+    /// entry `k` (the same numbers as the products, without them).
+    axis: Vec<Option<usize>>,
     q_index: Vec<Option<usize>>,
     v_index: Vec<Option<usize>>,
     dof_parent: Vec<Option<usize>>,
@@ -215,6 +233,10 @@ impl ArticulatedModel {
     /// `inertia()[i]` as a 6×6 matrix (ABA's initial `Iᴬ_i`, eq. (A3)).
     pub(crate) fn inertia_matrix(&self) -> &[ArticulatedInertia] {
         &self.inertia_matrix
+    }
+    /// Per link, the coordinate `k` with `s = e_k` (see the field), else `None`.
+    pub(crate) fn axis(&self) -> &[Option<usize>] {
+        &self.axis
     }
     /// Start of each joint's coordinates in `q` (`None` for `Fixed`).
     pub fn q_index(&self) -> &[Option<usize>] {
@@ -424,12 +446,14 @@ impl ArticulatedModelBuilder {
             }
         }
         let inertia_matrix = self.inertia.iter().map(|i| i.to_articulated()).collect();
+        let axis = self.joint.iter().map(coordinate_axis).collect();
         Ok(ArticulatedModel {
             parent: self.parent,
             joint: self.joint,
             x_tree: self.x_tree,
             inertia: self.inertia,
             inertia_matrix,
+            axis,
             q_index,
             v_index,
             dof_parent,

@@ -20,18 +20,32 @@ pub fn joint_wrenches(
     data: &mut ArticulatedData,
     ext: &ExtInputs<'_>,
 ) -> Result<(), DynamicsError> {
+    joint_wrenches_from(model, data, ext, 0)
+}
+
+/// [`joint_wrenches`] for the links `first..n` only: `data.f[i]` is written for
+/// `i ≥ first` and left as it was below. Since a parent precedes its children
+/// (the builder's order), the subtree of any `i ≥ first` lies in `first..n`, so
+/// these `f[i]` are those of the whole pass, bit for bit (the same sums in the
+/// same order). An F/T sensor on a link near the tip costs its subtree only.
+pub fn joint_wrenches_from(
+    model: &ArticulatedModel,
+    data: &mut ArticulatedData,
+    ext: &ExtInputs<'_>,
+    first: usize,
+) -> Result<(), DynamicsError> {
     ext.check(model)?;
     model.check_data(data)?;
     let n = model.num_links();
     // (R4) f_i = I a_i + v_i ×f I v_i − f_ext_i
-    for i in 0..n {
+    for i in first..n {
         let inertia = &model.inertia()[i];
         let h = inertia * &data.v[i];
         data.f[i] = inertia * &data.a[i] + data.v[i].cross_force(&h) - ext.f_ext(i);
     }
     // (R5) f_λ += ⁱX_λᵀ f_i, leaves to root
-    for i in (0..n).rev() {
-        if let Some(p) = model.parent()[i] {
+    for i in (first..n).rev() {
+        if let Some(p) = model.parent()[i].filter(|&p| p >= first) {
             let fp = data.xup[i].inv_apply_force(&data.f[i]);
             data.f[p] += fp;
         }

@@ -16,7 +16,7 @@
 
 use crate::data::{BodyState, ImuReading, RobotData};
 use crate::dynamics::{
-    aba, joint_wrenches, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
+    aba, joint_wrenches_from, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
 };
 use crate::kinematics::robot_slices;
 use crate::math::Wrench;
@@ -233,13 +233,15 @@ fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
     if r.ft_sensors.is_empty() {
         return;
     }
-    // RNEA's backward pass with ABA's accelerations (Featherstone Table 5.1).
+    // RNEA's backward pass with ABA's accelerations (Featherstone Table 5.1), over
+    // the sensors' subtrees only: the links from the first sensor link on.
+    let first = r.ft_sensors.iter().map(|s| s.link).min().unwrap_or(0);
     let ext = ExtInputs {
         f_ext: Some(&rd.f_ext),
         damping: None,
         armature: None,
     };
-    if joint_wrenches(&r.tree, &mut rd.ad, &ext).is_err() {
+    if joint_wrenches_from(&r.tree, &mut rd.ad, &ext, first).is_err() {
         return;
     }
     for (s, out) in r.ft_sensors.iter().zip(rd.ft.iter_mut()) {
