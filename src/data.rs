@@ -336,6 +336,14 @@ pub struct Data {
     /// thresholds, s. All false / 0 while sleeping is off.
     pub asleep: Vec<bool>,
     pub rest_s: Vec<f64>,
+    /// Edit stamp: a process-unique value renewed ([`Data::edited`]) whenever a
+    /// sleeping or static body's state may have changed from outside the step
+    /// (reset, restore, a write that does not wake the body) and when bodies fall
+    /// asleep (a wake changes the sleeping set, which is compared too). The broad phase's
+    /// memory of the sleeping geoms holds while the stamp and the sleeping set are
+    /// the ones it was built at (in place of comparing every sleeping state).
+    /// Not state: it is not in a snapshot and changes no result.
+    pub edits: u64,
     /// Robots: configuration and velocity of all robots (robot r's are at
     /// `model.robots[r].q_offset..` and `v_offset..`; see [`crate::model::robot`]).
     pub qpos: Vec<f64>,
@@ -375,6 +383,7 @@ impl Data {
             frozen: vec![false; nb],
             asleep: vec![false; nb],
             rest_s: vec![0.0; nb],
+            edits: 0,
             qpos: vec![0.0; model.nq],
             qvel: vec![0.0; model.nv],
             qfrc_cmd: vec![0.0; model.nv],
@@ -443,6 +452,7 @@ impl Data {
         self.frozen.iter_mut().for_each(|f| *f = false);
         self.asleep.iter_mut().for_each(|f| *f = false);
         self.rest_s.iter_mut().for_each(|t| *t = 0.0);
+        self.edited();
         self.pairs.clear();
         self.contacts.clear();
         self.contact_pair.clear();
@@ -507,6 +517,18 @@ impl Data {
     pub fn wake_all(&mut self) {
         self.asleep.iter_mut().for_each(|f| *f = false);
         self.rest_s.iter_mut().for_each(|t| *t = 0.0);
+    }
+
+    /// Renew the edit stamp ([`Data::edits`]). Whoever writes a sleeping body's
+    /// state (`state`, a robot's `qpos`/`qvel`) from outside the step calls this
+    /// or wakes the body ([`Data::wake`]): the broad phase then forgets what it
+    /// remembered of the sleeping bodies' geoms. A fresh value from a process-wide
+    /// counter, so two `Data` stepped by one pipeline never share a stamp after
+    /// either changed.
+    pub fn edited(&mut self) {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        self.edits = NEXT.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Kinetic energy of the moving (free, not frozen) bodies, J.
@@ -579,6 +601,7 @@ impl Data {
         self.frozen.copy_from_slice(&s.frozen);
         self.asleep.copy_from_slice(&s.asleep);
         self.rest_s.copy_from_slice(&s.rest_s);
+        self.edited();
         self.qpos.copy_from_slice(&s.qpos);
         self.qvel.copy_from_slice(&s.qvel);
         self.qfrc_cmd.copy_from_slice(&s.qfrc_cmd);

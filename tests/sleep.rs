@@ -514,3 +514,89 @@ fn a_ball_without_rolling_resistance_never_stops_one_with_it_stops_and_sleeps() 
     }
     assert_poses_close(&ends[1], &ends[0], "rolling ball with resistance");
 }
+
+/// The bench pile (`pile_scene(Bench, 20, 7)`) with rolling resistance length
+/// `rolling` (m) on every material (as `rtphys bench --rolling`).
+fn pile20_rolling(rolling: f64, sleep: bool) -> String {
+    let r = format!(", rolling = {rolling:?} }}");
+    let text = pile_scene(PileKind::Bench, 20, 7)
+        .replace(", rolling = 0.0 }", &r)
+        .lines()
+        .map(|l| {
+            if l.starts_with("material = {") && !l.contains("rolling") {
+                l.replacen(" }", &r, 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(text.contains(&r), "no material took the rolling resistance");
+    with_sleep(&format!("{text}\n"), sleep)
+}
+
+/// A settled pile with rolling resistance (μ_r = 1 mm) is mostly asleep: at
+/// 12 s at least half of its 20 bodies sleep (docs/BENCHMARKS.md "Piles that
+/// sleep (scale4)"); a sleeping body's state does not change.
+#[test]
+fn a_settled_pile_with_rolling_resistance_is_mostly_asleep() {
+    let model = load(&pile20_rolling(1e-3, true));
+    let n = free_bodies(&model);
+    assert_eq!(n, 20);
+    let mut d = Data::new(&model);
+    let mut p = Pipeline::new(&model);
+    common::run(&mut p, &model, &mut d, 12_000);
+    assert!(
+        2 * d.stats.sleeping >= n,
+        "{} of {n} asleep at 12 s",
+        d.stats.sleeping
+    );
+    let asleep: Vec<usize> = (0..d.asleep.len()).filter(|&b| d.asleep[b]).collect();
+    let before: Vec<_> = asleep.iter().map(|&b| d.state[b]).collect();
+    common::run(&mut p, &model, &mut d, 100);
+    for (&b, s) in asleep.iter().zip(&before) {
+        if d.asleep[b] {
+            assert_eq!(d.state[b], *s, "sleeping body {b} moved");
+        }
+    }
+}
+
+/// The broad phase's memory of the sleeping geoms follows `Data::edits`: one
+/// pipeline stepping two worlds that diverged (one pushed early, one late) steps
+/// each bit for bit as its own pipeline does, also after a sleeping box of one
+/// was lifted 2 cm from outside the step with `Data::edited` (its reference: a
+/// fresh pipeline, with no memory, from then on).
+#[test]
+fn one_pipeline_for_two_diverged_sleeping_worlds_steps_each_as_its_own() {
+    let model = load(&with_sleep(&row_pile("penalty"), true));
+    let mut a = Data::new(&model);
+    let mut pa = Pipeline::new(&model);
+    run_pushed(&model, &mut a, &mut pa, 1500, (2000, 2000, 0.0));
+    assert_eq!(a.stats.sleeping, 6, "all asleep at 1.5 s");
+    let mut b = a.clone();
+    let mut pb = Pipeline::new(&model);
+    let (mut sa, mut sb) = (a.clone(), b.clone());
+    let mut shared = Pipeline::new(&model);
+    let lifted = 5;
+    for k in 0..800u64 {
+        if k == 300 {
+            for d in [&mut a, &mut sa] {
+                assert!(d.asleep[lifted]);
+                d.state[lifted].x.z += 0.02;
+                d.edited();
+            }
+            pa = Pipeline::new(&model);
+        }
+        run_pushed(&model, &mut a, &mut pa, 1, (1900, 2100, 40.0));
+        run_pushed(&model, &mut b, &mut pb, 1, (1500, 1700, 40.0));
+        run_pushed(&model, &mut sa, &mut shared, 1, (1900, 2100, 40.0));
+        run_pushed(&model, &mut sb, &mut shared, 1, (1500, 1700, 40.0));
+        assert_eq!(bits(&a), bits(&sa), "world a at step {k}");
+        assert_eq!(bits(&b), bits(&sb), "world b at step {k}");
+    }
+    assert_ne!(bits(&a), bits(&b));
+    assert!(
+        b.stats.sleeping < 6 && a.stats.sleeping < 6,
+        "the pushes woke the piles"
+    );
+}

@@ -336,6 +336,10 @@ impl HapticState {
     pub fn render(&mut self, spec: &HapticSpec, model: &Model, data: &mut Data) {
         if let (Some(mr), true) = (spec.multirate, self.sub.active) {
             data.state[spec.tool] = self.sub.end;
+            if data.asleep[spec.tool] {
+                // A sleeping body's state written from outside the step.
+                data.edited();
+            }
             self.render_multirate(spec, data, mr.stiffness);
             return;
         }

@@ -38,7 +38,8 @@ pub struct CollideWorkspace {
 /// The broad phase's memory of the geoms that do not move while some bodies sleep
 /// (static bodies and sleeping islands): their poses, boxes and speed bounds, their
 /// grid and the candidate pairs among them, built when the set of sleeping bodies
-/// (or one of their states) changes; in between, a step poses, boxes and grids only
+/// or the edit stamp (`Data::edits`: renewed by every write of a state from
+/// outside the step and by every fall asleep) changes; in between, a step poses, boxes and grids only
 /// the moving geoms and queries them against the fixed grid. The candidates are
 /// those of the full broad phase, bit for bit (the pairs are the overlapping boxes
 /// whatever the grid, and a fixed box is the one the full pass would compute from
@@ -53,9 +54,11 @@ pub struct FixedGeoms {
     /// Per body: static (from the model; read here instead of striding the
     /// model's bodies every step).
     is_static: Vec<bool>,
-    /// Per body: fixed (static or asleep) at the build, and its state then.
+    /// Per body: fixed (static or asleep) at the build; the edit stamp then, and
+    /// this step's.
     fixed_body: Vec<bool>,
-    body_state: Vec<BodyState>,
+    edits: u64,
+    edits_now: u64,
     /// Per geom: fixed at the build; the other geoms, in index order.
     fixed_geom: Vec<bool>,
     moving: Vec<u32>,
@@ -77,7 +80,6 @@ impl FixedGeoms {
                 .map(|b| b.kind == BodyKind::Static)
                 .collect(),
             fixed_body: Vec::with_capacity(nb),
-            body_state: Vec::with_capacity(nb),
             fixed_geom: Vec::with_capacity(ng),
             moving: Vec::with_capacity(ng),
             fixed_pairs: Vec::with_capacity(PAIRS_PER_GEOM * ng),
@@ -87,26 +89,21 @@ impl FixedGeoms {
         }
     }
 
-    /// Whether the memory matches: the same bodies fixed, each in the same state
-    /// (bitwise), the same window.
-    fn matches(&self, state: &[BodyState], asleep: &[bool], window: f64) -> bool {
+    /// Whether the memory matches: the same bodies fixed, the same edit stamp
+    /// (no fixed state written since the build), the same window. O(1) but for
+    /// the sleeping flags (the bitwise comparison of every fixed state it
+    /// replaces cost ≈ 19 µs per step at 1,000 sleeping bodies).
+    fn matches(&self, edits: u64, asleep: &[bool], window: f64) -> bool {
         if !self.built
+            || self.edits != edits
             || self.window_bits != window.to_bits()
             || asleep.len() != self.is_static.len()
         {
             return false;
         }
-        let bits = |s: &BodyState| {
-            [
-                s.x.x, s.x.y, s.x.z, s.q.i, s.q.j, s.q.k, s.q.w, s.v.x, s.v.y, s.v.z, s.w.x, s.w.y,
-                s.w.z,
-            ]
-            .map(f64::to_bits)
-        };
-        (0..asleep.len()).all(|b| {
-            let f = self.is_static[b] || asleep[b];
-            f == self.fixed_body[b] && (!f || bits(&state[b]) == bits(&self.body_state[b]))
-        })
+        (self.is_static.iter().zip(asleep))
+            .zip(&self.fixed_body)
+            .all(|((&s, &a), &f)| (s || a) == f)
     }
 }
 
@@ -178,12 +175,13 @@ impl CollideWorkspace {
     pub fn pose_geoms_for_step(
         &mut self,
         model: &Model,
-        state: &[BodyState],
+        (state, edits): (&[BodyState], u64),
         asleep: Option<&[bool]>,
     ) {
         let window = box_window(&self.speculative);
         let fx = &mut self.fixed;
-        fx.valid = asleep.is_some_and(|a| fx.matches(state, a, window))
+        fx.edits_now = edits;
+        fx.valid = asleep.is_some_and(|a| fx.matches(edits, a, window))
             && self.geom_pose.len() == model.ngeom();
         if fx.valid {
             for &g in &fx.moving {
@@ -290,8 +288,7 @@ pub fn broad_phase(
                     let is_static = &fx.is_static;
                     fx.fixed_body
                         .extend((0..model.nbody()).map(|b| is_static[b] || asleep[b]));
-                    fx.body_state.clear();
-                    fx.body_state.extend_from_slice(state);
+                    fx.edits = fx.edits_now;
                     fx.fixed_geom.clear();
                     fx.fixed_geom
                         .extend(model.geoms.iter().map(|g| fx.fixed_body[g.body]));

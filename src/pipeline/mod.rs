@@ -322,7 +322,7 @@ fn outline<S: Stepper>(
         &mut data.state,
     );
     let asleep = sleep::some_asleep(model, data).then_some(&data.asleep[..]);
-    col.pose_geoms_for_step(model, &data.state, asleep);
+    col.pose_geoms_for_step(model, (&data.state, data.edits), asleep);
     let t = lap(&mut data.stats, Stage::Kinematics, t);
     collide::broad_phase(model, tick.h, &data.state, col, &mut data.pairs, asleep);
     // Sleeping islands (`sleep`): wake, then leave out the pairs of the sleeping.

@@ -429,11 +429,17 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
     }
     let mut sleeping = 0;
     let mut robot_slept = false;
+    let mut slept = false;
     for b in 0..model.nbody() {
         if !node(model, data, b) {
             continue;
         }
         if !data.asleep[b] && flag[find(parent, b as u32) as usize] {
+            if !slept {
+                // The fixed geoms' memory must not be taken for this one.
+                data.edited();
+                slept = true;
+            }
             data.asleep[b] = true;
             let s = &mut data.state[b];
             s.v.fill(0.0);
