@@ -191,12 +191,11 @@ fn edge_edge_impact_does_not_interpenetrate_peg() {
     assert!(gain <= 0.01, "energy gain {gain:e}");
 }
 
-/// Vertex–vertex: an apex-down pyramid hits an apex-up one. Open, ignored: the
-/// impact spins the top from rest to 7 rad/s within the step, and the rows' lead
-/// for the rotation (h²|ω|²r) uses the start-of-step ω, so one step ends 2.8e-9 L³
-/// deep (1.7e-9 the next); no energy is gained. Run with `--ignored`.
+/// Vertex–vertex: an apex-down pyramid hits an apex-up one. The impact spins the
+/// top from rest to 7 rad/s within the step; with the rows' rotation lead from the
+/// start-of-step ω one step ended 2.8e-9 L³ deep (1.7e-9 the next). The step is
+/// now built again from the velocities it predicts (peg.rs, "Predicted reach").
 #[test]
-#[ignore = "open: the vertex–vertex impact overlaps 2.8e-9 L³ for two steps (rotation spun up within the step)"]
 fn vertex_vertex_impact_does_not_interpenetrate_peg() {
     let (worst, gain) = impact(PYR_UP, PYR_DOWN);
     assert!(worst <= 1e-9, "overlap {worst:e} L³");
