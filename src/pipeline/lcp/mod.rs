@@ -467,6 +467,10 @@ impl Stepper for LcpStepper<'_> {
         let mut ts = None;
         let mut before = (0, 0.0, 0, false);
         for pass in 0..peg::PEG_PASSES {
+            if pass > 0 {
+                // The solved pass, kept in case this one fails (peg.rs).
+                peg::save_pass(ls, stats);
+            }
             rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
             if !model.robots.is_empty() {
                 articulated::limit_rows(model, robots, qpos, qvel, h, ls);
@@ -484,6 +488,11 @@ impl Stepper for LcpStepper<'_> {
                     predicted: pass > 0,
                 };
                 peg::peg_rows(&inp, ls);
+                if pass > 0 && ls.contacts.len() > peg::PEG_MAX_ROWS {
+                    peg::restore_pass(ls, stats);
+                    warm::remember_impulses(pairs, contact_pair, ls);
+                    break;
+                }
                 if ls.contacts.len() > peg::PEG_MAX_ROWS {
                     // Bounded work (peg.rs, "Row cap"): this step takes the standard
                     // rows, a counted failure and fallback.
@@ -512,6 +521,16 @@ impl Stepper for LcpStepper<'_> {
                 peg::solve(p, ls, stats);
             } else {
                 solve::solve(p, pairs, ls, stats);
+            }
+            if pass > 0 && stats.solver_failed {
+                // A predicted pass that failed is discarded (peg.rs, "Predicted
+                // reach").
+                // Its pivots count.
+                let it = stats.solver_iterations;
+                peg::restore_pass(ls, stats);
+                stats.solver_iterations += it;
+                warm::remember_impulses(pairs, contact_pair, ls);
+                break;
             }
             if pass > 0 {
                 // The passes' stats add up (pivots, the larger residual and LCP).
