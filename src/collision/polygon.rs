@@ -299,7 +299,7 @@ fn vertex_at(q: Poly, v: &Vec2, eps: f64) -> Option<usize> {
         }
     }
     let (k, t, dist) = near?;
-    if !(dist <= eps) {
+    if dist.is_nan() || dist > eps {
         return None;
     }
     let (a0, a1) = (q.v[k], q.v[(k + 1) % n]);

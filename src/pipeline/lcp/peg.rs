@@ -1193,11 +1193,14 @@ pub const PEG_MAX_LCP: usize = 512;
 
 /// Largest number of contact rows (standard rows kept plus PEG's potential
 /// contacts) a PEG step builds before it gives the step to the standard rows
-/// ("Row cap" in the module doc). The LCP step assembles one dense W of
-/// 3 n × 3 n doubles over every row (`delassus::dense_w`): 75 MB at 1,024 rows.
-/// Fast bodies in the planar world widen the reach ε until every vertex pair of
-/// every candidate pair is a potential contact (a 2D pour at h = 1e-2 reached
-/// ≈ 34,000 rows, an 81 GB W that aborted the process).
+/// ("Row cap" in the module doc). Lemke's dense W is per island (`island_w`,
+/// bounded through [`PEG_MAX_LCP`]), but the block-sparse W of `delassus` is
+/// quadratic in the rows that share a body. Fast bodies in the planar world
+/// once made every vertex pair a potential contact (a 2D pour at h = 1e-2:
+/// ≈ 34,000 rows, then an 81 GB dense W over every row); with the bounded 2D
+/// configurations (`collision::polygon`, "Classification") the same run still
+/// builds steps of ≈ 1,900 rows, whose pile is one island over `PEG_MAX_LCP`
+/// (2,658 variables): a PGS fallback either way, so the cap is kept.
 pub const PEG_MAX_ROWS: usize = 1024;
 
 /// Reports (once per world, on the diagnostics thread) a step that went over
