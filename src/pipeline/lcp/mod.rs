@@ -462,55 +462,102 @@ impl Stepper for LcpStepper<'_> {
             };
             articulated::robot_blocks(model, h, robots, &load, (contacts, peg), rec, ls);
         }
-        rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
-        if !model.robots.is_empty() {
-            articulated::limit_rows(model, robots, qpos, qvel, h, ls);
-        }
         let peg_method = p.contact_model == ContactModel::Peg;
         let mut peg = peg_method;
-        if peg {
-            // PEG: the potential contacts' rows replace the polytope pairs' (peg.rs).
-            let inp = peg::PegInput {
-                model,
-                state,
-                candidates: &col.candidates,
-                poses: &col.geom_pose,
-                speed: &col.speed,
-                h,
-                window: p.contact_window,
-            };
-            peg::peg_rows(&inp, ls);
-            if ls.contacts.len() > peg::PEG_MAX_ROWS {
-                // Bounded work (peg.rs, "Row cap"): this step takes the standard
-                // rows, a counted failure and fallback.
-                peg::report_row_cap(ls);
-                stats.solver_failed = true;
-                stats.solver_failures += 1;
-                stats.solver_fallbacks += 1;
-                rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
-                if !model.robots.is_empty() {
-                    articulated::limit_rows(model, robots, qpos, qvel, h, ls);
-                }
-                peg = false;
+        let mut ts = None;
+        let mut before = (0, 0.0, 0, false);
+        for pass in 0..peg::PEG_PASSES {
+            if pass > 0 {
+                // The solved pass, kept in case this one fails (peg.rs).
+                peg::save_pass(ls, stats);
             }
-        }
-        delassus::delassus(p, h, ls);
-        if peg {
-            peg::peg_constants(h, ls);
-        }
-        let ts = Instant::now();
+            rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+            if !model.robots.is_empty() {
+                articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+            }
+            if peg {
+                // PEG: the potential contacts' rows replace the polytope pairs' (peg.rs).
+                let inp = peg::PegInput {
+                    model,
+                    state,
+                    candidates: &col.candidates,
+                    poses: &col.geom_pose,
+                    speed: &col.speed,
+                    h,
+                    window: p.contact_window,
+                    predicted: pass > 0,
+                };
+                peg::peg_rows(&inp, ls);
+                if pass > 0 && ls.contacts.len() > peg::PEG_MAX_ROWS {
+                    peg::restore_pass(ls, stats);
+                    warm::remember_impulses(pairs, contact_pair, ls);
+                    break;
+                }
+                if ls.contacts.len() > peg::PEG_MAX_ROWS {
+                    // Bounded work (peg.rs, "Row cap"): this step takes the standard
+                    // rows, a counted failure and fallback.
+                    peg::report_row_cap(ls);
+                    stats.solver_failed = true;
+                    stats.solver_failures += 1;
+                    stats.solver_fallbacks += 1;
+                    rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+                    if !model.robots.is_empty() {
+                        articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+                    }
+                    peg = false;
+                }
+            }
+            delassus::delassus(p, h, ls);
+            if peg {
+                peg::peg_constants(h, ls);
+            }
+            ts.get_or_insert_with(Instant::now);
 
-        // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p; where
-        // the stabilization pushed a penetration out, the velocity kept is that
-        // of the problem without the push-out (module doc, "Stabilization"; the
-        // standard rows only: PEG keeps ψ/h in full, peg.rs).
-        if peg {
-            peg::solve(p, ls, stats);
-        } else {
-            solve::solve(p, pairs, ls, stats);
+            // Solve (with the documented fallback), then ν⁺ = ν_f + M⁻¹ Gᵀ p; where
+            // the stabilization pushed a penetration out, the velocity kept is that
+            // of the problem without the push-out (module doc, "Stabilization"; the
+            // standard rows only: PEG keeps ψ/h in full, peg.rs).
+            if peg {
+                peg::solve(p, ls, stats);
+            } else {
+                solve::solve(p, pairs, ls, stats);
+            }
+            if pass > 0 && stats.solver_failed {
+                // A predicted pass that failed is discarded (peg.rs, "Predicted
+                // reach").
+                // Its pivots count.
+                let it = stats.solver_iterations;
+                peg::restore_pass(ls, stats);
+                stats.solver_iterations += it;
+                warm::remember_impulses(pairs, contact_pair, ls);
+                break;
+            }
+            if pass > 0 {
+                // The passes' stats add up (pivots, the larger residual and LCP).
+                stats.solver_iterations += before.0;
+                stats.solver_residual = stats.solver_residual.max(before.1);
+                stats.lcp_size = stats.lcp_size.max(before.2);
+                stats.solver_failed |= before.3;
+            }
+            warm::remember_impulses(pairs, contact_pair, ls);
+            velocity_after(ls, false);
+            // PEG's predicted reach (peg.rs, "Predicted reach"): a step whose own
+            // impulses move a body faster than the reach and rotation lead its
+            // rows were built for is built again from the velocities it predicts.
+            if !(peg
+                && pass + 1 < peg::PEG_PASSES
+                && peg::spun_up(model, &col.candidates, h, p.contact_window, ls))
+            {
+                break;
+            }
+            before = (
+                stats.solver_iterations,
+                stats.solver_residual,
+                stats.lcp_size,
+                stats.solver_failed,
+            );
         }
-        warm::remember_impulses(pairs, contact_pair, ls);
-        velocity_after(ls, false);
+        let ts = ts.unwrap_or_else(Instant::now);
         if !peg && solve::kept_solve(p, pairs, ls, stats) {
             warm::remember_impulses(pairs, contact_pair, ls);
             velocity_after(ls, true);

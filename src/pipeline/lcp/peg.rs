@@ -45,10 +45,26 @@
 //! a point within the step (½ h² |ω|² r each, the centripetal term the linear rows
 //! miss; taken twice for the rotating normal): without it a pyramid rolling its face
 //! over a ridge at 2.3 rad/s, h = 1e-2, sank 3e-4 m per step (2.2e-6 L³ of
-//! overlap), with it 4.4e-10 L³. A resting body has ω = 0 and ℓ = 0. The lead uses
-//! the start-of-step ω: a body spun up by the step's own impulse (an impact on a
-//! vertex) is not covered (`tests/peg_method.rs`, the ignored vertex–vertex
-//! impact).
+//! overlap), with it 4.4e-10 L³. A resting body has ω = 0 and ℓ = 0.
+//!
+//! **Predicted reach** (lead (b)). ε and ℓ are bounds on the motion within the
+//! step, but the bodies move with ν⁺, not with the start-of-step ν: a body spun
+//! up by the step's own impulse (an impact on a vertex) moves beyond what its
+//! rows were built for and crosses a facet the step did not see. So after a
+//! pass ([`spun_up`]) each geom of a PEG pair is checked against ν⁺: when its
+//! motion h u⁺ (u⁺ = |v⁺| + |ω⁺| r) leaves the reach h u + h²|g| + window it was
+//! given, or its lead h²|ω⁺|² r exceeds the pass's by more than 1e-10 of the
+//! pair's size, the step is built and solved again with u and |ω|² the maxima
+//! of the start's and every pass's (new potential contacts within the larger ε,
+//! the larger lead), at most [`PEG_PASSES`] passes. The broad phase's
+//! candidates are those of the start (their boxes are grown by 2 h u). A
+//! predicted pass that fails is discarded (the step keeps the pass before it).
+//! **Off** (`PEG_PASSES` = 1, one pass as before): measured with 2 and 3 passes
+//! (lead only, `REACH_PASS` off, and lead and reach), the vertex–vertex impact of
+//! `tests/peg_method.rs` stays ≤ 1e-9 L³ (2.8e-9 with one pass), but the 3D
+//! pour's two bodies at h = 5e-2 (`tests/peg_large_step.rs`) spend more pivots in
+//! a step than one Lemke attempt's limit (2 passes) or meet a Lemke failure at
+//! step 17 (3 passes). Open.
 //!
 //! **Equal rows.** Contacts of different features can give the same row: where
 //! two aligned boxes meet corner on corner, the vertex of A against B's top face,
@@ -90,9 +106,12 @@
 //! Lemke solves it as assembled (cold start, the pivot limit
 //! and residual acceptance of the standard path); an island larger than
 //! [`PEG_MAX_LCP`] variables is not attempted (bounded work per step) and counts
-//! as a failure. **Row cap**: a step whose rows exceed [`PEG_MAX_ROWS`] (the
-//! dense W over every row is quadratic in them) is solved with the standard
-//! rows instead (`lcp/mod.rs`), a counted failure and fallback. A failure is counted
+//! as a failure. The dense W an island's LCP reads is scattered per island, over
+//! the island's force and slack rows only (`island_w`): Σ islandᵢ² memory and
+//! Σ islandᵢ³ pivoting, not (Σ rows)². **Row cap**: a step whose rows exceed
+//! [`PEG_MAX_ROWS`] (the block-sparse W is quadratic in the rows that share a
+//! body) is solved with the standard rows instead (`lcp/mod.rs`), a counted
+//! failure and fallback. A failure is counted
 //! (`solver_failures`, `solver_fallbacks`, once per step) and the failed islands
 //! fall back to PGS on the standard model's problem over their force-carrying
 //! contacts only (every one a
@@ -169,6 +188,11 @@ pub struct PegWorkspace {
     /// whether Lemke solved it.
     isl_force: Vec<u32>,
     isl_cons: Vec<u32>,
+    /// The island's rows that its LCP reads (force rows, then slack rows), and
+    /// per row of `LcpWorkspace::contacts` its index among them (or NONE): the
+    /// island's dense W in `LcpWorkspace::w` is over these rows only.
+    isl_rows: Vec<u32>,
+    local: Vec<u32>,
     cons_base: Vec<u32>,
     island_ok: Vec<bool>,
     /// Impulses of the solved islands, kept across a PGS fallback.
@@ -183,6 +207,17 @@ pub struct PegWorkspace {
     cap_reported: bool,
     /// A step over [`PEG_MAX_ROWS`] was reported (once per world).
     row_cap_reported: bool,
+    /// Predicted reach (module doc): per geom the speed bound of its points over
+    /// the step, max(start, end of the last pass), m/s; per body the bound on
+    /// |ω|² of the rotation lead, (rad/s)².
+    speed_pred: Vec<f64>,
+    w2_pred: Vec<f64>,
+    /// The last solved pass (rows, impulses, ν⁺, the solver counters), kept
+    /// while a predicted pass is tried ([`save_pass`], [`restore_pass`]).
+    saved_contacts: Vec<ContactRow>,
+    saved_impulse: Vec<f64>,
+    saved_nu: Vec<f64>,
+    saved_stats: (u64, u64, u64, bool, usize, f64, usize),
 }
 
 impl PegWorkspace {
@@ -305,6 +340,9 @@ pub(super) struct PegInput<'a> {
     pub speed: &'a [f64],
     pub h: f64,
     pub window: f64,
+    /// Build from the predicted reach (`spun_up`'s bounds, module doc,
+    /// "Predicted reach") instead of the start-of-step speeds.
+    pub predicted: bool,
 }
 
 /// Replaces the standard rows of polytope pairs (built by `rows::contact_rows`)
@@ -334,6 +372,16 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         ls.peg.force_rows.push(c as u32);
         ls.peg.primary_of.push(NONE);
     }
+    if !inp.predicted {
+        // The predicted reach starts from the start-of-step bounds ("Predicted
+        // reach").
+        let pw = &mut ls.peg;
+        pw.speed_pred.clear();
+        pw.speed_pred.extend_from_slice(inp.speed);
+        pw.w2_pred.clear();
+        pw.w2_pred
+            .extend(inp.state.iter().map(|s| s.w.norm_squared()));
+    }
     let reach0 = inp.h * inp.h * model.opt.gravity.norm() + inp.window;
     ls.peg.pair_eps.clear();
     ls.peg
@@ -347,7 +395,15 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         let (Some(ha), Some(hb)) = (ls.peg.hull[a].clone(), ls.peg.hull[b].clone()) else {
             continue;
         };
-        let u = inp.speed.get(a).copied().unwrap_or(0.0) + inp.speed.get(b).copied().unwrap_or(0.0);
+        let speed = |g: usize| {
+            let s = if inp.predicted {
+                ls.peg.speed_pred.get(g)
+            } else {
+                inp.speed.get(g)
+            };
+            s.copied().unwrap_or(0.0)
+        };
+        let u = speed(a) + speed(b);
         let eps = inp.h * u + reach0;
         if !eps.is_finite() {
             continue;
@@ -441,7 +497,11 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         .iter()
         .filter(|(_, s)| blocks[*s] != NO_BLOCK)
         .map(|(g, _)| {
-            let w = inp.state[g.body].w.norm_squared();
+            let w = if inp.predicted {
+                ls.peg.w2_pred.get(g.body).copied().unwrap_or(0.0)
+            } else {
+                inp.state[g.body].w.norm_squared()
+            };
             inp.h * inp.h * w * (g.shape.size() + g.x_bg.translation.vector.norm())
         })
         .sum();
@@ -726,7 +786,6 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         let (s, c) = (std::f64::consts::TAU * j as f64 / k as f64).sin_cos();
         (c, s)
     }));
-    super::delassus::dense_w(ls);
     // The island of every row (`delassus` grouped the rows into islands).
     let nisl = ls.sparse.island_start.len().saturating_sub(1);
     {
@@ -741,6 +800,9 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         pw.cons_base.clear();
         pw.cons_base.resize(pw.constraints.len(), 0);
         pw.island_ok.clear();
+        pw.isl_rows.clear();
+        pw.local.clear();
+        pw.local.resize(nc, NONE);
     }
     let mut pivots = 0;
     let mut any_failed = false;
@@ -835,6 +897,7 @@ fn solve_island(
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> (bool, usize) {
+    island_w(ls);
     assemble(ls, ns);
     let q_max = scale(ls);
     stats.lcp_size = stats.lcp_size.max(ls.problem.q.len());
@@ -864,6 +927,56 @@ fn solve_island(
     (false, pivots)
 }
 
+/// The island's dense W (3 rows per contact) over the rows its LCP reads — its
+/// force rows and its constraints' slack rows (`isl_rows`, indexed through
+/// `local`) — scattered from the block-sparse W of `delassus` into `ls.w`. Per
+/// island, not over every row of the step: the work and memory are Σ islandᵢ²
+/// (and Lemke's Σ islandᵢ³), not (Σ rows)², and an island is bounded by
+/// [`PEG_MAX_LCP`]. The entries are the blocks' own, so the LCP is the one the
+/// dense W over every row gave, bit for bit.
+fn island_w(ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        w, sparse: sp, peg, ..
+    } = ls;
+    for &r in &peg.isl_rows {
+        peg.local[r as usize] = NONE;
+    }
+    peg.isl_rows.clear();
+    for &f in &peg.isl_force {
+        let r = peg.force_rows[f as usize];
+        if peg.local[r as usize] == NONE {
+            peg.local[r as usize] = peg.isl_rows.len() as u32;
+            peg.isl_rows.push(r);
+        }
+    }
+    for &ci in &peg.isl_cons {
+        for s in peg.constraints[ci as usize].slacks.clone() {
+            let r = peg.slack_rows[s as usize];
+            if peg.local[r as usize] == NONE {
+                peg.local[r as usize] = peg.isl_rows.len() as u32;
+                peg.isl_rows.push(r);
+            }
+        }
+    }
+    let nr = peg.isl_rows.len();
+    reshape_zeroed(w, 3 * nr, 3 * nr);
+    for (li, &r) in peg.isl_rows.iter().enumerate() {
+        let r = r as usize;
+        for k in sp.row_start[r]..sp.row_start[r + 1] {
+            let lj = peg.local[sp.col[k] as usize];
+            if lj == NONE {
+                continue;
+            }
+            let lj = lj as usize;
+            for a in 0..3 {
+                for b in 0..3 {
+                    w[(3 * li + a, 3 * lj + b)] = sp.w[k][3 * a + b];
+                }
+            }
+        }
+    }
+}
+
 /// The dense LCP of one island over z = (p | β | σ | c) (module doc; its force
 /// variables `isl_force`, its constraints' `ns` slacks) into `ls.problem`.
 fn assemble(ls: &mut LcpWorkspace, ns: usize) {
@@ -884,6 +997,8 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
     } = ls;
     let (m, q) = (&mut problem.m, &mut problem.q);
     let forces = &peg.isl_force;
+    // Row index into the island's W (`island_w`).
+    let lr = |row: usize| peg.local[row] as usize;
     // Adds α·g_i (the predicted gap of row i over h, linear in p and β) into row
     // `r` of the problem.
     let add_gap = |m: &mut nalgebra::DMatrix<f64>,
@@ -892,11 +1007,11 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
                    i: usize,
                    alpha: f64| {
         for (j, &fj) in forces.iter().enumerate() {
-            let rj = peg.force_rows[fj as usize] as usize;
-            m[(r, j)] += alpha * w[(3 * i, 3 * rj)];
+            let (li, rj) = (lr(i), lr(peg.force_rows[fj as usize] as usize));
+            m[(r, j)] += alpha * w[(3 * li, 3 * rj)];
             for (l, &(cl, sl)) in dirs.iter().enumerate() {
                 m[(r, ib + j * k + l)] +=
-                    alpha * (cl * w[(3 * i, 3 * rj + 1)] + sl * w[(3 * i, 3 * rj + 2)]);
+                    alpha * (cl * w[(3 * li, 3 * rj + 1)] + sl * w[(3 * li, 3 * rj + 2)]);
             }
         }
         q[r] += alpha * qw[3 * i];
@@ -917,8 +1032,8 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
         for (l, &(cl, sl)) in dirs.iter().enumerate() {
             let r = ib + f * k + l;
             for (j, &fj) in forces.iter().enumerate() {
-                let rj = peg.force_rows[fj as usize] as usize;
-                let wt = |x: usize, y: usize| w[(3 * rf + x, 3 * rj + y)];
+                let (lf, lj) = (lr(rf), lr(peg.force_rows[fj as usize] as usize));
+                let wt = |x: usize, y: usize| w[(3 * lf + x, 3 * lj + y)];
                 m[(r, j)] = cl * wt(1, 0) + sl * wt(2, 0);
                 for (i2, &(ci, si)) in dirs.iter().enumerate() {
                     m[(r, ib + j * k + i2)] =
@@ -947,6 +1062,128 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
     }
 }
 
+/// Whether a predicted pass is also asked for when a geom's motion leaves its
+/// reach (module doc, "Predicted reach"); off: only the rotation lead's growth asks
+/// for one (the wider ε at h = 5e-2 grew the 3D pour's two-body island past
+/// [`PEG_MAX_LCP`], `tests/peg_large_step.rs`).
+const REACH_PASS: bool = false;
+
+/// Passes of a PEG step at most: the first from the start-of-step speeds, the
+/// others from the reach the previous pass predicted (module doc, "Predicted
+/// reach"). Bounded work: what the last pass predicts is not built again.
+pub const PEG_PASSES: usize = 1;
+
+/// After a pass of a PEG step (ν⁺ in `ls.nu_move`): whether the step's own
+/// impulses move a body of a PEG pair so much faster than the bounds the pass
+/// built its rows with that a geom's motion h u⁺ leaves the reach it was given
+/// (h u + h²|g| + the window) or its rotation lead h²|ω|² r grows by more than
+/// 1e-10 of the pair's size. The bounds become max(those, ν⁺'s) either way; true
+/// asks for another pass built from them (`PegInput::predicted`; module doc,
+/// "Predicted reach").
+pub(super) fn spun_up(
+    model: &Model,
+    candidates: &[(u32, u32)],
+    h: f64,
+    window: f64,
+    ls: &mut LcpWorkspace,
+) -> bool {
+    let LcpWorkspace {
+        blocks,
+        body_block,
+        nu_move,
+        peg: pw,
+        ..
+    } = ls;
+    if pw.speed_pred.len() != model.ngeom() || pw.w2_pred.len() != model.nbody() {
+        return false;
+    }
+    let gh = h * h * model.opt.gravity.norm();
+    let mut grown = false;
+    for (i, &(a, b)) in candidates.iter().enumerate() {
+        if !pw.peg_pair.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let (a, b) = (a as usize, b as usize);
+        let size = model.geoms[a].shape.size() + model.geoms[b].shape.size();
+        let tol = 1e-10 * size;
+        for g in [a, b] {
+            let geom = &model.geoms[g];
+            let blk = body_block[geom.body];
+            if blk == NO_BLOCK {
+                continue;
+            }
+            let blk = blocks[blk as usize];
+            if !matches!(blk.kind, DofKind::Free { .. }) {
+                continue;
+            }
+            // The geom's speed bound and |ω|² at ν⁺.
+            let x = &nu_move[blk.offset..blk.offset + 6];
+            let w2 = Vec3::new(x[3], x[4], x[5]).norm_squared();
+            let r = geom.shape.size() + geom.x_bg.translation.vector.norm();
+            let u = Vec3::new(x[0], x[1], x[2]).norm() + w2.sqrt() * r;
+            if !(u.is_finite() && r.is_finite()) {
+                continue;
+            }
+            let (u0, w0) = (pw.speed_pred[g], pw.w2_pred[geom.body]);
+            if (REACH_PASS && h * (u - u0) > gh + window) || h * h * (w2 - w0) * r > tol {
+                grown = true;
+            }
+            pw.speed_pred[g] = u0.max(u);
+            pw.w2_pred[geom.body] = w0.max(w2);
+        }
+    }
+    grown
+}
+
+/// Keeps the pass just solved (rows, impulses, ν⁺, the solver counters) before a
+/// predicted pass is tried (module doc, "Predicted reach").
+pub(super) fn save_pass(ls: &mut LcpWorkspace, stats: &StepStats) {
+    let LcpWorkspace {
+        contacts,
+        impulse,
+        nu_move,
+        peg: pw,
+        ..
+    } = ls;
+    pw.saved_contacts.clone_from(contacts);
+    pw.saved_impulse.clone_from(impulse);
+    pw.saved_nu.clone_from(nu_move);
+    pw.saved_stats = (
+        stats.solver_failures,
+        stats.solver_fallbacks,
+        stats.solver_unconverged,
+        stats.solver_failed,
+        stats.lcp_size,
+        stats.solver_residual,
+        stats.solver_iterations,
+    );
+}
+
+/// A predicted pass that failed (an island over [`PEG_MAX_LCP`], a Lemke
+/// failure, a row cap) is discarded: the step keeps the solved pass before it
+/// (rows, impulses, ν⁺ and its counters). Its wider reach is then not covered — what the overlap metric shows.
+pub(super) fn restore_pass(ls: &mut LcpWorkspace, stats: &mut StepStats) {
+    let LcpWorkspace {
+        contacts,
+        impulse,
+        nu_move,
+        peg: pw,
+        ..
+    } = ls;
+    contacts.clone_from(&pw.saved_contacts);
+    impulse.clone_from(&pw.saved_impulse);
+    nu_move.clone_from(&pw.saved_nu);
+    (
+        stats.solver_failures,
+        stats.solver_fallbacks,
+        stats.solver_unconverged,
+        stats.solver_failed,
+        stats.lcp_size,
+        stats.solver_residual,
+        stats.solver_iterations,
+    ) = pw.saved_stats;
+}
+
 /// Largest island LCP (variables) given to the dense Lemke. Its tableau is
 /// n × (2n + 2) doubles and a pivot costs ≈ 2n² flops, so one attempt to the
 /// pivot limit 10n + 100 costs ≈ 20n³ flops: ≈ 2.7e9 (about 1 s) at 512, and the
@@ -956,11 +1193,14 @@ pub const PEG_MAX_LCP: usize = 512;
 
 /// Largest number of contact rows (standard rows kept plus PEG's potential
 /// contacts) a PEG step builds before it gives the step to the standard rows
-/// ("Row cap" in the module doc). The LCP step assembles one dense W of
-/// 3 n × 3 n doubles over every row (`delassus::dense_w`): 75 MB at 1,024 rows.
-/// Fast bodies in the planar world widen the reach ε until every vertex pair of
-/// every candidate pair is a potential contact (a 2D pour at h = 1e-2 reached
-/// ≈ 34,000 rows, an 81 GB W that aborted the process).
+/// ("Row cap" in the module doc). Lemke's dense W is per island (`island_w`,
+/// bounded through [`PEG_MAX_LCP`]), but the block-sparse W of `delassus` is
+/// quadratic in the rows that share a body. Fast bodies in the planar world
+/// once made every vertex pair a potential contact (a 2D pour at h = 1e-2:
+/// ≈ 34,000 rows, then an 81 GB dense W over every row); with the bounded 2D
+/// configurations (`collision::polygon`, "Classification") the same run still
+/// builds steps of ≈ 1,900 rows, whose pile is one island over `PEG_MAX_LCP`
+/// (2,658 variables): a PGS fallback either way, so the cap is kept.
 pub const PEG_MAX_ROWS: usize = 1024;
 
 /// Reports (once per world, on the diagnostics thread) a step that went over
@@ -999,7 +1239,8 @@ fn scale(ls: &mut LcpWorkspace) -> f64 {
     ls.lcp_scale.clear();
     ls.lcp_scale.resize(n, 1.0);
     let wbar = |ls: &LcpWorkspace, row: usize| {
-        let x = ls.w[(3 * row, 3 * row)];
+        let l = ls.peg.local[row] as usize;
+        let x = ls.w[(3 * l, 3 * l)];
         if x.is_finite() && x > 0.0 {
             x
         } else {
