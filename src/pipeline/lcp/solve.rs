@@ -154,13 +154,15 @@ pub(super) fn kept_solve(
 ) -> bool {
     let nc = ls.contacts.len();
     let pushed =
-        (0..nc).any(|c| ls.impulse[3 * c] > 0.0 && ls.q_keep[c] - ls.qw[3 * c] > p.tolerance);
+        (0..nc).any(|c| ls.impulse[3 * c] > 0.0 && ls.q_keep[c][0] - ls.qw[3 * c] > p.tolerance);
     if !pushed {
         return false;
     }
     for c in 0..nc {
-        ls.qw[3 * c] = ls.q_keep[c];
-        ls.sparse.q[3 * c] = ls.q_keep[c];
+        for a in 0..3 {
+            ls.qw[3 * c + a] = ls.q_keep[c][a];
+            ls.sparse.q[3 * c + a] = ls.q_keep[c][a];
+        }
     }
     let first = (
         stats.solver_iterations,
