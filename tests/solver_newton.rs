@@ -712,3 +712,64 @@ fn resting_pile_island_with_compliance_converges() {
     assert!(fp <= 1e-8, "PGS residual {fp:e}");
     assert!(dw <= 1e-7, "|w − w_PGS| = {dw:e}");
 }
+
+/// Diagnosis aid (ignored): `RTPHYS_ISLAND=path/to/newton_island_NNNN.json cargo
+/// test --release --test solver_newton -- --ignored island_from_env --nocapture`
+/// prints Newton's and PGS's outcome on a dumped island (`RTPHYS_NEWTON_DUMP`).
+#[test]
+#[ignore = "diagnosis aid: needs RTPHYS_ISLAND"]
+fn island_from_env() {
+    let Ok(path) = std::env::var("RTPHYS_ISLAND") else {
+        return;
+    };
+    for path in path.split(',') {
+        let rel = std::path::Path::new(path)
+            .strip_prefix(format!("{}/tests/data/newton/", env!("CARGO_MANIFEST_DIR")))
+            .map(|p| p.to_path_buf())
+            .unwrap_or_else(|_| {
+                std::path::Path::new("../../../../../")
+                    .join(path.trim_start_matches('/'))
+                    .to_path_buf()
+            });
+        let (p, guess, tol) = dumped_island(rel.to_str().expect("utf-8"));
+        let mut r = NewtonResults::default();
+        let st = pipeline_newton(tol).solve_contacts(&p, Some(&guess), &mut r);
+        let pgs = PgsSolver::new(PgsParams {
+            tolerance: tol,
+            max_iterations: 20_000,
+            relaxation: 1.0,
+        });
+        let mut pr = ContactPgsResults::default();
+        let ps = pgs.solve_contacts(&p, Some(&guess), &mut pr);
+        let w = dense_of(&p);
+        let k = p.table.k as usize;
+        let lemke = lemke_solve(&stewart_trinkle_lcp(&w, &p.q, &p.mu, k))
+            .map(|zl| natural_residual(&p, &impulses_from_lemke(&zl, p.n(), k)));
+        for (reg, it, sw) in [
+            (1e-6, 100, 50),
+            (1e-9, 30, 50),
+            (1e-3, 30, 50),
+            (1e-6, 30, 5),
+            (1e-6, 30, 500),
+        ] {
+            let mut r2 = NewtonResults::default();
+            let s2 = NewtonSolver::new(NewtonParams {
+                tolerance: tol,
+                max_iterations: it,
+                regularization: reg,
+                max_dense_points: 400,
+                smoothing_sweeps: sw,
+                ..NewtonParams::default()
+            })
+            .solve_contacts(&p, Some(&guess), &mut r2);
+            eprintln!("  reg {reg:e} it {it} sweeps {sw}: {s2:?} {:?}", r2.stats);
+        }
+        eprintln!(
+            "{path}: {} points; Newton {st:?} {:?} (natural map {:e}); PGS {ps:?} {:?}; Lemke {lemke:?}",
+            p.n(),
+            r.stats,
+            natural_residual(&p, &r.z),
+            pr.stats
+        );
+    }
+}

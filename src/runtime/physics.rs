@@ -1113,6 +1113,8 @@ impl Physics {
             solver_failures: d.stats.solver_failures,
             solver_fallbacks: d.stats.solver_fallbacks,
             solver_unconverged: d.stats.solver_unconverged,
+            newton_factorizations: d.stats.newton_factorizations,
+            newton_cholesky: d.stats.newton_cholesky,
         };
     }
 

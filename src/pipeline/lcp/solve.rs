@@ -399,6 +399,8 @@ fn newton_on_w(
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
     stats.solver_iterations = ls.newton.stats.iterations;
     stats.solver_residual = ls.newton.stats.residual;
+    stats.newton_factorizations += ls.newton.stats.factorizations as u64;
+    stats.newton_cholesky += ls.newton.stats.cholesky as u64;
     match status {
         NewtonStatus::Converged => ls.impulse.copy_from_slice(&ls.newton.z),
         NewtonStatus::Unconverged => {}
