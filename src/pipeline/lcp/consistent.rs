@@ -58,8 +58,10 @@ pub struct ConsistentWorkspace {
     local: Vec<u32>,
     /// Blocks of the island being fitted.
     island_blocks: Vec<u32>,
-    /// Per generalized velocity (index in ν): whether M⁻¹ moves it (diagonal > 0).
+    /// Per DoF of every block (block b's from `moves_start[b]`): whether M⁻¹
+    /// moves it (diagonal > 0).
     moves: Vec<bool>,
+    moves_start: Vec<usize>,
     /// G_Sᵀ G_S (n × n, row-major), overwritten by its Cholesky factor.
     a: Vec<f64>,
     /// The two right-hand sides G_Sᵀ t (move, keep), then u.
@@ -91,10 +93,13 @@ pub(super) fn project(ls: &mut LcpWorkspace) -> usize {
         cw.local.clear();
         cw.local.resize(nb, NO_BLOCK);
         cw.moves.clear();
-        cw.moves.resize(ls.nu_f.len(), false);
+        cw.moves_start.clear();
         for blk in &ls.blocks {
+            cw.moves_start.push(cw.moves.len());
             for i in 0..blk.ndof {
-                cw.moves[blk.offset + i] = ls.minv[blk.minv + i * blk.ndof + i] > 0.0;
+                // A robot no row acts on has no M⁻¹ (`articulated.rs`).
+                let d = ls.minv.get(blk.minv + i * blk.ndof + i);
+                cw.moves.push(d.is_some_and(|&x| x > 0.0));
             }
         }
     }
@@ -166,7 +171,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         for r in 0..3 {
             for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
                 let ba = sa.block as usize;
-                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, blocks[ba].offset);
+                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
                 let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
                 if r == 0 {
                     for i in (0..na).filter(|&i| cw.moves[ma + i]) {
@@ -176,7 +181,8 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                 }
                 for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
                     let bb = sb.block as usize;
-                    let (ob, nbd, mb) = (cw.local[bb] as usize, blocks[bb].ndof, blocks[bb].offset);
+                    let (ob, nbd, mb) =
+                        (cw.local[bb] as usize, blocks[bb].ndof, cw.moves_start[bb]);
                     let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
                     for i in (0..na).filter(|&i| cw.moves[ma + i]) {
                         let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + nbd];
@@ -255,7 +261,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         for (r, gr) in g.iter_mut().enumerate() {
             for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
                 let ba = sa.block as usize;
-                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, blocks[ba].offset);
+                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
                 let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
                 for i in (0..na).filter(|&i| cw.moves[ma + i]) {
                     gr[0] += ja[i] * cw.b[oa + i][0];
