@@ -219,7 +219,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         for j in 0..k {
             d -= cw.a[k * n + j] * cw.a[k * n + j];
         }
-        if !(d > DROP * dmax) {
+        if d.is_nan() || d <= DROP * dmax {
             cw.dropped[k] = true;
             for i in k..n {
                 cw.a[i * n + k] = 0.0;
