@@ -278,6 +278,11 @@ pub struct StepStats {
     pub solver_failures: u64,
     pub solver_fallbacks: u64,
     pub solver_unconverged: u64,
+    /// Since the start: the Newton solver's factorizations (`--lcp-solver newton`,
+    /// `solver::newton::NewtonStats`), of which by Cholesky (every point
+    /// normal-active and sticking: the system is W_aa + ε I) rather than LU.
+    pub newton_factorizations: u64,
+    pub newton_cholesky: u64,
     /// PEG (003): Σ of the exact overlap volumes of the polytope pairs at the end
     /// of the last step, m³ (`pipeline::lcp::peg::overlap_volume`; 0 for the other
     /// methods, which do not compute it).

@@ -1121,6 +1121,8 @@ impl Physics {
             solver_failures: d.stats.solver_failures,
             solver_fallbacks: d.stats.solver_fallbacks,
             solver_unconverged: d.stats.solver_unconverged,
+            newton_factorizations: d.stats.newton_factorizations,
+            newton_cholesky: d.stats.newton_cholesky,
         };
     }
 

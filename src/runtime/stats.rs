@@ -73,6 +73,8 @@ pub struct SolverStats {
     pub solver_failures: u64,
     pub solver_fallbacks: u64,
     pub solver_unconverged: u64,
+    pub newton_factorizations: u64,
+    pub newton_cholesky: u64,
 }
 
 impl StatsBuf {

@@ -852,6 +852,8 @@ pub fn stats(s: &StatsBuf) -> pb::Stats {
             solver_failures: s.solver.solver_failures,
             solver_fallbacks: s.solver.solver_fallbacks,
             solver_unconverged: s.solver.solver_unconverged,
+            newton_factorizations: s.solver.newton_factorizations,
+            newton_cholesky: s.solver.newton_cholesky,
             sleeping_bodies: s.sleeping,
         }),
         ..Default::default()

@@ -71,10 +71,13 @@
 //! is taken, at most `smoothing_rounds` times ([`SMOOTHING_SWEEPS`] ×
 //! [`SMOOTHING_ROUNDS`] = 500 sweeps, the PGS solver's default budget). On 200
 //! dumped landing islands (4–33 points) that all stalled with 4-sweep rescues,
-//! 151 converge to 1e-9 with 50-sweep ones. Open: the islands of the pile at rest
-//! (16–78 points, W of numerical rank ≈ ⅓ of its rows) stall near 1e-8 whatever the
-//! rescue; PGS (20,000 sweeps) and Lemke (natural-map residual ≈ 1e-2) do not
-//! reach 1e-9 there either.
+//! 151 converge to 1e-9 with 50-sweep ones. The islands of the pile at rest
+//! stalled near 1e-8 while their q had a part in null(W₀) (only the CFM answered
+//! it); the pipeline now removes it (`pipeline::lcp::consistent`), and such an
+//! island converges (`tests/solver_newton.rs::resting_pile_island_converges`).
+//! Open: on the consistent resting islands of the 20-pile Newton still stops at
+//! 5e-7 – 3e-6 on some (30–46 points) where PGS converges (docs/BENCHMARKS.md,
+//! "A consistent stabilization").
 //!
 //! # Cost
 //! Per step: one pass over the blocks for `F` (and one per line-search trial),

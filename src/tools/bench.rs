@@ -369,6 +369,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     // LCP stepper: problem size, solver iterations and solve time per step.
     let (mut lcp_n, mut lcp_it, mut lcp_ns) = (0usize, 0usize, 0u64);
     let (f0, u0) = (data.stats.solver_failures, data.stats.solver_unconverged);
+    let (nf0, nc0) = (data.stats.newton_factorizations, data.stats.newton_cholesky);
     for _ in 0..reps {
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
@@ -448,6 +449,8 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
                 "solve_us_per_step": lcp_ns as f64 * 1e-3 / timed,
                 "failures": data.stats.solver_failures - f0,
                 "unconverged": data.stats.solver_unconverged - u0,
+                "newton_factorizations": data.stats.newton_factorizations - nf0,
+                "newton_cholesky": data.stats.newton_cholesky - nc0,
             }),
             _ => Value::Null,
         },

@@ -28,9 +28,11 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
         blk_start,
         blk_list,
         q_keep,
+        stab,
         ..
     } = ls;
     q_keep.clear();
+    stab.clear();
     sp.row_start.clear();
     sp.col.clear();
     sp.w.clear();
@@ -137,7 +139,8 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
         } else {
             0.0
         };
-        q_keep.push(q3[0] + s_n.max(rest));
+        q_keep.push([q3[0] + s_n.max(rest), q3[1], q3[2]]);
+        stab.push([s_n, s_n.max(rest)]);
         if c.limit {
             // A joint limit has no tangent rows: its two tangent variables are
             // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that

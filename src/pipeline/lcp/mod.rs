@@ -141,6 +141,7 @@
 //! cone's boundary).
 
 mod articulated;
+mod consistent;
 mod delassus;
 mod islands;
 pub mod peg;
@@ -241,8 +242,14 @@ pub struct LcpWorkspace {
     /// pushed out.
     pub(super) nu_move: Vec<f64>,
     pub(super) nu_next: Vec<f64>,
-    /// Per point, the kept velocity's normal q = G_n ν_f + s_v.
-    pub(super) q_keep: Vec<f64>,
+    /// Per point, the kept velocity's rows (n, t₁, t₂): q = G ν_f + (s_v, 0, 0),
+    /// then made consistent (`consistent.rs`).
+    pub(super) q_keep: Vec<[f64; 3]>,
+    /// Per point, the stabilization targets (s_n, s_v) of the normal row before
+    /// the projection of `consistent.rs`.
+    pub(super) stab: Vec<[f64; 2]>,
+    /// Buffers of the consistent stabilization (`consistent.rs`).
+    pub(super) consistent: consistent::ConsistentWorkspace,
     /// Per free-body block (same index as `blocks`; free blocks come first): the
     /// torque-free orientation q_f and angular velocity ω_f at the end of the step
     /// (module doc, "Rotation").
@@ -300,6 +307,8 @@ impl Default for LcpWorkspace {
             nu_move: Vec::new(),
             nu_next: Vec::new(),
             q_keep: Vec::new(),
+            stab: Vec::new(),
+            consistent: consistent::ConsistentWorkspace::default(),
             free_rot: Vec::new(),
             contacts: Vec::new(),
             jac: Vec::new(),
@@ -367,6 +376,10 @@ impl LcpWorkspace {
             nu_move: Vec::with_capacity(6 * nb),
             nu_next: Vec::with_capacity(6 * nb),
             q_keep: Vec::with_capacity(points),
+            stab: Vec::with_capacity(points),
+            consistent: consistent::ConsistentWorkspace::with_capacity(
+                (6 * nb).min(consistent::MAX_DOFS),
+            ),
             free_rot: Vec::with_capacity(nb),
             contacts: Vec::with_capacity(points),
             jac: Vec::with_capacity(rows),
@@ -510,6 +523,10 @@ impl Stepper for LcpStepper<'_> {
             delassus::delassus(p, h, ls);
             if peg {
                 peg::peg_constants(h, ls);
+            } else {
+                // The stabilization's part no rigid motion can produce is removed
+                // (`consistent.rs`, issue 14).
+                consistent::project(ls);
             }
             ts.get_or_insert_with(Instant::now);
 

@@ -154,13 +154,15 @@ pub(super) fn kept_solve(
 ) -> bool {
     let nc = ls.contacts.len();
     let pushed =
-        (0..nc).any(|c| ls.impulse[3 * c] > 0.0 && ls.q_keep[c] - ls.qw[3 * c] > p.tolerance);
+        (0..nc).any(|c| ls.impulse[3 * c] > 0.0 && ls.q_keep[c][0] - ls.qw[3 * c] > p.tolerance);
     if !pushed {
         return false;
     }
     for c in 0..nc {
-        ls.qw[3 * c] = ls.q_keep[c];
-        ls.sparse.q[3 * c] = ls.q_keep[c];
+        for a in 0..3 {
+            ls.qw[3 * c + a] = ls.q_keep[c][a];
+            ls.sparse.q[3 * c + a] = ls.q_keep[c][a];
+        }
     }
     let first = (
         stats.solver_iterations,
@@ -397,6 +399,8 @@ fn newton_on_w(
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
     stats.solver_iterations = ls.newton.stats.iterations;
     stats.solver_residual = ls.newton.stats.residual;
+    stats.newton_factorizations += ls.newton.stats.factorizations as u64;
+    stats.newton_cholesky += ls.newton.stats.cholesky as u64;
     match status {
         NewtonStatus::Converged => ls.impulse.copy_from_slice(&ls.newton.z),
         NewtonStatus::Unconverged => {}

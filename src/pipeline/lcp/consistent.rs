@@ -1,0 +1,299 @@
+//! A consistent stabilization (issue 14, option (b)): per island, the stabilization
+//! term of the resting points is replaced by its least-squares fit with the gap
+//! rates a rigid motion of the island's bodies can produce.
+//!
+//! # Why
+//! q_W = G ν_f + t with t = (s_n, 0, 0) per point (`delassus`). G ν_f lies in
+//! range(G) = range(W₀) (W₀ = G M⁻¹ Gᵀ, M⁻¹ positive definite on the free DoFs),
+//! but t need not: 001's/003's ψ/h of the points of a face pair, or of a body on
+//! two supports, is in general not the gap rate of any rigid motion (the corners'
+//! depths of a box lying across two others). The part of t in null(Gᵀ) = null(W₀)
+//! is answered by the CFM ε = 1e-9 alone (`REGULARIZATION`): the exact solution of
+//! the regularized LCP holds internal impulses ≈ |t_⊥| / (ε W_nn), which move no
+//! body but are ≈ 200× the load on the resting pile, and Newton, PGS and Lemke all
+//! stall short of 1e-9 on them (docs/BENCHMARKS.md, "LCP Newton: the resting
+//! pile's stall"). Removing that part changes no body's motion beyond the CFM's
+//! relative 1e-9: W₀ z only sees range(W₀).
+//!
+//! # What
+//! For the points of an island that touch (depth ≥ 0; not a speculative gap point,
+//! whose gap/h is a bound, not a target, nor a joint-limit row), with G_S their
+//! rows (n, t₁, t₂) restricted to the DoFs M⁻¹ moves (locked DoFs excluded):
+//!
+//! ```text
+//! u* = argmin_u ‖G_S u − t_S‖₂,   t_S ← G_S u*   (normal and tangent rows)
+//! ```
+//!
+//! i.e. t_S is replaced by its orthogonal projection onto range(G_S), and the
+//! discarded residual lies in null(G_Sᵀ). The tangent rows' target is 0: the fit
+//! looks for a motion that moves the contact points along their normals without
+//! slip; a face's tilt is such a motion (a rotation about an axis in the contact
+//! plane), so a problem whose t is the gap rate of a rigid motion of that kind
+//! (a deep box pushed out, a tilted landing) is returned unchanged to round-off.
+//! The kept velocity's target (s_v = max(s_n, r), module doc of `lcp`,
+//! "Stabilization") is projected the same way (second right-hand side).
+//!
+//! # Robots
+//! An island with a robot block keeps its t: on the two-wheel rover (several
+//! points per wheel line contact, the wheels' spin among the DoFs) the fit's
+//! tangent components were not 0 and the rover crept (`lcp_robots::
+//! rover_rests_where_it_rests_under_penalty`: 1.7e-4 m in its last step of a 2 s
+//! settle). Open.
+//!
+//! Solved in body space by the normal equations (G_Sᵀ G_S) u = G_Sᵀ t_S: 6 unknowns
+//! per free body (nv per robot), a Cholesky factorization that drops a pivot below
+//! [`DROP`] relative to the largest diagonal (a DoF no point of S constrains
+//! independently), so that u is a least-squares solution on the remaining
+//! columns and G_S u the projection. Islands with more than [`MAX_DOFS`] DoFs
+//! keep their t (the factor is dense, O(n³)); `project` returns their number.
+
+use super::{DofKind, LcpWorkspace, NO_BLOCK};
+
+/// Largest island (DoFs) projected: 40 free bodies (the 20-pile's largest island
+/// has ≤ 120).
+pub(super) const MAX_DOFS: usize = 240;
+
+/// A Cholesky pivot of G_Sᵀ G_S below `DROP · max diag` drops its DoF (u = 0
+/// there): rows of unit normals and lever arms ≥ 1 mm give pivots ≥ 1e-6 of the
+/// largest, round-off on dependent columns ≈ 1e-16 × condition.
+const DROP: f64 = 1e-11;
+
+/// Buffers of the projection (capacities kept).
+#[derive(Clone, Debug, Default)]
+pub struct ConsistentWorkspace {
+    /// Per DoF block: its first local DoF in the island being fitted, or NO_BLOCK.
+    local: Vec<u32>,
+    /// Blocks of the island being fitted.
+    island_blocks: Vec<u32>,
+    /// Per DoF of every block (block b's from `moves_start[b]`): whether M⁻¹
+    /// moves it (diagonal > 0).
+    moves: Vec<bool>,
+    moves_start: Vec<usize>,
+    /// G_Sᵀ G_S (n × n, row-major), overwritten by its Cholesky factor.
+    a: Vec<f64>,
+    /// The two right-hand sides G_Sᵀ t (move, keep), then u.
+    b: Vec<[f64; 2]>,
+    /// Dropped pivots.
+    dropped: Vec<bool>,
+}
+
+impl ConsistentWorkspace {
+    pub(super) fn with_capacity(dofs: usize) -> Self {
+        ConsistentWorkspace {
+            a: Vec::with_capacity(dofs * dofs),
+            b: Vec::with_capacity(dofs),
+            dropped: Vec::with_capacity(dofs),
+            ..Default::default()
+        }
+    }
+}
+
+/// Projects the stabilization targets (`ls.stab`: s_n and s_v per point) of every
+/// island onto range(G_S) (module doc), correcting q_W (`ls.qw`, `ls.sparse.q`)
+/// and the kept rows (`ls.q_keep`). Returns the islands left unprojected (too
+/// large).
+pub(super) fn project(ls: &mut LcpWorkspace) -> usize {
+    let nb = ls.blocks.len();
+    let mut skipped = 0;
+    {
+        let cw = &mut ls.consistent;
+        cw.local.clear();
+        cw.local.resize(nb, NO_BLOCK);
+        cw.moves.clear();
+        cw.moves_start.clear();
+        for blk in &ls.blocks {
+            cw.moves_start.push(cw.moves.len());
+            for i in 0..blk.ndof {
+                // A robot no row acts on has no M⁻¹ (`articulated.rs`).
+                let d = ls.minv.get(blk.minv + i * blk.ndof + i);
+                cw.moves.push(d.is_some_and(|&x| x > 0.0));
+            }
+        }
+    }
+    let islands = ls.sparse.island_start.len().saturating_sub(1);
+    for s in 0..islands {
+        let (i0, i1) = (ls.sparse.island_start[s], ls.sparse.island_start[s + 1]);
+        if !project_island(ls, i0, i1) {
+            skipped += 1;
+        }
+    }
+    skipped
+}
+
+/// One island (points `sparse.order[i0..i1]`); false if it was too large.
+fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
+    let LcpWorkspace {
+        blocks,
+        contacts,
+        jac,
+        qw,
+        q_keep,
+        stab,
+        sparse,
+        consistent: cw,
+        ..
+    } = ls;
+    // Local DoF numbering of the island's blocks (those of its fitted points).
+    cw.island_blocks.clear();
+    let mut n = 0usize;
+    let mut any = false;
+    let mut robot = false;
+    for &c in &sparse.order[i0..i1] {
+        let row = &contacts[c as usize];
+        if row.limit || row.depth < 0.0 {
+            continue;
+        }
+        any = true;
+        for sd in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+            let b = sd.block as usize;
+            robot |= matches!(blocks[b].kind, DofKind::Articulated { .. });
+            if cw.local[b] == NO_BLOCK {
+                cw.local[b] = n as u32;
+                cw.island_blocks.push(b as u32);
+                n += blocks[b].ndof;
+            }
+        }
+    }
+    let reset = |cw: &mut ConsistentWorkspace| {
+        for &b in &cw.island_blocks {
+            cw.local[b as usize] = NO_BLOCK;
+        }
+    };
+    if !any {
+        return true;
+    }
+    if robot {
+        // Not applied to robots yet (module doc, "Robots").
+        reset(cw);
+        return true;
+    }
+    if n > MAX_DOFS {
+        reset(cw);
+        return false;
+    }
+    cw.a.clear();
+    cw.a.resize(n * n, 0.0);
+    cw.b.clear();
+    cw.b.resize(n, [0.0; 2]);
+    // A = G_Sᵀ G_S, b = G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row.
+    for &c in &sparse.order[i0..i1] {
+        let c = c as usize;
+        let row = &contacts[c];
+        if row.limit || row.depth < 0.0 {
+            continue;
+        }
+        for r in 0..3 {
+            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                let ba = sa.block as usize;
+                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
+                let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
+                if r == 0 {
+                    for i in (0..na).filter(|&i| cw.moves[ma + i]) {
+                        cw.b[oa + i][0] += ja[i] * stab[c][0];
+                        cw.b[oa + i][1] += ja[i] * stab[c][1];
+                    }
+                }
+                for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                    let bb = sb.block as usize;
+                    let (ob, nbd, mb) =
+                        (cw.local[bb] as usize, blocks[bb].ndof, cw.moves_start[bb]);
+                    let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
+                    for i in (0..na).filter(|&i| cw.moves[ma + i]) {
+                        let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + nbd];
+                        for (j, x) in arow.iter_mut().enumerate() {
+                            if cw.moves[mb + j] {
+                                *x += ja[i] * jb[j];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Cholesky A = L Lᵀ (lower, in place), dropping pivots below DROP · max diag.
+    let dmax = (0..n).map(|i| cw.a[i * n + i]).fold(0.0f64, f64::max);
+    cw.dropped.clear();
+    cw.dropped.resize(n, false);
+    for k in 0..n {
+        let mut d = cw.a[k * n + k];
+        for j in 0..k {
+            d -= cw.a[k * n + j] * cw.a[k * n + j];
+        }
+        if d.is_nan() || d <= DROP * dmax {
+            cw.dropped[k] = true;
+            for i in k..n {
+                cw.a[i * n + k] = 0.0;
+            }
+            continue;
+        }
+        let l = d.sqrt();
+        cw.a[k * n + k] = l;
+        for i in k + 1..n {
+            let mut x = cw.a[i * n + k];
+            for j in 0..k {
+                x -= cw.a[i * n + j] * cw.a[k * n + j];
+            }
+            cw.a[i * n + k] = x / l;
+        }
+    }
+    // L y = b, Lᵀ u = y (dropped DoFs: u = 0).
+    for k in 0..n {
+        if cw.dropped[k] {
+            cw.b[k] = [0.0; 2];
+            continue;
+        }
+        let mut y = cw.b[k];
+        for j in 0..k {
+            let l = cw.a[k * n + j];
+            y[0] -= l * cw.b[j][0];
+            y[1] -= l * cw.b[j][1];
+        }
+        let d = cw.a[k * n + k];
+        cw.b[k] = [y[0] / d, y[1] / d];
+    }
+    for k in (0..n).rev() {
+        if cw.dropped[k] {
+            continue;
+        }
+        let mut x = cw.b[k];
+        for i in k + 1..n {
+            let l = cw.a[i * n + k];
+            x[0] -= l * cw.b[i][0];
+            x[1] -= l * cw.b[i][1];
+        }
+        let d = cw.a[k * n + k];
+        cw.b[k] = [x[0] / d, x[1] / d];
+    }
+    // t_S ← G_S u: q_W and the kept rows get G_S u − t_S.
+    for &c in &sparse.order[i0..i1] {
+        let c = c as usize;
+        let row = &contacts[c];
+        if row.limit || row.depth < 0.0 {
+            continue;
+        }
+        let mut g = [[0.0f64; 2]; 3];
+        for (r, gr) in g.iter_mut().enumerate() {
+            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                let ba = sa.block as usize;
+                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
+                let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
+                for i in (0..na).filter(|&i| cw.moves[ma + i]) {
+                    gr[0] += ja[i] * cw.b[oa + i][0];
+                    gr[1] += ja[i] * cw.b[oa + i][1];
+                }
+            }
+        }
+        let t = stab[c];
+        qw[3 * c] += g[0][0] - t[0];
+        qw[3 * c + 1] += g[1][0];
+        qw[3 * c + 2] += g[2][0];
+        q_keep[c][0] += g[0][1] - t[1];
+        q_keep[c][1] += g[1][1];
+        q_keep[c][2] += g[2][1];
+        for a in 0..3 {
+            sparse.q[3 * c + a] = qw[3 * c + a];
+        }
+    }
+    reset(cw);
+    true
+}
