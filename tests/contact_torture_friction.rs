@@ -17,12 +17,17 @@
 //! and sticking rows) and Hunt–Crossley; a bank left by a hard impact and a lasting
 //! normal excess stays within its cap and leaves Coulomb's sliding acceleration
 //! within 2 %; the penalty box sliding at
-//! 1 kHz stops within 2 h + 2 % of v₀/(μ g); the penalty box of `box_on_plane.toml`
+//! 1 kHz stops within 2 h + 2 % of v₀/(μ g) under penalty (both paths) and
+//! Hunt–Crossley; the penalty box of `box_on_plane.toml`
 //! rests ≤ 0.1 mm deep; a penalty box placed touching has a contact force on its
 //! first step and does not free-fall (gap rows of the implicit normal force). Printed, not yet within the issue's
-//! tolerances (docs/EXPERIMENTS.md): the other stop times (h = 1e-2 for the
-//! default penalty path and Hunt–Crossley, Hunt–Crossley at 1 kHz) and the motion
-//! after the stop (|v| < 1e-3 m/s wanted).
+//! tolerances (docs/EXPERIMENTS.md, "Stops decided on the impulse" (fric6)): the
+//! stop times at h = 1e-2 of the default penalty path and Hunt–Crossley (0.33 and
+//! 0.24 s > 0.228 s: the explicit anchor spring, its gains clamped for stability
+//! with the free-body tangential mass, rings with the momentum left at the stick)
+//! and the motion after the stop at 1 kHz (|v| < 1e-3 m/s wanted; the penalty box's
+//! pitch on its normal springs, held by kinetic friction while sliding, springs
+//! back at the stop and rocks the centre of mass at 7.6e-3 m/s).
 
 mod common;
 use common::load_str;
@@ -155,7 +160,9 @@ fn sliding_box_stops_on_time_without_jitter() {
             }
             let t = t_stop.unwrap_or(f64::INFINITY);
             println!("{method} h = {dt}: stops at {t:.4} s vs v0/(mu g) = {t_exact:.4} s, max |v| afterwards {jitter_after:.2e} m/s");
-            if method.starts_with("penalty") && dt == 1e-3 {
+            // Met at 1 kHz by every path; Hunt–Crossley since the explicit stop is
+            // decided with the translational mass (0.2160 → 0.2070 s).
+            if dt == 1e-3 {
                 assert!(
                     (t - t_exact).abs() <= 2.0 * dt + 0.02 * t_exact,
                     "{method} h = {dt}: stops at {t}"
@@ -294,5 +301,37 @@ fn bank_after_hard_impact_is_bounded() {
             (a / a_exact - 1.0).abs() <= 0.02,
             "{method}: pushed box accelerates at {a} m/s², Coulomb gives {a_exact}"
         );
+    }
+}
+
+/// Per-step trace around the stop (diagnostic, run with --ignored --nocapture).
+#[test]
+#[ignore]
+fn trace_sliding_stop() {
+    for (method, dt) in [
+        ("penalty", 1e-3),
+        ("penalty", 1e-2),
+        ("hunt_crossley", 1e-3),
+    ] {
+        let model = level(method, dt, 0.5, 1.0);
+        let mut d = Data::new(&model);
+        let mut pl = rtphys::Pipeline::new(&model);
+        let b = box_id(&model);
+        println!("== {method} h = {dt}");
+        for i in 0..(0.6 / dt).round() as usize {
+            pl.step(&model, &mut d);
+            let t = d.time;
+            if t > 0.19 && t < 0.3 {
+                let s = &d.state[b];
+                let pitch = s.q.scaled_axis().y;
+                let st = d.pairs.iter().find(|p| p.touching).map(|p| {
+                    (
+                        p.anchor.is_some(),
+                        p.anchor.map(|a| a.credit).unwrap_or(0.0),
+                    )
+                });
+                println!("{i} t={t:.3} vx={:+.5e} vz={:+.3e} wy={:+.4e} pitch={pitch:+.4e} z={:.6} stick={st:?}", s.v.x, s.v.z, s.w.y, s.x.z);
+            }
+        }
     }
 }
