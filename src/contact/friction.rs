@@ -462,15 +462,28 @@ fn stick_normal(ctx: &PairContext, total: f64) -> f64 {
 /// magnitude this step. Returns the new bank, N·s.
 #[inline]
 pub fn bank(credit: f64, (mu, total, w_n): (f64, f64, f64), ft: f64, h: f64, cap: f64) -> f64 {
-    let lim0 = mu * total.max(w_n);
-    let c = if ft > lim0 {
-        credit - (ft - lim0) * h
-    } else if total > w_n {
-        credit + (lim0 - ft).min(mu * (total - w_n)) * h
+    let excess = if total > w_n {
+        mu * (total - w_n) * h
     } else {
         0.0
     };
-    c.clamp(0.0, cap.max(0.0))
+    bank_step(credit, mu * total.max(w_n), ft, h, Some(excess), cap)
+}
+
+/// One step of the bank, shared by [`bank`] and [`bank_momentum`]: spend what the
+/// force `ft` takes above the per-step cone `lim0`, else bank the unused cone
+/// impulse up to `excess` (μ times the normal impulse beyond the carried load, N·s;
+/// `None`: no measure yet, keep the bank), else clear; kept within [0, cap]. A NaN
+/// from a degenerate state banks nothing (`max`/`min` drop it, `clamp` would keep it).
+#[inline]
+fn bank_step(credit: f64, lim0: f64, ft: f64, h: f64, excess: Option<f64>, cap: f64) -> f64 {
+    let c = match excess {
+        _ if ft > lim0 => credit - (ft - lim0) * h,
+        Some(e) if e > 0.0 => credit + ((lim0 - ft) * h).min(e),
+        Some(_) => 0.0,
+        None => credit,
+    };
+    c.max(0.0).min(cap.max(0.0))
 }
 
 /// The normal velocity (a relative to b, along n) of the anchor's material points
@@ -515,15 +528,8 @@ pub fn bank_momentum(
     cap: f64,
     (vn, m_n): (f64, f64),
 ) {
-    let lim0 = mu * total.max(w_n);
-    let c = match anchor.vn.map(|v0| m_n * (vn - v0)) {
-        _ if ft > lim0 => anchor.credit - (ft - lim0) * h,
-        Some(dp) if dp > 0.0 => anchor.credit + ((lim0 - ft) * h).min(mu * dp),
-        Some(_) => 0.0,
-        None => anchor.credit,
-    };
-    // (A NaN from a degenerate state banks nothing: `clamp` keeps NaN, `max` not.)
-    anchor.credit = c.max(0.0).min(cap.max(0.0));
+    let excess = anchor.vn.map(|v0| mu * (m_n * (vn - v0)));
+    anchor.credit = bank_step(anchor.credit, mu * total.max(w_n), ft, h, excess, cap);
     anchor.vn = vn.is_finite().then_some(vn);
 }
 
