@@ -1,8 +1,14 @@
 //! How a body that never rests in a settled pile moves (issue 18, task 1): settle
-//! a scene, pick the free bodies that are still turning, and print per body its
-//! v, ω, and per manifold it is in: the normal, ω·n (spin about the normal),
-//! the contact point relative to the body's centre, the relative velocity at the
-//! point (normal and tangential), whether the pair sticks, the anchor stretch.
+//! a scene, pick the free bodies turning fastest, then
+//! - per step for 12 steps, the last of them: v, ω, and each pair's normal force,
+//!   tangential force and slip at the deepest point (a period-2 oscillation shows
+//!   as ω reversing every step: docs/BENCHMARKS.md "Piles that rest … (scale5)");
+//! - every 0.25 s for 1 s, each of them: v, ω, kinetic energy and, per manifold it
+//!   is in, the normal, ω·n, point count, depth, the relative velocity at the
+//!   deepest point (normal, tangential), whether the pair sticks and touches, its
+//!   integral term and the deepest point relative to the body's centre; and the
+//!   work over the window of the contact wrench, of gravity, and of each pair's
+//!   normal and tangential force on the relative motion.
 //!
 //!     cargo run --release --example pocket_trace -- SCENE SETTLE_S [ROLLING_M] [N_BODIES]
 //!
@@ -142,9 +148,9 @@ fn main() -> anyhow::Result<()> {
                 "body {b}: window work J: contact wrench {:+.2e} gravity {:+.2e}; per pair (normal, tangential):",
                 p_w[b], p_g[b]
             );
-            for o in 0..nb {
-                if p_n[b][o] != 0.0 || p_t[b][o] != 0.0 {
-                    print!(" {o}:({:+.1e},{:+.1e})", p_n[b][o], p_t[b][o]);
+            for (o, (pn, pt)) in p_n[b].iter().zip(&p_t[b]).enumerate() {
+                if *pn != 0.0 || *pt != 0.0 {
+                    print!(" {o}:({pn:+.1e},{pt:+.1e})");
                 }
             }
             println!();
