@@ -182,8 +182,8 @@ fn main() -> anyhow::Result<()> {
                 let pair = &data.pairs[pi];
                 let wn = s.w.dot(&n);
                 println!(
-                    "   vs {other:3} ({}) n [{:+.2} {:+.2} {:+.2}] w·n {wn:+.3} npts {} depth {:.2e} vn {vn:+.1e} |vt| {vt:.1e} stick {} touch {} I {:.2e} r_rel [{:+.3} {:+.3} {:+.3}]",
-                    format!("{:?}", model.bodies[other].kind),
+                    "   vs {other:3} ({:?}) n [{:+.2} {:+.2} {:+.2}] w·n {wn:+.3} npts {} depth {:.2e} vn {vn:+.1e} |vt| {vt:.1e} stick {} touch {} I {:.2e} r_rel [{:+.3} {:+.3} {:+.3}]",
+                    model.bodies[other].kind,
                     n.x, n.y, n.z,
                     m.points.len(),
                     m.max_depth(&data.contacts),
