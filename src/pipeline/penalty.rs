@@ -180,13 +180,13 @@ impl ImpactMemory {
         model: &Model,
     ) -> bool {
         let mut any = false;
-        for b in 0..state.len() {
-            self.rewind[b] = [Vec3::zeros(); 2];
-            if !self.impacted[b] || self.tau[b] == 0.0 {
+        let bodies = self.impacted.iter().zip(&self.tau).zip(&self.start);
+        for ((s, r), ((&hit, &tau), &[v0, w0])) in state.iter().zip(&mut self.rewind).zip(bodies) {
+            *r = [Vec3::zeros(); 2];
+            if !hit || tau == 0.0 {
                 continue;
             }
-            let [v0, w0] = self.start[b];
-            self.rewind[b] = impact_rewind((state[b].v - v0, state[b].w - w0), self.tau[b]);
+            *r = impact_rewind((s.v - v0, s.w - w0), tau);
             any = true;
         }
         if !any {
