@@ -17,7 +17,7 @@
 //! t̂ the direction of the initial tangential velocity.
 
 use crate::data::BodyState;
-use crate::math::{skew, Mat3, Vec3};
+use crate::math::{skew, Mat3, Quat, Vec3};
 
 /// Mass properties of one side of an impulse (zero inverses for a static body).
 #[derive(Clone, Copy, Debug)]
@@ -90,10 +90,50 @@ pub fn apply_impulse(s: &mut BodyState, ib: &ImpulseBody, c: &Vec3, j: &Vec3, si
     s.w += ib.inv_inertia_w * (c - s.x).cross(&j);
 }
 
+/// Time of impact, within the step, of a speculative contact (000's impact taken in
+/// the step its gap closes instead of one step after the overlap): the gap
+/// δ = −d ≥ 0 at the impact point closes at the step's discrete approach speed
+/// u⁺ = −s⁺ (semi-implicit Euler moves the bodies by h v⁺ in the step), τ = δ/u⁺,
+/// clamped to [0, h]. `None` if the gap does not close within the step
+/// (δ ≥ h u⁺) — then the contact is left to a later step.
+#[inline]
+pub fn time_of_closing(gap: f64, s_end: f64, h: f64) -> Option<f64> {
+    let u = -s_end;
+    // (NaN compares false: no closing.)
+    let closes = u > 0.0 && gap < h * u;
+    if !closes {
+        return None;
+    }
+    Some((gap.max(0.0) / u).clamp(0.0, h))
+}
+
+/// The position part of an impact at time τ inside the step: a body whose velocity
+/// the impulses of the step changed by (Δv, Δω) moved with its old velocity until τ
+/// and with its new one after, so the step's end pose — the integrator moves it by
+/// h times its new velocity from the start — is off by τ (Δv, Δω): the rewind is
+/// (Δx, Δθ) = −τ (Δv, Δω) (the exact kinematics of an impact at τ, to first order
+/// in the rotation). For a body landing on a fixed surface with restitution e this
+/// takes its contact point (1 + e) δ u/u⁺ down (δ the gap at the start of the step,
+/// u and u⁺ the approach speed at its start and end): with e = 0 it ends the step at
+/// the surface (within g h²) instead of up to h·u⁺ inside it.
+#[inline]
+pub fn impact_rewind((dv, dw): (Vec3, Vec3), tau: f64) -> [Vec3; 2] {
+    [-dv * tau, -dw * tau]
+}
+
+/// Moves a body by (Δx, Δθ): its origin by Δx, its orientation by the rotation
+/// vector Δθ (world frame, about its origin).
+#[inline]
+pub fn displace(s: &mut BodyState, [dx, dtheta]: [Vec3; 2]) {
+    s.x += dx;
+    if dtheta.norm_squared() > 0.0 {
+        s.q = Quat::from_scaled_axis(dtheta) * s.q;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Quat;
 
     fn body(v: Vec3) -> BodyState {
         BodyState {

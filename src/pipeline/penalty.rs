@@ -9,7 +9,9 @@ use super::penalty_implicit::{ImplicitContact, Row, StickGroup};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
 use crate::collision::{ContactSet, Shape};
-use crate::contact::impulse::{apply_impulse, impact_impulse, ImpulseBody};
+use crate::contact::impulse::{
+    apply_impulse, displace, impact_impulse, impact_rewind, time_of_closing, ImpulseBody,
+};
 use crate::contact::{
     friction, model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch,
     SupportLoads,
@@ -42,8 +44,8 @@ pub struct PenaltyWorkspace {
     /// World-frame inverse mass properties of every body at the state being
     /// evaluated (once per force evaluation).
     bodies: Vec<ImpulseBody>,
-    /// Bodies that received an impulse this step.
-    impacted: Vec<bool>,
+    /// The step's impacts per body (impulses, times of impact, rewinds).
+    impacts: ImpactMemory,
     /// The contact model's buffers: bottom-of-volume selection, the normal forces of
     /// one manifold.
     sel: SelectScratch,
@@ -69,7 +71,7 @@ impl PenaltyWorkspace {
             stage_contact_pair: Vec::new(),
             wrench: vec![Wrench::ZERO; nb],
             bodies: Vec::with_capacity(nb),
-            impacted: vec![false; nb],
+            impacts: ImpactMemory::new(nb),
             sel: SelectScratch::default(),
             point_forces: Vec::new(),
             support: SupportLoads::new(nb),
@@ -101,6 +103,129 @@ struct ForceCtx<'a> {
 struct ModelBufs<'a> {
     sel: &'a mut SelectScratch,
     pf: &'a mut Vec<PointForce>,
+}
+
+/// What [`resolve_impacts`] remembers of one step's impulses, per body: whether it
+/// received one, its velocities (v, ω) before the first, the time of impact τ
+/// of the impact it took part in (0: at the start of the step; < 0: before it), and
+/// the rewind (Δx, Δθ) that puts it where an impact at
+/// τ would.
+#[derive(Clone, Debug)]
+struct ImpactMemory {
+    impacted: Vec<bool>,
+    start: Vec<[Vec3; 2]>,
+    tau: Vec<f64>,
+    rewind: Vec<[Vec3; 2]>,
+}
+
+impl ImpactMemory {
+    fn new(nb: usize) -> Self {
+        ImpactMemory {
+            impacted: vec![false; nb],
+            start: vec![[Vec3::zeros(); 2]; nb],
+            tau: vec![0.0; nb],
+            rewind: vec![[Vec3::zeros(); 2]; nb],
+        }
+    }
+
+    fn clear(&mut self) {
+        self.impacted.iter_mut().for_each(|i| *i = false);
+        self.tau.iter_mut().for_each(|t| *t = 0.0);
+    }
+
+    /// Impulse `j` at `at` between `ba` and `bb` at time τ of the step (τ < 0: an
+    /// impact the last step carried past the surface). A body keeps the first
+    /// τ ≠ 0 it gets; a pair with τ = 0 (a resting pair struck by a third body)
+    /// takes its bodies' time: the impact that struck them.
+    fn apply(
+        &mut self,
+        state: &mut [BodyState],
+        (ba, bb): (usize, usize),
+        (ia, ib): (&ImpulseBody, &ImpulseBody),
+        (at, j): (&Vec3, &Vec3),
+        tau: f64,
+    ) {
+        for b in [ba, bb] {
+            if !self.impacted[b] {
+                self.impacted[b] = true;
+                self.start[b] = [state[b].v, state[b].w];
+            }
+        }
+        let t = [tau, self.tau[ba], self.tau[bb]]
+            .into_iter()
+            .find(|&t| t != 0.0)
+            .unwrap_or(0.0);
+        for b in [ba, bb] {
+            if self.tau[b] == 0.0 {
+                self.tau[b] = t;
+            }
+        }
+        apply_impulse(&mut state[ba], ia, at, j, 1.0);
+        apply_impulse(&mut state[bb], ib, at, j, -1.0);
+    }
+
+    /// Rewinds every body of an impact at τ ≠ 0 to where that impact puts it at the
+    /// end of the step ([`impact_rewind`]) and moves the depths
+    /// of the start-of-step contact points with it (a point's depth changes by
+    /// −n·(δp_a − δp_b), δp the displacement of the body's material point), a gap
+    /// manifold's points kept at d ≤ 0 and a penetrating one's at d ≥ 0: the
+    /// landed contact is at its surface, not the gap or overlap it had before the
+    /// impulse — and a penetrating pair's remembered depth (the integral's next
+    /// term, eq. (2)) with them. Returns whether a body moved.
+    fn rewind(
+        &mut self,
+        state: &mut [BodyState],
+        (set, set_pair): (&mut ContactSet, &[usize]),
+        pairs: &mut [PairState],
+        model: &Model,
+    ) -> bool {
+        let mut any = false;
+        let bodies = self.impacted.iter().zip(&self.tau).zip(&self.start);
+        for ((s, r), ((&hit, &tau), &[v0, w0])) in state.iter().zip(&mut self.rewind).zip(bodies) {
+            *r = [Vec3::zeros(); 2];
+            if !hit || tau == 0.0 {
+                continue;
+            }
+            *r = impact_rewind((s.v - v0, s.w - w0), tau);
+            any = true;
+        }
+        if !any {
+            return false;
+        }
+        let still = [Vec3::zeros(); 2];
+        let disp = |b: usize, p: &Vec3| {
+            let [dx, dth] = self.rewind[b];
+            dx + dth.cross(&(p - state[b].x))
+        };
+        let ContactSet { manifolds, points } = set;
+        for (m, &pi) in manifolds.iter_mut().zip(set_pair) {
+            let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+            if self.rewind[ba] == still && self.rewind[bb] == still {
+                continue;
+            }
+            let gap = points[m.deepest].depth <= 0.0;
+            for pt in &mut points[m.points.clone()] {
+                let d = pt.depth - m.normal.dot(&(disp(ba, &pt.p_w) - disp(bb, &pt.p_w)));
+                pt.depth = if gap { d.min(0.0) } else { d.max(0.0) };
+            }
+            m.deepest = m.points.clone().fold(m.points.start, |k, i| {
+                if points[i].depth > points[k].depth {
+                    i
+                } else {
+                    k
+                }
+            });
+            if !gap {
+                pairs[pi].last_max_depth = points[m.deepest].depth;
+            }
+        }
+        for (s, r) in state.iter_mut().zip(&self.rewind) {
+            if *r != still {
+                displace(s, *r);
+            }
+        }
+        true
+    }
 }
 
 impl Stepper for PenaltyStepper<'_> {
@@ -153,7 +278,7 @@ impl Stepper for PenaltyStepper<'_> {
             stage_contact_pair,
             wrench,
             bodies,
-            impacted,
+            impacts,
             sel,
             point_forces,
             support,
@@ -202,10 +327,10 @@ impl Stepper for PenaltyStepper<'_> {
         stats.impulses = resolve_impacts(
             &cx,
             state,
-            (contacts, contact_pair),
+            (&mut *contacts, contact_pair),
             pairs,
             &mut mb,
-            impacted,
+            impacts,
         );
         let t = lap(stats, Stage::Contact, t);
 
@@ -479,7 +604,8 @@ fn rate_point(model: &Model, state: &[BodyState], g: usize, p: Vec3) -> Vec3 {
 /// touching, or about to touch within the step, is held from that step on instead of
 /// free-falling into the surface first. Only contacts that approach slower than the
 /// impact threshold ε of 000's Fig. 2: a faster approach is an impact, which the
-/// impulse of `resolve_impacts` takes once the geoms penetrate.
+/// impulse of `resolve_impacts` takes in the step its gap closes (and a gap it
+/// does not close within the step is free flight).
 fn gap_rows(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
@@ -704,13 +830,24 @@ fn pair_gains(cx: &ForceCtx<'_>, ctx: &PairContext<'_>, ba: usize, bb: usize) ->
 
 /// The contact-phase machine of Fig. 2 of 000 with impulses at the centroid of the
 /// contact surface. Returns the number of impulses applied.
+///
+/// A new pair still apart by a speculative gap (semi-implicit Euler's gap
+/// manifolds) whose gap closes within this step at an approach faster than ε is
+/// an impact now, at its time of closing τ ([`closing_impact`]): the impulse is
+/// applied and the bodies are rewound so that the step ends where the impact at τ
+/// puts them ([`ImpactMemory::rewind`]) — a landing at the surface instead of one
+/// step's travel inside it. A new contact found already overlapping (a gap the
+/// narrow phase did not report, or no speculative contacts) is the same impact at
+/// τ = −d/u < 0, before the step: rewound out of the overlap. Rewinds only under
+/// semi-implicit Euler (the linearly implicit force, the speculative contacts);
+/// RK4 (000's experiments) keeps the paper's impulse without one.
 fn resolve_impacts(
     cx: &ForceCtx<'_>,
     state: &mut [BodyState],
-    (set, set_pair): (&ContactSet, &[usize]),
+    (set, set_pair): (&mut ContactSet, &[usize]),
     pairs: &mut [PairState],
     mb: &mut ModelBufs<'_>,
-    impacted: &mut [bool],
+    mem: &mut ImpactMemory,
 ) -> usize {
     let ForceCtx {
         model,
@@ -720,11 +857,12 @@ fn resolve_impacts(
         ..
     } = *cx;
     let ModelBufs { sel, pf } = mb;
-    impacted.iter_mut().for_each(|i| *i = false);
+    mem.clear();
     let eps = p.impacts.epsilon;
     let mut count = 0;
-    // Pass 1: new contacts and bounces of last step's impacts; pass 2: resting
-    // pairs whose bodies a third body has just struck.
+    // Pass 1: new contacts (touching, or closing their gap within the step) and
+    // bounces of last step's impacts; pass 2: resting pairs whose bodies a third
+    // body has just struck.
     for pass in 0..2 {
         for (mi, &pi) in set_pair.iter().enumerate() {
             let phase = pairs[pi].phase;
@@ -732,11 +870,13 @@ fn resolve_impacts(
                 0 => phase != ContactPhase::Resting,
                 _ => phase == ContactPhase::Resting,
             };
-            // A manifold that does not penetrate (a speculative gap) is no impact.
-            if !relevant || set.manifolds[mi].max_depth(set) <= 0.0 {
+            // A manifold that does not penetrate (a speculative gap) is an impact
+            // only as a new contact that closes within the step.
+            let gap = set.manifolds[mi].max_depth(set) <= 0.0;
+            if !relevant || (gap && (pass != 0 || !p.impacts.enabled)) {
                 continue;
             }
-            let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+            let Some((ctx, ba, bb, mat)) = context(cx, state, &*set, mi, &pairs[pi]) else {
                 continue;
             };
             // Robot links take no impulses: their contacts are penalty throughout
@@ -745,48 +885,77 @@ fn resolve_impacts(
                 pairs[pi].phase = ContactPhase::Resting;
                 continue;
             }
-            if pass == 1 && !(impacted[ba] || impacted[bb]) {
+            if pass == 1 && !(mem.impacted[ba] || mem.impacted[bb]) {
                 continue;
             }
-            // The contact surface: the points the model puts force on (the deepest
-            // point if none).
-            let gains = pair_gains(cx, &ctx, ba, bb);
-            pf.clear();
-            cm.normal_forces(&ctx, &gains, sel, pf);
-            let (mut c, mut nc) = (Vec3::zeros(), 0.0);
-            let (mut c_in, mut n_in) = (Vec3::zeros(), 0.0);
-            let mut any_sep = false;
-            if pf.is_empty() {
-                pf.push(PointForce {
-                    point: ctx.deepest as u32,
-                    f_n: 0.0,
-                });
-            }
-            for i in pf.iter().map(|f| f.point as usize) {
-                let x = ctx.points[i].p_w;
-                c += x;
-                nc += 1.0;
-                let s_n = ctx.normal_velocity(&x);
-                if s_n < -eps {
-                    c_in += x;
-                    n_in += 1.0;
+            let (at, tau) = if gap {
+                match closing_impact(cx, &ctx, eps) {
+                    Some(hit) => hit,
+                    None => continue,
                 }
-                any_sep |= s_n > 0.0;
-            }
-            c /= nc;
-            let impact_at = match (pass, phase) {
-                (0, ContactPhase::New) => {
-                    (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c)
+            } else {
+                // The contact surface: the points the model puts force on (the
+                // deepest point if none).
+                let gains = pair_gains(cx, &ctx, ba, bb);
+                pf.clear();
+                cm.normal_forces(&ctx, &gains, sel, pf);
+                let (mut c, mut nc) = (Vec3::zeros(), 0.0);
+                let (mut c_in, mut n_in) = (Vec3::zeros(), 0.0);
+                let mut any_sep = false;
+                if pf.is_empty() {
+                    pf.push(PointForce {
+                        point: ctx.deepest as u32,
+                        f_n: 0.0,
+                    });
                 }
-                // Reimpact (bounce): some points separate while others approach.
-                (0, _) => (any_sep && n_in > 0.0 && p.impacts.enabled).then(|| c_in / n_in),
-                _ => (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c),
+                for i in pf.iter().map(|f| f.point as usize) {
+                    let x = ctx.points[i].p_w;
+                    c += x;
+                    nc += 1.0;
+                    let s_n = ctx.normal_velocity(&x);
+                    if s_n < -eps {
+                        c_in += x;
+                        n_in += 1.0;
+                    }
+                    any_sep |= s_n > 0.0;
+                }
+                c /= nc;
+                let impact_at = match (pass, phase) {
+                    (0, ContactPhase::New) => {
+                        (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c)
+                    }
+                    // Reimpact (bounce): some points separate while others approach.
+                    (0, _) => (any_sep && n_in > 0.0 && p.impacts.enabled).then(|| c_in / n_in),
+                    _ => (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c),
+                };
+                // A new contact found overlapping was carried past the surface by
+                // the last step: its impact came τ = −d/u before this step's start
+                // (d the mean depth of the surface's points, u the approach at c).
+                let tau = match (pass, phase) {
+                    (0, ContactPhase::New) => {
+                        let d = pf
+                            .iter()
+                            .map(|f| ctx.points[f.point as usize].depth)
+                            .sum::<f64>()
+                            / nc;
+                        let u = -ctx.normal_velocity(&c);
+                        if u > 0.0 {
+                            (-d / u).clamp(-cx.h, 0.0)
+                        } else {
+                            0.0
+                        }
+                    }
+                    _ => 0.0,
+                };
+                match impact_at {
+                    Some(at) => (at, tau),
+                    None => {
+                        pairs[pi].phase = ContactPhase::Resting;
+                        continue;
+                    }
+                }
             };
             let normal = ctx.normal;
-            let Some(at) = impact_at else {
-                pairs[pi].phase = ContactPhase::Resting;
-                continue;
-            };
             let (ia, ib) = (bodies[ba], bodies[bb]);
             let j = impact_impulse(
                 (&state[ba], &ia),
@@ -798,15 +967,47 @@ fn resolve_impacts(
             );
             pairs[pi].phase = ContactPhase::Impact;
             if let Some(j) = j.filter(|j| j.iter().all(|c| c.is_finite())) {
-                apply_impulse(&mut state[ba], &ia, &at, &j, 1.0);
-                apply_impulse(&mut state[bb], &ib, &at, &j, -1.0);
-                impacted[ba] = true;
-                impacted[bb] = true;
+                mem.apply(state, (ba, bb), (&ia, &ib), (&at, &j), tau);
                 count += 1;
             }
         }
     }
+    if cx.implicit {
+        mem.rewind(state, (set, set_pair), pairs, model);
+    }
     count
+}
+
+/// Where and when a speculative manifold's gap closes within the step, if it is an
+/// impact: its points whose gap −d closes at the step's free-flight approach
+/// (s⁺ = s + h n·(a_a − a_b), gravity the only acceleration counted:
+/// [`time_of_closing`]), their centroid c approaching faster than ε (a slower
+/// approach is left to the gap rows), and the time τ at which c's mean gap closes.
+fn closing_impact(cx: &ForceCtx<'_>, ctx: &PairContext<'_>, eps: f64) -> Option<(Vec3, f64)> {
+    let g = cx.model.opt.gravity;
+    let fall = |inv_mass: f64| if inv_mass > 0.0 { g } else { Vec3::zeros() };
+    let dg = cx.h
+        * ctx
+            .normal
+            .dot(&(fall(ctx.inv_mass[0]) - fall(ctx.inv_mass[1])));
+    let (mut c, mut gap, mut n) = (Vec3::zeros(), 0.0, 0.0);
+    for pt in ctx.points {
+        let s_end = ctx.normal_velocity(&pt.p_w) + dg;
+        if time_of_closing(-pt.depth, s_end, cx.h).is_some() {
+            c += pt.p_w;
+            gap -= pt.depth;
+            n += 1.0;
+        }
+    }
+    if n == 0.0 {
+        return None;
+    }
+    let (c, gap) = (c / n, gap / n);
+    let s = ctx.normal_velocity(&c);
+    if s >= -eps {
+        return None;
+    }
+    time_of_closing(gap, s + dg, cx.h).map(|tau| (c, tau))
 }
 
 /// Contact wrench on every body at one integrator stage: normal PID forces from the
