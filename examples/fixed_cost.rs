@@ -2,7 +2,8 @@
 //! world (one static plane), of one free box tumbling in the air (no gravity, so
 //! that it never lands: no contact, ever), under penalty and LCP,
 //! with the pipeline's stage timers, and the cost of one stage-timer reading
-//! (`Instant::now`). Robots: `rtphys bench robots [--method lcp]`.
+//! (`std::time::Instant::now` and the pipeline's stage clock). Robots:
+//! `rtphys bench robots [--method lcp]`.
 //!
 //!     cargo run --release --example fixed_cost
 //!
@@ -86,7 +87,20 @@ fn main() {
         t = now;
     }
     let lap_ns = (thread_cpu_s() - c0) * 1e9 / n as f64;
-    println!("stage timer (Instant::now + duration): {lap_ns:.1} ns per lap ({acc} ns total)");
+    println!("std::time::Instant::now + duration: {lap_ns:.1} ns per lap ({acc} ns total)");
+    // The pipeline's stage clock (`pipeline::clock`: the time-stamp counter where it
+    // is invariant), what `lap` reads since issue 18 item 4's third pass.
+    rtphys::pipeline::clock::calibrate();
+    let c0 = thread_cpu_s();
+    let mut acc = 0u64;
+    let mut t = rtphys::pipeline::clock::Instant::now();
+    for _ in 0..n {
+        let now = rtphys::pipeline::clock::Instant::now();
+        acc += now.nanos_since(t);
+        t = now;
+    }
+    let lap_ns = (thread_cpu_s() - c0) * 1e9 / n as f64;
+    println!("stage timer (pipeline::clock, one lap): {lap_ns:.1} ns per lap ({acc} ns total)");
     for method in ["penalty", "lcp"] {
         for (name, extra) in [("empty", ""), ("free_box", FREE_BOX)] {
             let text = EMPTY.replace("METHOD", method) + extra;

@@ -42,6 +42,7 @@
 //!    memory that must ride in snapshots goes in [`crate::data::PairState`].
 
 pub mod bodies;
+pub mod clock;
 pub mod collide;
 pub mod hunt_crossley;
 pub mod integrator;
@@ -58,7 +59,7 @@ pub use collide::CollideWorkspace;
 
 use crate::data::{BodyState, Data, QuarantineEvent, Stage, StepStats};
 use crate::model::{BodyKind, Integrator, Method, Model};
-use std::time::Instant;
+use clock::Instant;
 
 /// What every stepper is given: the model and the step size.
 #[derive(Clone, Copy, Debug)]
@@ -226,6 +227,9 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(model: &Model) -> Pipeline {
+        // The stage clock's rate, measured here once per process so that the
+        // physics thread never spins for it (`clock`).
+        clock::calibrate();
         Pipeline {
             shape: Shape::of(model),
             collide: CollideWorkspace::new(model),
@@ -351,8 +355,8 @@ fn outline<S: Stepper>(
 
     // Continuous collision: fast bodies' swept motion against the world; an
     // impact the step missed rewinds the body to its time of impact.
-    if stepper.outline_ccd() {
-        let t = Instant::now();
+    let t = Instant::now();
+    let t = if stepper.outline_ccd() {
         let sweeps = collide::Sweeps {
             start: &rollback.state,
             frozen: &data.frozen,
@@ -363,14 +367,16 @@ fn outline<S: Stepper>(
         if impacts > 0 {
             data.pose_links(model);
         }
-        lap(&mut data.stats, Stage::NarrowPhase, t);
-    }
-    // Locked degrees of freedom (`locks`): the state projected back.
+        lap(&mut data.stats, Stage::NarrowPhase, t)
+    } else {
+        t
+    };
+    // Locked degrees of freedom (`locks`): the state projected back. (Timed with
+    // the check below: one clock reading fewer.)
     locks::project(model, &rollback.state, &mut data.state);
     sleep::deactivate(data, col, sw);
 
     // Check; islands at rest fall asleep.
-    let t = Instant::now();
     check_state(model, data, rollback);
     sleep::fall_asleep(model, data, sw, tick.h);
     lap(&mut data.stats, Stage::Check, t);
@@ -388,13 +394,44 @@ fn outline<S: Stepper>(
     data.time = data.tick as f64 * tick.h;
 }
 
-/// Adds the time since `t` to `stage` and returns the current instant: stage times
-/// are laps of one clock (each reading costs tens of ns on some virtual machines).
+/// Adds the time since `t` to `stage` and returns the current reading: stage times
+/// are laps of one clock (each reading costs tens of ns on some virtual machines;
+/// the outline's and the steppers' laps read [`clock::Instant`], the bare
+/// time-stamp counter where it is a clock, ≈ a third of `std::time::Instant::now`).
 #[inline]
-pub(crate) fn lap(stats: &mut StepStats, stage: Stage, t: Instant) -> Instant {
-    let now = Instant::now();
-    stats.stage_ns[stage as usize] += now.duration_since(t).as_nanos() as u64;
+pub(crate) fn lap<C: StageStamp>(stats: &mut StepStats, stage: Stage, t: C) -> C {
+    let now = C::now();
+    stats.stage_ns[stage as usize] += now.nanos_since(t);
     now
+}
+
+/// A clock reading a stage timer can lap: [`clock::Instant`] or `std::time::Instant`.
+pub(crate) trait StageStamp: Copy {
+    fn now() -> Self;
+    /// Nanoseconds from `earlier` to `self` (zero if negative).
+    fn nanos_since(&self, earlier: Self) -> u64;
+}
+
+impl StageStamp for Instant {
+    #[inline]
+    fn now() -> Self {
+        Instant::now()
+    }
+    #[inline]
+    fn nanos_since(&self, earlier: Self) -> u64 {
+        Instant::nanos_since(self, earlier)
+    }
+}
+
+impl StageStamp for std::time::Instant {
+    #[inline]
+    fn now() -> Self {
+        std::time::Instant::now()
+    }
+    #[inline]
+    fn nanos_since(&self, earlier: Self) -> u64 {
+        self.saturating_duration_since(earlier).as_nanos() as u64
+    }
 }
 
 /// Non-finite or absurd state (|x| > max_abs_state) is caught in the step it appears:

@@ -20,7 +20,7 @@ use crate::data::{BodyState, ContactPhase, Data, PairState, Stage, StepStats};
 use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Integrator, Material, Model, PenaltyParams};
-use std::time::Instant;
+use crate::pipeline::clock::Instant;
 
 pub struct PenaltyStepper<'a> {
     pub params: &'a PenaltyParams,
@@ -306,7 +306,7 @@ impl Stepper for PenaltyStepper<'_> {
         // velocities only, so the world inertias stay valid for stage 0.
         update_pair_memory(p, contacts, contact_pair, pairs);
         report_contacts(contacts, stats);
-        body_mass_props(model, state, frozen, robots, bodies);
+        body_mass_props(model, state, frozen, robots, contacts, bodies);
         support.compute(model, state, dynamic, pairs);
         let weights = &*support;
         let loads = &weights.load[..];
@@ -357,7 +357,7 @@ impl Stepper for PenaltyStepper<'_> {
                 (&*stage_contacts, &stage_contact_pair[..])
             };
             if stage != 0 {
-                body_mass_props(model, st, frozen, robots, bodies);
+                body_mass_props(model, st, frozen, robots, set, bodies);
             }
             let cx = ForceCtx {
                 model,

@@ -19,7 +19,7 @@ use crate::dynamics::{
     aba, joint_wrenches_from, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
 };
 use crate::kinematics::robot_slices;
-use crate::math::Wrench;
+use crate::math::{Vec3, Wrench};
 use crate::model::robot::{RobotJoint, RobotModel};
 use crate::model::Model;
 
@@ -98,7 +98,11 @@ pub(crate) fn derivatives_of(
                 force: contact[b].force + xfrc[b].force,
                 torque: contact[b].torque + xfrc[b].torque,
             };
-            rd.f_ext[i] = rd.ad.x_base[i].force_from_world(&w, &state[b].x);
+            // A link nothing pushes keeps the zero set above (the transform of a
+            // zero wrench is zero: a link without contact costs nothing here).
+            if w.force != Vec3::zeros() || w.torque != Vec3::zeros() {
+                rd.f_ext[i] = rd.ad.x_base[i].force_from_world(&w, &state[b].x);
+            }
         }
         // Joint torques: actuation and passive terms, each a law τ = τ₀ − a q̈ whose
         // implicit part a (stable PD: h k_d + h² k_p) goes to ABA as armature.

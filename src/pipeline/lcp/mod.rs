@@ -158,11 +158,11 @@ use crate::collision::capacity::MANIFOLDS_PER_GEOM;
 use crate::data::{BodyState, Data, Stage};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, ContactModel, LcpParams, Model};
+use crate::pipeline::clock::Instant;
 use crate::solver::{
     ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver, NewtonResults,
 };
 use nalgebra::{DMatrix, DVector, Matrix6xX};
-use std::time::Instant;
 
 /// How a block of generalized velocities moves material points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
