@@ -358,8 +358,14 @@ pub(super) fn pgs_on_w(
     status
 }
 
-/// Newton steps per island before the PGS fallback.
-const NEWTON_STEPS: usize = 30;
+/// Newton steps per island before the PGS fallback (lcp6: 30 → 100; with the
+/// unprojected, nonmonotone line search the resting pile's islands take 20–50,
+/// docs/BENCHMARKS.md "Newton's line search off the cones").
+const NEWTON_STEPS: usize = 100;
+
+/// Projected Gauss–Seidel rescues (of `solver::newton::SMOOTHING_SWEEPS` sweeps
+/// each) per island before the island fails (lcp6: 10 → 40).
+const NEWTON_RESCUES: usize = 40;
 
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
 /// "Dependent rows").
@@ -376,6 +382,7 @@ fn newton_params(p: &LcpParams) -> NewtonParams {
         max_iterations: NEWTON_STEPS,
         regularization: NEWTON_REGULARIZATION,
         max_dense_points: NEWTON_DENSE_POINTS,
+        smoothing_rounds: NEWTON_RESCUES,
         ..NewtonParams::default()
     }
 }
