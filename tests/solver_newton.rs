@@ -437,7 +437,7 @@ fn dumped_island(name: &str) -> (ContactProblem, Vec<f64>, f64) {
 
 /// A dumped island read from `path`.
 fn dumped_island_at(path: &str) -> (ContactProblem, Vec<f64>, f64) {
-    let text = std::fs::read_to_string(&path).expect("dump present");
+    let text = std::fs::read_to_string(path).expect("dump present");
     let v: serde_json::Value = serde_json::from_str(&text).expect("dump is JSON");
     let floats = |key: &str| -> Vec<f64> {
         v[key]
