@@ -429,8 +429,15 @@ fn warm_start_from_a_solution() {
 /// A pile island written by `RTPHYS_NEWTON_DUMP` (`pipeline::lcp::solve`): the
 /// problem, the warm start the pipeline gave Newton, the tolerance.
 fn dumped_island(name: &str) -> (ContactProblem, Vec<f64>, f64) {
-    let path = format!("{}/tests/data/newton/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("dump present");
+    dumped_island_at(&format!(
+        "{}/tests/data/newton/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+}
+
+/// A dumped island read from `path`.
+fn dumped_island_at(path: &str) -> (ContactProblem, Vec<f64>, f64) {
+    let text = std::fs::read_to_string(path).expect("dump present");
     let v: serde_json::Value = serde_json::from_str(&text).expect("dump is JSON");
     let floats = |key: &str| -> Vec<f64> {
         v[key]
@@ -509,6 +516,18 @@ fn pipeline_newton(tol: f64) -> NewtonSolver {
         regularization: 1e-6,
         max_dense_points: 400,
         ..NewtonParams::default()
+    })
+}
+
+/// The pipeline's Newton with a larger budget: 100 steps, 40 PGS rescues (of
+/// 50 sweeps) instead of 30 and 10, and the line search's trial not projected
+/// onto the cones (`resting_pile_island_of_36_points_converges`).
+fn budget_newton(tol: f64) -> NewtonSolver {
+    NewtonSolver::new(NewtonParams {
+        max_iterations: 100,
+        smoothing_rounds: 40,
+        project_trial: false,
+        ..pipeline_newton(tol).params
     })
 }
 
@@ -634,6 +653,70 @@ fn resting_pile_island_converges() {
     let load = |z: &[f64]| (0..p.n()).map(|i| z[3 * i]).sum::<f64>();
     let (ln, lp) = (load(&r.z), load(&pr.z));
     assert!((ln - lp).abs() <= 1e-3 * ln, "Σ p_n {ln:e} vs PGS {lp:e}");
+}
+
+/// Issue 14 (lcp6): an island of the 20-object pile at rest (36 points, 108
+/// rows, 6 bodies; W₀ of rank 36), dumped by the pipeline after the consistent
+/// stabilization (q in range(W₀) to 1e-16), on which Newton with the projected
+/// line search, 30 steps and 10 rescues stopped at 4.9e-7 (every projected trial
+/// raised θ: accepted steps of 1e-9 of the Newton step). With the trial left
+/// unprojected, 100 steps and 40 rescues ([`budget_newton`]; with the pipeline's
+/// 30 and 10 the unprojected search stops at 7.6e-6 here, and of 200 dumped
+/// islands 22 converge with them unprojected, 0 projected), Newton converges to
+/// the pipeline tolerance 1e-9 (measured 9.1e-12 in 25 steps; checked by an
+/// independent natural map). Reference: PGS from the same start, which converges
+/// here (15,870 sweeps, 7.9e-10): |w − w_PGS|∞ measured 1.3e-9 m/s (asserted
+/// ≤ 1e-8, 10× PGS's residual), the island's Σ p_n to 3.7e-8 relative (asserted
+/// ≤ 1e-6). Lemke's Stewart–Trinkle basis has a natural-map residual of 6.7e-3
+/// on this island (printed, not compared: it is not a solution).
+#[test]
+fn resting_pile_island_of_36_points_converges() {
+    resting_island_against_pgs("pile20_rest_36pts_a.json");
+}
+
+/// Open (issue 14, lcp6): a second resting island of 36 points (same dump run)
+/// on which Newton still fails with [`budget_newton`]: 45 steps, 40
+/// rescues spent, natural-map residual 1.8e-7 (4.7e-6 with the nonmonotone
+/// acceptance), while PGS converges from the same start (27,252 sweeps, 4.5e-10).
+/// docs/BENCHMARKS.md, "Newton's line search off the cones".
+#[test]
+#[ignore = "open: Newton stops at 1.8e-7 on this resting island (issue 14)"]
+fn resting_pile_island_of_36_points_b_converges() {
+    resting_island_against_pgs("pile20_rest_36pts_b.json");
+}
+
+/// Newton ([`budget_newton`]) on the dumped island `name`, against PGS from
+/// the same start (tolerances: `resting_pile_island_of_36_points_converges`).
+fn resting_island_against_pgs(name: &str) {
+    let (p, guess, tol) = dumped_island(name);
+    let mut r = NewtonResults::default();
+    let st = budget_newton(tol).solve_contacts(&p, Some(&guess), &mut r);
+    let fz = natural_residual(&p, &r.z);
+    let pgs = PgsSolver::new(PgsParams {
+        tolerance: 1e-9,
+        max_iterations: 200_000,
+        relaxation: 1.0,
+    });
+    let mut pr = ContactPgsResults::default();
+    let ps = pgs.solve_contacts(&p, Some(&guess), &mut pr);
+    let fp = natural_residual(&p, &pr.z);
+    let w = dense_of(&p);
+    let vel = |z: &[f64]| contact_velocity(&w, &p.q, z);
+    let k = p.table.k as usize;
+    let fl = lemke_solve(&stewart_trinkle_lcp(&w, &p.q, &p.mu, k))
+        .map(|zl| natural_residual(&p, &impulses_from_lemke(&zl, p.n(), k)));
+    let load = |z: &[f64]| (0..p.n()).map(|i| z[3 * i]).sum::<f64>();
+    let dw = max_abs_diff(&vel(&r.z), &vel(&pr.z));
+    let dl = (load(&r.z) - load(&pr.z)).abs() / load(&r.z);
+    eprintln!(
+        "{name}: Newton {st:?} {:?}, residual {fz:e}; PGS {ps:?} {:?}, residual {fp:e}; |w − w_PGS| = {dw:e}, ΔΣp_n/Σp_n = {dl:e}; Lemke residual {fl:?}",
+        r.stats, pr.stats
+    );
+    assert_eq!(st, NewtonStatus::Converged, "{name}: {:?}", r.stats);
+    assert!(fz <= tol, "{name}: independent residual {fz:e}");
+    assert_eq!(ps, PgsStatus::Converged, "{name}: PGS {:?}", pr.stats);
+    assert!(dw <= 1e-8, "{name}: |w − w_PGS| = {dw:e}");
+    assert!(dl <= 1e-6, "{name}: ΔΣp_n/Σp_n = {dl:e}");
 }
 
 /// The problem the pipeline solves since `pipeline::lcp::consistent` (see
@@ -772,4 +855,77 @@ fn island_from_env() {
             pr.stats
         );
     }
+}
+
+/// Survey aid (ignored): `RTPHYS_DUMPS=dir cargo test --release --test solver_newton
+/// -- --ignored dumps_survey --nocapture` solves every `newton_island_*.json` of
+/// the directory with the pipeline's Newton and Lemke and prints, per island and
+/// in sum, status, Newton steps, natural-map residuals and µs.
+#[test]
+#[ignore = "survey aid: needs RTPHYS_DUMPS"]
+fn dumps_survey() {
+    let Ok(dir) = std::env::var("RTPHYS_DUMPS") else {
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let (mut ok, mut total, mut steps, mut us) = (0, 0, 0, 0.0);
+    let (mut lemke_ok, mut lemke_us) = (0, 0.0);
+    for f in &files {
+        let (p, guess, tol) = dumped_island_at(f.to_str().expect("utf-8"));
+        let mut r = NewtonResults::default();
+        let t0 = std::time::Instant::now();
+        let env = |k: &str, d: f64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        let solver = NewtonSolver::new(NewtonParams {
+            tolerance: tol,
+            max_iterations: env("RTPHYS_NEWTON_ITERS", 30.0) as usize,
+            regularization: env("RTPHYS_NEWTON_REG", 1e-6),
+            max_dense_points: 400,
+            smoothing_sweeps: env("RTPHYS_NEWTON_SWEEPS", 50.0) as usize,
+            smoothing_rounds: env("RTPHYS_NEWTON_ROUNDS", 10.0) as usize,
+            nonmonotone: env("RTPHYS_NEWTON_NONMONO", 10.0) as usize,
+            project_trial: env("RTPHYS_NEWTON_PROJECT", 1.0) > 0.0,
+        });
+        let st = solver.solve_contacts(&p, Some(&guess), &mut r);
+        let dt = t0.elapsed().as_secs_f64() * 1e6;
+        let fz = natural_residual(&p, &r.z);
+        total += 1;
+        steps += r.stats.factorizations;
+        us += dt;
+        let conv = st == NewtonStatus::Converged && fz <= tol;
+        ok += conv as usize;
+        let (mut lres, mut ldt) = (f64::NAN, 0.0);
+        if std::env::var("RTPHYS_DUMPS_LEMKE").is_ok() {
+            let k = p.table.k as usize;
+            let w = dense_of(&p);
+            let lp = stewart_trinkle_lcp(&w, &p.q, &p.mu, k);
+            let t0 = std::time::Instant::now();
+            let zl = lemke_solve(&lp);
+            ldt = t0.elapsed().as_secs_f64() * 1e6;
+            if let Some(zl) = zl {
+                lres = natural_residual(&p, &impulses_from_lemke(&zl, p.n(), k));
+                lemke_ok += (lres <= tol) as usize;
+            }
+            lemke_us += ldt;
+        }
+        eprintln!(
+            "{}: n {} Newton {st:?} steps {} chol {} res {fz:.2e} {dt:.0} us | Lemke res {lres:.2e} {ldt:.0} us",
+            f.file_name().expect("name").to_string_lossy(),
+            p.n(),
+            r.stats.factorizations,
+            r.stats.cholesky,
+        );
+    }
+    eprintln!(
+        "SUMMARY Newton {ok}/{total} converged, {steps} steps, {us:.0} us; Lemke {lemke_ok} converged, {lemke_us:.0} us"
+    );
 }

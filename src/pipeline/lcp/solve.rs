@@ -358,7 +358,11 @@ pub(super) fn pgs_on_w(
     status
 }
 
-/// Newton steps per island before the PGS fallback.
+/// Newton steps per island before the PGS fallback. lcp6 measured 100 steps
+/// with 40 rescues (128 of 200 dumped resting islands converge instead of 22):
+/// pile20 went from 1.97 to 1.56 failures per step but 3.3× slower (9.6 → 31.6
+/// ms/step), the islands that still fail spending the larger budget before PGS
+/// (docs/BENCHMARKS.md, "Newton's line search off the cones").
 const NEWTON_STEPS: usize = 30;
 
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
