@@ -469,7 +469,11 @@ pub fn draw_figures(
     out.push(path);
     if !runs.is_empty() {
         let path = img.join(format!("{}_failures.png", pour.png_prefix()));
-        draw_failures(runs, &path, text, &format!("{seeds} seeds{dur}"))?;
+        let name = match pour {
+            Pour::ThreeD => "3D pour",
+            Pour::TwoD => "2D pour",
+        };
+        draw_failures(runs, &path, text, name, &format!("{seeds} seeds{dur}"))?;
         out.push(path);
     }
     if pour == Pour::TwoD {
@@ -519,8 +523,10 @@ fn draw_overlap(
 ) -> anyhow::Result<()> {
     let x = h_axis(rows.iter().map(|r| r.h))?;
     let (ylo, yhi) = log_range(rows.iter().flat_map(|r| [r.q1, r.q3, r.max]));
-    // One decade of room below the lowest value.
+    // One decade of room below the lowest value, three above the highest (the
+    // legend).
     let ylo = (ylo / 10.0).max(FLOOR / 10.0);
+    let yhi = yhi * 1e3;
     let names: Vec<(String, String)> = METHODS
         .iter()
         .map(|&m| {
@@ -555,7 +561,7 @@ fn draw_overlap(
     let y_desc = format!("{y_name} (values < {FLOOR:e} drawn at it)");
     line_chart(
         path,
-        &chart(title, text, SeriesLabelPosition::LowerRight),
+        &chart(title, text, SeriesLabelPosition::UpperLeft),
         &Axes {
             x,
             y: Axis {
@@ -569,7 +575,13 @@ fn draw_overlap(
 }
 
 /// Lemke failures per 100 steps against h; crashed runs in the legend.
-fn draw_failures(runs: &[RunRow], path: &Path, text: bool, what: &str) -> anyhow::Result<()> {
+fn draw_failures(
+    runs: &[RunRow],
+    path: &Path,
+    text: bool,
+    name: &str,
+    what: &str,
+) -> anyhow::Result<()> {
     let mut hs: Vec<f64> = runs.iter().map(|r| r.h).collect();
     hs.sort_by(f64::total_cmp);
     hs.dedup();
@@ -613,7 +625,7 @@ fn draw_failures(runs: &[RunRow], path: &Path, text: bool, what: &str) -> anyhow
             s
         })
         .collect();
-    let title = format!("Pour: Lemke failures per 100 steps vs step ({what})");
+    let title = format!("{name}: Lemke failures per 100 steps vs step ({what})");
     line_chart(
         path,
         &chart(&title, text, SeriesLabelPosition::UpperLeft),
