@@ -34,8 +34,8 @@ enum Cmd {
     Plot(rtphys::tools::PlotArgs),
     /// Benchmarks printing JSON: µs per step of the reference scenes.
     Bench(rtphys::tools::BenchArgs),
-    /// The papers' long experiments as sweeps writing CSV and PNG (peg-pour: 003
-    /// Figs. 23–24).
+    /// The papers' long experiments as sweeps writing CSV and PNG (peg-pour,
+    /// peg-pour-2d: 003 Figs. 20–24; pour-figures: their PNGs again from the CSV).
     Experiment(rtphys::tools::ExperimentArgs),
 }
 

@@ -206,23 +206,30 @@ impl PourOverlap {
     }
 }
 
-/// One run of the pour.
+/// One run of a pour, 3D ([`run_pour`]) or 2D
+/// ([`run_pour_2d`](super::peg_pour_2d::run_pour_2d)): the per-step series and the
+/// run's solver statistics.
 #[derive(Clone, Debug)]
 pub struct PourRun {
     pub method: PourMethod,
     pub seed: u64,
     pub h: f64,
-    /// Per step: overlap volume / L³ at the end of the step.
+    /// Per step: overlap / L³ (3D) or overlap area / L² (2D) at the end of the step.
     pub overlap: Vec<f64>,
     /// Per step: narrow-phase contact points of the step.
     pub contacts: Vec<u32>,
+    /// 2D only (empty in 3D), per step at its start: the 2D potential contacts and
+    /// the vertex–vertex configurations (SM traps) of
+    /// [`TrapCounter`](super::peg_pour_2d::TrapCounter) (Fig. 22).
+    pub potential: Vec<u32>,
+    pub traps: Vec<u32>,
     /// Lemke failures (each re-solved by PGS) and PGS fallbacks over the run.
     pub solver_failures: u64,
     pub solver_fallbacks: u64,
     /// Quarantine events (non-finite or absurd state) and the first one's time, s.
     pub quarantined: u64,
     pub crash_time: Option<f64>,
-    /// Wall time of the run's steps, s (excluding the overlap metric).
+    /// Wall time of the run's steps, s (excluding the metrics).
     pub step_seconds: f64,
 }
 
@@ -239,15 +246,38 @@ impl PourRun {
     }
 }
 
-/// Runs the pour of `seed` under `method` at step `h` for `duration` s.
-pub fn run_pour(seed: u64, method: PourMethod, h: f64, duration: f64) -> anyhow::Result<PourRun> {
-    let scene = pour_scene(seed, method, h);
+/// The measurements a pour takes beside its steps (3D: the overlap volume; 2D: the
+/// overlap area, and the potential contacts and SM traps before each step).
+pub(crate) trait PourProbe {
+    /// After the releases, before the step: per-step counts into `run`.
+    fn before_step(&mut self, _model: &Model, _data: &Data, _run: &mut PourRun) {}
+    /// The overlap metric at the end of the step, relative to L³ or L².
+    fn overlap(&mut self, model: &Model, data: &Data) -> f64;
+}
+
+impl PourProbe for PourOverlap {
+    fn overlap(&mut self, model: &Model, data: &Data) -> f64 {
+        self.volume(model, data) / (L * L * L)
+    }
+}
+
+/// The run loop shared by both pours: load `scene`, release on schedule, step,
+/// measure with `probe`.
+pub(crate) fn run_scene<P: PourProbe>(
+    scene: &PourScene,
+    origin: &str,
+    method: PourMethod,
+    seed: u64,
+    h: f64,
+    duration: f64,
+    probe: impl FnOnce(&Model) -> P,
+) -> anyhow::Result<PourRun> {
     let model =
-        crate::model::scene::load_scene_str(&scene.toml, "<peg-pour>", std::path::Path::new("."))?;
+        crate::model::scene::load_scene_str(&scene.toml, origin, std::path::Path::new("."))?;
     let mut data = Data::new(&model);
-    let mut driver = PourDriver::new(&model, &scene, &mut data)?;
+    let mut driver = PourDriver::new(&model, scene, &mut data)?;
     let mut pl = Pipeline::new(&model);
-    let mut metric = PourOverlap::new(&model);
+    let mut probe = probe(&model);
     let steps = (duration / h).round() as usize;
     let mut run = PourRun {
         method,
@@ -255,28 +285,44 @@ pub fn run_pour(seed: u64, method: PourMethod, h: f64, duration: f64) -> anyhow:
         h,
         overlap: Vec::with_capacity(steps),
         contacts: Vec::with_capacity(steps),
+        potential: Vec::new(),
+        traps: Vec::new(),
         solver_failures: 0,
         solver_fallbacks: 0,
         quarantined: 0,
         crash_time: None,
         step_seconds: 0.0,
     };
-    let l3 = L * L * L;
     for _ in 0..steps {
         driver.before_step(&mut data, h);
+        probe.before_step(&model, &data, &mut run);
         let t0 = std::time::Instant::now();
         pl.step(&model, &mut data);
         run.step_seconds += t0.elapsed().as_secs_f64();
         if data.stats.quarantined > 0 && run.crash_time.is_none() {
             run.crash_time = Some(data.time);
         }
-        run.overlap.push(metric.volume(&model, &data) / l3);
+        run.overlap.push(probe.overlap(&model, &data));
         run.contacts.push(data.contacts.points.len() as u32);
     }
     run.solver_failures = data.stats.solver_failures;
     run.solver_fallbacks = data.stats.solver_fallbacks;
     run.quarantined = data.stats.quarantined;
     Ok(run)
+}
+
+/// Runs the pour of `seed` under `method` at step `h` for `duration` s.
+pub fn run_pour(seed: u64, method: PourMethod, h: f64, duration: f64) -> anyhow::Result<PourRun> {
+    let scene = pour_scene(seed, method, h);
+    run_scene(
+        &scene,
+        "<peg-pour>",
+        method,
+        seed,
+        h,
+        duration,
+        PourOverlap::new,
+    )
 }
 
 /// Quantile `p` ∈ [0, 1] of `v` (sorted in place; linear interpolation between
@@ -295,11 +341,13 @@ pub fn quantile(v: &mut [f64], p: f64) -> f64 {
     }
 }
 
-/// Median and quartiles (q1, median, q3) of the per-step overlap pooled over `runs`.
+/// Quartiles (q1, median, q3) of `v` (sorted in place; [`quantile`]).
+pub fn quartiles(v: &mut [f64]) -> (f64, f64, f64) {
+    (quantile(v, 0.25), quantile(v, 0.5), quantile(v, 0.75))
+}
+
+/// Quartiles (q1, median, q3) of the per-step overlap pooled over `runs`.
 pub fn overlap_quartiles<'a>(runs: impl Iterator<Item = &'a PourRun>) -> (f64, f64, f64) {
     let mut all: Vec<f64> = runs.flat_map(|r| r.overlap.iter().copied()).collect();
-    let q1 = quantile(&mut all, 0.25);
-    let q2 = quantile(&mut all, 0.5);
-    let q3 = quantile(&mut all, 0.75);
-    (q1, q2, q3)
+    quartiles(&mut all)
 }

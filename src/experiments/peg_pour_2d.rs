@@ -34,7 +34,7 @@
 //!   (eq. (33)) resolve. The same count for both models (it is geometry, not the
 //!   method's rows).
 
-use super::peg_pour::{quantile, PourDriver, PourMethod, PourScene};
+use super::peg_pour::{run_scene, PourMethod, PourProbe, PourRun, PourScene};
 use crate::collision::features::{Constraint, FeatureParams};
 use crate::collision::polygon::{
     planar_pose, potential_contacts_2d, ConvexPolygon, PolygonScratch, PotentialContacts2,
@@ -43,7 +43,6 @@ use crate::data::Data;
 use crate::math::{SplitMix64, Vec3};
 use crate::model::Model;
 use crate::pipeline::lcp::peg::{planar_pairs, planar_polygons, OverlapArea};
-use crate::pipeline::Pipeline;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -179,37 +178,26 @@ impl TrapCounter {
     }
 }
 
-/// One run of the 2D pour.
-#[derive(Clone, Debug)]
-pub struct PourRun2d {
-    pub method: PourMethod,
-    pub seed: u64,
-    pub h: f64,
-    /// Per step: overlap area / L² at the end of the step.
-    pub overlap: Vec<f64>,
-    /// Per step: narrow-phase contact points, 2D potential contacts, vertex–vertex
-    /// configurations (SM traps), at the step's start.
-    pub points: Vec<u32>,
-    pub contacts: Vec<u32>,
-    pub traps: Vec<u32>,
-    pub solver_failures: u64,
-    pub solver_fallbacks: u64,
-    pub quarantined: u64,
-    pub crash_time: Option<f64>,
-    /// Wall time of the run's steps, s (excluding the metrics).
-    pub step_seconds: f64,
+/// One run of the 2D pour: [`PourRun`] with `potential` and `traps` filled.
+pub type PourRun2d = PourRun;
+
+/// The 2D pour's measurements: the overlap area / L² after each step, the potential
+/// contacts and SM traps before it.
+struct Probe2d {
+    area: OverlapArea,
+    counter: TrapCounter,
+    h: f64,
 }
 
-impl PourRun2d {
-    pub fn crashed(&self) -> bool {
-        self.quarantined > 0
+impl PourProbe for Probe2d {
+    fn before_step(&mut self, model: &Model, data: &Data, run: &mut PourRun) {
+        let (c, t) = self.counter.count(model, data, self.h);
+        run.potential.push(c);
+        run.traps.push(t);
     }
-    pub fn max_overlap(&self) -> f64 {
-        self.overlap.iter().copied().fold(0.0, f64::max)
-    }
-    /// "Failed" in the sense: a solve fell back or the run crashed.
-    pub fn failed(&self) -> bool {
-        self.solver_failures > 0 || self.crashed()
+
+    fn overlap(&mut self, model: &Model, data: &Data) -> f64 {
+        self.area.area(model, &data.state) / (L * L)
     }
 }
 
@@ -221,57 +209,17 @@ pub fn run_pour_2d(
     duration: f64,
 ) -> anyhow::Result<PourRun2d> {
     let scene = pour_scene_2d(seed, method, h);
-    let model = crate::model::scene::load_scene_str(
-        &scene.toml,
+    run_scene(
+        &scene,
         "<peg-pour-2d>",
-        std::path::Path::new("."),
-    )?;
-    let mut data = Data::new(&model);
-    let mut driver = PourDriver::new(&model, &scene, &mut data)?;
-    let mut pl = Pipeline::new(&model);
-    let mut metric = OverlapArea::new(&model);
-    let mut counter = TrapCounter::new(&model);
-    let steps = (duration / h).round() as usize;
-    let mut run = PourRun2d {
         method,
         seed,
         h,
-        overlap: Vec::with_capacity(steps),
-        points: Vec::with_capacity(steps),
-        contacts: Vec::with_capacity(steps),
-        traps: Vec::with_capacity(steps),
-        solver_failures: 0,
-        solver_fallbacks: 0,
-        quarantined: 0,
-        crash_time: None,
-        step_seconds: 0.0,
-    };
-    for _ in 0..steps {
-        driver.before_step(&mut data, h);
-        let (c, t) = counter.count(&model, &data, h);
-        run.contacts.push(c);
-        run.traps.push(t);
-        let t0 = std::time::Instant::now();
-        pl.step(&model, &mut data);
-        run.step_seconds += t0.elapsed().as_secs_f64();
-        if data.stats.quarantined > 0 && run.crash_time.is_none() {
-            run.crash_time = Some(data.time);
-        }
-        run.overlap.push(metric.area(&model, &data.state) / (L * L));
-        run.points.push(data.contacts.points.len() as u32);
-    }
-    run.solver_failures = data.stats.solver_failures;
-    run.solver_fallbacks = data.stats.solver_fallbacks;
-    run.quarantined = data.stats.quarantined;
-    Ok(run)
-}
-
-/// Quartiles (q1, median, q3) of the per-step overlap pooled over `runs`.
-pub fn overlap_quartiles_2d<'a>(runs: impl Iterator<Item = &'a PourRun2d>) -> (f64, f64, f64) {
-    let mut all: Vec<f64> = runs.flat_map(|r| r.overlap.iter().copied()).collect();
-    (
-        quantile(&mut all, 0.25),
-        quantile(&mut all, 0.5),
-        quantile(&mut all, 0.75),
+        duration,
+        |model| Probe2d {
+            area: OverlapArea::new(model),
+            counter: TrapCounter::new(model),
+            h,
+        },
     )
 }

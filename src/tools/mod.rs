@@ -5,6 +5,7 @@ pub mod bench_haptics;
 pub mod bench_ipc;
 pub mod experiment;
 pub mod plot;
+pub mod pour_figures;
 pub mod scaling;
 
 pub use bench::{bench_main, BenchArgs};
