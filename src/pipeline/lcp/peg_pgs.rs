@@ -45,9 +45,11 @@
 //! # Cost
 //! O(Σ members · blocks per row) per sweep over the block-sparse W of
 //! `delassus` (no dense matrix): the 2D pour's pile of 20 polygons at h = 1e-2
-//! (≈ 2,700 LCP variables, too large for the dense tableau's n × 2n) sweeps in
-//! well under a millisecond. Buffers kept in [`PegWorkspace`]: no allocation once
-//! warmed up.
+//! (islands of 2,658 and 5,423 LCP variables reported, far beyond the dense
+//! tableau's n × 2n) is swept in its block-sparse W. From 0 each step (PEG's rows
+//! have no pair slot that rides in snapshots, so no warm start). Buffers kept in
+//! [`PegWorkspace`] (capacities kept): no allocation once warmed up. The
+//! allocation tests do not reach an over-cap island; not asserted.
 
 use super::super::LcpWorkspace;
 use super::{PegWorkspace, NONE};
@@ -206,9 +208,9 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
     let (mut it, mut next_check) = (0, 0);
     while it < p.max_iterations {
         let mut change = 0.0f64;
-        for i in 0..pw.pgs_rows.len() {
-            let c = pw.pgs_rows[i] as usize;
-            let (wnn, inv_l, wtn1, wtn2) = pw.pgs_diag[i];
+        for (i, (&c, &(wnn, inv_l, wtn1, wtn2))) in pw.pgs_rows.iter().zip(&pw.pgs_diag).enumerate()
+        {
+            let c = c as usize;
             let r = rate(sp, qw, z, c);
             let p_cur = z[3 * c];
             // The constraint's members as affine functions of p (module doc).
