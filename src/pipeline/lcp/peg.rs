@@ -1362,10 +1362,10 @@ pub const PEG_MAX_LCP: usize = 512;
 /// every vertex pair a potential contact (a 2D pour at h = 1e-2: ≈ 34,000 rows,
 /// then an 81 GB dense W over every row); with the bounded 2D configurations
 /// (`collision::polygon`, "Classification") the same run builds steps of up to
-/// ≈ 1,900 rows. 1,024 while such steps were one island over [`PEG_MAX_LCP`]
-/// anyway (a fallback either way); 4,096 since the constraint PGS solves those
-/// islands (peg4: the 2D pour at h = 1e-2 reported a step of 1,734 rows at 1,024).
-pub const PEG_MAX_ROWS: usize = 4096;
+/// ≈ 1,900 rows. Tried at 4,096 with the constraint PGS (peg4, 2D pour, seed 1,
+/// h = 1e-2, 2 passes): fallbacks 108 → 39 but 19 bodies quarantined (a crash
+/// at 3.36 s, against none at 1,024), so the cap stays 1,024.
+pub const PEG_MAX_ROWS: usize = 1024;
 
 /// Reports (once per world, on the diagnostics thread) a step that went over
 /// [`PEG_MAX_ROWS`]; the caller rebuilds the standard rows and counts it.
