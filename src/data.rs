@@ -287,6 +287,10 @@ pub struct StepStats {
     /// of the last step, m³ (`pipeline::lcp::peg::overlap_volume`; 0 for the other
     /// methods, which do not compute it).
     pub overlap_volume: f64,
+    /// PEG (003): predicted passes discarded since the start (a pass built from
+    /// the step's own ν⁺ that failed or ran out of its pivot budget; the step
+    /// kept the pass before it, `pipeline::lcp::peg`, "Predicted reach").
+    pub peg_discarded_passes: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

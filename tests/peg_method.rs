@@ -200,7 +200,7 @@ fn edge_edge_impact_does_not_interpenetrate_peg() {
 /// one Lemke attempt, or a Lemke failure at step 17), so it is off. Run with
 /// `--ignored`.
 #[test]
-#[ignore = "open: overlaps 2.8e-9 L³ (rotation spun up within the step); passes with peg::PEG_PASSES > 1, which breaks peg_large_step (peg.rs, Predicted reach)"]
+#[ignore = "open: overlaps 2.8e-9 L³ (rotation spun up within the step); passes with peg::PEG_PASSES = 2 and the pass pivot budget (peg4), but then peg_large_step meets a first-pass Lemke failure at step 17 (peg.rs, Predicted reach)"]
 fn vertex_vertex_impact_does_not_interpenetrate_peg() {
     let (worst, gain) = impact(PYR_UP, PYR_DOWN);
     assert!(worst <= 1e-9, "overlap {worst:e} L³");

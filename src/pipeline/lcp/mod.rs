@@ -481,8 +481,12 @@ impl Stepper for LcpStepper<'_> {
         let mut before = (0, 0.0, 0, false);
         for pass in 0..peg::PEG_PASSES {
             if pass > 0 {
-                // The solved pass, kept in case this one fails (peg.rs).
+                // The solved pass, kept in case this one fails (peg.rs), and the
+                // pivots it left of one attempt's limit: this pass's budget.
                 peg::save_pass(ls, stats);
+                peg::set_pass_budget(p, ls, stats);
+            } else {
+                peg::clear_pass_budget(ls);
             }
             rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
             if !model.robots.is_empty() {
@@ -503,6 +507,7 @@ impl Stepper for LcpStepper<'_> {
                 peg::peg_rows(&inp, ls);
                 if pass > 0 && ls.contacts.len() > peg::PEG_MAX_ROWS {
                     peg::restore_pass(ls, stats);
+                    stats.peg_discarded_passes += 1;
                     warm::remember_impulses(pairs, contact_pair, ls);
                     break;
                 }
@@ -545,6 +550,7 @@ impl Stepper for LcpStepper<'_> {
                 // Its pivots count.
                 let it = stats.solver_iterations;
                 peg::restore_pass(ls, stats);
+                stats.peg_discarded_passes += 1;
                 stats.solver_iterations += it;
                 warm::remember_impulses(pairs, contact_pair, ls);
                 break;
