@@ -170,7 +170,7 @@ fn linear_stick(ctx: &PairContext, c: &Vec3, t: &StickTerms, v: Vec3) -> Vec3 {
     let (r1, r2) = (rhs.dot(&t1), rhs.dot(&t2));
     let (a11, a12, a21, a22) = (1.0 + hd * w11, hd * w12, hd * w21, 1.0 + hd * w22);
     let det = a11 * a22 - a12 * a21;
-    if !(det > 0.0) {
+    if det.is_nan() || det <= 0.0 {
         return Vec3::zeros();
     }
     t1 * ((a22 * r1 - a12 * r2) / det) + t2 * ((a11 * r2 - a21 * r1) / det)
