@@ -27,7 +27,13 @@
 //! with the free-body tangential mass, rings with the momentum left at the stick)
 //! and the motion after the stop at 1 kHz (|v| < 1e-3 m/s wanted; the penalty box's
 //! pitch on its normal springs, held by kinetic friction while sliding, springs
-//! back at the stop and rocks the centre of mass at 7.6e-3 m/s).
+//! back at the stop and rocks the centre of mass at 7.6e-3 m/s). An anchor linearly
+//! implicit in its pair, with the elastic tilt not counted as slip
+//! (`friction::StickMode::Linear`, branch fric7), brings the penalty default path to
+//! 0.2060 s / 1.02e-3 m/s at 1 kHz and 0.22 s / 4.9e-4 m/s at h = 1e-2, but is not on
+//! by default: with it tests/no_alloc.rs, tests/sleep.rs and
+//! tests/hunt_crossley_poses.rs failed (docs/EXPERIMENTS.md, "The sliding stop that
+//! stays stopped").
 
 mod common;
 use common::load_str;
@@ -308,11 +314,18 @@ fn bank_after_hard_impact_is_bounded() {
 #[test]
 #[ignore]
 fn trace_sliding_stop() {
+    let only = std::env::var("TRACE_METHOD").ok();
     for (method, dt) in [
         ("penalty", 1e-3),
         ("penalty", 1e-2),
+        ("penalty_stick", 1e-3),
+        ("penalty_stick", 1e-2),
         ("hunt_crossley", 1e-3),
+        ("hunt_crossley", 1e-2),
     ] {
+        if only.as_deref().is_some_and(|m| m != method) {
+            continue;
+        }
         let model = level(method, dt, 0.5, 1.0);
         let mut d = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -330,7 +343,16 @@ fn trace_sliding_stop() {
                         p.anchor.map(|a| a.credit).unwrap_or(0.0),
                     )
                 });
-                println!("{i} t={t:.3} vx={:+.5e} vz={:+.3e} wy={:+.4e} pitch={pitch:+.4e} z={:.6} stick={st:?}", s.v.x, s.v.z, s.w.y, s.x.z);
+                // Per-corner depths (the normal springs' share of the tilt) and
+                // the manifold's force (normal and friction).
+                let depths: Vec<String> = d
+                    .contacts
+                    .points
+                    .iter()
+                    .map(|p| format!("{:.3e}", p.depth))
+                    .collect();
+                let f = d.contact_force.first().copied().unwrap_or(Vec3::zeros());
+                println!("{i} t={t:.3} vx={:+.5e} vz={:+.3e} wy={:+.4e} pitch={pitch:+.4e} z={:.6} fx={:+.3e} fz={:.3e} depths=[{}] stick={st:?}", s.v.x, s.v.z, s.w.y, s.x.z, f.x, f.z, depths.join(","));
             }
         }
     }

@@ -32,8 +32,23 @@
 
 use super::{PairContext, PointForce};
 use crate::data::{PairState, StickAnchor};
-use crate::math::{tangent_basis, Quat, Vec3};
+use crate::math::{tangent_basis, Mat3, Quat, Vec3};
 use crate::model::FrictionParams;
+
+/// How a sticking pair's anchor spring–damper is integrated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StickMode {
+    /// An explicit force at the step's start state, its gains clamped for explicit
+    /// stability with the tangential mass m_t ([`stick_gains`]; the penalty stepper's
+    /// explicit pairs: RK4 stages, robot links).
+    Clamped,
+    /// An explicit force linearly implicit in the pair's own tangential velocity
+    /// ([`linear_stick`]): unclamped gains, stable at any h (penalty's default
+    /// semi-implicit path, Hunt–Crossley).
+    Linear,
+    /// Two tangential rows of penalty's implicit solve ([`implicit_stick`]).
+    Rows,
+}
 
 /// Force-weighted centroid of the force-carrying points, the total normal force and
 /// the force-weighted mean distance of the points from the centroid.
@@ -98,6 +113,85 @@ fn translational_mass(ctx: &PairContext) -> f64 {
     1.0 / (ctx.inv_mass[0] + ctx.inv_mass[1]).max(1e-300)
 }
 
+/// The inverse effective mass of the pair at `c` in the contact plane, as the
+/// symmetric 2×2 block (w₁₁, w₁₂, w₂₂) along the tangents (t₁, t₂): wᵢⱼ =
+/// tᵢ·K tⱼ, K = (1/m_a + 1/m_b) E − [r_a]× I_a⁻¹ [r_a]× − [r_b]× I_b⁻¹ [r_b]×.
+#[inline]
+fn tangent_inv_mass(ctx: &PairContext, c: &Vec3, t: [&Vec3; 2]) -> [f64; 3] {
+    let im = ctx.inv_mass[0] + ctx.inv_mass[1];
+    let (ra, rb) = (c - ctx.a.x, c - ctx.b.x);
+    let w = |i: usize, j: usize| {
+        let (ai, aj) = (ra.cross(t[i]), ra.cross(t[j]));
+        let (bi, bj) = (rb.cross(t[i]), rb.cross(t[j]));
+        im * t[i].dot(t[j])
+            + ai.dot(&(ctx.inv_inertia_w[0] * aj))
+            + bi.dot(&(ctx.inv_inertia_w[1] * bj))
+    };
+    [w(0, 0), w(0, 1), w(1, 1)]
+}
+
+/// The anchor's spring–damper force (without the load feed-forward) linearly
+/// implicit in the pair's own tangential velocity at the centroid c
+/// ([`StickMode::Linear`]): with D = h k + b,
+///
+///   g = −k (δ + h v⁺) − b v⁺,   v⁺ = v + h W g   ⇒   (E + h D W) g = −k δ − D v,
+///
+/// W the pair's tangential inverse effective mass at c ([`tangent_inv_mass`]; the
+/// load −L_t balances the external tangential force, so only the deviation g
+/// moves the pair). The penalty normal force's trick (`penalty_implicit`) on the
+/// anchor: one 2×2 solve per sticking pair, no global system. Backward Euler on the
+/// pair's own mass is stable at any k, b (the effective gains k/(1 + h D w) and
+/// D/(1 + h D w) stay below m/h² and m/h along each tangent), so the gains are
+/// the unclamped k_stick, b_stick (near-critical for the pair's gain mass) at any h.
+/// W is the free-body response (rotation included): the normal springs that hold
+/// a face contact's tilt only make the pair heavier, which under-relaxes the step
+/// (no overshoot).
+#[inline]
+fn linear_stick(ctx: &PairContext, c: &Vec3, t: &StickTerms, v: Vec3) -> Vec3 {
+    let (t1, t2) = tangent_basis(&ctx.normal);
+    let d = ctx.h * t.k + t.b;
+    let hd = ctx.h * d;
+    // The slip velocity without the elastic tilt's rate, and its response W to a
+    // force at c.
+    let (v, [w11, w12, w21, w22]) = match &t.tilt {
+        Some(tl) => {
+            let v = v - tangential(
+                &ctx.normal,
+                (tl.axes * (ctx.a.w - ctx.b.w)).cross(&(c - tl.pivot)),
+            );
+            (v, tilted_inv_mass(ctx, c, [&t1, &t2], tl))
+        }
+        None => {
+            let [w11, w12, w22] = tangent_inv_mass(ctx, c, [&t1, &t2]);
+            (v, [w11, w12, w12, w22])
+        }
+    };
+    let rhs = -t.k * t.slip - d * v;
+    let (r1, r2) = (rhs.dot(&t1), rhs.dot(&t2));
+    let (a11, a12, a21, a22) = (1.0 + hd * w11, hd * w12, hd * w21, 1.0 + hd * w22);
+    let det = a11 * a22 - a12 * a21;
+    if det.is_nan() || det <= 0.0 {
+        return Vec3::zeros();
+    }
+    t1 * ((a22 * r1 - a12 * r2) / det) + t2 * ((a11 * r2 - a21 * r1) / det)
+}
+
+/// The response (w₁₁, w₁₂, w₂₁, w₂₂) of the tilt-free slip velocity
+/// v(c) − P(ω_a − ω_b) × (c − p) to a unit force along t_j at c (a pushed, b
+/// pulled): wᵢⱼ = tᵢ·Δv for F = tⱼ.
+#[inline]
+fn tilted_inv_mass(ctx: &PairContext, c: &Vec3, t: [&Vec3; 2], tl: &Tilt) -> [f64; 4] {
+    let im = ctx.inv_mass[0] + ctx.inv_mass[1];
+    let (ra, rb, rp) = (c - ctx.a.x, c - ctx.b.x, c - tl.pivot);
+    let resp = |f: &Vec3| {
+        let wa = ctx.inv_inertia_w[0] * ra.cross(f);
+        let wb = -(ctx.inv_inertia_w[1] * rb.cross(f));
+        f * im + wa.cross(&ra) - wb.cross(&rb) - (tl.axes * (wa - wb)).cross(&rp)
+    };
+    let (r1, r2) = (resp(t[0]), resp(t[1]));
+    [t[0].dot(&r1), t[0].dot(&r2), t[1].dot(&r1), t[1].dot(&r2)]
+}
+
 /// Torsional spring and damper (k r², b r²), clamped with the normal inertia.
 #[inline]
 fn twist_gains(fp: &FrictionParams, ctx: &PairContext, r: f64) -> (f64, f64) {
@@ -115,6 +209,96 @@ fn anchor_slip(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
     let pa = ctx.a.x + ctx.a.q * anchor.p_a_body;
     let pb = ctx.b.x + ctx.b.q * anchor.p_b_body;
     tangential(&ctx.normal, pa - pb)
+}
+
+/// The elastic tilt of a contact: the relative rotations about tangent axes that
+/// its normal springs hold, and the point they turn about.
+///
+/// A contact whose manifold points spread along a tangent direction e (the
+/// eigenvectors of their second moment S about the force centroid c with an
+/// eigenvalue of at least [`TILT_SPREAD`] of the largest) resists a relative
+/// rotation about n × e: it presses one side and lifts the other. All the
+/// manifold's points count, those at depth ≤ 0 too: a sliding box pitched onto
+/// its front edge (its back corners at depth 0, measured) still has its face's
+/// tilt held. Such a tilt is the normal springs' elastic deformation, not slip: a
+/// rigid contact would not have it, and a body freed of tangential force tilts
+/// about its centre of mass, not about c. Kinetic friction at the base pitches a
+/// sliding box ≈ 1e-4 rad on its normal springs; an anchor that holds the
+/// material point at c turns the release of that pitch into a rocking of the
+/// centre of mass about the held base (−4 to −8 mm/s for the 1 m box after its
+/// stop at 1 kHz). Rolling is untouched: a sphere's single point or a capsule's
+/// or cylinder's line of points does not spread across its rolling axis.
+#[derive(Clone, Copy, Debug)]
+pub struct Tilt {
+    /// Projector onto the held tilt axes (world, in the contact plane).
+    axes: Mat3,
+    /// The point the tilt turns about: the centres of mass weighted by inverse
+    /// mass (a's centre when b is static).
+    pivot: Vec3,
+}
+
+/// Smallest eigenvalue of S, relative to its largest, for which a spread counts
+/// (a line of points is exactly rank one; a face has both of the same order).
+const TILT_SPREAD: f64 = 0.05;
+
+/// The contact's [`Tilt`] at centroid `c`.
+pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
+    let (t1, t2) = tangent_basis(&ctx.normal);
+    let (mut s11, mut s12, mut s22, mut total) = (0.0, 0.0, 0.0, 0.0);
+    for p in ctx.points {
+        let d = p.p_w - c;
+        let (x, y) = (d.dot(&t1), d.dot(&t2));
+        s11 += x * x;
+        s12 += x * y;
+        s22 += y * y;
+        total += 1.0;
+    }
+    let [ia, ib] = ctx.inv_mass;
+    let pivot = if ia + ib > 0.0 {
+        (ctx.a.x * ia + ctx.b.x * ib) / (ia + ib)
+    } else {
+        ctx.a.x
+    };
+    let mut axes = Mat3::zeros();
+    if total > 0.0 {
+        // Eigen-decomposition of the symmetric 2×2 S.
+        let (m, d) = (
+            0.5 * (s11 + s22),
+            (0.25 * (s11 - s22).powi(2) + s12 * s12).sqrt(),
+        );
+        let (l1, l2) = (m + d, m - d);
+        if l1 > 0.0 {
+            let e1 = if s12.abs() > 1e-300 || s11 >= s22 {
+                let v = if s12.abs() > 1e-300 {
+                    t1 * s12 + t2 * (l1 - s11)
+                } else {
+                    t1
+                };
+                v.normalize()
+            } else {
+                t2
+            };
+            let e2 = ctx.normal.cross(&e1);
+            for (l, e) in [(l1, e1), (l2, e2)] {
+                if l >= TILT_SPREAD * l1 {
+                    // Spread along e: the tilt about n × e is held.
+                    let u = ctx.normal.cross(&e);
+                    axes += u * u.transpose();
+                }
+            }
+        }
+    }
+    Tilt { axes, pivot }
+}
+
+/// The tangential displacement of the anchor's point at `c` made by the elastic
+/// tilt since the anchor was last recentred (the tangential part of the relative
+/// rotation since then, on the held axes, about the pivot).
+#[inline]
+fn tilt_slip(ctx: &PairContext, anchor: &StickAnchor, c: &Vec3, tilt: &Tilt) -> Vec3 {
+    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
+    let phi = tilt.axes * dq.scaled_axis();
+    tangential(&ctx.normal, phi.cross(&(c - tilt.pivot)))
 }
 
 /// Twist of a relative to b about the normal since the anchor was set, rad.
@@ -151,14 +335,14 @@ pub fn tangential_forces(
     mu: f64,
     ctx: &PairContext,
     forces: &[PointForce],
-    anchor: Option<&StickAnchor>,
+    (anchor, mode): (Option<&StickAnchor>, StickMode),
     apply: impl FnMut(Vec3, Vec3),
 ) -> Vec3 {
     if mu <= 0.0 {
         return Vec3::zeros();
     }
     let cen = centroid(ctx, forces);
-    tangential_forces_at(fp, mu, ctx, forces, cen, anchor, None, apply)
+    tangential_forces_at(fp, mu, ctx, forces, cen, (anchor, mode), None, apply)
 }
 
 /// [`tangential_forces`] given `cen = centroid(ctx, forces)` (computed once per
@@ -171,7 +355,7 @@ pub fn tangential_forces_at(
     ctx: &PairContext,
     forces: &[PointForce],
     cen: Option<(Vec3, f64, f64)>,
-    anchor: Option<&StickAnchor>,
+    (anchor, mode): (Option<&StickAnchor>, StickMode),
     terms: Option<StickTerms>,
     mut apply: impl FnMut(Vec3, Vec3),
 ) -> Vec3 {
@@ -184,9 +368,13 @@ pub fn tangential_forces_at(
     match anchor {
         Some(anchor) => {
             // Sticking: spring–damper at the centroid, limited to the cone.
-            let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, false));
+            let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, mode));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
-            let mut f = -t.k * t.slip - t.b * v_t - t.load;
+            let mut f = if mode == StickMode::Linear {
+                linear_stick(ctx, &c, &t, v_t) - t.load
+            } else {
+                -t.k * t.slip - t.b * v_t - t.load
+            };
             // The cone, widened by the impulse the pair banked over its transient
             // ([`bank`]; 0 unless its stepper banks).
             let limit = mu * stick_normal(ctx, total) + anchor.credit / ctx.h;
@@ -222,8 +410,9 @@ pub fn update_state(
     ctx: &PairContext,
     forces: &[PointForce],
     pair: &mut PairState,
+    mode: StickMode,
 ) {
-    update_state_at(fp, mu, ctx, (forces, centroid(ctx, forces)), pair, false);
+    update_state_at(fp, mu, ctx, (forces, centroid(ctx, forces)), pair, mode);
 }
 
 /// The sticking spring–damper terms of a pair at one state (centroid `c`, lever
@@ -238,32 +427,42 @@ pub struct StickTerms {
     bt: f64,
     slip: Vec3,
     twist: f64,
+    /// The contact's elastic tilt ([`StickMode::Linear`] only): the slip and its
+    /// rate are measured without it.
+    tilt: Option<Tilt>,
 }
 
 impl StickTerms {
-    /// `implicit`: the spring–damper is solved with the velocities (penalty's
-    /// implicit rows), so its gains are not clamped for explicit stability.
+    /// Gains clamped for explicit stability only in [`StickMode::Clamped`]: the
+    /// other modes solve the spring–damper with the end-of-step velocity (the
+    /// pair's own, or the whole system's), stable at any gain.
     fn new(
         fp: &FrictionParams,
         ctx: &PairContext,
         (c, r): (&Vec3, f64),
         anchor: &StickAnchor,
-        implicit: bool,
+        mode: StickMode,
     ) -> Self {
-        let (k, b) = if implicit {
-            (fp.k_stick.value(ctx.m_pair), fp.b_stick.value(ctx.m_pair))
-        } else {
+        let (k, b) = if mode == StickMode::Clamped {
             stick_gains(fp, ctx, c)
+        } else {
+            (fp.k_stick.value(ctx.m_pair), fp.b_stick.value(ctx.m_pair))
         };
         let (kt, bt) = twist_gains(fp, ctx, r);
+        let tilt = (mode == StickMode::Linear).then(|| tilt(ctx, c));
+        let slip = match &tilt {
+            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip(ctx, anchor, c, tl),
+            None => anchor_slip(ctx, anchor),
+        };
         StickTerms {
             load: tangential(&ctx.normal, ctx.weight),
             k,
             b,
             kt,
             bt,
-            slip: anchor_slip(ctx, anchor),
+            slip,
             twist: anchor_twist(ctx, anchor),
+            tilt,
         }
     }
 }
@@ -271,16 +470,17 @@ impl StickTerms {
 /// [`update_state`] given `cen = centroid(ctx, forces)` (computed once per pair by
 /// the caller). Returns the sticking terms it evaluated when it left a sticking
 /// pair's anchor unchanged (the forces at the same state reuse them).
-/// `implicit`: the pair's sticking spring–damper is solved implicitly
-/// ([`implicit_stick`]), so the anchor's limit is checked with the unclamped k.
+/// `mode`: how the pair's sticking spring–damper is integrated; the anchor's
+/// limit is checked with the gains that mode uses.
 pub fn update_state_at(
     fp: &FrictionParams,
     mu: f64,
     ctx: &PairContext,
     (forces, cen): (&[PointForce], Option<(Vec3, f64, f64)>),
     pair: &mut PairState,
-    implicit: bool,
+    mode: StickMode,
 ) -> Option<StickTerms> {
+    let implicit = mode == StickMode::Rows;
     let Some((c, total, r)) = cen.filter(|_| mu > 0.0) else {
         pair.anchor = None;
         return None;
@@ -322,7 +522,7 @@ pub fn update_state_at(
             // solve, and here only against the per-step cone.
             let spend = if implicit { 0.0 } else { anchor.credit / ctx.h };
             let limit = mu * stick_normal(ctx, total) + spend;
-            let terms = StickTerms::new(fp, ctx, (&c, r), &anchor, implicit);
+            let terms = StickTerms::new(fp, ctx, (&c, r), &anchor, mode);
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
             let held = terms.load + delta * k;
@@ -336,6 +536,10 @@ pub fn update_state_at(
                 pair.anchor = None;
                 return None;
             }
+            let tilt_off = terms
+                .tilt
+                .as_ref()
+                .map_or(Vec3::zeros(), |tl| tilt_slip(ctx, &anchor, &c, tl));
             if over_force {
                 // Drag a's anchor point toward b's, δ → s δ with the largest s ∈ [0, 1]
                 // such that ‖L_t + s k δ‖ ≤ μ‖f‖ (s = 0 when the load alone exceeds it).
@@ -357,7 +561,12 @@ pub fn update_state_at(
                 // q_a = (turn · q_b q_ba') → q_ba' = q_b⁻¹ turn q_b q_ba.
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
-            let (delta, twist) = (anchor_slip(ctx, &anchor), anchor_twist(ctx, &anchor));
+            // The drag leaves a tilt-free stretch; else the tilt is taken off here.
+            let mut delta = anchor_slip(ctx, &anchor);
+            if !over_force {
+                delta -= tilt_off;
+            }
+            let twist = anchor_twist(ctx, &anchor);
             pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
             None
         }
@@ -402,7 +611,7 @@ pub fn implicit_stick(
     anchor: Option<&StickAnchor>,
 ) -> Option<ImplicitStick> {
     let (anchor, (c, total, r)) = (anchor?, cen.filter(|_| mu > 0.0)?);
-    let terms = StickTerms::new(fp, ctx, (&c, r), anchor, true);
+    let terms = StickTerms::new(fp, ctx, (&c, r), anchor, StickMode::Rows);
     let (t1, t2) = tangent_basis(&ctx.normal);
     let held = terms.load + terms.slip * terms.k;
     let limit = mu * stick_normal(ctx, total);

@@ -66,6 +66,7 @@ use super::integrator::{self, Deriv};
 use super::{Stepper, Tick};
 use crate::collision::volume::VolumeScratch;
 use crate::collision::{ContactSet, NarrowScratch};
+use crate::contact::friction::StickMode;
 use crate::contact::hunt_crossley::{self as hc, Measure};
 use crate::contact::{friction, PairContext, PointForce, SupportLoads};
 use crate::data::{kinetic_energy, potential_energy, BodyState, Data, PairState, Stage};
@@ -703,17 +704,23 @@ fn evaluate(
         };
         let fp = &cx.p.friction;
         if update_friction {
-            friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi]);
+            friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi], HC_STICK);
         }
         let anchor = pairs[pi].anchor;
         let mut ft = crate::math::Vec3::zeros();
-        let twist =
-            friction::tangential_forces(fp, mat.mu, &ctx, b.pf, anchor.as_ref(), |pt, f| {
+        let twist = friction::tangential_forces(
+            fp,
+            mat.mu,
+            &ctx,
+            b.pf,
+            (anchor.as_ref(), HC_STICK),
+            |pt, f| {
                 ft += f;
                 wrench[ba].add_force_at(f, pt, sa.x);
                 wrench[bb].add_force_at(-f, pt, sb.x);
                 p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
-            });
+            },
+        );
         if anchor.is_some() {
             bank.push(Banked {
                 pair: pi,
@@ -744,6 +751,11 @@ fn evaluate(
     *energy = kinetic_energy(model, st, cx.frozen) + potential_energy(model, st, cx.frozen) + u_sum;
     b.contact_ns += tc.elapsed().as_nanos() as u64;
 }
+
+/// The sticking force's integration: clamped explicit, as the penalty default
+/// path (`pipeline::penalty`'s `DEFAULT_PATH_STICK` says why `StickMode::Linear`
+/// is not on yet).
+const HC_STICK: StickMode = StickMode::Clamped;
 
 /// Coulomb on the transient's impulses per sub-step (`friction::bank`, the
 /// force-measured excess Σf − W_n): the sticking forces evaluated at a sub-step's

@@ -13,8 +13,8 @@ use crate::contact::impulse::{
     apply_impulse, displace, impact_impulse, impact_rewind, time_of_closing, ImpulseBody,
 };
 use crate::contact::{
-    friction, model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch,
-    SupportLoads,
+    friction::{self, StickMode},
+    model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch, SupportLoads,
 };
 use crate::data::{BodyState, ContactPhase, Data, PairState, Stage, StepStats};
 use crate::kinematics::link_states;
@@ -701,14 +701,15 @@ fn implicit_friction(
             None
         };
         let implicit_stick = p.friction.implicit;
-        let terms = friction::update_state_at(
-            &p.friction,
-            mat.mu,
-            &ctx,
-            (pf, cen),
-            &mut pairs[pi],
-            implicit_stick,
-        );
+        // The sticking rows, or the explicit anchor linearly implicit in the
+        // pair's own velocity (stable at any h: `friction::StickMode::Linear`).
+        let mode = if implicit_stick {
+            StickMode::Rows
+        } else {
+            DEFAULT_PATH_STICK
+        };
+        let terms =
+            friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], mode);
         let anchor = pairs[pi].anchor;
         let (xa, xb) = (ctx.a.x, ctx.b.x);
         let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
@@ -748,7 +749,7 @@ fn implicit_friction(
                 &ctx,
                 pf,
                 cen,
-                anchor.as_ref(),
+                (anchor.as_ref(), mode),
                 terms,
                 |pt, f| {
                     ft += f;
@@ -789,6 +790,16 @@ fn implicit_friction(
     }
     any
 }
+
+/// The explicit sticking force of the default (semi-implicit) path: the clamped
+/// spring–damper. `StickMode::Linear` (the anchor linearly implicit in the pair's
+/// own velocity, elastic tilt not counted as slip) meets issue 11's sliding stop
+/// on this path (branch fric7: 1 kHz 0.2060 s, max |v| after 1.02e-3 m/s;
+/// h = 1e-2 0.22 s, 4.9e-4 m/s) but, measured with Hunt–Crossley on it too, failed
+/// tests/no_alloc.rs pile_100 (3 allocations), tests/sleep.rs (three tests) and
+/// tests/hunt_crossley_poses.rs; not isolated in the time, so not on by default
+/// (docs/EXPERIMENTS.md, "The sliding stop that stays stopped").
+const DEFAULT_PATH_STICK: StickMode = StickMode::Clamped;
 
 /// Coulomb's law on the impulses of a contact transient (`friction::bank`) for
 /// the sticking rows (`[penalty.friction] implicit`): after the step's last solve
@@ -1091,7 +1102,14 @@ fn contact_wrenches(
         };
         // Sticking terms evaluated by the update, valid while it keeps the anchor.
         let terms = if first_stage {
-            friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], false)
+            friction::update_state_at(
+                &p.friction,
+                mat.mu,
+                &ctx,
+                (pf, cen),
+                &mut pairs[pi],
+                StickMode::Clamped,
+            )
         } else {
             None
         };
@@ -1106,7 +1124,7 @@ fn contact_wrenches(
             &ctx,
             pf,
             cen,
-            anchor.as_ref(),
+            (anchor.as_ref(), StickMode::Clamped),
             terms,
             apply,
         );
