@@ -737,15 +737,7 @@ impl PgsSolver {
                 z[3 * i] = zn;
                 let (r1, r2) = (r[1] + d[3] * dn, r[2] + d[6] * dn);
                 let step = p.relaxation * inv_lmax[i];
-                let (t1, t2) = project_polygon_with(
-                    z[3 * i + 1] - step * r1,
-                    z[3 * i + 2] - step * r2,
-                    problem.mu[i] * zn,
-                    &problem.table,
-                );
-                let dt = (t1 - z[3 * i + 1]).abs().max((t2 - z[3 * i + 2]).abs());
-                z[3 * i + 1] = t1;
-                z[3 * i + 2] = t2;
+                let dt = friction_update(z, i, (r1, r2), step, problem.mu[i] * zn, &problem.table);
                 change = change.max(dn.abs() / inv_wnn[i]).max(dt / inv_lmax[i]);
             }
             it += 1;
@@ -844,6 +836,31 @@ impl PolygonTable {
             half: (ch, sh),
         }
     }
+}
+
+/// The friction pair of point `i` after its normal row: the step of `step` along
+/// −r_t (r_t the pair's residual for the new p_n), projected onto the k-gon of
+/// radius μ p_n (`radius`); z updated in place. Returns the largest change of
+/// the pair. Shared with PEG's constraint PGS (`pipeline::lcp::peg`).
+#[inline]
+pub(crate) fn friction_update(
+    z: &mut [f64],
+    i: usize,
+    (r1, r2): (f64, f64),
+    step: f64,
+    radius: f64,
+    table: &PolygonTable,
+) -> f64 {
+    let (t1, t2) = project_polygon_with(
+        z[3 * i + 1] - step * r1,
+        z[3 * i + 2] - step * r2,
+        radius,
+        table,
+    );
+    let dt = (t1 - z[3 * i + 1]).abs().max((t2 - z[3 * i + 2]).abs());
+    z[3 * i + 1] = t1;
+    z[3 * i + 2] = t2;
+    dt
 }
 
 /// [`project_polygon`] without trigonometry. Edge j has outward normal

@@ -988,7 +988,6 @@ fn lemke_from_impulses(
     let k = ls.dirs.len();
     let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
     resize_zeroed(&mut ls.guess, n);
-    let step = std::f64::consts::TAU / k as f64;
     for (f, &fg) in ls.peg.isl_force.iter().enumerate() {
         let rf = ls.peg.force_rows[fg as usize] as usize;
         let (pn, f1, f2) = (
@@ -1000,17 +999,7 @@ fn lemke_from_impulses(
             continue;
         }
         ls.guess[f] = pn / ls.lcp_scale[f];
-        let mag = f1.hypot(f2);
-        if mag > 0.0 {
-            let mut th = f2.atan2(f1);
-            if th < 0.0 {
-                th += std::f64::consts::TAU;
-            }
-            let j = ((th / step) as usize).min(k - 1);
-            let (c0, s0) = ls.dirs[j];
-            let (c1, s1) = ls.dirs[(j + 1) % k];
-            let det = c0 * s1 - s0 * c1;
-            let b = [(f1 * s1 - f2 * c1) / det, (c0 * f2 - s0 * f1) / det];
+        if let Some((j, b)) = super::warm::bracket(f1, f2, &ls.dirs) {
             for (l, bl) in [j, (j + 1) % k].into_iter().zip(b) {
                 let i = ib + f * k + l;
                 ls.guess[i] = bl.max(0.0) / ls.lcp_scale[i];

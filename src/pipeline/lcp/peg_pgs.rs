@@ -54,7 +54,7 @@
 use super::super::LcpWorkspace;
 use super::{PegWorkspace, NONE};
 use crate::model::LcpParams;
-use crate::solver::pgs::{project_polygon_with, ContactProblem};
+use crate::solver::pgs::{friction_update, project_polygon_with, ContactProblem};
 
 /// Row `j`'s rates q_j + Σ_k W_jk z_k (normal, t₁, t₂).
 #[inline]
@@ -244,15 +244,7 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
             z[3 * c] = p_new;
             // Friction pair with r_t for the new p (as `solver::pgs`).
             let (r1, r2) = (r[1] + wtn1 * dn, r[2] + wtn2 * dn);
-            let (t1, t2) = project_polygon_with(
-                z[3 * c + 1] - inv_l * r1,
-                z[3 * c + 2] - inv_l * r2,
-                sp.mu[c] * p_new,
-                &sp.table,
-            );
-            let dt = (t1 - z[3 * c + 1]).abs().max((t2 - z[3 * c + 2]).abs());
-            z[3 * c + 1] = t1;
-            z[3 * c + 2] = t2;
+            let dt = friction_update(z, c, (r1, r2), inv_l, sp.mu[c] * p_new, &sp.table);
             // The scaled update (the point's residual before it, as `solver::pgs`).
             change = change.max(dn.abs() * wnn).max(dt / inv_l);
         }

@@ -29,7 +29,6 @@ pub(super) fn lemke_guess(ls: &mut LcpWorkspace) -> bool {
     let nc = ls.contacts.len();
     let k = ls.dirs.len();
     resize_zeroed(&mut ls.guess, nc * (k + 2));
-    let step = std::f64::consts::TAU / k as f64;
     let mut any = false;
     for c in 0..nc {
         let (pn, f1, f2) = (
@@ -42,19 +41,7 @@ pub(super) fn lemke_guess(ls: &mut LcpWorkspace) -> bool {
         }
         any = true;
         ls.guess[c] = pn;
-        let mag = f1.hypot(f2);
-        if mag > 0.0 {
-            let mut th = f2.atan2(f1);
-            if th < 0.0 {
-                th += std::f64::consts::TAU;
-            }
-            let j = ((th / step) as usize).min(k - 1);
-            let (c0, s0) = ls.dirs[j];
-            let (c1, s1) = ls.dirs[(j + 1) % k];
-            // f = b0 d_j + b1 d_{j+1}.
-            let det = c0 * s1 - s0 * c1;
-            let b0 = (f1 * s1 - f2 * c1) / det;
-            let b1 = (c0 * f2 - s0 * f1) / det;
+        if let Some((j, [b0, b1])) = bracket(f1, f2, &ls.dirs) {
             ls.guess[nc + c * k + j] = b0.max(0.0);
             ls.guess[nc + c * k + (j + 1) % k] = b1.max(0.0);
             // On the boundary (Σβ = μ p_n): sliding, σ active.
@@ -64,6 +51,26 @@ pub(super) fn lemke_guess(ls: &mut LcpWorkspace) -> bool {
         }
     }
     any && ls.guess.iter().all(|x| x.is_finite())
+}
+
+/// The tangential impulse f = (f1, f2) as b0 d_j + b1 d_{j+1} on the two
+/// directions of the k-gon `dirs` (unit (cos, sin), evenly spaced from angle 0)
+/// that bracket it; `None` for f = 0. Lemke's β guess (the standard rows and PEG's).
+pub(super) fn bracket(f1: f64, f2: f64, dirs: &[(f64, f64)]) -> Option<(usize, [f64; 2])> {
+    let k = dirs.len();
+    let mag = f1.hypot(f2);
+    if k == 0 || mag.is_nan() || mag <= 0.0 {
+        return None;
+    }
+    let mut th = f2.atan2(f1);
+    if th < 0.0 {
+        th += std::f64::consts::TAU;
+    }
+    let j = ((th / (std::f64::consts::TAU / k as f64)) as usize).min(k - 1);
+    let (c0, s0) = dirs[j];
+    let (c1, s1) = dirs[(j + 1) % k];
+    let det = c0 * s1 - s0 * c1;
+    Some((j, [(f1 * s1 - f2 * c1) / det, (c0 * f2 - s0 * f1) / det]))
 }
 
 /// Stores each point's impulse in its pair (the next step's warm start).
