@@ -31,23 +31,7 @@ fn main() -> anyhow::Result<()> {
     } else {
         rtphys::tools::scaling::scene_from_json_file(Path::new(which))?
     };
-    let text = if rolling > 0.0 {
-        let r = format!(", rolling = {rolling:?} }}");
-        text.replace(", rolling = 0.0 }", &r)
-            .lines()
-            .map(|l| {
-                if l.starts_with("material = {") && !l.contains("rolling") {
-                    l.replacen(" }", &r, 1)
-                } else {
-                    l.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    } else {
-        text
-    };
-    let mut model = load_scene_str(&text, which, Path::new("."))?;
+    let mut model = load_scene_str(&text, which, Path::new("."))?.with_min_rolling(rolling);
     // Optionally `sleep`: sleeping on (the window then also counts sleeping bodies).
     if args.get(5).map(String::as_str) == Some("sleep") {
         let mut opt = model.opt;

@@ -31,23 +31,7 @@ fn main() -> anyhow::Result<()> {
     } else {
         rtphys::tools::scaling::scene_from_json_file(Path::new(which))?
     };
-    let text = if rolling > 0.0 {
-        let r = format!(", rolling = {rolling:?} }}");
-        text.replace(", rolling = 0.0 }", &r)
-            .lines()
-            .map(|l| {
-                if l.starts_with("material = {") && !l.contains("rolling") {
-                    l.replacen(" }", &r, 1)
-                } else {
-                    l.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    } else {
-        text
-    };
-    let model = load_scene_str(&text, which, Path::new("."))?;
+    let model = load_scene_str(&text, which, Path::new("."))?.with_min_rolling(rolling);
     let mut data = Data::new(&model);
     let mut pipe = Pipeline::new(&model);
     let h = model.opt.dt;

@@ -613,6 +613,19 @@ impl Model {
         m.opt = opt;
         m
     }
+
+    /// A copy whose every geom's material has a rolling resistance length of at
+    /// least `rolling` (m; `material.rolling`): `rtphys bench --rolling` and the
+    /// pile examples. A non-finite or non-positive `rolling` changes nothing.
+    pub fn with_min_rolling(&self, rolling: f64) -> Model {
+        let mut m = self.clone();
+        if rolling > 0.0 && rolling.is_finite() {
+            for g in &mut m.geoms {
+                g.material.rolling = g.material.rolling.max(rolling);
+            }
+        }
+        m
+    }
 }
 
 /// Whether `method` steps articulated robots (penalty and LCP do; Hunt–Crossley's

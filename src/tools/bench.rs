@@ -250,11 +250,7 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
         opt.sleep.enabled = true;
         model = model.with_options(opt);
     }
-    if a.rolling > 0.0 && a.rolling.is_finite() {
-        for g in &mut model.geoms {
-            g.material.rolling = g.material.rolling.max(a.rolling);
-        }
-    }
+    model = model.with_min_rolling(a.rolling);
     if let (true, crate::model::Method::Penalty(mut p)) = (a.implicit_friction, model.opt.method) {
         p.friction.implicit = true;
         let mut opt = model.opt;
