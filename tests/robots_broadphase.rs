@@ -15,7 +15,7 @@ fn listed_pairs_of_a_small_world_match_find_pairs() {
     let (mut out, mut listed_out) = (Vec::new(), Vec::new());
     let mut overlapping = 0;
     for n in [0, 1, 2, 9, ALL_PAIRS_BELOW] {
-        let wanted = |a: usize, b: usize| (a * 3 + b) % 5 != 0;
+        let wanted = |a: usize, b: usize| !(a * 3 + b).is_multiple_of(5);
         let listed = BroadPhase::small_world_pairs(n, wanted).expect("a small world");
         assert!(
             listed.windows(2).all(|w| w[0] < w[1]),
