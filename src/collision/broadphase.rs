@@ -70,7 +70,7 @@ const CELL_QUANTILE: f64 = 0.9;
 const CELL_LIMIT: i64 = 1 << 20;
 /// Up to this many boxes every pair is tested directly (n²/2 overlap tests cost
 /// less than the grid's entries and sort: issue 18 item 4, the fixed cost).
-const ALL_PAIRS_BELOW: usize = 32;
+pub const ALL_PAIRS_BELOW: usize = 32;
 
 /// Largest edge of a box.
 #[inline]
@@ -287,6 +287,39 @@ impl BroadPhase {
             }
         }
         out.sort_unstable();
+    }
+
+    /// The pairs `(a, b)`, `a < b`, of a world of `n` boxes that `wanted` keeps,
+    /// sorted, when `n` is small enough for [`BroadPhase::find_pairs`] to test every
+    /// pair (`None` otherwise): listed once when the model is loaded, so that a
+    /// step tests only those (a robot's self-pairs, adjacent links and static
+    /// pairs are filtered here, not per step).
+    pub fn small_world_pairs(
+        n: usize,
+        wanted: impl Fn(usize, usize) -> bool,
+    ) -> Option<Vec<(u32, u32)>> {
+        (n <= ALL_PAIRS_BELOW).then(|| {
+            (0..n)
+                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| wanted(a, b))
+                .map(|(a, b)| (a as u32, b as u32))
+                .collect()
+        })
+    }
+
+    /// The overlapping pairs among `listed` (sorted, from
+    /// [`BroadPhase::small_world_pairs`] with the `wanted` of the step), written to
+    /// `out` in that order: the pairs [`BroadPhase::find_pairs`] gives for a small
+    /// world, without its per-pair filter.
+    pub fn find_listed_pairs(aabbs: &[Aabb], listed: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        for &(a, b) in listed {
+            if let (Some(ba), Some(bb)) = (aabbs.get(a as usize), aabbs.get(b as usize)) {
+                if ba.overlaps(bb) {
+                    out.push((a, b));
+                }
+            }
+        }
     }
 
     /// Remember the geoms with `fixed[g]` (static bodies, sleeping islands: boxes

@@ -49,9 +49,11 @@ pub fn aba(
         data.pa[i] = data.v[i].cross_force(&h) - ext.f_ext(i);
     }
 
-    // pass 2: articulated inertias and bias forces, leaves to root
+    // pass 2: articulated inertias and bias forces, leaves to root. Iᵃ
+    // overwrites Iᴬ in `data.ia[i]` (nothing reads Iᴬ of a jointed link after
+    // this pass), so no 6×6 matrix is copied.
     for i in (0..n).rev() {
-        let (ia, pa) = match (model.joint()[i], model.v_index()[i]) {
+        let pa = match (model.joint()[i], model.v_index()[i]) {
             // a floating joint is a root (builder): nothing to pass on, and
             // with S = 1₆, Iᵃ = Iᴬ − Iᴬ (Iᴬ)⁻¹ Iᴬ = 0 anyway (eq. (F4))
             (Joint::Floating, _) => continue,
@@ -83,25 +85,27 @@ pub fn aba(
                 data.u[i] = u;
                 // (A5) Iᵃ = Iᴬ − U (U/d)ᵀ (in place; upper triangle, mirrored: Iᵃ
                 // is symmetric); pᵃ = pᴬ + Iᵃ c + U u/d
-                let mut ia = data.ia[i];
+                let ia = &mut data.ia[i].0;
                 let x = big_u.to_vector6();
                 let y = x / d;
                 for c in 0..6 {
                     for r in 0..=c {
-                        let v = ia.0[(r, c)] - x[r] * y[c];
-                        ia.0[(r, c)] = v;
-                        ia.0[(c, r)] = v;
+                        let v = ia[(r, c)] - x[r] * y[c];
+                        ia[(r, c)] = v;
+                        ia[(c, r)] = v;
                     }
                 }
-                let pa = data.pa[i] + ia.mul_motion(&data.c[i]) + big_u.scale(u / d);
-                (ia, pa)
+                data.pa[i] + data.ia[i].mul_motion(&data.c[i]) + big_u.scale(u / d)
             }
             // fixed joint: the link's Iᴬ, pᴬ + Iᴬ c pass on whole
-            (_, None) => (data.ia[i], data.pa[i] + data.ia[i].mul_motion(&data.c[i])),
+            (_, None) => data.pa[i] + data.ia[i].mul_motion(&data.c[i]),
         };
         if let Some(p) = model.parent()[i] {
-            // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ
-            ia.add_inv_transform_to(&data.xup[i], &mut data.ia[p]);
+            // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ (p < i: builder order)
+            let (head, tail) = data.ia.split_at_mut(i);
+            if let (Some(ia_p), Some(ia)) = (head.get_mut(p), tail.first()) {
+                ia.add_inv_transform_to(&data.xup[i], ia_p);
+            }
             let pa_p = data.xup[i].inv_apply_force(&pa);
             data.pa[p] += pa_p;
         }

@@ -528,7 +528,9 @@ pub struct ArticulatedData {
     /// (or the base) to link `i`'s subtree, written by `rnea` and
     /// [`super::wrenches::joint_wrenches`].
     pub f: Vec<ForceVec>,
-    /// `ia[i]`: articulated-body inertia `Iᴬ_i`.
+    /// `ia[i]`: articulated-body inertia `Iᴬ_i`; after `aba`, for a link with
+    /// a one-DoF joint, the `Iᵃ_i = Iᴬ_i − U_i U_iᵀ/d_i` it passed to its parent
+    /// (eq. (A5), computed in place).
     pub ia: Vec<ArticulatedInertia>,
     /// `pa[i]`: articulated-body bias force `pᴬ_i`.
     pub pa: Vec<ForceVec>,

@@ -33,6 +33,9 @@ pub struct CollideWorkspace {
     /// What the broad phase remembers of the geoms that do not move while some
     /// bodies sleep.
     pub fixed: FixedGeoms,
+    /// A small world's pairs that may collide (`Model::geoms_may_collide`),
+    /// listed once ([`BroadPhase::small_world_pairs`]); `None` for a larger world.
+    pub small_pairs: Option<Vec<(u32, u32)>>,
 }
 
 /// The broad phase's memory of the geoms that do not move while some bodies sleep
@@ -164,6 +167,9 @@ impl CollideWorkspace {
             speed: Vec::with_capacity(model.ngeom()),
             broad: BroadPhase::with_capacity(model.ngeom()),
             fixed: FixedGeoms::new(model),
+            small_pairs: BroadPhase::small_world_pairs(model.ngeom(), |a, b| {
+                model.geoms_may_collide(a, b)
+            }),
             ..Default::default()
         }
     }
@@ -259,6 +265,7 @@ pub fn broad_phase(
         pairs_next,
         speed,
         fixed: fx,
+        small_pairs,
         ..
     } = ws;
     let wanted = |a: usize, b: usize| model.geoms_may_collide(a, b);
@@ -302,7 +309,10 @@ pub fn broad_phase(
                 }
                 None => {
                     fx.built = false;
-                    broad.find_pairs(aabbs, wanted, candidates);
+                    match small_pairs {
+                        Some(listed) => BroadPhase::find_listed_pairs(aabbs, listed, candidates),
+                        None => broad.find_pairs(aabbs, wanted, candidates),
+                    }
                 }
             }
         }
