@@ -116,32 +116,35 @@ fn five_cube_drop(dt: f64, gains: bool) -> Stack {
     s
 }
 
-/// At h = 1e-3 the stack lands and rests (asserted). At h = 1e-2 (box_on_plane
-/// gains) it does not: **not met**, printed, and not loosened. Traced per step
-/// (the probe of docs/EXPERIMENTS.md "Penalty impacts in the closing step"): the
-/// cubes sit 3–7e-5 m deep, the PID's integral (λ = 0.9 per step, so 0.1 s of memory
-/// at this step) lifts them at up to 2.5e-2 m/s, a face–face pair of the aligned
-/// cubes reaches a gap ≈ 0, and there the narrow phase reports no manifold at all
-/// — neither penetrating nor a speculative gap (GJK's `separation` gives no
-/// direction for touching cores) — so the pair's memory resets and the cube
-/// free-falls one step (g h = 0.098 m/s), lands overlapping, takes an impulse, and
-/// the cycle restarts (every 5 steps, to 10 s). The impact rewind of this change
-/// puts such a landing back at the surface but cannot see a contact that is not
-/// reported. Lateral drift and quarantines are asserted at both steps.
+/// At h = 1e-3 and 1e-2 (box_on_plane gains) the stack lands and rests: every
+/// cube under 1e-3 m/s before 5 s, no topple (lateral < 1 mm), resting penetration
+/// ≤ 1 mm (issue 11 class 3, the tolerances of Hunt–Crossley's stack test in
+/// tests/contact_torture_soft.rs). Before the narrow phase's touching floor
+/// (`narrowphase::collide_pair_within`: the speculative copies shifted by at least
+/// 1e-7 of the pair's scale, above box–box's 1e-9 touching tolerance) the h = 1e-2
+/// stack was still moving at 10 s: a face–face pair at a gap of round-off got no
+/// manifold at all (the 1e-9 shift was within the routine's tolerance), its memory
+/// reset, the cube fell one step and landed inside, every 5 steps (measured:
+/// max penetration 9.4e-2 → 2.4e-2 m, at rest from 1.33 s). The defaults (soft on
+/// purpose: `PenaltyParams`' doc) are printed, with lateral drift and quarantines
+/// asserted.
 #[test]
 fn penalty_five_cube_drop_rests() {
-    let s = five_cube_drop(1e-3, true);
-    assert_eq!(s.quarantined, 0);
-    assert!(s.last_move < 5.0, "still moving at {} s", s.last_move);
-    assert!(s.lateral < 1e-3, "toppled, {} m off the axis", s.lateral);
-    assert!(s.end_pen <= 1e-3, "rests {} m deep", s.end_pen);
-    let s = five_cube_drop(1e-2, true);
-    assert_eq!(s.quarantined, 0);
-    assert!(
-        s.lateral < 1e-3,
-        "h = 1e-2: toppled, {} m off the axis",
-        s.lateral
-    );
+    for dt in [1e-3, 1e-2] {
+        let s = five_cube_drop(dt, true);
+        assert_eq!(s.quarantined, 0);
+        assert!(
+            s.last_move < 5.0,
+            "h = {dt}: still moving at {} s",
+            s.last_move
+        );
+        assert!(
+            s.lateral < 1e-3,
+            "h = {dt}: toppled, {} m off the axis",
+            s.lateral
+        );
+        assert!(s.end_pen <= 1e-3, "h = {dt}: rests {} m deep", s.end_pen);
+    }
     // The defaults (soft on purpose: `PenaltyParams`' doc), for the record.
     for dt in [1e-2, 1e-3] {
         let s = five_cube_drop(dt, false);
