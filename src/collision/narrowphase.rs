@@ -173,10 +173,15 @@ impl Margin {
 /// the pair routine's manifold (depths ≥ 0). Geoms separated by a distance
 /// 0 ≤ d ≤ `margin.reach − margin.window` (the step's motion; GJK,
 /// [`super::gjk`]) give a manifold of **gap points**, those of gap ≤ the motion:
-/// geom a is translated toward b by s = d + `margin.window` along the separating
-/// direction u, the pair routine collides the overlapping copies, and the points
-/// are moved back: depth ← depth − s (n·u) (≤ 0 up to round-off: −depth is the
-/// signed gap ψ ≥ 0 of the point), position ← position + (s/2) u (midway). A pair
+/// geom a is translated toward b by s = d + max(`margin.window`, floor) along the
+/// separating direction u (floor = 1e-7 (1 + scale) m, a hundred times the pair
+/// routines' touching tolerance 1e-9·scale, scale = the bounding radii: a smaller
+/// overlap is "touching" to them and gives nothing), the pair routine collides the
+/// overlapping copies, and the points are moved back: depth ← depth − s (n·u) (≤ 0
+/// up to round-off: −depth is the signed gap ψ ≥ 0 of the point), position ←
+/// position + (s/2) u (midway). When the floor set the shift, only the points
+/// within the window (+ 1e-9·scale) of the closest gap are kept: the manifold does
+/// not depend on the floor. A pair
 /// placed exactly touching (d = 0) is a gap manifold of gap 0: it acts on the
 /// first step.
 ///
@@ -214,8 +219,17 @@ pub fn collide_pair_within(
     if margin.reach.is_nan() || margin.reach <= 0.0 {
         return false;
     }
-    let Some(sep) = gjk::separation(sa, xa, sb, xb) else {
-        return false;
+    let sep = match gjk::separation(sa, xa, sb, xb) {
+        Some(sep) => sep,
+        // The cores touch within GJK's round-off (no direction) and the routine
+        // found no penetration: touching within the routines' tolerance — the
+        // faces of a stack resting at a gap of 1e-16 m got no manifold at all.
+        // A gap-0 manifold, found along the line of the geom origins (the
+        // routine's normal must face it, `routine`).
+        None => match touching_direction(xa, xb) {
+            Some(dir) => gjk::Separation { distance: 0.0, dir },
+            None => return false,
+        },
     };
     // Only gaps the step's motion can close: the window widens the features
     // found, not the reach.
@@ -224,22 +238,38 @@ pub fn collide_pair_within(
         return false;
     }
     // (A distance below 0 is round-off at touching: the routine found nothing.)
-    let s = sep.distance.max(0.0) + margin.window.max(1e-9);
+    // The shift: the window, but at least `touching_floor` — the translated copies
+    // must overlap by more than the pair routines' own touching tolerance (1e-9 of
+    // the pair's scale), or a face resting on a face at a gap of round-off got no
+    // manifold at all (it fell one step and landed inside). The shift is undone
+    // exactly (depth − s n·u), and the points beyond the window (gap more than
+    // `window` + that tolerance above the closest point's, e.g. a sphere's cap
+    // ring, which only the floor brought in) are dropped below, so the manifold is
+    // the window's whatever the floor.
+    let scale = pair_scale(sa, sb);
+    let floor = touching_floor(scale);
+    let s = sep.distance.max(0.0) + margin.window.max(floor);
     let xa_s = Pose::from_parts((xa.translation.vector - s * sep.dir).into(), xa.rotation);
     let start = out.points.len();
     if !routine(entry, sa, &xa_s, sb, xb, scratch, s, &sep.dir, ga, gb, out) {
         return false;
     }
-    // Drop the points whose gap the step cannot close (they would only add
-    // rows); the deepest point (gap ≈ d ≤ motion) stays.
+    // Keep the points whose gap the step can close (the others would only add
+    // rows) and, when the floor set the shift, those within the window of the
+    // closest one; the deepest point (gap ≈ d ≤ motion) stays.
     let Some(m) = out.manifolds.last_mut() else {
         return false;
     };
     let deepest = out.points[m.deepest];
+    let within = if margin.window < floor {
+        -deepest.depth + margin.window + TOUCHING_TOL * scale
+    } else {
+        f64::INFINITY
+    };
     let mut keep = start;
     for i in start..out.points.len() {
         let p = out.points[i];
-        if -p.depth <= motion || p == deepest {
+        if (-p.depth <= motion && -p.depth <= within) || p == deepest {
             out.points[keep] = p;
             if p == deepest {
                 m.deepest = keep;
@@ -250,6 +280,38 @@ pub fn collide_pair_within(
     out.points.truncate(keep);
     m.points = start..keep;
     true
+}
+
+/// The pair routines' touching tolerance relative to the pair's scale
+/// (`pairs/box_box.rs`, `pairs/polytope_polytope.rs`: penetration ≤ 1e-9·scale
+/// counts as separated; features within it are not told apart).
+const TOUCHING_TOL: f64 = 1e-9;
+
+/// A pair's scale for tolerances (m): the sum of the geoms' bounding radii about
+/// their origins (the pair routines' `scale`), a plane counting 0.
+fn pair_scale(sa: &Shape, sb: &Shape) -> f64 {
+    let r = |s: &Shape| {
+        if s.kind() == ShapeKind::Plane {
+            0.0
+        } else {
+            s.size()
+        }
+    };
+    r(sa) + r(sb)
+}
+
+/// The least shift of a speculative copy (m): a hundred times the pair routines'
+/// touching tolerance, and 1e-7 m absolute (a copy overlapping by less is
+/// "touching" to the routine, which then reports nothing).
+fn touching_floor(scale: f64) -> f64 {
+    1e-7 * (1.0 + scale)
+}
+
+/// The unit vector from geom b's origin to geom a's, if they differ.
+fn touching_direction(xa: &Pose, xb: &Pose) -> Option<Vec3> {
+    let v = xa.translation.vector - xb.translation.vector;
+    let len = v.norm();
+    (len.is_finite() && len > 0.0).then(|| v / len)
 }
 
 /// The table's routine at (xa, xb); with `shift` > 0, geom a was translated by

@@ -1,6 +1,8 @@
 //! A counting global allocator for the allocation tests: counts the heap allocations
 //! (and reallocations) made *by the current thread* inside [`count`], so that other
-//! test threads of the same binary cannot disturb the count. Each test binary that
+//! test threads of the same binary cannot disturb the count (with
+//! `RTPHYS_ALLOC_BACKTRACE=1` the first counted allocation prints its backtrace).
+//! Each test binary that
 //! uses it declares
 //!
 //! ```ignore
@@ -24,8 +26,29 @@ thread_local! {
 #[inline]
 fn note() {
     if ON.try_with(|c| c.get()).unwrap_or(false) {
-        let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
+        let n = ALLOCS
+            .try_with(|a| {
+                a.set(a.get() + 1);
+                a.get()
+            })
+            .unwrap_or(0);
+        if n == 1 {
+            backtrace_if_asked();
+        }
     }
+}
+
+/// With `RTPHYS_ALLOC_BACKTRACE` set, prints where the first counted allocation
+/// came from (the counting is off meanwhile: the backtrace allocates).
+fn backtrace_if_asked() {
+    let _ = ON.try_with(|c| c.set(false));
+    if std::env::var_os("RTPHYS_ALLOC_BACKTRACE").is_some() {
+        eprintln!(
+            "first counted allocation:\n{}",
+            std::backtrace::Backtrace::force_capture()
+        );
+    }
+    let _ = ON.try_with(|c| c.set(true));
 }
 
 unsafe impl GlobalAlloc for Counting {
