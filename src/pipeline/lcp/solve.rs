@@ -8,8 +8,8 @@ use super::{LcpWorkspace, LEMKE_ACCEPT};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::{
-    LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver, NewtonStatus, PgsParams,
-    PgsSolver, PgsStatus,
+    Globalization, LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
+    NewtonStatus, PgsParams, PgsSolver, PgsStatus,
 };
 
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
@@ -363,7 +363,10 @@ pub(super) fn pgs_on_w(
 /// pile20 went from 1.97 to 1.56 failures per step but 3.3× slower (9.6 → 31.6
 /// ms/step), the islands that still fail spending the larger budget before PGS
 /// (docs/BENCHMARKS.md, "Newton's line search off the cones").
-const NEWTON_STEPS: usize = 30;
+/// lcp7: the staggered globalization (`solver::staggered`), whose outer loop
+/// converges linearly on the pile's islands where the local finish does not
+/// take over, gets 100.
+const NEWTON_STEPS: usize = 100;
 
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
 /// "Dependent rows").
@@ -378,6 +381,7 @@ fn newton_params(p: &LcpParams) -> NewtonParams {
     NewtonParams {
         tolerance: p.tolerance,
         max_iterations: NEWTON_STEPS,
+        globalization: Globalization::Staggered,
         regularization: NEWTON_REGULARIZATION,
         max_dense_points: NEWTON_DENSE_POINTS,
         ..NewtonParams::default()
