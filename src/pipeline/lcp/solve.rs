@@ -8,8 +8,8 @@ use super::{LcpWorkspace, LEMKE_ACCEPT};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::{
-    Globalization, LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
-    NewtonStatus, PgsParams, PgsSolver, PgsStatus,
+    LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver, NewtonStatus, PgsParams,
+    PgsSolver, PgsStatus,
 };
 
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
@@ -363,10 +363,11 @@ pub(super) fn pgs_on_w(
 /// pile20 went from 1.97 to 1.56 failures per step but 3.3× slower (9.6 → 31.6
 /// ms/step), the islands that still fail spending the larger budget before PGS
 /// (docs/BENCHMARKS.md, "Newton's line search off the cones").
-/// lcp7: the staggered globalization (`solver::staggered`), whose outer loop
-/// converges linearly on the pile's islands where the local finish does not
-/// take over, gets 100.
-const NEWTON_STEPS: usize = 100;
+/// lcp7: the staggered globalization (`solver::staggered`) with 100 steps was
+/// measured here and not kept: pile20 `--quick` 45 ms/step, 97 failures in 50
+/// steps, against the line search's 5.4 ms and 95 (docs/BENCHMARKS.md, "A
+/// staggered globalization").
+const NEWTON_STEPS: usize = 30;
 
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
 /// "Dependent rows").
@@ -381,7 +382,6 @@ fn newton_params(p: &LcpParams) -> NewtonParams {
     NewtonParams {
         tolerance: p.tolerance,
         max_iterations: NEWTON_STEPS,
-        globalization: Globalization::Staggered,
         regularization: NEWTON_REGULARIZATION,
         max_dense_points: NEWTON_DENSE_POINTS,
         ..NewtonParams::default()
