@@ -93,6 +93,15 @@
 //! (`tests/solver_newton.rs::resting_pile_island_of_36_points_converges`); the
 //! others are open (`resting_pile_island_of_36_points_b_converges`, ignored).
 //!
+//! The second globalization, [`Globalization::Staggered`]
+//! (`solver::staggered`): frozen cone radii, the convex QP of the frozen cones
+//! solved with a merit (its objective) on which every inner iteration descends,
+//! the radii updated outside. It converges on every committed pile island
+//! (`tests/solver_newton.rs::staggered_converges_on_every_committed_island`,
+//! including the 36-point island b the line search misses) but needs 100–2,000
+//! steps on the pile's resting islands, so the pipeline keeps the line search
+//! (docs/BENCHMARKS.md, "A staggered globalization").
+//!
 //! # Cost
 //! Per step: one pass over the blocks for `F` (and one per line-search trial),
 //! the assembly of the `3a × 3a` system of the `a` active points and its LU,

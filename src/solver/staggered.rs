@@ -114,15 +114,17 @@ fn anderson(
             .max_by(|&a, &b| h[a][k].abs().total_cmp(&h[b][k].abs()))
             .unwrap_or(k);
         h.swap(k, piv);
-        if !(h[k][k].abs() > 0.0) {
+        // A zero or NaN pivot: no extrapolation.
+        if h[k][k].is_nan() || h[k][k] == 0.0 {
             return false;
         }
-        for a in k + 1..mk {
-            let l = h[a][k] / h[k][k];
-            for c in k..mk {
-                h[a][c] -= l * h[k][c];
+        let pivot_row = h[k];
+        for row in h.iter_mut().take(mk).skip(k + 1) {
+            let l = row[k] / pivot_row[k];
+            for (x, &y) in row[k..mk].iter_mut().zip(&pivot_row[k..mk]) {
+                *x -= l * y;
             }
-            h[a][ANDERSON_MAX] -= l * h[k][ANDERSON_MAX];
+            row[ANDERSON_MAX] -= l * pivot_row[ANDERSON_MAX];
         }
     }
     let mut x = [0.0_f64; ANDERSON_MAX];
@@ -230,7 +232,8 @@ impl NewtonSolver {
             let trial = std::mem::take(&mut r.trial);
             let res_t = evaluate(problem, order, &trial, r, 0.0);
             r.trial = trial;
-            if !(res_t <= 0.5 * res) {
+            // Not halved (or NaN): back to the QP loop.
+            if res_t.is_nan() || res_t > 0.5 * res {
                 break;
             }
             for &i in order {

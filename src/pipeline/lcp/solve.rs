@@ -365,7 +365,7 @@ pub(super) fn pgs_on_w(
 /// (docs/BENCHMARKS.md, "Newton's line search off the cones").
 /// lcp7: the staggered globalization (`solver::staggered`) with 100 steps was
 /// measured here and not kept: pile20 `--quick` 45 ms/step, 97 failures in 50
-/// steps, against the line search's 5.4 ms and 95 (docs/BENCHMARKS.md, "A
+/// steps (the line search in lcp6's session: 5.4 ms, 95; docs/BENCHMARKS.md, "A
 /// staggered globalization").
 const NEWTON_STEPS: usize = 30;
 
