@@ -5,9 +5,9 @@
 
 use nalgebra::{DMatrix, DVector};
 use rtphys::solver::{
-    project_polygon_with, ContactPgsResults, ContactProblem, LcpProblem, LemkeParams, LemkeResults,
-    LemkeSolver, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver, NewtonStatus, PgsParams,
-    PgsSolver, PgsStatus, PolygonTable,
+    project_polygon_with, ContactPgsResults, ContactProblem, Globalization, LcpProblem,
+    LemkeParams, LemkeResults, LemkeSolver, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
+    NewtonStatus, PgsParams, PgsSolver, PgsStatus, PolygonTable,
 };
 
 /// Deterministic xorshift64* generator, uniform in [-1, 1).
@@ -531,6 +531,81 @@ fn budget_newton(tol: f64) -> NewtonSolver {
     })
 }
 
+/// The staggered globalization (`solver::staggered`) at tolerance `tol`, with
+/// a budget (2,000 Newton steps, 1,000 radius updates) that measures what it
+/// needs rather than the pipeline's.
+fn staggered_newton(tol: f64) -> NewtonSolver {
+    NewtonSolver::new(NewtonParams {
+        max_iterations: 2000,
+        outer_iterations: 1000,
+        globalization: Globalization::Staggered,
+        ..pipeline_newton(tol).params
+    })
+}
+
+/// Issue 14 (lcp7): the staggered globalization converges on every committed
+/// pile island from the pipeline's warm start — the four landing islands (4–20
+/// points) against Lemke (contact velocities w = W z + q to 1e-8 m/s, Lemke's
+/// own natural-map residual ≤ 1e-15 there), the 16-point resting island (q made
+/// consistent as the pipeline does) and the two 36-point ones against PGS run
+/// to 1e-9 from the same start (w to 1e-8 m/s on island a, 10× PGS's
+/// residual; 1e-7 on island b, which has two solutions:
+/// `resting_pile_island_of_36_points_b_converges`; 3e-5 m/s on the 16-point
+/// one, whose near-duplicate pair makes the split of the load non-unique:
+/// `resting_pile_island_converges`). Every result
+/// is checked by an independent natural map (≤ the tolerance 1e-9). Steps are
+/// printed (`--nocapture`).
+#[test]
+fn staggered_converges_on_every_committed_island() {
+    for name in [
+        "pile20_impact_4pts.json",
+        "pile20_impact_8pts.json",
+        "pile20_impact_12pts.json",
+        "pile20_impact_20pts.json",
+        "pile20_rest_16pts.json",
+        "pile20_rest_36pts_a.json",
+        "pile20_rest_36pts_b.json",
+    ] {
+        let (p, guess, tol) = dumped_island(name);
+        let p = if name == "pile20_rest_16pts.json" {
+            consistent_q(p)
+        } else {
+            p
+        };
+        let mut r = NewtonResults::default();
+        let st = staggered_newton(tol).solve_contacts(&p, Some(&guess), &mut r);
+        let fz = natural_residual(&p, &r.z);
+        eprintln!("{name}: {st:?} {:?}, independent residual {fz:e}", r.stats);
+        assert_eq!(st, NewtonStatus::Converged, "{name}: {:?}", r.stats);
+        assert!(fz <= tol, "{name}: independent residual {fz:e}");
+        let w = dense_of(&p);
+        let vel = |z: &[f64]| contact_velocity(&w, &p.q, z);
+        let (reference, dw_max) = if name.starts_with("pile20_impact") {
+            let k = p.table.k as usize;
+            let zl = lemke_solve(&stewart_trinkle_lcp(&w, &p.q, &p.mu, k)).expect("Lemke solves");
+            (impulses_from_lemke(&zl, p.n(), k), 1e-8)
+        } else {
+            let pgs = PgsSolver::new(PgsParams {
+                tolerance: 1e-9,
+                max_iterations: 200_000,
+                relaxation: 1.0,
+            });
+            let mut pr = ContactPgsResults::default();
+            pgs.solve_contacts(&p, Some(&guess), &mut pr);
+            // 16 points: a near-duplicate pair; 36 b: two solutions
+            // (`resting_pile_island_of_36_points_b_converges`).
+            let dw_max = match name {
+                "pile20_rest_16pts.json" => 3e-5,
+                "pile20_rest_36pts_b.json" => 1e-7,
+                _ => 1e-8,
+            };
+            (pr.z, dw_max)
+        };
+        let dw = max_abs_diff(&vel(&r.z), &vel(&reference));
+        assert!(dw <= dw_max, "{name}: |w − w_ref| = {dw:e}");
+    }
+}
+
 /// Regression (issue 14): islands of the 20-object pile on which Newton stalled
 /// in the pipeline (a box landing on its face: 4–20 points, 4 dependent corner
 /// rows per face; the line search crawled at steps of 1e-7 of the Newton step,
@@ -671,7 +746,7 @@ fn resting_pile_island_converges() {
 /// on this island (printed, not compared: it is not a solution).
 #[test]
 fn resting_pile_island_of_36_points_converges() {
-    resting_island_against_pgs("pile20_rest_36pts_a.json");
+    resting_island_against_pgs("pile20_rest_36pts_a.json", budget_newton(1e-9), 1e-8);
 }
 
 /// Open (issue 14, lcp6): a second resting island of 36 points (same dump run)
@@ -679,18 +754,28 @@ fn resting_pile_island_of_36_points_converges() {
 /// rescues spent, natural-map residual 1.8e-7 (4.7e-6 with the nonmonotone
 /// acceptance), while PGS converges from the same start (27,252 sweeps, 4.5e-10).
 /// docs/BENCHMARKS.md, "Newton's line search off the cones".
+/// lcp7: it converges with the staggered globalization ([`staggered_newton`]):
+/// 115 Newton steps, natural-map residual 3.2e-12. Against PGS from the same
+/// start |w − w_PGS|∞ = 1.50e-8 m/s with PGS at 4.5e-10, and 1.47e-8 m/s with
+/// PGS run on to 9.3e-12 (28,129 sweeps): not PGS's error but two solutions of
+/// a problem whose solution is not unique (the friction map is not monotone;
+/// both residuals ≤ 1e-11). Asserted: |w − w_PGS|∞ ≤ 1e-7 m/s, 1e-10 m over
+/// the 1 ms step, 1e-5 of the allowance δ — a physical bound, not PGS's residual.
 #[test]
-#[ignore = "open: Newton stops at 1.8e-7 on this resting island (issue 14)"]
 fn resting_pile_island_of_36_points_b_converges() {
-    resting_island_against_pgs("pile20_rest_36pts_b.json");
+    resting_island_against_pgs("pile20_rest_36pts_b.json", staggered_newton(1e-9), 1e-7);
 }
 
-/// Newton ([`budget_newton`]) on the dumped island `name`, against PGS from
+/// Newton (`solver`) on the dumped island `name`, against PGS from
 /// the same start (tolerances: `resting_pile_island_of_36_points_converges`).
-fn resting_island_against_pgs(name: &str) {
+fn resting_island_against_pgs(name: &str, solver: NewtonSolver, dw_max: f64) {
     let (p, guess, tol) = dumped_island(name);
     let mut r = NewtonResults::default();
-    let st = budget_newton(tol).solve_contacts(&p, Some(&guess), &mut r);
+    let st = NewtonSolver::new(NewtonParams {
+        tolerance: tol,
+        ..solver.params
+    })
+    .solve_contacts(&p, Some(&guess), &mut r);
     let fz = natural_residual(&p, &r.z);
     let pgs = PgsSolver::new(PgsParams {
         tolerance: 1e-9,
@@ -715,7 +800,7 @@ fn resting_island_against_pgs(name: &str) {
     assert_eq!(st, NewtonStatus::Converged, "{name}: {:?}", r.stats);
     assert!(fz <= tol, "{name}: independent residual {fz:e}");
     assert_eq!(ps, PgsStatus::Converged, "{name}: PGS {:?}", pr.stats);
-    assert!(dw <= 1e-8, "{name}: |w − w_PGS| = {dw:e}");
+    assert!(dw <= dw_max, "{name}: |w − w_PGS| = {dw:e}");
     assert!(dl <= 1e-6, "{name}: ΔΣp_n/Σp_n = {dl:e}");
 }
 
@@ -894,6 +979,13 @@ fn dumps_survey() {
             smoothing_rounds: env("RTPHYS_NEWTON_ROUNDS", 10.0) as usize,
             nonmonotone: env("RTPHYS_NEWTON_NONMONO", 10.0) as usize,
             project_trial: env("RTPHYS_NEWTON_PROJECT", 1.0) > 0.0,
+            globalization: if env("RTPHYS_NEWTON_STAGGERED", 0.0) > 0.0 {
+                Globalization::Staggered
+            } else {
+                Globalization::LineSearch
+            },
+            outer_iterations: env("RTPHYS_NEWTON_OUTER", 50.0) as usize,
+            anderson: env("RTPHYS_NEWTON_ANDERSON", 5.0) as usize,
         });
         let st = solver.solve_contacts(&p, Some(&guess), &mut r);
         let dt = t0.elapsed().as_secs_f64() * 1e6;

@@ -26,10 +26,13 @@ pub mod lemke;
 pub mod lp;
 pub mod newton;
 pub mod pgs;
+pub mod staggered;
 
 pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};
 pub use lemke::{LemkeParams, LemkeResults, LemkeSolver, LemkeStats, LemkeStatus};
-pub use newton::{NewtonParams, NewtonResults, NewtonSolver, NewtonStats, NewtonStatus};
+pub use newton::{
+    Globalization, NewtonParams, NewtonResults, NewtonSolver, NewtonStats, NewtonStatus,
+};
 pub use pgs::{
     project_polygon, project_polygon_with, BoxBounds, ContactPgsResults, ContactPgsStats,
     ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus,

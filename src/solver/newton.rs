@@ -93,6 +93,15 @@
 //! (`tests/solver_newton.rs::resting_pile_island_of_36_points_converges`); the
 //! others are open (`resting_pile_island_of_36_points_b_converges`, ignored).
 //!
+//! The second globalization, [`Globalization::Staggered`]
+//! (`solver::staggered`): frozen cone radii, the convex QP of the frozen cones
+//! solved with a merit (its objective) on which every inner iteration descends,
+//! the radii updated outside. It converges on every committed pile island
+//! (`tests/solver_newton.rs::staggered_converges_on_every_committed_island`,
+//! including the 36-point island b the line search misses) but needs 100–2,000
+//! steps on the pile's resting islands, so the pipeline keeps the line search
+//! (docs/BENCHMARKS.md, "A staggered globalization").
+//!
 //! # Cost
 //! Per step: one pass over the blocks for `F` (and one per line-search trial),
 //! the assembly of the `3a × 3a` system of the `a` active points and its LU,
@@ -127,6 +136,28 @@ pub struct NewtonParams {
     /// ("Globalization and stopping": better on the 36-point resting islands
     /// with a larger budget, worse on the 16-point one at the pipeline's).
     pub project_trial: bool,
+    /// How an island's iteration is globalized ([`Globalization`]).
+    pub globalization: Globalization,
+    /// Outer loops (cone-radius updates) of [`Globalization::Staggered`].
+    pub outer_iterations: usize,
+    /// Anderson memory on the staggered method's radii (0: the plain fixed
+    /// point `r ← μ p_n`; at most `staggered::ANDERSON_MAX`).
+    pub anderson: usize,
+}
+
+/// The globalization of the Newton iteration on an island.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Globalization {
+    /// Backtracking on `θ = ½‖F‖²` of the coupled natural map, PGS rescue
+    /// rounds after a stall ("Globalization and stopping"; the solver up to
+    /// lcp6).
+    #[default]
+    LineSearch,
+    /// Staggered on the cone radii (`solver::staggered`): freeze `r_i = μ_i
+    /// p_n,i`, solve the convex QP of the frozen cones exactly (Newton on its
+    /// natural map with a projected search on the QP's objective, PGS sweeps —
+    /// monotone on that objective — when the search fails), update `r`, repeat.
+    Staggered,
 }
 
 impl Default for NewtonParams {
@@ -140,6 +171,9 @@ impl Default for NewtonParams {
             smoothing_rounds: SMOOTHING_ROUNDS,
             nonmonotone: NONMONOTONE,
             project_trial: true,
+            globalization: Globalization::LineSearch,
+            outer_iterations: OUTER_ITERATIONS,
+            anderson: ANDERSON,
         }
     }
 }
@@ -182,11 +216,11 @@ pub struct NewtonResults {
     pub z: Vec<f64>,
     pub stats: NewtonStats,
     /// Per point: `w`, `F`, the trial iterate, the step.
-    w: Vec<f64>,
+    pub(super) w: Vec<f64>,
     f: Vec<f64>,
-    trial: Vec<f64>,
-    dz: Vec<f64>,
-    anchor: Vec<f64>,
+    pub(super) trial: Vec<f64>,
+    pub(super) dz: Vec<f64>,
+    pub(super) anchor: Vec<f64>,
     /// Per point: `A_i`, `B_i` (row-major 3×3) of the current piece; position in
     /// the active system (or `u32::MAX`).
     a: Vec<[f64; 9]>,
@@ -198,6 +232,12 @@ pub struct NewtonResults {
     jac: Vec<f64>,
     rhs: Vec<f64>,
     perm: Vec<usize>,
+    /// The staggered method's frozen cone radii `r_i` per point, and whether
+    /// [`evaluate`] uses them (the fixed-radius QP) instead of `μ_i p_n,i`.
+    pub(super) radius: Vec<f64>,
+    pub(super) fixed: bool,
+    /// The staggered method's Anderson history (`staggered::anderson`).
+    pub(super) hist: Vec<f64>,
 }
 
 impl NewtonResults {
@@ -219,6 +259,8 @@ impl NewtonResults {
             jac: Vec::with_capacity(d * d),
             rhs: Vec::with_capacity(d),
             perm: Vec::with_capacity(d),
+            radius: Vec::with_capacity(points),
+            hist: Vec::with_capacity(2 * ANDERSON * points),
             ..Default::default()
         }
     }
@@ -241,6 +283,12 @@ pub const SMOOTHING_ROUNDS: usize = 10;
 /// islands but cycled on small full-rank problems
 /// (`tests/solver_newton.rs::random_full_rank_matches_lemke`, trials 7 and 41).
 pub const NONMONOTONE: usize = 1;
+
+/// Outer loops (radius updates) of the staggered globalization.
+pub const OUTER_ITERATIONS: usize = 50;
+
+/// Anderson memory of the staggered method's radius update.
+pub const ANDERSON: usize = 5;
 
 /// Largest memory the line search keeps (a stack buffer).
 const NONMONOTONE_MAX: usize = 16;
@@ -311,6 +359,9 @@ impl NewtonSolver {
         results.b.resize(n, [0.0; 9]);
         results.slot.clear();
         results.slot.resize(n, u32::MAX);
+        results.radius.clear();
+        results.radius.resize(n, 0.0);
+        results.fixed = false;
 
         let islands = problem.island_start.len().saturating_sub(1);
         results.stats.islands = islands;
@@ -330,7 +381,10 @@ impl NewtonSolver {
                 status = NewtonStatus::Unconverged;
                 continue;
             }
-            let (it, res, ok) = self.solve_island(problem, order, results);
+            let (it, res, ok) = match p.globalization {
+                Globalization::LineSearch => self.solve_island(problem, order, results),
+                Globalization::Staggered => self.solve_island_staggered(problem, order, results),
+            };
             results.stats.iterations = results.stats.iterations.max(it);
             results.stats.factorizations += it;
             results.stats.residual = results.stats.residual.max(res);
@@ -450,7 +504,7 @@ impl NewtonSolver {
                     }
                     smoothing += 1;
                     for _ in 0..p.smoothing_sweeps {
-                        sweep(problem, order, &mut r.z);
+                        sweep(problem, order, &mut r.z, None);
                     }
                     break;
                 }
@@ -463,7 +517,12 @@ impl NewtonSolver {
     }
 
     /// `‖F‖∞` of the unregularized problem at `r.z` (island `order`).
-    fn true_residual(&self, problem: &ContactProblem, order: &[u32], r: &mut NewtonResults) -> f64 {
+    pub(super) fn true_residual(
+        &self,
+        problem: &ContactProblem,
+        order: &[u32],
+        r: &mut NewtonResults,
+    ) -> f64 {
         let z = std::mem::take(&mut r.z);
         let res = evaluate(problem, order, &z, r, 0.0);
         r.z = z;
@@ -472,7 +531,7 @@ impl NewtonSolver {
 
     /// The step `Δ` of `(J + ε I) Δ = −F` into `r.dz` (island `order`); false on
     /// a vanishing pivot or a non-finite step.
-    fn newton_step(
+    pub(super) fn newton_step(
         &self,
         problem: &ContactProblem,
         order: &[u32],
@@ -586,7 +645,7 @@ fn assemble(problem: &ContactProblem, eps: f64, r: &mut NewtonResults, m: usize)
 
 /// `w`, the pieces (`A_i`, `B_i`, if `pieces`) and `F` at `z` for the points
 /// `order` (into `r.w`, `r.a`, `r.b`, `r.f`); returns `‖F‖∞` (`+∞` on NaN).
-fn evaluate(
+pub(super) fn evaluate(
     problem: &ContactProblem,
     order: &[u32],
     z: &[f64],
@@ -622,11 +681,17 @@ fn evaluate(
             b[0] = 1.0;
             pn
         };
-        // Tangential rows: the piece of the projection of y_t = f_t − w_t.
-        let mu = problem.mu[i];
+        // Tangential rows: the piece of the projection of y_t = f_t − w_t onto
+        // the k-gon of radius μ p_n (coupled), or of the frozen radius r_i
+        // (`r.fixed`: the staggered method's QP, no derivative in p_n).
+        let (mu, rad) = if r.fixed {
+            (0.0, r.radius[i])
+        } else {
+            (problem.mu[i], problem.mu[i] * pn)
+        };
         let (y1, y2) = (f1 - w[1], f2 - w[2]);
-        let cone = if mu * pn > 0.0 || mu <= 0.0 || a[0] == 0.0 {
-            piece(y1, y2, mu * pn, t)
+        let cone = if r.fixed || rad > 0.0 || mu <= 0.0 || a[0] == 0.0 {
+            piece(y1, y2, rad, t)
         } else {
             // p_n = 0 with the normal row active: p_n is about to open the cone,
             // so the piece is the one of a vanishing radius r → 0⁺ (the vertex
@@ -649,7 +714,10 @@ fn evaluate(
                 (a[4], a[5], a[7], a[8]) = (1.0 - nx * nx, -nx * ny, -nx * ny, 1.0 - ny * ny);
                 (b[3], b[4], b[5]) = (-mu * c * nx, nx * nx, nx * ny);
                 (b[6], b[7], b[8]) = (-mu * c * ny, nx * ny, ny * ny);
-                let g = nx * f1 + ny * f2 - mu * c * pn;
+                // μ c p_n in the coupled map's order of operations (bitwise as
+                // before the fixed mode), c r_i in the fixed one.
+                let cr = if r.fixed { c * rad } else { mu * c * pn };
+                let g = nx * f1 + ny * f2 - cr;
                 (
                     a[4] * w[1] + a[5] * w[2] + nx * g,
                     a[7] * w[1] + a[8] * w[2] + ny * g,
@@ -658,7 +726,7 @@ fn evaluate(
             Piece::Vertex(vx, vy) => {
                 (b[3], b[4]) = (-mu * vx, 1.0);
                 (b[6], b[8]) = (-mu * vy, 1.0);
-                (f1 - mu * pn * vx, f2 - mu * pn * vy)
+                (f1 - rad * vx, f2 - rad * vy)
             }
         };
         r.f[3 * i] = fnorm;
@@ -678,7 +746,12 @@ fn evaluate(
 /// One projected Gauss–Seidel sweep over the points `order` (the update of
 /// `PgsSolver::solve_contacts`, ω = 1): `p_n ← max(0, p_n − r_n / W_nn)`, then
 /// `f_t ← P(f_t − r_t / λ_max(W_tt))` with `r_t` for the new `p_n`.
-fn sweep(problem: &ContactProblem, order: &[u32], z: &mut [f64]) {
+pub(super) fn sweep(
+    problem: &ContactProblem,
+    order: &[u32],
+    z: &mut [f64],
+    radius: Option<&[f64]>,
+) {
     for &i in order {
         let i = i as usize;
         let mut w = [problem.q[3 * i], problem.q[3 * i + 1], problem.q[3 * i + 2]];
@@ -706,7 +779,7 @@ fn sweep(problem: &ContactProblem, order: &[u32], z: &mut [f64]) {
         (z[3 * i + 1], z[3 * i + 2]) = project_polygon_with(
             z[3 * i + 1] - r1 / lmax,
             z[3 * i + 2] - r2 / lmax,
-            problem.mu[i] * zn,
+            radius.map_or(problem.mu[i] * zn, |r| r[i]),
             &problem.table,
         );
     }

@@ -363,6 +363,10 @@ pub(super) fn pgs_on_w(
 /// pile20 went from 1.97 to 1.56 failures per step but 3.3× slower (9.6 → 31.6
 /// ms/step), the islands that still fail spending the larger budget before PGS
 /// (docs/BENCHMARKS.md, "Newton's line search off the cones").
+/// lcp7: the staggered globalization (`solver::staggered`) with 100 steps was
+/// measured here and not kept: pile20 `--quick` 45 ms/step, 97 failures in 50
+/// steps (the line search in lcp6's session: 5.4 ms, 95; docs/BENCHMARKS.md, "A
+/// staggered globalization").
 const NEWTON_STEPS: usize = 30;
 
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
