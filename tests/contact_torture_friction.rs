@@ -30,10 +30,10 @@
 //! back at the stop and rocks the centre of mass at 7.6e-3 m/s). An anchor linearly
 //! implicit in its pair, with the elastic tilt not counted as slip
 //! (`friction::StickMode::Linear`, branch fric7), brings the penalty default path to
-//! 0.2060 s / 1.02e-3 m/s at 1 kHz and 0.22 s / 4.9e-4 m/s at h = 1e-2, but is not on
-//! by default: with it tests/no_alloc.rs, tests/sleep.rs and
-//! tests/hunt_crossley_poses.rs failed (docs/EXPERIMENTS.md, "The sliding stop that
-//! stays stopped").
+//! 0.2060 s / 1.02e-3 m/s at 1 kHz and 0.22 s / 4.7e-4 m/s at h = 1e-2; it is the
+//! opt-in scene key `[…friction] linear` (variants `penalty_linear`,
+//! `hunt_crossley_linear`, whose met targets are asserted below), not on by default
+//! (docs/EXPERIMENTS.md, "Sticking anchors solved where they share a body").
 
 mod common;
 use common::load_str;
@@ -44,19 +44,27 @@ const G: f64 = 9.81;
 
 const PENALTY: &str = "[penalty]\nkp_per_mass = 100000.0\nkv_per_mass = 500.0\nki_per_mass = 5000.0\nforgetting = 0.9\n\n";
 
-/// `method`: a scene method, or "penalty_stick": penalty with its sticking pairs
-/// as implicit rows (`[penalty.friction] implicit = true`).
+/// `method`: a scene method, "penalty_stick": penalty with its sticking pairs
+/// as implicit rows (`[penalty.friction] implicit = true`), or "penalty_linear" /
+/// "hunt_crossley_linear": the sticking anchors linearly implicit
+/// (`[…friction] linear = true`, `friction::LinearSticks`).
 fn world(method: &str, dt: f64) -> String {
     let (scene_method, stick) = match method {
         "penalty_stick" => ("penalty", true),
+        "penalty_linear" => ("penalty", false),
+        "hunt_crossley_linear" => ("hunt_crossley", false),
         m => (m, false),
     };
+    let linear = method.ends_with("_linear");
     let mut s = format!("[world]\ngravity = [0.0, 0.0, -{G}]\ndt = {dt}\nintegrator = \"semi_implicit_euler\"\nmethod = \"{scene_method}\"\n\n");
     if scene_method == "penalty" {
         s += PENALTY;
     }
     if stick {
         s += "[penalty.friction]\nimplicit = true\n\n";
+    }
+    if linear {
+        s += &format!("[{scene_method}.friction]\nlinear = true\n\n");
     }
     s
 }
@@ -93,7 +101,13 @@ fn box_id(model: &Model) -> usize {
 #[test]
 fn placed_incline_at_mu_equal_tan_theta() {
     let theta = 0.5f64.atan();
-    for method in ["penalty", "penalty_stick", "hunt_crossley"] {
+    for method in [
+        "penalty",
+        "penalty_stick",
+        "hunt_crossley",
+        "penalty_linear",
+        "hunt_crossley_linear",
+    ] {
         let model = incline(method, theta, 0.5);
         let mut d = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -123,7 +137,13 @@ fn slide_acceleration_within_2_percent() {
     let theta = 0.5f64.atan();
     let mu = 0.49;
     let a_exact = G * (theta.sin() - mu * theta.cos());
-    for method in ["penalty", "penalty_stick", "hunt_crossley"] {
+    for method in [
+        "penalty",
+        "penalty_stick",
+        "hunt_crossley",
+        "penalty_linear",
+        "hunt_crossley_linear",
+    ] {
         let model = incline(method, theta, mu);
         let mut d = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -148,7 +168,13 @@ fn slide_acceleration_within_2_percent() {
 fn sliding_box_stops_on_time_without_jitter() {
     let (mu, v0) = (0.5, 1.0);
     let t_exact = v0 / (mu * G);
-    for method in ["penalty", "penalty_stick", "hunt_crossley"] {
+    for method in [
+        "penalty",
+        "penalty_stick",
+        "hunt_crossley",
+        "penalty_linear",
+        "hunt_crossley_linear",
+    ] {
         for dt in [1e-3, 1e-2] {
             let model = level(method, dt, mu, v0);
             let mut d = Data::new(&model);
@@ -176,6 +202,26 @@ fn sliding_box_stops_on_time_without_jitter() {
             }
             // No jitter after the stop (issue 11 class 8): met by penalty at
             // h = 1e-2 with the sticking rows in the implicit solve.
+            // The linearly implicit anchors (`[…friction] linear`, elastic tilt not
+            // counted as slip): both stop at h = 1e-2 within 2 h + 2 %
+            // (≤ 0.2280 s; measured 0.2200 s each); penalty without jitter there
+            // (4.7e-4 m/s), Hunt–Crossley at 1 kHz (9.8e-4 m/s). Not met: penalty
+            // at 1 kHz (1.02e-3 m/s, the settling of the pitched box's normal
+            // springs) and Hunt–Crossley at h = 1e-2 (1.9e-3 m/s).
+            if method.ends_with("_linear") && dt == 1e-2 {
+                assert!(
+                    t <= t_exact + 2.0 * dt + 0.02 * t_exact,
+                    "{method} h = {dt}: stops at {t}"
+                );
+            }
+            if (method == "penalty_linear" && dt == 1e-2)
+                || (method == "hunt_crossley_linear" && dt == 1e-3)
+            {
+                assert!(
+                    jitter_after < 1e-3,
+                    "{method} h = {dt}: |v| {jitter_after} m/s after the stop"
+                );
+            }
             if method == "penalty_stick" && dt == 1e-2 {
                 assert!(
                     jitter_after < 1e-3,

@@ -43,11 +43,43 @@ pub enum StickMode {
     /// explicit pairs: RK4 stages, robot links).
     Clamped,
     /// An explicit force linearly implicit in the pair's own tangential velocity
-    /// ([`linear_stick`]): unclamped gains, stable at any h (penalty's default
-    /// semi-implicit path, Hunt–Crossley).
-    Linear,
+    /// ([`linear_stick`]; solved with the other sticking pairs of its bodies by
+    /// [`LinearSticks`]): unclamped gains, stable at any h (penalty's default
+    /// semi-implicit path, Hunt–Crossley). `tilt`: the contact's elastic tilt is
+    /// not counted as slip ([`Tilt`]; only where both surfaces hold one,
+    /// [`holds_tilt`]).
+    Linear { tilt: bool },
     /// Two tangential rows of penalty's implicit solve ([`implicit_stick`]).
     Rows,
+}
+
+/// The sticking mode of the pairs of a stepper whose friction is `fp` (its
+/// linearly implicit anchors on, `[…friction] linear`, or the clamped explicit
+/// force) between surfaces of kinds `a` and `b`.
+pub fn explicit_mode(
+    fp: &FrictionParams,
+    a: crate::collision::ShapeKind,
+    b: crate::collision::ShapeKind,
+) -> StickMode {
+    if fp.linear {
+        StickMode::Linear {
+            tilt: holds_tilt(a, b),
+        }
+    } else {
+        StickMode::Clamped
+    }
+}
+
+/// Whether a contact between surfaces of kinds `a` and `b` holds an elastic tilt
+/// ([`Tilt`]): not if either is round (sphere, capsule). Their contact points are
+/// generated about the centre of curvature every step (`penalty::rate_point`), so
+/// turning the body presses no side of the patch: its rotation is rolling, which
+/// the anchor must see (a ball's patch of points, counted as a held tilt, turned
+/// the anchor into a brake on its centre of mass: a ball rolling on the floor
+/// stopped in 3 s, and one in a pocket of four spun freely, measured).
+pub fn holds_tilt(a: crate::collision::ShapeKind, b: crate::collision::ShapeKind) -> bool {
+    use crate::collision::ShapeKind::{Capsule, Sphere};
+    !matches!(a, Sphere | Capsule) && !matches!(b, Sphere | Capsule)
 }
 
 /// Force-weighted centroid of the force-carrying points, the total normal force and
@@ -174,6 +206,331 @@ fn linear_stick(ctx: &PairContext, c: &Vec3, t: &StickTerms, v: Vec3) -> Vec3 {
         return Vec3::zeros();
     }
     t1 * ((a22 * r1 - a12 * r2) / det) + t2 * ((a11 * r2 - a21 * r1) / det)
+}
+
+/// The rates a sticking block holds, of the body velocities (v_a, ω_a, v_b, ω_b):
+/// the tilt-free slip rate at c (a relative to b), v_a(c) − v_b(c) less the
+/// elastic tilt's rate P(ω_a − ω_b) × (c − p) ([`Tilt`]), in the contact plane,
+/// and the relative spin about the normal n·(ω_a − ω_b).
+#[inline]
+fn block_rates(blk: &LinearBlock, [va, wa, vb, wb]: [&Vec3; 4]) -> [f64; 3] {
+    let mut v = va + wa.cross(&blk.r[0]) - vb - wb.cross(&blk.r[1]);
+    if let Some(tl) = &blk.tilt {
+        v -= (tl.axes * (wa - wb)).cross(&(blk.c - tl.pivot));
+    }
+    [v.dot(&blk.t[0]), v.dot(&blk.t[1]), blk.n.dot(&(wa - wb))]
+}
+
+/// What a sticking pair of [`LinearSticks`] banks after the solve
+/// ([`bank_momentum`]): (μ, Σf, W_n), the cap and the anchor's normal motion.
+#[derive(Clone, Copy, Debug)]
+pub struct BankInputs {
+    pub cone: (f64, f64, f64),
+    pub cap: f64,
+    pub motion: (f64, f64),
+}
+
+/// One sticking pair of the coupled anchor solve ([`LinearSticks`]): the
+/// backward-Euler block of the anchor's spring–dampers at its centroid c — the two
+/// tangential ones of [`linear_stick`] and the torsional one about the normal —
+/// with what the other pairs' forces do to its bodies left to the solve.
+#[derive(Clone, Copy, Debug)]
+pub struct LinearBlock {
+    /// The pair's bodies (a, b).
+    pub bodies: [usize; 2],
+    /// The caller's tags (the penalty stepper: manifold and pair index).
+    pub tag: [usize; 2],
+    pub bank: BankInputs,
+    inv_mass: [f64; 2],
+    inv_inertia_w: [Mat3; 2],
+    n: Vec3,
+    /// The centroid the force acts at, and c − x_a, c − x_b.
+    pub c: Vec3,
+    r: [Vec3; 2],
+    t: [Vec3; 2],
+    tilt: Option<Tilt>,
+    /// −k δ − D y along t₁, t₂ and −k_t θ − D_t y₃ (y the start-of-step rates,
+    /// [`block_rates`]), N and N·m.
+    rhs: [f64; 3],
+    /// (D, D, D_t): D = h k + b, D_t = h k_t + b_t (0: the torque is explicit).
+    d: [f64; 3],
+    /// (E + h diag(d) W_pp)⁻¹, row-major (zero if singular).
+    inv: [f64; 9],
+    /// The tangential load L_t fed forward, N.
+    load: Vec3,
+    /// The cone μ max(Σf, W_n) + C/h, N, and the lever of torsional friction, m.
+    limit: f64,
+    lever: f64,
+    /// The force on a (g − L_t within the cone), N, and the torque on a about n,
+    /// N·m.
+    pub f: Vec3,
+    pub tau: f64,
+}
+
+/// The sticking anchors of a step solved together where they share bodies
+/// ([`StickMode::Linear`]). Each pair's block alone is backward Euler on its
+/// spring–dampers, (E + h D W_pp) x_p = −K θ_p − D y_p (x = (g₁, g₂, τ_n) the
+/// tangential force deviation and the torsional torque, y their rates, W_pp the
+/// pair's response), stable at any gain on the pair's own mass. A body with
+/// several sticking pairs (a sphere in a pocket of three to seven neighbours, a
+/// capsule lying on the floor against two others) gets the sum of those forces,
+/// each computed as if it alone moved the body: summed, n pairs each near their
+/// own critical damping overshoot, and the body rocks at the Nyquist frequency
+/// 1/(2h) (docs/BENCHMARKS.md, scale5's 500 Hz). Here the end-of-step rates of pair
+/// p also count the other pairs' forces,
+///
+///   y_p⁺ = y_p + h Σ_q W_pq x_q,   (E + h D_p W_pp) x_p = −K θ_p − D_p (y_p + h Σ_{q≠p} W_pq x_q),
+///
+/// i.e. the island's system (D⁻¹ + h J M⁻¹ Jᵀ) x = −D⁻¹ K θ − y over its sticking
+/// rows (SPD without the tilt rule), solved by block Gauss–Seidel: each block in
+/// turn with the others' current forces carried as body velocity changes
+/// h M⁻¹ Jᵀ x, its force projected on its cone ‖g − L_t‖ ≤ limit and its torque on
+/// |τ| ≤ limit r (projected block Gauss–Seidel). A pair whose bodies carry no other
+/// sticking pair converges in one sweep. Buffers are kept across steps (no
+/// allocation once warm); the order is the caller's (deterministic).
+#[derive(Clone, Debug, Default)]
+pub struct LinearSticks {
+    pub blocks: Vec<LinearBlock>,
+    /// (Δv, Δω) of each body from the blocks' current forces over h.
+    dv: Vec<[Vec3; 2]>,
+    /// Sweeps of the last solve.
+    pub sweeps: usize,
+}
+
+/// Block Gauss–Seidel sweeps at most, and the relative change of the forces
+/// (largest over the blocks, to the largest force) under which it stops.
+const LINEAR_SWEEPS: usize = 30;
+const LINEAR_TOL: f64 = 1e-6;
+
+/// Inverse of a 3×3 matrix (row-major), `None` if singular or not finite.
+fn inverse3(a: [[f64; 3]; 3]) -> Option<[f64; 9]> {
+    let c = |i: usize, j: usize| {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+        a[i1][j1] * a[i2][j2] - a[i1][j2] * a[i2][j1]
+    };
+    let det = a[0][0] * c(0, 0) + a[0][1] * c(0, 1) + a[0][2] * c(0, 2);
+    if !(det.is_finite() && det.abs() > 1e-300) {
+        return None;
+    }
+    let mut inv = [0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            // inv = adj / det, adj_ij = cofactor_ji.
+            inv[3 * i + j] = c(j, i) / det;
+        }
+    }
+    Some(inv)
+}
+
+impl LinearBlock {
+    /// The block of a sticking pair at centroid `c` with terms `t`, cone `limit`
+    /// and lever `lever`; `twist`: the unclamped torsional gains (k_t, b_t) to
+    /// solve the torque with, or `None` for the explicit clamped torque.
+    fn new(
+        ctx: &PairContext,
+        (c, lever): (&Vec3, f64),
+        t: &StickTerms,
+        limit: f64,
+        twist: Option<(f64, f64)>,
+    ) -> Self {
+        let (t1, t2) = tangent_basis(&ctx.normal);
+        let (h, d) = (ctx.h, ctx.h * t.k + t.b);
+        let mut blk = LinearBlock {
+            bodies: [0, 0],
+            tag: [0, 0],
+            bank: BankInputs {
+                cone: (0.0, 0.0, 0.0),
+                cap: 0.0,
+                motion: (0.0, 0.0),
+            },
+            inv_mass: ctx.inv_mass,
+            inv_inertia_w: ctx.inv_inertia_w,
+            n: ctx.normal,
+            c: *c,
+            r: [c - ctx.a.x, c - ctx.b.x],
+            t: [t1, t2],
+            tilt: t.tilt,
+            rhs: [0.0; 3],
+            d: [d, d, 0.0],
+            inv: [0.0; 9],
+            load: t.load,
+            limit,
+            lever,
+            f: -t.load,
+            tau: 0.0,
+        };
+        let y = block_rates(&blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
+        let kd = t.slip * -t.k;
+        blk.rhs[0] = kd.dot(&t1) - d * y[0];
+        blk.rhs[1] = kd.dot(&t2) - d * y[1];
+        match twist {
+            Some((kt, bt)) => {
+                let dt = h * kt + bt;
+                blk.d[2] = dt;
+                blk.rhs[2] = -kt * t.twist - dt * y[2];
+            }
+            None => {
+                let tau = -t.kt * t.twist - t.bt * y[2];
+                blk.rhs[2] = tau.clamp(-limit * lever, limit * lever);
+            }
+        }
+        // W_pp column by column: the rates of the response to a unit x_j.
+        let mut a = [[0.0; 3]; 3];
+        for (j, e) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+            .into_iter()
+            .enumerate()
+        {
+            let [va, wa, vb, wb] = blk.response(e);
+            let w = block_rates(&blk, [&va, &wa, &vb, &wb]);
+            for i in 0..3 {
+                a[i][j] = f64::from(u8::from(i == j)) + h * blk.d[i] * w[i];
+            }
+        }
+        if let Some(inv) = inverse3(a) {
+            blk.inv = inv;
+        }
+        blk
+    }
+
+    /// The bodies' velocity change per unit time, (v̇_a, ω̇_a, v̇_b, ω̇_b), of the
+    /// block's x = (g₁, g₂, τ): the force g at c and the torque τ n on a, their
+    /// opposites on b.
+    #[inline]
+    fn response(&self, x: [f64; 3]) -> [Vec3; 4] {
+        let g = self.t[0] * x[0] + self.t[1] * x[1];
+        let tq = self.n * x[2];
+        [
+            g * self.inv_mass[0],
+            self.inv_inertia_w[0] * (self.r[0].cross(&g) + tq),
+            -g * self.inv_mass[1],
+            -(self.inv_inertia_w[1] * (self.r[1].cross(&g) + tq)),
+        ]
+    }
+
+    /// The block's current x (the force deviation g = f + L_t, the torque).
+    #[inline]
+    fn x(&self) -> [f64; 3] {
+        let g = self.f + self.load;
+        [g.dot(&self.t[0]), g.dot(&self.t[1]), self.tau]
+    }
+
+    /// The torque on a about the normal, N·m.
+    #[inline]
+    pub fn torque(&self) -> Vec3 {
+        self.n * self.tau
+    }
+
+    /// Solves the block with the others' velocity change `dv` of its bodies,
+    /// projects it on its cones and returns the new x.
+    #[inline]
+    fn relax(&mut self, dv: [&Vec3; 4]) -> [f64; 3] {
+        let y = block_rates(self, dv);
+        let r: [f64; 3] = std::array::from_fn(|i| self.rhs[i] - self.d[i] * y[i]);
+        let x: [f64; 3] =
+            std::array::from_fn(|i| (0..3).map(|j| self.inv[3 * i + j] * r[j]).sum::<f64>());
+        let mut f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
+        let fm = f.norm();
+        if fm > self.limit {
+            f *= self.limit / fm;
+        }
+        let lim_t = self.limit * self.lever;
+        let mut tau = x[2].clamp(-lim_t, lim_t);
+        if !(f.iter().all(|v| v.is_finite()) && tau.is_finite()) {
+            (f, tau) = (Vec3::zeros(), 0.0);
+        }
+        self.f = f;
+        self.tau = tau;
+        self.x()
+    }
+}
+
+impl LinearSticks {
+    /// Buffers for `blocks` sticking pairs in a world of `nbody` bodies.
+    pub fn with_capacity(blocks: usize, nbody: usize) -> Self {
+        LinearSticks {
+            blocks: Vec::with_capacity(blocks),
+            dv: vec![[Vec3::zeros(); 2]; nbody],
+            sweeps: 0,
+        }
+    }
+
+    /// Empty, for a world of `nbody` bodies (sizes the per-body buffer once).
+    pub fn clear(&mut self, nbody: usize) {
+        self.blocks.clear();
+        if self.dv.len() < nbody {
+            self.dv.resize(nbody, [Vec3::zeros(); 2]);
+        }
+    }
+
+    /// Adds h M⁻¹ Jᵀ (s x) of block `blk`'s x to its bodies.
+    #[inline]
+    fn shift(dv: &mut [[Vec3; 2]], blk: &LinearBlock, x: [f64; 3], s: f64) {
+        let [va, wa, vb, wb] = blk.response(x);
+        let [a, b] = blk.bodies;
+        dv[a][0] += va * s;
+        dv[a][1] += wa * s;
+        dv[b][0] += vb * s;
+        dv[b][1] += wb * s;
+    }
+
+    /// Solves the blocks (projected block Gauss–Seidel, [`LinearSticks`]): each
+    /// block's `f` and `tau` are its force and torque on a.
+    pub fn solve(&mut self, h: f64) {
+        let (blocks, dv) = (&mut self.blocks, &mut self.dv);
+        self.sweeps = 0;
+        for blk in blocks.iter() {
+            for &b in &blk.bodies {
+                dv[b] = [Vec3::zeros(); 2];
+            }
+        }
+        for _ in 0..LINEAR_SWEEPS {
+            self.sweeps += 1;
+            let (mut change, mut scale) = (0.0f64, 0.0f64);
+            for blk in blocks.iter_mut() {
+                let x_old = blk.x();
+                Self::shift(dv, blk, x_old, -h);
+                let [a, b] = blk.bodies;
+                let (da, db) = (dv[a], dv[b]);
+                let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
+                Self::shift(dv, blk, x, h);
+                for i in 0..3 {
+                    let w = if i == 2 {
+                        1.0 / blk.lever.max(1e-9)
+                    } else {
+                        1.0
+                    };
+                    change = change.max((x[i] - x_old[i]).abs() * w);
+                    scale = scale.max(x[i].abs() * w);
+                }
+            }
+            if change <= LINEAR_TOL * scale {
+                break;
+            }
+        }
+    }
+}
+
+/// A sticking pair's [`LinearBlock`] (anchor set, `cen` its centroid), or `None`
+/// when it slides or carries no force (the caller applies
+/// [`tangential_forces_at`] then). `terms`: as for [`tangential_forces_at`].
+pub fn linear_block(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    cen: Option<(Vec3, f64, f64)>,
+    (anchor, mode): (Option<&StickAnchor>, StickMode),
+    terms: Option<StickTerms>,
+) -> Option<LinearBlock> {
+    let (anchor, (c, total, r)) = (anchor?, cen.filter(|_| mu > 0.0)?);
+    let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, mode));
+    let limit = mu * stick_normal(ctx, total) + anchor.credit / ctx.h;
+    let r2 = r * r;
+    let twist = Some((
+        fp.k_stick.value(ctx.m_pair) * r2,
+        fp.b_stick.value(ctx.m_pair) * r2,
+    ));
+    Some(LinearBlock::new(ctx, (&c, r), &t, limit, twist))
 }
 
 /// The response (w₁₁, w₁₂, w₂₁, w₂₂) of the tilt-free slip velocity
@@ -370,7 +727,7 @@ pub fn tangential_forces_at(
             // Sticking: spring–damper at the centroid, limited to the cone.
             let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, mode));
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
-            let mut f = if mode == StickMode::Linear {
+            let mut f = if matches!(mode, StickMode::Linear { .. }) {
                 linear_stick(ctx, &c, &t, v_t) - t.load
             } else {
                 -t.k * t.slip - t.b * v_t - t.load
@@ -449,7 +806,7 @@ impl StickTerms {
             (fp.k_stick.value(ctx.m_pair), fp.b_stick.value(ctx.m_pair))
         };
         let (kt, bt) = twist_gains(fp, ctx, r);
-        let tilt = (mode == StickMode::Linear).then(|| tilt(ctx, c));
+        let tilt = (mode == StickMode::Linear { tilt: true }).then(|| tilt(ctx, c));
         let slip = match &tilt {
             Some(tl) => anchor_slip(ctx, anchor) - tilt_slip(ctx, anchor, c, tl),
             None => anchor_slip(ctx, anchor),

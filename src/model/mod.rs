@@ -155,6 +155,14 @@ pub struct FrictionParams {
     /// more (a pile's step ≈ 1.2–2×: docs/EXPERIMENTS.md "Sticking rows on the
     /// direct solve"). Off by default. Scene key `[penalty.friction] implicit`.
     pub implicit: bool,
+    /// Sticking anchors linearly implicit (`contact::friction::StickMode::Linear`:
+    /// unclamped gains, backward Euler on the pairs' own masses, solved where
+    /// pairs share a body by `friction::LinearSticks`; the elastic tilt of a flat
+    /// contact not counted as slip) on penalty's default semi-implicit path and
+    /// under Hunt–Crossley. Off by default (docs/EXPERIMENTS.md "Sticking anchors
+    /// solved where they share a body"). Scene key `[penalty.friction] linear`
+    /// (`[hunt_crossley.friction] linear`).
+    pub linear: bool,
 }
 
 /// Impact handling (000 Fig. 2).
@@ -193,6 +201,7 @@ impl Default for FrictionParams {
             v_stick: 1.0e-3,
             v_slip: 5.0e-2,
             implicit: false,
+            linear: false,
         }
     }
 }

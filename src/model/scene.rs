@@ -477,6 +477,7 @@ struct FrictionToml {
     v_stick: Option<f64>,
     v_slip: Option<f64>,
     implicit: Option<bool>,
+    linear: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -1398,6 +1399,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             .transpose()?
             .unwrap_or(df.v_slip),
         implicit: f.implicit.unwrap_or(df.implicit),
+        linear: f.linear.unwrap_or(df.linear),
     };
     let di = ImpactParams::default();
     pp.impacts = ImpactParams {

@@ -106,6 +106,9 @@ struct Eval {
     /// The sticking pairs' friction at this state, for the bank of the sub-step
     /// that applies it ([`bank_substep`]).
     bank: Vec<Banked>,
+    /// The sticking anchors linearly implicit (`StickMode::Linear`), solved where
+    /// they share bodies (`friction::LinearSticks`).
+    linear: friction::LinearSticks,
 }
 
 /// One sticking pair's friction at an evaluated state: what `friction::bank`
@@ -133,6 +136,7 @@ impl Eval {
             bank: Vec::with_capacity(nm),
             wrench: Vec::with_capacity(model.nbody()),
             deriv: Vec::with_capacity(model.nbody()),
+            linear: friction::LinearSticks::with_capacity(nm, model.nbody()),
             ..Default::default()
         }
     }
@@ -579,8 +583,10 @@ fn evaluate(
         p_diss,
         tau_damp,
         bank,
+        linear,
     } = ev;
     bank.clear();
+    linear.clear(model.nbody());
     let mut rate_damp = 0.0f64;
     wrench.clear();
     wrench.resize(model.nbody(), Wrench::ZERO);
@@ -703,32 +709,51 @@ fn evaluate(
             inv_inertia_w: [inv_ia, inv_ib],
         };
         let fp = &cx.p.friction;
+        let mode = friction::explicit_mode(fp, ga.shape.kind(), gb.shape.kind());
         if update_friction {
-            friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi], HC_STICK);
+            friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi], mode);
         }
         let anchor = pairs[pi].anchor;
-        let mut ft = crate::math::Vec3::zeros();
-        let twist = friction::tangential_forces(
-            fp,
-            mat.mu,
-            &ctx,
-            b.pf,
-            (anchor.as_ref(), HC_STICK),
-            |pt, f| {
-                ft += f;
-                wrench[ba].add_force_at(f, pt, sa.x);
-                wrench[bb].add_force_at(-f, pt, sb.x);
-                p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
-            },
-        );
-        if anchor.is_some() {
-            bank.push(Banked {
-                pair: pi,
-                cone: (mat.mu, f_n, friction::carried_normal(&ctx)),
-                ft: ft.norm(),
-                cap: friction::bank_cap(fp, &ctx),
-            });
-        }
+        let block = matches!(mode, StickMode::Linear { .. })
+            .then(|| {
+                let cen = friction::centroid(&ctx, b.pf);
+                friction::linear_block(fp, mat.mu, &ctx, cen, (anchor.as_ref(), mode), None)
+            })
+            .flatten();
+        let twist = if let Some(mut blk) = block {
+            // Sticking, linearly implicit: solved with the other sticking pairs
+            // of its bodies after this loop.
+            blk.bodies = [ba, bb];
+            blk.tag = [pi, 0];
+            blk.bank.cone = (mat.mu, f_n, friction::carried_normal(&ctx));
+            blk.bank.cap = friction::bank_cap(fp, &ctx);
+            linear.blocks.push(blk);
+            crate::math::Vec3::zeros()
+        } else {
+            let mut ft = crate::math::Vec3::zeros();
+            let twist = friction::tangential_forces(
+                fp,
+                mat.mu,
+                &ctx,
+                b.pf,
+                (anchor.as_ref(), mode),
+                |pt, f| {
+                    ft += f;
+                    wrench[ba].add_force_at(f, pt, sa.x);
+                    wrench[bb].add_force_at(-f, pt, sb.x);
+                    p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
+                },
+            );
+            if anchor.is_some() {
+                bank.push(Banked {
+                    pair: pi,
+                    cone: (mat.mu, f_n, friction::carried_normal(&ctx)),
+                    ft: ft.norm(),
+                    cap: friction::bank_cap(fp, &ctx),
+                });
+            }
+            twist
+        };
         let w_rel = sa.w - sb.w;
         wrench[ba].torque += twist;
         wrench[bb].torque -= twist;
@@ -738,6 +763,26 @@ fn evaluate(
             wrench[bb].torque -= tau;
             p_sum += tau.dot(&w_rel);
         }
+    }
+    // The linearly implicit anchors, solved where they share bodies.
+    linear.solve(cx.h);
+    for blk in &linear.blocks {
+        let [ba, bb] = blk.bodies;
+        let (sa, sb) = (&st[ba], &st[bb]);
+        wrench[ba].add_force_at(blk.f, blk.c, sa.x);
+        wrench[bb].add_force_at(-blk.f, blk.c, sb.x);
+        p_sum += blk
+            .f
+            .dot(&(sa.velocity_at(&blk.c) - sb.velocity_at(&blk.c)));
+        wrench[ba].torque += blk.torque();
+        wrench[bb].torque -= blk.torque();
+        p_sum += blk.torque().dot(&(sa.w - sb.w));
+        bank.push(Banked {
+            pair: blk.tag[0],
+            cone: blk.bank.cone,
+            ft: blk.f.norm(),
+            cap: blk.bank.cap,
+        });
     }
     deriv.resize(model.nbody(), Deriv::default());
     derivatives(model, st, cx.frozen, None, cx.xfrc, wrench, deriv);
@@ -751,11 +796,6 @@ fn evaluate(
     *energy = kinetic_energy(model, st, cx.frozen) + potential_energy(model, st, cx.frozen) + u_sum;
     b.contact_ns += tc.elapsed().as_nanos() as u64;
 }
-
-/// The sticking force's integration: clamped explicit, as the penalty default
-/// path (`pipeline::penalty`'s `DEFAULT_PATH_STICK` says why `StickMode::Linear`
-/// is not on yet).
-const HC_STICK: StickMode = StickMode::Clamped;
 
 /// Coulomb on the transient's impulses per sub-step (`friction::bank`, the
 /// force-measured excess Σf − W_n): the sticking forces evaluated at a sub-step's

@@ -677,6 +677,10 @@ fn implicit_friction(
     if implicit.sticks.capacity() < nm {
         implicit.sticks.reserve(nm - implicit.sticks.len());
     }
+    implicit.linear.clear(state.len());
+    if implicit.linear.blocks.capacity() < nm {
+        implicit.linear.blocks.reserve(nm - implicit.linear.blocks.len());
+    }
     while i < n_rows {
         let rows = &implicit.rows;
         let mi = rows[i].manifold as usize;
@@ -714,7 +718,12 @@ fn implicit_friction(
         let mode = if implicit_stick {
             StickMode::Rows
         } else {
-            DEFAULT_PATH_STICK
+            let m = &set.manifolds[mi];
+            friction::explicit_mode(
+                &p.friction,
+                cx.model.geoms[m.geom_a].shape.kind(),
+                cx.model.geoms[m.geom_b].shape.kind(),
+            )
         };
         let terms =
             friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], mode);
@@ -749,6 +758,33 @@ fn implicit_friction(
             implicit.sticks.push(grp);
             any = true;
             st.twist
+        } else if let Some(mut blk) = matches!(mode, StickMode::Linear { .. })
+            .then(|| {
+                friction::linear_block(
+                    &p.friction,
+                    mat.mu,
+                    &ctx,
+                    cen,
+                    (anchor.as_ref(), mode),
+                    terms,
+                )
+            })
+            .flatten()
+        {
+            // Sticking, anchor linearly implicit: solved with the step's other
+            // sticking pairs on the same bodies after this loop
+            // (`friction::LinearSticks`); the twist stays explicit.
+            if let (Some(a), Some((_, total, _))) = (anchor.as_ref(), cen) {
+                blk.bank = friction::BankInputs {
+                    cone: (mat.mu, total, friction::carried_normal(&ctx)),
+                    cap: friction::bank_cap(&p.friction, &ctx),
+                    motion: friction::anchor_normal_motion(&ctx, a),
+                };
+            }
+            blk.bodies = [ba, bb];
+            blk.tag = [mi, pi];
+            implicit.linear.blocks.push(blk);
+            Vec3::zeros()
         } else {
             let mut ft = Vec3::zeros();
             let twist = friction::tangential_forces_at(
@@ -783,31 +819,53 @@ fn implicit_friction(
             wb.torque -= tau;
         }
         any |= wa.force != Vec3::zeros() || wa.torque != Vec3::zeros();
-        for (b, w) in [(ba, wa), (bb, wb)] {
-            wrench[b].force += w.force;
-            wrench[b].torque += w.torque;
-            let body = &cx.bodies[b];
-            if body.inv_mass > 0.0 && cx.model.bodies[b].kind == BodyKind::Free {
-                k[b].dv += w.force * body.inv_mass;
-                k[b].dw += body.inv_inertia_w * w.torque;
-            }
-        }
+        add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
         if let Some(mf) = manifold_force.get_mut(mi) {
             *mf += wa.force;
+        }
+    }
+    // The linearly implicit anchors, solved where they share bodies.
+    let linear = &mut implicit.linear;
+    linear.solve(cx.h);
+    for blk in &linear.blocks {
+        let ([ba, bb], [mi, pi]) = (blk.bodies, blk.tag);
+        let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
+        wa.add_force_at(blk.f, blk.c, state[ba].x);
+        wb.add_force_at(-blk.f, blk.c, state[bb].x);
+        wa.torque += blk.torque();
+        wb.torque -= blk.torque();
+        any |= blk.f != Vec3::zeros() || blk.tau != 0.0;
+        add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
+        if let Some(mf) = manifold_force.get_mut(mi) {
+            *mf += wa.force;
+        }
+        // Its unused cone banked over the transient (`friction::bank`).
+        if let Some(a) = pairs[pi].anchor.as_mut() {
+            let bk = blk.bank;
+            friction::bank_momentum(a, bk.cone, blk.f.norm(), cx.h, bk.cap, bk.motion);
         }
     }
     any
 }
 
-/// The explicit sticking force of the default (semi-implicit) path: the clamped
-/// spring–damper. `StickMode::Linear` (the anchor linearly implicit in the pair's
-/// own velocity, elastic tilt not counted as slip) meets issue 11's sliding stop
-/// on this path (branch fric7: 1 kHz 0.2060 s, max |v| after 1.02e-3 m/s;
-/// h = 1e-2 0.22 s, 4.9e-4 m/s) but, measured with Hunt–Crossley on it too, failed
-/// tests/no_alloc.rs pile_100 (3 allocations), tests/sleep.rs (three tests) and
-/// tests/hunt_crossley_poses.rs; not isolated in the time, so not on by default
-/// (docs/EXPERIMENTS.md, "The sliding stop that stays stopped").
-const DEFAULT_PATH_STICK: StickMode = StickMode::Clamped;
+/// Adds a pair's friction wrenches on (ba, bb) to the reported wrenches and to the
+/// explicit rates `k` (Δv̇ = M⁻¹ F) of its free bodies.
+fn add_pair_wrench(
+    cx: &ForceCtx<'_>,
+    (ba, bb): (usize, usize),
+    (wa, wb): (Wrench, Wrench),
+    (wrench, k): (&mut [Wrench], &mut [Deriv]),
+) {
+    for (b, w) in [(ba, wa), (bb, wb)] {
+        wrench[b].force += w.force;
+        wrench[b].torque += w.torque;
+        let body = &cx.bodies[b];
+        if body.inv_mass > 0.0 && cx.model.bodies[b].kind == BodyKind::Free {
+            k[b].dv += w.force * body.inv_mass;
+            k[b].dw += body.inv_inertia_w * w.torque;
+        }
+    }
+}
 
 /// Coulomb's law on the impulses of a contact transient (`friction::bank`) for
 /// the sticking rows (`[penalty.friction] implicit`): after the step's last solve

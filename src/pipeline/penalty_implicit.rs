@@ -215,6 +215,9 @@ pub struct ImplicitContact {
     pub rows: Vec<Row>,
     /// The sticking pairs' cones (their rows are in `rows`).
     pub sticks: Vec<StickGroup>,
+    /// The default path's sticking anchors, linearly implicit and solved where
+    /// they share bodies (`contact::friction::LinearSticks`).
+    pub linear: crate::contact::friction::LinearSticks,
     pub solver: LinearSolver,
     /// The direct solve: the factorization, the local index of each body in it
     /// (participating bodies only), the bodies by local index, the edge list of
@@ -273,6 +276,7 @@ impl ImplicitContact {
         ImplicitContact {
             rows: Vec::new(),
             sticks: Vec::new(),
+            linear: Default::default(),
             solver: LinearSolver::Direct,
             chol: BlockCholesky::with_capacity(nbody),
             local: vec![u32::MAX; nbody],
