@@ -291,6 +291,10 @@ pub struct StepStats {
     /// the step's own ν⁺ that failed or ran out of its pivot budget; the step
     /// kept the pass before it, `pipeline::lcp::peg`, "Predicted reach").
     pub peg_discarded_passes: u64,
+    /// PEG (003): steps over `PEG_MAX_ROWS` since the start, solved on the
+    /// standard rows instead (each also a counted failure and fallback,
+    /// `pipeline::lcp::peg`, "Row cap").
+    pub peg_row_cap_steps: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

@@ -384,9 +384,13 @@ fn sharp_features_peg_no_overlap_no_energy_gain() {
 /// offset apex on apex gains +2.4 % E_s in one step (t = 0.12 s) when the apex
 /// slides off the other apex: the single primary contact carries the force along
 /// its own normal while another contact of its I set closes (the "least accurate
-/// form" of PEG, 003 Sec. 6). Run with `--ignored`.
+/// form" of PEG, 003 Sec. 6). Re-run after peg4's constraint PGS (branch peg6, at
+/// 80064a8): the same figures (parallel ridges 7.52e-8 / 1.45e-7 L³, +0.36 / +1.36 %
+/// E_s; offset apex on apex +2.35 % E_s, overlap 7.9e-11 L³), and the centred
+/// V-groove now meets one Lemke failure (overlap 2.3e-18 L³, no gain). Run with
+/// `--ignored`.
 #[test]
-#[ignore = "open: PEG at h = 1e-2 s (parallel ridges overlap 1.5e-7 L³; apex on apex +2.4 % E_s)"]
+#[ignore = "open: PEG at h = 1e-2 s (re-run peg6: parallel ridges overlap 1.45e-7 L³, +1.36 % E_s; offset apex on apex +2.35 % E_s)"]
 fn sharp_features_peg_at_100_hz() {
     peg_check(&[1e-2]);
 }

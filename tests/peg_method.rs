@@ -197,8 +197,12 @@ fn edge_edge_impact_does_not_interpenetrate_peg() {
 /// deep (1.7e-9 the next); no energy is gained. With the predicted reach on
 /// (peg.rs, `PEG_PASSES` = 2 or 3, lead only or lead and reach) this test passes,
 /// but `tests/peg_large_step.rs` then fails (h = 5e-2: more pivots per step than
-/// one Lemke attempt, or a Lemke failure at step 17), so it is off. Run with
-/// `--ignored`.
+/// one Lemke attempt, or a Lemke failure at step 17), so it is off. Step 17's
+/// island LCP (n = 414, dumped and re-solved offline, branch peg6) ends every
+/// Lemke attempt on a ray along an internal-force direction of the two bodies (a
+/// friction variable enters and four normal impulses grow with it, no rate
+/// changes; only PEG slack rows fall, at ≤ 1.2e-6 per unit, under the zero-pivot
+/// tolerance): docs/EXPERIMENTS.md, "Step 17" (peg6). Run with `--ignored`.
 #[test]
 #[ignore = "open: overlaps 2.8e-9 L³ (rotation spun up within the step); passes with peg::PEG_PASSES = 2 and the pass pivot budget (peg4), but then peg_large_step meets a first-pass Lemke failure at step 17 (peg.rs, Predicted reach)"]
 fn vertex_vertex_impact_does_not_interpenetrate_peg() {

@@ -82,10 +82,11 @@ fn pour_is_deterministic() {
 /// h = 5e-2 exceeds its median at 1e-3; PEG has no Lemke failure and no crash in a
 /// run (seed, h) where the standard model had neither.
 #[test]
-#[ignore = "open: seed 1, 2 s: PEG overlap 1.2e-5 L³ at h = 1e-2 (0 failures; rotation spun up within the step) and 5.4e-6 L³ with 13 Lemke failures at h = 5e-2 (> 1e-9)"]
+#[ignore = "open (re-run peg6 at 80064a8, all six runs): h = 1e-3 holds (PEG 4.3e-13 / 7.8e-15 L³, 0 failures); h = 1e-2: PEG 1.2e-5 / 4.8e-4 L³ (seeds 1 / 2, 0 failures); h = 5e-2: PEG 3.4e-3 / 3.0e-2 L³ with 15 / 20 Lemke failures where the standard model had 4 / 2 (> 1e-9)"]
 fn pour_peg_criteria() {
     let (seeds, hs) = ([1u64, 2], [1e-3, 1e-2, 5e-2]);
     let mut sm_median = Vec::new();
+    let mut failures = Vec::new();
     for &h in &hs {
         let mut sm_all = Vec::new();
         for &seed in &seeds {
@@ -100,18 +101,23 @@ fn pour_peg_criteria() {
                 peg.solver_failures,
                 peg.crashed()
             );
-            assert!(
-                peg.max_overlap() <= 1e-9,
-                "PEG overlap {:e} L³",
-                peg.max_overlap()
-            );
-            if !sm.failed() {
-                assert!(!peg.failed(), "PEG failed where the standard model did not");
+            // Every run is measured before the verdict (all figures printed).
+            if peg.max_overlap() > 1e-9 || peg.max_overlap().is_nan() {
+                failures.push(format!(
+                    "seed {seed} h {h}: PEG overlap {:e} L³",
+                    peg.max_overlap()
+                ));
+            }
+            if !sm.failed() && peg.failed() {
+                failures.push(format!(
+                    "seed {seed} h {h}: PEG failed where the standard model did not"
+                ));
             }
             sm_all.extend(sm.overlap);
         }
         sm_median.push(rtphys::experiments::peg_pour::quantile(&mut sm_all, 0.5));
     }
+    assert!(failures.is_empty(), "{failures:#?}");
     assert!(
         sm_median[2] > sm_median[0],
         "standard model's median overlap {sm_median:?} does not grow with h"

@@ -70,3 +70,103 @@ fn pour_2d_peg_criteria() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Diagnostic (ignored; prints, asserts nothing about the physics): the 2D pour of
+/// seed 1 at h = 1e-2 for 5 s under PEG, each step's overlap beside the path its
+/// solve took — Lemke accepted on every island; an over-`PEG_MAX_LCP` island solved
+/// by the constraint PGS (converged); a Lemke failure whose constraint-PGS
+/// fallback converged; a constraint PGS at its sweep limit (unconverged); a step
+/// over `PEG_MAX_ROWS` on the standard rows. Per path: steps, the largest overlap
+/// at the end of such a step and the largest rise of the overlap over one such
+/// step (an overlap made by one step persists into the next ones, so the rises
+/// say which path makes it). `cargo test --release --test peg_pour_2d --
+/// --ignored --nocapture pour_2d_overlap_by_solve_path`.
+#[test]
+#[ignore = "diagnostic: prints the 2D pour's overlap by solve path (docs/EXPERIMENTS.md, peg6)"]
+fn pour_2d_overlap_by_solve_path() {
+    use rtphys::experiments::peg_pour::PourDriver;
+    use rtphys::experiments::peg_pour_2d::L;
+    use rtphys::pipeline::lcp::peg::{OverlapArea, PEG_MAX_LCP};
+    use rtphys::{Data, Pipeline};
+    let (h, duration) = (1e-2, 5.0);
+    let scene = pour_scene_2d(1, PourMethod::Peg, h);
+    let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
+        .expect("generated scene loads");
+    let mut data = Data::new(&model);
+    let mut driver = PourDriver::new(&model, &scene, &mut data).expect("bodies found");
+    let mut pl = Pipeline::new(&model);
+    let mut area = OverlapArea::new(&model);
+    const PATHS: [&str; 5] = [
+        "Lemke ok",
+        "over-cap island, constraint PGS converged",
+        "Lemke failed, constraint PGS fallback converged",
+        "constraint PGS unconverged",
+        "over-row-cap step, standard rows",
+    ];
+    // Per path: steps, max overlap, max rise, Σ rises.
+    let mut by = [(0u32, 0.0f64, 0.0f64, 0.0f64); 5];
+    let mut top: Vec<(f64, f64, usize, f64)> = Vec::new();
+    let mut residuals = Vec::new();
+    let mut prev = 0.0;
+    let steps = (duration / h).round() as usize;
+    for _ in 0..steps {
+        driver.before_step(&mut data, h);
+        let s0 = data.stats.clone();
+        pl.step(&model, &mut data);
+        let s = &data.stats;
+        let path = if s.peg_row_cap_steps > s0.peg_row_cap_steps {
+            4
+        } else if s.solver_unconverged > s0.solver_unconverged {
+            3
+        } else if s.solver_failures > s0.solver_failures {
+            2
+        } else if s.lcp_size > PEG_MAX_LCP {
+            1
+        } else {
+            0
+        };
+        let ov = area.area(&model, &data.state) / (L * L);
+        let rise = (ov - prev).max(0.0);
+        let b = &mut by[path];
+        b.0 += 1;
+        b.1 = b.1.max(ov);
+        b.2 = b.2.max(rise);
+        b.3 += rise;
+        top.push((rise, data.time, path, ov));
+        if path == 3 {
+            residuals.push(s.solver_residual);
+        }
+        prev = ov;
+    }
+    for (p, b) in PATHS.iter().zip(by) {
+        println!(
+            "{p}: {} steps, max overlap {:.2e} L², max rise {:.2e} L², sum of rises {:.2e} L²",
+            b.0, b.1, b.2, b.3
+        );
+    }
+    residuals.sort_by(|a: &f64, b| a.total_cmp(b));
+    if !residuals.is_empty() {
+        println!(
+            "unconverged steps' residual (impulse units): min {:.2e}, median {:.2e}, max {:.2e}",
+            residuals[0],
+            residuals[residuals.len() / 2],
+            residuals[residuals.len() - 1]
+        );
+    }
+    top.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (rise, t, path, ov) in top.iter().take(12) {
+        println!(
+            "t = {t:.2} s: rise {rise:.2e} L² to {ov:.2e} L², {}",
+            PATHS[*path]
+        );
+    }
+    println!(
+        "failures {}, fallbacks {}, unconverged {}, row-cap steps {}, discarded passes {}, quarantined {}",
+        data.stats.solver_failures,
+        data.stats.solver_fallbacks,
+        data.stats.solver_unconverged,
+        data.stats.peg_row_cap_steps,
+        data.stats.peg_discarded_passes,
+        data.stats.quarantined
+    );
+}

@@ -515,6 +515,7 @@ impl Stepper for LcpStepper<'_> {
                     // Bounded work (peg.rs, "Row cap"): this step takes the standard
                     // rows, a counted failure and fallback.
                     peg::report_row_cap(ls);
+                    stats.peg_row_cap_steps += 1;
                     stats.solver_failed = true;
                     stats.solver_failures += 1;
                     stats.solver_fallbacks += 1;
