@@ -679,7 +679,10 @@ fn implicit_friction(
     }
     implicit.linear.clear(state.len());
     if implicit.linear.blocks.capacity() < nm {
-        implicit.linear.blocks.reserve(nm - implicit.linear.blocks.len());
+        implicit
+            .linear
+            .blocks
+            .reserve(nm - implicit.linear.blocks.len());
     }
     while i < n_rows {
         let rows = &implicit.rows;
