@@ -98,16 +98,20 @@ fn box_id(model: &Model) -> usize {
         .expect("box")
 }
 
+/// Every friction path these tests compare: the penalty default, the penalty
+/// sticking rows, Hunt–Crossley, and both with the coupled linear anchors.
+const PATHS: [&str; 5] = [
+    "penalty",
+    "penalty_stick",
+    "hunt_crossley",
+    "penalty_linear",
+    "hunt_crossley_linear",
+];
+
 #[test]
 fn placed_incline_at_mu_equal_tan_theta() {
     let theta = 0.5f64.atan();
-    for method in [
-        "penalty",
-        "penalty_stick",
-        "hunt_crossley",
-        "penalty_linear",
-        "hunt_crossley_linear",
-    ] {
+    for method in PATHS {
         let model = incline(method, theta, 0.5);
         let mut d = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -137,13 +141,7 @@ fn slide_acceleration_within_2_percent() {
     let theta = 0.5f64.atan();
     let mu = 0.49;
     let a_exact = G * (theta.sin() - mu * theta.cos());
-    for method in [
-        "penalty",
-        "penalty_stick",
-        "hunt_crossley",
-        "penalty_linear",
-        "hunt_crossley_linear",
-    ] {
+    for method in PATHS {
         let model = incline(method, theta, mu);
         let mut d = Data::new(&model);
         let mut pl = rtphys::Pipeline::new(&model);
@@ -168,13 +166,7 @@ fn slide_acceleration_within_2_percent() {
 fn sliding_box_stops_on_time_without_jitter() {
     let (mu, v0) = (0.5, 1.0);
     let t_exact = v0 / (mu * G);
-    for method in [
-        "penalty",
-        "penalty_stick",
-        "hunt_crossley",
-        "penalty_linear",
-        "hunt_crossley_linear",
-    ] {
+    for method in PATHS {
         for dt in [1e-3, 1e-2] {
             let model = level(method, dt, mu, v0);
             let mut d = Data::new(&model);
