@@ -254,8 +254,8 @@ pub struct LinearBlock {
     rhs: [f64; 3],
     /// (D, D, D_t): D = h k + b, D_t = h k_t + b_t (0: the torque is explicit).
     d: [f64; 3],
-    /// (E + h diag(d) W_pp)⁻¹, row-major (zero if singular).
-    inv: [f64; 9],
+    /// (E + h diag(d) W_pp)⁻¹ (zero if singular).
+    inv: Mat3,
     /// The tangential load L_t fed forward, N.
     load: Vec3,
     /// The cone μ max(Σf, W_n) + C/h, N, and the lever of torsional friction, m.
@@ -302,27 +302,6 @@ pub struct LinearSticks {
 const LINEAR_SWEEPS: usize = 30;
 const LINEAR_TOL: f64 = 1e-6;
 
-/// Inverse of a 3×3 matrix (row-major), `None` if singular or not finite.
-fn inverse3(a: [[f64; 3]; 3]) -> Option<[f64; 9]> {
-    let c = |i: usize, j: usize| {
-        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-        let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-        a[i1][j1] * a[i2][j2] - a[i1][j2] * a[i2][j1]
-    };
-    let det = a[0][0] * c(0, 0) + a[0][1] * c(0, 1) + a[0][2] * c(0, 2);
-    if !(det.is_finite() && det.abs() > 1e-300) {
-        return None;
-    }
-    let mut inv = [0.0; 9];
-    for i in 0..3 {
-        for j in 0..3 {
-            // inv = adj / det, adj_ij = cofactor_ji.
-            inv[3 * i + j] = c(j, i) / det;
-        }
-    }
-    Some(inv)
-}
-
 impl LinearBlock {
     /// The block of a sticking pair at centroid `c` with terms `t`, cone `limit`
     /// and lever `lever`; `twist`: the unclamped torsional gains (k_t, b_t) to
@@ -353,7 +332,7 @@ impl LinearBlock {
             tilt: t.tilt,
             rhs: [0.0; 3],
             d: [d, d, 0.0],
-            inv: [0.0; 9],
+            inv: Mat3::zeros(),
             load: t.load,
             limit,
             lever,
@@ -376,7 +355,7 @@ impl LinearBlock {
             }
         }
         // W_pp column by column: the rates of the response to a unit x_j.
-        let mut a = [[0.0; 3]; 3];
+        let mut a = Mat3::zeros();
         for (j, e) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
             .into_iter()
             .enumerate()
@@ -384,10 +363,10 @@ impl LinearBlock {
             let [va, wa, vb, wb] = blk.response(e);
             let w = block_rates(&blk, [&va, &wa, &vb, &wb]);
             for i in 0..3 {
-                a[i][j] = f64::from(u8::from(i == j)) + h * blk.d[i] * w[i];
+                a[(i, j)] = f64::from(u8::from(i == j)) + h * blk.d[i] * w[i];
             }
         }
-        if let Some(inv) = inverse3(a) {
+        if let Some(inv) = a.try_inverse().filter(|m| m.iter().all(|v| v.is_finite())) {
             blk.inv = inv;
         }
         blk
@@ -427,8 +406,7 @@ impl LinearBlock {
     fn relax(&mut self, dv: [&Vec3; 4]) -> [f64; 3] {
         let y = block_rates(self, dv);
         let r: [f64; 3] = std::array::from_fn(|i| self.rhs[i] - self.d[i] * y[i]);
-        let x: [f64; 3] =
-            std::array::from_fn(|i| (0..3).map(|j| self.inv[3 * i + j] * r[j]).sum::<f64>());
+        let x: [f64; 3] = (self.inv * Vec3::from(r)).into();
         let mut f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
         let fm = f.norm();
         if fm > self.limit {
