@@ -158,6 +158,12 @@ pub enum Globalization {
     /// natural map with a projected search on the QP's objective, PGS sweeps —
     /// monotone on that objective — when the search fails), update `r`, repeat.
     Staggered,
+    /// Staggered, with Newton's method on the radius map `r ↦ μ p_n(QP_r)`
+    /// (`solver::staggered`, "Newton on the radii"): the coupled Newton step
+    /// restricted to the face the QP identified predicts the radii, the QP at
+    /// those radii is their safeguard (accepted when the coupled residual
+    /// falls, else the plain update `r ← μ p_n`).
+    RadiusNewton,
 }
 
 impl Default for NewtonParams {
@@ -236,6 +242,12 @@ pub struct NewtonResults {
     /// [`evaluate`] uses them (the fixed-radius QP) instead of `μ_i p_n,i`.
     pub(super) radius: Vec<f64>,
     pub(super) fixed: bool,
+    /// With `fixed`: the pieces of the frozen radii, the coupled map's values
+    /// and μ columns on them (`solver::staggered`'s radius Newton step).
+    pub(super) face_coupled: bool,
+    /// The staggered radius Newton's saved iterate (QP solution of the last
+    /// accepted radii), per point.
+    pub(super) saved: Vec<f64>,
     /// The staggered method's Anderson history (`staggered::anderson`).
     pub(super) hist: Vec<f64>,
 }
@@ -252,6 +264,7 @@ impl NewtonResults {
             trial: Vec::with_capacity(3 * points),
             dz: Vec::with_capacity(3 * points),
             anchor: Vec::with_capacity(3 * points),
+            saved: Vec::with_capacity(3 * points),
             a: Vec::with_capacity(points),
             b: Vec::with_capacity(points),
             slot: Vec::with_capacity(points),
@@ -349,6 +362,7 @@ impl NewtonSolver {
             &mut results.trial,
             &mut results.dz,
             &mut results.anchor,
+            &mut results.saved,
         ] {
             v.clear();
             v.resize(3 * n, 0.0);
@@ -362,6 +376,7 @@ impl NewtonSolver {
         results.radius.clear();
         results.radius.resize(n, 0.0);
         results.fixed = false;
+        results.face_coupled = false;
 
         let islands = problem.island_start.len().saturating_sub(1);
         results.stats.islands = islands;
@@ -384,6 +399,9 @@ impl NewtonSolver {
             let (it, res, ok) = match p.globalization {
                 Globalization::LineSearch => self.solve_island(problem, order, results),
                 Globalization::Staggered => self.solve_island_staggered(problem, order, results),
+                Globalization::RadiusNewton => {
+                    self.solve_island_radius_newton(problem, order, results)
+                }
             };
             results.stats.iterations = results.stats.iterations.max(it);
             results.stats.factorizations += it;
@@ -404,14 +422,7 @@ impl NewtonSolver {
         r: &mut NewtonResults,
     ) -> (usize, f64, bool) {
         let p = &self.params;
-        let eps = p.regularization
-            * order.iter().fold(0.0_f64, |m, &i| {
-                let i = i as usize;
-                let (s, e) = (problem.row_start[i], problem.row_start[i + 1]);
-                (s..e)
-                    .filter(|&k| problem.col[k] as usize == i)
-                    .fold(m, |m, k| m.max(problem.w[k][0]))
-            });
+        let eps = island_eps(problem, order, p.regularization);
         let mut it = 0;
         let mut smoothing = 0;
         loop {
@@ -590,6 +601,18 @@ impl NewtonSolver {
     }
 }
 
+/// ε of the regularized step: `regularization · max_i W_nn(i)` over the island.
+pub(super) fn island_eps(problem: &ContactProblem, order: &[u32], regularization: f64) -> f64 {
+    regularization
+        * order.iter().fold(0.0_f64, |m, &i| {
+            let i = i as usize;
+            let (s, e) = (problem.row_start[i], problem.row_start[i + 1]);
+            (s..e)
+                .filter(|&k| problem.col[k] as usize == i)
+                .fold(m, |m, k| m.max(problem.w[k][0]))
+        })
+}
+
 /// The system `(J + ε A) Δ = −F` of the active points `r.active` into `r.jac`
 /// (row-major `m × m`) and `r.rhs` (the separating points' `Δ_j` already in
 /// `r.dz`).
@@ -684,13 +707,20 @@ pub(super) fn evaluate(
         // Tangential rows: the piece of the projection of y_t = f_t − w_t onto
         // the k-gon of radius μ p_n (coupled), or of the frozen radius r_i
         // (`r.fixed`: the staggered method's QP, no derivative in p_n).
+        // `r.face_coupled` (the radius Newton of `solver::staggered`): the piece
+        // of the frozen radius r_i, the map and its μ columns of the coupled
+        // problem — the coupled map restricted to the QP's identified face.
         let (mu, rad) = if r.fixed {
-            (0.0, r.radius[i])
+            (
+                if r.face_coupled { problem.mu[i] } else { 0.0 },
+                r.radius[i],
+            )
         } else {
             (problem.mu[i], problem.mu[i] * pn)
         };
+        let frozen = r.fixed && !r.face_coupled;
         let (y1, y2) = (f1 - w[1], f2 - w[2]);
-        let cone = if r.fixed || rad > 0.0 || mu <= 0.0 || a[0] == 0.0 {
+        let cone = if frozen || rad > 0.0 || mu <= 0.0 || a[0] == 0.0 {
             piece(y1, y2, rad, t)
         } else {
             // p_n = 0 with the normal row active: p_n is about to open the cone,
@@ -716,7 +746,7 @@ pub(super) fn evaluate(
                 (b[6], b[7], b[8]) = (-mu * c * ny, nx * ny, ny * ny);
                 // μ c p_n in the coupled map's order of operations (bitwise as
                 // before the fixed mode), c r_i in the fixed one.
-                let cr = if r.fixed { c * rad } else { mu * c * pn };
+                let cr = if frozen { c * rad } else { mu * c * pn };
                 let g = nx * f1 + ny * f2 - cr;
                 (
                     a[4] * w[1] + a[5] * w[2] + nx * g,
@@ -726,7 +756,11 @@ pub(super) fn evaluate(
             Piece::Vertex(vx, vy) => {
                 (b[3], b[4]) = (-mu * vx, 1.0);
                 (b[6], b[8]) = (-mu * vy, 1.0);
-                (f1 - rad * vx, f2 - rad * vy)
+                if r.face_coupled {
+                    (f1 - mu * pn * vx, f2 - mu * pn * vy)
+                } else {
+                    (f1 - rad * vx, f2 - rad * vy)
+                }
             }
         };
         r.f[3 * i] = fnorm;

@@ -61,7 +61,9 @@
 //! in `max_iterations`, shared by all outer loops), one evaluation of `w` per
 //! trial. No allocation once the results are sized.
 
-use super::newton::{evaluate, sweep, NewtonResults, NewtonSolver, LINE_SEARCH_STEPS, STALL_STEP};
+use super::newton::{
+    evaluate, island_eps, sweep, NewtonResults, NewtonSolver, LINE_SEARCH_STEPS, STALL_STEP,
+};
 use super::pgs::{project_polygon_with, ContactProblem};
 
 /// Largest Anderson memory (a stack-sized least-squares system).
@@ -205,6 +207,97 @@ impl NewtonSolver {
         (steps, res, res <= p.tolerance)
     }
 
+    /// Newton on the radius map (module doc, "Newton on the radii"); returns
+    /// (Newton steps, coupled residual, converged).
+    pub(super) fn solve_island_radius_newton(
+        &self,
+        problem: &ContactProblem,
+        order: &[u32],
+        r: &mut NewtonResults,
+    ) -> (usize, f64, bool) {
+        let p = &self.params;
+        let mut steps = 0;
+        let mut res = self.true_residual(problem, order, r);
+        if res <= p.tolerance {
+            return (steps, res, true);
+        }
+        let eps = island_eps(problem, order, p.regularization);
+        // QP_r at r = μ p_n of the start (the plain staggered method's first loop).
+        self.plain_update(problem, order, r);
+        let mut solved = self.qp_at_radius(problem, order, r, &mut steps);
+        res = self.true_residual(problem, order, r);
+        for _ in 0..p.outer_iterations {
+            if res <= p.tolerance || !solved || steps >= p.max_iterations {
+                break;
+            }
+            // z_k (the QP's minimizer at r_k), for the safeguard.
+            for &i in order {
+                let i = i as usize;
+                r.saved[3 * i..3 * i + 3].copy_from_slice(&r.z[3 * i..3 * i + 3]);
+            }
+            // The Newton step on the radii: the coupled map on the face of K_{r_k}
+            // that z_k − w selects, (A W + B_μ) Δ = −F; its zero z_k + Δ has
+            // r = μ p_n on that face (the linearized radius map's fixed point).
+            (r.fixed, r.face_coupled) = (true, true);
+            let z = std::mem::take(&mut r.z);
+            evaluate(problem, order, &z, r, 0.0);
+            r.z = z;
+            steps += 1;
+            let stepped = self.newton_step(problem, order, eps, r);
+            (r.fixed, r.face_coupled) = (false, false);
+            if stepped {
+                for &i in order {
+                    let i = i as usize;
+                    for c in 3 * i..3 * i + 3 {
+                        r.z[c] += r.dz[c];
+                    }
+                }
+                self.plain_update(problem, order, r);
+                solved = self.qp_at_radius(problem, order, r, &mut steps);
+                let res_n = self.true_residual(problem, order, r);
+                if solved && res_n < res {
+                    res = res_n;
+                    continue;
+                }
+            }
+            // Rejected: the plain update r ← μ p_n(z_k) from z_k.
+            for &i in order {
+                let i = i as usize;
+                r.z[3 * i..3 * i + 3].copy_from_slice(&r.saved[3 * i..3 * i + 3]);
+            }
+            self.plain_update(problem, order, r);
+            solved = self.qp_at_radius(problem, order, r, &mut steps);
+            res = self.true_residual(problem, order, r);
+        }
+        (steps, res, res <= p.tolerance)
+    }
+
+    /// `r_i ← μ_i p_n,i` at `r.z` (normal part clamped at 0), and `r.z`
+    /// projected onto `K_r`.
+    fn plain_update(&self, problem: &ContactProblem, order: &[u32], r: &mut NewtonResults) {
+        for &i in order {
+            let i = i as usize;
+            let z = &mut r.z[3 * i..3 * i + 3];
+            z[0] = z[0].max(0.0);
+            r.radius[i] = problem.mu[i] * z[0];
+            (z[1], z[2]) = project_polygon_with(z[1], z[2], r.radius[i], &problem.table);
+        }
+    }
+
+    /// `QP_r` at the radii `r.radius` from `r.z` (feasible).
+    fn qp_at_radius(
+        &self,
+        problem: &ContactProblem,
+        order: &[u32],
+        r: &mut NewtonResults,
+        steps: &mut usize,
+    ) -> bool {
+        r.fixed = true;
+        let solved = self.solve_frozen_qp(problem, order, r, steps);
+        r.fixed = false;
+        solved
+    }
+
     /// The local finish (module doc, "The outer loop"): full Newton steps on
     /// the coupled map from `r.z` (whose pieces `r.a`, `r.b`, `r.f` are those of
     /// the last coupled evaluation, residual `res`), kept while each at least
@@ -256,6 +349,13 @@ impl NewtonSolver {
     ) -> bool {
         let p = &self.params;
         let tol = 0.5 * p.tolerance;
+        // The proximal step (J + ε A) Δ = −F_r, ε as the line search's: W is
+        // singular up to the CFM on a face's dependent corners, and the exact
+        // step to the minimizer on the face's affine hull is ≈ 1/CFM long
+        // there; its projected arc then bends onto other faces and the search
+        // stalls (sweeps). With ε the step is the minimizer of φ + ε/2‖Δ‖²
+        // on the face, a descent direction for φ, zero only at F_r = 0.
+        let eps = island_eps(problem, order, p.regularization);
         loop {
             let z = std::mem::take(&mut r.z);
             let res = evaluate(problem, order, &z, r, 0.0);
@@ -272,7 +372,7 @@ impl NewtonSolver {
                 let i = i as usize;
                 r.anchor[3 * i..3 * i + 3].copy_from_slice(&r.w[3 * i..3 * i + 3]);
             }
-            let alpha = if self.newton_step(problem, order, 0.0, r) {
+            let alpha = if self.newton_step(problem, order, eps, r) {
                 projected_search(problem, order, r, tol)
             } else {
                 0.0
