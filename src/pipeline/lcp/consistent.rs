@@ -69,6 +69,9 @@ pub struct ConsistentWorkspace {
     /// moves it (diagonal > 0).
     moves: Vec<bool>,
     moves_start: Vec<usize>,
+    /// Per block: every DoF moves (the assembly's rank-one updates then run
+    /// without the per-entry test; same sums in the same order).
+    all_move: Vec<bool>,
     /// G_Sᵀ G_S (n × n, row-major), overwritten by its Cholesky factor.
     a: Vec<f64>,
     /// The two right-hand sides G_Sᵀ t (move, keep), then u.
@@ -101,13 +104,18 @@ pub(super) fn project(ls: &mut LcpWorkspace) -> usize {
         cw.local.resize(nb, NO_BLOCK);
         cw.moves.clear();
         cw.moves_start.clear();
+        cw.all_move.clear();
         for blk in &ls.blocks {
             cw.moves_start.push(cw.moves.len());
+            let mut all = true;
             for i in 0..blk.ndof {
                 // A robot no row acts on has no M⁻¹ (`articulated.rs`).
                 let d = ls.minv.get(blk.minv + i * blk.ndof + i);
-                cw.moves.push(d.is_some_and(|&x| x > 0.0));
+                let m = d.is_some_and(|&x| x > 0.0);
+                all &= m;
+                cw.moves.push(m);
             }
+            cw.all_move.push(all);
         }
     }
     let islands = ls.sparse.island_start.len().saturating_sub(1);
@@ -198,11 +206,19 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                     let (ob, nbd, mb) =
                         (cw.local[bb] as usize, blocks[bb].ndof, cw.moves_start[bb]);
                     let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
+                    let all_b = cw.all_move[bb];
                     for i in (0..na).filter(|&i| cw.moves[ma + i]) {
                         let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + nbd];
-                        for (j, x) in arow.iter_mut().enumerate() {
-                            if cw.moves[mb + j] {
-                                *x += ja[i] * jb[j];
+                        let l = ja[i];
+                        if all_b {
+                            for (x, &y) in arow.iter_mut().zip(jb) {
+                                *x += l * y;
+                            }
+                        } else {
+                            for (j, x) in arow.iter_mut().enumerate() {
+                                if cw.moves[mb + j] {
+                                    *x += l * jb[j];
+                                }
                             }
                         }
                     }
