@@ -56,6 +56,28 @@
 //! `‖F‖∞` — locally the semismooth Newton's fast convergence, and a step that
 //! does not contract costs one factorization and hands back to the QP loop.
 //!
+//! # Newton on the radii (`Globalization::RadiusNewton`, lcp8)
+//! The radius map `G(r) = μ p_n(QP_r)` is piecewise affine: on the face `Φ` of
+//! `K_r` the QP's minimizer `z_k` identifies, `z(r)` is affine in `r` (the
+//! face's linear system with `r` in its right-hand side). The coupled map
+//! restricted to `Φ` — `Φ`'s pieces, the coupled values `F_t = (I − n nᵀ) w_t +
+//! n (nᵀ f_t − μ c p_n)` / `f_t − μ p_n v` and their `μ` columns — has as its
+//! zero on `Φ` the fixed point of the linearized radius map, so one Newton step
+//! `(A W + B_μ + ε A) Δ = −F_Φ(z_k)` is Newton's method on `r ↦ G(r) − r`
+//! without forming `∂G/∂r`. Its prediction `r_N = μ p_n(z_k + Δ)` is safeguarded
+//! by the QP at `r_N` (from `z_k + Δ` projected onto `K_{r_N}`): accepted when
+//! the coupled residual `‖F‖∞` falls, else the plain update `r ← μ p_n(z_k)` from
+//! `z_k`. Measured on 200 pile20 failure islands (docs/BENCHMARKS.md, lcp8):
+//! 96 converge at 100 steps (plain update 45), 180 at 400 (106).
+//!
+//! Both variants take the frozen QP's Newton step proximal, `(J + ε A) Δ = −F_r`
+//! with the line search's `ε` (`NewtonParams::regularization` · max `W_nn`):
+//! the exact step (ε = 0, lcp7) to the minimizer on the face's affine hull is ≈
+//! 1/CFM long along the dependent corners of a face, its projected arc bends
+//! onto other faces and the search stalls into sweeps (the first QP of a
+//! failure island took a median ≈ 100 steps, 32 of 200 more than 400; with ε
+//! ≈ 60, 14).
+//!
 //! # Cost
 //! One factorization per inner Newton step (as the line-search method; counted
 //! in `max_iterations`, shared by all outer loops), one evaluation of `w` per
