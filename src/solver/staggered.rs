@@ -75,8 +75,8 @@
 //! the exact step (ε = 0, lcp7) to the minimizer on the face's affine hull is ≈
 //! 1/CFM long along the dependent corners of a face, its projected arc bends
 //! onto other faces and the search stalls into sweeps (the first QP of a
-//! failure island took a median ≈ 100 steps, 32 of 200 more than 400; with ε
-//! ≈ 60, 14).
+//! failure island took a median of 130 steps, 32 of 200 more than 400; with ε
+//! 61, 14).
 //!
 //! # Cost
 //! One factorization per inner Newton step (as the line-search method; counted
