@@ -48,12 +48,12 @@
 //!
 //! Measured (the 2D pour, seed 1, h = 1e-2, docs/EXPERIMENTS.md, peg7): the
 //! sweeps do not diverge, they stall — an unconverged solve's residual goes
-//! from 0.65–26 at the start to a best of 2e-4–19 and ends near it (none
-//! grew 1e6-fold); the 9e17 read as divergence before was the step's
-//! largest residual, a failed Lemke attempt's. In the last sweep most
+//! from 0.65–45 at the start to a best of 2e-4–27 and ends within 0.9–5.5 ×
+//! it (none grew 1e6-fold); the 9e17 read as divergence before was the
+//! step's largest residual, a failed Lemke attempt's. In the last sweep most
 //! pushing rows are set by their own gap, whose rows are far from diagonally
-//! dominant (Σ_{k≠ι} |W_ιk| / W_ιι up to 120: many contacts between the same
-//! two bodies), and a few by another member's (up to 1,008).
+//! dominant (Σ_{k≠ι} |W_ιk| / W_ιι up to 161: many contacts between the same
+//! two bodies), and a few by another member's (up to 3,706).
 //! `RTPHYS_PEG_PGS_TRACE=N` prints the first N unconverged solves: sweeps, the
 //! residual at the start, the best and the last, and in the last sweep the
 //! pushing rows set by their own gap (σ = ι) or by another member's, with each
