@@ -238,6 +238,11 @@ pub struct PegWorkspace {
     pgs_diag: Vec<(f64, f64, f64, f64)>,
     pgs_a: Vec<f64>,
     pgs_a_start: Vec<u32>,
+    /// The constraint PGS's best iterate (the island's force rows' impulses).
+    pgs_best: Vec<f64>,
+    /// Unconverged constraint-PGS solves still to describe
+    /// (`RTPHYS_PEG_PGS_TRACE`, `peg_pgs.rs`).
+    pgs_trace: u32,
 }
 
 impl PegWorkspace {
@@ -262,10 +267,15 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let pgs_trace = std::env::var("RTPHYS_PEG_PGS_TRACE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         PegWorkspace {
             hull,
             polygon,
             trace,
+            pgs_trace,
             pivot_budget: usize::MAX,
             ..Default::default()
         }

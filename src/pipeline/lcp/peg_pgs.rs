@@ -31,6 +31,40 @@
 //! then the standard one (`solver::pgs`, the polygonal cone of k sides, the
 //! Lemke LCP's k directions), with r_t updated for the new p_ι.
 //!
+//! # Why it does not converge (peg7)
+//! Of the three causes that break projected Gauss–Seidel, the relaxation is
+//! not one (none: ω = 1). The other two hold by construction of PEG:
+//! - *not a projection onto a convex set*: the set {max_j g_j ≥ 0} of an I/X
+//!   constraint is a union of half-spaces (what lets a vertex pass a corner);
+//! - *not symmetric*: with the member σ(ι) whose gap sets p_ι held fixed, a
+//!   sweep is Gauss–Seidel on A_ιk = W_σ(ι)k, member σ's row against force k's
+//!   column. Its diagonal W_σι = n_σ·M⁻¹n_ι is not bounded by the row's other
+//!   entries (Cauchy–Schwarz, W_ιk² ≤ W_ιι W_kk, holds only for σ = ι). On two
+//!   rows with members a, b the sweep multiplies the error by
+//!   W_a2 W_b1 / (W_a1 W_b2), > 1 exactly when det A < 0: A is then not a
+//!   P-matrix, and that active set's linear solution is not a solution of the
+//!   LCP. No coordinate method converges there; Lemke (a pivoting method) is
+//!   the solver of PEG's LCP, this one a bounded fallback.
+//!
+//! Measured (the 2D pour, seed 1, h = 1e-2, docs/EXPERIMENTS.md, peg7): the
+//! sweeps do not diverge, they stall — an unconverged solve's residual goes
+//! from 0.65–45 at the start to a best of 2e-4–27 and ends within 0.9–5.5 ×
+//! it (none grew 1e6-fold); the 9e17 read as divergence before was the
+//! step's largest residual, a failed Lemke attempt's. In the last sweep most
+//! pushing rows are set by their own gap, whose rows are far from diagonally
+//! dominant (Σ_{k≠ι} |W_ιk| / W_ιι up to 161: many contacts between the same
+//! two bodies), and a few by another member's (up to 3,706).
+//! `RTPHYS_PEG_PGS_TRACE=N` prints the first N unconverged solves: sweeps, the
+//! residual at the start, the best and the last, and in the last sweep the
+//! pushing rows set by their own gap (σ = ι) or by another member's, with each
+//! kind's largest Σ_{k≠ι} |A_ιk| / A_ιι (> 1: not diagonally dominant).
+//!
+//! **Best iterate.** The residual is checked every [`BEST_EVERY`] sweeps; the
+//! smallest one's impulses are kept and returned when the last iterate is
+//! worse, and a residual [`DIVERGED`] times the best ends the sweeps. Before,
+//! an unconverged solve returned its last iterate (residuals up to 9e17
+//! impulse units on the 2D pour, docs/EXPERIMENTS.md, peg6).
+//!
 //! # Stopping and result
 //! The natural-map residual of the eliminated problem, max over the island's
 //! force rows of |p − max(0, p − max_j g_j)| (m/s, scaled by W_nn to impulse
@@ -38,9 +72,8 @@
 //! checked once a sweep's largest scaled update is ≤ the tolerance (and at the
 //! sweep limit). What is returned solves PEG's LCP with the slacks
 //! c_s = max(0, max_{t ≤ s} g_t − …) read off the gaps, to that residual.
-//! No convergence guarantee: the matrix is not symmetric (the constraint's max),
-//! so this is not coordinate descent on a QP; an island at the sweep limit keeps
-//! its last iterate and the caller counts it (`solver_unconverged`).
+//! No convergence guarantee (above); an island at the sweep limit keeps its
+//! best iterate and the caller counts it (`solver_unconverged`).
 //!
 //! # Cost
 //! O(Σ members · blocks per row) per sweep over the block-sparse W of
@@ -205,9 +238,19 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
     if res <= tol {
         return (0, res, true);
     }
+    let mut best = res;
+    save_best(z, pw);
+    let tracing = pw.pgs_trace > 0;
+    // For the trace: the start's residual, the best's sweep, the last sweep's
+    // pushing rows by kind and their largest off-diagonal dominance.
+    let (res0, mut best_it, mut diverged) = (res, 0, false);
+    let mut last = ([0usize; 2], [0.0f64; 2]);
     let (mut it, mut next_check) = (0, 0);
     while it < p.max_iterations {
         let mut change = 0.0f64;
+        // Per sweep (tracing only): pushing rows set by their own gap / by
+        // another member's, and the largest off-diagonal dominance of each kind.
+        let (mut diag_push, mut diag_dom) = ([0usize; 2], [0.0f64; 2]);
         for (i, (&c, &(wnn, inv_l, wtn1, wtn2))) in pw.pgs_rows.iter().zip(&pw.pgs_diag).enumerate()
         {
             let c = c as usize;
@@ -223,6 +266,8 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
             } else {
                 f64::INFINITY
             };
+            // The member whose gap sets p (the row itself: c).
+            let mut sel = c;
             if con != NONE {
                 let slacks = pw.constraints[con as usize].slacks.clone();
                 for (t, sl) in slacks.enumerate() {
@@ -230,8 +275,9 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
                     let aj = a[1 + t];
                     let g0 = normal_rate(sp, qw, z, j) - aj * p_cur;
                     gmax0 = gmax0.max(g0);
-                    if aj > 0.0 {
-                        p_new = p_new.min(-g0 / aj);
+                    if aj > 0.0 && -g0 / aj < p_new {
+                        p_new = -g0 / aj;
+                        sel = j;
                     }
                 }
             }
@@ -240,6 +286,15 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
             } else {
                 p_new.max(0.0)
             };
+            if tracing && p_new > 0.0 {
+                // Diagonal dominance of the selected member's row in the
+                // active linearization (module doc, "Why it does not converge").
+                let a_sel = block(sp, sel, c).map_or(0.0, |b| b[0]);
+                let dom = off_diagonal(sp, pw, sel, c) / a_sel;
+                let k = usize::from(sel != c);
+                diag_push[k] += 1;
+                diag_dom[k] = diag_dom[k].max(dom);
+            }
             let dn = p_new - p_cur;
             z[3 * c] = p_new;
             // Friction pair with r_t for the new p (as `solver::pgs`).
@@ -248,18 +303,88 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
             // The scaled update (the point's residual before it, as `solver::pgs`).
             change = change.max(dn.abs() * wnn).max(dt / inv_l);
         }
+        last = (diag_push, diag_dom);
         it += 1;
         if change.is_nan() {
-            return (it, f64::INFINITY, false);
+            break;
         }
-        if change <= tol && it >= next_check {
+        if (change <= tol && it >= next_check) || it % BEST_EVERY == 0 {
             res = residual(sp, qw, z, pw);
             if res <= tol {
                 return (it, res, true);
             }
-            next_check = it + 4;
+            if res < best {
+                best = res;
+                best_it = it;
+                save_best(z, pw);
+            } else if res.is_nan() || res > DIVERGED * best {
+                // Diverging: no later sweep is expected to return.
+                diverged = true;
+                break;
+            }
+            if change <= tol {
+                next_check = it + 4;
+            }
         }
     }
     res = residual(sp, qw, z, pw);
+    if tracing {
+        pw.pgs_trace -= 1;
+        crate::diag::emit(crate::diag::Output::Stderr(format!(
+            "rtphys: PEG constraint PGS unconverged: {} force rows, {it} sweeps{}, residual \
+             start {res0:.2e}, best {best:.2e} (sweep {best_it}), last {res:.2e}; last \
+             sweep's pushing rows set by their own gap {} (max off-diagonal/diagonal {:.2}), \
+             by another member's {} (max {:.2})\n",
+            pw.pgs_rows.len(),
+            if diverged {
+                " (stopped: diverging)"
+            } else {
+                ""
+            },
+            last.0[0],
+            last.1[0],
+            last.0[1],
+            last.1[1]
+        )));
+    }
+    if res.is_nan() || res > best {
+        restore_best(z, pw);
+        res = best;
+    }
     (it, res, res <= tol)
+}
+
+/// Σ_k |W_jk,nn| over the force rows k ≠ c (row j's off-diagonal couplings to
+/// the impulses in the active linearization where row j sets p_c).
+fn off_diagonal(sp: &ContactProblem, pw: &PegWorkspace, j: usize, c: usize) -> f64 {
+    let (a, e) = (sp.row_start[j], sp.row_start[j + 1]);
+    sp.w[a..e]
+        .iter()
+        .zip(&sp.col[a..e])
+        .filter(|&(_, &k)| k as usize != c && pw.force[k as usize] != NONE)
+        .map(|(b, _)| b[0].abs())
+        .sum()
+}
+
+/// Sweeps between two checks of the residual for the best iterate.
+const BEST_EVERY: usize = 8;
+
+/// A residual this many times the best one's ends the sweeps (diverging).
+const DIVERGED: f64 = 1e6;
+
+/// Keeps the island's force rows' impulses as the best iterate.
+fn save_best(z: &[f64], pw: &mut PegWorkspace) {
+    pw.pgs_best.clear();
+    for &c in &pw.pgs_rows {
+        let c = 3 * c as usize;
+        pw.pgs_best.extend_from_slice(&z[c..c + 3]);
+    }
+}
+
+/// Puts the best iterate back.
+fn restore_best(z: &mut [f64], pw: &PegWorkspace) {
+    for (&c, b) in pw.pgs_rows.iter().zip(pw.pgs_best.chunks_exact(3)) {
+        let c = 3 * c as usize;
+        z[c..c + 3].copy_from_slice(b);
+    }
 }
