@@ -240,6 +240,12 @@ pub struct StepStats {
     pub contact_points: usize,
     /// Impulses applied during the last step.
     pub impulses: usize,
+    /// Penalty impacts (`pipeline::penalty::resolve_impacts`), last step: the
+    /// Gauss–Seidel sweeps run after the pass over the new contacts, and the
+    /// manifolds visited by all passes (the first pass visits every manifold; a
+    /// sweep, the manifolds on its worklist).
+    pub impact_sweeps: usize,
+    pub impact_visits: usize,
     /// Maximum and mean penetration depth over penetrating pairs (m, last step).
     pub max_penetration: f64,
     pub mean_penetration: f64,

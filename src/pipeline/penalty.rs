@@ -116,6 +116,9 @@ struct ImpactMemory {
     start: Vec<[Vec3; 2]>,
     tau: Vec<f64>,
     rewind: Vec<[Vec3; 2]>,
+    /// The step's sweeps after pass 0 and manifold visits (`StepStats`).
+    sweeps: usize,
+    visits: usize,
 }
 
 impl ImpactMemory {
@@ -125,12 +128,16 @@ impl ImpactMemory {
             start: vec![[Vec3::zeros(); 2]; nb],
             tau: vec![0.0; nb],
             rewind: vec![[Vec3::zeros(); 2]; nb],
+            sweeps: 0,
+            visits: 0,
         }
     }
 
     fn clear(&mut self) {
         self.impacted.iter_mut().for_each(|i| *i = false);
         self.tau.iter_mut().for_each(|t| *t = 0.0);
+        self.sweeps = 0;
+        self.visits = 0;
     }
 
     /// Impulse `j` at `at` between `ba` and `bb` at time τ of the step (τ < 0: an
@@ -332,6 +339,8 @@ impl Stepper for PenaltyStepper<'_> {
             &mut mb,
             impacts,
         );
+        stats.impact_sweeps = impacts.sweeps;
+        stats.impact_visits = impacts.visits;
         let t = lap(stats, Stage::Contact, t);
 
         // Integrate, evaluating the force model at every stage.
@@ -462,6 +471,8 @@ fn quiet_step(contact_wrench: &mut [Wrench], contact_force: &mut Vec<Vec3>, stat
     contact_wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
     contact_force.clear();
     stats.impulses = 0;
+    stats.impact_sweeps = 0;
+    stats.impact_visits = 0;
     stats.solver_iterations = 0;
 }
 
@@ -952,6 +963,8 @@ fn resolve_impacts(
     for pass in 0..=sweeps {
         let before = count;
         let n = set_pair.len();
+        mem.sweeps = pass;
+        mem.visits += n;
         for k in 0..n {
             // Symmetric Gauss–Seidel: every other sweep runs backwards (an impact
             // travels the whole stack in one sweep either way up).
