@@ -493,7 +493,7 @@ const AWAKE_LOAD: f64 = 1e-3;
 /// downward force of `AWAKE_LOAD` × its weight, which keeps it and its island
 /// awake (a driven body never rests). Returns how many bodies are driven.
 fn keep_awake(model: &Model, data: &mut Data, fraction: f64) -> usize {
-    if !(fraction > 0.0) {
+    if fraction.is_nan() || fraction <= 0.0 {
         return 0;
     }
     let every = (1.0 / fraction.min(1.0)).ceil() as usize;
