@@ -240,6 +240,12 @@ pub struct StepStats {
     pub contact_points: usize,
     /// Impulses applied during the last step.
     pub impulses: usize,
+    /// Penalty impacts (`pipeline::penalty::resolve_impacts`), last step: the
+    /// Gauss–Seidel sweeps run after the pass over the new contacts, and the
+    /// manifolds visited by all passes (the first pass visits every manifold; a
+    /// sweep, the manifolds on its worklist).
+    pub impact_sweeps: usize,
+    pub impact_visits: usize,
     /// Maximum and mean penetration depth over penetrating pairs (m, last step).
     pub max_penetration: f64,
     pub mean_penetration: f64,
@@ -346,9 +352,18 @@ pub struct Data {
     pub frozen: Vec<bool>,
     /// Sleeping islands (`pipeline::sleep`): whether each body sleeps (a robot
     /// sleeps with all its link proxies) and how long it has stayed under the rest
-    /// thresholds, s. All false / 0 while sleeping is off.
+    /// thresholds, s. All false / 0 while sleeping is off. Written through
+    /// [`Data::wake`], [`Data::wake_robot`], [`Data::wake_all`], `restore`,
+    /// `reset` and the step, which keep [`Data::awake`] with it (whoever writes
+    /// `asleep` otherwise calls [`Data::rebuild_awake`] and [`Data::edited`]).
     pub asleep: Vec<bool>,
     pub rest_s: Vec<f64>,
+    /// Sleeping islands: the bodies not asleep, in index order (static and
+    /// frozen ones included) — the per-step passes over bodies (rollback,
+    /// continuous collision, check, rest clocks) walk this list, so that a partly
+    /// sleeping world costs O(awake) there. Not state: derived from `asleep`
+    /// (rebuilt by `restore`), kept with it on every wake and fall asleep.
+    pub(crate) awake: Vec<u32>,
     /// Edit stamp: a process-unique value renewed ([`Data::edited`]) whenever a
     /// sleeping or static body's state may have changed from outside the step
     /// (reset, restore, a write that does not wake the body) and when bodies fall
@@ -396,6 +411,7 @@ impl Data {
             frozen: vec![false; nb],
             asleep: vec![false; nb],
             rest_s: vec![0.0; nb],
+            awake: Vec::with_capacity(nb),
             edits: 0,
             qpos: vec![0.0; model.nq],
             qvel: vec![0.0; model.nv],
@@ -465,6 +481,7 @@ impl Data {
         self.frozen.iter_mut().for_each(|f| *f = false);
         self.asleep.iter_mut().for_each(|f| *f = false);
         self.rest_s.iter_mut().for_each(|t| *t = 0.0);
+        self.rebuild_awake();
         self.edited();
         self.pairs.clear();
         self.contacts.clear();
@@ -508,10 +525,7 @@ impl Data {
     pub fn wake(&mut self, model: &Model, b: usize) {
         match model.bodies.get(b).map(|x| x.kind) {
             Some(BodyKind::Link { robot, .. }) => self.wake_robot(model, robot as usize),
-            Some(_) => {
-                self.asleep[b] = false;
-                self.rest_s[b] = 0.0;
-            }
+            Some(_) => self.wake_body(b),
             None => {}
         }
     }
@@ -520,16 +534,47 @@ impl Data {
     pub fn wake_robot(&mut self, model: &Model, r: usize) {
         if let Some(rm) = model.robots.get(r) {
             for &b in rm.link_body.iter().flatten() {
-                self.asleep[b] = false;
-                self.rest_s[b] = 0.0;
+                self.wake_body(b);
             }
         }
     }
 
+    /// Body `b` awake (its rest clock restarted), entered in [`Data::awake`] in
+    /// order if it slept (the sleeping set changed: a new edit stamp).
+    pub(crate) fn wake_body(&mut self, b: usize) {
+        if self.asleep[b] {
+            self.asleep[b] = false;
+            let at = self.awake.partition_point(|&x| (x as usize) < b);
+            self.awake.insert(at, b as u32);
+            self.edited();
+        }
+        self.rest_s[b] = 0.0;
+    }
+
     /// Wake every body.
     pub fn wake_all(&mut self) {
+        if self.asleep.iter().any(|&s| s) {
+            self.edited();
+        }
         self.asleep.iter_mut().for_each(|f| *f = false);
         self.rest_s.iter_mut().for_each(|t| *t = 0.0);
+        self.rebuild_awake();
+    }
+
+    /// The bodies not asleep, in index order ([`Data::awake`]).
+    #[inline]
+    pub fn awake_bodies(&self) -> &[u32] {
+        &self.awake
+    }
+
+    /// [`Data::awake`] rebuilt from `asleep` (O(bodies)): after a write of
+    /// `asleep` that did not go through the waking functions. The step keeps it
+    /// itself; this is also the reference the tests compare it with.
+    pub fn rebuild_awake(&mut self) {
+        self.awake.clear();
+        let asleep = &self.asleep;
+        self.awake
+            .extend((0..asleep.len() as u32).filter(|&b| !asleep[b as usize]));
     }
 
     /// Renew the edit stamp ([`Data::edits`]). Whoever writes a sleeping body's
@@ -614,6 +659,7 @@ impl Data {
         self.frozen.copy_from_slice(&s.frozen);
         self.asleep.copy_from_slice(&s.asleep);
         self.rest_s.copy_from_slice(&s.rest_s);
+        self.rebuild_awake();
         self.edited();
         self.qpos.copy_from_slice(&s.qpos);
         self.qvel.copy_from_slice(&s.qvel);

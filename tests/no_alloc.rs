@@ -100,3 +100,48 @@ fn sleeping_cycle_steps_without_allocating() {
     assert_eq!(slept, 5);
     assert_eq!(n, 0, "{n} allocations in a warmed sleep–wake–sleep cycle");
 }
+
+/// A partly sleeping world at N = 1,000: grid_1000 asleep, then ten boxes kept
+/// awake by a small downward force (a driven body never rests). The counted
+/// steps run the awake list's passes, the broad phase's and the active pairs'
+/// O(awake) paths, and a wake of one more box (a command, `Data::wake`) with its
+/// fall asleep again: no allocation.
+#[test]
+fn a_partly_sleeping_world_of_1000_steps_without_allocating() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rtphys::tools::scaling::SCALING_DIR)
+        .join("grid_1000.json");
+    let text = rtphys::tools::scaling::scene_from_json_file(&path)
+        .expect("scaling scene")
+        .replacen("[world]\n", "[world]\nsleep = { enabled = true }\n", 1);
+    let model = load_scene_str(&text, "grid_1000", std::path::Path::new(".")).expect("scene");
+    let mut data = rtphys::Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    for _ in 0..1500 {
+        pipeline.step(&model, &mut data);
+    }
+    assert_eq!(data.stats.sleeping, 1000, "grid_1000 did not sleep");
+    let free: Vec<usize> = (0..model.nbody())
+        .filter(|&b| model.bodies[b].kind == rtphys::model::BodyKind::Free)
+        .collect();
+    for &b in free.iter().step_by(100) {
+        data.xfrc[b].force.z = -9.81e-3 * model.bodies[b].mass;
+    }
+    // Warm: the driven boxes wake, one more is woken and falls asleep again.
+    let cycle = |data: &mut rtphys::Data, pipeline: &mut rtphys::Pipeline| {
+        data.wake(&model, free[5]);
+        for _ in 0..700 {
+            pipeline.step(&model, data);
+        }
+    };
+    cycle(&mut data, &mut pipeline);
+    assert_eq!(data.stats.sleeping, 990);
+    alloc_counter::start();
+    cycle(&mut data, &mut pipeline);
+    let n = alloc_counter::stop();
+    assert_eq!(data.stats.sleeping, 990);
+    assert_eq!(
+        n, 0,
+        "{n} allocations in 700 steps of a partly sleeping world"
+    );
+}

@@ -73,6 +73,22 @@ pub struct FixedGeoms {
     /// body's (else no sleeping island can be woken by contact: the wake pass
     /// need not walk the pairs). True whenever the memory was not used.
     pub bridge: bool,
+    /// The moving pairs the candidates were last merged from, and where each
+    /// sits in the candidates; the build (`builds`) they were merged under.
+    /// While a step's moving pairs are those, and the pair memory holds them
+    /// at those places, the candidates and the pairs' keys are last step's:
+    /// nothing is merged (O(moving) instead of O(pairs)).
+    moving_prev: Vec<(u32, u32)>,
+    moving_at: Vec<u32>,
+    builds: u64,
+    merged: Option<u64>,
+    /// This step's candidates and pair keys are last step's (the sleep stages'
+    /// active pairs may then be last step's too: `sleep::activate`).
+    pub unchanged: bool,
+    /// The sleep stages hold the active subset in `candidates` (between
+    /// `sleep::activate` and `sleep::deactivate`; left set by a step unwound by
+    /// a panic, when the candidates are not the full list).
+    pub in_step: bool,
 }
 
 impl FixedGeoms {
@@ -87,6 +103,8 @@ impl FixedGeoms {
             moving: Vec::with_capacity(ng),
             fixed_pairs: Vec::with_capacity(PAIRS_PER_GEOM * ng),
             moving_pairs: Vec::with_capacity(PAIRS_PER_GEOM * ng),
+            moving_prev: Vec::with_capacity(PAIRS_PER_GEOM * ng),
+            moving_at: Vec::with_capacity(PAIRS_PER_GEOM * ng),
             bridge: true,
             ..Default::default()
         }
@@ -269,6 +287,8 @@ pub fn broad_phase(
         ..
     } = ws;
     let wanted = |a: usize, b: usize| model.geoms_may_collide(a, b);
+    let stale = std::mem::replace(&mut fx.in_step, false);
+    fx.unchanged = false;
     match asleep {
         // Some bodies sleep and nothing fixed changed: the moving geoms only.
         Some(asleep) if fx.valid => {
@@ -277,7 +297,11 @@ pub fn broad_phase(
                 speed[g] = geom_speed(model, state, g);
                 aabbs[g] = geom_box(model, g, &poses[g], speed[g], h, window);
             }
-            moving_candidates(model, broad, aabbs, (fx, asleep), candidates);
+            moving_candidates(model, broad, aabbs, (fx, asleep), candidates, stale);
+            if fx.unchanged && same_keys_at(&fx.moving_prev, &fx.moving_at, pairs, candidates) {
+                return;
+            }
+            fx.unchanged = false;
         }
         _ => {
             speed.clear();
@@ -304,11 +328,15 @@ pub fn broad_phase(
                         .extend((0..model.ngeom() as u32).filter(|&g| !fx.fixed_geom[g as usize]));
                     fx.window_bits = window.to_bits();
                     broad.build_fixed(aabbs, &fx.fixed_geom, wanted, &mut fx.fixed_pairs);
-                    moving_candidates(model, broad, aabbs, (fx, asleep), candidates);
+                    fx.builds += 1;
+                    fx.merged = None;
+                    moving_candidates(model, broad, aabbs, (fx, asleep), candidates, true);
+                    fx.unchanged = false;
                     fx.built = true;
                 }
                 None => {
                     fx.built = false;
+                    fx.merged = None;
                     match small_pairs {
                         Some(listed) => BroadPhase::find_listed_pairs(aabbs, listed, candidates),
                         None => broad.find_pairs(aabbs, wanted, candidates),
@@ -344,13 +372,17 @@ pub fn broad_phase(
 
 /// The candidates while the fixed geoms' memory holds: the moving geoms' pairs
 /// (among themselves and with the fixed grid) merged with the fixed pairs, and
-/// whether any of them joins a sleeping body (`FixedGeoms::bridge`).
+/// whether any of them joins a sleeping body (`FixedGeoms::bridge`). When the
+/// moving pairs are those the candidates were last merged from under this
+/// build (and `stale` does not say the candidates were left as a subset), the
+/// candidates are left as they are and `FixedGeoms::unchanged` is set.
 fn moving_candidates(
     model: &Model,
     broad: &mut BroadPhase,
     aabbs: &[Aabb],
     (fx, asleep): (&mut FixedGeoms, &[bool]),
     candidates: &mut Vec<(u32, u32)>,
+    stale: bool,
 ) {
     let wanted = |a: usize, b: usize| model.geoms_may_collide(a, b);
     broad.find_moving_pairs(
@@ -361,7 +393,42 @@ fn moving_candidates(
         &mut fx.moving_pairs,
     );
     fx.bridge = bridged(model, asleep, &fx.moving_pairs);
-    merge_sorted(&fx.fixed_pairs, &fx.moving_pairs, candidates);
+    if !stale
+        && fx.merged == Some(fx.builds)
+        && fx.moving_pairs == fx.moving_prev
+        && candidates.len() == fx.fixed_pairs.len() + fx.moving_pairs.len()
+    {
+        fx.unchanged = true;
+        return;
+    }
+    merge_sorted(
+        &fx.fixed_pairs,
+        &fx.moving_pairs,
+        candidates,
+        &mut fx.moving_at,
+    );
+    fx.moving_prev.clear();
+    fx.moving_prev.extend_from_slice(&fx.moving_pairs);
+    fx.merged = Some(fx.builds);
+}
+
+/// Whether the pair memory's keys are the candidates (`candidates`, unchanged
+/// since they were merged from the fixed pairs and `moving` at `at`): the same
+/// length and the moving pairs at their places — the rest of both lists are the
+/// same fixed pairs (the memory's build matches the sleeping states), so a
+/// pair memory stepped by this pipeline since, or by a clone of its world,
+/// holds exactly the candidates' keys.
+fn same_keys_at(
+    moving: &[(u32, u32)],
+    at: &[u32],
+    pairs: &[PairState],
+    candidates: &[(u32, u32)],
+) -> bool {
+    pairs.len() == candidates.len()
+        && moving.iter().zip(at).all(|(&m, &i)| {
+            let p = &pairs[i as usize];
+            (p.geom_a, p.geom_b) == m && candidates[i as usize] == m
+        })
 }
 
 /// Whether one of `pairs` joins a sleeping body to another body.
@@ -371,21 +438,32 @@ fn bridged(model: &Model, asleep: &[bool], pairs: &[(u32, u32)]) -> bool {
         .any(|&(a, b)| asleep[model.geoms[a as usize].body] || asleep[model.geoms[b as usize].body])
 }
 
-/// `out` = the sorted union of the sorted, disjoint `x` and `y`.
-fn merge_sorted(x: &[(u32, u32)], y: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
+/// `out` = the sorted union of the sorted, disjoint `x` and `y`; `y_at[j]` the
+/// place of `y[j]` in `out`.
+fn merge_sorted(
+    x: &[(u32, u32)],
+    y: &[(u32, u32)],
+    out: &mut Vec<(u32, u32)>,
+    y_at: &mut Vec<u32>,
+) {
     out.clear();
+    y_at.clear();
     let (mut i, mut j) = (0, 0);
     while i < x.len() && j < y.len() {
         if x[i] < y[j] {
             out.push(x[i]);
             i += 1;
         } else {
+            y_at.push(out.len() as u32);
             out.push(y[j]);
             j += 1;
         }
     }
     out.extend_from_slice(&x[i..]);
-    out.extend_from_slice(&y[j..]);
+    for &p in &y[j..] {
+        y_at.push(out.len() as u32);
+        out.push(p);
+    }
 }
 
 /// Narrow phase over the candidate pairs, penetrating geoms only (the force
@@ -493,6 +571,9 @@ pub fn inner_radius(shape: &Shape) -> f64 {
 pub struct Sweeps<'a> {
     /// The state at the start of the step.
     pub start: &'a [BodyState],
+    /// The bodies that may move, in index order (`Data::awake`: the sleeping
+    /// ones are not swept).
+    pub bodies: &'a [u32],
     pub frozen: &'a [bool],
     pub h: f64,
     /// Use the pairs' material restitution at an impact (else plastic).
@@ -539,7 +620,8 @@ pub fn continuous_collision(
     ws: &CollideWorkspace,
 ) -> usize {
     let mut impacts = 0;
-    for b in 0..model.nbody() {
+    for &b in sw.bodies {
+        let b = b as usize;
         if sw.frozen[b] || model.bodies[b].kind != BodyKind::Free {
             continue;
         }

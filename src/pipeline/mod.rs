@@ -141,18 +141,41 @@ struct OutlineMemory {
     sleep: sleep::SleepWorkspace,
 }
 
-/// The state at the start of the step: the quarantine's rollback target.
+/// The state at the start of the step: the quarantine's rollback target (and the
+/// continuous-collision stage's start poses).
 #[derive(Clone, Debug, Default)]
 struct Rollback {
     state: Vec<BodyState>,
     qpos: Vec<f64>,
     qvel: Vec<f64>,
+    /// The edit stamp (`Data::edits`) of the last whole copy of `state`, and
+    /// the free bodies with locked degrees of freedom (`locks::project` writes
+    /// them, asleep or not).
+    edits: Option<u64>,
+    locked: Vec<u32>,
 }
 
 impl Rollback {
-    fn save(&mut self, data: &Data) {
-        self.state.clear();
-        self.state.extend_from_slice(&data.state);
+    /// Save the start of the step. A body that sleeps now has slept since the
+    /// last whole copy if the edit stamp is the same (every fall asleep, wake,
+    /// restore, reset and outside write of a sleeping state renews it), so its
+    /// state is the one copied then: only the awake bodies (and the locked ones)
+    /// are copied — O(awake).
+    fn save(&mut self, model: &Model, data: &Data) {
+        if self.edits == Some(data.edits) && self.state.len() == data.state.len() {
+            for &b in data.awake.iter().chain(&self.locked) {
+                self.state[b as usize] = data.state[b as usize];
+            }
+        } else {
+            self.state.clear();
+            self.state.extend_from_slice(&data.state);
+            self.edits = Some(data.edits);
+            self.locked.clear();
+            let bodies = &model.bodies;
+            self.locked.extend((0..model.nbody() as u32).filter(|&b| {
+                bodies[b as usize].kind == BodyKind::Free && bodies[b as usize].lock.any()
+            }));
+        }
         self.qpos.clear();
         self.qpos.extend_from_slice(&data.qpos);
         self.qvel.clear();
@@ -305,7 +328,7 @@ fn outline<S: Stepper>(
         sleep: sw,
     } = memory;
     data.stats.stage_ns = [0; Stage::COUNT];
-    rollback.save(data);
+    rollback.save(model, data);
 
     // Positions: link kinematics (kept from the end of the last step unless the
     // robots' (q, q̇) changed since), geom poses, broad phase, narrow phase (while
@@ -359,6 +382,7 @@ fn outline<S: Stepper>(
     let t = if stepper.outline_ccd() {
         let sweeps = collide::Sweeps {
             start: &rollback.state,
+            bodies: &data.awake,
             frozen: &data.frozen,
             h: tick.h,
             restitution: stepper.impact_restitution(),
@@ -439,8 +463,10 @@ impl StageStamp for std::time::Instant {
 /// zeroed, and it is frozen (treated as static) — counted and reported in the stats.
 fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
     let lim = model.opt.max_abs_state;
-    for b in 0..model.nbody() {
-        // A sleeping body's state is the one checked when it fell asleep.
+    // A sleeping body's state is the one checked when it fell asleep: the awake
+    // bodies only.
+    for i in 0..data.awake.len() {
+        let b = data.awake[i] as usize;
         if data.asleep[b] || data.frozen[b] || model.bodies[b].kind != BodyKind::Free {
             continue;
         }
@@ -452,6 +478,8 @@ fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
             back.w.fill(0.0);
             data.state[b] = back;
             data.frozen[b] = true;
+            // (The frozen set changed: the sleeping stages' memory is stale.)
+            data.edited();
             data.stats.quarantined += 1;
             data.stats.last_quarantine = Some(QuarantineEvent {
                 tick: data.tick,
@@ -477,6 +505,7 @@ fn check_state(model: &Model, data: &mut Data, rollback: &Rollback) {
             data.qpos[qs.clone()].copy_from_slice(&rollback.qpos[qs]);
             data.qvel[vs].fill(0.0);
             data.robots[ri].frozen = true;
+            data.edited();
             data.stats.quarantined += 1;
             data.stats.last_quarantine = Some(QuarantineEvent {
                 tick: data.tick,

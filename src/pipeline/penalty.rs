@@ -21,6 +21,8 @@ use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Integrator, Material, Model, PenaltyParams};
 use crate::pipeline::clock::Instant;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 pub struct PenaltyStepper<'a> {
     pub params: &'a PenaltyParams,
@@ -71,7 +73,10 @@ impl PenaltyWorkspace {
             stage_contact_pair: Vec::new(),
             wrench: vec![Wrench::ZERO; nb],
             bodies: Vec::with_capacity(nb),
-            impacts: ImpactMemory::new(nb),
+            impacts: ImpactMemory::new(
+                nb,
+                crate::collision::capacity::MANIFOLDS_PER_GEOM * model.ngeom(),
+            ),
             sel: SelectScratch::default(),
             point_forces: Vec::new(),
             support: SupportLoads::new(nb),
@@ -116,21 +121,42 @@ struct ImpactMemory {
     start: Vec<[Vec3; 2]>,
     tau: Vec<f64>,
     rewind: Vec<[Vec3; 2]>,
+    /// The bodies impacted in this step, in the order of their first impulse
+    /// (`impacted`, `tau` and `rewind` are at rest for every other body: the
+    /// memory is cleared and rewound over these only, O(struck) rather than
+    /// O(bodies)).
+    hit: Vec<u32>,
+    /// The manifolds the Gauss–Seidel sweeps visit.
+    work: ImpactWorklist,
+    /// The step's sweeps after pass 0 and manifold visits (`StepStats`).
+    sweeps: usize,
+    visits: usize,
 }
 
 impl ImpactMemory {
-    fn new(nb: usize) -> Self {
+    fn new(nb: usize, manifolds: usize) -> Self {
         ImpactMemory {
             impacted: vec![false; nb],
             start: vec![[Vec3::zeros(); 2]; nb],
             tau: vec![0.0; nb],
             rewind: vec![[Vec3::zeros(); 2]; nb],
+            hit: Vec::with_capacity(nb),
+            work: ImpactWorklist::with_capacity(manifolds),
+            sweeps: 0,
+            visits: 0,
         }
     }
 
     fn clear(&mut self) {
-        self.impacted.iter_mut().for_each(|i| *i = false);
-        self.tau.iter_mut().for_each(|t| *t = 0.0);
+        for &b in &self.hit {
+            let b = b as usize;
+            self.impacted[b] = false;
+            self.tau[b] = 0.0;
+            self.rewind[b] = [Vec3::zeros(); 2];
+        }
+        self.hit.clear();
+        self.sweeps = 0;
+        self.visits = 0;
     }
 
     /// Impulse `j` at `at` between `ba` and `bb` at time τ of the step (τ < 0: an
@@ -148,6 +174,7 @@ impl ImpactMemory {
         for b in [ba, bb] {
             if !self.impacted[b] {
                 self.impacted[b] = true;
+                self.hit.push(b as u32);
                 self.start[b] = [state[b].v, state[b].w];
             }
         }
@@ -180,13 +207,13 @@ impl ImpactMemory {
         model: &Model,
     ) -> bool {
         let mut any = false;
-        let bodies = self.impacted.iter().zip(&self.tau).zip(&self.start);
-        for ((s, r), ((&hit, &tau), &[v0, w0])) in state.iter().zip(&mut self.rewind).zip(bodies) {
-            *r = [Vec3::zeros(); 2];
-            if !hit || tau == 0.0 {
+        for &b in &self.hit {
+            let b = b as usize;
+            let (s, tau, [v0, w0]) = (&state[b], self.tau[b], self.start[b]);
+            if tau == 0.0 {
                 continue;
             }
-            *r = impact_rewind((s.v - v0, s.w - w0), tau);
+            self.rewind[b] = impact_rewind((s.v - v0, s.w - w0), tau);
             any = true;
         }
         if !any {
@@ -219,13 +246,143 @@ impl ImpactMemory {
                 pairs[pi].last_max_depth = points[m.deepest].depth;
             }
         }
-        for (s, r) in state.iter_mut().zip(&self.rewind) {
-            if *r != still {
-                displace(s, *r);
+        for &b in &self.hit {
+            let r = self.rewind[b as usize];
+            if r != still {
+                displace(&mut state[b as usize], r);
             }
         }
         true
     }
+}
+
+/// The manifolds the Gauss–Seidel sweeps of [`resolve_impacts`] visit: those of a
+/// body whose velocity an impulse changed since the manifold's last visit (and,
+/// once, those of a body struck for the first time in the step: a static body's
+/// resting pairs get their first sweep's check). A manifold visited with no
+/// impulse changed nothing, and its check reads only its two bodies' velocities
+/// and its own phase, so a visit the worklist skips would have found what the
+/// last one found: the impulses are those of sweeping every manifold of a
+/// struck body (the sweeps before `ImpactWorklist`), bit for bit, in the same
+/// order — a sweep pops its queue in manifold order (backwards every other
+/// sweep), and a manifold queued ahead of the sweep is visited in it, the others
+/// in the next sweep.
+#[derive(Clone, Debug, Default)]
+struct ImpactWorklist {
+    /// (body, manifold) for both bodies of every manifold, sorted: each body's
+    /// manifolds, found by bisection.
+    by_body: Vec<(u32, u32)>,
+    /// Per manifold: 0 not queued, 1 queued in this sweep, 2 in the next.
+    queued: Vec<u8>,
+    /// This sweep's queue by visiting key (the manifold index, n − 1 − index on
+    /// a backward sweep), smallest first; the next sweep's manifolds.
+    now: BinaryHeap<Reverse<u32>>,
+    next: Vec<u32>,
+    forward: bool,
+    /// The manifold being visited, and the number of manifolds.
+    at: u32,
+    n: u32,
+}
+
+impl ImpactWorklist {
+    fn with_capacity(manifolds: usize) -> Self {
+        ImpactWorklist {
+            by_body: Vec::with_capacity(2 * manifolds),
+            queued: Vec::with_capacity(manifolds),
+            now: BinaryHeap::with_capacity(manifolds),
+            next: Vec::with_capacity(manifolds),
+            ..Default::default()
+        }
+    }
+
+    /// Index the manifolds of `set` by body; nothing queued. (Only once pass 0
+    /// struck something: O(M log M) then, nothing otherwise.)
+    fn index(&mut self, model: &Model, set: &ContactSet) {
+        let n = set.manifolds.len();
+        self.by_body.clear();
+        self.by_body.reserve(2 * n);
+        for (mi, m) in set.manifolds.iter().enumerate() {
+            let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+            self.by_body.push((ba as u32, mi as u32));
+            self.by_body.push((bb as u32, mi as u32));
+        }
+        self.by_body.sort_unstable();
+        self.queued.clear();
+        self.queued.resize(n, 0);
+        self.now.clear();
+        self.now.reserve(n);
+        self.next.clear();
+        self.next.reserve(n);
+        self.n = n as u32;
+        self.forward = true;
+        self.at = 0;
+    }
+
+    /// The visiting key of manifold `mi` in this sweep's direction.
+    #[inline]
+    fn key(&self, mi: u32) -> u32 {
+        if self.forward {
+            mi
+        } else {
+            self.n - 1 - mi
+        }
+    }
+
+    /// Queue every manifold of body `b`: in this sweep those it has not reached
+    /// (`in_sweep`: a sweep is under way), the others in the next.
+    fn queue_body(&mut self, b: usize, in_sweep: bool) {
+        let b = b as u32;
+        let lo = self.by_body.partition_point(|&(x, _)| x < b);
+        for i in lo..self.by_body.len() {
+            let (x, mi) = self.by_body[i];
+            if x != b {
+                break;
+            }
+            let ahead = in_sweep && self.key(mi) > self.key(self.at);
+            let k = self.key(mi);
+            let q = &mut self.queued[mi as usize];
+            match (*q, ahead) {
+                (0, true) => {
+                    *q = 1;
+                    self.now.push(Reverse(k));
+                }
+                (0, false) => {
+                    *q = 2;
+                    self.next.push(mi);
+                }
+                // Already queued: ahead in this sweep, or behind it in the next.
+                _ => {}
+            }
+        }
+    }
+
+    /// Start a sweep (forward or backward) over the manifolds queued for it.
+    fn begin_sweep(&mut self, forward: bool) {
+        self.forward = forward;
+        self.now.clear();
+        for i in 0..self.next.len() {
+            let mi = self.next[i];
+            self.queued[mi as usize] = 1;
+            let k = self.key(mi);
+            self.now.push(Reverse(k));
+        }
+        self.next.clear();
+    }
+
+    /// The next manifold of this sweep.
+    fn pop(&mut self) -> Option<usize> {
+        let Reverse(k) = self.now.pop()?;
+        let mi = if self.forward { k } else { self.n - 1 - k };
+        self.queued[mi as usize] = 0;
+        self.at = mi;
+        Some(mi as usize)
+    }
+}
+
+/// Whether an impulse changes this body's velocity (not static, frozen or asleep).
+#[inline]
+fn moves(ib: &ImpulseBody) -> bool {
+    ib.inv_mass != 0.0 || ib.inv_inertia_w != crate::math::Mat3::zeros()
 }
 
 impl Stepper for PenaltyStepper<'_> {
@@ -332,6 +489,8 @@ impl Stepper for PenaltyStepper<'_> {
             &mut mb,
             impacts,
         );
+        stats.impact_sweeps = impacts.sweeps;
+        stats.impact_visits = impacts.visits;
         let t = lap(stats, Stage::Contact, t);
 
         // Integrate, evaluating the force model at every stage.
@@ -462,6 +621,8 @@ fn quiet_step(contact_wrench: &mut [Wrench], contact_force: &mut Vec<Vec3>, stat
     contact_wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
     contact_force.clear();
     stats.impulses = 0;
+    stats.impact_sweeps = 0;
+    stats.impact_visits = 0;
     stats.solver_iterations = 0;
 }
 
@@ -949,17 +1110,29 @@ fn resolve_impacts(
     // at 1 kHz, 2.4 cm at h = 1e-2 in the five-cube drop).
     // (RK4, 000's experiments: the paper's single "body impacted" pass.)
     let sweeps = if cx.implicit { IMPACT_SWEEPS } else { 1 };
-    for pass in 0..=sweeps {
+    let n = set_pair.len();
+    let mut pass = 0;
+    loop {
         let before = count;
-        let n = set_pair.len();
-        for k in 0..n {
-            // Symmetric Gauss–Seidel: every other sweep runs backwards (an impact
-            // travels the whole stack in one sweep either way up).
-            let mi = if pass > 0 && pass % 2 == 0 {
-                n - 1 - k
+        let mut k = 0;
+        loop {
+            // Pass 0 visits every manifold in order; a sweep, the manifolds on its
+            // worklist (`ImpactWorklist`) in the sweep's order — symmetric
+            // Gauss–Seidel: every other sweep runs backwards (an impact travels
+            // the whole stack in one sweep either way up).
+            let mi = if pass == 0 {
+                if k == n {
+                    break;
+                }
+                k += 1;
+                k - 1
             } else {
-                k
+                match mem.work.pop() {
+                    Some(mi) => mi,
+                    None => break,
+                }
             };
+            mem.visits += 1;
             let pi = set_pair[mi];
             let phase = pairs[pi].phase;
             let relevant = match pass {
@@ -974,11 +1147,6 @@ fn resolve_impacts(
             let gap = set.manifolds[mi].max_depth(set) <= 0.0;
             let gap_ok = pass == 0 || phase == ContactPhase::Impact;
             if !relevant || (gap && (!gap_ok || !p.impacts.enabled)) {
-                continue;
-            }
-            let m = &set.manifolds[mi];
-            let struck = |g: usize| mem.impacted[model.geoms[g].body];
-            if pass > 0 && !(struck(m.geom_a) || struck(m.geom_b)) {
                 continue;
             }
             let Some((ctx, ba, bb, mat)) = context(cx, state, &*set, mi, &pairs[pi]) else {
@@ -1077,15 +1245,35 @@ fn resolve_impacts(
             );
             pairs[pi].phase = ContactPhase::Impact;
             if let Some(j) = j.filter(|j| j.iter().all(|c| c.is_finite())) {
+                let first = [!mem.impacted[ba], !mem.impacted[bb]];
                 mem.apply(state, (ba, bb), (&ia, &ib), (&at, &j), tau);
                 count += 1;
+                if pass > 0 {
+                    // Their manifolds are visited again: those the sweep has not
+                    // reached in this sweep, the others in the next.
+                    for (b, ib, first) in [(ba, &ia, first[0]), (bb, &ib, first[1])] {
+                        if moves(ib) || first {
+                            mem.work.queue_body(b, true);
+                        }
+                    }
+                }
             }
         }
         // (No impulse in a pass: nothing more is struck.)
-        if count == before {
+        if count == before || pass == sweeps {
             break;
         }
+        if pass == 0 {
+            // The first sweep visits the manifolds of every body pass 0 struck.
+            mem.work.index(model, set);
+            for &b in &mem.hit {
+                mem.work.queue_body(b as usize, false);
+            }
+        }
+        pass += 1;
+        mem.work.begin_sweep(pass % 2 == 1);
     }
+    mem.sweeps = pass;
     if cx.implicit {
         mem.rewind(state, (set, set_pair), pairs, model);
     }

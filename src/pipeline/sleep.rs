@@ -70,6 +70,10 @@ pub struct SleepWorkspace {
     /// Per active pair, its index in the full list; per full pair, whether active.
     active_of: Vec<usize>,
     is_active: Vec<bool>,
+    /// The edit stamp (`Data::edits`) of the last activate that chose the pairs:
+    /// while it holds (the same sleeping and frozen sets) and the candidates are
+    /// last step's (`FixedGeoms::unchanged`), so are the active pairs.
+    active_edits: Option<u64>,
     /// The quarantine's flags while the mask is on.
     frozen: Vec<bool>,
     robot_frozen: Vec<bool>,
@@ -181,10 +185,11 @@ fn islands(
     }
 }
 
-/// Whether the world sleeps and some body sleeps now.
+/// Whether the world sleeps and some body sleeps now (O(1): the awake list is
+/// shorter than the bodies).
 #[inline]
 pub(crate) fn some_asleep(model: &Model, data: &Data) -> bool {
-    enabled(model) && data.asleep.iter().any(|&s| s)
+    enabled(model) && data.awake.len() < data.asleep.len()
 }
 
 /// Wake stage (module doc), after the broad phase: whole islands wake when they
@@ -228,17 +233,25 @@ pub(crate) fn wake(model: &Model, data: &mut Data, sw: &mut SleepWorkspace, brid
 }
 
 /// Wake every sleeping body whose root is flagged; returns whether any sleeps.
+/// (A wake changes the sleeping set: the awake list is rebuilt and the edit
+/// stamp renewed.)
 fn wake_flagged(data: &mut Data, parent: &mut [u32], flag: &[bool]) -> bool {
     let mut sleeping = 0;
+    let mut woke = false;
     for b in 0..data.asleep.len() {
         if data.asleep[b] {
             if flag[find(parent, b as u32) as usize] {
                 data.asleep[b] = false;
                 data.rest_s[b] = 0.0;
+                woke = true;
             } else {
                 sleeping += 1;
             }
         }
+    }
+    if woke {
+        data.rebuild_awake();
+        data.edited();
     }
     data.stats.sleeping = sleeping;
     sleeping > 0
@@ -265,6 +278,18 @@ pub(crate) fn activate(
     std::mem::swap(&mut data.pairs, &mut sw.full_pairs);
     col.candidates.clear();
     data.pairs.clear();
+    col.fixed.in_step = true;
+    if col.fixed.unchanged && sw.active_edits == Some(data.edits) {
+        // The candidates, the pairs' keys and the sleeping and frozen sets are
+        // last step's: so are the active pairs (O(active)).
+        for &i in &sw.active_of {
+            col.candidates.push(sw.full_candidates[i]);
+            data.pairs.push(sw.full_pairs[i]);
+        }
+        sw.active = true;
+        return;
+    }
+    sw.active_edits = Some(data.edits);
     sw.active_of.clear();
     sw.is_active.clear();
     for (i, (p, &c)) in sw.full_pairs.iter().zip(&sw.full_candidates).enumerate() {
@@ -368,6 +393,7 @@ pub(crate) fn deactivate(data: &mut Data, col: &mut CollideWorkspace, sw: &mut S
     }
     std::mem::swap(&mut col.candidates, &mut sw.full_candidates);
     std::mem::swap(&mut data.pairs, &mut sw.full_pairs);
+    col.fixed.in_step = false;
     sw.active = false;
 }
 
@@ -377,11 +403,17 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
         return;
     }
     let p = model.opt.sleep;
-    // Rest clocks: free bodies.
-    for b in 0..model.nbody() {
-        if !data.asleep[b] && model.bodies[b].kind == BodyKind::Free && node(model, data, b) {
+    // Rest clocks: free bodies (the awake ones: the awake list). Whether one of
+    // them (or a robot) has rested long enough to fall asleep: if none has, no
+    // island can (an island sleeps only when all its awake nodes have), and the
+    // islands are not built.
+    let mut ripe = false;
+    for i in 0..data.awake.len() {
+        let b = data.awake[i] as usize;
+        if model.bodies[b].kind == BodyKind::Free && node(model, data, b) {
             let rest = !moving(model, data, b) && !driven(model, data, b);
             data.rest_s[b] = if rest { data.rest_s[b] + h } else { 0.0 };
+            ripe |= data.rest_s[b] >= p.rest_time;
         }
     }
     // Robots: every link proxy and every joint rate under the thresholds.
@@ -406,9 +438,11 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
         for &b in r.link_body.iter().flatten() {
             data.rest_s[b] = t;
         }
+        ripe |= t >= p.rest_time;
     }
-    // Nothing awake: nothing falls asleep (the islands are not built).
-    if !(0..model.nbody()).any(|b| !data.asleep[b] && node(model, data, b)) {
+    // Nothing awake has rested long enough: nothing falls asleep (the islands
+    // are not built).
+    if !ripe {
         data.stats.sleeping = (0..model.nbody())
             .filter(|&b| data.asleep[b] && node(model, data, b))
             .count();
@@ -451,6 +485,9 @@ pub(crate) fn fall_asleep(model: &Model, data: &mut Data, sw: &mut SleepWorkspac
             }
         }
         sleeping += data.asleep[b] as usize;
+    }
+    if slept {
+        data.rebuild_awake();
     }
     if robot_slept {
         data.pose_links(model);

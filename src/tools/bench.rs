@@ -81,6 +81,15 @@ pub struct BenchArgs {
     /// spheres and capsules roll ideally, without loss, and never rest).
     #[arg(long, default_value_t = 0.0)]
     pub rolling: f64,
+    /// Physics: settle every scene this long (s) instead of its own time.
+    #[arg(long)]
+    pub settle: Option<f64>,
+    /// Physics, with `--sleep`: after settling, a small downward force
+    /// (`AWAKE_LOAD` × its weight) on every ⌈1/f⌉-th free body keeps that fraction
+    /// of the bodies (their islands) awake while the rest may sleep: the cost
+    /// of a partly sleeping world. 0: off.
+    #[arg(long, default_value_t = 0.0)]
+    pub awake: f64,
     /// Also write the JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -337,15 +346,21 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     let (model, source) = load_spec(spec, a)?;
     let mut data = Data::new(&model);
     let mut pipeline = Pipeline::new(&model);
-    let settle_s = if a.quick {
-        0.25 * spec.settle_s
-    } else {
-        spec.settle_s
+    let settle_s = match a.settle {
+        Some(s) => s,
+        None if a.quick => 0.25 * spec.settle_s,
+        None => spec.settle_s,
     };
     let settle_steps = (settle_s / model.opt.dt).round() as u64;
     eprint!("bench {:9} settle {settle_steps} steps", spec.name);
     let t_settle = Instant::now();
     step_n(&mut pipeline, &model, &mut data, settle_steps);
+    let driven = keep_awake(&model, &mut data, a.awake);
+    if driven > 0 {
+        // The driven islands wake and settle under their load.
+        step_n(&mut pipeline, &model, &mut data, 100);
+        eprint!(" ({driven} driven awake)");
+    }
     let max_steps = if a.quick {
         spec.max_steps.min(200)
     } else {
@@ -360,6 +375,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     let stage0 = data.stats.stage_ns_total;
     let (mut cpu_us, mut wall_us, mut oncpu) = (Vec::new(), Vec::new(), Vec::new());
     let (mut pairs_sum, mut points_sum, mut sleeping_sum) = (0usize, 0usize, 0usize);
+    let (mut sweeps_sum, mut visits_sum, mut visits_max) = (0usize, 0usize, 0usize);
     // Sub-steps per tick of the adaptive Hunt–Crossley stepper (1 for the others).
     let (mut substeps_sum, mut substeps_max) = (0u64, 0u32);
     // LCP stepper: problem size, solver iterations and solve time per step.
@@ -373,6 +389,9 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             pairs_sum += data.stats.contact_pairs;
             points_sum += data.stats.contact_points;
             sleeping_sum += data.stats.sleeping;
+            sweeps_sum += data.stats.impact_sweeps;
+            visits_sum += data.stats.impact_visits;
+            visits_max = visits_max.max(data.stats.impact_visits);
             let sub = data.stats.substeps.max(1);
             substeps_sum += u64::from(sub);
             substeps_max = substeps_max.max(sub);
@@ -427,7 +446,11 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             "contact_pairs": pairs_sum as f64 / timed,
             "contact_points": points_sum as f64 / timed,
             "sleeping_bodies": sleeping_sum as f64 / timed,
+            "impact_sweeps": sweeps_sum as f64 / timed,
+            "impact_manifold_visits": visits_sum as f64 / timed,
+            "impact_manifold_visits_max": visits_max,
         },
+        "driven_awake": driven,
         "sleep": crate::pipeline::sleep::enabled(&model),
         "solver_iterations_mean": lcp_it as f64 / timed,
         "substeps_per_tick": {
@@ -460,6 +483,31 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             "finite": finite,
         },
     }))
+}
+
+/// The downward load that keeps a body awake under `--awake`, as a fraction of its
+/// weight (small: the body stays where it rests, a little deeper).
+const AWAKE_LOAD: f64 = 1e-3;
+
+/// `--awake f`: every ⌈1/f⌉-th free body (in index order) gets a constant
+/// downward force of `AWAKE_LOAD` × its weight, which keeps it and its island
+/// awake (a driven body never rests). Returns how many bodies are driven.
+fn keep_awake(model: &Model, data: &mut Data, fraction: f64) -> usize {
+    if fraction.is_nan() || fraction <= 0.0 {
+        return 0;
+    }
+    let every = (1.0 / fraction.min(1.0)).ceil() as usize;
+    let mut n = 0;
+    let free = (0..model.nbody()).filter(|&b| model.bodies[b].kind == BodyKind::Free);
+    for (k, b) in free.enumerate() {
+        if k % every == 0 {
+            let f = model.opt.gravity * (AWAKE_LOAD * model.bodies[b].mass);
+            let x = data.state[b].x;
+            data.apply_force_at(b, f, x, crate::math::Vec3::zeros());
+            n += 1;
+        }
+    }
+    n
 }
 
 /// A box of half-size `half` and `mass` kg resting on a plane, with the gains of
@@ -584,6 +632,8 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
             "sleep": a.sleep,
             "implicit_friction": a.implicit_friction,
             "rolling": a.rolling,
+            "settle": a.settle,
+            "awake": a.awake,
             "quick": a.quick,
             "reps": a.reps,
             "rep_target_s": rep_s,
