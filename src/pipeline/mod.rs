@@ -249,6 +249,18 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// The penalty stepper's direct implicit solve: the size of its last block
+    /// factorization's analysis (None for the other methods; `n` = 0 when the
+    /// islands of one body are solved on their own).
+    pub fn penalty_direct_stats(
+        &self,
+    ) -> Option<crate::solver::block_cholesky::BlockCholeskyStats> {
+        match &self.method {
+            MethodWorkspace::Penalty(ws) => Some(ws.direct_stats()),
+            _ => None,
+        }
+    }
+
     pub fn new(model: &Model) -> Pipeline {
         // The stage clock's rate, measured here once per process so that the
         // physics thread never spins for it (`clock`).

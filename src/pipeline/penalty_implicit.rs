@@ -207,6 +207,10 @@ pub enum LinearSolver {
     /// Block-Jacobi preconditioned conjugate gradients, to a relative residual of
     /// 1e-12.
     Cg,
+    /// The block-sparse Cholesky of the whole system even where every island is
+    /// one body (`Direct` then solves each body's 6×6 block on its own, to the
+    /// same bits): the reference of that path in the tests.
+    Block,
 }
 
 /// Buffers and statistics of the implicit solve.
@@ -250,6 +254,18 @@ pub struct ImplicitContact {
     /// δ of the last solve: the start of the next one in the same step
     /// ([`Self::solve`]'s `warm`).
     warm: Vec<Six>,
+    /// Islands of one body ([`Self::solve_single`]): each participating body's
+    /// rows (indices into `rows`, in row order) from `single_at[b]` to
+    /// `single_at[b + 1]`, its factor L⁻¹ (`single_linv`), the active set of the
+    /// rows when it was factored (`factored_on`), and whether those are valid for
+    /// the rows and state of this step (`single_factored`). `single_saved`: the
+    /// rows' active set at the start of the solve (restored if a factorization
+    /// fails and the general path takes over).
+    single_at: Vec<u32>,
+    single_rows: Vec<u32>,
+    single_linv: Vec<M6>,
+    single_saved: Vec<bool>,
+    single_factored: bool,
     /// CG iterations of the solves since the caller last reset it (all active-set
     /// passes).
     pub iterations: usize,
@@ -297,6 +313,11 @@ impl ImplicitContact {
             d: vec![ZERO6; nbody],
             ad: vec![ZERO6; nbody],
             warm: vec![ZERO6; nbody],
+            single_at: Vec::with_capacity(nbody + 1),
+            single_rows: Vec::new(),
+            single_linv: vec![M6::zeros(); nbody],
+            single_saved: Vec::new(),
+            single_factored: false,
             iterations: 0,
         }
     }
@@ -372,22 +393,31 @@ impl ImplicitContact {
         }
         // J v and J v^ex at each row (all bodies' velocities: a moving static body
         // still moves the contact).
-        for i in 0..self.rows.len() {
-            let row = self.rows[i];
-            let rate = |u: &Six, b: usize, p: &Vec3| row.n.dot(&point_rate(u, &state[b].x, p));
+        for row in self.rows.iter_mut() {
+            let n = row.n;
+            let rate = |u: &Six, b: usize, p: &Vec3| n.dot(&point_rate(u, &state[b].x, p));
             let (a, b) = (row.a, row.b);
-            self.rows[i].s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
-            self.rows[i].s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
+            row.s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
+            row.s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
             // A gap point starts active only if its end-of-step force at the
             // explicit velocities pushes (penetrating points all start active);
             // the solve again with friction starts from the last active set.
-            let r = &self.rows[i];
             if !warm {
-                let on = !r.gap || r.f_ex + r.kv_r * r.s - r.c * r.s_ex > 0.0;
-                self.rows[i].on = on;
+                row.on = !row.gap || row.f_ex + row.kv_r * row.s - row.c * row.s_ex > 0.0;
             }
         }
-        let direct = self.solver == LinearSolver::Direct && self.analyze(warm);
+        // Every island one body (a box on the floor): each body's 6×6 system on
+        // its own, the same arithmetic as the block factorization's.
+        let single = self.solver == LinearSolver::Direct
+            && self.sticks.is_empty()
+            && self.single_pattern(nb)
+            && self.solve_single(state, bodies, h, warm);
+        if single {
+            self.finish(state, h, k);
+            return;
+        }
+        self.single_factored = false;
+        let direct = self.solver != LinearSolver::Cg && self.analyze(warm);
         if self.assembled && self.assembled_rows != self.rows.len() {
             // Rows were added since the blocks were saved (the sticking rows of
             // the solve with friction): assemble again.
@@ -413,11 +443,11 @@ impl ImplicitContact {
             // End-of-step forces; drop pulling points, restore pushing ones.
             let mut changed = false;
             for i in 0..self.rows.len() {
-                let row = self.rows[i];
+                let row = &self.rows[i];
                 if row.stick != u32::MAX {
                     continue;
                 }
-                let on = self.force(&row, state) > 0.0;
+                let on = self.force(row, state) > 0.0;
                 changed |= on != row.on;
                 self.rows[i].on = on;
             }
@@ -426,21 +456,227 @@ impl ImplicitContact {
                 break;
             }
         }
+        self.finish(state, h, k);
+    }
+
+    /// After the last pass: δ kept for a warm start, the corrected rates and the
+    /// rows' end-of-step forces.
+    fn finish(&mut self, state: &[BodyState], h: f64, k: &mut [Deriv]) {
         self.warm.copy_from_slice(&self.x);
         // The corrected rates, wrenches and manifold forces.
-        for b in 0..nb {
+        for b in 0..state.len() {
             if self.part[b] {
                 k[b].dv += self.x[b][0] / h;
                 k[b].dw += self.x[b][1] / h;
             }
         }
         for i in 0..self.rows.len() {
-            let row = self.rows[i];
-            self.rows[i].f_end = match (row.on, row.stick != u32::MAX) {
-                (true, true) => self.force(&row, state),
-                (true, false) => self.force(&row, state).max(0.0),
+            let row = &self.rows[i];
+            let f_end = match (row.on, row.stick != u32::MAX) {
+                (true, true) => self.force(row, state),
+                (true, false) => self.force(row, state).max(0.0),
                 (false, _) => row.f_off,
             };
+            self.rows[i].f_end = f_end;
+        }
+    }
+
+    /// Whether every participating body is an island of its own (no row joins two
+    /// participating bodies); if so, each body's rows in row order
+    /// (`single_at`/`single_rows`; rows with no participating body are skipped).
+    fn single_pattern(&mut self, nb: usize) -> bool {
+        if !self.part.iter().any(|&p| p) {
+            return false;
+        }
+        self.single_at.clear();
+        self.single_at.resize(nb + 1, 0);
+        for row in &self.rows {
+            match (self.part[row.a], self.part[row.b]) {
+                (true, true) => return false,
+                (true, false) => self.single_at[row.a + 1] += 1,
+                (false, true) => self.single_at[row.b + 1] += 1,
+                (false, false) => {}
+            }
+        }
+        for b in 0..nb {
+            self.single_at[b + 1] += self.single_at[b];
+        }
+        let cap = self.rows.capacity();
+        if self.single_rows.capacity() < cap {
+            self.single_rows.reserve(cap);
+            self.single_saved.reserve(cap);
+            self.factored_on.reserve(cap);
+        }
+        self.single_rows.clear();
+        self.single_rows.resize(self.rows.len(), 0);
+        // Fill with `single_at[b]` as body b's cursor, then shift the cursors
+        // (each now at the next body's start) back by one body.
+        for (i, row) in self.rows.iter().enumerate() {
+            let b = if self.part[row.a] {
+                row.a
+            } else if self.part[row.b] {
+                row.b
+            } else {
+                continue;
+            };
+            self.single_rows[self.single_at[b] as usize] = i as u32;
+            self.single_at[b] += 1;
+        }
+        for b in (0..nb).rev() {
+            self.single_at[b + 1] = self.single_at[b];
+        }
+        self.single_at[0] = 0;
+        true
+    }
+
+    /// The system of islands of one body ([`Self::single_pattern`]): per body,
+    /// the active-set passes on its 6×6 block alone. The same arithmetic, in the
+    /// same order, as the block factorization's passes over the whole system (a
+    /// body's block, right-hand side and solution do not depend on another's, and
+    /// a global pass re-solves an unchanged body to the same δ), so the results
+    /// are those bit for bit; `iterations` counts the passes of the body that
+    /// took most (the whole system's passes). With `warm`, a body whose active
+    /// set is the one it was factored for keeps its factor. False (the rows'
+    /// active set restored) if a block is not positive definite: the general
+    /// path then solves.
+    fn solve_single(
+        &mut self,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+        h: f64,
+        warm: bool,
+    ) -> bool {
+        let reuse = warm && self.single_factored && self.factored_on.len() == self.rows.len();
+        self.single_saved.clear();
+        self.single_saved.extend(self.rows.iter().map(|r| r.on));
+        self.x.iter_mut().for_each(|x| *x = ZERO6);
+        // Rows on no participating body: no unknown, their force is that of the
+        // explicit rates; a flip in the first pass costs the system a second.
+        let mut passes = 1;
+        for i in 0..self.rows.len() {
+            let row = &self.rows[i];
+            if !self.part[row.a] && !self.part[row.b] && row.stick == u32::MAX {
+                let on = self.force(row, state) > 0.0;
+                if on != row.on {
+                    passes = 2;
+                }
+                self.rows[i].on = on;
+            }
+        }
+        if !reuse {
+            self.factored_on.clear();
+            self.factored_on.resize(self.rows.len(), false);
+        }
+        for b in 0..state.len() {
+            if !self.part[b] {
+                continue;
+            }
+            let (r0, r1) = (self.single_at[b] as usize, self.single_at[b + 1] as usize);
+            let mut factored = reuse
+                && self.single_rows[r0..r1].iter().all(|&i| {
+                    let i = i as usize;
+                    self.rows[i].on == self.factored_on[i]
+                });
+            for pass in 0..6 {
+                if !factored {
+                    let Some(linv) = self.single_factor(state, bodies, h, b) else {
+                        for (row, &on) in self.rows.iter_mut().zip(&self.single_saved) {
+                            row.on = on;
+                        }
+                        self.single_factored = false;
+                        return false;
+                    };
+                    self.single_linv[b] = linv;
+                    for &i in &self.single_rows[r0..r1] {
+                        self.factored_on[i as usize] = self.rows[i as usize].on;
+                    }
+                }
+                // b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) + h Σ_off J_iᵀ (f_i^off − f_i^ex)
+                // on this body ([`Self::rhs_into_r`]), then L⁻ᵀ L⁻¹ b.
+                let mut r = ZERO6;
+                for &i in &self.single_rows[r0..r1] {
+                    let row = &self.rows[i as usize];
+                    let lambda = if row.on {
+                        h * ((row.f_ex - row.applied) + row.kv_r * row.s - row.c * row.s_ex)
+                    } else {
+                        h * (row.f_off - row.applied)
+                    };
+                    Self::jt_one(row, state, lambda, b, &mut r);
+                }
+                let v = V6::new(r[0].x, r[0].y, r[0].z, r[1].x, r[1].y, r[1].z);
+                let linv = &self.single_linv[b];
+                let z = linv * v;
+                let x = linv.tr_mul(&z);
+                self.x[b] = [Vec3::new(x[0], x[1], x[2]), Vec3::new(x[3], x[4], x[5])];
+                passes = passes.max(pass + 1);
+                factored = false;
+                let mut changed = false;
+                for &i in &self.single_rows[r0..r1] {
+                    let i = i as usize;
+                    let row = &self.rows[i];
+                    let on = self.force(row, state) > 0.0;
+                    changed |= on != row.on;
+                    self.rows[i].on = on;
+                }
+                if !changed {
+                    break;
+                }
+            }
+        }
+        self.iterations += passes;
+        self.single_factored = true;
+        self.factored = false;
+        self.assembled = false;
+        true
+    }
+
+    /// L⁻¹ of body b's block M_b + h Σ_on c_i g_i g_iᵀ, assembled as
+    /// [`Self::assemble`] does (the mass, every row on, then the off rows taken
+    /// out) and factored as [`BlockCholesky::factor`] does.
+    fn single_factor(
+        &self,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+        h: f64,
+        b: usize,
+    ) -> Option<M6> {
+        let (r0, r1) = (self.single_at[b] as usize, self.single_at[b + 1] as usize);
+        let mut m = M6::zeros();
+        let mass = 1.0 / bodies[b].inv_mass;
+        for c in 0..3 {
+            m[(c, c)] = mass;
+        }
+        m.fixed_view_mut::<3, 3>(3, 3).copy_from(&self.inertia_w[b]);
+        let mut a = M6::zeros();
+        a += m;
+        for sign in [1.0, -1.0] {
+            for &i in &self.single_rows[r0..r1] {
+                let row = &self.rows[i as usize];
+                if sign < 0.0 && row.on {
+                    continue;
+                }
+                let p = if row.a == b { &row.pa } else { &row.pb };
+                let t = (p - state[b].x).cross(&row.n);
+                let g = V6::new(row.n.x, row.n.y, row.n.z, t.x, t.y, t.z);
+                let w = sign * h * row.c;
+                a += g * g.transpose() * w;
+            }
+        }
+        let ch = a.cholesky()?;
+        ch.l().solve_lower_triangular(&M6::identity())
+    }
+
+    /// out += body `b`'s part of J_iᵀ λ ([`Self::jt`] for the one participating
+    /// end of row i).
+    #[inline]
+    fn jt_one(row: &Row, state: &[BodyState], lambda: f64, b: usize, out: &mut Six) {
+        let f = row.n * lambda;
+        if row.a == b {
+            out[0] += f;
+            out[1] += (row.pa - state[row.a].x).cross(&f);
+        } else {
+            out[0] -= f;
+            out[1] -= (row.pb - state[row.b].x).cross(&f);
         }
     }
 
@@ -678,6 +914,11 @@ impl ImplicitContact {
                 self.chol.add_diag(la as usize, &(m + m.transpose()));
             }
         }
+    }
+
+    /// Whether the last solve took the one-body-island path.
+    pub fn solved_single(&self) -> bool {
+        self.single_factored
     }
 
     /// Size of the direct solve's last analysis.

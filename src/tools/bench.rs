@@ -453,6 +453,15 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
         "driven_awake": driven,
         "sleep": crate::pipeline::sleep::enabled(&model),
         "solver_iterations_mean": lcp_it as f64 / timed,
+        // The penalty implicit solve's block factorization at the end of the timed
+        // steps (bodies, edges, blocks of L with the fill, 6×6 block updates of one
+        // factorization; 0 where every island is one body).
+        "penalty_direct": pipeline.penalty_direct_stats().map(|s| json!({
+            "bodies": s.n,
+            "edges": s.edges,
+            "l_blocks": s.l_blocks,
+            "block_updates": s.updates,
+        })),
         "substeps_per_tick": {
             "mean": substeps_sum as f64 / timed,
             "max": substeps_max,
