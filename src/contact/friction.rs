@@ -22,7 +22,8 @@
 //!   within the step: m the translational mass 1/(1/m_a + 1/m_b) for an explicit
 //!   sticking force, which must not be handed momentum the kinetic force would
 //!   still have removed; the free-body tangential mass m_t for the implicit rows,
-//!   which stop it in their solve);
+//!   which stop it in their solve, and for the linear anchor at a round contact,
+//!   whose point turns with the body);
 //!   a sticking pair whose load and spring would exceed its limit is released to
 //!   sliding if a point moves faster than `v_slip`, and otherwise its anchor is
 //!   dragged toward the contact so that ‖L_t + k δ_t‖ sits on the limit (an
@@ -829,8 +830,16 @@ pub fn update_state_at(
             let v_c = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c)).norm();
             // The stop is decided on the impulse within the step: the kinetic
             // impulse μ‖f‖ h would reverse the contact's motion, measured with the
-            // mass it decelerates ([`translational_mass`]).
-            let m_stop = if implicit {
+            // mass it decelerates ([`translational_mass`] where the normal springs
+            // hold a face's tilt; the free-body m_t where the rows or the linear
+            // anchor stop it in their solve, and at a round contact, which holds
+            // no tilt ([`holds_tilt`]): its point moves with the body's rotation,
+            // so a ball's contact reverses under μ‖f‖ h / m_t, 3.5× the
+            // translational figure — measured with m there, the kinetic force of a
+            // ball turning in a pocket of four supports reversed the slip every
+            // step at ±7.4 mm/s, above the stick threshold, for ever:
+            // docs/EXPERIMENTS.md "Friction that comes to rest").
+            let m_stop = if implicit || mode == (StickMode::Linear { tilt: false }) {
                 tangential_mass(ctx, &c)
             } else {
                 translational_mass(ctx)

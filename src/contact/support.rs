@@ -153,6 +153,11 @@ impl SupportLoads {
         }
     }
 
+    /// "Up" of the graph: against gravity (z in a weightless scene).
+    pub fn up(&self) -> Vec3 {
+        self.up
+    }
+
     /// The weight the pair of bodies (a, b) carries, as a force on a relative to b,
     /// N: +M g when a rests on b, −M g when b rests on a, zero for side-by-side
     /// bodies or a pair the graph does not hold. `dynamic` as in [`Self::compute`].
@@ -175,6 +180,169 @@ impl SupportLoads {
             -model.opt.gravity * share(b)
         } else {
             Vec3::zeros()
+        }
+    }
+}
+
+/// One contact of a [`NormalSplit`]: the body u it holds up (the upper one), the
+/// caller's index k, its unit normal toward u and the weight share it is given,
+/// as a force on u.
+#[derive(Clone, Copy, Debug)]
+struct SplitEntry {
+    u: u32,
+    k: u32,
+    /// Whether u is the pair's body a (the normal and the load are then a's).
+    on_a: bool,
+    n: Vec3,
+    w: Vec3,
+}
+
+/// Coordinate-descent sweeps of the split's non-negative least squares at most, and
+/// the relative change (of a normal force, to the weight) under which it stops.
+const SPLIT_SWEEPS: usize = 64;
+const SPLIT_TOL: f64 = 1e-12;
+
+/// The tangential loads of contacts that hold a body up together: the part of the
+/// weight their NORMALS cannot carry.
+///
+/// [`SupportLoads::pair_weight`] gives each of body u's n lower pairs the vertical
+/// share W_k = load(u) g / n, and sticking friction feeds its projection on the
+/// contact plane forward as the tangential load L_t (`contact::friction`). With one
+/// lower pair that is the force friction must hold (a box on an incline: the
+/// tangential part of its weight). With several pairs whose normals are tilted it
+/// is not: a ball in a pocket of four supports 45° from the vertical is carried by
+/// the four normal forces alone (tangential load zero), while the projections push
+/// each contact up its plane by (m g / 4) sin 45° — at or beyond the sticking cone,
+/// and together they lift the ball by m g / 2 (docs/EXPERIMENTS.md, "Friction that
+/// comes to rest").
+///
+/// Per body u with contacts k = 1 … n below it (normals n_k toward u, shares W_k
+/// as forces on u), the normal forces λ_k ≥ 0 that carry the most of the weight,
+///
+///   min_λ ‖−ΣW_k − Σ λ_k n_k‖²   subject to λ ≥ 0
+///
+/// (non-negative least squares, by projected coordinate descent: fixed order, at
+/// most [`SPLIT_SWEEPS`] sweeps, no allocation), leave the residual
+/// R = −ΣW_k − Σ λ_k n_k, the force on u only friction can supply; each contact's
+/// tangential load is its share of it on its plane, L_t,k = −P_k R / n as a force on
+/// u (the feed-forward −L_t then supplies R). At the optimum R·n_k = 0 on every
+/// contact that carries a normal force, so the projection P_k = E − n_k n_kᵀ keeps
+/// all of R there. A body with one lower contact keeps today's load (no entry is
+/// written: the caller uses the projection of W itself, bit for bit), and a lone
+/// slope contact is its single-contact case: λ = −W·n, R = −P W.
+#[derive(Clone, Debug, Default)]
+pub struct NormalSplit {
+    entries: Vec<SplitEntry>,
+    lambda: Vec<f64>,
+    /// Per caller index: the tangential load on the pair's body a, N, or `None`
+    /// where the caller keeps the projection of the pair's weight.
+    pub load: Vec<Option<Vec3>>,
+}
+
+impl NormalSplit {
+    /// Buffers for `n` contacts (grown only when a step has more).
+    pub fn with_capacity(n: usize) -> Self {
+        NormalSplit {
+            entries: Vec::with_capacity(n),
+            lambda: Vec::with_capacity(n),
+            load: Vec::with_capacity(n),
+        }
+    }
+
+    /// Empty, for caller indices 0..n (all `None`).
+    pub fn clear(&mut self, n: usize) {
+        self.entries.clear();
+        if self.entries.capacity() < n {
+            self.entries.reserve(n);
+        }
+        if self.lambda.capacity() < n {
+            self.lambda.reserve(n);
+        }
+        self.load.clear();
+        self.load.resize(n, None);
+    }
+
+    /// Contact `k` between bodies (a, b) with unit normal `normal` toward a and the
+    /// weight share `weight` as a force on a relative to b
+    /// ([`SupportLoads::pair_weight`]: +M g when a rests on b, −M g when b rests on
+    /// a, zero otherwise; a contact with no weight is not part of the split); `up`
+    /// against gravity ([`SupportLoads::up`]).
+    pub fn push(&mut self, k: usize, (a, b): (usize, usize), normal: Vec3, weight: Vec3, up: Vec3) {
+        if weight == Vec3::zeros() || k >= self.load.len() {
+            return;
+        }
+        // a is the upper body when its share points down (+M g).
+        let on_a = weight.dot(&up) < 0.0;
+        let (u, n, w) = if on_a {
+            (a, normal, weight)
+        } else {
+            (b, -normal, -weight)
+        };
+        self.entries.push(SplitEntry {
+            u: u as u32,
+            k: k as u32,
+            on_a,
+            n,
+            w,
+        });
+    }
+
+    /// Solves every body's split and writes `load` for the contacts of bodies with
+    /// two or more lower contacts.
+    pub fn solve(&mut self) {
+        let NormalSplit {
+            entries,
+            lambda,
+            load,
+        } = self;
+        entries.sort_unstable_by(|x, y| x.u.cmp(&y.u).then(x.k.cmp(&y.k)));
+        let mut i = 0;
+        while i < entries.len() {
+            let u = entries[i].u;
+            let mut j = i;
+            while j < entries.len() && entries[j].u == u {
+                j += 1;
+            }
+            let group = &entries[i..j];
+            i = j;
+            if group.len() < 2 {
+                continue;
+            }
+            // The force the normals must supply, T = −ΣW_k, and the residual r.
+            let t = -group.iter().fold(Vec3::zeros(), |s, e| s + e.w);
+            let scale = t.norm();
+            if scale <= 0.0 || !scale.is_finite() {
+                continue;
+            }
+            lambda.clear();
+            lambda.resize(group.len(), 0.0);
+            let mut r = t;
+            for _ in 0..SPLIT_SWEEPS {
+                let mut change = 0.0f64;
+                for (e, l) in group.iter().zip(lambda.iter_mut()) {
+                    let nn = e.n.norm_squared();
+                    if nn <= 0.0 {
+                        continue;
+                    }
+                    let new = (*l + e.n.dot(&r) / nn).max(0.0);
+                    let d = new - *l;
+                    r -= e.n * d;
+                    *l = new;
+                    change = change.max(d.abs());
+                }
+                if change <= SPLIT_TOL * scale {
+                    break;
+                }
+            }
+            let share = r / group.len() as f64;
+            for e in group {
+                let p = share - e.n * e.n.dot(&share);
+                // L_t on u is −P share; on a it is that, or its opposite when u = b.
+                let l = if e.on_a { -p } else { p };
+                if l.iter().all(|v| v.is_finite()) {
+                    load[e.k as usize] = Some(l);
+                }
+            }
         }
     }
 }

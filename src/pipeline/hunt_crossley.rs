@@ -109,6 +109,9 @@ struct Eval {
     /// The sticking anchors linearly implicit (`StickMode::Linear`), solved where
     /// they share bodies (`friction::LinearSticks`).
     linear: friction::LinearSticks,
+    /// The linear anchors' tangential loads where several contacts hold a body up
+    /// (`contact::support::NormalSplit`).
+    split: crate::contact::support::NormalSplit,
 }
 
 /// One sticking pair's friction at an evaluated state: what `friction::bank`
@@ -137,6 +140,7 @@ impl Eval {
             wrench: Vec::with_capacity(model.nbody()),
             deriv: Vec::with_capacity(model.nbody()),
             linear: friction::LinearSticks::with_capacity(nm, model.nbody()),
+            split: crate::contact::support::NormalSplit::with_capacity(nm),
             ..Default::default()
         }
     }
@@ -584,16 +588,42 @@ fn evaluate(
         tau_damp,
         bank,
         linear,
+        split,
     } = ev;
     bank.clear();
     linear.clear(model.nbody());
+    let dynamic = |i: usize| model.bodies[i].kind == BodyKind::Free && !cx.frozen[i];
+    // The linear anchors' tangential loads: what the normals of the contacts that
+    // hold a body up together cannot carry (`contact::support::NormalSplit`).
+    let split_on = cx.p.friction.linear;
+    split.clear(if split_on {
+        contacts.manifolds.capacity()
+    } else {
+        0
+    });
+    if split_on {
+        let up = cx.support.up();
+        for (mi, m) in contacts.manifolds.iter().enumerate() {
+            let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+            if !(dynamic(ba) || dynamic(bb)) || m.max_depth(contacts) <= 0.0 {
+                continue;
+            }
+            let w = cx.support.pair_weight(model, st, dynamic, ba, bb);
+            split.push(mi, (ba, bb), m.normal, w, up);
+        }
+        split.solve();
+    }
     let mut rate_damp = 0.0f64;
     wrench.clear();
     wrench.resize(model.nbody(), Wrench::ZERO);
     fresh.clear();
     let (mut u_sum, mut p_sum) = (0.0, 0.0);
-    let dynamic = |i: usize| model.bodies[i].kind == BodyKind::Free && !cx.frozen[i];
-    for (m, &pi) in contacts.manifolds.iter().zip(contact_pair.iter()) {
+    for (mi, (m, &pi)) in contacts
+        .manifolds
+        .iter()
+        .zip(contact_pair.iter())
+        .enumerate()
+    {
         let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
         let (ba, bb) = (ga.body, gb.body);
         let (da, db) = (dynamic(ba), dynamic(bb));
@@ -688,7 +718,7 @@ fn evaluate(
             (true, false) => (ma, ma),
             _ => (mb, mb),
         };
-        let ctx = PairContext {
+        let mut ctx = PairContext {
             normal: n,
             points,
             deepest,
@@ -708,6 +738,11 @@ fn evaluate(
             inv_mass: [inv_ma, inv_mb],
             inv_inertia_w: [inv_ia, inv_ib],
         };
+        if let Some(l) = split.load.get(mi).copied().flatten() {
+            // The normal part of the weight stays (the cone's floor W_n); its
+            // tangential part becomes the split's load L_t.
+            ctx.weight = n * n.dot(&ctx.weight) + l;
+        }
         let fp = &cx.p.friction;
         let mode = friction::explicit_mode(fp, ga.shape.kind(), gb.shape.kind());
         if update_friction {

@@ -855,6 +855,30 @@ fn implicit_friction(
             .blocks
             .reserve(nm - implicit.linear.blocks.len());
     }
+    // The linear anchors' tangential loads: what the normals of the contacts that
+    // hold a body up together cannot carry (`contact::support::NormalSplit`).
+    let split_on = !p.friction.implicit && p.friction.linear;
+    implicit.split.clear(if split_on { nm } else { 0 });
+    if split_on {
+        let up = support.up();
+        let mut j = 0;
+        while j < n_rows {
+            let mi = implicit.rows[j].manifold as usize;
+            let mut carries = false;
+            while j < n_rows && implicit.rows[j].manifold as usize == mi {
+                carries |= implicit.rows[j].f_end > 0.0;
+                j += 1;
+            }
+            if !carries {
+                continue;
+            }
+            let m = &set.manifolds[mi];
+            let (ba, bb) = (cx.model.geoms[m.geom_a].body, cx.model.geoms[m.geom_b].body);
+            let w = support.pair_weight(cx.model, state, dynamic, ba, bb);
+            implicit.split.push(mi, (ba, bb), m.normal, w, up);
+        }
+        implicit.split.solve();
+    }
     while i < n_rows {
         let rows = &implicit.rows;
         let mi = rows[i].manifold as usize;
@@ -881,6 +905,12 @@ fn implicit_friction(
         // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
         // Hunt–Crossley.
         ctx.weight = support.pair_weight(cx.model, state, dynamic, ba, bb);
+        if let Some(l) = implicit.split.load.get(mi).copied().flatten() {
+            // The normal part of the weight stays (the cone's floor W_n); its
+            // tangential part becomes the split's load L_t.
+            let n = ctx.normal;
+            ctx.weight = n * n.dot(&ctx.weight) + l;
+        }
         let cen = if mat.mu > 0.0 {
             friction::centroid(&ctx, pf)
         } else {

@@ -222,6 +222,9 @@ pub struct ImplicitContact {
     /// The default path's sticking anchors, linearly implicit and solved where
     /// they share bodies (`contact::friction::LinearSticks`).
     pub linear: crate::contact::friction::LinearSticks,
+    /// The tangential loads of contacts that hold a body up together
+    /// (`contact::support::NormalSplit`, with `linear`).
+    pub split: crate::contact::support::NormalSplit,
     pub solver: LinearSolver,
     /// The direct solve: the factorization, the local index of each body in it
     /// (participating bodies only), the bodies by local index, the edge list of
@@ -293,6 +296,7 @@ impl ImplicitContact {
             rows: Vec::new(),
             sticks: Vec::new(),
             linear: Default::default(),
+            split: Default::default(),
             solver: LinearSolver::Direct,
             chol: BlockCholesky::with_capacity(nbody),
             local: vec![u32::MAX; nbody],
