@@ -47,7 +47,7 @@
 //! columns and G_S u the projection. Islands with more than [`MAX_DOFS`] DoFs
 //! keep their t (the factor is dense, O(n³)); `project` returns their number.
 
-use super::{DofKind, LcpWorkspace, NO_BLOCK};
+use super::{ContactRow, DofKind, LcpWorkspace, NO_BLOCK};
 
 /// Largest island (DoFs) projected: 40 free bodies (the 20-pile's largest island
 /// has ≤ 120).
@@ -57,6 +57,9 @@ pub(super) const MAX_DOFS: usize = 240;
 /// there): rows of unit normals and lever arms ≥ 1 mm give pivots ≥ 1e-6 of the
 /// largest, round-off on dependent columns ≈ 1e-16 × condition.
 const DROP: f64 = 1e-11;
+
+/// DoFs per block (a free body; robots are not projected).
+const B: usize = 6;
 
 /// Buffers of the projection (capacities kept).
 #[derive(Clone, Debug, Default)]
@@ -78,14 +81,31 @@ pub struct ConsistentWorkspace {
     b: Vec<[f64; 2]>,
     /// Dropped pivots.
     dropped: Vec<bool>,
+    /// The block pattern of L (`nbk × nbk` row-major, lower; `nbk` the island's
+    /// blocks in local order): the blocks a point couples and the elimination's
+    /// fill (`block_pattern`).
+    pat: Vec<bool>,
+    /// Per block row I, its pattern's blocks J ≤ I ascending
+    /// (`row_list[row_start[I]..row_start[I + 1]]`, the last one I).
+    row_start: Vec<usize>,
+    row_list: Vec<u32>,
+    /// Per block column K, its pattern's blocks I > K ascending.
+    col_start: Vec<usize>,
+    col_list: Vec<u32>,
 }
 
 impl ConsistentWorkspace {
     pub(super) fn with_capacity(dofs: usize) -> Self {
+        let nbk = dofs.div_ceil(B);
         ConsistentWorkspace {
             a: Vec::with_capacity(dofs * dofs),
             b: Vec::with_capacity(dofs),
             dropped: Vec::with_capacity(dofs),
+            pat: Vec::with_capacity(nbk * nbk),
+            row_start: Vec::with_capacity(nbk + 1),
+            row_list: Vec::with_capacity(nbk * (nbk + 1) / 2),
+            col_start: Vec::with_capacity(nbk + 1),
+            col_list: Vec::with_capacity(nbk * (nbk + 1) / 2),
             ..Default::default()
         }
     }
@@ -154,7 +174,8 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         any = true;
         for sd in row.side.iter().filter(|s| s.block != NO_BLOCK) {
             let b = sd.block as usize;
-            robot |= matches!(blocks[b].kind, DofKind::Articulated { .. });
+            // (A free body's block has B = 6 DoFs.)
+            robot |= matches!(blocks[b].kind, DofKind::Articulated { .. }) || blocks[b].ndof != B;
             if cw.local[b] == NO_BLOCK {
                 cw.local[b] = n as u32;
                 cw.island_blocks.push(b as u32);
@@ -179,11 +200,26 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         reset(cw);
         return false;
     }
-    cw.a.clear();
-    cw.a.resize(n * n, 0.0);
+    let nbk = cw.island_blocks.len();
+    block_pattern(cw, contacts, &sparse.order[i0..i1], nbk);
+    // A is n × n row-major, but only the lower blocks of the factor's pattern are
+    // written and read (stale values elsewhere are never read).
+    if cw.a.len() < n * n {
+        cw.a.resize(n * n, 0.0);
+    }
+    for ib in 0..nbk {
+        for &jb in &cw.row_list[cw.row_start[ib]..cw.row_start[ib + 1]] {
+            let jb = jb as usize;
+            for i in ib * B..ib * B + B {
+                cw.a[i * n + jb * B..i * n + jb * B + B].fill(0.0);
+            }
+        }
+    }
     cw.b.clear();
     cw.b.resize(n, [0.0; 2]);
-    // A = G_Sᵀ G_S, b = G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row.
+    // A = G_Sᵀ G_S (lower triangle: the factorization reads no other entry), b =
+    // G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row, each entry's
+    // terms in the order of the dense assembly (point, row, side, side).
     for &c in &sparse.order[i0..i1] {
         let c = c as usize;
         let row = &contacts[c];
@@ -205,10 +241,16 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                     let bb = sb.block as usize;
                     let (ob, nbd, mb) =
                         (cw.local[bb] as usize, blocks[bb].ndof, cw.moves_start[bb]);
+                    if ob > oa {
+                        // Upper block: never read.
+                        continue;
+                    }
                     let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
                     let all_b = cw.all_move[bb];
                     for i in (0..na).filter(|&i| cw.moves[ma + i]) {
-                        let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + nbd];
+                        // A diagonal block's entries j ≤ i only.
+                        let w = if ob == oa { i + 1 } else { nbd };
+                        let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + w];
                         let l = ja[i];
                         if all_b {
                             for (x, &y) in arow.iter_mut().zip(jb) {
@@ -226,40 +268,103 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
             }
         }
     }
-    // Cholesky A = L Lᵀ (lower, in place), dropping pivots below DROP · max diag.
+    // Cholesky A = L Lᵀ (lower, in place, dot-product form), dropping pivots below
+    // DROP · max diag; the sums run over the blocks of L's pattern only, in the
+    // dense order (ascending j): the terms skipped are exact zeros, so L and u are
+    // those of the dense factorization bit for bit.
     let dmax = (0..n).map(|i| cw.a[i * n + i]).fold(0.0f64, f64::max);
     cw.dropped.clear();
     cw.dropped.resize(n, false);
     for k in 0..n {
+        let (kb, k0) = (k / B, k / B * B);
+        // Row k's blocks left of the diagonal block (its list ends with kb).
+        let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
+        let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
         let mut d = cw.a[k * n + k];
-        for j in 0..k {
-            d -= cw.a[k * n + j] * cw.a[k * n + j];
+        for &jb in rk {
+            let j0 = jb as usize * B;
+            d = sub_dot(
+                d,
+                &cw.a[k * n + j0..k * n + j0 + B],
+                &cw.a[k * n + j0..k * n + j0 + B],
+            );
         }
+        d = sub_dot(
+            d,
+            &cw.a[k * n + k0..k * n + k],
+            &cw.a[k * n + k0..k * n + k],
+        );
         if d.is_nan() || d <= DROP * dmax {
             cw.dropped[k] = true;
-            for i in k..n {
+            for i in k..k0 + B {
                 cw.a[i * n + k] = 0.0;
+            }
+            for &ib in ck {
+                for i in ib as usize * B..ib as usize * B + B {
+                    cw.a[i * n + k] = 0.0;
+                }
             }
             continue;
         }
         let l = d.sqrt();
         cw.a[k * n + k] = l;
-        for i in k + 1..n {
+        // Rows of the diagonal block below k: every block of row k is in theirs.
+        for i in k + 1..k0 + B {
             let mut x = cw.a[i * n + k];
-            for j in 0..k {
-                x -= cw.a[i * n + j] * cw.a[k * n + j];
+            for &jb in rk {
+                let j0 = jb as usize * B;
+                x = sub_dot(
+                    x,
+                    &cw.a[i * n + j0..i * n + j0 + B],
+                    &cw.a[k * n + j0..k * n + j0 + B],
+                );
             }
+            x = sub_dot(
+                x,
+                &cw.a[i * n + k0..i * n + k],
+                &cw.a[k * n + k0..k * n + k],
+            );
             cw.a[i * n + k] = x / l;
         }
+        // Rows of the blocks below: the blocks common to both rows.
+        for &ib in ck {
+            let ib = ib as usize;
+            for i in ib * B..ib * B + B {
+                let mut x = cw.a[i * n + k];
+                for &jb in rk {
+                    let jb = jb as usize;
+                    if cw.pat[ib * nbk + jb] {
+                        let j0 = jb * B;
+                        x = sub_dot(
+                            x,
+                            &cw.a[i * n + j0..i * n + j0 + B],
+                            &cw.a[k * n + j0..k * n + j0 + B],
+                        );
+                    }
+                }
+                x = sub_dot(
+                    x,
+                    &cw.a[i * n + k0..i * n + k],
+                    &cw.a[k * n + k0..k * n + k],
+                );
+                cw.a[i * n + k] = x / l;
+            }
+        }
     }
-    // L y = b, Lᵀ u = y (dropped DoFs: u = 0).
+    // L y = b, Lᵀ u = y (dropped DoFs: u = 0), over L's pattern in the dense order.
     for k in 0..n {
         if cw.dropped[k] {
             cw.b[k] = [0.0; 2];
             continue;
         }
+        let (kb, k0) = (k / B, k / B * B);
         let mut y = cw.b[k];
-        for j in 0..k {
+        let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
+        for j in rk
+            .iter()
+            .flat_map(|&jb| jb as usize * B..jb as usize * B + B)
+            .chain(k0..k)
+        {
             let l = cw.a[k * n + j];
             y[0] -= l * cw.b[j][0];
             y[1] -= l * cw.b[j][1];
@@ -271,8 +376,13 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         if cw.dropped[k] {
             continue;
         }
+        let (kb, k0) = (k / B, k / B * B);
         let mut x = cw.b[k];
-        for i in k + 1..n {
+        let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
+        for i in (k + 1..k0 + B).chain(
+            ck.iter()
+                .flat_map(|&ib| ib as usize * B..ib as usize * B + B),
+        ) {
             let l = cw.a[i * n + k];
             x[0] -= l * cw.b[i][0];
             x[1] -= l * cw.b[i][1];
@@ -312,4 +422,69 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
     }
     reset(cw);
     true
+}
+
+/// `x − Σ u_j v_j`, the terms subtracted one by one in ascending j (the dense
+/// factorization's order).
+#[inline(always)]
+fn sub_dot(mut x: f64, u: &[f64], v: &[f64]) -> f64 {
+    for (a, b) in u.iter().zip(v) {
+        x -= a * b;
+    }
+    x
+}
+
+/// The block pattern of the Cholesky factor of G_Sᵀ G_S for the island's `nbk`
+/// blocks in local order (`cw.local` / B): block (I, J) is structurally nonzero
+/// where a fitted point acts on both bodies, and by fill where an earlier block K
+/// has both (I, K) and (J, K) (symbolic elimination in the local order, the
+/// dense factorization's order). Every entry of L outside it is an exact zero of
+/// the dense factorization. Then the row and column lists.
+fn block_pattern(cw: &mut ConsistentWorkspace, contacts: &[ContactRow], order: &[u32], nbk: usize) {
+    cw.pat.clear();
+    cw.pat.resize(nbk * nbk, false);
+    for k in 0..nbk {
+        cw.pat[k * nbk + k] = true;
+    }
+    for &c in order {
+        let row = &contacts[c as usize];
+        if row.limit || row.depth < 0.0 {
+            continue;
+        }
+        let [sa, sb] = row.side;
+        if sa.block != NO_BLOCK && sb.block != NO_BLOCK {
+            let ia = cw.local[sa.block as usize] as usize / B;
+            let ib = cw.local[sb.block as usize] as usize / B;
+            cw.pat[ia.max(ib) * nbk + ia.min(ib)] = true;
+        }
+    }
+    for k in 0..nbk {
+        for i in k + 1..nbk {
+            if !cw.pat[i * nbk + k] {
+                continue;
+            }
+            for j in k + 1..i {
+                if cw.pat[j * nbk + k] {
+                    cw.pat[i * nbk + j] = true;
+                }
+            }
+        }
+    }
+    cw.row_start.clear();
+    cw.row_list.clear();
+    cw.col_start.clear();
+    cw.col_list.clear();
+    for i in 0..nbk {
+        cw.row_start.push(cw.row_list.len());
+        cw.row_list
+            .extend((0..=i).filter(|&j| cw.pat[i * nbk + j]).map(|j| j as u32));
+        cw.col_start.push(cw.col_list.len());
+        cw.col_list.extend(
+            (i + 1..nbk)
+                .filter(|&r| cw.pat[r * nbk + i])
+                .map(|r| r as u32),
+        );
+    }
+    cw.row_start.push(cw.row_list.len());
+    cw.col_start.push(cw.col_list.len());
 }
