@@ -45,7 +45,16 @@
 //! [`DROP`] relative to the largest diagonal (a DoF no point of S constrains
 //! independently), so that u is a least-squares solution on the remaining
 //! columns and G_S u the projection. Islands with more than [`MAX_DOFS`] DoFs
-//! keep their t (the factor is dense, O(n³)); `project` returns their number.
+//! keep their t; `project` returns their number.
+//!
+//! G_Sᵀ G_S is block-sparse: 6×6 blocks per pair of bodies some point of S joins
+//! (a chain on a stack). Only the lower blocks of the factor's pattern are
+//! assembled and factored (`block_pattern`: those blocks plus the fill of the
+//! elimination in the island's local order), in the dense dot-product
+//! factorization's order with the structural zeros' terms skipped, so L and u
+//! are bit for bit those of the dense factorization (issue 14, lcp9). A step
+//! projects once (the kept solve reuses the projected targets), so there is no
+//! factor to reuse across solves.
 
 use super::{ContactRow, DofKind, LcpWorkspace, NO_BLOCK};
 
@@ -226,6 +235,58 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         if row.limit || row.depth < 0.0 {
             continue;
         }
+        // Distinct bodies whose DoFs all move (every point of the shipped scenes):
+        // each entry of A takes its three rows' terms r = 0, 1, 2 from one pair of
+        // sides, the dense loop's order, so the pairs can take the rows fused
+        // (fixed-length rows of B, unrolled).
+        let [s0, s1] = row.side;
+        let fused = s0.block != s1.block
+            && row
+                .side
+                .iter()
+                .all(|s| s.block == NO_BLOCK || cw.all_move[s.block as usize]);
+        if fused {
+            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                let oa = cw.local[sa.block as usize] as usize;
+                let ja: &[f64; 3 * B] = match jac[sa.jac..sa.jac + 3 * B].try_into() {
+                    Ok(j) => j,
+                    Err(_) => continue,
+                };
+                for (i, &l) in ja[..B].iter().enumerate() {
+                    cw.b[oa + i][0] += l * stab[c][0];
+                    cw.b[oa + i][1] += l * stab[c][1];
+                }
+                for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                    let ob = cw.local[sb.block as usize] as usize;
+                    if ob > oa {
+                        // Upper block: never read.
+                        continue;
+                    }
+                    let jb: &[f64; 3 * B] = match jac[sb.jac..sb.jac + 3 * B].try_into() {
+                        Ok(j) => j,
+                        Err(_) => continue,
+                    };
+                    for i in 0..B {
+                        let (l0, l1, l2) = (ja[i], ja[B + i], ja[2 * B + i]);
+                        let arow: &mut [f64] = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + B];
+                        let arow: &mut [f64; B] = match arow.try_into() {
+                            Ok(a) => a,
+                            Err(_) => continue,
+                        };
+                        // A diagonal block's entries j ≤ i only.
+                        let w = if ob == oa { i + 1 } else { B };
+                        for (j, x) in arow.iter_mut().enumerate().take(w) {
+                            let mut v = *x;
+                            v += l0 * jb[j];
+                            v += l1 * jb[B + j];
+                            v += l2 * jb[2 * B + j];
+                            *x = v;
+                        }
+                    }
+                }
+            }
+            continue;
+        }
         for r in 0..3 {
             for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
                 let ba = sa.block as usize;
@@ -283,7 +344,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         let mut d = cw.a[k * n + k];
         for &jb in rk {
             let j0 = jb as usize * B;
-            d = sub_dot(
+            d = sub_dot_b(
                 d,
                 &cw.a[k * n + j0..k * n + j0 + B],
                 &cw.a[k * n + j0..k * n + j0 + B],
@@ -313,7 +374,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
             let mut x = cw.a[i * n + k];
             for &jb in rk {
                 let j0 = jb as usize * B;
-                x = sub_dot(
+                x = sub_dot_b(
                     x,
                     &cw.a[i * n + j0..i * n + j0 + B],
                     &cw.a[k * n + j0..k * n + j0 + B],
@@ -335,7 +396,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                     let jb = jb as usize;
                     if cw.pat[ib * nbk + jb] {
                         let j0 = jb * B;
-                        x = sub_dot(
+                        x = sub_dot_b(
                             x,
                             &cw.a[i * n + j0..i * n + j0 + B],
                             &cw.a[k * n + j0..k * n + j0 + B],
@@ -432,6 +493,20 @@ fn sub_dot(mut x: f64, u: &[f64], v: &[f64]) -> f64 {
         x -= a * b;
     }
     x
+}
+
+/// [`sub_dot`] over one block's B entries (unrolled).
+#[inline(always)]
+fn sub_dot_b(mut x: f64, u: &[f64], v: &[f64]) -> f64 {
+    match (<&[f64; B]>::try_from(u), <&[f64; B]>::try_from(v)) {
+        (Ok(u), Ok(v)) => {
+            for (a, b) in u.iter().zip(v.iter()) {
+                x -= a * b;
+            }
+            x
+        }
+        _ => sub_dot(x, u, v),
+    }
 }
 
 /// The block pattern of the Cholesky factor of G_Sᵀ G_S for the island's `nbk`
