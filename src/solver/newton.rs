@@ -916,13 +916,24 @@ fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
         for x in &mut rowk[k + 1..] {
             *x *= inv;
         }
-        // a_ij −= u_ki u_kj for k < i ≤ j.
+        // a_ij −= u_ki u_kj for k < i ≤ j, up to row k's last nonzero `end`: the
+        // updates beyond it subtract exact zeros (W's blocks of points sharing no
+        // body, and their fill, are zero: a band on a stack), and no entry is
+        // ever −0 (the assembly starts at +0 and adds), so skipping them leaves
+        // every bit as it was.
         let rowk = &rowk[..];
+        let end = rowk[k + 1..]
+            .iter()
+            .rposition(|&x| x != 0.0)
+            .map_or(k + 1, |p| k + 2 + p);
         for (ii, row) in tail.chunks_exact_mut(m).enumerate() {
             let i = k + 1 + ii;
+            if i >= end {
+                break;
+            }
             let l = rowk[i];
             if l != 0.0 {
-                for (x, &y) in row[i..].iter_mut().zip(&rowk[i..]) {
+                for (x, &y) in row[i..end].iter_mut().zip(&rowk[i..end]) {
                     *x -= l * y;
                 }
             }

@@ -45,9 +45,18 @@
 //! [`DROP`] relative to the largest diagonal (a DoF no point of S constrains
 //! independently), so that u is a least-squares solution on the remaining
 //! columns and G_S u the projection. Islands with more than [`MAX_DOFS`] DoFs
-//! keep their t (the factor is dense, O(n³)); `project` returns their number.
+//! keep their t; `project` returns their number.
+//!
+//! G_Sᵀ G_S is block-sparse: 6×6 blocks per pair of bodies some point of S joins
+//! (a chain on a stack). Only the lower blocks of the factor's pattern are
+//! assembled and factored (`block_pattern`: those blocks plus the fill of the
+//! elimination in the island's local order), in the dense dot-product
+//! factorization's order with the structural zeros' terms skipped, so L and u
+//! are bit for bit those of the dense factorization (issue 14, lcp9). A step
+//! projects once (the kept solve reuses the projected targets), so there is no
+//! factor to reuse across solves.
 
-use super::{DofKind, LcpWorkspace, NO_BLOCK};
+use super::{ContactRow, DofKind, LcpWorkspace, NO_BLOCK};
 
 /// Largest island (DoFs) projected: 40 free bodies (the 20-pile's largest island
 /// has ≤ 120).
@@ -57,6 +66,9 @@ pub(super) const MAX_DOFS: usize = 240;
 /// there): rows of unit normals and lever arms ≥ 1 mm give pivots ≥ 1e-6 of the
 /// largest, round-off on dependent columns ≈ 1e-16 × condition.
 const DROP: f64 = 1e-11;
+
+/// DoFs per block (a free body; robots are not projected).
+const B: usize = 6;
 
 /// Buffers of the projection (capacities kept).
 #[derive(Clone, Debug, Default)]
@@ -78,14 +90,31 @@ pub struct ConsistentWorkspace {
     b: Vec<[f64; 2]>,
     /// Dropped pivots.
     dropped: Vec<bool>,
+    /// The block pattern of L (`nbk × nbk` row-major, lower; `nbk` the island's
+    /// blocks in local order): the blocks a point couples and the elimination's
+    /// fill (`block_pattern`).
+    pat: Vec<bool>,
+    /// Per block row I, its pattern's blocks J ≤ I ascending
+    /// (`row_list[row_start[I]..row_start[I + 1]]`, the last one I).
+    row_start: Vec<usize>,
+    row_list: Vec<u32>,
+    /// Per block column K, its pattern's blocks I > K ascending.
+    col_start: Vec<usize>,
+    col_list: Vec<u32>,
 }
 
 impl ConsistentWorkspace {
     pub(super) fn with_capacity(dofs: usize) -> Self {
+        let nbk = dofs.div_ceil(B);
         ConsistentWorkspace {
             a: Vec::with_capacity(dofs * dofs),
             b: Vec::with_capacity(dofs),
             dropped: Vec::with_capacity(dofs),
+            pat: Vec::with_capacity(nbk * nbk),
+            row_start: Vec::with_capacity(nbk + 1),
+            row_list: Vec::with_capacity(nbk * (nbk + 1) / 2),
+            col_start: Vec::with_capacity(nbk + 1),
+            col_list: Vec::with_capacity(nbk * (nbk + 1) / 2),
             ..Default::default()
         }
     }
@@ -154,7 +183,8 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         any = true;
         for sd in row.side.iter().filter(|s| s.block != NO_BLOCK) {
             let b = sd.block as usize;
-            robot |= matches!(blocks[b].kind, DofKind::Articulated { .. });
+            // (A free body's block has B = 6 DoFs.)
+            robot |= matches!(blocks[b].kind, DofKind::Articulated { .. }) || blocks[b].ndof != B;
             if cw.local[b] == NO_BLOCK {
                 cw.local[b] = n as u32;
                 cw.island_blocks.push(b as u32);
@@ -179,15 +209,82 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         reset(cw);
         return false;
     }
-    cw.a.clear();
-    cw.a.resize(n * n, 0.0);
+    let nbk = cw.island_blocks.len();
+    block_pattern(cw, contacts, &sparse.order[i0..i1], nbk);
+    // A is n × n row-major, but only the lower blocks of the factor's pattern are
+    // written and read (stale values elsewhere are never read).
+    if cw.a.len() < n * n {
+        cw.a.resize(n * n, 0.0);
+    }
+    for ib in 0..nbk {
+        for &jb in &cw.row_list[cw.row_start[ib]..cw.row_start[ib + 1]] {
+            let jb = jb as usize;
+            for i in ib * B..ib * B + B {
+                cw.a[i * n + jb * B..i * n + jb * B + B].fill(0.0);
+            }
+        }
+    }
     cw.b.clear();
     cw.b.resize(n, [0.0; 2]);
-    // A = G_Sᵀ G_S, b = G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row.
+    // A = G_Sᵀ G_S (lower triangle: the factorization reads no other entry), b =
+    // G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row, each entry's
+    // terms in the order of the dense assembly (point, row, side, side).
     for &c in &sparse.order[i0..i1] {
         let c = c as usize;
         let row = &contacts[c];
         if row.limit || row.depth < 0.0 {
+            continue;
+        }
+        // Distinct bodies whose DoFs all move (every point of the shipped scenes):
+        // each entry of A takes its three rows' terms r = 0, 1, 2 from one pair of
+        // sides, the dense loop's order, so the pairs can take the rows fused
+        // (fixed-length rows of B, unrolled).
+        let [s0, s1] = row.side;
+        let fused = s0.block != s1.block
+            && row
+                .side
+                .iter()
+                .all(|s| s.block == NO_BLOCK || cw.all_move[s.block as usize]);
+        if fused {
+            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                let oa = cw.local[sa.block as usize] as usize;
+                let ja: &[f64; 3 * B] = match jac[sa.jac..sa.jac + 3 * B].try_into() {
+                    Ok(j) => j,
+                    Err(_) => continue,
+                };
+                for (i, &l) in ja[..B].iter().enumerate() {
+                    cw.b[oa + i][0] += l * stab[c][0];
+                    cw.b[oa + i][1] += l * stab[c][1];
+                }
+                for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                    let ob = cw.local[sb.block as usize] as usize;
+                    if ob > oa {
+                        // Upper block: never read.
+                        continue;
+                    }
+                    let jb: &[f64; 3 * B] = match jac[sb.jac..sb.jac + 3 * B].try_into() {
+                        Ok(j) => j,
+                        Err(_) => continue,
+                    };
+                    for i in 0..B {
+                        let (l0, l1, l2) = (ja[i], ja[B + i], ja[2 * B + i]);
+                        let arow: &mut [f64] = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + B];
+                        let arow: &mut [f64; B] = match arow.try_into() {
+                            Ok(a) => a,
+                            Err(_) => continue,
+                        };
+                        // A diagonal block's entries j ≤ i only.
+                        let w = if ob == oa { i + 1 } else { B };
+                        for (j, x) in arow.iter_mut().enumerate().take(w) {
+                            let mut v = *x;
+                            v += l0 * jb[j];
+                            v += l1 * jb[B + j];
+                            v += l2 * jb[2 * B + j];
+                            *x = v;
+                        }
+                    }
+                }
+            }
             continue;
         }
         for r in 0..3 {
@@ -205,10 +302,16 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                     let bb = sb.block as usize;
                     let (ob, nbd, mb) =
                         (cw.local[bb] as usize, blocks[bb].ndof, cw.moves_start[bb]);
+                    if ob > oa {
+                        // Upper block: never read.
+                        continue;
+                    }
                     let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
                     let all_b = cw.all_move[bb];
                     for i in (0..na).filter(|&i| cw.moves[ma + i]) {
-                        let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + nbd];
+                        // A diagonal block's entries j ≤ i only.
+                        let w = if ob == oa { i + 1 } else { nbd };
+                        let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + w];
                         let l = ja[i];
                         if all_b {
                             for (x, &y) in arow.iter_mut().zip(jb) {
@@ -226,40 +329,103 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
             }
         }
     }
-    // Cholesky A = L Lᵀ (lower, in place), dropping pivots below DROP · max diag.
+    // Cholesky A = L Lᵀ (lower, in place, dot-product form), dropping pivots below
+    // DROP · max diag; the sums run over the blocks of L's pattern only, in the
+    // dense order (ascending j): the terms skipped are exact zeros, so L and u are
+    // those of the dense factorization bit for bit.
     let dmax = (0..n).map(|i| cw.a[i * n + i]).fold(0.0f64, f64::max);
     cw.dropped.clear();
     cw.dropped.resize(n, false);
     for k in 0..n {
+        let (kb, k0) = (k / B, k / B * B);
+        // Row k's blocks left of the diagonal block (its list ends with kb).
+        let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
+        let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
         let mut d = cw.a[k * n + k];
-        for j in 0..k {
-            d -= cw.a[k * n + j] * cw.a[k * n + j];
+        for &jb in rk {
+            let j0 = jb as usize * B;
+            d = sub_dot_b(
+                d,
+                &cw.a[k * n + j0..k * n + j0 + B],
+                &cw.a[k * n + j0..k * n + j0 + B],
+            );
         }
+        d = sub_dot(
+            d,
+            &cw.a[k * n + k0..k * n + k],
+            &cw.a[k * n + k0..k * n + k],
+        );
         if d.is_nan() || d <= DROP * dmax {
             cw.dropped[k] = true;
-            for i in k..n {
+            for i in k..k0 + B {
                 cw.a[i * n + k] = 0.0;
+            }
+            for &ib in ck {
+                for i in ib as usize * B..ib as usize * B + B {
+                    cw.a[i * n + k] = 0.0;
+                }
             }
             continue;
         }
         let l = d.sqrt();
         cw.a[k * n + k] = l;
-        for i in k + 1..n {
+        // Rows of the diagonal block below k: every block of row k is in theirs.
+        for i in k + 1..k0 + B {
             let mut x = cw.a[i * n + k];
-            for j in 0..k {
-                x -= cw.a[i * n + j] * cw.a[k * n + j];
+            for &jb in rk {
+                let j0 = jb as usize * B;
+                x = sub_dot_b(
+                    x,
+                    &cw.a[i * n + j0..i * n + j0 + B],
+                    &cw.a[k * n + j0..k * n + j0 + B],
+                );
             }
+            x = sub_dot(
+                x,
+                &cw.a[i * n + k0..i * n + k],
+                &cw.a[k * n + k0..k * n + k],
+            );
             cw.a[i * n + k] = x / l;
         }
+        // Rows of the blocks below: the blocks common to both rows.
+        for &ib in ck {
+            let ib = ib as usize;
+            for i in ib * B..ib * B + B {
+                let mut x = cw.a[i * n + k];
+                for &jb in rk {
+                    let jb = jb as usize;
+                    if cw.pat[ib * nbk + jb] {
+                        let j0 = jb * B;
+                        x = sub_dot_b(
+                            x,
+                            &cw.a[i * n + j0..i * n + j0 + B],
+                            &cw.a[k * n + j0..k * n + j0 + B],
+                        );
+                    }
+                }
+                x = sub_dot(
+                    x,
+                    &cw.a[i * n + k0..i * n + k],
+                    &cw.a[k * n + k0..k * n + k],
+                );
+                cw.a[i * n + k] = x / l;
+            }
+        }
     }
-    // L y = b, Lᵀ u = y (dropped DoFs: u = 0).
+    // L y = b, Lᵀ u = y (dropped DoFs: u = 0), over L's pattern in the dense order.
     for k in 0..n {
         if cw.dropped[k] {
             cw.b[k] = [0.0; 2];
             continue;
         }
+        let (kb, k0) = (k / B, k / B * B);
         let mut y = cw.b[k];
-        for j in 0..k {
+        let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
+        for j in rk
+            .iter()
+            .flat_map(|&jb| jb as usize * B..jb as usize * B + B)
+            .chain(k0..k)
+        {
             let l = cw.a[k * n + j];
             y[0] -= l * cw.b[j][0];
             y[1] -= l * cw.b[j][1];
@@ -271,8 +437,13 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         if cw.dropped[k] {
             continue;
         }
+        let (kb, k0) = (k / B, k / B * B);
         let mut x = cw.b[k];
-        for i in k + 1..n {
+        let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
+        for i in (k + 1..k0 + B).chain(
+            ck.iter()
+                .flat_map(|&ib| ib as usize * B..ib as usize * B + B),
+        ) {
             let l = cw.a[i * n + k];
             x[0] -= l * cw.b[i][0];
             x[1] -= l * cw.b[i][1];
@@ -312,4 +483,83 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
     }
     reset(cw);
     true
+}
+
+/// `x − Σ u_j v_j`, the terms subtracted one by one in ascending j (the dense
+/// factorization's order).
+#[inline(always)]
+fn sub_dot(mut x: f64, u: &[f64], v: &[f64]) -> f64 {
+    for (a, b) in u.iter().zip(v) {
+        x -= a * b;
+    }
+    x
+}
+
+/// [`sub_dot`] over one block's B entries (unrolled).
+#[inline(always)]
+fn sub_dot_b(mut x: f64, u: &[f64], v: &[f64]) -> f64 {
+    match (<&[f64; B]>::try_from(u), <&[f64; B]>::try_from(v)) {
+        (Ok(u), Ok(v)) => {
+            for (a, b) in u.iter().zip(v.iter()) {
+                x -= a * b;
+            }
+            x
+        }
+        _ => sub_dot(x, u, v),
+    }
+}
+
+/// The block pattern of the Cholesky factor of G_Sᵀ G_S for the island's `nbk`
+/// blocks in local order (`cw.local` / B): block (I, J) is structurally nonzero
+/// where a fitted point acts on both bodies, and by fill where an earlier block K
+/// has both (I, K) and (J, K) (symbolic elimination in the local order, the
+/// dense factorization's order). Every entry of L outside it is an exact zero of
+/// the dense factorization. Then the row and column lists.
+fn block_pattern(cw: &mut ConsistentWorkspace, contacts: &[ContactRow], order: &[u32], nbk: usize) {
+    cw.pat.clear();
+    cw.pat.resize(nbk * nbk, false);
+    for k in 0..nbk {
+        cw.pat[k * nbk + k] = true;
+    }
+    for &c in order {
+        let row = &contacts[c as usize];
+        if row.limit || row.depth < 0.0 {
+            continue;
+        }
+        let [sa, sb] = row.side;
+        if sa.block != NO_BLOCK && sb.block != NO_BLOCK {
+            let ia = cw.local[sa.block as usize] as usize / B;
+            let ib = cw.local[sb.block as usize] as usize / B;
+            cw.pat[ia.max(ib) * nbk + ia.min(ib)] = true;
+        }
+    }
+    for k in 0..nbk {
+        for i in k + 1..nbk {
+            if !cw.pat[i * nbk + k] {
+                continue;
+            }
+            for j in k + 1..i {
+                if cw.pat[j * nbk + k] {
+                    cw.pat[i * nbk + j] = true;
+                }
+            }
+        }
+    }
+    cw.row_start.clear();
+    cw.row_list.clear();
+    cw.col_start.clear();
+    cw.col_list.clear();
+    for i in 0..nbk {
+        cw.row_start.push(cw.row_list.len());
+        cw.row_list
+            .extend((0..=i).filter(|&j| cw.pat[i * nbk + j]).map(|j| j as u32));
+        cw.col_start.push(cw.col_list.len());
+        cw.col_list.extend(
+            (i + 1..nbk)
+                .filter(|&r| cw.pat[r * nbk + i])
+                .map(|r| r as u32),
+        );
+    }
+    cw.row_start.push(cw.row_list.len());
+    cw.col_start.push(cw.col_list.len());
 }

@@ -60,12 +60,16 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
                         }
                     };
                     let blk = &mut sp.w[k];
-                    for a in 0..3 {
-                        let ja = &jac[sa.jac + a * nd..sa.jac + (a + 1) * nd];
-                        for b in 0..3 {
-                            let mb = &minv_jt[sb.jac + b * nd..sb.jac + (b + 1) * nd];
-                            blk[3 * a + b] += ja.iter().zip(mb).map(|(x, y)| x * y).sum::<f64>();
-                        }
+                    let (ja, mb) = (
+                        &jac[sa.jac..sa.jac + 3 * nd],
+                        &minv_jt[sb.jac..sb.jac + 3 * nd],
+                    );
+                    if nd == 6 {
+                        // A free body: the same sums over fixed-length rows
+                        // (unrolled; the same products in the same order).
+                        block_add::<6>(blk, ja, mb);
+                    } else {
+                        block_add_dyn(blk, ja, mb, nd);
                     }
                 }
             }
@@ -158,6 +162,36 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
     }
     sp.row_start.push(sp.col.len());
     sp.q.extend_from_slice(qw.as_slice());
+}
+
+/// `blk[3a + b] += J_a · (M⁻¹ Jᵀ)_b` for the three rows (n, t₁, t₂) of `ja`
+/// and of `mb` (`N` DoFs each).
+#[inline(always)]
+fn block_add<const N: usize>(blk: &mut [f64; 9], ja: &[f64], mb: &[f64]) {
+    for (a, ra) in ja.chunks_exact(N).take(3).enumerate() {
+        let ra: &[f64; N] = match ra.try_into() {
+            Ok(r) => r,
+            Err(_) => return,
+        };
+        for (b, rb) in mb.chunks_exact(N).take(3).enumerate() {
+            let rb: &[f64; N] = match rb.try_into() {
+                Ok(r) => r,
+                Err(_) => return,
+            };
+            blk[3 * a + b] += ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f64>();
+        }
+    }
+}
+
+/// [`block_add`] for a block of `nd` DoFs (a robot).
+fn block_add_dyn(blk: &mut [f64; 9], ja: &[f64], mb: &[f64], nd: usize) {
+    for a in 0..3 {
+        let ra = &ja[a * nd..(a + 1) * nd];
+        for b in 0..3 {
+            let rb = &mb[b * nd..(b + 1) * nd];
+            blk[3 * a + b] += ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f64>();
+        }
+    }
 }
 
 /// The dense W of `ls.sparse` into `ls.w` (for the Stewart–Trinkle LCP of Lemke).

@@ -107,7 +107,29 @@ pub(super) fn contact_rows(
                             }
                         }
                     }
-                    // M⁻¹ Jᵀ for this row.
+                    // M⁻¹ Jᵀ for this row. A free body's M⁻¹ = diag(1/m I₃, I_w⁻¹)
+                    // (`dof_blocks`): the dense sums' other terms are 0 · J_j, exact
+                    // zeros when the row is finite, so the nonzero terms alone, from
+                    // the same 0.0 and in the same order, give the same bits.
+                    let r0 = off + r * nd;
+                    if matches!(block.kind, DofKind::Free { .. })
+                        && nd == 6
+                        && ls.jac[r0..r0 + 6].iter().all(|x| x.is_finite())
+                    {
+                        let (mv, j) = (&ls.minv[block.minv..block.minv + 36], &ls.jac[r0..r0 + 6]);
+                        let out = &mut ls.minv_jt[r0..r0 + 6];
+                        let zero = 0.0f64;
+                        for (i, o) in out.iter_mut().enumerate() {
+                            *o = if i < 3 {
+                                zero + mv[7 * i] * j[i]
+                            } else {
+                                zero + mv[6 * i + 3] * j[3]
+                                    + mv[6 * i + 4] * j[4]
+                                    + mv[6 * i + 5] * j[5]
+                            };
+                        }
+                        continue;
+                    }
                     for i in 0..nd {
                         let mut acc = 0.0;
                         for j in 0..nd {
