@@ -102,9 +102,9 @@ fn pour_2d_overlap_by_solve_path() {
     let mut area = OverlapArea::new(&model);
     const PATHS: [&str; 5] = [
         "Lemke ok",
-        "over-cap island, constraint PGS converged",
-        "Lemke failed, constraint PGS fallback converged",
-        "constraint PGS unconverged",
+        "over-cap island, block GS (or constraint PGS) converged",
+        "Lemke failed, block GS / constraint PGS fallback converged",
+        "block GS / constraint PGS unconverged",
         "over-row-cap step, standard rows",
     ];
     // Per path: steps, max overlap, max rise, Σ rises.

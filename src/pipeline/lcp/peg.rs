@@ -113,14 +113,24 @@
 //! variables is not given to the dense Lemke (its tableau is n × 2n): the
 //! constraint PGS of `peg_pgs.rs` solves PEG's own LCP on it (the slacks
 //! eliminated as the running maximum of the gaps, one coordinate per force
-//! variable, over the block-sparse W); an unconverged solve keeps its iterate
-//! and is counted (`solver_unconverged`). The dense W an island's LCP reads is
+//! variable, over the block-sparse W); an unconverged solve keeps its best
+//! iterate and is counted (`solver_unconverged`). **Opt-in**
+//! (`RTPHYS_PEG_BGS=1`, read when the workspace is made; peg8): block
+//! Gauss–Seidel over the island's two-body groups first (`peg_bgs.rs`), each
+//! group's LCP by this Lemke with the other groups' impulses in its constant,
+//! the constraint PGS continuing from its best iterate when it does not
+//! converge (an island of one group, or with a group over the cap: the
+//! constraint PGS directly). Off by default: measured, it does not yet make
+//! the 2D pour's overlap smaller (docs/EXPERIMENTS.md, peg8). The dense W an island's LCP reads is
 //! scattered per island, over the island's force and slack rows only
 //! (`island_w`): Σ islandᵢ² memory and Σ islandᵢ³ pivoting, not (Σ rows)².
 //! **Row cap**: a step whose rows exceed [`PEG_MAX_ROWS`] (the block-sparse W is
 //! quadratic in the rows that share a body) is solved with the standard rows
 //! instead (`lcp/mod.rs`), a counted failure and fallback. **Failure**: an
-//! island Lemke's ladder does not solve goes to the constraint PGS, then to
+//! island Lemke's ladder does not solve goes (opt-in, above) to block
+//! Gauss–Seidel over its two-body groups (`peg_bgs.rs`; a solution to
+//! `LcpParams::tolerance` is kept, not counted), then, from its best iterate
+//! (else from 0), to the constraint PGS, then to
 //! Lemke once more warm-started from the active set of the PGS solution
 //! (`lemke_from_impulses`); if that is not accepted, the PGS solution is kept,
 //! a counted failure and fallback (`solver_failures`, `solver_fallbacks`, once
@@ -129,6 +139,9 @@
 
 #[path = "peg_pgs.rs"]
 mod pgs;
+
+#[path = "peg_bgs.rs"]
+mod bgs;
 
 use super::rows::point_row;
 use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_PAIR};
@@ -243,6 +256,37 @@ pub struct PegWorkspace {
     /// Unconverged constraint-PGS solves still to describe
     /// (`RTPHYS_PEG_PGS_TRACE`, `peg_pgs.rs`).
     pgs_trace: u32,
+    /// Block Gauss–Seidel over two-body groups (`peg_bgs.rs`): the island's
+    /// force variables and constraints, the groups' body pairs, per global
+    /// force variable its group, the groups' force variables and constraints
+    /// (CSR), their slack counts, a fill cursor, and per group solve the
+    /// impulses and constants set aside and its rows' constants.
+    bgs_force: Vec<u32>,
+    bgs_cons: Vec<u32>,
+    bgs_key: Vec<(usize, usize)>,
+    bgs_group_of: Vec<u32>,
+    bgs_gf_start: Vec<u32>,
+    bgs_gf: Vec<u32>,
+    bgs_gc_start: Vec<u32>,
+    bgs_gc: Vec<u32>,
+    bgs_ns: Vec<u32>,
+    bgs_fill: Vec<u32>,
+    bgs_zsave: Vec<f64>,
+    bgs_qsave: Vec<f64>,
+    bgs_q: Vec<f64>,
+    /// The best iterate (the island's force rows' impulses) and a group's
+    /// force rows (the constraint PGS on a group Lemke did not solve).
+    bgs_best: Vec<f64>,
+    bgs_rows: Vec<u32>,
+    /// Per global force variable: kept in its group's reduced active set
+    /// (`peg_bgs::solve_reduced`).
+    bgs_keep: Vec<bool>,
+    /// Block Gauss–Seidel on over-cap islands and Lemke failures
+    /// (`peg_bgs.rs`): opt-in, `RTPHYS_PEG_BGS=1` (read once here).
+    bgs_on: bool,
+    /// Unconverged block Gauss–Seidel solves still to describe
+    /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
+    bgs_trace: u32,
 }
 
 impl PegWorkspace {
@@ -271,11 +315,18 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let bgs_trace = std::env::var("RTPHYS_PEG_BGS_TRACE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let bgs_on = std::env::var("RTPHYS_PEG_BGS").is_ok_and(|v| v == "1");
         PegWorkspace {
             hull,
             polygon,
             trace,
             pgs_trace,
+            bgs_trace,
+            bgs_on,
             pivot_budget: usize::MAX,
             ..Default::default()
         }
@@ -875,9 +926,34 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
                 ls.peg.cap_reported = true;
                 diag::emit(diag::Output::Stderr(format!(
                     "rtphys: PEG island of {n} LCP variables (cap PEG_MAX_LCP = {PEG_MAX_LCP}) \
-                     solved by the constraint PGS (peg_pgs.rs); its unconverged solves are \
-                     counted in solver_unconverged\n"
+                     solved by the constraint PGS (peg_pgs.rs; with RTPHYS_PEG_BGS=1 by block \
+                     Gauss–Seidel over its two-body groups first, peg_bgs.rs); unconverged \
+                     solves are counted in solver_unconverged\n"
                 )));
+            }
+            // Block Gauss–Seidel over the island's two-body groups, each by
+            // Lemke (`peg_bgs.rs`; opt-in, `RTPHYS_PEG_BGS=1`); off or not
+            // applicable (one group, or a group over the cap): the constraint PGS.
+            let b = if ls.peg.bgs_on {
+                bgs::solve_island(p, s, ls, stats)
+            } else {
+                bgs::BgsOutcome::default()
+            };
+            if b.applied {
+                sweeps += b.sweeps + b.sweeps_pgs;
+                pivots += b.pivots;
+                let (mut res, mut conv) = (b.residual, b.converged);
+                if !conv {
+                    // The constraint PGS from the block sweeps' best iterate
+                    // (it returns its own best, never above where it started).
+                    let (it, r, c) = pgs::solve_island(p, s, ls);
+                    sweeps += it;
+                    (res, conv) = (r, c);
+                }
+                stats.solver_residual = stats.solver_residual.max(res);
+                unconverged |= !conv;
+                ls.peg.island_ok.push(true);
+                continue;
             }
             let (it, res, ok) = pgs::solve_island(p, s, ls);
             sweeps += it;
@@ -893,8 +969,30 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         }
         let mut ok = ok;
         if !ok && !predicted {
-            // The constraint PGS on PEG's own LCP of the island (its impulses
-            // are still 0: `read` only writes a solve), then Lemke once more
+            // Block Gauss–Seidel over the island's two-body groups
+            // (`peg_bgs.rs`; opt-in, `RTPHYS_PEG_BGS=1`); an island of one
+            // group is the same Lemke again.
+            let b = if ls.peg.bgs_on {
+                bgs::solve_island(p, s, ls, stats)
+            } else {
+                bgs::BgsOutcome::default()
+            };
+            sweeps += b.sweeps + b.sweeps_pgs;
+            pivots += b.pivots;
+            if b.applied && b.converged {
+                ls.peg.island_ok.push(true);
+                continue;
+            }
+            if b.applied {
+                // The island's LCP again in `ls.problem` for the warm Lemke below.
+                island_w(ls);
+                assemble(ls, base as usize);
+                scale(ls);
+            }
+            // The constraint PGS on PEG's own LCP of the island (from the block
+            // Gauss–Seidel's best iterate if it ran, else 0: `read` only
+            // writes a solve),
+            // then Lemke once more
             // from the active set of its solution ("Solver" in the module doc);
             // if that is not accepted either, the PGS solution is kept: a
             // counted failure and fallback.
@@ -943,6 +1041,19 @@ fn solve_island(
     assemble(ls, ns);
     let q_max = scale(ls);
     stats.lcp_size = stats.lcp_size.max(ls.problem.q.len());
+    ladder(p, ls, stats, q_max)
+}
+
+/// Lemke on the scaled LCP in `ls.problem` (of the island or group in
+/// `ls.peg.isl_force` / `isl_cons`; ‖q′‖∞ = `q_max`) with the ladder of zero
+/// tolerances: whether it solved (impulses read into `ls.impulse`) and the
+/// pivots spent.
+fn ladder(
+    p: &LcpParams,
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+    q_max: f64,
+) -> (bool, usize) {
     // Lemke with a ladder of zero-pivot tolerances (relative to the scaled
     // matrix's unit entries): the slack rows hold differences of W's rows (eq. (42)),
     // which cancel to round-off for contacts of one feature, and a round-off pivot

@@ -91,7 +91,7 @@ use crate::solver::pgs::{friction_update, project_polygon_with, ContactProblem};
 
 /// Row `j`'s rates q_j + Σ_k W_jk z_k (normal, t₁, t₂).
 #[inline]
-fn rate(sp: &ContactProblem, qw: &[f64], z: &[f64], j: usize) -> [f64; 3] {
+pub(super) fn rate(sp: &ContactProblem, qw: &[f64], z: &[f64], j: usize) -> [f64; 3] {
     let mut r = [qw[3 * j], qw[3 * j + 1], qw[3 * j + 2]];
     let (a, e) = (sp.row_start[j], sp.row_start[j + 1]);
     for (b, &k) in sp.w[a..e].iter().zip(&sp.col[a..e]) {
@@ -129,7 +129,7 @@ fn block(sp: &ContactProblem, j: usize, k: usize) -> Option<&[f64; 9]> {
 /// `pw.pgs_a[pw.pgs_a_start[f]..pw.pgs_a_start[f + 1]]`, the primary's own
 /// first. False if a diagonal is not positive and finite (the island cannot be
 /// swept).
-fn prepare(order: &[u32], sp: &ContactProblem, pw: &mut PegWorkspace) -> bool {
+pub(super) fn prepare(order: &[u32], sp: &ContactProblem, pw: &mut PegWorkspace) -> bool {
     pw.pgs_rows.clear();
     pw.pgs_diag.clear();
     pw.pgs_a.clear();
@@ -168,7 +168,7 @@ fn prepare(order: &[u32], sp: &ContactProblem, pw: &mut PegWorkspace) -> bool {
 
 /// The largest predicted gap rate max_j g_j of force row number `i` of the
 /// island (its constraint's members; the row itself for a U), at `z`.
-fn max_gap(
+pub(super) fn max_gap(
     c: usize,
     g_self: f64,
     sp: &ContactProblem,
@@ -190,7 +190,7 @@ fn max_gap(
 /// Natural-map residual of the island's force rows at `z`,
 /// max |p − max(0, p − max_j g_j)| and the friction pair's ‖f_t − P(f_t − r_t)‖∞
 /// (the standard PGS's measure, `solver::pgs`).
-fn residual(sp: &ContactProblem, qw: &[f64], z: &[f64], pw: &PegWorkspace) -> f64 {
+pub(super) fn residual(sp: &ContactProblem, qw: &[f64], z: &[f64], pw: &PegWorkspace) -> f64 {
     let mut res = 0.0f64;
     for &c in &pw.pgs_rows {
         let c = c as usize;
@@ -214,6 +214,19 @@ fn residual(sp: &ContactProblem, qw: &[f64], z: &[f64], pw: &PegWorkspace) -> f6
 /// already in `ls.impulse` (a warm start; zero otherwise). Writes the island's
 /// impulses into `ls.impulse`; returns (sweeps, residual, converged).
 pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (usize, f64, bool) {
+    solve_rows(p, s, None, p.max_iterations, ls)
+}
+
+/// As [`solve_island`], on the force rows in `rows` (contact rows, e.g. one
+/// two-body group of island `s`, `peg_bgs.rs`) when given, at most `sweeps`
+/// sweeps.
+pub(super) fn solve_rows(
+    p: &LcpParams,
+    s: usize,
+    rows: Option<&[u32]>,
+    sweeps: usize,
+    ls: &mut LcpWorkspace,
+) -> (usize, f64, bool) {
     let LcpWorkspace {
         sparse: sp,
         qw,
@@ -222,7 +235,7 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
         ..
     } = ls;
     let qw = qw.as_slice();
-    let order = &sp.order[sp.island_start[s]..sp.island_start[s + 1]];
+    let order = rows.unwrap_or(&sp.order[sp.island_start[s]..sp.island_start[s + 1]]);
     if !prepare(order, sp, pw) {
         return (0, f64::INFINITY, false);
     }
@@ -246,7 +259,7 @@ pub(super) fn solve_island(p: &LcpParams, s: usize, ls: &mut LcpWorkspace) -> (u
     let (res0, mut best_it, mut diverged) = (res, 0, false);
     let mut last = ([0usize; 2], [0.0f64; 2]);
     let (mut it, mut next_check) = (0, 0);
-    while it < p.max_iterations {
+    while it < sweeps {
         let mut change = 0.0f64;
         // Per sweep (tracing only): pushing rows set by their own gap / by
         // another member's, and the largest off-diagonal dominance of each kind.
@@ -373,7 +386,7 @@ const BEST_EVERY: usize = 8;
 const DIVERGED: f64 = 1e6;
 
 /// Keeps the island's force rows' impulses as the best iterate.
-fn save_best(z: &[f64], pw: &mut PegWorkspace) {
+pub(super) fn save_best(z: &[f64], pw: &mut PegWorkspace) {
     pw.pgs_best.clear();
     for &c in &pw.pgs_rows {
         let c = 3 * c as usize;
@@ -382,7 +395,7 @@ fn save_best(z: &[f64], pw: &mut PegWorkspace) {
 }
 
 /// Puts the best iterate back.
-fn restore_best(z: &mut [f64], pw: &PegWorkspace) {
+pub(super) fn restore_best(z: &mut [f64], pw: &PegWorkspace) {
     for (&c, b) in pw.pgs_rows.iter().zip(pw.pgs_best.chunks_exact(3)) {
         let c = 3 * c as usize;
         z[c..c + 3].copy_from_slice(b);
