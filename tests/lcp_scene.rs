@@ -114,3 +114,23 @@ fn peg_method_loads_and_refuses_pgs() {
     };
     assert_names(&e, "lcp.solver", "not symmetric", 6);
 }
+
+/// `[lcp] peg_block_gs` (PEG's block Gauss–Seidel over two-body groups,
+/// `pipeline/lcp/peg_bgs.rs`) is a scene key: off unless the scene says so, on
+/// with `true`, and a value of the wrong type is refused at the key.
+#[test]
+fn peg_block_gs_is_a_scene_key() {
+    let head = HEAD.replace("method = \"lcp\"", "method = \"peg\"");
+    let block_gs = |text: &str| match load_scene_str(text, "peg.toml", Path::new("."))
+        .expect("peg")
+        .opt
+        .method
+    {
+        rtphys::model::Method::Lcp(p) => p.peg_block_gs,
+        other => panic!("{other:?}"),
+    };
+    assert!(!block_gs(&format!("{head}{BODY}")));
+    assert!(block_gs(&format!("{head}peg_block_gs = true\n{BODY}")));
+    let e = err_of("peg_block_gs = 1");
+    assert_names(&e, "peg_block_gs", "invalid type", 6);
+}

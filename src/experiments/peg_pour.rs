@@ -81,6 +81,17 @@ impl PourMethod {
     }
 }
 
+/// The `[lcp]` table of the pour scenes: Lemke, and `peg_block_gs = true` when the
+/// experiment is run with `RTPHYS_PEG_BGS=1` (the scene generator's switch, how
+/// docs/EXPERIMENTS.md's peg8 runs were made; the physics reads only the scene).
+pub fn pour_lcp_table() -> &'static str {
+    if std::env::var("RTPHYS_PEG_BGS").is_ok_and(|v| v == "1") {
+        "[lcp]\nsolver = \"lemke\"\npeg_block_gs = true\n"
+    } else {
+        "[lcp]\nsolver = \"lemke\"\n"
+    }
+}
+
 /// A generated pour: the scene TOML and the release schedule.
 #[derive(Clone, Debug)]
 pub struct PourScene {
@@ -97,8 +108,9 @@ pub fn pour_scene(seed: u64, method: PourMethod, h: f64) -> PourScene {
     let _ = writeln!(
         s,
         "# 003 Sec. 6 3D pour (src/experiments/peg_pour.rs), seed {seed}.\n\n\
-         [world]\ngravity = [0.0, 0.0, -9.81]\ndt = {h:?}\nmethod = \"{}\"\n\n[lcp]\nsolver = \"lemke\"\n",
-        method.name()
+         [world]\ngravity = [0.0, 0.0, -9.81]\ndt = {h:?}\nmethod = \"{}\"\n\n{}",
+        method.name(),
+        pour_lcp_table()
     );
     let mat = "material = { mu = 0.5 }";
     // The box: (name, centre, half extents).

@@ -68,8 +68,9 @@ pub fn pour_scene_2d(seed: u64, method: PourMethod, h: f64) -> PourScene {
     let _ = writeln!(
         s,
         "# 003 Sec. 6 2D pour (src/experiments/peg_pour_2d.rs), seed {seed}.\n\n\
-         [world]\ngravity = [0.0, -9.81, 0.0]\ndt = {h:?}\nmethod = \"{}\"\n\n[lcp]\nsolver = \"lemke\"\n",
-        method.name()
+         [world]\ngravity = [0.0, -9.81, 0.0]\ndt = {h:?}\nmethod = \"{}\"\n\n{}",
+        method.name(),
+        super::peg_pour::pour_lcp_table()
     );
     let mat = "material = { mu = 0.5 }";
     // The box: (name, centre, half extents) of three rectangles.

@@ -116,6 +116,12 @@ pub struct LcpParams {
     /// Warm start from the previous step's impulses of the same geom pair and
     /// point index (Lemke: their active set; PGS: their values). Default on.
     pub warm_start: bool,
+    /// PEG (003): an island too large for one Lemke, or one whose Lemke failed, is
+    /// solved first by block Gauss–Seidel over its two-body groups, each group's LCP
+    /// by Lemke (`pipeline::lcp::peg_bgs`), before the constraint PGS. Scene key
+    /// `peg_block_gs`; default off (mixed results: docs/EXPERIMENTS.md, peg8).
+    /// Ignored by the standard rows.
+    pub peg_block_gs: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -136,6 +142,7 @@ impl Default for LcpParams {
             tolerance: 1e-9,
             relaxation: 1.0,
             warm_start: true,
+            peg_block_gs: false,
             contact_model: ContactModel::Standard,
         }
     }

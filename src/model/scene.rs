@@ -40,6 +40,8 @@
 //! tolerance = 1e-9                 # PGS residual
 //! relaxation = 1.0                 # PGS SOR ω ∈ (0, 2)
 //! warm_start = true
+//! peg_block_gs = false             # peg: over-cap islands by block Gauss–Seidel over
+//!                                  #  two-body groups, Lemke per group (experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
@@ -617,6 +619,7 @@ struct LcpToml {
     tolerance: Option<f64>,
     relaxation: Option<f64>,
     warm_start: Option<bool>,
+    peg_block_gs: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -697,6 +700,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         tolerance: l.tolerance.unwrap_or(d.tolerance),
         relaxation: l.relaxation.unwrap_or(d.relaxation),
         warm_start: l.warm_start.unwrap_or(d.warm_start),
+        peg_block_gs: l.peg_block_gs.unwrap_or(d.peg_block_gs),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

@@ -115,7 +115,7 @@
 //! eliminated as the running maximum of the gaps, one coordinate per force
 //! variable, over the block-sparse W); an unconverged solve keeps its best
 //! iterate and is counted (`solver_unconverged`). **Opt-in**
-//! (`RTPHYS_PEG_BGS=1`, read when the workspace is made; peg8): block
+//! (``[lcp] peg_block_gs = true``, read when the workspace is made; peg8): block
 //! Gauss–Seidel over the island's two-body groups first (`peg_bgs.rs`), each
 //! group's LCP by this Lemke with the other groups' impulses in its constant,
 //! the constraint PGS continuing from its best iterate when it does not
@@ -159,7 +159,7 @@ use crate::data::{BodyState, StepStats};
 use crate::diag;
 use crate::math::tangent_basis;
 use crate::math::Vec3;
-use crate::model::{LcpParams, Material, Model};
+use crate::model::{LcpParams, Material, Method, Model};
 use crate::solver::{reshape_zeroed, resize_zeroed, LemkeParams, LemkeStatus};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -282,7 +282,8 @@ pub struct PegWorkspace {
     /// (`peg_bgs::solve_reduced`).
     bgs_keep: Vec<bool>,
     /// Block Gauss–Seidel on over-cap islands and Lemke failures
-    /// (`peg_bgs.rs`): opt-in, `RTPHYS_PEG_BGS=1` (read once here).
+    /// (`peg_bgs.rs`): opt-in, the scene key `[lcp] peg_block_gs`
+    /// (`LcpParams::peg_block_gs`).
     bgs_on: bool,
     /// Unconverged block Gauss–Seidel solves still to describe
     /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
@@ -319,7 +320,7 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        let bgs_on = std::env::var("RTPHYS_PEG_BGS").is_ok_and(|v| v == "1");
+        let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
         PegWorkspace {
             hull,
             polygon,
@@ -926,13 +927,13 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
                 ls.peg.cap_reported = true;
                 diag::emit(diag::Output::Stderr(format!(
                     "rtphys: PEG island of {n} LCP variables (cap PEG_MAX_LCP = {PEG_MAX_LCP}) \
-                     solved by the constraint PGS (peg_pgs.rs; with RTPHYS_PEG_BGS=1 by block \
+                     solved by the constraint PGS (peg_pgs.rs; with `[lcp] peg_block_gs = true` by block \
                      Gauss–Seidel over its two-body groups first, peg_bgs.rs); unconverged \
                      solves are counted in solver_unconverged\n"
                 )));
             }
             // Block Gauss–Seidel over the island's two-body groups, each by
-            // Lemke (`peg_bgs.rs`; opt-in, `RTPHYS_PEG_BGS=1`); off or not
+            // Lemke (`peg_bgs.rs`; opt-in, ``[lcp] peg_block_gs = true``); off or not
             // applicable (one group, or a group over the cap): the constraint PGS.
             let b = if ls.peg.bgs_on {
                 bgs::solve_island(p, s, ls, stats)
@@ -970,7 +971,7 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         let mut ok = ok;
         if !ok && !predicted {
             // Block Gauss–Seidel over the island's two-body groups
-            // (`peg_bgs.rs`; opt-in, `RTPHYS_PEG_BGS=1`); an island of one
+            // (`peg_bgs.rs`; opt-in, ``[lcp] peg_block_gs = true``); an island of one
             // group is the same Lemke again.
             let b = if ls.peg.bgs_on {
                 bgs::solve_island(p, s, ls, stats)

@@ -1,7 +1,7 @@
 //! PEG's LCP (003 eqs. (44)–(49), `peg.rs`) on an island by **block
 //! Gauss–Seidel over two-body groups**, each group's LCP solved exactly by the
 //! island Lemke of `peg.rs` (issue 12, branch peg8). **Opt-in**:
-//! `RTPHYS_PEG_BGS=1` (read when the workspace is made); off, `peg::solve`
+//! the scene key `[lcp] peg_block_gs = true` (`LcpParams::peg_block_gs`); off, `peg::solve`
 //! is bit-identical to before (the constraint PGS of `peg_pgs.rs`). Not on by
 //! default: it converges where its groups are solved, but the 2D pour's
 //! overlap is not smaller (docs/EXPERIMENTS.md, peg8).
