@@ -287,6 +287,16 @@ impl NormalSplit {
         });
     }
 
+    /// The weight `weight` of contact `k` (normal `normal`) as the friction
+    /// feed-forward reads it: its normal part kept (the cone's floor W_n) and its
+    /// tangential part replaced by the split's load L_t where the split wrote one.
+    pub fn weight(&self, k: usize, normal: Vec3, weight: Vec3) -> Vec3 {
+        match self.load.get(k).copied().flatten() {
+            Some(l) => normal * normal.dot(&weight) + l,
+            None => weight,
+        }
+    }
+
     /// Solves every body's split and writes `load` for the contacts of bodies with
     /// two or more lower contacts.
     pub fn solve(&mut self) {

@@ -738,11 +738,7 @@ fn evaluate(
             inv_mass: [inv_ma, inv_mb],
             inv_inertia_w: [inv_ia, inv_ib],
         };
-        if let Some(l) = split.load.get(mi).copied().flatten() {
-            // The normal part of the weight stays (the cone's floor W_n); its
-            // tangential part becomes the split's load L_t.
-            ctx.weight = n * n.dot(&ctx.weight) + l;
-        }
+        ctx.weight = split.weight(mi, n, ctx.weight);
         let fp = &cx.p.friction;
         let mode = friction::explicit_mode(fp, ga.shape.kind(), gb.shape.kind());
         if update_friction {

@@ -904,13 +904,8 @@ fn implicit_friction(
         // The weight the contact carries: the sticking cone is taken on
         // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
         // Hunt–Crossley.
-        ctx.weight = support.pair_weight(cx.model, state, dynamic, ba, bb);
-        if let Some(l) = implicit.split.load.get(mi).copied().flatten() {
-            // The normal part of the weight stays (the cone's floor W_n); its
-            // tangential part becomes the split's load L_t.
-            let n = ctx.normal;
-            ctx.weight = n * n.dot(&ctx.weight) + l;
-        }
+        let w = support.pair_weight(cx.model, state, dynamic, ba, bb);
+        ctx.weight = implicit.split.weight(mi, ctx.normal, w);
         let cen = if mat.mu > 0.0 {
             friction::centroid(&ctx, pf)
         } else {
