@@ -144,47 +144,31 @@ fn group(ls: &mut LcpWorkspace, k: usize) -> (usize, usize) {
     }
     let ng = pw.bgs_key.len();
     // Force variables per group (CSR; global order kept within a group).
-    pw.bgs_gf_start.clear();
-    pw.bgs_gf_start.resize(ng + 1, 0);
-    for &f in &pw.bgs_force {
-        pw.bgs_gf_start[pw.bgs_group_of[f as usize] as usize + 1] += 1;
-    }
-    for g in 0..ng {
-        pw.bgs_gf_start[g + 1] += pw.bgs_gf_start[g];
-    }
-    pw.bgs_gf.clear();
-    pw.bgs_gf.resize(pw.bgs_force.len(), 0);
-    pw.bgs_fill.clear();
-    pw.bgs_fill.extend_from_slice(&pw.bgs_gf_start[..ng]);
-    for &f in &pw.bgs_force {
-        let g = pw.bgs_group_of[f as usize] as usize;
-        pw.bgs_gf[pw.bgs_fill[g] as usize] = f;
-        pw.bgs_fill[g] += 1;
-    }
+    let group_of = &pw.bgs_group_of;
+    bucket(
+        ng,
+        &pw.bgs_force,
+        |f| group_of[f as usize] as usize,
+        (&mut pw.bgs_gf_start, &mut pw.bgs_gf, &mut pw.bgs_fill),
+    );
     // Constraints per group (the group of the primary's force variable) and
     // each group's slack count.
-    pw.bgs_gc_start.clear();
-    pw.bgs_gc_start.resize(ng + 1, 0);
+    let (constraints, force) = (&pw.constraints, &pw.force);
+    let con_group = |ci: u32| {
+        let con = &constraints[ci as usize];
+        group_of[force[con.primary as usize] as usize] as usize
+    };
+    bucket(
+        ng,
+        &pw.bgs_cons,
+        con_group,
+        (&mut pw.bgs_gc_start, &mut pw.bgs_gc, &mut pw.bgs_fill),
+    );
     pw.bgs_ns.clear();
     pw.bgs_ns.resize(ng, 0);
     for &ci in &pw.bgs_cons {
-        let con = &pw.constraints[ci as usize];
-        let g = pw.bgs_group_of[pw.force[con.primary as usize] as usize] as usize;
-        pw.bgs_gc_start[g + 1] += 1;
-        pw.bgs_ns[g] += con.slacks.end - con.slacks.start;
-    }
-    for g in 0..ng {
-        pw.bgs_gc_start[g + 1] += pw.bgs_gc_start[g];
-    }
-    pw.bgs_gc.clear();
-    pw.bgs_gc.resize(pw.bgs_cons.len(), 0);
-    pw.bgs_fill.clear();
-    pw.bgs_fill.extend_from_slice(&pw.bgs_gc_start[..ng]);
-    for &ci in &pw.bgs_cons {
-        let con = &pw.constraints[ci as usize];
-        let g = pw.bgs_group_of[pw.force[con.primary as usize] as usize] as usize;
-        pw.bgs_gc[pw.bgs_fill[g] as usize] = ci;
-        pw.bgs_fill[g] += 1;
+        let con = &constraints[ci as usize];
+        pw.bgs_ns[con_group(ci)] += con.slacks.end - con.slacks.start;
     }
     let mut n_max = 0;
     for g in 0..ng {
@@ -192,6 +176,34 @@ fn group(ls: &mut LcpWorkspace, k: usize) -> (usize, usize) {
         n_max = n_max.max(nf * (k + 2) + pw.bgs_ns[g] as usize);
     }
     (ng, n_max)
+}
+
+/// `items` bucketed by `key` (< `n`) as compressed rows: bucket b's items are
+/// `out[start[b]..start[b + 1]]`, in `items`' order (a counting sort; `fill` is
+/// scratch). No allocation once the buffers have grown.
+fn bucket(
+    n: usize,
+    items: &[u32],
+    key: impl Fn(u32) -> usize,
+    (start, out, fill): (&mut Vec<u32>, &mut Vec<u32>, &mut Vec<u32>),
+) {
+    start.clear();
+    start.resize(n + 1, 0);
+    for &x in items {
+        start[key(x) + 1] += 1;
+    }
+    for b in 0..n {
+        start[b + 1] += start[b];
+    }
+    out.clear();
+    out.resize(items.len(), 0);
+    fill.clear();
+    fill.extend_from_slice(&start[..n]);
+    for &x in items {
+        let b = key(x);
+        out[fill[b] as usize] = x;
+        fill[b] += 1;
+    }
 }
 
 /// Whether a group is first solved on its likely-active force variables only
