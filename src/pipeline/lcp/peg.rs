@@ -143,6 +143,9 @@ mod pgs;
 #[path = "peg_bgs.rs"]
 mod bgs;
 
+#[path = "peg_dump.rs"]
+pub mod dump;
+
 use super::rows::point_row;
 use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_PAIR};
 use crate::collision::features::{
@@ -288,6 +291,11 @@ pub struct PegWorkspace {
     /// Unconverged block Gauss–Seidel solves still to describe
     /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
     bgs_trace: u32,
+    /// Failing LCPs to files (`peg_dump.rs`; `RTPHYS_PEG_LCP_DUMP=DIR`, off by
+    /// default): the directory, dumps left, the next file's number.
+    dump_dir: Option<String>,
+    dump_left: u32,
+    dump_seq: u32,
 }
 
 impl PegWorkspace {
@@ -321,7 +329,14 @@ impl PegWorkspace {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
+        let dump_dir = std::env::var("RTPHYS_PEG_LCP_DUMP").ok();
+        let dump_left = std::env::var("RTPHYS_PEG_LCP_DUMP_N")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(8);
         PegWorkspace {
+            dump_dir,
+            dump_left,
             hull,
             polygon,
             trace,
@@ -1088,6 +1103,11 @@ fn ladder(
             read(ls);
             return (true, pivots);
         }
+    }
+    // Every attempt failed (not a predicted pass's spent budget): the LCP to a
+    // file if `RTPHYS_PEG_LCP_DUMP` is set.
+    if ls.peg.dump_dir.is_some() && ls.peg.pivot_budget == usize::MAX {
+        dump::maybe_dump(ls);
     }
     (false, pivots)
 }
