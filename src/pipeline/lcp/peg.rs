@@ -164,6 +164,7 @@ use crate::math::tangent_basis;
 use crate::math::Vec3;
 use crate::model::{LcpParams, Material, Method, Model};
 use crate::solver::{reshape_zeroed, resize_zeroed, LemkeParams, LemkeStatus};
+use nalgebra::DVector;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -296,6 +297,9 @@ pub struct PegWorkspace {
     dump_dir: Option<String>,
     dump_left: u32,
     dump_seq: u32,
+    /// The covering vector of [`ladder`]'s restart on a ray (kept: no
+    /// allocation once grown).
+    cover: DVector<f64>,
 }
 
 impl PegWorkspace {
@@ -1079,6 +1083,10 @@ fn ladder(
     let mut pivots = 0;
     let accept = PEG_ACCEPT * q_max.max(1.0);
     let n = ls.problem.q.len();
+    // The restarts' covering vector sized with every LCP the ladder sees (O(n)),
+    // so that its storage is grown during warm-up, not at the first ray after it
+    // (`tests/peg_block_alloc.rs` found that allocation).
+    resize_zeroed(&mut ls.peg.cover, n);
     let limit = LemkeParams {
         max_pivots: p.max_pivots,
         ..LemkeParams::default()
@@ -1109,8 +1117,62 @@ fn ladder(
     if ls.peg.dump_dir.is_some() && ls.peg.pivot_budget == usize::MAX {
         dump::maybe_dump(ls);
     }
+    // Restarts on the ray with other covering vectors (Lemke's w = q + M z + d z₀),
+    // one attempt each at the first zero tolerance: (1) the violated rows',
+    // d_i = max(−q′_i, 0) + 1e-2 max(1, ‖q′‖∞) — the artificial z₀ then covers the
+    // violated rates in proportion instead of every row alike; (2) a fixed
+    // low-discrepancy d_i = 0.5 + frac((i + 1) φ⁻¹) ∈ [0.5, 1.5). Measured on the
+    // dumped failures (`tests/peg_lcp_survey.rs`, docs/EXPERIMENTS.md peg9): (1)
+    // solves the 2D LCPs that have a bounded solution (16 of 80 2D dumps; 2 of the 5
+    // committed, whose other three have none or are undecided), (2) adds one 3D
+    // group (n = 214) that (1) misses. A solution must also be bounded,
+    // ‖z′‖∞ ≤ `PEG_Z_BOUND` max(1, ‖q′‖∞): far out on a ray of internal (jamming)
+    // forces the residual is small while z is not an impulse.
+    let floor = 1e-2 * q_max.max(1.0);
+    for restart in 0..2 {
+        let left = ls.peg.pivot_budget.saturating_sub(pivots);
+        if left == 0 {
+            return (false, pivots);
+        }
+        let mut d = std::mem::take(&mut ls.peg.cover);
+        resize_zeroed(&mut d, n);
+        for (i, (di, &qi)) in d.iter_mut().zip(ls.problem.q.iter()).enumerate() {
+            *di = if restart == 0 {
+                (-qi).max(0.0) + floor
+            } else {
+                0.5 + ((i as f64 + 1.0) * 0.618_033_988_749_895).fract()
+            };
+        }
+        ls.lemke.params = LemkeParams {
+            max_pivots: Some(limit.min(left)),
+            zero_tol: PEG_ZERO_TOLS[0],
+            covering: Some(d),
+            ..LemkeParams::default()
+        };
+        let status = ls.lemke.solve(&ls.problem, None, &mut ls.lemke_res);
+        ls.peg.cover = ls.lemke.params.covering.take().unwrap_or_default();
+        let st = ls.lemke_res.stats;
+        pivots += st.pivots + st.setup_pivots;
+        stats.solver_residual = stats.solver_residual.max(st.residual);
+        let zmax = ls.lemke_res.z.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        if status == LemkeStatus::Solved
+            && st.residual.is_finite()
+            && st.residual <= accept
+            && zmax <= PEG_Z_BOUND * q_max.max(1.0)
+        {
+            read(ls);
+            return (true, pivots);
+        }
+    }
     (false, pivots)
 }
+
+/// Largest ‖z′‖∞ of a solution of the scaled PEG LCP accepted from the ray
+/// restarts of [`ladder`], relative to max(1, ‖q′‖∞): on the scaled LCP (unit
+/// normal diagonal) ‖q′‖∞ is the largest rate a solution undoes; the bounded
+/// solutions of the dumped LCPs have ‖z′‖∞ ≤ 8 ‖q′‖∞ and the ray points that
+/// pass the residual test ≈ 1e8 ‖q′‖∞ (`tests/peg_lcp_survey.rs`).
+const PEG_Z_BOUND: f64 = 1e4;
 
 /// Lemke on the island's LCP still in `ls.problem` (assembled and scaled by
 /// [`solve_island`]) warm-started from the active set of the impulses in

@@ -13,7 +13,7 @@
 //! W = J M⁻¹ Jᵀ, eqs. (42)–(47) of 003: rank ≤ 6 per moving body), and every other
 //! entry is structural (E, −Eᵀ, μ, the slack chains' ones, scaled). So the file
 //! holds the structural entries as triplets and the W block as a truncated SVD
-//! M_RC ≈ U Vᵀ (singular values above `SVD_REL` σ_max folded into U):
+//! M_RC ≈ U Vᵀ (singular values above min(`SVD_REL` σ_max, `SVD_ABS`) folded into U):
 //!
 //! ```text
 //! b"PEGLCP01", u64 n, n_f, k, r, n_s   header (n_s structural triplets)
@@ -41,6 +41,12 @@ use crate::solver::lcp::LcpProblem;
 /// per dump. `RTPHYS_PEG_LCP_DUMP_EXACT=1` keeps σ > 1e-13 σ_max instead.
 pub const SVD_REL: f64 = 1e-9;
 
+/// ... but a singular value above this (absolute; the scaled W has a unit
+/// normal diagonal) is always kept: on badly scaled islands (σ_max = 1.3e6–1.5e7
+/// in the 3D pour at h = 5e-2) `SVD_REL` alone cut real ones (truncation
+/// 3e-5–3e-4). The entry error of the truncation is ≤ the first dropped σ.
+pub const SVD_ABS: f64 = 1e-6;
+
 const MAGIC: &[u8; 8] = b"PEGLCP01";
 
 /// What a dump file says besides the LCP.
@@ -62,7 +68,8 @@ fn block_rows(n: usize, nf: usize, k: usize) -> impl Iterator<Item = usize> {
 }
 
 /// Encodes the LCP (M, q) of `nf` force rows and `k` directions (layout of
-/// `peg::assemble`), the W block's singular values above `rel` σ_max kept.
+/// `peg::assemble`), the W block's singular values above min(`rel` σ_max,
+/// [`SVD_ABS`]) kept.
 /// `None` if the layout does not fit M.
 pub fn encode(
     m: &DMatrix<f64>,
@@ -87,7 +94,7 @@ pub fn encode(
     let (u, vt) = (svd.u?, svd.v_t?);
     let smax = svd.singular_values.iter().fold(0.0f64, |a, &s| a.max(s));
     let keep: Vec<usize> = (0..svd.singular_values.len())
-        .filter(|&i| svd.singular_values[i] > rel * smax)
+        .filter(|&i| svd.singular_values[i] > (rel * smax).min(SVD_ABS))
         .collect();
     let r = keep.len();
     let mut uf = DMatrix::zeros(rows.len(), r);
