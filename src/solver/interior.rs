@@ -65,9 +65,10 @@
 //! The same iteration on the coupled cones (`a_p = c μ_i` in `g_j`, the
 //! multipliers' rows without the `μ` column: the non-associated friction law;
 //! a non-symmetric `W + Bᵀ D A`, LU) was tried as the island's first move
-//! ([`COUPLED_PATH`]): on the 44-point resting islands of the pile its step
-//! lengths fell to ≈ 1e-3 from the first iteration (μ stalled at its start)
-//! and it cost more than it saved (docs/BENCHMARKS.md, lcp10); it is off.
+//! ([`COUPLED_PATH`]): on a 44-point resting island of the pile `μ` stayed at
+//! its start value for 60 iterations (steps blocked at the boundary), and on
+//! the dumped failures it converged fewer islands with more factorizations
+//! than without it (docs/BENCHMARKS.md, lcp10); it is off.
 //!
 //! # Cost
 //! ≈ 10–18 Cholesky factorizations per path on the pile's islands (counted in
@@ -288,6 +289,12 @@ impl NewtonSolver {
                 let i = i as usize;
                 for kk in problem.row_start[i]..problem.row_start[i + 1] {
                     let sj = r.slot[problem.col[kk] as usize] as usize;
+                    // An island's blocks couple only its own points (a slot
+                    // out of range would be a malformed island: never index
+                    // past the matrix).
+                    if sj >= na {
+                        continue;
+                    }
                     let wb = &problem.w[kk];
                     for row in 0..3 {
                         let base = (3 * ai + row) * m + 3 * sj;
@@ -367,10 +374,11 @@ impl NewtonSolver {
             let alpha = (STEP_TO_BOUNDARY * max_step(order, r, nc)).min(1.0);
             // A step that is not finite (s or λ underflowing, a factor that lost
             // its digits) ends the path where it is.
-            if !(alpha > 0.0 && alpha.is_finite())
-                || !r.rhs.iter().all(|x| x.is_finite())
-                || !r.ip_ds.iter().chain(&r.ip_dl).all(|x| x.is_finite())
-            {
+            let finite = alpha > 0.0
+                && alpha.is_finite()
+                && r.rhs.iter().all(|x| x.is_finite())
+                && r.ip_ds.iter().chain(&r.ip_dl).all(|x| x.is_finite());
+            if !finite {
                 break;
             }
             for (ai, &i) in order.iter().enumerate() {
