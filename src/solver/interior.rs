@@ -53,22 +53,31 @@
 //! residual is checked by the radius loop outside, as before.
 //!
 //! # Where it is used
-//! `Globalization::Interior`: the radius Newton (`solver::staggered`) whose
-//! frozen QP hands a stalled projected search to this path (at most
-//! `INTERIOR_PATHS` times per QP, then the sweeps as before) — the search
-//! crawls on the pile's islands, a few constraints per step, and the path
-//! identifies the face without visiting the faces in between.
-//! `Globalization::LineSearchThenInterior` (the pipeline since lcp10): the line
-//! search first, this only on the islands it fails on.
+//! `Globalization::Interior` (`NewtonSolver::solve_island_interior`): first the
+//! path on the coupled problem (below); if its end is not a solution, full
+//! coupled Newton steps while each halves `‖F‖∞`; then lcp8's radius Newton
+//! (`solver::staggered`) whose frozen QP hands a stalled projected search to
+//! the frozen path (at most `INTERIOR_PATHS` times per QP, then the sweeps as
+//! before) — the search crawls on the pile's islands, a few constraints per
+//! step, and the path identifies the face without visiting the faces in
+//! between. `Globalization::LineSearchThenInterior` (the pipeline since lcp10):
+//! the line search first, this only on the islands it fails on.
 //!
-//! # The coupled path (measured, off)
-//! The same iteration on the coupled cones (`a_p = c μ_i` in `g_j`, the
-//! multipliers' rows without the `μ` column: the non-associated friction law;
-//! a non-symmetric `W + Bᵀ D A`, LU) was tried as the island's first move
-//! ([`COUPLED_PATH`]): on a 44-point resting island of the pile `μ` stayed at
-//! its start value for 60 iterations (steps blocked at the boundary), and on
-//! the dumped failures it converged fewer islands with more factorizations
-//! than without it (docs/BENCHMARKS.md, lcp10); it is off.
+//! # The coupled path
+//! The same iteration with the cone radius `μ_i p_n` left free: `g_j = c μ_i
+//! p_n − n_jᵀ f_t` (`a_p = c μ_i`), while the multipliers act through the rows
+//! without the `μ` column (`B`: the friction law is not associated — maximal
+//! dissipation in `f_t` at the given `p_n`, no normal reaction of the cone), so
+//! the dual residual is `W z + q − Bᵀ λ` and the system `W + Bᵀ D A` is not
+//! symmetric: LU with partial pivoting. No convergence proof (the coupled
+//! problem is not a monotone LCP); its end is tested by the coupled natural
+//! map, and the radius Newton takes over when it is not a solution. On the
+//! pile's dumped failures it removes the radius loop from most islands
+//! (docs/BENCHMARKS.md, lcp10: 3,604 instead of 11,076 factorizations on 200
+//! landing islands, 7,716 instead of 20,152 on 200 resting ones). A first
+//! measurement with a wrong LU substitution (row interchanges interleaved with
+//! the forward sweep) had it stall; the unit test `lu_factor_and_subst` now
+//! covers the substitution.
 //!
 //! # Cost
 //! ≈ 10–18 Cholesky factorizations per path on the pile's islands (counted in
@@ -98,7 +107,7 @@ pub const START_SHIFT: f64 = 1e-1;
 pub const CROSSOVER_MU: f64 = 1e-16;
 
 /// Start an island with the interior path on the coupled problem.
-const COUPLED_PATH: bool = false;
+const COUPLED_PATH: bool = true;
 
 /// Interior iterations per QP at most (then the finish takes over).
 const MAX_INTERIOR: usize = 60;
@@ -503,8 +512,12 @@ fn lu_factor(a: &mut [f64], perm: &mut Vec<usize>, m: usize) -> bool {
 
 /// `b ← A⁻¹ b` with the factor of [`lu_factor`].
 fn lu_subst(a: &[f64], perm: &[usize], b: &mut [f64], m: usize) {
+    // The factor's L rows are stored in the final row order: every interchange
+    // first, then the forward substitution.
+    for (k, &pk) in perm.iter().enumerate().take(m) {
+        b.swap(k, pk);
+    }
     for k in 0..m {
-        b.swap(k, perm[k]);
         let bk = b[k];
         if bk != 0.0 {
             for i in k + 1..m {

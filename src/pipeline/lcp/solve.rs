@@ -371,10 +371,11 @@ const NEWTON_STEPS: usize = 30;
 
 /// Factorizations of the interior-point rescue (`solver::interior`) of an
 /// island the line search failed on (lcp10): the radius Newton with the
-/// frozen QPs' stalls handed to the interior path. pile20 (3 s settle, 135
-/// timed steps): failures → PGS 147 in 75 steps before, 7 after
-/// (docs/BENCHMARKS.md, lcp10). Islands the line search converges on are
-/// solved bit for bit as before.
+/// frozen QPs' stalls handed to the interior path, after the interior path on
+/// the coupled problem. pile20 resting (3 s settle): failures → PGS 361 in 190
+/// timed steps before, 2 in 235 after, at the same µs/step (docs/BENCHMARKS.md,
+/// lcp10). Islands the line search converges on are solved bit for bit as
+/// before.
 const INTERIOR_STEPS: usize = crate::solver::interior::INTERIOR_STEPS;
 
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
