@@ -508,7 +508,8 @@ fn dense_of(p: &ContactProblem) -> DMatrix<f64> {
 }
 
 /// The pipeline's Newton parameters (`pipeline::lcp::solve::newton_params`) at
-/// tolerance `tol`.
+/// tolerance `tol`, without the interior rescue of lcp10 (the line search alone,
+/// as the pipeline up to lcp9; with the rescue: [`pipeline_newton_rescued`]).
 fn pipeline_newton(tol: f64) -> NewtonSolver {
     NewtonSolver::new(NewtonParams {
         tolerance: tol,
@@ -517,6 +518,78 @@ fn pipeline_newton(tol: f64) -> NewtonSolver {
         max_dense_points: 400,
         ..NewtonParams::default()
     })
+}
+
+/// The pipeline's Newton since lcp10: the line search, and on an island it
+/// fails the interior rescue (`Globalization::LineSearchThenInterior`, 200
+/// factorizations; `solver::interior`).
+fn pipeline_newton_rescued(tol: f64) -> NewtonSolver {
+    NewtonSolver::new(NewtonParams {
+        globalization: Globalization::LineSearchThenInterior,
+        interior_iterations: 200,
+        ..pipeline_newton(tol).params
+    })
+}
+
+/// Issue 14 (lcp10), the pile's failures reproduced and solved: three islands
+/// of the 20-object pile on which the pipeline's line search failed (dumped by
+/// `RTPHYS_NEWTON_DUMP` from `rtphys bench --method lcp --lcp-solver newton
+/// --scenes pile20`, after the first 3,000 / 5,600 failures: two landing
+/// islands of 12 and 31 points, a resting one of 28). The line search alone
+/// (30 steps, 10 rescues) fails on each from the pipeline's warm start; with
+/// the interior rescue every one converges, its independent natural map ≤ the
+/// tolerance 1e-9, and its contact velocities w = W z + q agree with a
+/// reference: Lemke on the landing islands where Lemke's own natural-map
+/// residual is ≤ 1e-12 (to 1e-8 m/s, 1e-11 m per 1 ms step), else PGS run
+/// from the same start to 1e-10 (to 1e-7 m/s: 1,000× PGS's residual; the
+/// dependent corner rows make the split of the load between corners
+/// non-unique, not w). Steps printed (`--nocapture`).
+#[test]
+fn interior_rescue_converges_on_pile_failures() {
+    for name in [
+        "pile20_lcp10_land_12pts.json",
+        "pile20_lcp10_land_31pts.json",
+        "pile20_lcp10_rest_28pts.json",
+    ] {
+        let (p, guess, tol) = dumped_island(name);
+        let mut r0 = NewtonResults::default();
+        let st0 = pipeline_newton(tol).solve_contacts(&p, Some(&guess), &mut r0);
+        assert_eq!(
+            st0,
+            NewtonStatus::Unconverged,
+            "{name}: the line search converged"
+        );
+        let mut r = NewtonResults::default();
+        let st = pipeline_newton_rescued(tol).solve_contacts(&p, Some(&guess), &mut r);
+        let fz = natural_residual(&p, &r.z);
+        eprintln!("{name}: {st:?} {:?}, independent residual {fz:e}", r.stats);
+        assert_eq!(st, NewtonStatus::Converged, "{name}: {:?}", r.stats);
+        assert_eq!(r.stats.interior_rescues, 1, "{name}");
+        assert!(fz <= tol, "{name}: independent residual {fz:e}");
+        let w = dense_of(&p);
+        let vel = |z: &[f64]| contact_velocity(&w, &p.q, z);
+        let k = p.table.k as usize;
+        let lemke = lemke_solve(&stewart_trinkle_lcp(&w, &p.q, &p.mu, k))
+            .map(|zl| impulses_from_lemke(&zl, p.n(), k))
+            .filter(|zl| natural_residual(&p, zl) <= 1e-12);
+        let (reference, dw_max, what) = match lemke {
+            Some(zl) => (zl, 1e-8, "Lemke"),
+            None => {
+                let pgs = PgsSolver::new(PgsParams {
+                    tolerance: 1e-10,
+                    max_iterations: 400_000,
+                    relaxation: 1.0,
+                });
+                let mut pr = ContactPgsResults::default();
+                let ps = pgs.solve_contacts(&p, Some(&guess), &mut pr);
+                assert_eq!(ps, PgsStatus::Converged, "{name}: PGS {:?}", pr.stats);
+                (pr.z, 1e-7, "PGS")
+            }
+        };
+        let dw = max_abs_diff(&vel(&r.z), &vel(&reference));
+        eprintln!("{name}: |w − w_{what}| = {dw:e}");
+        assert!(dw <= dw_max, "{name}: |w − w_{what}| = {dw:e}");
+    }
 }
 
 /// The pipeline's Newton with a larger budget: 100 steps, 40 PGS rescues (of
@@ -571,6 +644,26 @@ fn staggered_converges_on_every_committed_island() {
 #[test]
 fn radius_newton_converges_on_every_committed_island() {
     converges_on_every_committed_island(&radius_newton(1e-9, 400), &["pile20_impact_20pts.json"]);
+}
+
+/// The radius Newton with each frozen QP solved by the interior-point method
+/// (`Globalization::Interior`, `solver::interior`, lcp10) from the pipeline's
+/// warm start, budget 400 factorizations / 400 radius updates: the seven
+/// committed islands, references and bounds as
+/// `staggered_converges_on_every_committed_island` (the 20-point landing
+/// island included: this method finds Lemke's solution there, |w − w_Lemke|∞ =
+/// 5.1e-9 m/s), except on the 36-point island b, which has two solutions (PGS's
+/// differs from the radius Newton's by 1.5e-8 m/s, this one's by 1.2e-6 m/s,
+/// residual 7.1e-10): only the residual is asserted there, the distance printed.
+/// Factorizations (lcp10, the coupled interior path first): 8, 8, 9, 16, 21,
+/// 18, 22 (radius Newton: 5, 286, 36, 12, 239, 104, 167).
+#[test]
+fn interior_converges_on_every_committed_island() {
+    let solver = NewtonSolver::new(NewtonParams {
+        globalization: Globalization::Interior,
+        ..radius_newton(1e-9, 400).params
+    });
+    converges_on_every_committed_island(&solver, &["pile20_rest_36pts_b.json"]);
 }
 
 /// The staggered method with the radius Newton (`solver::staggered`, "Newton
@@ -987,6 +1080,10 @@ fn island_from_env() {
 /// -- --ignored dumps_survey --nocapture` solves every `newton_island_*.json` of
 /// the directory with the pipeline's Newton and Lemke and prints, per island and
 /// in sum, status, Newton steps, natural-map residuals and µs.
+/// `RTPHYS_NEWTON_STAGGERED`: 0 line search, 1 staggered, 2 radius Newton, 3
+/// interior (lcp10), 4 line search then interior (the pipeline since lcp10,
+/// with `RTPHYS_NEWTON_ITERS=30 RTPHYS_NEWTON_NONMONO=1`);
+/// `RTPHYS_NEWTON_INTERIOR`: the interior rescue's budget (200).
 #[test]
 #[ignore = "survey aid: needs RTPHYS_DUMPS"]
 fn dumps_survey() {
@@ -1023,10 +1120,13 @@ fn dumps_survey() {
             globalization: match env("RTPHYS_NEWTON_STAGGERED", 0.0) as u32 {
                 0 => Globalization::LineSearch,
                 1 => Globalization::Staggered,
-                _ => Globalization::RadiusNewton,
+                2 => Globalization::RadiusNewton,
+                3 => Globalization::Interior,
+                _ => Globalization::LineSearchThenInterior,
             },
             outer_iterations: env("RTPHYS_NEWTON_OUTER", 50.0) as usize,
             anderson: env("RTPHYS_NEWTON_ANDERSON", 5.0) as usize,
+            interior_iterations: env("RTPHYS_NEWTON_INTERIOR", 200.0) as usize,
         });
         let st = solver.solve_contacts(&p, Some(&guess), &mut r);
         let dt = t0.elapsed().as_secs_f64() * 1e6;

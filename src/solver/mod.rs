@@ -5,6 +5,9 @@
 //!
 //! - [`block_cholesky`]: block-sparse (6×6 per body) Cholesky with a cached
 //!   minimum-degree ordering, for the implicit penalty system per island.
+//! - [`interior`]: primal–dual interior point (Mehrotra) on the frozen-radius
+//!   QP of the staggered Newton; the Newton path's rescue of the islands its
+//!   line search fails on.
 //! - [`lcp`]: the linear complementarity problem `LCP(M, q)`: find `z` with
 //!   `z ≥ 0`, `w = M z + q ≥ 0`, `zᵀ w = 0`; validation and residual helpers.
 //! - [`lemke`]: Lemke's complementary pivoting method (direct, exact up to
@@ -21,6 +24,7 @@
 //! `LCP(G_nᵀ M⁻¹ G_n, q)` whose matrix is symmetric positive semi-definite.
 
 pub mod block_cholesky;
+pub mod interior;
 pub mod lcp;
 pub mod lemke;
 pub mod lp;

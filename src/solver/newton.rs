@@ -143,6 +143,9 @@ pub struct NewtonParams {
     /// Anderson memory on the staggered method's radii (0: the plain fixed
     /// point `r ← μ p_n`; at most `staggered::ANDERSON_MAX`).
     pub anderson: usize,
+    /// Factorizations of the interior-point rescue per island
+    /// ([`Globalization::LineSearchThenInterior`]; `solver::interior`).
+    pub interior_iterations: usize,
 }
 
 /// The globalization of the Newton iteration on an island.
@@ -164,6 +167,16 @@ pub enum Globalization {
     /// those radii is their safeguard (accepted when the coupled residual
     /// falls, else the plain update `r ← μ p_n`).
     RadiusNewton,
+    /// The radius Newton whose frozen QP, when its projected search stalls,
+    /// is handed to a primal–dual interior-point path (`solver::interior`,
+    /// lcp10) instead of PGS sweeps: the face of `K_r` is found along the
+    /// central path instead of one constraint at a time, then the frozen QP's
+    /// Newton finishes on it.
+    Interior,
+    /// The line search first (bitwise the `LineSearch` solve where it
+    /// converges); an island it fails on is solved again from its last iterate
+    /// by [`Globalization::Interior`] with `interior_iterations` steps (lcp10).
+    LineSearchThenInterior,
 }
 
 impl Default for NewtonParams {
@@ -180,6 +193,7 @@ impl Default for NewtonParams {
             globalization: Globalization::LineSearch,
             outer_iterations: OUTER_ITERATIONS,
             anderson: ANDERSON,
+            interior_iterations: super::interior::INTERIOR_STEPS,
         }
     }
 }
@@ -213,6 +227,11 @@ pub struct NewtonStats {
     /// Of the factorizations, how many were Cholesky (symmetric J: every active
     /// point normal-active and sticking); the others are LU.
     pub cholesky: usize,
+    /// Islands the line search failed on that the interior-point rescue took
+    /// ([`Globalization::LineSearchThenInterior`]), and of those, how many it
+    /// did not converge either.
+    pub interior_rescues: usize,
+    pub interior_failures: usize,
 }
 
 /// Output and work buffers; reuse across solves.
@@ -223,7 +242,7 @@ pub struct NewtonResults {
     pub stats: NewtonStats,
     /// Per point: `w`, `F`, the trial iterate, the step.
     pub(super) w: Vec<f64>,
-    f: Vec<f64>,
+    pub(super) f: Vec<f64>,
     pub(super) trial: Vec<f64>,
     pub(super) dz: Vec<f64>,
     pub(super) anchor: Vec<f64>,
@@ -231,13 +250,13 @@ pub struct NewtonResults {
     /// the active system (or `u32::MAX`).
     a: Vec<[f64; 9]>,
     b: Vec<[f64; 9]>,
-    slot: Vec<u32>,
+    pub(super) slot: Vec<u32>,
     /// The active points of the island, the dense system (row-major) and its
     /// right-hand side, the LU's row permutation.
     active: Vec<u32>,
-    jac: Vec<f64>,
-    rhs: Vec<f64>,
-    perm: Vec<usize>,
+    pub(super) jac: Vec<f64>,
+    pub(super) rhs: Vec<f64>,
+    pub(super) perm: Vec<usize>,
     /// The staggered method's frozen cone radii `r_i` per point, and whether
     /// [`evaluate`] uses them (the fixed-radius QP) instead of `μ_i p_n,i`.
     pub(super) radius: Vec<f64>,
@@ -250,6 +269,16 @@ pub struct NewtonResults {
     pub(super) saved: Vec<f64>,
     /// The staggered method's Anderson history (`staggered::anderson`).
     pub(super) hist: Vec<f64>,
+    /// The interior-point QP (`solver::interior`), `k + 1` per point of the
+    /// island: slacks `s`, multipliers `λ`, their steps, the primal residual.
+    pub(super) ip_s: Vec<f64>,
+    pub(super) ip_l: Vec<f64>,
+    pub(super) ip_ds: Vec<f64>,
+    pub(super) ip_dl: Vec<f64>,
+    pub(super) ip_rp: Vec<f64>,
+    /// Per point: the interior path's edge constraint `a_p p_n + b_0` (frozen
+    /// radius: `(0, c r_i)`; coupled: `(c μ_i, 0)`).
+    pub(super) ip_cone: Vec<(f64, f64)>,
 }
 
 impl NewtonResults {
@@ -274,6 +303,13 @@ impl NewtonResults {
             perm: Vec::with_capacity(d),
             radius: Vec::with_capacity(points),
             hist: Vec::with_capacity(2 * ANDERSON * points),
+            // k = 4 (the pyramid): 5 constraints per point.
+            ip_s: Vec::with_capacity(5 * points),
+            ip_l: Vec::with_capacity(5 * points),
+            ip_ds: Vec::with_capacity(5 * points),
+            ip_dl: Vec::with_capacity(5 * points),
+            ip_rp: Vec::with_capacity(5 * points),
+            ip_cone: Vec::with_capacity(points),
             ..Default::default()
         }
     }
@@ -401,6 +437,24 @@ impl NewtonSolver {
                 Globalization::Staggered => self.solve_island_staggered(problem, order, results),
                 Globalization::RadiusNewton => {
                     self.solve_island_radius_newton(problem, order, results)
+                }
+                Globalization::Interior => self.solve_island_interior(problem, order, results),
+                Globalization::LineSearchThenInterior => {
+                    let (it, res, ok) = self.solve_island(problem, order, results);
+                    if ok {
+                        (it, res, ok)
+                    } else {
+                        let rescue = NewtonSolver::new(NewtonParams {
+                            max_iterations: p.interior_iterations,
+                            globalization: Globalization::Interior,
+                            ..*p
+                        });
+                        let (it2, res2, ok2) =
+                            rescue.solve_island_interior(problem, order, results);
+                        results.stats.interior_rescues += 1;
+                        results.stats.interior_failures += usize::from(!ok2);
+                        (it + it2, res2, ok2)
+                    }
                 }
             };
             results.stats.iterations = results.stats.iterations.max(it);

@@ -84,7 +84,8 @@
 //! trial. No allocation once the results are sized.
 
 use super::newton::{
-    evaluate, island_eps, sweep, NewtonResults, NewtonSolver, LINE_SEARCH_STEPS, STALL_STEP,
+    evaluate, island_eps, sweep, Globalization, NewtonResults, NewtonSolver, LINE_SEARCH_STEPS,
+    STALL_STEP,
 };
 use super::pgs::{project_polygon_with, ContactProblem};
 
@@ -167,6 +168,14 @@ fn anderson(
     }
     r.radius.iter().all(|v| v.is_finite())
 }
+
+/// Interior paths (`solver::interior`) per frozen QP at most, with
+/// `Globalization::Interior`; then the sweeps as before.
+const INTERIOR_PATHS: usize = 2;
+
+/// With `Globalization::Interior`: start every frozen QP with the interior path
+/// (true) or take it only when the projected search stalls (false).
+const INTERIOR_FIRST: bool = false;
 
 /// Armijo's σ on the QP objective.
 const ARMIJO: f64 = 1e-4;
@@ -324,7 +333,7 @@ impl NewtonSolver {
     /// the coupled map from `r.z` (whose pieces `r.a`, `r.b`, `r.f` are those of
     /// the last coupled evaluation, residual `res`), kept while each at least
     /// halves `‖F‖∞`; returns the residual at `r.z`.
-    fn coupled_finish(
+    pub(super) fn coupled_finish(
         &self,
         problem: &ContactProblem,
         order: &[u32],
@@ -362,7 +371,7 @@ impl NewtonSolver {
 
     /// `QP_r` (module doc) from `r.z` (feasible) to `‖F_r‖∞ ≤ tolerance / 2`;
     /// false when the step budget is spent first.
-    fn solve_frozen_qp(
+    pub(super) fn solve_frozen_qp(
         &self,
         problem: &ContactProblem,
         order: &[u32],
@@ -378,6 +387,21 @@ impl NewtonSolver {
         // stalls (sweeps). With ε the step is the minimizer of φ + ε/2‖Δ‖²
         // on the face, a descent direction for φ, zero only at F_r = 0.
         let eps = island_eps(problem, order, p.regularization);
+        // `Globalization::Interior` (lcp10): a stalled search hands the QP to the
+        // interior path (`solver::interior`) instead of sweeps, at most
+        // `INTERIOR_PATHS` times per QP; the Newton step then finishes on the
+        // face the path identified.
+        let mut paths = if p.globalization == Globalization::Interior {
+            INTERIOR_PATHS
+        } else {
+            0
+        };
+        if paths > 0 && INTERIOR_FIRST {
+            paths -= 1;
+            if self.interior_path(problem, order, r, steps, false) {
+                return true;
+            }
+        }
         loop {
             let z = std::mem::take(&mut r.z);
             let res = evaluate(problem, order, &z, r, 0.0);
@@ -399,7 +423,12 @@ impl NewtonSolver {
             } else {
                 0.0
             };
-            if alpha < STALL_STEP {
+            if alpha < STALL_STEP && paths > 0 {
+                paths -= 1;
+                if self.interior_path(problem, order, r, steps, false) {
+                    return true;
+                }
+            } else if alpha < STALL_STEP {
                 for _ in 0..p.smoothing_sweeps.max(1) {
                     sweep(problem, order, &mut r.z, Some(&r.radius));
                 }

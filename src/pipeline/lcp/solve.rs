@@ -8,8 +8,8 @@ use super::{LcpWorkspace, LEMKE_ACCEPT};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::{
-    LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver, NewtonStatus, PgsParams,
-    PgsSolver, PgsStatus,
+    Globalization, LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
+    NewtonStatus, PgsParams, PgsSolver, PgsStatus,
 };
 
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
@@ -369,6 +369,15 @@ pub(super) fn pgs_on_w(
 /// staggered globalization").
 const NEWTON_STEPS: usize = 30;
 
+/// Factorizations of the interior-point rescue (`solver::interior`) of an
+/// island the line search failed on (lcp10): the radius Newton with the
+/// frozen QPs' stalls handed to the interior path, after the interior path on
+/// the coupled problem. pile20 resting (3 s settle): failures → PGS 361 in 190
+/// timed steps before, 2 in 235 after, at the same µs/step (docs/BENCHMARKS.md,
+/// lcp10). Islands the line search converges on are solved bit for bit as
+/// before.
+const INTERIOR_STEPS: usize = crate::solver::interior::INTERIOR_STEPS;
+
 /// The regularization ε / max W_nn of the Newton step (`solver::newton`,
 /// "Dependent rows").
 const NEWTON_REGULARIZATION: f64 = 1e-6;
@@ -384,6 +393,8 @@ fn newton_params(p: &LcpParams) -> NewtonParams {
         max_iterations: NEWTON_STEPS,
         regularization: NEWTON_REGULARIZATION,
         max_dense_points: NEWTON_DENSE_POINTS,
+        globalization: Globalization::LineSearchThenInterior,
+        interior_iterations: INTERIOR_STEPS,
         ..NewtonParams::default()
     }
 }
