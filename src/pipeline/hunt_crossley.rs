@@ -800,14 +800,14 @@ fn evaluate(
     for blk in &linear.blocks {
         let [ba, bb] = blk.bodies;
         let (sa, sb) = (&st[ba], &st[bb]);
-        wrench[ba].add_force_at(blk.f, blk.c, sa.x);
-        wrench[bb].add_force_at(-blk.f, blk.c, sb.x);
-        p_sum += blk
-            .f
-            .dot(&(sa.velocity_at(&blk.c) - sb.velocity_at(&blk.c)));
-        wrench[ba].torque += blk.torque();
-        wrench[bb].torque -= blk.torque();
-        p_sum += blk.torque().dot(&(sa.w - sb.w));
+        // f at c, its moment on a held tilt left to the normal springs
+        // (`friction::LinearBlock::wrenches`); its power on both bodies.
+        let [(fa, ta), (fb, tb)] = blk.wrenches();
+        wrench[ba].force += fa;
+        wrench[ba].torque += ta;
+        wrench[bb].force += fb;
+        wrench[bb].torque += tb;
+        p_sum += fa.dot(&sa.v) + ta.dot(&sa.w) + fb.dot(&sb.v) + tb.dot(&sb.w);
         bank.push(Banked {
             pair: blk.tag[0],
             cone: blk.bank.cone,
