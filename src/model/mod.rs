@@ -162,7 +162,9 @@ pub struct FrictionParams {
     /// springs) on penalty's semi-implicit path and under Hunt–Crossley. Off by
     /// default: the clamped explicit anchor (docs/EXPERIMENTS.md "The tilt rule
     /// from the contact's points": the default switch is blocked by
-    /// `paper_000::pile_of_twenty_settles`). Scene key `[penalty.friction] linear`
+    /// `paper_000::pile_of_twenty_settles`, where a cylinder left on its rim creeps
+    /// over under the viscous regularization of rolling resistance, "paper_000's
+    /// pile under `linear`"). Scene key `[penalty.friction] linear`
     /// (`[hunt_crossley.friction] linear`).
     pub linear: bool,
 }

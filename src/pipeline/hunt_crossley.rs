@@ -188,6 +188,11 @@ impl HuntCrossleyWorkspace {
                 })
                 .collect(),
             support: SupportLoads::new(nb),
+            // One pair's manifold holds at most the raw points budgeted for its
+            // two geoms (`collision::capacity::POINTS_PER_GEOM` each), so the first
+            // large intersection met after warm-up does not grow the hull buffers
+            // (`hunt_crossley_alloc`).
+            vol: VolumeScratch::with_capacity(2 * crate::collision::capacity::POINTS_PER_GEOM),
             ..Default::default()
         }
     }
