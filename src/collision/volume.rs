@@ -55,6 +55,23 @@ pub struct VolumeScratch {
     horizon: Vec<(u32, u32)>,
 }
 
+impl VolumeScratch {
+    /// Buffers for hulls of up to `n` points without growing: the points; 16
+    /// triangles per point (the live hull has at most 2n − 4, and the incremental
+    /// construction keeps the faces each insertion hides, as dead entries); 6 visible
+    /// edges and 2 horizon edges per point (an insertion's horizon is a cycle about
+    /// its visible region). Beyond these they grow by doubling, like the other
+    /// buffers sized in `collision::capacity`.
+    pub fn with_capacity(n: usize) -> Self {
+        VolumeScratch {
+            pts: Vec::with_capacity(n),
+            tris: Vec::with_capacity(16 * n),
+            edges: Vec::with_capacity(6 * n),
+            horizon: Vec::with_capacity(2 * n),
+        }
+    }
+}
+
 /// Volume, centroid and depth moment of the convex hull of `points`.
 pub fn hull_volume(points: &[ContactPoint], s: &mut VolumeScratch) -> HullVolume {
     let n = points.len();

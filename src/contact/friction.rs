@@ -283,7 +283,8 @@ pub struct LinearBlock {
 ///   y_p⁺ = y_p + h Σ_q W_pq x_q,   (E + h D_p W_pp) x_p = −K θ_p − D_p (y_p + h Σ_{q≠p} W_pq x_q),
 ///
 /// i.e. the island's system (D⁻¹ + h J M⁻¹ Jᵀ) x = −D⁻¹ K θ − y over its sticking
-/// rows (SPD without the tilt rule), solved by block Gauss–Seidel: each block in
+/// rows (SPD: each block's force acts through the transpose of the rate it
+/// holds, [`LinearBlock::lever_torques`]), solved by block Gauss–Seidel: each block in
 /// turn with the others' current forces carried as body velocity changes
 /// h M⁻¹ Jᵀ x, its force projected on its cone ‖g − L_t‖ ≤ limit and its torque on
 /// |τ| ≤ limit r (projected block Gauss–Seidel). A pair whose bodies carry no other
@@ -373,18 +374,52 @@ impl LinearBlock {
         blk
     }
 
+    /// The torques about the centres of mass of a and b of the tangential force
+    /// `g` on a at c (−g on b): the transpose of [`block_rates`]' map, so that the
+    /// anchor does work only on the rate it holds. Without a held tilt, r_a × g and
+    /// −r_b × g. With one ([`Tilt`]: the rate is taken without the rotation
+    /// P(ω_a − ω_b) about the pivot p), the moment P((c − p) × g) on the held axes
+    /// is taken off a and given to b: that moment is the normal springs' (a face's
+    /// normal forces shift to balance the friction moment; its tilt is their
+    /// elastic deformation), and an anchor that neither sees nor drives the held
+    /// rotation cannot feed it. Applied with the full lever while the rate ignored
+    /// the held rotation, the anchor's force pumped it: a frustum resting on a side
+    /// face rocked at |ω| ≈ 0.4 rad/s for 6 s under Hunt–Crossley (docs/EXPERIMENTS.md
+    /// "The tilt rule from the contact's points"). Linear and angular momentum are
+    /// kept (the two extra moments cancel).
+    #[inline]
+    fn lever_torques(&self, g: &Vec3) -> [Vec3; 2] {
+        let (mut ta, mut tb) = (self.r[0].cross(g), -self.r[1].cross(g));
+        if let Some(tl) = &self.tilt {
+            let held = tl.axes * (self.c - tl.pivot).cross(g);
+            ta -= held;
+            tb += held;
+        }
+        [ta, tb]
+    }
+
+    /// The block's force and torque on a and on b about their centres of mass
+    /// (the force −f on b): f at c with [`LinearBlock::lever_torques`], and the
+    /// torsional torque ±τ n.
+    pub fn wrenches(&self) -> [(Vec3, Vec3); 2] {
+        let [ta, tb] = self.lever_torques(&self.f);
+        let tq = self.torque();
+        [(self.f, ta + tq), (-self.f, tb - tq)]
+    }
+
     /// The bodies' velocity change per unit time, (v̇_a, ω̇_a, v̇_b, ω̇_b), of the
     /// block's x = (g₁, g₂, τ): the force g at c and the torque τ n on a, their
-    /// opposites on b.
+    /// opposites on b ([`LinearBlock::lever_torques`]).
     #[inline]
     fn response(&self, x: [f64; 3]) -> [Vec3; 4] {
         let g = self.t[0] * x[0] + self.t[1] * x[1];
         let tq = self.n * x[2];
+        let [ta, tb] = self.lever_torques(&g);
         [
             g * self.inv_mass[0],
-            self.inv_inertia_w[0] * (self.r[0].cross(&g) + tq),
+            self.inv_inertia_w[0] * (ta + tq),
             -g * self.inv_mass[1],
-            -(self.inv_inertia_w[1] * (self.r[1].cross(&g) + tq)),
+            self.inv_inertia_w[1] * (tb - tq),
         ]
     }
 
@@ -550,20 +585,31 @@ fn anchor_slip(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
 /// The elastic tilt of a contact: the relative rotations about tangent axes that
 /// its normal springs hold, and the point they turn about.
 ///
-/// A contact whose manifold points spread along a tangent direction e (the
-/// eigenvectors of their second moment S about the force centroid c with an
-/// eigenvalue of at least [`TILT_SPREAD`] of the largest) resists a relative
-/// rotation about n × e: it presses one side and lifts the other. All the
-/// manifold's points count, those at depth ≤ 0 too: a sliding box pitched onto
-/// its front edge (its back corners at depth 0, measured) still has its face's
-/// tilt held. Such a tilt is the normal springs' elastic deformation, not slip: a
-/// rigid contact would not have it, and a body freed of tangential force tilts
-/// about its centre of mass, not about c. Kinetic friction at the base pitches a
+/// Only the points in contact (depth > 0: the ones whose springs carry force)
+/// resist a rotation, each by pressing or lifting as the body turns; a rotation
+/// about the in-plane axis u = n × e is resisted where those points spread along
+/// e. With S = (1/N) Σ (p − c)(p − c)ᵀ their second moment in the tangent plane
+/// about the force centroid c, the tilt about n × e is held for each
+/// eigen-direction e of S whose eigenvalue exceeds d², d the deepest point's
+/// depth: a patch no wider than its own penetration along e could only be
+/// turned through an angle of order one before a side lifts, which is not an
+/// elastic tilt. So a face in contact (≥ 3 non-collinear points) holds both
+/// axes, a line of points (a box on an edge, a frustum or cylinder on its side)
+/// only the axis perpendicular to the line — rotation about the line itself is
+/// rolling and counts as slip — and a single point (a vertex, a rim) none. The
+/// edge crossings of a penetrating vertex (depth 0) do not count: with them a
+/// vertex's patch spreads both ways at the scale of its depth. Round bodies
+/// hold none whatever their points ([`holds_tilt`]).
+///
+/// Such a tilt is the normal springs' elastic deformation, not slip: a rigid
+/// contact would not have it, and a body freed of tangential force tilts about
+/// its centre of mass, not about c. Kinetic friction at the base pitches a
 /// sliding box ≈ 1e-4 rad on its normal springs; an anchor that holds the
 /// material point at c turns the release of that pitch into a rocking of the
 /// centre of mass about the held base (−4 to −8 mm/s for the 1 m box after its
-/// stop at 1 kHz). Rolling is untouched: a sphere's single point or a capsule's
-/// or cylinder's line of points does not spread across its rolling axis.
+/// stop at 1 kHz). The anchor's force leaves its moment on the held axes to the
+/// normal springs ([`LinearBlock::lever_torques`]), so it does no work on the
+/// rotation it does not see.
 #[derive(Clone, Copy, Debug)]
 pub struct Tilt {
     /// Projector onto the held tilt axes (world, in the contact plane).
@@ -573,21 +619,18 @@ pub struct Tilt {
     pivot: Vec3,
 }
 
-/// Smallest eigenvalue of S, relative to its largest, for which a spread counts
-/// (a line of points is exactly rank one; a face has both of the same order).
-const TILT_SPREAD: f64 = 0.05;
-
 /// The contact's [`Tilt`] at centroid `c`.
 pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     let (t1, t2) = tangent_basis(&ctx.normal);
-    let (mut s11, mut s12, mut s22, mut total) = (0.0, 0.0, 0.0, 0.0);
-    for p in ctx.points {
+    let (mut s11, mut s12, mut s22, mut total, mut deepest) = (0.0, 0.0, 0.0, 0.0, 0.0f64);
+    for p in ctx.points.iter().filter(|p| p.depth > 0.0) {
         let d = p.p_w - c;
         let (x, y) = (d.dot(&t1), d.dot(&t2));
         s11 += x * x;
         s12 += x * y;
         s22 += y * y;
         total += 1.0;
+        deepest = deepest.max(p.depth);
     }
     let [ia, ib] = ctx.inv_mass;
     let pivot = if ia + ib > 0.0 {
@@ -597,7 +640,8 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     };
     let mut axes = Mat3::zeros();
     if total > 0.0 {
-        // Eigen-decomposition of the symmetric 2×2 S.
+        // Eigen-decomposition of the symmetric 2×2 S = Σ (p − c)(p − c)ᵀ / N.
+        let (s11, s12, s22) = (s11 / total, s12 / total, s22 / total);
         let (m, d) = (
             0.5 * (s11 + s22),
             (0.25 * (s11 - s22).powi(2) + s12 * s12).sqrt(),
@@ -616,7 +660,7 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
             };
             let e2 = ctx.normal.cross(&e1);
             for (l, e) in [(l1, e1), (l2, e2)] {
-                if l >= TILT_SPREAD * l1 {
+                if l > deepest * deepest {
                     // Spread along e: the tilt about n × e is held.
                     let u = ctx.normal.cross(&e);
                     axes += u * u.transpose();

@@ -157,10 +157,14 @@ pub struct FrictionParams {
     pub implicit: bool,
     /// Sticking anchors linearly implicit (`contact::friction::StickMode::Linear`:
     /// unclamped gains, backward Euler on the pairs' own masses, solved where
-    /// pairs share a body by `friction::LinearSticks`; the elastic tilt of a flat
-    /// contact not counted as slip) on penalty's default semi-implicit path and
-    /// under Hunt–Crossley. Off by default (docs/EXPERIMENTS.md "Sticking anchors
-    /// solved where they share a body"). Scene key `[penalty.friction] linear`
+    /// pairs share a body by `friction::LinearSticks`; the elastic tilt the
+    /// contact's points hold not counted as slip, its moment left to the normal
+    /// springs) on penalty's semi-implicit path and under Hunt–Crossley. Off by
+    /// default: the clamped explicit anchor (docs/EXPERIMENTS.md "The tilt rule
+    /// from the contact's points": the default switch is blocked by
+    /// `paper_000::pile_of_twenty_settles`, where a cylinder left on its rim creeps
+    /// over under the viscous regularization of rolling resistance, "paper_000's
+    /// pile under `linear`"). Scene key `[penalty.friction] linear`
     /// (`[hunt_crossley.friction] linear`).
     pub linear: bool,
 }

@@ -188,6 +188,11 @@ impl HuntCrossleyWorkspace {
                 })
                 .collect(),
             support: SupportLoads::new(nb),
+            // One pair's manifold holds at most the raw points budgeted for its
+            // two geoms (`collision::capacity::POINTS_PER_GEOM` each), so the first
+            // large intersection met after warm-up does not grow the hull buffers
+            // (`hunt_crossley_alloc`).
+            vol: VolumeScratch::with_capacity(2 * crate::collision::capacity::POINTS_PER_GEOM),
             ..Default::default()
         }
     }
@@ -800,14 +805,14 @@ fn evaluate(
     for blk in &linear.blocks {
         let [ba, bb] = blk.bodies;
         let (sa, sb) = (&st[ba], &st[bb]);
-        wrench[ba].add_force_at(blk.f, blk.c, sa.x);
-        wrench[bb].add_force_at(-blk.f, blk.c, sb.x);
-        p_sum += blk
-            .f
-            .dot(&(sa.velocity_at(&blk.c) - sb.velocity_at(&blk.c)));
-        wrench[ba].torque += blk.torque();
-        wrench[bb].torque -= blk.torque();
-        p_sum += blk.torque().dot(&(sa.w - sb.w));
+        // f at c, its moment on a held tilt left to the normal springs
+        // (`friction::LinearBlock::wrenches`); its power on both bodies.
+        let [(fa, ta), (fb, tb)] = blk.wrenches();
+        wrench[ba].force += fa;
+        wrench[ba].torque += ta;
+        wrench[bb].force += fb;
+        wrench[bb].torque += tb;
+        p_sum += fa.dot(&sa.v) + ta.dot(&sa.w) + fb.dot(&sb.v) + tb.dot(&sb.w);
         bank.push(Banked {
             pair: blk.tag[0],
             cone: blk.bank.cone,

@@ -1028,11 +1028,17 @@ fn implicit_friction(
     linear.solve(cx.h);
     for blk in &linear.blocks {
         let ([ba, bb], [mi, pi]) = (blk.bodies, blk.tag);
-        let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
-        wa.add_force_at(blk.f, blk.c, state[ba].x);
-        wb.add_force_at(-blk.f, blk.c, state[bb].x);
-        wa.torque += blk.torque();
-        wb.torque -= blk.torque();
+        // f at c, its moment on a held tilt left to the normal springs
+        // (`friction::LinearBlock::wrenches`).
+        let [(fa, ta), (fb, tb)] = blk.wrenches();
+        let wa = Wrench {
+            force: fa,
+            torque: ta,
+        };
+        let wb = Wrench {
+            force: fb,
+            torque: tb,
+        };
         any |= blk.f != Vec3::zeros() || blk.tau != 0.0;
         add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
         if let Some(mf) = manifold_force.get_mut(mi) {
