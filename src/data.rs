@@ -67,6 +67,10 @@ pub struct StickAnchor {
     /// Normal velocity (a relative to b) of the anchor's points at the last banked
     /// state, m/s; `None` before the first (`contact::friction::bank_momentum`).
     pub vn: Option<f64>,
+    /// Relative rotation of a against b in the contact plane since sticking began
+    /// (world frame, rad): the rolling anchor's angle under `[…friction] linear`
+    /// with rolling resistance (`contact::friction::RollBlock`); zero otherwise.
+    pub roll: crate::math::Vec3,
 }
 
 /// Points per pair whose impulses the LCP step remembers (its point reduction keeps

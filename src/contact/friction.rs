@@ -293,6 +293,9 @@ pub struct LinearBlock {
 #[derive(Clone, Debug, Default)]
 pub struct LinearSticks {
     pub blocks: Vec<LinearBlock>,
+    /// The rolling anchors of the sticking pairs with rolling resistance
+    /// ([`RollBlock`]), swept with the blocks.
+    pub rolls: Vec<RollBlock>,
     /// (Δv, Δω) of each body from the blocks' current forces over h.
     dv: Vec<[Vec3; 2]>,
     /// Sweeps of the last solve.
@@ -464,6 +467,7 @@ impl LinearSticks {
     pub fn with_capacity(blocks: usize, nbody: usize) -> Self {
         LinearSticks {
             blocks: Vec::with_capacity(blocks),
+            rolls: Vec::with_capacity(blocks),
             dv: vec![[Vec3::zeros(); 2]; nbody],
             sweeps: 0,
         }
@@ -472,6 +476,7 @@ impl LinearSticks {
     /// Empty, for a world of `nbody` bodies (sizes the per-body buffer once).
     pub fn clear(&mut self, nbody: usize) {
         self.blocks.clear();
+        self.rolls.clear();
         if self.dv.len() < nbody {
             self.dv.resize(nbody, [Vec3::zeros(); 2]);
         }
@@ -491,10 +496,11 @@ impl LinearSticks {
     /// Solves the blocks (projected block Gauss–Seidel, [`LinearSticks`]): each
     /// block's `f` and `tau` are its force and torque on a.
     pub fn solve(&mut self, h: f64) {
-        let (blocks, dv) = (&mut self.blocks, &mut self.dv);
+        let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
         self.sweeps = 0;
-        for blk in blocks.iter() {
-            for &b in &blk.bodies {
+        let bodies = blocks.iter().map(|b| b.bodies);
+        for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
+            for b in bs {
                 dv[b] = [Vec3::zeros(); 2];
             }
         }
@@ -518,10 +524,182 @@ impl LinearSticks {
                     scale = scale.max(x[i].abs() * w);
                 }
             }
+            for rb in rolls.iter_mut() {
+                let [a, b] = rb.bodies;
+                let x_old = rb.tau;
+                rb.shift(dv, -h);
+                let (da, db) = (dv[a][1], dv[b][1]);
+                rb.relax([&da, &db]);
+                rb.shift(dv, h);
+                // A moment over the resistance length μ_r: a force, N.
+                let w = 1.0 / rb.length.max(1e-9);
+                change = change.max((rb.tau - x_old).norm() * w);
+                scale = scale.max(rb.tau.norm() * w);
+            }
             if change <= LINEAR_TOL * scale {
                 break;
             }
         }
+    }
+}
+
+/// The rolling anchor of a sticking pair with rolling resistance μ_r (000's
+/// rolling friction as a set-valued law, `[…friction] linear` only): the moment
+/// τ on a (−τ on b) in the contact plane that holds the relative rolling rotation
+/// θ_r of a against b since sticking began (`StickAnchor::roll`) with an angular
+/// spring–damper integrated by backward Euler like the tangential anchor,
+///
+///   τ = −k_r (θ_r + h y⁺) − b_r y⁺,   y⁺ = P_t(ω_a⁺ − ω_b⁺),
+///
+/// projected on the disc ‖τ‖ ≤ μ_r Σf: while the moment the rest needs is within
+/// μ_r Σf the rotation is held (a body whose centre sits d_h ≤ μ_r off its support
+/// point's vertical stays at rest: m g d_h ≤ μ_r N); beyond it the moment is the
+/// kinetic μ_r Σf against the rolling (the angle is dragged to k_r ‖θ_r‖ = μ_r Σf
+/// by [`update_roll`], an elasto-plastic angular anchor). The viscous
+/// regularization of [`rolling_torque`] cannot hold a steady moment: it lets such
+/// a body creep at ω = m g d_h / c (docs/EXPERIMENTS.md, "paper_000's pile under
+/// `linear`"). Gains: those of the tangential anchor per unit mass times ρ² =
+/// I_t / m_pair (I_t the pair's effective inertia about the tangent axes), so the
+/// rotation about the centre of mass alone has the tangential anchor's frequency
+/// and damping ratio.
+#[derive(Clone, Copy, Debug)]
+pub struct RollBlock {
+    /// The pair's bodies (a, b).
+    pub bodies: [usize; 2],
+    inv_inertia_w: [Mat3; 2],
+    t: [Vec3; 2],
+    /// −k_r θ_r − D_r y along t₁, t₂ (y the start-of-step rates), N·m.
+    rhs: [f64; 2],
+    /// D_r = h k_r + b_r, N·m·s.
+    d: f64,
+    /// (E + h D_r W)⁻¹ (zero if singular).
+    inv: [[f64; 2]; 2],
+    /// μ_r Σf, N·m, and μ_r, m.
+    limit: f64,
+    pub length: f64,
+    /// The moment on a, N·m.
+    pub tau: Vec3,
+}
+
+/// The rolling anchor's tangent basis, gains (k_r, b_r) and the pair's angular
+/// response W (2 × 2, rad/s² per N·m) on the tangent axes.
+fn roll_terms(fp: &FrictionParams, ctx: &PairContext) -> ([Vec3; 2], f64, f64, [[f64; 2]; 2]) {
+    let (t1, t2) = tangent_basis(&ctx.normal);
+    let t = [t1, t2];
+    let w_inv = ctx.inv_inertia_w[0] + ctx.inv_inertia_w[1];
+    let w: [[f64; 2]; 2] =
+        std::array::from_fn(|i| std::array::from_fn(|j| t[i].dot(&(w_inv * t[j]))));
+    let mean = 0.5 * (w[0][0] + w[1][1]);
+    // ρ² = I_t / m_pair with I_t = 1 / mean.
+    let rho2 = if mean > 0.0 && ctx.m_pair > 0.0 {
+        1.0 / (mean * ctx.m_pair)
+    } else {
+        0.0
+    };
+    let (k, b) = (
+        fp.k_stick.value(ctx.m_pair) * rho2,
+        fp.b_stick.value(ctx.m_pair) * rho2,
+    );
+    (t, k, b, w)
+}
+
+/// Once per step at the start state, after [`update_state`] (anchor kept or
+/// set): θ_r ← P_t(θ_r + h (ω_a − ω_b)) (the angle at this step's start, as the
+/// positions of semi-implicit Euler), dragged to k_r ‖θ_r‖ ≤ μ_r Σf (the rolling
+/// anchor slips plastically beyond the resistance, [`RollBlock`]).
+pub fn update_roll(
+    fp: &FrictionParams,
+    rolling: f64,
+    ctx: &PairContext,
+    forces: &[PointForce],
+    anchor: &mut StickAnchor,
+) {
+    let n = &ctx.normal;
+    let total: f64 = forces.iter().map(|f| f.f_n).sum();
+    let (_, k, _, _) = roll_terms(fp, ctx);
+    let th = anchor.roll + (ctx.a.w - ctx.b.w) * ctx.h;
+    let mut th = th - n * n.dot(&th);
+    let (lim, tn) = (rolling * total.max(0.0), th.norm());
+    if k * tn > lim {
+        th *= if tn > 0.0 { lim / (k * tn) } else { 0.0 };
+    }
+    if th.iter().all(|v| v.is_finite()) {
+        anchor.roll = th;
+    } else {
+        anchor.roll = Vec3::zeros();
+    }
+}
+
+/// The rolling anchor of a sticking pair with rolling resistance `rolling` > 0
+/// (`anchor` its [`StickAnchor`] after [`update_roll`]), or `None` without force.
+pub fn roll_block(
+    fp: &FrictionParams,
+    rolling: f64,
+    ctx: &PairContext,
+    forces: &[PointForce],
+    anchor: &StickAnchor,
+) -> Option<RollBlock> {
+    let total: f64 = forces.iter().map(|f| f.f_n).sum();
+    if !(rolling > 0.0 && total > 0.0) {
+        return None;
+    }
+    let (t, k, b, w) = roll_terms(fp, ctx);
+    let h = ctx.h;
+    let d = h * k + b;
+    let y0 = ctx.a.w - ctx.b.w;
+    let rhs = std::array::from_fn(|i| -k * anchor.roll.dot(&t[i]) - d * y0.dot(&t[i]));
+    let a = [
+        [1.0 + h * d * w[0][0], h * d * w[0][1]],
+        [h * d * w[1][0], 1.0 + h * d * w[1][1]],
+    ];
+    let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+    let inv = if det.is_finite() && det > 0.0 {
+        [
+            [a[1][1] / det, -a[0][1] / det],
+            [-a[1][0] / det, a[0][0] / det],
+        ]
+    } else {
+        [[0.0; 2]; 2]
+    };
+    Some(RollBlock {
+        bodies: [0, 0],
+        inv_inertia_w: ctx.inv_inertia_w,
+        t,
+        rhs,
+        d,
+        inv,
+        limit: rolling * total,
+        length: rolling,
+        tau: Vec3::zeros(),
+    })
+}
+
+impl RollBlock {
+    /// Adds h M⁻¹ (s τ) of the block's moment to its bodies' angular velocity.
+    #[inline]
+    fn shift(&self, dv: &mut [[Vec3; 2]], s: f64) {
+        let [a, b] = self.bodies;
+        dv[a][1] += self.inv_inertia_w[0] * self.tau * s;
+        dv[b][1] -= self.inv_inertia_w[1] * self.tau * s;
+    }
+
+    /// Solves the block with the others' angular velocity changes `dw` of a and b,
+    /// projected on the disc ‖τ‖ ≤ μ_r Σf.
+    #[inline]
+    fn relax(&mut self, [dwa, dwb]: [&Vec3; 2]) {
+        let y = dwa - dwb;
+        let r: [f64; 2] = std::array::from_fn(|i| self.rhs[i] - self.d * y.dot(&self.t[i]));
+        let x0 = self.inv[0][0] * r[0] + self.inv[0][1] * r[1];
+        let x1 = self.inv[1][0] * r[0] + self.inv[1][1] * r[1];
+        let mut tau = self.t[0] * x0 + self.t[1] * x1;
+        let m = tau.norm();
+        if m > self.limit {
+            tau *= self.limit / m;
+        }
+        if !tau.iter().all(|v| v.is_finite()) {
+            tau = Vec3::zeros();
+        }
+        self.tau = tau;
     }
 }
 
@@ -900,6 +1078,7 @@ pub fn update_state_at(
                     q_ba: ctx.b.q.inverse() * ctx.a.q,
                     credit: 0.0,
                     vn: None,
+                    roll: Vec3::zeros(),
                 });
             }
             None
@@ -1179,6 +1358,7 @@ fn recentred(
         q_ba: ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q,
         credit: anchor.credit,
         vn: anchor.vn,
+        roll: anchor.roll,
     }
 }
 

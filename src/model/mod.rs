@@ -159,13 +159,11 @@ pub struct FrictionParams {
     /// unclamped gains, backward Euler on the pairs' own masses, solved where
     /// pairs share a body by `friction::LinearSticks`; the elastic tilt the
     /// contact's points hold not counted as slip, its moment left to the normal
-    /// springs) on penalty's semi-implicit path and under Hunt–Crossley. Off by
-    /// default: the clamped explicit anchor (docs/EXPERIMENTS.md "The tilt rule
-    /// from the contact's points": the default switch is blocked by
-    /// `paper_000::pile_of_twenty_settles`, where a cylinder left on its rim creeps
-    /// over under the viscous regularization of rolling resistance, "paper_000's
-    /// pile under `linear`"). Scene key `[penalty.friction] linear`
-    /// (`[hunt_crossley.friction] linear`).
+    /// springs; rolling resistance held by an angular anchor,
+    /// `friction::RollBlock`) on penalty's semi-implicit path and under
+    /// Hunt–Crossley. On by default (docs/EXPERIMENTS.md "Rolling resistance that
+    /// holds"); `false` is the clamped explicit anchor with the viscous rolling
+    /// law. Scene key `[penalty.friction] linear` (`[hunt_crossley.friction] linear`).
     pub linear: bool,
 }
 
@@ -205,7 +203,7 @@ impl Default for FrictionParams {
             v_stick: 1.0e-3,
             v_slip: 5.0e-2,
             implicit: false,
-            linear: false,
+            linear: true,
         }
     }
 }

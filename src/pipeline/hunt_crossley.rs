@@ -756,6 +756,7 @@ fn evaluate(
                 friction::linear_block(fp, mat.mu, &ctx, cen, (anchor.as_ref(), mode), None)
             })
             .flatten();
+        let mut rolled = false;
         let twist = if let Some(mut blk) = block {
             // Sticking, linearly implicit: solved with the other sticking pairs
             // of its bodies after this loop.
@@ -764,6 +765,18 @@ fn evaluate(
             blk.bank.cone = (mat.mu, f_n, friction::carried_normal(&ctx));
             blk.bank.cap = friction::bank_cap(fp, &ctx);
             linear.blocks.push(blk);
+            // Rolling resistance held by its angular anchor, solved with them
+            // (`friction::RollBlock`).
+            if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
+                if update_friction {
+                    friction::update_roll(fp, mat.rolling, &ctx, b.pf, a);
+                }
+                if let Some(mut rb) = friction::roll_block(fp, mat.rolling, &ctx, b.pf, a) {
+                    rb.bodies = [ba, bb];
+                    linear.rolls.push(rb);
+                    rolled = true;
+                }
+            }
             crate::math::Vec3::zeros()
         } else {
             let mut ft = crate::math::Vec3::zeros();
@@ -794,7 +807,7 @@ fn evaluate(
         wrench[ba].torque += twist;
         wrench[bb].torque -= twist;
         p_sum += twist.dot(&w_rel);
-        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, b.pf) {
+        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, b.pf).filter(|_| !rolled) {
             wrench[ba].torque += tau;
             wrench[bb].torque -= tau;
             p_sum += tau.dot(&w_rel);
@@ -819,6 +832,12 @@ fn evaluate(
             ft: blk.f.norm(),
             cap: blk.bank.cap,
         });
+    }
+    for rb in &linear.rolls {
+        let [ba, bb] = rb.bodies;
+        wrench[ba].torque += rb.tau;
+        wrench[bb].torque -= rb.tau;
+        p_sum += rb.tau.dot(&(st[ba].w - st[bb].w));
     }
     deriv.resize(model.nbody(), Deriv::default());
     derivatives(model, st, cx.frozen, None, cx.xfrc, wrench, deriv);

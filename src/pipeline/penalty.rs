@@ -855,6 +855,12 @@ fn implicit_friction(
             .blocks
             .reserve(nm - implicit.linear.blocks.len());
     }
+    if implicit.linear.rolls.capacity() < nm {
+        implicit
+            .linear
+            .rolls
+            .reserve(nm - implicit.linear.rolls.len());
+    }
     // The linear anchors' tangential loads: what the normals of the contacts that
     // hold a body up together cannot carry (`contact::support::NormalSplit`).
     let split_on = !p.friction.implicit && p.friction.linear;
@@ -934,6 +940,7 @@ fn implicit_friction(
         } else {
             None
         };
+        let mut rolled = false;
         let twist = if let Some(st) = stick {
             // Sticking: the anchor spring–damper as two tangential rows of the
             // implicit solve, its cone checked there; the twist stays explicit.
@@ -983,6 +990,16 @@ fn implicit_friction(
             blk.bodies = [ba, bb];
             blk.tag = [mi, pi];
             implicit.linear.blocks.push(blk);
+            // Rolling resistance held by its angular anchor, solved with them
+            // (`friction::RollBlock`).
+            if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
+                friction::update_roll(&p.friction, mat.rolling, &ctx, pf, a);
+                if let Some(mut rb) = friction::roll_block(&p.friction, mat.rolling, &ctx, pf, a) {
+                    rb.bodies = [ba, bb];
+                    implicit.linear.rolls.push(rb);
+                    rolled = true;
+                }
+            }
             Vec3::zeros()
         } else {
             let mut ft = Vec3::zeros();
@@ -1013,7 +1030,7 @@ fn implicit_friction(
         };
         wa.torque += twist;
         wb.torque -= twist;
-        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {
+        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf).filter(|_| !rolled) {
             wa.torque += tau;
             wb.torque -= tau;
         }
@@ -1049,6 +1066,19 @@ fn implicit_friction(
             let bk = blk.bank;
             friction::bank_momentum(a, bk.cone, blk.f.norm(), cx.h, bk.cap, bk.motion);
         }
+    }
+    for rb in &linear.rolls {
+        let [ba, bb] = rb.bodies;
+        let wa = Wrench {
+            force: Vec3::zeros(),
+            torque: rb.tau,
+        };
+        let wb = Wrench {
+            force: Vec3::zeros(),
+            torque: -rb.tau,
+        };
+        any |= rb.tau != Vec3::zeros();
+        add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
     }
     any
 }
