@@ -14,7 +14,8 @@
 //! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
 //! [penalty.friction]               # optional; the sticking anchor (k_stick, b_stick, …)
 //! implicit = false                 # two sticking rows in the implicit normal solve
-//! linear = false                   # anchors linearly implicit, solved together per body
+//! linear = true                    # default: anchors linearly implicit, solved together
+//!                                  #  per body, rolling resistance held (false: clamped)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
 //! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,

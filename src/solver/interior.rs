@@ -84,7 +84,9 @@
 //! the solver's step budget), no allocation once the buffers are sized
 //! (`NewtonResults`).
 
-use super::newton::{evaluate, NewtonParams, NewtonResults, NewtonSolver};
+use super::newton::{
+    cholesky_factor, cholesky_subst, evaluate, NewtonParams, NewtonResults, NewtonSolver,
+};
 use super::pgs::{project_polygon_with, ContactProblem};
 
 /// Default budget of factorizations of the interior rescue per island
@@ -595,66 +597,6 @@ fn max_step(order: &[u32], r: &NewtonResults, nc: usize) -> f64 {
         }
     }
     a
-}
-
-/// Cholesky `A = Uᵀ U` in place (row-major `m × m`, upper triangle read and
-/// overwritten), right-looking by rows with axpy updates up to each row's last
-/// nonzero (as `newton::cholesky_solve`). False on a pivot that is not positive
-/// and finite.
-fn cholesky_factor(a: &mut [f64], m: usize) -> bool {
-    for k in 0..m {
-        let (head, tail) = a.split_at_mut((k + 1) * m);
-        let rowk = &mut head[k * m..];
-        let d = rowk[k];
-        if !(d > 0.0 && d.is_finite()) {
-            return false;
-        }
-        let d = d.sqrt();
-        rowk[k] = d;
-        let inv = 1.0 / d;
-        for x in &mut rowk[k + 1..] {
-            *x *= inv;
-        }
-        let rowk = &rowk[..];
-        let end = rowk[k + 1..]
-            .iter()
-            .rposition(|&x| x != 0.0)
-            .map_or(k + 1, |p| k + 2 + p);
-        for (ii, row) in tail.chunks_exact_mut(m).enumerate() {
-            let i = k + 1 + ii;
-            if i >= end {
-                break;
-            }
-            let l = rowk[i];
-            if l != 0.0 {
-                for (x, &y) in row[i..end].iter_mut().zip(&rowk[i..end]) {
-                    *x -= l * y;
-                }
-            }
-        }
-    }
-    true
-}
-
-/// `b ← (Uᵀ U)⁻¹ b` with the factor of [`cholesky_factor`].
-fn cholesky_subst(a: &[f64], b: &mut [f64], m: usize) {
-    for k in 0..m {
-        let row = &a[k * m..k * m + m];
-        let y = b[k] / row[k];
-        b[k] = y;
-        for (x, &u) in b[k + 1..].iter_mut().zip(&row[k + 1..]) {
-            *x -= y * u;
-        }
-    }
-    for i in (0..m).rev() {
-        let row = &a[i * m..i * m + m];
-        let s: f64 = row[i + 1..]
-            .iter()
-            .zip(&b[i + 1..])
-            .map(|(u, x)| u * x)
-            .sum();
-        b[i] = (b[i] - s) / row[i];
-    }
 }
 
 #[cfg(test)]

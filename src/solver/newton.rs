@@ -282,9 +282,9 @@ pub struct NewtonResults {
 }
 
 impl NewtonResults {
-    /// Buffers for `points` contact points and islands of up to `dense` points (no
-    /// allocation below that).
-    pub fn with_capacity(points: usize, dense: usize) -> Self {
+    /// Buffers for `points` contact points, islands of up to `dense` points and
+    /// friction polygons of `sides` edges (no allocation below that).
+    pub fn with_capacity(points: usize, dense: usize, sides: usize) -> Self {
         let d = 3 * dense.min(points);
         NewtonResults {
             z: Vec::with_capacity(3 * points),
@@ -303,12 +303,12 @@ impl NewtonResults {
             perm: Vec::with_capacity(d),
             radius: Vec::with_capacity(points),
             hist: Vec::with_capacity(2 * ANDERSON * points),
-            // k = 4 (the pyramid): 5 constraints per point.
-            ip_s: Vec::with_capacity(5 * points),
-            ip_l: Vec::with_capacity(5 * points),
-            ip_ds: Vec::with_capacity(5 * points),
-            ip_dl: Vec::with_capacity(5 * points),
-            ip_rp: Vec::with_capacity(5 * points),
+            // k + 1 constraints per point: p_n ≥ 0 and the k-gon's edges.
+            ip_s: Vec::with_capacity((sides + 1) * points),
+            ip_l: Vec::with_capacity((sides + 1) * points),
+            ip_ds: Vec::with_capacity((sides + 1) * points),
+            ip_dl: Vec::with_capacity((sides + 1) * points),
+            ip_rp: Vec::with_capacity((sides + 1) * points),
             ip_cone: Vec::with_capacity(points),
             ..Default::default()
         }
@@ -953,10 +953,20 @@ const IDENTITY3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 /// Solves `A x = b` in place for symmetric positive definite `A` (row-major
 /// `m × m`; its upper triangle is read and overwritten by the Cholesky factor
 /// `U`, `A = Uᵀ U`; `b` becomes `x`). False on a pivot that is not positive and
-/// finite (then `a` and `b` are spoiled). Right-looking, row by row: every
-/// update is an axpy on a contiguous row (vectorized, as the LU's), none a dot
-/// product's dependent chain of additions.
+/// finite (then `a` and `b` are spoiled) or a non-finite solution.
 fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
+    if !cholesky_factor(a, m) {
+        return false;
+    }
+    cholesky_subst(a, b, m);
+    b.iter().all(|x| x.is_finite())
+}
+
+/// Cholesky `A = Uᵀ U` in place (row-major `m × m`, upper triangle read and
+/// overwritten). False on a pivot that is not positive and finite. Right-looking,
+/// row by row: every update is an axpy on a contiguous row (vectorized, as the
+/// LU's), none a dot product's dependent chain of additions.
+pub(super) fn cholesky_factor(a: &mut [f64], m: usize) -> bool {
     for k in 0..m {
         let (head, tail) = a.split_at_mut((k + 1) * m);
         let rowk = &mut head[k * m..];
@@ -993,6 +1003,11 @@ fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
             }
         }
     }
+    true
+}
+
+/// `b ← (Uᵀ U)⁻¹ b` with the factor of [`cholesky_factor`].
+pub(super) fn cholesky_subst(a: &[f64], b: &mut [f64], m: usize) {
     // Uᵀ y = b (column sweeps along U's rows), then U x = y.
     for k in 0..m {
         let row = &a[k * m..k * m + m];
@@ -1011,7 +1026,6 @@ fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
             .sum();
         b[i] = (b[i] - s) / row[i];
     }
-    b.iter().all(|x| x.is_finite())
 }
 
 /// Solves `A x = b` in place (`a` row-major `m × m`, overwritten by its LU with

@@ -341,20 +341,7 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         // Row k's blocks left of the diagonal block (its list ends with kb).
         let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
         let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
-        let mut d = cw.a[k * n + k];
-        for &jb in rk {
-            let j0 = jb as usize * B;
-            d = sub_dot_b(
-                d,
-                &cw.a[k * n + j0..k * n + j0 + B],
-                &cw.a[k * n + j0..k * n + j0 + B],
-            );
-        }
-        d = sub_dot(
-            d,
-            &cw.a[k * n + k0..k * n + k],
-            &cw.a[k * n + k0..k * n + k],
-        );
+        let d = pattern_update(&cw.a, n, k, k, rk.iter().map(|&jb| jb as usize));
         if d.is_nan() || d <= DROP * dmax {
             cw.dropped[k] = true;
             for i in k..k0 + B {
@@ -371,43 +358,18 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         cw.a[k * n + k] = l;
         // Rows of the diagonal block below k: every block of row k is in theirs.
         for i in k + 1..k0 + B {
-            let mut x = cw.a[i * n + k];
-            for &jb in rk {
-                let j0 = jb as usize * B;
-                x = sub_dot_b(
-                    x,
-                    &cw.a[i * n + j0..i * n + j0 + B],
-                    &cw.a[k * n + j0..k * n + j0 + B],
-                );
-            }
-            x = sub_dot(
-                x,
-                &cw.a[i * n + k0..i * n + k],
-                &cw.a[k * n + k0..k * n + k],
-            );
+            let x = pattern_update(&cw.a, n, i, k, rk.iter().map(|&jb| jb as usize));
             cw.a[i * n + k] = x / l;
         }
         // Rows of the blocks below: the blocks common to both rows.
         for &ib in ck {
             let ib = ib as usize;
             for i in ib * B..ib * B + B {
-                let mut x = cw.a[i * n + k];
-                for &jb in rk {
-                    let jb = jb as usize;
-                    if cw.pat[ib * nbk + jb] {
-                        let j0 = jb * B;
-                        x = sub_dot_b(
-                            x,
-                            &cw.a[i * n + j0..i * n + j0 + B],
-                            &cw.a[k * n + j0..k * n + j0 + B],
-                        );
-                    }
-                }
-                x = sub_dot(
-                    x,
-                    &cw.a[i * n + k0..i * n + k],
-                    &cw.a[k * n + k0..k * n + k],
-                );
+                let common = rk
+                    .iter()
+                    .map(|&jb| jb as usize)
+                    .filter(|&jb| cw.pat[ib * nbk + jb]);
+                let x = pattern_update(&cw.a, n, i, k, common);
                 cw.a[i * n + k] = x / l;
             }
         }
@@ -483,6 +445,32 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
     }
     reset(cw);
     true
+}
+
+/// Entry (i, k) of the dot-product Cholesky before its division by the pivot:
+/// a_ik − Σ_j l_ij l_kj, summed over row k's blocks `blocks` left of its diagonal
+/// block (those of L's pattern that row i shares), then over the diagonal block's
+/// columns k0..k — the dense order, so the sums are the dense factorization's bit
+/// for bit. i = k gives the pivot's square.
+#[inline]
+fn pattern_update(
+    a: &[f64],
+    n: usize,
+    i: usize,
+    k: usize,
+    blocks: impl Iterator<Item = usize>,
+) -> f64 {
+    let k0 = k / B * B;
+    let mut x = a[i * n + k];
+    for jb in blocks {
+        let j0 = jb * B;
+        x = sub_dot_b(
+            x,
+            &a[i * n + j0..i * n + j0 + B],
+            &a[k * n + j0..k * n + j0 + B],
+        );
+    }
+    sub_dot(x, &a[i * n + k0..i * n + k], &a[k * n + k0..k * n + k])
 }
 
 /// `x − Σ u_j v_j`, the terms subtracted one by one in ascending j (the dense

@@ -387,7 +387,7 @@ impl LcpWorkspace {
             impulse: Vec::with_capacity(3 * points),
             sparse: ContactProblem::with_capacity(points, BLOCKS_PER_POINT * points),
             contact_res: ContactPgsResults::with_capacity(points),
-            newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS),
+            newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS, k),
             blk_start: Vec::with_capacity(nb + 1),
             blk_list: Vec::with_capacity(2 * points),
             parent: Vec::with_capacity(nb.max(points)),
