@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 pub enum Output {
     /// Text for stderr (written as is: end it with a newline).
     Stderr(String),
-    /// A whole file, written (replaced) at `path`.
-    File { path: String, contents: String },
+    /// A whole file (text or binary), written (replaced) at `path`.
+    File { path: String, contents: Vec<u8> },
 }
 
 /// Messages queued at most before [`emit`] drops.

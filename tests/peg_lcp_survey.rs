@@ -385,4 +385,6 @@ fn capture_pour_3d() {
             r.solver_failures
         );
     }
+    // The dumps are written by the diagnostics thread: wait for them.
+    assert!(rtphys::diag::flush(std::time::Duration::from_secs(60)));
 }

@@ -248,18 +248,23 @@ pub(super) fn maybe_dump(ls: &mut super::LcpWorkspace) {
     } else {
         SVD_REL
     };
-    match encode(&ls.problem.m, &ls.problem.q, nf, k, rel) {
+    // Written by the diagnostics thread (`crate::diag`): the step never touches
+    // the disk or the terminal.
+    let text = match encode(&ls.problem.m, &ls.problem.q, nf, k, rel) {
         Some(bytes) => {
             let info = decode(&bytes).map(|(_, i)| i);
-            match std::fs::write(&path, &bytes) {
-                Ok(()) => eprintln!(
-                    "rtphys: PEG LCP dump {} (n = {n}, n_f = {nf}, k = {k}, {} bytes, {info:?})",
-                    path.display(),
-                    bytes.len()
-                ),
-                Err(e) => eprintln!("rtphys: PEG LCP dump {}: {e}", path.display()),
-            }
+            let text = format!(
+                "rtphys: PEG LCP dump {} (n = {n}, n_f = {nf}, k = {k}, {} bytes, {info:?})\n",
+                path.display(),
+                bytes.len()
+            );
+            crate::diag::emit(crate::diag::Output::File {
+                path: path.to_string_lossy().into_owned(),
+                contents: bytes,
+            });
+            text
         }
-        None => eprintln!("rtphys: PEG LCP dump: layout does not fit (n = {n}, n_f = {nf})"),
-    }
+        None => format!("rtphys: PEG LCP dump: layout does not fit (n = {n}, n_f = {nf})\n"),
+    };
+    crate::diag::emit(crate::diag::Output::Stderr(text));
 }

@@ -487,7 +487,7 @@ fn dump_failed_islands(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) 
         // Written by the diagnostics thread: the step never touches the disk.
         crate::diag::emit(crate::diag::Output::File {
             path: format!("{dir}/newton_island_{c:04}.json"),
-            contents: json.to_string(),
+            contents: json.to_string().into_bytes(),
         });
     }
 }
