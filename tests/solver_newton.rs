@@ -1127,6 +1127,8 @@ fn dumps_survey() {
             outer_iterations: env("RTPHYS_NEWTON_OUTER", 50.0) as usize,
             anderson: env("RTPHYS_NEWTON_ANDERSON", 5.0) as usize,
             interior_iterations: env("RTPHYS_NEWTON_INTERIOR", 200.0) as usize,
+            interior_shift: env("RTPHYS_NEWTON_SHIFT", 0.1),
+            interior_warm_shift: env("RTPHYS_NEWTON_SHIFT", 0.1),
         });
         let st = solver.solve_contacts(&p, Some(&guess), &mut r);
         let dt = t0.elapsed().as_secs_f64() * 1e6;
