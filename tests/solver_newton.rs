@@ -589,6 +589,28 @@ fn interior_rescue_converges_on_pile_failures() {
         let dw = max_abs_diff(&vel(&r.z), &vel(&reference));
         eprintln!("{name}: |w − w_{what}| = {dw:e}");
         assert!(dw <= dw_max, "{name}: |w − w_{what}| = {dw:e}");
+        // The rescue is reported per point (the pipeline's per-body memory
+        // reads it) ...
+        assert!(r.line_search_failed.iter().all(|&x| x), "{name}");
+        assert!(r.used_interior.iter().all(|&x| x), "{name}");
+        // ... and with the hint (lcp11) the island skips the line search:
+        // no line-search factorization, the same tolerance and reference.
+        let mut h = NewtonResults::default();
+        h.start_interior.resize(p.n(), true);
+        let sh = pipeline_newton_rescued(tol).solve_contacts(&p, Some(&guess), &mut h);
+        let fh = natural_residual(&p, &h.z);
+        let dh = max_abs_diff(&vel(&h.z), &vel(&reference));
+        eprintln!(
+            "{name}: hinted {sh:?} {:?}, independent residual {fh:e}, |w − w_{what}| = {dh:e}",
+            h.stats
+        );
+        assert_eq!(sh, NewtonStatus::Converged, "{name}: hinted {:?}", h.stats);
+        assert_eq!(h.stats.interior_starts, 1, "{name}");
+        assert_eq!(h.stats.interior_rescues, 0, "{name}");
+        assert_eq!(h.stats.line_search_factorizations, 0, "{name}");
+        assert!(h.line_search_failed.iter().all(|&x| !x), "{name}");
+        assert!(fh <= tol, "{name}: hinted, independent residual {fh:e}");
+        assert!(dh <= dw_max, "{name}: hinted, |w − w_{what}| = {dh:e}");
     }
 }
 
@@ -1127,6 +1149,8 @@ fn dumps_survey() {
             outer_iterations: env("RTPHYS_NEWTON_OUTER", 50.0) as usize,
             anderson: env("RTPHYS_NEWTON_ANDERSON", 5.0) as usize,
             interior_iterations: env("RTPHYS_NEWTON_INTERIOR", 200.0) as usize,
+            interior_shift: env("RTPHYS_NEWTON_SHIFT", 0.1),
+            interior_warm_shift: env("RTPHYS_NEWTON_SHIFT", 0.1),
         });
         let st = solver.solve_contacts(&p, Some(&guess), &mut r);
         let dt = t0.elapsed().as_secs_f64() * 1e6;

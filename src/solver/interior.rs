@@ -61,7 +61,10 @@
 //! before) — the search crawls on the pile's islands, a few constraints per
 //! step, and the path identifies the face without visiting the faces in
 //! between. `Globalization::LineSearchThenInterior` (the pipeline since lcp10):
-//! the line search first, this only on the islands it fails on.
+//! the line search first, this only on the islands it fails on — or, with the
+//! caller's hint (`NewtonResults::start_interior`: the pipeline's per-body
+//! memory of islands whose line search failed in the last 32 solves, lcp11),
+//! this at once without the line search.
 //!
 //! # The coupled path
 //! The same iteration with the cone radius `μ_i p_n` left free: `g_j = c μ_i
@@ -231,7 +234,7 @@ impl NewtonSolver {
                 count += nc;
             }
         }
-        let (ds0, dl0) = (START_SHIFT * ps, START_SHIFT * vs);
+        let (ds0, dl0) = (p.interior_shift * ps, p.interior_shift * vs);
         gradient(problem, order, &r.z, &mut r.w);
         for (ai, &i) in order.iter().enumerate() {
             let i = i as usize;
@@ -498,12 +501,16 @@ fn lu_factor(a: &mut [f64], perm: &mut Vec<usize>, m: usize) -> bool {
         }
         let inv = 1.0 / a[k * m + k];
         let (head, tail) = a.split_at_mut((k + 1) * m);
-        let rowk = &head[k * m + k + 1..k * m + m];
+        // The pivot row's entries past its last nonzero are zeros: the update
+        // stops there (W couples only points that share a body).
+        let full = &head[k * m + k + 1..k * m + m];
+        let len = full.iter().rposition(|&y| y != 0.0).map_or(0, |j| j + 1);
+        let rowk = &full[..len];
         for row in tail.chunks_exact_mut(m) {
             let l = row[k] * inv;
             row[k] = l;
             if l != 0.0 {
-                for (x, &y) in row[k + 1..].iter_mut().zip(rowk) {
+                for (x, &y) in row[k + 1..k + 1 + len].iter_mut().zip(rowk) {
                     *x -= l * y;
                 }
             }
@@ -519,13 +526,11 @@ fn lu_subst(a: &[f64], perm: &[usize], b: &mut [f64], m: usize) {
     for (k, &pk) in perm.iter().enumerate().take(m) {
         b.swap(k, pk);
     }
-    for k in 0..m {
-        let bk = b[k];
-        if bk != 0.0 {
-            for i in k + 1..m {
-                b[i] -= a[i * m + k] * bk;
-            }
-        }
+    // Forward: row by row (contiguous in the row-major factor).
+    for i in 1..m {
+        let row = &a[i * m..i * m + i];
+        let s: f64 = row.iter().zip(&b[..i]).map(|(l, x)| l * x).sum();
+        b[i] -= s;
     }
     for k in (0..m).rev() {
         let mut s = b[k];

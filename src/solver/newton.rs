@@ -146,6 +146,13 @@ pub struct NewtonParams {
     /// Factorizations of the interior-point rescue per island
     /// ([`Globalization::LineSearchThenInterior`]; `solver::interior`).
     pub interior_iterations: usize,
+    /// The interior path's start shift of `s` and `λ` off 0, relative to the
+    /// island's impulse and velocity scales (`solver::interior::START_SHIFT`).
+    pub interior_shift: f64,
+    /// The shift on an island started in the interior method by the caller's
+    /// hint (`NewtonResults::start_interior`), whose start is last tick's
+    /// solution (lcp11).
+    pub interior_warm_shift: f64,
 }
 
 /// The globalization of the Newton iteration on an island.
@@ -194,6 +201,8 @@ impl Default for NewtonParams {
             outer_iterations: OUTER_ITERATIONS,
             anderson: ANDERSON,
             interior_iterations: super::interior::INTERIOR_STEPS,
+            interior_shift: super::interior::START_SHIFT,
+            interior_warm_shift: super::interior::START_SHIFT,
         }
     }
 }
@@ -232,6 +241,15 @@ pub struct NewtonStats {
     /// did not converge either.
     pub interior_rescues: usize,
     pub interior_failures: usize,
+    /// Islands started in the interior method without the line search,
+    /// because the caller's hint (`NewtonResults::start_interior`) named one
+    /// of their points (lcp11).
+    pub interior_starts: usize,
+    /// Of `factorizations`, those of the line search (with its sweeps'
+    /// anchors) and those of the interior method (its paths, coupled Newton
+    /// steps and radius Newton): the phases of the profile (lcp11).
+    pub line_search_factorizations: usize,
+    pub interior_factorizations: usize,
 }
 
 /// Output and work buffers; reuse across solves.
@@ -279,6 +297,20 @@ pub struct NewtonResults {
     /// Per point: the interior path's edge constraint `a_p p_n + b_0` (frozen
     /// radius: `(0, c r_i)`; coupled: `(c μ_i, 0)`).
     pub(super) ip_cone: Vec<(f64, f64)>,
+    /// Input, per point (or empty: no hint): with
+    /// [`Globalization::LineSearchThenInterior`], an island any of whose points
+    /// is `true` skips the line search and starts in the interior method
+    /// (the pipeline's per-body memory of islands that needed it, lcp11).
+    pub start_interior: Vec<bool>,
+    /// Output, per point: whether its island was solved by the interior
+    /// method (rescued after a failed line search, or started there).
+    pub used_interior: Vec<bool>,
+    /// Output, per point: whether its island's line search failed this solve
+    /// (the interior method then rescued it).
+    pub line_search_failed: Vec<bool>,
+    /// The caller's memory across solves (the pipeline: a countdown per body,
+    /// `pipeline::lcp::solve`); never read or written by the solver.
+    pub memory: Vec<u16>,
 }
 
 impl NewtonResults {
@@ -310,6 +342,9 @@ impl NewtonResults {
             ip_dl: Vec::with_capacity((sides + 1) * points),
             ip_rp: Vec::with_capacity((sides + 1) * points),
             ip_cone: Vec::with_capacity(points),
+            start_interior: Vec::with_capacity(points),
+            used_interior: Vec::with_capacity(points),
+            line_search_failed: Vec::with_capacity(points),
             ..Default::default()
         }
     }
@@ -413,6 +448,11 @@ impl NewtonSolver {
         results.radius.resize(n, 0.0);
         results.fixed = false;
         results.face_coupled = false;
+        results.used_interior.clear();
+        results.used_interior.resize(n, false);
+        results.line_search_failed.clear();
+        results.line_search_failed.resize(n, false);
+        let hints = results.start_interior.len() == n;
 
         let islands = problem.island_start.len().saturating_sub(1);
         results.stats.islands = islands;
@@ -440,20 +480,44 @@ impl NewtonSolver {
                 }
                 Globalization::Interior => self.solve_island_interior(problem, order, results),
                 Globalization::LineSearchThenInterior => {
-                    let (it, res, ok) = self.solve_island(problem, order, results);
-                    if ok {
+                    let rescue = NewtonSolver::new(NewtonParams {
+                        max_iterations: p.interior_iterations,
+                        globalization: Globalization::Interior,
+                        ..*p
+                    });
+                    let hinted = hints && order.iter().any(|&i| results.start_interior[i as usize]);
+                    if hinted {
+                        // The caller's memory: this island needed the interior
+                        // method in a recent solve; the line search is skipped.
+                        let warm = NewtonSolver::new(NewtonParams {
+                            interior_shift: p.interior_warm_shift,
+                            ..rescue.params
+                        });
+                        let (it, res, ok) = warm.solve_island_interior(problem, order, results);
+                        results.stats.interior_starts += 1;
+                        results.stats.interior_failures += usize::from(!ok);
+                        results.stats.interior_factorizations += it;
+                        for &i in order {
+                            results.used_interior[i as usize] = true;
+                        }
                         (it, res, ok)
                     } else {
-                        let rescue = NewtonSolver::new(NewtonParams {
-                            max_iterations: p.interior_iterations,
-                            globalization: Globalization::Interior,
-                            ..*p
-                        });
-                        let (it2, res2, ok2) =
-                            rescue.solve_island_interior(problem, order, results);
-                        results.stats.interior_rescues += 1;
-                        results.stats.interior_failures += usize::from(!ok2);
-                        (it + it2, res2, ok2)
+                        let (it, res, ok) = self.solve_island(problem, order, results);
+                        results.stats.line_search_factorizations += it;
+                        if ok {
+                            (it, res, ok)
+                        } else {
+                            let (it2, res2, ok2) =
+                                rescue.solve_island_interior(problem, order, results);
+                            results.stats.interior_rescues += 1;
+                            results.stats.interior_failures += usize::from(!ok2);
+                            results.stats.interior_factorizations += it2;
+                            for &i in order {
+                                results.used_interior[i as usize] = true;
+                                results.line_search_failed[i as usize] = true;
+                            }
+                            (it + it2, res2, ok2)
+                        }
                     }
                 }
             };

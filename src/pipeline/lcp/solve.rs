@@ -4,7 +4,7 @@
 
 use super::delassus::{dense_w, stewart_trinkle_lcp};
 use super::warm::{lemke_guess, warm_impulses};
-use super::{LcpWorkspace, LEMKE_ACCEPT};
+use super::{LcpWorkspace, LEMKE_ACCEPT, NO_BLOCK};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::{
@@ -410,11 +410,13 @@ fn newton_on_w(
     stats: &mut StepStats,
 ) -> NewtonStatus {
     let solver = NewtonSolver::new(newton_params(p));
+    interior_hints(ls);
     let status = solver.solve_contacts(
         &ls.sparse,
         if warm { Some(&ls.impulse) } else { None },
         &mut ls.newton,
     );
+    remember_interior(ls);
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
     stats.solver_iterations = ls.newton.stats.iterations;
     stats.solver_residual = ls.newton.stats.residual;
@@ -430,6 +432,62 @@ fn newton_on_w(
         }
     }
     status
+}
+
+/// Solves an island started in the interior method after its line search
+/// failed, keyed by its moving bodies (lcp11): a body's countdown is set to
+/// this when the line search of its island fails, and falls by one per Newton
+/// solve (two per step when the kept solve runs); while it is positive, an
+/// island with a point on that body skips the line search
+/// (`NewtonResults::start_interior`). When it runs out the line search is
+/// tried again: an island that no longer needs the rescue returns to it.
+pub(super) const INTERIOR_MEMORY: u16 = 32;
+
+/// The per-point hints of the Newton solve from the per-body memory
+/// (`ls.newton.memory`, indexed by body; grown once to the largest body index,
+/// then no allocation): every countdown falls by one, then a point is hinted
+/// when a moving body of it still counts.
+fn interior_hints(ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        contacts, newton, ..
+    } = ls;
+    let top = contacts
+        .iter()
+        .flat_map(|c| c.bodies)
+        .max()
+        .map_or(0, |b| b + 1);
+    if newton.memory.len() < top {
+        newton.memory.resize(top, 0);
+    }
+    for m in newton.memory.iter_mut() {
+        *m = m.saturating_sub(1);
+    }
+    newton.start_interior.clear();
+    newton.start_interior.extend(
+        contacts
+            .iter()
+            .map(|c| (0..2).any(|s| c.side[s].block != NO_BLOCK && newton.memory[c.bodies[s]] > 0)),
+    );
+}
+
+/// After the Newton solve: the moving bodies of every point whose island's
+/// line search failed get the countdown [`INTERIOR_MEMORY`].
+fn remember_interior(ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        contacts, newton, ..
+    } = ls;
+    if newton.line_search_failed.len() != contacts.len() {
+        return;
+    }
+    for (c, &failed) in contacts.iter().zip(&newton.line_search_failed) {
+        if failed {
+            for s in 0..2 {
+                if c.side[s].block != NO_BLOCK {
+                    newton.memory[c.bodies[s]] = INTERIOR_MEMORY;
+                }
+            }
+        }
+    }
 }
 
 /// `RTPHYS_NEWTON_DUMP=DIR`: every island Newton fails on is written to DIR as
