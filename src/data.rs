@@ -339,6 +339,8 @@ pub struct Snapshot {
     /// Sleeping islands: per body, asleep and its time at rest (s).
     pub asleep: Vec<bool>,
     pub rest_s: Vec<f64>,
+    /// The LCP Newton solver's memory: per body, [`Data::lcp_interior`].
+    pub lcp_interior: Vec<u16>,
 }
 
 /// Mutable simulation data for one [`Model`].
@@ -362,6 +364,14 @@ pub struct Data {
     /// `asleep` otherwise calls [`Data::rebuild_awake`] and [`Data::edited`]).
     pub asleep: Vec<bool>,
     pub rest_s: Vec<f64>,
+    /// The LCP Newton solver's memory across steps (`[lcp] solver = "newton"`,
+    /// `pipeline::lcp::solve`): per body, a countdown of solves set when the
+    /// line search of an island with a point on the body failed; while it is
+    /// positive such an island starts in the interior method. Part of the state
+    /// that determines the future (in the snapshot), not of the pipeline's
+    /// working memory: one pipeline steps many worlds, and a restored world
+    /// steps as the original did.
+    pub lcp_interior: Vec<u16>,
     /// Sleeping islands: the bodies not asleep, in index order (static and
     /// frozen ones included) — the per-step passes over bodies (rollback,
     /// continuous collision, check, rest clocks) walk this list, so that a partly
@@ -415,6 +425,7 @@ impl Data {
             frozen: vec![false; nb],
             asleep: vec![false; nb],
             rest_s: vec![0.0; nb],
+            lcp_interior: vec![0; nb],
             awake: Vec::with_capacity(nb),
             edits: 0,
             qpos: vec![0.0; model.nq],
@@ -485,6 +496,7 @@ impl Data {
         self.frozen.iter_mut().for_each(|f| *f = false);
         self.asleep.iter_mut().for_each(|f| *f = false);
         self.rest_s.iter_mut().for_each(|t| *t = 0.0);
+        self.lcp_interior.iter_mut().for_each(|c| *c = 0);
         self.rebuild_awake();
         self.edited();
         self.pairs.clear();
@@ -637,6 +649,7 @@ impl Data {
             robot_frozen: self.robots.iter().map(|r| r.frozen).collect(),
             asleep: self.asleep.clone(),
             rest_s: self.rest_s.clone(),
+            lcp_interior: self.lcp_interior.clone(),
         }
     }
 
@@ -653,6 +666,7 @@ impl Data {
             || s.robot_frozen.len() != self.robots.len()
             || s.asleep.len() != self.asleep.len()
             || s.rest_s.len() != self.rest_s.len()
+            || s.lcp_interior.len() != self.lcp_interior.len()
         {
             return false;
         }
@@ -663,6 +677,7 @@ impl Data {
         self.frozen.copy_from_slice(&s.frozen);
         self.asleep.copy_from_slice(&s.asleep);
         self.rest_s.copy_from_slice(&s.rest_s);
+        self.lcp_interior.copy_from_slice(&s.lcp_interior);
         self.rebuild_awake();
         self.edited();
         self.qpos.copy_from_slice(&s.qpos);

@@ -1186,3 +1186,81 @@ fn dumps_survey() {
         "SUMMARY Newton {ok}/{total} converged, {steps} steps, {us:.0} us; Lemke {lemke_ok} converged, {lemke_us:.0} us"
     );
 }
+
+/// The Newton solver's per-body memory of islands that needed the interior method
+/// (lcp11) is world state (`Data::lcp_interior`), not pipeline memory: the 20-pile
+/// under `solver = "newton"`, snapshotted while some body's countdown runs, then
+/// (a) restored into a fresh world and pipeline and (b) restored into a world
+/// stepped by a pipeline that had meanwhile stepped the original world, steps
+/// bit-identically to the original over the next 300 steps. Before the memory
+/// moved into `Data` a restored world started with none (its line searches ran
+/// again: the same tolerance, not the same bits).
+#[test]
+fn interior_memory_rides_in_the_snapshot() {
+    use rtphys::experiments::{pile_scene, PileKind};
+    use rtphys::model::scene::load_scene_str;
+    use rtphys::model::{LcpParams, LcpSolverKind, Method};
+    use rtphys::Data;
+    let text =
+        pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
+    let base = load_scene_str(&text, "pile", std::path::Path::new(".")).expect("pile");
+    let mut opt = base.opt;
+    opt.method = Method::Lcp(LcpParams {
+        solver: LcpSolverKind::Newton,
+        ..LcpParams::default()
+    });
+    let model = base.with_options(opt);
+    let mut data = Data::new(&model);
+    let mut pipe = rtphys::Pipeline::new(&model);
+    let mut steps = 0;
+    while !data.lcp_interior.iter().any(|&m| m > 0) {
+        pipe.step(&model, &mut data);
+        steps += 1;
+        assert!(steps < 3000, "no island needed the interior method in 3 s");
+    }
+    let snap = data.snapshot();
+    let counting = data.lcp_interior.iter().filter(|&&m| m > 0).count();
+    println!("snapshot at step {steps}: {counting} bodies counting");
+    for _ in 0..300 {
+        pipe.step(&model, &mut data);
+    }
+    // (a) A fresh world and pipeline.
+    let mut a = Data::new(&model);
+    let mut pipe_a = rtphys::Pipeline::new(&model);
+    assert!(a.restore(&snap));
+    // (b) The original pipeline, which stepped the original world since.
+    let mut b = Data::new(&model);
+    assert!(b.restore(&snap));
+    for _ in 0..300 {
+        pipe_a.step(&model, &mut a);
+        pipe.step(&model, &mut b);
+    }
+    let bits = |d: &Data| -> Vec<u64> {
+        d.state
+            .iter()
+            .flat_map(|s| {
+                s.x.iter()
+                    .chain(s.q.coords.iter())
+                    .chain(s.v.iter())
+                    .chain(s.w.iter())
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let reference = bits(&data);
+    for (name, d) in [("fresh pipeline", &a), ("shared pipeline", &b)] {
+        let differ = bits(d)
+            .iter()
+            .zip(&reference)
+            .filter(|(x, y)| x != y)
+            .count();
+        assert_eq!(
+            differ,
+            0,
+            "{name}: {differ} of {} state words differ",
+            reference.len()
+        );
+    }
+    assert_eq!(a.lcp_interior, data.lcp_interior);
+}

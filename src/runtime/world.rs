@@ -141,6 +141,7 @@ impl Saved {
                 robot_frozen: Vec::with_capacity(model.robots.len()),
                 asleep: Vec::with_capacity(nbody),
                 rest_s: Vec::with_capacity(nbody),
+                lcp_interior: Vec::with_capacity(nbody),
             },
             unary: Vec::with_capacity(nbody),
         }
@@ -178,6 +179,8 @@ impl Saved {
         self.snap.asleep.extend_from_slice(&d.asleep);
         self.snap.rest_s.clear();
         self.snap.rest_s.extend_from_slice(&d.rest_s);
+        self.snap.lcp_interior.clear();
+        self.snap.lcp_interior.extend_from_slice(&d.lcp_interior);
         self.unary.clear();
         self.unary.extend_from_slice(&w.unary);
     }

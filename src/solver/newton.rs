@@ -308,9 +308,6 @@ pub struct NewtonResults {
     /// Output, per point: whether its island's line search failed this solve
     /// (the interior method then rescued it).
     pub line_search_failed: Vec<bool>,
-    /// The caller's memory across solves (the pipeline: a countdown per body,
-    /// `pipeline::lcp::solve`); never read or written by the solver.
-    pub memory: Vec<u16>,
 }
 
 impl NewtonResults {

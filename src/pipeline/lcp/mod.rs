@@ -449,6 +449,7 @@ impl Stepper for LcpStepper<'_> {
             qfrc_passive,
             qacc,
             robots,
+            lcp_interior,
             ..
         } = data;
         let t = Instant::now();
@@ -543,7 +544,7 @@ impl Stepper for LcpStepper<'_> {
             if peg {
                 peg::solve(p, ls, stats);
             } else {
-                solve::solve(p, pairs, ls, stats);
+                solve::solve(p, (pairs, lcp_interior), ls, stats);
             }
             if pass > 0 && stats.solver_failed {
                 // A predicted pass that failed is discarded (peg.rs, "Predicted
@@ -582,7 +583,7 @@ impl Stepper for LcpStepper<'_> {
             );
         }
         let ts = ts.unwrap_or_else(Instant::now);
-        if !peg && solve::kept_solve(p, pairs, ls, stats) {
+        if !peg && solve::kept_solve(p, (pairs, lcp_interior), ls, stats) {
             warm::remember_impulses(pairs, contact_pair, ls);
             velocity_after(ls, true);
         } else {

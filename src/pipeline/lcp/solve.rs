@@ -15,7 +15,7 @@ use crate::solver::{
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
 pub(super) fn solve(
     p: &LcpParams,
-    pairs: &[PairState],
+    (pairs, memory): (&[PairState], &mut [u16]),
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) {
@@ -42,7 +42,7 @@ pub(super) fn solve(
         }
         LcpSolverKind::Newton => {
             let warm = p.warm_start && warm_impulses(pairs, ls);
-            let status = newton_on_w(p, ls, warm, stats);
+            let status = newton_on_w(p, ls, memory, warm, stats);
             if status == NewtonStatus::Unconverged {
                 if let Some(dir) = newton_dump_dir() {
                     dump_failed_islands(p, ls, warm, dir);
@@ -148,7 +148,7 @@ fn pgs_rescued(
 /// solves, the larger residual.
 pub(super) fn kept_solve(
     p: &LcpParams,
-    pairs: &[PairState],
+    (pairs, memory): (&[PairState], &mut [u16]),
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> bool {
@@ -170,7 +170,7 @@ pub(super) fn kept_solve(
         stats.lcp_size,
         stats.solver_failed,
     );
-    solve(p, pairs, ls, stats);
+    solve(p, (pairs, memory), ls, stats);
     stats.solver_iterations += first.0;
     stats.solver_residual = stats.solver_residual.max(first.1);
     stats.lcp_size = stats.lcp_size.max(first.2);
@@ -406,17 +406,18 @@ fn newton_params(p: &LcpParams) -> NewtonParams {
 fn newton_on_w(
     p: &LcpParams,
     ls: &mut LcpWorkspace,
+    memory: &mut [u16],
     warm: bool,
     stats: &mut StepStats,
 ) -> NewtonStatus {
     let solver = NewtonSolver::new(newton_params(p));
-    interior_hints(ls);
+    interior_hints(ls, memory);
     let status = solver.solve_contacts(
         &ls.sparse,
         if warm { Some(&ls.impulse) } else { None },
         &mut ls.newton,
     );
-    remember_interior(ls);
+    remember_interior(ls, memory);
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
     stats.solver_iterations = ls.newton.stats.iterations;
     stats.solver_residual = ls.newton.stats.residual;
@@ -444,35 +445,29 @@ fn newton_on_w(
 pub(super) const INTERIOR_MEMORY: u16 = 32;
 
 /// The per-point hints of the Newton solve from the per-body memory
-/// (`ls.newton.memory`, indexed by body; grown once to the largest body index,
-/// then no allocation): every countdown falls by one, then a point is hinted
-/// when a moving body of it still counts.
-fn interior_hints(ls: &mut LcpWorkspace) {
+/// (`memory` = `Data::lcp_interior`, one countdown per body: part of the world's
+/// state, so that a restored snapshot, or another world stepped by the same
+/// pipeline, solves as the original): every countdown falls by one, then a point
+/// is hinted when a moving body of it still counts.
+fn interior_hints(ls: &mut LcpWorkspace, memory: &mut [u16]) {
     let LcpWorkspace {
         contacts, newton, ..
     } = ls;
-    let top = contacts
-        .iter()
-        .flat_map(|c| c.bodies)
-        .max()
-        .map_or(0, |b| b + 1);
-    if newton.memory.len() < top {
-        newton.memory.resize(top, 0);
-    }
-    for m in newton.memory.iter_mut() {
+    for m in memory.iter_mut() {
         *m = m.saturating_sub(1);
     }
+    let counting = |b: usize| memory.get(b).is_some_and(|&m| m > 0);
     newton.start_interior.clear();
     newton.start_interior.extend(
         contacts
             .iter()
-            .map(|c| (0..2).any(|s| c.side[s].block != NO_BLOCK && newton.memory[c.bodies[s]] > 0)),
+            .map(|c| (0..2).any(|s| c.side[s].block != NO_BLOCK && counting(c.bodies[s]))),
     );
 }
 
 /// After the Newton solve: the moving bodies of every point whose island's
 /// line search failed get the countdown [`INTERIOR_MEMORY`].
-fn remember_interior(ls: &mut LcpWorkspace) {
+fn remember_interior(ls: &mut LcpWorkspace, memory: &mut [u16]) {
     let LcpWorkspace {
         contacts, newton, ..
     } = ls;
@@ -482,8 +477,11 @@ fn remember_interior(ls: &mut LcpWorkspace) {
     for (c, &failed) in contacts.iter().zip(&newton.line_search_failed) {
         if failed {
             for s in 0..2 {
-                if c.side[s].block != NO_BLOCK {
-                    newton.memory[c.bodies[s]] = INTERIOR_MEMORY;
+                if let Some(m) = memory
+                    .get_mut(c.bodies[s])
+                    .filter(|_| c.side[s].block != NO_BLOCK)
+                {
+                    *m = INTERIOR_MEMORY;
                 }
             }
         }
