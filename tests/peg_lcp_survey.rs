@@ -536,3 +536,46 @@ fn pour_3d_counters() {
         );
     }
 }
+
+/// The 2D pour at h = 1e-2 (seeds 1, 2, 2 s: the h = 1e-2 runs of
+/// `peg_pour_2d::pour_2d_peg_criteria`) with PEG's solve counters (peg10):
+/// largest overlap (L²), failures, unconverged solves, elastic relaxations.
+/// `cargo test --release --test peg_lcp_survey -- --ignored --nocapture pour_2d_counters`.
+#[test]
+#[ignore = "tool: the 2D pour at h = 1e-2 with PEG's solve counters (peg10)"]
+fn pour_2d_counters() {
+    use rtphys::experiments::peg_pour::{PourDriver, PourMethod};
+    use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
+    use rtphys::pipeline::lcp::peg::OverlapArea;
+    for seed in [1u64, 2] {
+        let h = 1e-2;
+        let scene = pour_scene_2d(seed, PourMethod::Peg, h);
+        let model = rtphys::model::scene::load_scene_str(
+            &scene.toml,
+            "<peg-pour-2d>",
+            std::path::Path::new("."),
+        )
+        .expect("scene");
+        let mut data = rtphys::Data::new(&model);
+        let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
+        let mut pl = rtphys::Pipeline::new(&model);
+        let mut area = OverlapArea::new(&model);
+        let (mut max_ov, mut max_t) = (0.0f64, 0.0f64);
+        for _ in 0..(2.0 / h).round() as usize {
+            driver.before_step(&mut data, h);
+            pl.step(&model, &mut data);
+            max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
+            max_t = max_t.max(data.stats.peg_relaxation);
+        }
+        let s = &data.stats;
+        println!(
+            "seed {seed}: PEG max {max_ov:.3e} L², failures {}, unconverged {}, row-cap steps {}, \
+             relaxed islands {} (largest t {max_t:.3e}), quarantined {}",
+            s.solver_failures,
+            s.solver_unconverged,
+            s.peg_row_cap_steps,
+            s.peg_relaxed,
+            s.quarantined
+        );
+    }
+}

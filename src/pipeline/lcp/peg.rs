@@ -132,8 +132,9 @@
 //! `LcpParams::tolerance` is kept, not counted), then, from its best iterate
 //! (else from 0), to the constraint PGS, then to
 //! Lemke once more warm-started from the active set of the PGS solution
-//! (`lemke_from_impulses`); if that is not accepted, the **elastic relaxation**
-//! ([`elastic`], peg10): the LCP with every force row's rate relaxed by the
+//! (`lemke_from_impulses`); if that is not accepted, **opt-in**
+//! (`RTPHYS_PEG_ELASTIC=1`, off by default: [`PEG_ELASTIC`]), the **elastic
+//! relaxation** ([`elastic`], peg10): the LCP with every force row's rate relaxed by the
 //! least t ≥ 0 Lemke's path reaches from the no-impulse basis
 //! (`LemkeSolver::solve_elastic`), a solution of LCP(M, q + t d) that always
 //! exists (t₀ of the start is one) — counted in `StepStats::peg_relaxed`, not
@@ -317,7 +318,17 @@ pub struct PegWorkspace {
     cover: DVector<f64>,
     /// The elastic relaxation's starting basis ([`elastic_start`]; kept).
     el_start: Vec<bool>,
+    /// The elastic relaxation on ([`elastic`]; `RTPHYS_PEG_ELASTIC=1`, read
+    /// when the workspace is made; off by default, [`PEG_ELASTIC`]).
+    el_on: bool,
 }
+
+/// The elastic relaxation ([`elastic`]) as the last rung of an island's solve
+/// by default. Off (opt-in, `RTPHYS_PEG_ELASTIC=1`): measured (docs/EXPERIMENTS.md,
+/// peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
+/// pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
+/// replaces left 4.5e-3 L².
+pub const PEG_ELASTIC: bool = false;
 
 impl PegWorkspace {
     pub fn new(model: &Model) -> Self {
@@ -350,6 +361,9 @@ impl PegWorkspace {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
+        let el_on = std::env::var("RTPHYS_PEG_ELASTIC")
+            .map(|v| v == "1")
+            .unwrap_or(PEG_ELASTIC);
         let dump_dir = std::env::var("RTPHYS_PEG_LCP_DUMP").ok();
         let dump_left = std::env::var("RTPHYS_PEG_LCP_DUMP_N")
             .ok()
@@ -364,6 +378,7 @@ impl PegWorkspace {
             pgs_trace,
             bgs_trace,
             bgs_on,
+            el_on,
             pivot_budget: usize::MAX,
             ..Default::default()
         }
@@ -1039,7 +1054,7 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             let (ok2, piv2) = lemke_from_impulses(p, ls, stats);
             pivots += piv2;
             ok = ok2;
-            if !ok {
+            if !ok && ls.peg.el_on {
                 // The LCP has no solution Lemke finds (most of these have none,
                 // docs/EXPERIMENTS.md peg9/peg10): the elastic relaxation, each
                 // force row's rate relaxed by the least t along Lemke's path
