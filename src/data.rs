@@ -305,6 +305,12 @@ pub struct StepStats {
     /// standard rows instead (each also a counted failure and fallback,
     /// `pipeline::lcp::peg`, "Row cap").
     pub peg_row_cap_steps: u64,
+    /// PEG (003): island LCPs since the start that had no solution Lemke found
+    /// and were solved relaxed — each force row's rate short by the least t on
+    /// Lemke's path (`pipeline::lcp::peg::elastic`, issue 12 peg10) — and the
+    /// largest t of the last step (scaled units, 0 if none).
+    pub peg_relaxed: u64,
+    pub peg_relaxation: f64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

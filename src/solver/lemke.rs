@@ -59,6 +59,11 @@
 
 use nalgebra::{DMatrix, DVector};
 
+/// `LemkeSolver::solve_elastic`: the least relaxation t of LCP(M, q + t d) along
+/// Lemke's path (issue 12, peg10).
+#[path = "lemke_elastic.rs"]
+mod elastic;
+
 use super::lcp::{all_finite, complementarity_residual, reshape_zeroed, resize_zeroed, LcpProblem};
 
 /// Lemke parameters. The defaults are the documented engine defaults.
