@@ -134,3 +134,22 @@ fn peg_block_gs_is_a_scene_key() {
     let e = err_of("peg_block_gs = 1");
     assert_names(&e, "peg_block_gs", "invalid type", 6);
 }
+
+/// `[lcp] peg_elastic` (PEG's elastic relaxation of an island every solve failed
+/// on, `pipeline::lcp::peg::elastic`) is a scene key like `peg_block_gs`.
+#[test]
+fn peg_elastic_is_a_scene_key() {
+    let head = HEAD.replace("method = \"lcp\"", "method = \"peg\"");
+    let elastic = |text: &str| match load_scene_str(text, "peg.toml", Path::new("."))
+        .expect("peg")
+        .opt
+        .method
+    {
+        rtphys::model::Method::Lcp(p) => p.peg_elastic,
+        other => panic!("{other:?}"),
+    };
+    assert!(!elastic(&format!("{head}{BODY}")));
+    assert!(elastic(&format!("{head}peg_elastic = true\n{BODY}")));
+    let e = err_of("peg_elastic = \"yes\"");
+    assert_names(&e, "peg_elastic", "invalid type", 6);
+}

@@ -489,11 +489,22 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
     }
 }
 
+/// The counter tools' switch: `PEG_ELASTIC=1` turns the scene key `[lcp]
+/// peg_elastic` on (the elastic relaxation, off by default).
+fn with_elastic_from_env(model: rtphys::Model) -> rtphys::Model {
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.peg_elastic = std::env::var("PEG_ELASTIC").is_ok_and(|v| v == "1");
+    }
+    model.with_options(opt)
+}
+
 /// The 3D pour at h = 5e-2 (seeds 1, 2, 2 s; the runs of `capture_pour_3d`)
 /// with the step's counters (peg10): PEG's largest overlap (L³), failures,
 /// fallbacks, unconverged solves and the elastic relaxations
 /// (`StepStats::peg_relaxed`, the largest t). `cargo test --release --test
-/// peg_lcp_survey -- --ignored --nocapture pour_3d_counters`.
+/// peg_lcp_survey -- --ignored --nocapture pour_3d_counters` (`PEG_ELASTIC=1`: with
+/// the elastic relaxation on).
 #[test]
 #[ignore = "tool: the 3D pour at h = 5e-2 with PEG's solve counters (peg10)"]
 fn pour_3d_counters() {
@@ -507,6 +518,7 @@ fn pour_3d_counters() {
             std::path::Path::new("."),
         )
         .expect("scene");
+        let model = with_elastic_from_env(model);
         let mut data = rtphys::Data::new(&model);
         let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
         let mut pl = rtphys::Pipeline::new(&model);
@@ -540,7 +552,8 @@ fn pour_3d_counters() {
 /// The 2D pour at h = 1e-2 (seeds 1, 2, 2 s: the h = 1e-2 runs of
 /// `peg_pour_2d::pour_2d_peg_criteria`) with PEG's solve counters (peg10):
 /// largest overlap (L²), failures, unconverged solves, elastic relaxations.
-/// `cargo test --release --test peg_lcp_survey -- --ignored --nocapture pour_2d_counters`.
+/// `cargo test --release --test peg_lcp_survey -- --ignored --nocapture pour_2d_counters`
+/// (`PEG_ELASTIC=1`: with the elastic relaxation on).
 #[test]
 #[ignore = "tool: the 2D pour at h = 1e-2 with PEG's solve counters (peg10)"]
 fn pour_2d_counters() {
@@ -556,6 +569,7 @@ fn pour_2d_counters() {
             std::path::Path::new("."),
         )
         .expect("scene");
+        let model = with_elastic_from_env(model);
         let mut data = rtphys::Data::new(&model);
         let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
         let mut pl = rtphys::Pipeline::new(&model);

@@ -122,6 +122,13 @@ pub struct LcpParams {
     /// `peg_block_gs`; default off (mixed results: docs/EXPERIMENTS.md, peg8).
     /// Ignored by the standard rows.
     pub peg_block_gs: bool,
+    /// PEG (003): an island whose every Lemke attempt and the constraint PGS
+    /// failed is solved with its force rows elastically relaxed by the least t
+    /// along Lemke's path (`pipeline::lcp::peg::elastic`, peg10), a solution that
+    /// always exists. Scene key `peg_elastic`; default off (it halves the 3D
+    /// pour's failing steps but deepens the 2D pour's overlap 50×:
+    /// docs/EXPERIMENTS.md, peg10). Ignored by the standard rows.
+    pub peg_elastic: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -143,6 +150,7 @@ impl Default for LcpParams {
             relaxation: 1.0,
             warm_start: true,
             peg_block_gs: false,
+            peg_elastic: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -43,6 +43,8 @@
 //! warm_start = true
 //! peg_block_gs = false             # peg: over-cap islands by block Gauss–Seidel over
 //!                                  #  two-body groups, Lemke per group (experimental)
+//! peg_elastic = false              # peg: an island every solve failed on gets its force
+//!                                  #  rows relaxed by the least t (experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
@@ -621,6 +623,7 @@ struct LcpToml {
     relaxation: Option<f64>,
     warm_start: Option<bool>,
     peg_block_gs: Option<bool>,
+    peg_elastic: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -702,6 +705,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         relaxation: l.relaxation.unwrap_or(d.relaxation),
         warm_start: l.warm_start.unwrap_or(d.warm_start),
         peg_block_gs: l.peg_block_gs.unwrap_or(d.peg_block_gs),
+        peg_elastic: l.peg_elastic.unwrap_or(d.peg_elastic),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

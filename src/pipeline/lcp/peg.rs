@@ -133,7 +133,8 @@
 //! (else from 0), to the constraint PGS, then to
 //! Lemke once more warm-started from the active set of the PGS solution
 //! (`lemke_from_impulses`); if that is not accepted, **opt-in**
-//! (`RTPHYS_PEG_ELASTIC=1`, off by default: [`PEG_ELASTIC`]), the **elastic
+//! (scene key `[lcp] peg_elastic = true`, `LcpParams::peg_elastic`; off by
+//! default), the **elastic
 //! relaxation** ([`elastic`], peg10): the LCP with every force row's rate relaxed by the
 //! least t ≥ 0 Lemke's path reaches from the no-impulse basis
 //! (`LemkeSolver::solve_elastic`), a solution of LCP(M, q + t d) that always
@@ -318,17 +319,10 @@ pub struct PegWorkspace {
     cover: DVector<f64>,
     /// The elastic relaxation's starting basis ([`elastic_start`]; kept).
     el_start: Vec<bool>,
-    /// The elastic relaxation on ([`elastic`]; `RTPHYS_PEG_ELASTIC=1`, read
-    /// when the workspace is made; off by default, [`PEG_ELASTIC`]).
+    /// The elastic relaxation on ([`elastic`]; the scene key `[lcp] peg_elastic`,
+    /// read when the workspace is made; off by default).
     el_on: bool,
 }
-
-/// The elastic relaxation ([`elastic`]) as the last rung of an island's solve
-/// by default. Off (opt-in, `RTPHYS_PEG_ELASTIC=1`): measured (docs/EXPERIMENTS.md,
-/// peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
-/// pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
-/// replaces left 4.5e-3 L².
-pub const PEG_ELASTIC: bool = false;
 
 impl PegWorkspace {
     pub fn new(model: &Model) -> Self {
@@ -361,9 +355,11 @@ impl PegWorkspace {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
-        let el_on = std::env::var("RTPHYS_PEG_ELASTIC")
-            .map(|v| v == "1")
-            .unwrap_or(PEG_ELASTIC);
+        // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
+        // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
+        // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
+        // replaces left 4.5e-3 L².
+        let el_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_elastic);
         let dump_dir = std::env::var("RTPHYS_PEG_LCP_DUMP").ok();
         let dump_left = std::env::var("RTPHYS_PEG_LCP_DUMP_N")
             .ok()
