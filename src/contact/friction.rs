@@ -378,8 +378,8 @@ impl LinearBlock {
         {
             let [va, wa, vb, wb] = blk.response(e);
             let w = block_rates(&blk, [&va, &wa, &vb, &wb]);
-            for i in 0..3 {
-                blk.w_pp[(i, j)] = w[i];
+            for (i, wi) in w.into_iter().enumerate() {
+                blk.w_pp[(i, j)] = wi;
             }
         }
         blk.time(h);
