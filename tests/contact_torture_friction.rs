@@ -62,7 +62,7 @@ const PENALTY: &str = "[penalty]\nkp_per_mass = 100000.0\nkv_per_mass = 500.0\nk
 fn world(method: &str, dt: f64) -> String {
     let (scene_method, stick) = match method {
         "penalty_stick" => ("penalty", true),
-        "penalty_clamped" => ("penalty", false),
+        "penalty_clamped" | "penalty_warm" => ("penalty", false),
         "hunt_crossley_clamped" => ("hunt_crossley", false),
         m => (m, false),
     };
@@ -76,6 +76,9 @@ fn world(method: &str, dt: f64) -> String {
     }
     if clamped {
         s += &format!("[{scene_method}.friction]\nlinear = false\n\n");
+    }
+    if method == "penalty_warm" {
+        s += "[penalty.friction]\nwarm_start = true\n\n";
     }
     s
 }
@@ -110,13 +113,16 @@ fn box_id(model: &Model) -> usize {
 }
 
 /// Every friction path these tests compare: the penalty default, the penalty
-/// sticking rows, Hunt–Crossley, and both with the clamped explicit anchor.
-const PATHS: [&str; 5] = [
+/// sticking rows, Hunt–Crossley, both with the clamped explicit anchor, and the
+/// penalty default with the linear anchors' warm start (`[penalty.friction]
+/// warm_start`, opt-in).
+const PATHS: [&str; 6] = [
     "penalty",
     "penalty_stick",
     "hunt_crossley",
     "penalty_clamped",
     "hunt_crossley_clamped",
+    "penalty_warm",
 ];
 
 #[test]
@@ -215,13 +221,17 @@ fn sliding_box_stops_on_time_without_jitter() {
             // penalty at 1 kHz (1.06e-3 m/s, vertical: 000's integral term of the
             // pair's maximum depth relaxes from the sliding box's pitched front
             // edge to the level box's and the box sinks 16 µm; the header).
-            if (method == "penalty" || method == "hunt_crossley") && dt == 1e-2 {
+            if (method == "penalty" || method == "hunt_crossley" || method == "penalty_warm")
+                && dt == 1e-2
+            {
                 assert!(
                     t <= t_exact + 2.0 * dt + 0.02 * t_exact,
                     "{method} h = {dt}: stops at {t}"
                 );
             }
-            if (method == "penalty" && dt == 1e-2) || method == "hunt_crossley" {
+            if ((method == "penalty" || method == "penalty_warm") && dt == 1e-2)
+                || method == "hunt_crossley"
+            {
                 assert!(
                     jitter_after < 1e-3,
                     "{method} h = {dt}: |v| {jitter_after} m/s after the stop"

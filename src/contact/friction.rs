@@ -314,6 +314,9 @@ pub struct LinearSticks {
     /// Sweeps of the last solve, and the block relaxations over them.
     pub sweeps: usize,
     pub relaxations: usize,
+    /// Warm start and per-block skip ([`LinearSticks::solve_warm`],
+    /// `[penalty.friction] warm_start`; off by default).
+    pub warm: bool,
 }
 
 /// Block Gauss–Seidel sweeps at most, and the relative change of the forces
@@ -532,6 +535,7 @@ impl LinearSticks {
             stamp: vec![0; nbody],
             sweeps: 0,
             relaxations: 0,
+            warm: false,
         }
     }
 
@@ -567,7 +571,69 @@ impl LinearSticks {
     }
 
     /// Solves the blocks (projected block Gauss–Seidel, [`LinearSticks`]): each
-    /// block's `f` and `tau` are its force and torque on a.
+    /// block's `f` and `tau` are its force and torque on a. From zero, every
+    /// block every sweep; with `warm` ([`LinearSticks::solve_warm`]) from the
+    /// pairs' last solve, relaxing only the blocks whose bodies changed.
+    pub fn solve(&mut self, h: f64) {
+        if self.warm {
+            self.solve_warm(h);
+        } else {
+            self.solve_cold(h);
+        }
+    }
+
+    /// [`LinearSticks::solve`] from zero, every block every sweep (the default).
+    fn solve_cold(&mut self, h: f64) {
+        let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
+        self.sweeps = 0;
+        self.relaxations = 0;
+        let bodies = blocks.iter().map(|b| b.bodies);
+        for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
+            for b in bs {
+                dv[b] = [Vec3::zeros(); 2];
+            }
+        }
+        for _ in 0..LINEAR_SWEEPS {
+            self.sweeps += 1;
+            let (mut change, mut scale) = (0.0f64, 0.0f64);
+            for blk in blocks.iter_mut() {
+                let x_old = blk.x();
+                self.relaxations += 1;
+                Self::shift(dv, blk, x_old, -h);
+                let [a, b] = blk.bodies;
+                let (da, db) = (dv[a], dv[b]);
+                let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
+                Self::shift(dv, blk, x, h);
+                for i in 0..3 {
+                    let w = if i == 2 {
+                        1.0 / blk.lever.max(1e-9)
+                    } else {
+                        1.0
+                    };
+                    change = change.max((x[i] - x_old[i]).abs() * w);
+                    scale = scale.max(x[i].abs() * w);
+                }
+            }
+            for rb in rolls.iter_mut() {
+                let [a, b] = rb.bodies;
+                let x_old = rb.tau;
+                self.relaxations += 1;
+                rb.shift(dv, -h);
+                let (da, db) = (dv[a][1], dv[b][1]);
+                rb.relax([&da, &db]);
+                rb.shift(dv, h);
+                // A moment over the resistance length μ_r: a force, N.
+                let w = 1.0 / rb.length.max(1e-9);
+                change = change.max((rb.tau - x_old).norm() * w);
+                scale = scale.max(rb.tau.norm() * w);
+            }
+            if change <= LINEAR_TOL * scale {
+                break;
+            }
+        }
+    }
+
+    /// [`LinearSticks::solve`] under `[penalty.friction] warm_start`.
     ///
     /// The sweeps start from the blocks' current x (zero, or the pair's last solve
     /// set by [`LinearBlock::warm`] / [`RollBlock::warm`]: a resting pile's
@@ -579,7 +645,7 @@ impl LinearSticks {
     /// bodies carry no change. The stop is unchanged: a sweep whose largest
     /// change is ≤ LINEAR_TOL of the largest x. The order is the caller's
     /// (deterministic), and so is every skip.
-    pub fn solve(&mut self, h: f64) {
+    fn solve_warm(&mut self, h: f64) {
         let (blocks, rolls, dv, stamp) = (
             &mut self.blocks,
             &mut self.rolls,

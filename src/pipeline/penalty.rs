@@ -851,6 +851,7 @@ fn implicit_friction(
         implicit.sticks.reserve(nm - implicit.sticks.len());
     }
     implicit.linear.clear(state.len());
+    implicit.linear.warm = p.friction.warm_start;
     if implicit.linear.blocks.capacity() < nm {
         implicit
             .linear
@@ -1071,13 +1072,19 @@ fn implicit_friction(
         if let Some(a) = pairs[pi].anchor.as_mut() {
             let bk = blk.bank;
             friction::bank_momentum(a, bk.cone, blk.f.norm(), cx.h, bk.cap, bk.motion);
-            a.warm = blk.deviation();
-            a.warm_tau = blk.tau;
+            if p.friction.warm_start {
+                a.warm = blk.deviation();
+                a.warm_tau = blk.tau;
+            }
         }
     }
     for rb in &linear.rolls {
         let [ba, bb] = rb.bodies;
-        if let Some(a) = pairs[rb.tag].anchor.as_mut() {
+        if let Some(a) = pairs[rb.tag]
+            .anchor
+            .as_mut()
+            .filter(|_| p.friction.warm_start)
+        {
             a.warm_roll = rb.tau;
         }
         let wa = Wrench {
