@@ -71,6 +71,14 @@ pub struct StickAnchor {
     /// (world frame, rad): the rolling anchor's angle under `[…friction] linear`
     /// with rolling resistance (`contact::friction::RollBlock`); zero otherwise.
     pub roll: crate::math::Vec3,
+    /// The last solve of this pair's linear anchor
+    /// (`contact::friction::LinearSticks`, penalty's semi-implicit path): its
+    /// force deviation g = f + L_t (world, N), torsional torque (N·m) and rolling
+    /// moment (world, N·m). The next step's solve starts from them (warm start);
+    /// zero when the anchor is set.
+    pub warm: crate::math::Vec3,
+    pub warm_tau: f64,
+    pub warm_roll: crate::math::Vec3,
 }
 
 /// Points per pair whose impulses the LCP step remembers (its point reduction keeps
@@ -325,6 +333,12 @@ pub struct StepStats {
     /// Sleeping islands: bodies asleep at the end of the last step (robot link
     /// proxies included).
     pub sleeping: usize,
+    /// The linear anchors' solve (`contact::friction::LinearSticks`, penalty's
+    /// semi-implicit path), last step: its block Gauss–Seidel sweeps and the
+    /// blocks (tangential and rolling) it relaxed over them (a block whose bodies
+    /// nothing changed since its last relaxation is skipped).
+    pub friction_sweeps: usize,
+    pub friction_relaxations: usize,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.

@@ -257,6 +257,14 @@ pub struct LinearBlock {
     d: [f64; 3],
     /// (E + h diag(d) W_pp)⁻¹ (zero if singular).
     inv: Mat3,
+    /// What the step h enters ([`LinearBlock::time`]): −k δ along t₁, t₂, N;
+    /// the start-of-step rates y; the gains (k, b) and the torsional (k_t, b_t)
+    /// (`None`: the torque is explicit, `rhs[2]` fixed) with the twist θ_n; W_pp.
+    kd: [f64; 2],
+    y: [f64; 3],
+    gains: (f64, f64),
+    twist: Option<(f64, f64, f64)>,
+    w_pp: Mat3,
     /// The tangential load L_t fed forward, N.
     load: Vec3,
     /// The cone μ max(Σf, W_n) + C/h, N, and the lever of torsional friction, m.
@@ -266,6 +274,8 @@ pub struct LinearBlock {
     /// N·m.
     pub f: Vec3,
     pub tau: f64,
+    /// The solve's event count at the block's last relaxation ([`LinearSticks::solve`]).
+    last: u64,
 }
 
 /// The sticking anchors of a step solved together where they share bodies
@@ -298,8 +308,15 @@ pub struct LinearSticks {
     pub rolls: Vec<RollBlock>,
     /// (Δv, Δω) of each body from the blocks' current forces over h.
     dv: Vec<[Vec3; 2]>,
-    /// Sweeps of the last solve.
+    /// The solve's event count at each body's last change of Δv or Δω by more
+    /// than the tolerance ([`LinearSticks::solve`]).
+    stamp: Vec<u64>,
+    /// Sweeps of the last solve, and the block relaxations over them.
     pub sweeps: usize,
+    pub relaxations: usize,
+    /// Warm start and per-block skip ([`LinearSticks::solve_warm`],
+    /// `[penalty.friction] warm_start`; off by default).
+    pub warm: bool,
 }
 
 /// Block Gauss–Seidel sweeps at most, and the relative change of the forces
@@ -309,17 +326,17 @@ const LINEAR_TOL: f64 = 1e-6;
 
 impl LinearBlock {
     /// The block of a sticking pair at centroid `c` with terms `t`, cone `limit`
-    /// and lever `lever`; `twist`: the unclamped torsional gains (k_t, b_t) to
+    /// and lever `lever`, integrated over `h` (the time its force is held, see
+    /// [`linear_block`]); `twist`: the unclamped torsional gains (k_t, b_t) to
     /// solve the torque with, or `None` for the explicit clamped torque.
     fn new(
         ctx: &PairContext,
         (c, lever): (&Vec3, f64),
         t: &StickTerms,
-        limit: f64,
+        (limit, h): (f64, f64),
         twist: Option<(f64, f64)>,
     ) -> Self {
         let (t1, t2) = tangent_basis(&ctx.normal);
-        let (h, d) = (ctx.h, ctx.h * t.k + t.b);
         let mut blk = LinearBlock {
             bodies: [0, 0],
             tag: [0, 0],
@@ -336,45 +353,67 @@ impl LinearBlock {
             t: [t1, t2],
             tilt: t.tilt,
             rhs: [0.0; 3],
-            d: [d, d, 0.0],
+            d: [0.0; 3],
             inv: Mat3::zeros(),
+            kd: [0.0; 2],
+            y: [0.0; 3],
+            gains: (t.k, t.b),
+            twist: twist.map(|(kt, bt)| (kt, bt, t.twist)),
+            w_pp: Mat3::zeros(),
             load: t.load,
             limit,
             lever,
             f: -t.load,
             tau: 0.0,
+            last: 0,
         };
-        let y = block_rates(&blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
+        blk.y = block_rates(&blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
         let kd = t.slip * -t.k;
-        blk.rhs[0] = kd.dot(&t1) - d * y[0];
-        blk.rhs[1] = kd.dot(&t2) - d * y[1];
-        match twist {
-            Some((kt, bt)) => {
-                let dt = h * kt + bt;
-                blk.d[2] = dt;
-                blk.rhs[2] = -kt * t.twist - dt * y[2];
-            }
-            None => {
-                let tau = -t.kt * t.twist - t.bt * y[2];
-                blk.rhs[2] = tau.clamp(-limit * lever, limit * lever);
-            }
+        blk.kd = [kd.dot(&t1), kd.dot(&t2)];
+        if twist.is_none() {
+            let tau = -t.kt * t.twist - t.bt * blk.y[2];
+            blk.rhs[2] = tau.clamp(-limit * lever, limit * lever);
         }
         // W_pp column by column: the rates of the response to a unit x_j.
-        let mut a = Mat3::zeros();
         for (j, e) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
             .into_iter()
             .enumerate()
         {
             let [va, wa, vb, wb] = blk.response(e);
             let w = block_rates(&blk, [&va, &wa, &vb, &wb]);
-            for i in 0..3 {
-                a[(i, j)] = f64::from(u8::from(i == j)) + h * blk.d[i] * w[i];
+            for (i, wi) in w.into_iter().enumerate() {
+                blk.w_pp[(i, j)] = wi;
             }
         }
-        if let Some(inv) = a.try_inverse().filter(|m| m.iter().all(|v| v.is_finite())) {
-            blk.inv = inv;
-        }
+        blk.time(h);
         blk
+    }
+
+    /// The block's backward Euler over a step `h` (the time its force is held,
+    /// [`linear_block`]): D = h k + b, D_t = h k_t + b_t, the right-hand side
+    /// −K θ − D y and (E + h diag(D) W_pp)⁻¹.
+    pub fn time(&mut self, h: f64) {
+        let (k, b) = self.gains;
+        let d = h * k + b;
+        let y = self.y;
+        self.d = [d, d, 0.0];
+        self.rhs[0] = self.kd[0] - d * y[0];
+        self.rhs[1] = self.kd[1] - d * y[1];
+        if let Some((kt, bt, twist)) = self.twist {
+            let dt = h * kt + bt;
+            self.d[2] = dt;
+            self.rhs[2] = -kt * twist - dt * y[2];
+        }
+        let mut a = Mat3::zeros();
+        for j in 0..3 {
+            for i in 0..3 {
+                a[(i, j)] = f64::from(u8::from(i == j)) + h * self.d[i] * self.w_pp[(i, j)];
+            }
+        }
+        self.inv = a
+            .try_inverse()
+            .filter(|m| m.iter().all(|v| v.is_finite()))
+            .unwrap_or_else(Mat3::zeros);
     }
 
     /// The torques about the centres of mass of a and b of the tangential force
@@ -426,6 +465,30 @@ impl LinearBlock {
         ]
     }
 
+    /// The force deviation g = f + L_t (world), N: what the anchor stores for the
+    /// next step's warm start (`StickAnchor::warm`).
+    #[inline]
+    pub fn deviation(&self) -> Vec3 {
+        self.f + self.load
+    }
+
+    /// Starts the solve from `g` and `tau` (the pair's last solve,
+    /// `StickAnchor::warm`), projected on the block's cones as [`LinearBlock::relax`]
+    /// projects.
+    pub fn warm(&mut self, g: &Vec3, tau: f64) {
+        let g = self.t[0] * g.dot(&self.t[0]) + self.t[1] * g.dot(&self.t[1]);
+        let mut f = g - self.load;
+        let fm = f.norm();
+        if fm > self.limit {
+            f *= self.limit / fm;
+        }
+        let lim_t = self.limit * self.lever;
+        let tau = tau.clamp(-lim_t, lim_t);
+        if f.iter().all(|v| v.is_finite()) && tau.is_finite() {
+            (self.f, self.tau) = (f, tau);
+        }
+    }
+
     /// The block's current x (the force deviation g = f + L_t, the torque).
     #[inline]
     fn x(&self) -> [f64; 3] {
@@ -469,7 +532,10 @@ impl LinearSticks {
             blocks: Vec::with_capacity(blocks),
             rolls: Vec::with_capacity(blocks),
             dv: vec![[Vec3::zeros(); 2]; nbody],
+            stamp: vec![0; nbody],
             sweeps: 0,
+            relaxations: 0,
+            warm: false,
         }
     }
 
@@ -479,6 +545,9 @@ impl LinearSticks {
         self.rolls.clear();
         if self.dv.len() < nbody {
             self.dv.resize(nbody, [Vec3::zeros(); 2]);
+        }
+        if self.stamp.len() < nbody {
+            self.stamp.resize(nbody, 0);
         }
     }
 
@@ -493,11 +562,31 @@ impl LinearSticks {
         dv[b][1] += wb * s;
     }
 
+    /// Every block's and rolling anchor's backward Euler over the step `h`
+    /// ([`LinearBlock::time`]; a caller that learns the hold time only after
+    /// building them: Hunt–Crossley's sub-step).
+    pub fn time(&mut self, h: f64) {
+        self.blocks.iter_mut().for_each(|b| b.time(h));
+        self.rolls.iter_mut().for_each(|r| r.time(h));
+    }
+
     /// Solves the blocks (projected block Gauss–Seidel, [`LinearSticks`]): each
-    /// block's `f` and `tau` are its force and torque on a.
+    /// block's `f` and `tau` are its force and torque on a. From zero, every
+    /// block every sweep; with `warm` ([`LinearSticks::solve_warm`]) from the
+    /// pairs' last solve, relaxing only the blocks whose bodies changed.
     pub fn solve(&mut self, h: f64) {
+        if self.warm {
+            self.solve_warm(h);
+        } else {
+            self.solve_cold(h);
+        }
+    }
+
+    /// [`LinearSticks::solve`] from zero, every block every sweep (the default).
+    fn solve_cold(&mut self, h: f64) {
         let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
         self.sweeps = 0;
+        self.relaxations = 0;
         let bodies = blocks.iter().map(|b| b.bodies);
         for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
             for b in bs {
@@ -509,6 +598,7 @@ impl LinearSticks {
             let (mut change, mut scale) = (0.0f64, 0.0f64);
             for blk in blocks.iter_mut() {
                 let x_old = blk.x();
+                self.relaxations += 1;
                 Self::shift(dv, blk, x_old, -h);
                 let [a, b] = blk.bodies;
                 let (da, db) = (dv[a], dv[b]);
@@ -527,6 +617,7 @@ impl LinearSticks {
             for rb in rolls.iter_mut() {
                 let [a, b] = rb.bodies;
                 let x_old = rb.tau;
+                self.relaxations += 1;
                 rb.shift(dv, -h);
                 let (da, db) = (dv[a][1], dv[b][1]);
                 rb.relax([&da, &db]);
@@ -540,6 +631,133 @@ impl LinearSticks {
                 break;
             }
         }
+    }
+
+    /// [`LinearSticks::solve`] under `[penalty.friction] warm_start`.
+    ///
+    /// The sweeps start from the blocks' current x (zero, or the pair's last solve
+    /// set by [`LinearBlock::warm`] / [`RollBlock::warm`]: a resting pile's
+    /// anchors change little from step to step), carried into the bodies'
+    /// velocity changes first. A block is relaxed again only if a body of its
+    /// pair changed since its last relaxation by a block whose x moved by more
+    /// than the stop tolerance (LINEAR_TOL of the largest x of the sweep before):
+    /// relaxing it otherwise would return its x to within that tolerance. Static
+    /// bodies carry no change. The stop is unchanged: a sweep whose largest
+    /// change is ≤ LINEAR_TOL of the largest x. The order is the caller's
+    /// (deterministic), and so is every skip.
+    fn solve_warm(&mut self, h: f64) {
+        let (blocks, rolls, dv, stamp) = (
+            &mut self.blocks,
+            &mut self.rolls,
+            &mut self.dv,
+            &mut self.stamp,
+        );
+        self.sweeps = 0;
+        self.relaxations = 0;
+        let bodies = blocks.iter().map(|b| b.bodies);
+        for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
+            for b in bs {
+                dv[b] = [Vec3::zeros(); 2];
+                stamp[b] = 0;
+            }
+        }
+        // The starting x (warm start) in the bodies' velocity changes, and its
+        // scale (the tolerance of the first sweep's skips).
+        let mut scale = 0.0f64;
+        for blk in blocks.iter_mut() {
+            blk.last = 0;
+            let x = blk.x();
+            if x != [0.0; 3] {
+                Self::shift(dv, blk, x, h);
+            }
+            scale = scale.max(Self::weighted(blk, x, [0.0; 3]).1);
+        }
+        for rb in rolls.iter_mut() {
+            rb.last = 0;
+            if rb.tau != Vec3::zeros() {
+                rb.shift(dv, h);
+            }
+            scale = scale.max(rb.tau.norm() / rb.length.max(1e-9));
+        }
+        let mut event = 0u64;
+        for sweep in 0..LINEAR_SWEEPS {
+            self.sweeps += 1;
+            let skip = LINEAR_TOL * scale;
+            let (mut change, mut next) = (0.0f64, 0.0f64);
+            for blk in blocks.iter_mut() {
+                let [a, b] = blk.bodies;
+                let x_old = blk.x();
+                if sweep > 0 && stamp[a] <= blk.last && stamp[b] <= blk.last {
+                    next = next.max(Self::weighted(blk, x_old, [0.0; 3]).1);
+                    continue;
+                }
+                Self::shift(dv, blk, x_old, -h);
+                let (da, db) = (dv[a], dv[b]);
+                let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
+                Self::shift(dv, blk, x, h);
+                let (c, s) = Self::weighted(blk, x, x_old);
+                change = change.max(c);
+                next = next.max(s);
+                event += 1;
+                self.relaxations += 1;
+                if c > skip {
+                    for (k, body) in [a, b].into_iter().enumerate() {
+                        if blk.inv_mass[k] > 0.0 {
+                            stamp[body] = event;
+                        }
+                    }
+                }
+                blk.last = event;
+            }
+            for rb in rolls.iter_mut() {
+                let [a, b] = rb.bodies;
+                // A moment over the resistance length μ_r: a force, N.
+                let w = 1.0 / rb.length.max(1e-9);
+                let x_old = rb.tau;
+                if sweep > 0 && stamp[a] <= rb.last && stamp[b] <= rb.last {
+                    next = next.max(x_old.norm() * w);
+                    continue;
+                }
+                rb.shift(dv, -h);
+                let (da, db) = (dv[a][1], dv[b][1]);
+                rb.relax([&da, &db]);
+                rb.shift(dv, h);
+                let c = (rb.tau - x_old).norm() * w;
+                change = change.max(c);
+                next = next.max(rb.tau.norm() * w);
+                event += 1;
+                self.relaxations += 1;
+                if c > skip {
+                    for (k, body) in [a, b].into_iter().enumerate() {
+                        if rb.inv_inertia_w[k] != Mat3::zeros() {
+                            stamp[body] = event;
+                        }
+                    }
+                }
+                rb.last = event;
+            }
+            scale = next;
+            if change <= LINEAR_TOL * scale {
+                break;
+            }
+        }
+    }
+
+    /// The change of a block's x from `x_old` and its size, each the largest
+    /// component with the torque over the lever (a force, N).
+    #[inline]
+    fn weighted(blk: &LinearBlock, x: [f64; 3], x_old: [f64; 3]) -> (f64, f64) {
+        let (mut change, mut scale) = (0.0f64, 0.0f64);
+        for i in 0..3 {
+            let w = if i == 2 {
+                1.0 / blk.lever.max(1e-9)
+            } else {
+                1.0
+            };
+            change = change.max((x[i] - x_old[i]).abs() * w);
+            scale = scale.max(x[i].abs() * w);
+        }
+        (change, scale)
     }
 }
 
@@ -574,11 +792,21 @@ pub struct RollBlock {
     d: f64,
     /// (E + h D_r W)⁻¹ (zero if singular).
     inv: [[f64; 2]; 2],
+    /// What the step h enters ([`RollBlock::time`]): (k_r, b_r), −k_r θ_r and
+    /// the start-of-step rates y along t₁, t₂, the response W.
+    gains: (f64, f64),
+    k_theta: [f64; 2],
+    y: [f64; 2],
+    w: [[f64; 2]; 2],
     /// μ_r Σf, N·m, and μ_r, m.
     limit: f64,
     pub length: f64,
     /// The moment on a, N·m.
     pub tau: Vec3,
+    /// The caller's tag (the pair index), and the solve's event count at the
+    /// block's last relaxation.
+    pub tag: usize,
+    last: u64,
 }
 
 /// The rolling anchor's tangent basis, gains (k_r, b_r) and the pair's angular
@@ -631,50 +859,81 @@ pub fn update_roll(
 }
 
 /// The rolling anchor of a sticking pair with rolling resistance `rolling` > 0
-/// (`anchor` its [`StickAnchor`] after [`update_roll`]), or `None` without force.
+/// (`anchor` its [`StickAnchor`] after [`update_roll`]), or `None` without force;
+/// `h` the time its moment is held, as for [`linear_block`].
 pub fn roll_block(
     fp: &FrictionParams,
     rolling: f64,
     ctx: &PairContext,
     forces: &[PointForce],
-    anchor: &StickAnchor,
+    (anchor, h): (&StickAnchor, f64),
 ) -> Option<RollBlock> {
     let total: f64 = forces.iter().map(|f| f.f_n).sum();
     if !(rolling > 0.0 && total > 0.0) {
         return None;
     }
     let (t, k, b, w) = roll_terms(fp, ctx);
-    let h = ctx.h;
-    let d = h * k + b;
     let y0 = ctx.a.w - ctx.b.w;
-    let rhs = std::array::from_fn(|i| -k * anchor.roll.dot(&t[i]) - d * y0.dot(&t[i]));
-    let a = [
-        [1.0 + h * d * w[0][0], h * d * w[0][1]],
-        [h * d * w[1][0], 1.0 + h * d * w[1][1]],
-    ];
-    let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-    let inv = if det.is_finite() && det > 0.0 {
-        [
-            [a[1][1] / det, -a[0][1] / det],
-            [-a[1][0] / det, a[0][0] / det],
-        ]
-    } else {
-        [[0.0; 2]; 2]
-    };
-    Some(RollBlock {
+    let mut rb = RollBlock {
         bodies: [0, 0],
         inv_inertia_w: ctx.inv_inertia_w,
         t,
-        rhs,
-        d,
-        inv,
+        rhs: [0.0; 2],
+        d: 0.0,
+        inv: [[0.0; 2]; 2],
+        gains: (k, b),
+        k_theta: std::array::from_fn(|i| -k * anchor.roll.dot(&t[i])),
+        y: std::array::from_fn(|i| y0.dot(&t[i])),
+        w,
         limit: rolling * total,
         length: rolling,
         tau: Vec3::zeros(),
-    })
+        tag: 0,
+        last: 0,
+    };
+    rb.time(h);
+    if anchor.warm_roll != Vec3::zeros() {
+        rb.warm(&anchor.warm_roll);
+    }
+    Some(rb)
 }
 
 impl RollBlock {
+    /// Starts the solve from the moment `tau` (`StickAnchor::warm_roll`),
+    /// projected on the disc.
+    pub fn warm(&mut self, tau: &Vec3) {
+        let n = self.t[0].cross(&self.t[1]);
+        let mut tau = tau - n * n.dot(tau);
+        let m = tau.norm();
+        if m > self.limit {
+            tau *= self.limit / m;
+        }
+        if tau.iter().all(|v| v.is_finite()) {
+            self.tau = tau;
+        }
+    }
+
+    /// The block's backward Euler over a step `h` ([`LinearBlock::time`]).
+    pub fn time(&mut self, h: f64) {
+        let (k, b) = self.gains;
+        let (d, w) = (h * k + b, &self.w);
+        self.d = d;
+        self.rhs = std::array::from_fn(|i| self.k_theta[i] - d * self.y[i]);
+        let a = [
+            [1.0 + h * d * w[0][0], h * d * w[0][1]],
+            [h * d * w[1][0], 1.0 + h * d * w[1][1]],
+        ];
+        let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+        self.inv = if det.is_finite() && det > 0.0 {
+            [
+                [a[1][1] / det, -a[0][1] / det],
+                [-a[1][0] / det, a[0][0] / det],
+            ]
+        } else {
+            [[0.0; 2]; 2]
+        };
+    }
+
     /// Adds h M⁻¹ (s τ) of the block's moment to its bodies' angular velocity.
     #[inline]
     fn shift(&self, dv: &mut [[Vec3; 2]], s: f64) {
@@ -706,13 +965,22 @@ impl RollBlock {
 /// A sticking pair's [`LinearBlock`] (anchor set, `cen` its centroid), or `None`
 /// when it slides or carries no force (the caller applies
 /// [`tangential_forces_at`] then). `terms`: as for [`tangential_forces_at`].
+/// `h`: the time the block's force is held before it is evaluated again, the
+/// step of its backward Euler (and of [`LinearSticks::solve`]): the tick for
+/// penalty (`ctx.h`); Hunt–Crossley's sub-step, which re-evaluates the force
+/// after every sub-step τ ≪ dt. Taken over the tick there, the block is backward
+/// Euler for a step of dt applied over τ: a spring k/(1 + h D w) and damper
+/// D/(1 + h D w), at h = 1e-2 a tenth of k_stick at damping ratio 0.6 (from
+/// 0.95), which rang after the sliding box's stop (docs/EXPERIMENTS.md "The
+/// sliding stop's last two figures"). The cone's banked impulse is still spent
+/// over the tick (C/`ctx.h`).
 pub fn linear_block(
     fp: &FrictionParams,
     mu: f64,
     ctx: &PairContext,
     cen: Option<(Vec3, f64, f64)>,
     (anchor, mode): (Option<&StickAnchor>, StickMode),
-    terms: Option<StickTerms>,
+    (terms, h): (Option<StickTerms>, f64),
 ) -> Option<LinearBlock> {
     let (anchor, (c, total, r)) = (anchor?, cen.filter(|_| mu > 0.0)?);
     let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, mode));
@@ -722,7 +990,13 @@ pub fn linear_block(
         fp.k_stick.value(ctx.m_pair) * r2,
         fp.b_stick.value(ctx.m_pair) * r2,
     ));
-    Some(LinearBlock::new(ctx, (&c, r), &t, limit, twist))
+    let mut blk = LinearBlock::new(ctx, (&c, r), &t, (limit, h), twist);
+    // The pair's last solve, if its stepper keeps one (warm start,
+    // [`LinearSticks::solve`]).
+    if anchor.warm != Vec3::zeros() || anchor.warm_tau != 0.0 {
+        blk.warm(&anchor.warm, anchor.warm_tau);
+    }
+    Some(blk)
 }
 
 /// The response (w₁₁, w₁₂, w₂₁, w₂₂) of the tilt-free slip velocity
@@ -1079,6 +1353,9 @@ pub fn update_state_at(
                     credit: 0.0,
                     vn: None,
                     roll: Vec3::zeros(),
+                    warm: Vec3::zeros(),
+                    warm_tau: 0.0,
+                    warm_roll: Vec3::zeros(),
                 });
             }
             None
@@ -1359,6 +1636,9 @@ fn recentred(
         credit: anchor.credit,
         vn: anchor.vn,
         roll: anchor.roll,
+        warm: anchor.warm,
+        warm_tau: anchor.warm_tau,
+        warm_roll: anchor.warm_roll,
     }
 }
 

@@ -16,6 +16,7 @@
 //! implicit = false                 # two sticking rows in the implicit normal solve
 //! linear = true                    # default: anchors linearly implicit, solved together
 //!                                  #  per body, rolling resistance held (false: clamped)
+//! warm_start = false               # linear anchors' solve from the last step's (opt-in)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
 //! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,
@@ -486,6 +487,7 @@ struct FrictionToml {
     v_slip: Option<f64>,
     implicit: Option<bool>,
     linear: Option<bool>,
+    warm_start: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -1412,6 +1414,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             .unwrap_or(df.v_slip),
         implicit: f.implicit.unwrap_or(df.implicit),
         linear: f.linear.unwrap_or(df.linear),
+        warm_start: f.warm_start.unwrap_or(df.warm_start),
     };
     let di = ImpactParams::default();
     pp.impacts = ImpactParams {

@@ -304,8 +304,21 @@ impl Stepper for HuntCrossleyStepper<'_> {
             contact_ns: 0,
         };
 
+        // The controller's sub-step from the pairs' memory: the start state's
+        // sticking forces are held over the first sub-step, at most 3/2 of it
+        // (`friction::linear_block`).
+        let tau_min = p.min_substep.min(dt);
+        let first = |pairs: &[PairState]| {
+            pairs
+                .iter()
+                .filter(|q| q.touching && q.hc_substep > 0.0)
+                .map(|q| q.hc_substep)
+                .fold(dt, f64::min)
+                .max(tau_min)
+        };
         // The tick's start state: contacts, friction transitions, energy.
-        evaluate(&cx, &mut bufs, state, pairs, true, start);
+        let h0 = hold(first(pairs), dt);
+        evaluate(&cx, &mut bufs, state, pairs, (true, h0), start);
         let touch = touching_at_start(
             model,
             state,
@@ -334,13 +347,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
                 .filter(|&b| dynamic(b))
                 .map(|b| model.bodies[b].mass * cx.g_ref * body_volume_len(cx.body_volume[b]))
                 .sum::<f64>();
-        let tau_min = p.min_substep.min(dt);
-        let mut tau = pairs
-            .iter()
-            .filter(|q| q.touching && q.hc_substep > 0.0)
-            .map(|q| q.hc_substep)
-            .fold(dt, f64::min)
-            .max(tau_min);
+        let mut tau = first(pairs);
         // A contact touching at the tick's start (depth 0, not separating) has no
         // force there yet: a first sub-step of dt would free-fall through the whole
         // tick. Start at the floor instead, so that the force λx builds up inside
@@ -378,7 +385,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
                             &mut k[0],
                             |_, _, out: &mut [Deriv]| out.copy_from_slice(d0),
                         );
-                        evaluate(&cx, &mut bufs, trial, pairs, false, end);
+                        evaluate(&cx, &mut bufs, trial, pairs, (false, hold(tau, dt)), end);
                         0.5 * tau_try * (start.p_diss + end.p_diss)
                     }
                     Integrator::Rk4 => {
@@ -393,13 +400,13 @@ impl Stepper for HuntCrossleyStepper<'_> {
                                 if i == 0 {
                                     out.copy_from_slice(&start.deriv);
                                 } else {
-                                    evaluate(&cx, &mut bufs, st, pairs, false, stage);
+                                    evaluate(&cx, &mut bufs, st, pairs, (false, tau_try), stage);
                                     out.copy_from_slice(&stage.deriv);
                                     pw[i] = stage.p_diss;
                                 }
                             },
                         );
-                        evaluate(&cx, &mut bufs, trial, pairs, false, end);
+                        evaluate(&cx, &mut bufs, trial, pairs, (false, hold(tau, dt)), end);
                         tau_try / 6.0 * (pw[0] + 2.0 * (pw[1] + pw[2]) + pw[3])
                     }
                 };
@@ -545,14 +552,24 @@ fn stiffness(cx: &Ctx, measure: Measure, bodies: [(usize, bool); 2]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The longest sub-step a force evaluated now is held over: the controller's
+/// next sub-step is at most 3/2 of its current `tau` (and the tick `dt`).
+#[inline]
+fn hold(tau: f64, dt: f64) -> f64 {
+    (1.5 * tau).min(dt)
+}
+
 /// Contact forces, derivatives, energy and dissipated power at state `st`.
 /// `update_friction`: run the stick/slip transitions (once per tick, at its start).
+/// `hold`: the time these forces are held before the next evaluation (a
+/// sub-step, [`hold`]): the step of the linearly implicit anchors' backward Euler
+/// (`friction::linear_block`).
 fn evaluate(
     cx: &Ctx,
     b: &mut Bufs,
     st: &[BodyState],
     pairs: &mut [PairState],
-    update_friction: bool,
+    (update_friction, hold): (bool, f64),
     ev: &mut Eval,
 ) {
     let model = cx.model;
@@ -753,7 +770,7 @@ fn evaluate(
         let block = matches!(mode, StickMode::Linear { .. })
             .then(|| {
                 let cen = friction::centroid(&ctx, b.pf);
-                friction::linear_block(fp, mat.mu, &ctx, cen, (anchor.as_ref(), mode), None)
+                friction::linear_block(fp, mat.mu, &ctx, cen, (anchor.as_ref(), mode), (None, hold))
             })
             .flatten();
         let mut rolled = false;
@@ -771,7 +788,7 @@ fn evaluate(
                 if update_friction {
                     friction::update_roll(fp, mat.rolling, &ctx, b.pf, a);
                 }
-                if let Some(mut rb) = friction::roll_block(fp, mat.rolling, &ctx, b.pf, a) {
+                if let Some(mut rb) = friction::roll_block(fp, mat.rolling, &ctx, b.pf, (a, hold)) {
                     rb.bodies = [ba, bb];
                     linear.rolls.push(rb);
                     rolled = true;
@@ -813,8 +830,23 @@ fn evaluate(
             p_sum += tau.dot(&w_rel);
         }
     }
-    // The linearly implicit anchors, solved where they share bodies.
-    linear.solve(cx.h);
+    // The linearly implicit anchors, solved where they share bodies, over the
+    // sub-step their forces are held: the controller's next one is also capped
+    // by the damping bound of this state (an adaptive run).
+    let tau_cap = if rate_damp > 0.0 {
+        1.5 / rate_damp
+    } else {
+        f64::INFINITY
+    };
+    let held = if cx.p.adaptive {
+        hold.min(tau_cap.max(cx.p.min_substep.min(cx.h)))
+    } else {
+        hold
+    };
+    if held != hold {
+        linear.time(held);
+    }
+    linear.solve(held);
     for blk in &linear.blocks {
         let [ba, bb] = blk.bodies;
         let (sa, sb) = (&st[ba], &st[bb]);

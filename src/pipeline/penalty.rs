@@ -617,6 +617,8 @@ impl Stepper for PenaltyStepper<'_> {
         // The links at the end-of-step state.
         link_states(model, robots, qpos, qvel, state);
         stats.solver_iterations = implicit.iterations;
+        stats.friction_sweeps = implicit.linear.sweeps;
+        stats.friction_relaxations = implicit.linear.relaxations;
         let total = t.elapsed().as_nanos() as u64;
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);
@@ -849,6 +851,7 @@ fn implicit_friction(
         implicit.sticks.reserve(nm - implicit.sticks.len());
     }
     implicit.linear.clear(state.len());
+    implicit.linear.warm = p.friction.warm_start;
     if implicit.linear.blocks.capacity() < nm {
         implicit
             .linear
@@ -972,7 +975,7 @@ fn implicit_friction(
                     &ctx,
                     cen,
                     (anchor.as_ref(), mode),
-                    terms,
+                    (terms, ctx.h),
                 )
             })
             .flatten()
@@ -994,8 +997,11 @@ fn implicit_friction(
             // (`friction::RollBlock`).
             if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
                 friction::update_roll(&p.friction, mat.rolling, &ctx, pf, a);
-                if let Some(mut rb) = friction::roll_block(&p.friction, mat.rolling, &ctx, pf, a) {
+                if let Some(mut rb) =
+                    friction::roll_block(&p.friction, mat.rolling, &ctx, pf, (a, ctx.h))
+                {
                     rb.bodies = [ba, bb];
+                    rb.tag = pi;
                     implicit.linear.rolls.push(rb);
                     rolled = true;
                 }
@@ -1061,14 +1067,26 @@ fn implicit_friction(
         if let Some(mf) = manifold_force.get_mut(mi) {
             *mf += wa.force;
         }
-        // Its unused cone banked over the transient (`friction::bank`).
+        // Its unused cone banked over the transient (`friction::bank`); its
+        // solve, the next step's starting point (`friction::LinearSticks::solve`).
         if let Some(a) = pairs[pi].anchor.as_mut() {
             let bk = blk.bank;
             friction::bank_momentum(a, bk.cone, blk.f.norm(), cx.h, bk.cap, bk.motion);
+            if p.friction.warm_start {
+                a.warm = blk.deviation();
+                a.warm_tau = blk.tau;
+            }
         }
     }
     for rb in &linear.rolls {
         let [ba, bb] = rb.bodies;
+        if let Some(a) = pairs[rb.tag]
+            .anchor
+            .as_mut()
+            .filter(|_| p.friction.warm_start)
+        {
+            a.warm_roll = rb.tau;
+        }
         let wa = Wrench {
             force: Vec3::zeros(),
             torque: rb.tau,
