@@ -306,8 +306,13 @@ pub struct LinearSticks {
     /// The rolling anchors of the sticking pairs with rolling resistance
     /// ([`RollBlock`]), swept with the blocks.
     pub rolls: Vec<RollBlock>,
-    /// (Δv, Δω) of each body from the blocks' current forces over h.
+    /// (Δv, Δω) of each body from the blocks' current forces over h, on top of
+    /// `free`.
     dv: Vec<[Vec3; 2]>,
+    /// (Δv, Δω) of each body over h from the step's other forces (gravity, the
+    /// normal forces: [`LinearSticks::set_free`]), or none (`has_free` false).
+    free: Vec<[Vec3; 2]>,
+    has_free: bool,
     /// The solve's event count at each body's last change of Δv or Δω by more
     /// than the tolerance ([`LinearSticks::solve`]).
     stamp: Vec<u64>,
@@ -532,6 +537,8 @@ impl LinearSticks {
             blocks: Vec::with_capacity(blocks),
             rolls: Vec::with_capacity(blocks),
             dv: vec![[Vec3::zeros(); 2]; nbody],
+            free: vec![[Vec3::zeros(); 2]; nbody],
+            has_free: false,
             stamp: vec![0; nbody],
             sweeps: 0,
             relaxations: 0,
@@ -546,9 +553,33 @@ impl LinearSticks {
         if self.dv.len() < nbody {
             self.dv.resize(nbody, [Vec3::zeros(); 2]);
         }
+        if self.free.len() < nbody {
+            self.free.resize(nbody, [Vec3::zeros(); 2]);
+        }
+        self.has_free = false;
         if self.stamp.len() < nbody {
             self.stamp.resize(nbody, 0);
         }
+    }
+
+    /// The velocity change (Δv, Δω) = h M⁻¹ F over the step of body `b` from the
+    /// step's forces other than the blocks' (gravity, applied wrenches, the normal
+    /// forces of the contacts): the blocks' backward Euler then holds the
+    /// end-of-step rate of the whole step, not of their own forces alone. Without
+    /// it the anchors plan for a step with no other force; where those forces push
+    /// a sticking contact along its plane (a sphere wedged between others: the
+    /// top of a tetrahedron of spheres pushes the bottom ones apart), each block
+    /// reverses the slip it sees, the push restores it, and the spring has to
+    /// store the damper's overshoot D h W f on top of the force that holds —
+    /// beyond the cone at W of a sphere's contact, so the anchor is dragged and the
+    /// pile creeps (docs/EXPERIMENTS.md, "A tetrahedron of spheres that creeps").
+    /// Cleared by [`LinearSticks::clear`]; bodies not set stay at zero.
+    pub fn set_free(&mut self, b: usize, dv: [Vec3; 2]) {
+        if !self.has_free {
+            self.free.iter_mut().for_each(|f| *f = [Vec3::zeros(); 2]);
+            self.has_free = true;
+        }
+        self.free[b] = dv;
     }
 
     /// Adds h M⁻¹ Jᵀ (s x) of block `blk`'s x to its bodies.
@@ -587,10 +618,17 @@ impl LinearSticks {
         let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
         self.sweeps = 0;
         self.relaxations = 0;
+        let free = |b: usize| {
+            if self.has_free {
+                self.free[b]
+            } else {
+                [Vec3::zeros(); 2]
+            }
+        };
         let bodies = blocks.iter().map(|b| b.bodies);
         for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
             for b in bs {
-                dv[b] = [Vec3::zeros(); 2];
+                dv[b] = free(b);
             }
         }
         for _ in 0..LINEAR_SWEEPS {
@@ -654,10 +692,17 @@ impl LinearSticks {
         );
         self.sweeps = 0;
         self.relaxations = 0;
+        let free = |b: usize| {
+            if self.has_free {
+                self.free[b]
+            } else {
+                [Vec3::zeros(); 2]
+            }
+        };
         let bodies = blocks.iter().map(|b| b.bodies);
         for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
             for b in bs {
-                dv[b] = [Vec3::zeros(); 2];
+                dv[b] = free(b);
                 stamp[b] = 0;
             }
         }

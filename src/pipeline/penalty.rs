@@ -570,6 +570,7 @@ impl Stepper for PenaltyStepper<'_> {
                     (&mut *implicit, &mut *point_forces),
                     (contact_wrench, contact_force, k_explicit),
                     (weights, &dynamic),
+                    &*k,
                 );
                 if any {
                     k.copy_from_slice(k_explicit);
@@ -824,7 +825,8 @@ fn gap_rows(
 /// creates (a gap row, or a point the explicit force under-estimates while a body
 /// lands) has its friction cone μ f⁺ from that step on.
 /// `(rows, pf)`: the solved rows and a point-force scratch buffer; `(wrench,
-/// manifold_force, k)`: what the friction is added to.
+/// manifold_force, k)`: what the friction is added to; `free`: the rates of the
+/// step's normal solve without friction (the linear anchors' other forces).
 fn implicit_friction(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
@@ -833,6 +835,7 @@ fn implicit_friction(
     (implicit, pf): (&mut ImplicitContact, &mut Vec<PointForce>),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
     (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
+    free: &[Deriv],
 ) -> bool {
     let p = cx.p;
     let mut any = false;
@@ -1046,8 +1049,23 @@ fn implicit_friction(
             *mf += wa.force;
         }
     }
-    // The linearly implicit anchors, solved where they share bodies.
+    // The linearly implicit anchors, solved where they share bodies, over the
+    // step's end-of-step rates: the rates `free` of the normal solve (gravity, applied and explicit forces, the
+    // implicit normal forces) enter each block's backward Euler
+    // (`friction::LinearSticks::set_free`).
     let linear = &mut implicit.linear;
+    let h = cx.h;
+    for i in 0..linear.blocks.len() + linear.rolls.len() {
+        let bodies = match linear.blocks.get(i) {
+            Some(blk) => blk.bodies,
+            None => linear.rolls[i - linear.blocks.len()].bodies,
+        };
+        for b in bodies {
+            if dynamic(b) {
+                linear.set_free(b, [free[b].dv * h, free[b].dw * h]);
+            }
+        }
+    }
     linear.solve(cx.h);
     for blk in &linear.blocks {
         let ([ba, bb], [mi, pi]) = (blk.bodies, blk.tag);
