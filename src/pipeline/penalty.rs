@@ -569,8 +569,7 @@ impl Stepper for PenaltyStepper<'_> {
                     pairs,
                     (&mut *implicit, &mut *point_forces),
                     (contact_wrench, contact_force, k_explicit),
-                    (weights, &dynamic),
-                    &*k,
+                    (weights, &dynamic, &*k),
                 );
                 if any {
                     k.copy_from_slice(k_explicit);
@@ -825,8 +824,9 @@ fn gap_rows(
 /// creates (a gap row, or a point the explicit force under-estimates while a body
 /// lands) has its friction cone μ f⁺ from that step on.
 /// `(rows, pf)`: the solved rows and a point-force scratch buffer; `(wrench,
-/// manifold_force, k)`: what the friction is added to; `free`: the rates of the
-/// step's normal solve without friction (the linear anchors' other forces).
+/// manifold_force, k)`: what the friction is added to; `(support, dynamic,
+/// free)`: the support graph, which bodies move, and the rates of the step's
+/// normal solve without friction (the linear anchors' other forces).
 fn implicit_friction(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
@@ -834,8 +834,7 @@ fn implicit_friction(
     pairs: &mut [PairState],
     (implicit, pf): (&mut ImplicitContact, &mut Vec<PointForce>),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
-    (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
-    free: &[Deriv],
+    (support, dynamic, free): (&SupportLoads, &dyn Fn(usize) -> bool, &[Deriv]),
 ) -> bool {
     let p = cx.p;
     let mut any = false;
