@@ -570,7 +570,9 @@ fn a_settled_pile_with_rolling_resistance_is_mostly_asleep() {
 }
 
 /// The same with the linearly implicit anchors (`[penalty.friction] linear`):
-/// measured 16 of 20 (clamped default: 16 of 20; 11 of 20 before the anchor's
+/// measured 20 of 20 since the anchors start from the normal solve's rates
+/// (`friction::LinearSticks::set_free`; 16 of 20 before, 7 with rest4's warm
+/// start before, 18 with it after; clamped default: 16 of 20; 11 of 20 before the anchor's
 /// moment on a held tilt was left to the normal springs, docs/EXPERIMENTS.md "The
 /// tilt rule from the contact's points"; 5 of 20 before the normal split of the
 /// fed-forward load and the round contacts' stop mass, "Friction that comes to
