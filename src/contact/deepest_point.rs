@@ -11,22 +11,27 @@ impl ContactModel for DeepestPoint {
         "deepest_point"
     }
 
-    fn normal_forces(
+    /// The deepest point alone.
+    fn candidates(&self, ctx: &PairContext, _scratch: &mut SelectScratch, out: &mut Vec<u32>) {
+        out.clear();
+        if ctx.deepest < ctx.points.len() {
+            out.push(ctx.deepest as u32);
+        }
+    }
+
+    fn forces_at(
         &self,
         ctx: &PairContext,
         gains: &PidGains,
-        _scratch: &mut SelectScratch,
+        candidates: &[u32],
         out: &mut Vec<PointForce>,
     ) {
-        let Some(p) = ctx.points.get(ctx.deepest) else {
-            return;
-        };
-        let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
-        if f > 0.0 {
-            out.push(PointForce {
-                point: ctx.deepest as u32,
-                f_n: f,
-            });
+        for &i in candidates {
+            let p = &ctx.points[i as usize];
+            let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
+            if f > 0.0 {
+                out.push(PointForce { point: i, f_n: f });
+            }
         }
     }
 }

@@ -141,16 +141,41 @@ pub struct PointForce {
 }
 
 /// A penalty-family contact model: which points carry force and how much.
+///
+/// Two stages: [`ContactModel::candidates`] picks the points that may carry force
+/// from the manifold's geometry alone (positions, depths, normal), and
+/// [`ContactModel::forces_at`] puts eq. (3)'s force on them from the velocities,
+/// gains and integral. A caller that evaluates one manifold many times while its
+/// geometry is unchanged (the impact sweeps: only velocities change between
+/// visits) picks once and reuses the candidates.
 pub trait ContactModel {
     fn name(&self) -> &'static str;
-    /// Normal forces of one pair, appended to `out` (only non-zero forces).
+    /// Indices (into `ctx.points`) of the points that may carry force, written to
+    /// `out`. Reads only the points' positions and depths and the normal.
+    fn candidates(&self, ctx: &PairContext, scratch: &mut SelectScratch, out: &mut Vec<u32>);
+    /// Normal forces at `candidates` (from [`ContactModel::candidates`] of the
+    /// same geometry), appended to `out` (only non-zero forces).
+    fn forces_at(
+        &self,
+        ctx: &PairContext,
+        gains: &PidGains,
+        candidates: &[u32],
+        out: &mut Vec<PointForce>,
+    );
+    /// Normal forces of one pair, appended to `out` (only non-zero forces):
+    /// the candidates, then the forces at them.
     fn normal_forces(
         &self,
         ctx: &PairContext,
         gains: &PidGains,
         scratch: &mut SelectScratch,
         out: &mut Vec<PointForce>,
-    );
+    ) {
+        let mut selected = std::mem::take(&mut scratch.selected);
+        self.candidates(ctx, scratch, &mut selected);
+        self.forces_at(ctx, gains, &selected, out);
+        scratch.selected = selected;
+    }
 }
 
 /// The contact model a penalty scene selects.

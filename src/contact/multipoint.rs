@@ -22,26 +22,27 @@ impl ContactModel for MultiPoint {
         "multi_point"
     }
 
-    fn normal_forces(
+    /// Points on the bottom of the intersection volume, §III-A.
+    fn candidates(&self, ctx: &PairContext, scratch: &mut SelectScratch, out: &mut Vec<u32>) {
+        bottom_points(ctx.points, &ctx.normal, scratch, out);
+    }
+
+    fn forces_at(
         &self,
         ctx: &PairContext,
         gains: &PidGains,
-        scratch: &mut SelectScratch,
+        candidates: &[u32],
         out: &mut Vec<PointForce>,
     ) {
         let first = out.len();
-        // Points on the bottom of the intersection volume, §III-A.
-        let mut selected = std::mem::take(&mut scratch.selected);
-        bottom_points(ctx.points, &ctx.normal, scratch, &mut selected);
         // Un-normalized PID force at each bottom point, eq. (3).
-        for &i in &selected {
+        for &i in candidates {
             let p = &ctx.points[i as usize];
             let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
             if f > 0.0 {
                 out.push(PointForce { point: i, f_n: f });
             }
         }
-        scratch.selected = selected;
         // Normalize by r, the number of points with non-zero force.
         let r = (out.len() - first) as f64;
         for pf in &mut out[first..] {
