@@ -2,7 +2,7 @@
 //! baseline, Fig. 1): the whole restoring force acts at the single point of deepest
 //! penetration, eq. (3) with r = 1.
 
-use super::{ContactModel, PairContext, PidGains, PointForce, SelectScratch};
+use super::{pid_at, ContactModel, PairContext, PidGains, PointForce, SelectScratch};
 
 pub struct DeepestPoint;
 
@@ -26,12 +26,6 @@ impl ContactModel for DeepestPoint {
         candidates: &[u32],
         out: &mut Vec<PointForce>,
     ) {
-        for &i in candidates {
-            let p = &ctx.points[i as usize];
-            let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
-            if f > 0.0 {
-                out.push(PointForce { point: i, f_n: f });
-            }
-        }
+        pid_at(ctx, gains, candidates, out);
     }
 }

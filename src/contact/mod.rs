@@ -178,6 +178,18 @@ pub trait ContactModel {
     }
 }
 
+/// Eq. (3)'s force at each candidate point (un-normalized: r = 1), appended to
+/// `out` where it is non-zero.
+fn pid_at(ctx: &PairContext, gains: &PidGains, candidates: &[u32], out: &mut Vec<PointForce>) {
+    for &i in candidates {
+        let p = &ctx.points[i as usize];
+        let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
+        if f > 0.0 {
+            out.push(PointForce { point: i, f_n: f });
+        }
+    }
+}
+
 /// The contact model a penalty scene selects.
 pub fn model_for(points: PenaltyPoints) -> &'static dyn ContactModel {
     match points {

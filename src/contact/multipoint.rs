@@ -13,7 +13,7 @@
 //! force is non-zero, so adding points does not add force.
 
 use super::bottom::bottom_points;
-use super::{ContactModel, PairContext, PidGains, PointForce, SelectScratch};
+use super::{pid_at, ContactModel, PairContext, PidGains, PointForce, SelectScratch};
 
 pub struct MultiPoint;
 
@@ -36,13 +36,7 @@ impl ContactModel for MultiPoint {
     ) {
         let first = out.len();
         // Un-normalized PID force at each bottom point, eq. (3).
-        for &i in candidates {
-            let p = &ctx.points[i as usize];
-            let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
-            if f > 0.0 {
-                out.push(PointForce { point: i, f_n: f });
-            }
-        }
+        pid_at(ctx, gains, candidates, out);
         // Normalize by r, the number of points with non-zero force.
         let r = (out.len() - first) as f64;
         for pf in &mut out[first..] {
