@@ -736,3 +736,67 @@ fn general_form_of_failing_peg_lcps() {
         assert!(names.iter().any(|x| x == must), "{must} not solved");
     }
 }
+
+/// A relaxation on the jammed rows only (peg11, goal 2's second part; not in
+/// the engine): the elastic path of `peg::elastic` with d = 1 only on the force
+/// rows violated at zero impulse (q′_f < 0), 0 on the others — the start of
+/// `elastic_start` stays feasible for t ≥ t₀ (a row with q′_f ≥ 0 and no
+/// impulse is satisfied whatever t). Prints per dump the uniform relaxation's t
+/// and its count of force rows that end short (w_f < −1e-9 max(1, ‖q‖∞)
+/// unrelaxed), beside the jammed-rows one's. Asserts nothing beyond a relaxed
+/// solution on each committed dump (t₀'s always exists).
+/// `cargo test --release --test peg_lcp_survey -- --nocapture jammed_rows`.
+#[test]
+fn elastic_on_the_jammed_rows_only() {
+    let all = load();
+    let mut found = 0;
+    println!("file | n | uniform: t, rows short | jammed rows only: d rows, t, rows short, residual, ‖z‖∞");
+    for (name, lcp, info) in &all {
+        let n = lcp.q.len();
+        let qm = q_max(lcp).max(1.0);
+        let short = |z: &DVector<f64>| {
+            let w = &lcp.m * z + &lcp.q;
+            (0..info.nf).filter(|&f| w[f] < -1e-9 * qm).count()
+        };
+        let run = |jammed: bool| {
+            let (mut start, mut d) = (Vec::new(), DVector::zeros(n));
+            assert!(elastic_start(
+                &lcp.m, &lcp.q, info.nf, info.k, &mut start, &mut d
+            ));
+            if jammed {
+                for f in 0..info.nf {
+                    if lcp.q[f] >= 0.0 {
+                        d[f] = 0.0;
+                    }
+                }
+            }
+            let nd = (0..info.nf).filter(|&f| d[f] > 0.0).count();
+            let mut solver = LemkeSolver::new(LemkeParams {
+                zero_tol: PEG_ZERO_TOLS[0],
+                ..LemkeParams::default()
+            });
+            let mut res = LemkeResults::with_size(n);
+            let (_, t) = solver.solve_elastic(lcp, &d, &start, Z_BOUND * qm, &mut res);
+            (t, short(&res.z), nd, res.stats.residual, res.z.amax())
+        };
+        let (tu, su, ndu, _, _) = run(false);
+        let (tj, sj, ndj, rj, zj) = run(true);
+        println!(
+            "{name} | {n} | {tu:.4e}, {su} of {ndu} | {ndj}, {tj:.4e}, {sj}, {rj:.1e}, {zj:.2e}"
+        );
+        if tj.is_finite() && rj <= accept(lcp) && zj <= Z_BOUND * qm {
+            found += 1;
+        }
+    }
+    println!(
+        "jammed rows only: relaxed solutions on {found} of {}",
+        all.len()
+    );
+    if std::env::var("RTPHYS_PEG_LCP_SURVEY_DIR").is_err() {
+        assert_eq!(
+            found,
+            all.len(),
+            "a relaxed solution on every committed dump"
+        );
+    }
+}

@@ -126,8 +126,9 @@ pub struct LcpParams {
     /// failed is solved with its force rows elastically relaxed by the least t
     /// along Lemke's path (`pipeline::lcp::peg::elastic`, peg10), a solution that
     /// always exists. Scene key `peg_elastic`; default off (it halves the 3D
-    /// pour's failing steps but deepens the 2D pour's overlap 50×:
-    /// docs/EXPERIMENTS.md, peg10). Ignored by the standard rows.
+    /// pour's failing steps but deepens the 2D pour's overlap 50× with every
+    /// force row relaxed, 24× with the violated rows only, where the general
+    /// form is off: docs/EXPERIMENTS.md, peg10, peg11). Ignored by the standard rows.
     pub peg_elastic: bool,
     /// PEG (003): an island the single-primary LCP (eq. (24)) has no solution
     /// Lemke finds for is solved in 003's general |Cι| > 1 form — a force on any

@@ -137,7 +137,8 @@
 //! default); if that is not accepted either, **opt-in**
 //! (scene key `[lcp] peg_elastic = true`, `LcpParams::peg_elastic`; off by
 //! default), the **elastic
-//! relaxation** ([`elastic`], peg10): the LCP with every force row's rate relaxed by the
+//! relaxation** ([`elastic`], peg10; since peg11 only the force rows violated at zero impulse,
+//! `ELASTIC_JAMMED_ROWS`): the LCP with those force rows' rates relaxed by the
 //! least t ≥ 0 Lemke's path reaches from the no-impulse basis
 //! (`LemkeSolver::solve_elastic`), a solution of LCP(M, q + t d) that always
 //! exists (t₀ of the start is one) — counted in `StepStats::peg_relaxed`, not
@@ -1303,7 +1304,8 @@ fn general(
 }
 
 /// The elastic relaxation of the island's scaled LCP in `ls.problem` (issue 12,
-/// peg10): LCP(M, q + t d) with d = 1 on the force rows' normal rows (p) and 0
+/// peg10): LCP(M, q + t d) with d = 1 on the force rows' normal rows (p) — since
+/// peg11 only those violated at zero impulse, q′_f < 0 (`ELASTIC_JAMMED_ROWS`) — and 0
 /// on every other row (friction, σ, slacks), the least t ≥ 0 on Lemke's path
 /// from the start of [`elastic_start`] (`LemkeSolver::solve_elastic`): each
 /// force row may end the step t short of its target rate (scaled units: a rate
@@ -1318,6 +1320,15 @@ fn elastic(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats) -> (bool
     let mut start = std::mem::take(&mut ls.peg.el_start);
     let mut d = std::mem::take(&mut ls.peg.cover);
     let fits = elastic_start(&ls.problem.m, &ls.problem.q, nf, k, &mut start, &mut d);
+    if ELASTIC_JAMMED_ROWS && fits {
+        // Only the rows violated at zero impulse give (peg11): the start stays
+        // feasible for t ≥ t₀ (a satisfied row with no impulse holds for any t).
+        for f in 0..nf {
+            if ls.problem.q[f] >= 0.0 {
+                d[f] = 0.0;
+            }
+        }
+    }
     let q_max = ls.problem.q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     let limit = pivot_limit(p, n);
     ls.lemke.params = LemkeParams {
@@ -1349,6 +1360,14 @@ fn elastic(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats) -> (bool
     stats.solver_residual = stats.solver_residual.max(st.residual);
     (false, pivots)
 }
+
+/// The elastic relaxation's d on the force rows violated at zero impulse only
+/// (q′_f < 0; peg11) instead of every force row (peg10's uniform t). Measured
+/// on the dumps (`peg_lcp_survey::elastic_on_the_jammed_rows_only`): fewer rows
+/// end short (625 against 801 over peg9's 80 2D dumps; n56: only its row 7, by
+/// 1.449, the L1 program's answer), by a larger t on some (up to 15.8 against
+/// 7.2 on the interlocked groups).
+const ELASTIC_JAMMED_ROWS: bool = true;
 
 /// The start of the elastic relaxation ([`elastic`]) for a scaled PEG LCP over
 /// z = (p | β | σ | c) of `nf` force rows and `k` directions (the layout of
