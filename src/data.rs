@@ -319,6 +319,11 @@ pub struct StepStats {
     /// largest t of the last step (scaled units, 0 if none).
     pub peg_relaxed: u64,
     pub peg_relaxation: f64,
+    /// PEG (003): island LCPs since the start solved in 003's general |Cι| > 1
+    /// form (forces on any member of a set, `pipeline::lcp::peg`, "General
+    /// form", issue 12 peg11) after the single-primary LCP had no solution
+    /// Lemke found.
+    pub peg_general: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

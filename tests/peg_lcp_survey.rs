@@ -489,46 +489,54 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
     }
 }
 
-/// The counter tools' switch: `PEG_ELASTIC=1` turns the scene key `[lcp]
-/// peg_elastic` on (the elastic relaxation, off by default).
-fn with_elastic_from_env(model: rtphys::Model) -> rtphys::Model {
+/// The counter tools' switches: `PEG_ELASTIC=1` turns the scene key `[lcp]
+/// peg_elastic` on (the elastic relaxation), `PEG_GENERAL=1` the key `[lcp]
+/// peg_general` (003's general |Cι| > 1 form, peg11); unset, the scene's own.
+fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
-        p.peg_elastic = std::env::var("PEG_ELASTIC").is_ok_and(|v| v == "1");
+        if let Ok(v) = std::env::var("PEG_ELASTIC") {
+            p.peg_elastic = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_GENERAL") {
+            p.peg_general = v == "1";
+        }
     }
     model.with_options(opt)
 }
 
-/// The 3D pour at h = 5e-2 (seeds 1, 2, 2 s; the runs of `capture_pour_3d`)
-/// with the step's counters (peg10): PEG's largest overlap (L³), failures,
-/// fallbacks, unconverged solves and the elastic relaxations
-/// (`StepStats::peg_relaxed`, the largest t). `cargo test --release --test
-/// peg_lcp_survey -- --ignored --nocapture pour_3d_counters` (`PEG_ELASTIC=1`: with
-/// the elastic relaxation on).
-#[test]
-#[ignore = "tool: the 3D pour at h = 5e-2 with PEG's solve counters (peg10)"]
-fn pour_3d_counters() {
-    use rtphys::experiments::peg_pour::{pour_scene, PourDriver, PourMethod, PourOverlap, L};
+/// One pour of the counter tools (seeds 1, 2; 2 s at step `h`): the scene's
+/// TOML, a maker of its overlap per step (relative, per seed's model), its
+/// unit's name; prints PEG's largest
+/// overlap and the step's counters (failures, fallbacks, unconverged solves,
+/// row-cap steps, elastic relaxations with their largest t and the steps they
+/// were on, general-form solves, quarantined bodies).
+fn pour_counters(
+    h: f64,
+    unit: &str,
+    scene: impl Fn(u64) -> rtphys::experiments::peg_pour::PourScene,
+    overlap: impl Fn(&rtphys::Model) -> Box<dyn FnMut(&rtphys::Model, &rtphys::Data) -> f64>,
+) {
+    use rtphys::experiments::peg_pour::PourDriver;
     for seed in [1u64, 2] {
-        let h = 5e-2;
-        let scene = pour_scene(seed, PourMethod::Peg, h);
+        let scene = scene(seed);
         let model = rtphys::model::scene::load_scene_str(
             &scene.toml,
             "<peg-pour>",
             std::path::Path::new("."),
         )
         .expect("scene");
-        let model = with_elastic_from_env(model);
+        let model = with_switches_from_env(model);
         let mut data = rtphys::Data::new(&model);
         let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
         let mut pl = rtphys::Pipeline::new(&model);
-        let mut ov = PourOverlap::new(&model);
+        let mut overlap = overlap(&model);
         let (mut max_ov, mut max_t, mut relaxed_steps) = (0.0f64, 0.0f64, 0);
         let mut last_relaxed = 0;
         for _ in 0..(2.0 / h).round() as usize {
             driver.before_step(&mut data, h);
             pl.step(&model, &mut data);
-            max_ov = max_ov.max(ov.volume(&model, &data) / (L * L * L));
+            max_ov = max_ov.max(overlap(&model, &data));
             max_t = max_t.max(data.stats.peg_relaxation);
             if data.stats.peg_relaxed > last_relaxed {
                 relaxed_steps += 1;
@@ -537,59 +545,258 @@ fn pour_3d_counters() {
         }
         let s = &data.stats;
         println!(
-            "seed {seed}: PEG max {max_ov:.3e} L³, failures {}, fallbacks {}, unconverged {}, \
-             row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), quarantined {}",
+            "seed {seed}: PEG max {max_ov:.3e} {unit}, failures {}, fallbacks {}, unconverged {}, \
+             row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), \
+             general-form islands {}, quarantined {}",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
             s.peg_row_cap_steps,
             s.peg_relaxed,
+            s.peg_general,
             s.quarantined
         );
     }
 }
 
+/// The 3D pour at h = 5e-2 (seeds 1, 2, 2 s; the runs of `capture_pour_3d`)
+/// with the step's counters (peg10, [`pour_counters`]). `cargo test --release
+/// --test peg_lcp_survey -- --ignored --nocapture pour_3d_counters`
+/// (`PEG_ELASTIC=1`, `PEG_GENERAL=1`: with those rungs on).
+#[test]
+#[ignore = "tool: the 3D pour at h = 5e-2 with PEG's solve counters (peg10)"]
+fn pour_3d_counters() {
+    use rtphys::experiments::peg_pour::{pour_scene, PourMethod, PourOverlap, L};
+    let h = 5e-2;
+    pour_counters(
+        h,
+        "L³",
+        |seed| pour_scene(seed, PourMethod::Peg, h),
+        |model| {
+            let mut ov = PourOverlap::new(model);
+            Box::new(move |model, data| ov.volume(model, data) / (L * L * L))
+        },
+    );
+}
+
 /// The 2D pour at h = 1e-2 (seeds 1, 2, 2 s: the h = 1e-2 runs of
-/// `peg_pour_2d::pour_2d_peg_criteria`) with PEG's solve counters (peg10):
-/// largest overlap (L²), failures, unconverged solves, elastic relaxations.
-/// `cargo test --release --test peg_lcp_survey -- --ignored --nocapture pour_2d_counters`
-/// (`PEG_ELASTIC=1`: with the elastic relaxation on).
+/// `peg_pour_2d::pour_2d_peg_criteria`) with PEG's solve counters (peg10,
+/// [`pour_counters`]). `cargo test --release --test peg_lcp_survey -- --ignored
+/// --nocapture pour_2d_counters` (`PEG_ELASTIC=1`, `PEG_GENERAL=1`: with those
+/// rungs on).
 #[test]
 #[ignore = "tool: the 2D pour at h = 1e-2 with PEG's solve counters (peg10)"]
 fn pour_2d_counters() {
-    use rtphys::experiments::peg_pour::{PourDriver, PourMethod};
+    use rtphys::experiments::peg_pour::PourMethod;
     use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
     use rtphys::pipeline::lcp::peg::OverlapArea;
-    for seed in [1u64, 2] {
-        let h = 1e-2;
-        let scene = pour_scene_2d(seed, PourMethod::Peg, h);
-        let model = rtphys::model::scene::load_scene_str(
-            &scene.toml,
-            "<peg-pour-2d>",
-            std::path::Path::new("."),
-        )
-        .expect("scene");
-        let model = with_elastic_from_env(model);
-        let mut data = rtphys::Data::new(&model);
-        let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
-        let mut pl = rtphys::Pipeline::new(&model);
-        let mut area = OverlapArea::new(&model);
-        let (mut max_ov, mut max_t) = (0.0f64, 0.0f64);
-        for _ in 0..(2.0 / h).round() as usize {
-            driver.before_step(&mut data, h);
-            pl.step(&model, &mut data);
-            max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
-            max_t = max_t.max(data.stats.peg_relaxation);
+    let h = 1e-2;
+    pour_counters(
+        h,
+        "L²",
+        |seed| pour_scene_2d(seed, PourMethod::Peg, h),
+        |model| {
+            let mut area = OverlapArea::new(model);
+            Box::new(move |model, data| area.area(model, &data.state) / (L * L))
+        },
+    );
+}
+
+/// 003's general |Cι| > 1 form (eqs. (20)–(23)) of a dumped single-primary LCP,
+/// as `peg::assemble(.., general = true)` builds it (peg11): z = (p | β | σ | c | λ),
+/// one force λ_s per slack member s; per member the row 0 ≤ 2 m_ι − g_s ⊥ λ_s
+/// (m_ι = g_ι + Σ c, the set's largest gap by the chain of eq. (20)); a primary's
+/// row 2 m_ι − g_ι = g_ι + 2 Σ c. The dump has no W between non-primary members:
+/// their couplings come from the Nyström extension through the primaries' block
+/// W_PP (exact where rank W = rank W_PP: every 2D group, rank 3 per body; checked
+/// to 1e-9 by `tests/data/peg_lcp/general_form.py`, which builds the same LCP). λ
+/// scaled to a unit diagonal in its own gap, as the engine's `scale`. Also the
+/// member count.
+fn general_form(lcp: &LcpProblem, nf: usize, k: usize) -> (LcpProblem, usize) {
+    let (m, q) = (&lcp.m, &lcp.q);
+    let n = q.len();
+    let (is, ic) = (nf * (k + 1), nf * (k + 2));
+    let ns = n - ic;
+    // The chains: a slack whose row reads the slack before continues its chain;
+    // a chain's primary is the force row with its first c.
+    let mut prim = vec![0usize; ns];
+    let mut first = 0;
+    for s in 0..ns {
+        if s == 0 || m[(ic + s, ic + s - 1)] == 0.0 {
+            first = s;
         }
-        let s = &data.stats;
+        prim[s] = (0..nf).find(|&f| m[(f, ic + first)] != 0.0).unwrap_or(0);
+    }
+    let wb: Vec<f64> = (0..ns).map(|s| m[(ic + s, ic + s)]).collect();
+    // Member gaps over p (in the primary's scaling), and W_PP's pseudo-inverse.
+    let bp = DMatrix::from_fn(ns, nf, |s, j| m[(prim[s], j)] - m[(ic + s, j)] / wb[s]);
+    let wpp = DMatrix::from_fn(nf, nf, |i, j| 0.5 * (m[(i, j)] + m[(j, i)]));
+    let smax = wpp.clone().svd(false, false).singular_values.max();
+    let pi = wpp.pseudo_inverse(1e-8 * smax).expect("pseudo-inverse");
+    let wrows = m.view((0, 0), (is, nf)) * &pi * bp.transpose(); // p and β rows vs members
+    let wmm = &bp * &pi * bp.transpose();
+    let d: Vec<f64> = (0..ns)
+        .map(|s| 1.0 / wmm[(s, s)].max(1e-300).sqrt())
+        .collect();
+    let nn = ic + 2 * ns;
+    let il = ic + ns;
+    let mut g = DMatrix::zeros(nn, nn);
+    let mut h = DVector::zeros(nn);
+    g.view_mut((0, 0), (n, n)).copy_from(m);
+    h.rows_mut(0, n).copy_from(q);
+    for r in 0..is {
+        for s in 0..ns {
+            g[(r, il + s)] = wrows[(r, s)] * d[s];
+        }
+    }
+    for s in 0..ns {
+        let f = prim[s];
+        g[(f, ic + s)] = 2.0;
+        for t in 0..ns {
+            g[(ic + s, il + t)] = wb[s] * (wrows[(f, t)] - wmm[(s, t)]) * d[t];
+        }
+    }
+    for s in 0..ns {
+        let (f, r) = (prim[s], il + s);
+        for j in 0..is {
+            g[(r, j)] = (m[(f, j)] + m[(ic + s, j)] / wb[s]) * d[s];
+        }
+        h[r] = (q[f] + q[ic + s] / wb[s]) * d[s];
+        for t in 0..ns {
+            g[(r, il + t)] = (2.0 * wrows[(f, t)] - wmm[(s, t)]) * d[t] * d[s];
+            if prim[t] == f {
+                g[(r, ic + t)] = 2.0 * d[s];
+            }
+        }
+    }
+    (LcpProblem { m: g, q: h }, ns)
+}
+
+/// The engine's ladder on an LCP (`peg::ladder`): d = 1 at the four zero
+/// tolerances, then d = viol and d = golden at 1e-7, each accepted only if
+/// bounded. The first accepted outcome, or the last.
+fn engine_ladder(lcp: &LcpProblem) -> Outcome {
+    let n = lcp.q.len();
+    let mut last = DVector::zeros(n);
+    let l1 = lemke_ladder(lcp, None, &mut last);
+    if bounded(lcp, &l1) {
+        return l1;
+    }
+    let qm = q_max(lcp).max(1.0);
+    let d_viol = lcp.q.map(|x| (-x).max(0.0) + 1e-2 * qm);
+    let l2 = lemke_once(lcp, d_viol, PEG_ZERO_TOLS[0]);
+    if bounded(lcp, &l2) {
+        return l2;
+    }
+    let d_gold = DVector::from_iterator(
+        n,
+        (0..n).map(|i| 0.5 + ((i as f64 + 1.0) * 0.618_033_988_749_895).fract()),
+    );
+    let mut l3 = lemke_once(lcp, d_gold, PEG_ZERO_TOLS[0]);
+    l3.work += l1.work + l2.work;
+    l3
+}
+
+/// The general |Cι| > 1 form of every dump solved by the engine's ladder (peg11;
+/// prints solved, residual, pivots, ‖z‖∞ per file). The committed 2D n56 and
+/// n69 groups — a rigid motion exists, the single-primary form has no solution
+/// (frictionless, peg10's MILP) — must be solved, bounded, to `PEG_ACCEPT`
+/// (what the engine accepts); the general form's existence on them was decided
+/// by `tests/data/peg_lcp/general_form.py` (MILP: yes, with and without friction).
+/// `cargo test --release --test peg_lcp_survey -- --nocapture general_form`.
+#[test]
+fn general_form_of_failing_peg_lcps() {
+    let all = load();
+    let mut solved = 0;
+    let mut names = Vec::new();
+    println!("file | n | general n | members | ‖q‖∞ | general: verdict residual pivots |z|∞");
+    for (name, lcp, info) in &all {
+        let (gen, ns) = general_form(lcp, info.nf, info.k);
+        let o = engine_ladder(&gen);
         println!(
-            "seed {seed}: PEG max {max_ov:.3e} L², failures {}, unconverged {}, row-cap steps {}, \
-             relaxed islands {} (largest t {max_t:.3e}), quarantined {}",
-            s.solver_failures,
-            s.solver_unconverged,
-            s.peg_row_cap_steps,
-            s.peg_relaxed,
-            s.quarantined
+            "{name} | {} | {} | {ns} | {:.3} | {}",
+            lcp.q.len(),
+            gen.q.len(),
+            q_max(&gen),
+            show(&o, &gen)
+        );
+        if bounded(&gen, &o) {
+            solved += 1;
+            names.push(name.clone());
+        }
+    }
+    println!(
+        "general form: bounded solutions on {solved} of {}",
+        all.len()
+    );
+    if std::env::var("RTPHYS_PEG_LCP_SURVEY_DIR").is_ok() {
+        return;
+    }
+    for must in ["2d_peg_lcp_056_n56.bin", "2d_peg_lcp_005_n69.bin"] {
+        assert!(names.iter().any(|x| x == must), "{must} not solved");
+    }
+}
+
+/// A relaxation on the jammed rows only (peg11, goal 2's second part; not in
+/// the engine): the elastic path of `peg::elastic` with d = 1 only on the force
+/// rows violated at zero impulse (q′_f < 0), 0 on the others — the start of
+/// `elastic_start` stays feasible for t ≥ t₀ (a row with q′_f ≥ 0 and no
+/// impulse is satisfied whatever t). Prints per dump the uniform relaxation's t
+/// and its count of force rows that end short (w_f < −1e-9 max(1, ‖q‖∞)
+/// unrelaxed), beside the jammed-rows one's. Asserts nothing beyond a relaxed
+/// solution on each committed dump (t₀'s always exists).
+/// `cargo test --release --test peg_lcp_survey -- --nocapture jammed_rows`.
+#[test]
+fn elastic_on_the_jammed_rows_only() {
+    let all = load();
+    let mut found = 0;
+    println!("file | n | uniform: t, rows short | jammed rows only: d rows, t, rows short, residual, ‖z‖∞");
+    for (name, lcp, info) in &all {
+        let n = lcp.q.len();
+        let qm = q_max(lcp).max(1.0);
+        let short = |z: &DVector<f64>| {
+            let w = &lcp.m * z + &lcp.q;
+            (0..info.nf).filter(|&f| w[f] < -1e-9 * qm).count()
+        };
+        let run = |jammed: bool| {
+            let (mut start, mut d) = (Vec::new(), DVector::zeros(n));
+            assert!(elastic_start(
+                &lcp.m, &lcp.q, info.nf, info.k, &mut start, &mut d
+            ));
+            if jammed {
+                for f in 0..info.nf {
+                    if lcp.q[f] >= 0.0 {
+                        d[f] = 0.0;
+                    }
+                }
+            }
+            let nd = (0..info.nf).filter(|&f| d[f] > 0.0).count();
+            let mut solver = LemkeSolver::new(LemkeParams {
+                zero_tol: PEG_ZERO_TOLS[0],
+                ..LemkeParams::default()
+            });
+            let mut res = LemkeResults::with_size(n);
+            let (_, t) = solver.solve_elastic(lcp, &d, &start, Z_BOUND * qm, &mut res);
+            (t, short(&res.z), nd, res.stats.residual, res.z.amax())
+        };
+        let (tu, su, ndu, _, _) = run(false);
+        let (tj, sj, ndj, rj, zj) = run(true);
+        println!(
+            "{name} | {n} | {tu:.4e}, {su} of {ndu} | {ndj}, {tj:.4e}, {sj}, {rj:.1e}, {zj:.2e}"
+        );
+        if tj.is_finite() && rj <= accept(lcp) && zj <= Z_BOUND * qm {
+            found += 1;
+        }
+    }
+    println!(
+        "jammed rows only: relaxed solutions on {found} of {}",
+        all.len()
+    );
+    if std::env::var("RTPHYS_PEG_LCP_SURVEY_DIR").is_err() {
+        assert_eq!(
+            found,
+            all.len(),
+            "a relaxed solution on every committed dump"
         );
     }
 }

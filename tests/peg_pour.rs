@@ -82,7 +82,7 @@ fn pour_is_deterministic() {
 /// h = 5e-2 exceeds its median at 1e-3; PEG has no Lemke failure and no crash in a
 /// run (seed, h) where the standard model had neither.
 #[test]
-#[ignore = "open (re-run peg6 at 80064a8, all six runs): h = 1e-3 holds (PEG 4.3e-13 / 7.8e-15 L³, 0 failures); h = 1e-2: PEG 1.2e-5 / 4.8e-4 L³ (seeds 1 / 2, 0 failures); h = 5e-2: PEG 3.4e-3 / 3.0e-2 L³ with 15 / 20 Lemke failures where the standard model had 4 / 2 (> 1e-9); peg10 (peg_lcp_survey pour_3d_counters, the h = 5e-2 runs only): as shipped 7.3e-3 / 7.0e-2 L³ with 4 / 9 failing steps, with the opt-in elastic relaxation (`[lcp] peg_elastic = true`) 7.3e-3 / 6.2e-2 L³ with 3 / 3, still > 1e-9"]
+#[ignore = "open (re-run peg6 at 80064a8, all six runs): h = 1e-3 holds (PEG 4.3e-13 / 7.8e-15 L³, 0 failures); h = 1e-2: PEG 1.2e-5 / 4.8e-4 L³ (seeds 1 / 2, 0 failures); h = 5e-2: PEG 3.4e-3 / 3.0e-2 L³ with 15 / 20 Lemke failures where the standard model had 4 / 2 (> 1e-9); peg10 (peg_lcp_survey pour_3d_counters, the h = 5e-2 runs only): as shipped 7.3e-3 / 7.0e-2 L³ with 4 / 9 failing steps, with the opt-in elastic relaxation (`[lcp] peg_elastic = true`) 7.3e-3 / 6.2e-2 L³ with 3 / 3, still > 1e-9; peg11 (same tool): with 003's general |C| > 1 form (`[lcp] peg_general`, default on) 7.3e-3 / 1.3e-9 L³ with 4 / 2 failing steps, still > 1e-9"]
 fn pour_peg_criteria() {
     let (seeds, hs) = ([1u64, 2], [1e-3, 1e-2, 5e-2]);
     let mut sm_median = Vec::new();

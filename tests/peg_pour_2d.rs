@@ -43,7 +43,7 @@ fn pour_2d_scene_is_planar() {
 /// 4.6e-3 L² (112 / 124 failures), PEG 4.5e-3 / 4.5e-3 L² (2 / 0 failures, no
 /// crash); the second criterion still holds.
 #[test]
-#[ignore = "open: PEG overlaps up to 4.5e-3 L² at h = 1e-2 and 1.1e-3 L² at h = 1e-3 (re-run peg7; docs/EXPERIMENTS.md, 2D pour, peg7)"]
+#[ignore = "open: PEG overlaps up to 4.5e-3 L² at h = 1e-2 and 1.1e-3 L² at h = 1e-3 (re-run peg7; docs/EXPERIMENTS.md, 2D pour, peg7); peg11 (peg_lcp_survey pour_2d_counters, h = 1e-2 only): with the general |C| > 1 form seed 1 8.6e-7 L² (0 failures), seed 2 4.5e-3 L² (0 failures, unconverged over-cap islands); h = 1e-3 seed 2 had 0 failures, which the form cannot reach"]
 fn pour_2d_peg_criteria() {
     let mut failures = Vec::new();
     for h in [1e-3, 1e-2] {
@@ -172,5 +172,58 @@ fn pour_2d_overlap_by_solve_path() {
         data.stats.peg_row_cap_steps,
         data.stats.peg_discarded_passes,
         data.stats.quarantined
+    );
+}
+
+/// 003's general |Cι| > 1 form in the solve path (peg11, `[lcp] peg_general`):
+/// the 2D pour's seed 1 at h = 1e-2 (2 s) meets a jammed two-body group whose
+/// single-primary LCP (eq. (24)) has no solution Lemke finds while a rigid
+/// motion opening every I set exists (docs/EXPERIMENTS.md, peg10/peg11). With
+/// the form off the step falls back to the constraint PGS (counted failures);
+/// on, that island must be solved in the general form (`StepStats::peg_general`
+/// ≥ 1) and the run must have no failed step, with its largest overlap below
+/// the off run's (the fallback's overlap, 4.5e-3 L², is what the exact solve
+/// removes; measured 8.6e-7 L² on, docs/EXPERIMENTS.md peg11).
+#[test]
+fn general_form_solves_the_jammed_group_of_the_2d_pour() {
+    use rtphys::experiments::peg_pour::PourDriver;
+    use rtphys::experiments::peg_pour_2d::L;
+    use rtphys::pipeline::lcp::peg::OverlapArea;
+    let h = 1e-2;
+    let run = |general: bool| {
+        let scene = pour_scene_2d(1, PourMethod::Peg, h);
+        let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
+            .expect("generated scene loads");
+        let mut opt = model.opt;
+        if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+            assert!(p.peg_general, "on by default");
+            p.peg_general = general;
+        }
+        let model = model.with_options(opt);
+        let mut data = rtphys::Data::new(&model);
+        let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
+        let mut pl = rtphys::Pipeline::new(&model);
+        let mut area = OverlapArea::new(&model);
+        let mut max_ov = 0.0f64;
+        for _ in 0..(2.0 / h).round() as usize {
+            driver.before_step(&mut data, h);
+            pl.step(&model, &mut data);
+            max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
+        }
+        (max_ov, data.stats.solver_failures, data.stats.peg_general)
+    };
+    let (ov_off, fail_off, gen_off) = run(false);
+    let (ov_on, fail_on, gen_on) = run(true);
+    println!("off: {ov_off:.3e} L², {fail_off} failures; on: {ov_on:.3e} L², {fail_on} failures, {gen_on} general-form islands");
+    assert_eq!(gen_off, 0, "off: the rung is not taken");
+    assert!(
+        fail_off > 0,
+        "off: the jammed group falls back (the case this test is about)"
+    );
+    assert!(gen_on >= 1, "on: the group is solved in the general form");
+    assert_eq!(fail_on, 0, "on: no failed step");
+    assert!(
+        ov_on < ov_off,
+        "on: overlap {ov_on:e} not below off {ov_off:e}"
     );
 }

@@ -126,9 +126,18 @@ pub struct LcpParams {
     /// failed is solved with its force rows elastically relaxed by the least t
     /// along Lemke's path (`pipeline::lcp::peg::elastic`, peg10), a solution that
     /// always exists. Scene key `peg_elastic`; default off (it halves the 3D
-    /// pour's failing steps but deepens the 2D pour's overlap 50×:
-    /// docs/EXPERIMENTS.md, peg10). Ignored by the standard rows.
+    /// pour's failing steps but deepens the 2D pour's overlap 50× with every
+    /// force row relaxed, 24× with the violated rows only, where the general
+    /// form is off: docs/EXPERIMENTS.md, peg10, peg11). Ignored by the standard rows.
     pub peg_elastic: bool,
+    /// PEG (003): an island the single-primary LCP (eq. (24)) has no solution
+    /// Lemke finds for is solved in 003's general |Cι| > 1 form — a force on any
+    /// member of an I/X set, pushing only while that member's gap is the set's
+    /// largest and that is 0 (eqs. (20)–(23); `pipeline::lcp::peg`, "General
+    /// form", peg11), before the elastic relaxation. Scene key `peg_general`;
+    /// default on (the 2D pour's seed 1 at h = 1e-2: 4.5e-3 → 8.6e-7 L² of
+    /// overlap, docs/EXPERIMENTS.md peg11). Ignored by the standard rows.
+    pub peg_general: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -151,6 +160,7 @@ impl Default for LcpParams {
             warm_start: true,
             peg_block_gs: false,
             peg_elastic: false,
+            peg_general: true,
             contact_model: ContactModel::Standard,
         }
     }

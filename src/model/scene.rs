@@ -46,6 +46,8 @@
 //!                                  #  two-body groups, Lemke per group (experimental)
 //! peg_elastic = false              # peg: an island every solve failed on gets its force
 //!                                  #  rows relaxed by the least t (experimental)
+//! peg_general = true               # peg: a failed island in 003's general |C| > 1 form
+//!                                  #  (forces on any member of a set)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
@@ -626,6 +628,7 @@ struct LcpToml {
     warm_start: Option<bool>,
     peg_block_gs: Option<bool>,
     peg_elastic: Option<bool>,
+    peg_general: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -708,6 +711,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         warm_start: l.warm_start.unwrap_or(d.warm_start),
         peg_block_gs: l.peg_block_gs.unwrap_or(d.peg_block_gs),
         peg_elastic: l.peg_elastic.unwrap_or(d.peg_elastic),
+        peg_general: l.peg_general.unwrap_or(d.peg_general),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

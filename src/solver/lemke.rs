@@ -385,7 +385,7 @@ impl LemkeSolver {
                 };
             }
         }
-        let Some(mut r) = r else {
+        let Some(r) = r else {
             return Run::Solved;
         };
         // Step 2: z0 enters.
@@ -408,37 +408,53 @@ impl LemkeSolver {
             if pivots >= limit {
                 return Run::Limit;
             }
-            // Minimum-ratio test with lexicographic tie-break; prefer z0 on ties.
-            let mut best: Option<usize> = None;
-            for i in 0..n {
-                if self.ws.t[(i, entering)] <= pivot_tol {
-                    continue;
-                }
-                best = match best {
-                    None => Some(i),
-                    Some(s) => Some(self.better_row(n, i, s, entering, z0)),
-                };
-            }
-            let Some(row) = best else {
+            let Some(left) = self.complementary_pivot(n, entering, pivot_tol) else {
                 return Run::Ray;
             };
-            r = row;
-            self.pivot(n, r, entering);
             pivots += 1;
             stats.pivots += 1;
-            leaving = self.ws.basis[r];
-            self.ws.basis[r] = entering;
-            // Clamp round-off below zero in the right-hand side.
-            for i in 0..n {
-                let v = &mut self.ws.t[(i, rhs)];
-                if *v < 0.0 && *v > -pivot_tol {
-                    *v = 0.0;
-                }
-            }
+            leaving = left;
             if leaving == z0 {
                 return Run::Solved;
             }
         }
+    }
+
+    /// One pivot of step 3 (shared with `solve_elastic`, `lemke_elastic.rs`):
+    /// the minimum-ratio test on column `entering` with the lexicographic
+    /// tie-break (z₀ preferred on ties), the Gauss–Jordan pivot, the basis
+    /// update and the right-hand side's round-off below zero clamped. The
+    /// variable that left, or `None` on a ray (no row to pivot on).
+    pub(super) fn complementary_pivot(
+        &mut self,
+        n: usize,
+        entering: usize,
+        pivot_tol: f64,
+    ) -> Option<usize> {
+        let (z0, rhs) = (2 * n, 2 * n + 1);
+        // Minimum-ratio test with lexicographic tie-break; prefer z0 on ties.
+        let mut best: Option<usize> = None;
+        for i in 0..n {
+            if self.ws.t[(i, entering)] <= pivot_tol {
+                continue;
+            }
+            best = match best {
+                None => Some(i),
+                Some(s) => Some(self.better_row(n, i, s, entering, z0)),
+            };
+        }
+        let r = best?;
+        self.pivot(n, r, entering);
+        let leaving = self.ws.basis[r];
+        self.ws.basis[r] = entering;
+        // Clamp round-off below zero in the right-hand side.
+        for i in 0..n {
+            let v = &mut self.ws.t[(i, rhs)];
+            if *v < 0.0 && *v > -pivot_tol {
+                *v = 0.0;
+            }
+        }
+        Some(leaving)
     }
 
     /// Ratio-test winner between rows `i` and `s` for entering column `c`.

@@ -160,30 +160,13 @@ impl LemkeSolver {
             if pivots >= limit {
                 break LemkeStatus::IterationLimit;
             }
-            let mut best: Option<usize> = None;
-            for i in 0..n {
-                if self.ws.t[(i, entering)] <= pivot_tol {
-                    continue;
-                }
-                best = match best {
-                    None => Some(i),
-                    Some(s) => Some(self.better_row(n, i, s, entering, zc)),
-                };
-            }
-            let Some(r) = best else {
+            // Lemke's step 3 (`lemke.rs`, one shared pivot).
+            let Some(left) = self.complementary_pivot(n, entering, pivot_tol) else {
                 break LemkeStatus::RayTermination;
             };
-            self.pivot(n, r, entering);
             pivots += 1;
             results.stats.pivots += 1;
-            leaving = self.ws.basis[r];
-            self.ws.basis[r] = entering;
-            for i in 0..n {
-                let v = &mut self.ws.t[(i, rhs)];
-                if *v < 0.0 && *v > -pivot_tol {
-                    *v = 0.0;
-                }
-            }
+            leaving = left;
             if leaving == zc {
                 break LemkeStatus::Solved;
             }

@@ -132,16 +132,44 @@
 //! `LcpParams::tolerance` is kept, not counted), then, from its best iterate
 //! (else from 0), to the constraint PGS, then to
 //! Lemke once more warm-started from the active set of the PGS solution
-//! (`lemke_from_impulses`); if that is not accepted, **opt-in**
+//! (`lemke_from_impulses`); if that is not accepted, 003's **general
+//! |Cι| > 1 form** ("General form" below; `[lcp] peg_general`, on by
+//! default); if that is not accepted either, **opt-in**
 //! (scene key `[lcp] peg_elastic = true`, `LcpParams::peg_elastic`; off by
 //! default), the **elastic
-//! relaxation** ([`elastic`], peg10): the LCP with every force row's rate relaxed by the
+//! relaxation** ([`elastic`], peg10; since peg11 only the force rows violated at zero impulse,
+//! `ELASTIC_JAMMED_ROWS`): the LCP with those force rows' rates relaxed by the
 //! least t ≥ 0 Lemke's path reaches from the no-impulse basis
 //! (`LemkeSolver::solve_elastic`), a solution of LCP(M, q + t d) that always
 //! exists (t₀ of the start is one) — counted in `StepStats::peg_relaxed`, not
 //! as a failure; only if that is not accepted either is the PGS solution kept,
 //! a counted failure and fallback (`solver_failures`, `solver_fallbacks`, once
 //! per step).
+//!
+//! **General form** (003's |Cι| > 1, eqs. (20)–(23); [`general`], peg11; the
+//! scene key `[lcp] peg_general`, on by default). Where the warm Lemke also
+//! failed, before the elastic relaxation, the island is assembled again over
+//! z = (p | β | σ | c | λ) with one more force λ_s ≥ 0 along each slack
+//! member's own normal (no friction on it) and solved by the same [`ladder`]:
+//!
+//! | rows | w ≥ 0 ⊥ | 003 |
+//! |---|---|---|
+//! | I primary ι | 2 m_ι − g_ι = g_ι + 2 Σ_s c_s ⊥ p_ι | eq. (23), i = 1 |
+//! | I member s | 2 m_ι − g_s = 2 g_ι + 2 Σ_t c_t − g_s ⊥ λ_s | eq. (23), i = s |
+//! | U, slacks, friction | as above, every g now also through W λ | (44), (20) |
+//!
+//! with m_ι = g_ι + Σ_t c_t the set's largest gap (the chain of eq. (20)).
+//! 003 writes eq. (23) with d_ιi = max(0, −ψ_ιi) (eq. (22)) and needs eq. (21),
+//! m_ι ≥ 0, as an inequality outside the LCP ("an LPCC, or an auxiliary
+//! variable"); here d_ιi is replaced by m_ι − g_i, which is ≥ 0 with the same
+//! zero set wherever m_ι = 0, and eq. (21) then follows from the rows: the
+//! member whose gap is the largest has 2 m_ι − m_ι = m_ι ≥ 0. So a force acts on
+//! member i only if g_i = m_ι = 0 (its gap closed and no member open): eqs.
+//! (21)–(23) exactly, a pure LCP of ic + 2 n_s variables without auxiliaries.
+//! Lemke's guarantee does not change: M is neither P₀ nor copositive-plus
+//! (the chains' ones, and λ's diagonal 2 W_ιs − W_ss may be negative), so a ray
+//! does not prove that no solution exists; on the dumped failures
+//! (docs/EXPERIMENTS.md, peg11) it solves every one that admits a rigid motion.
 //!
 //! **Why a relaxation** (docs/EXPERIMENTS.md, peg10). The island LCPs the
 //! ladder fails on mostly have no solution (peg9's MILP); of 80 dumped 2D group
@@ -322,6 +350,9 @@ pub struct PegWorkspace {
     /// The elastic relaxation on ([`elastic`]; the scene key `[lcp] peg_elastic`,
     /// read when the workspace is made; off by default).
     el_on: bool,
+    /// The general |Cι| > 1 form on ([`general`]; the scene key `[lcp]
+    /// peg_general`, read when the workspace is made).
+    gen_on: bool,
 }
 
 impl PegWorkspace {
@@ -360,6 +391,7 @@ impl PegWorkspace {
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
         // replaces left 4.5e-3 L².
         let el_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_elastic);
+        let gen_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_general);
         let dump_dir = std::env::var("RTPHYS_PEG_LCP_DUMP").ok();
         let dump_left = std::env::var("RTPHYS_PEG_LCP_DUMP_N")
             .ok()
@@ -375,6 +407,7 @@ impl PegWorkspace {
             bgs_trace,
             bgs_on,
             el_on,
+            gen_on,
             pivot_budget: usize::MAX,
             ..Default::default()
         }
@@ -1035,7 +1068,7 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             if b.applied {
                 // The island's LCP again in `ls.problem` for the warm Lemke below.
                 island_w(ls);
-                assemble(ls, base as usize);
+                assemble(ls, base as usize, false);
                 scale(ls);
             }
             // The constraint PGS on PEG's own LCP of the island (from the block
@@ -1050,6 +1083,19 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             let (ok2, piv2) = lemke_from_impulses(p, ls, stats);
             pivots += piv2;
             ok = ok2;
+            if !ok && ls.peg.gen_on {
+                // 003's general |Cι| > 1 form: forces on any member of a set
+                // ([`general`]; most of these LCPs have a rigid motion that only
+                // pushes on the non-primary members reach, peg10).
+                let (okg, pivg) = general(p, base as usize, ls, stats);
+                pivots += pivg;
+                ok = okg;
+                if !ok && ls.peg.el_on {
+                    // The single-primary LCP again for the relaxation.
+                    assemble(ls, base as usize, false);
+                    scale(ls);
+                }
+            }
             if !ok && ls.peg.el_on {
                 // The LCP has no solution Lemke finds (most of these have none,
                 // docs/EXPERIMENTS.md peg9/peg10): the elastic relaxation, each
@@ -1096,10 +1142,10 @@ fn solve_island(
     stats: &mut StepStats,
 ) -> (bool, usize) {
     island_w(ls);
-    assemble(ls, ns);
+    assemble(ls, ns, false);
     let q_max = scale(ls);
     stats.lcp_size = stats.lcp_size.max(ls.problem.q.len());
-    ladder(p, ls, stats, q_max)
+    ladder(p, ls, stats, q_max, true)
 }
 
 /// Lemke on the scaled LCP in `ls.problem` (of the island or group in
@@ -1111,6 +1157,7 @@ fn ladder(
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
     q_max: f64,
+    dump: bool,
 ) -> (bool, usize) {
     // Lemke with a ladder of zero-pivot tolerances (relative to the scaled
     // matrix's unit entries): the slack rows hold differences of W's rows (eq. (42)),
@@ -1126,11 +1173,7 @@ fn ladder(
     // (`tests/peg_block_alloc.rs` found that allocation).
     resize_zeroed(&mut ls.peg.cover, n);
     ls.peg.el_start.resize(n, false);
-    let limit = LemkeParams {
-        max_pivots: p.max_pivots,
-        ..LemkeParams::default()
-    }
-    .pivot_limit(n);
+    let limit = pivot_limit(p, n);
     for tol in PEG_ZERO_TOLS {
         // A predicted pass's attempts share its budget ("Predicted reach").
         let left = ls.peg.pivot_budget.saturating_sub(pivots);
@@ -1161,7 +1204,7 @@ fn ladder(
     }
     // Every attempt failed (not a predicted pass's spent budget): the LCP to a
     // file if `RTPHYS_PEG_LCP_DUMP` is set.
-    if ls.peg.dump_dir.is_some() && ls.peg.pivot_budget == usize::MAX {
+    if dump && ls.peg.dump_dir.is_some() && ls.peg.pivot_budget == usize::MAX {
         dump::maybe_dump(ls);
     }
     // Restarts on the ray with other covering vectors (Lemke's w = q + M z + d z₀),
@@ -1214,8 +1257,55 @@ fn ladder(
     (false, pivots)
 }
 
+/// 003's general |Cι| > 1 form of the island (`ns` slacks; module doc, "General
+/// form"): assembled over z = (p | β | σ | c | λ) and scaled into `ls.problem`,
+/// solved by [`ladder`] (d = 1 at the four zero tolerances, then the two
+/// covering-vector restarts; accepted as there, residual and bounded z). Islands
+/// without an I/X set (nothing to generalize) or whose general LCP exceeds
+/// [`PEG_MAX_LCP`] are not tried. Whether it solved (p, β into the force rows and
+/// each λ_s into its member's row of `ls.impulse`, counted in
+/// `StepStats::peg_general`) and the pivots.
+fn general(
+    p: &LcpParams,
+    ns: usize,
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) -> (bool, usize) {
+    let nf = ls.peg.isl_force.len();
+    let ic = nf * (ls.dirs.len() + 2);
+    if ns == 0 || ic + 2 * ns > PEG_MAX_LCP {
+        return (false, 0);
+    }
+    assemble(ls, ns, true);
+    let q_max = scale(ls);
+    let (ok, pivots) = ladder(p, ls, stats, q_max, false);
+    if ok {
+        // `ladder`'s `read` wrote p and β; the members' normal impulses are added
+        // (a member's row may carry another force variable too).
+        let il = ic + ns;
+        let LcpWorkspace {
+            peg,
+            impulse,
+            lemke_res,
+            lcp_scale,
+            ..
+        } = ls;
+        for &ci in &peg.isl_cons {
+            let con = &peg.constraints[ci as usize];
+            let base = il + peg.cons_base[ci as usize] as usize;
+            for (t, sl) in con.slacks.clone().enumerate() {
+                let row = peg.slack_rows[sl as usize] as usize;
+                impulse[3 * row] += (lcp_scale[base + t] * lemke_res.z[base + t]).max(0.0);
+            }
+        }
+        stats.peg_general += 1;
+    }
+    (ok, pivots)
+}
+
 /// The elastic relaxation of the island's scaled LCP in `ls.problem` (issue 12,
-/// peg10): LCP(M, q + t d) with d = 1 on the force rows' normal rows (p) and 0
+/// peg10): LCP(M, q + t d) with d = 1 on the force rows' normal rows (p) — since
+/// peg11 only those violated at zero impulse, q′_f < 0 (`ELASTIC_JAMMED_ROWS`) — and 0
 /// on every other row (friction, σ, slacks), the least t ≥ 0 on Lemke's path
 /// from the start of [`elastic_start`] (`LemkeSolver::solve_elastic`): each
 /// force row may end the step t short of its target rate (scaled units: a rate
@@ -1230,12 +1320,17 @@ fn elastic(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats) -> (bool
     let mut start = std::mem::take(&mut ls.peg.el_start);
     let mut d = std::mem::take(&mut ls.peg.cover);
     let fits = elastic_start(&ls.problem.m, &ls.problem.q, nf, k, &mut start, &mut d);
-    let q_max = ls.problem.q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-    let limit = LemkeParams {
-        max_pivots: p.max_pivots,
-        ..LemkeParams::default()
+    if ELASTIC_JAMMED_ROWS && fits {
+        // Only the rows violated at zero impulse give (peg11): the start stays
+        // feasible for t ≥ t₀ (a satisfied row with no impulse holds for any t).
+        for f in 0..nf {
+            if ls.problem.q[f] >= 0.0 {
+                d[f] = 0.0;
+            }
+        }
     }
-    .pivot_limit(n);
+    let q_max = ls.problem.q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let limit = pivot_limit(p, n);
     ls.lemke.params = LemkeParams {
         max_pivots: Some(limit),
         zero_tol: PEG_ZERO_TOLS[0],
@@ -1265,6 +1360,14 @@ fn elastic(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats) -> (bool
     stats.solver_residual = stats.solver_residual.max(st.residual);
     (false, pivots)
 }
+
+/// The elastic relaxation's d on the force rows violated at zero impulse only
+/// (q′_f < 0; peg11) instead of every force row (peg10's uniform t). Measured
+/// on the dumps (`peg_lcp_survey::elastic_on_the_jammed_rows_only`): fewer rows
+/// end short (625 against 801 over peg9's 80 2D dumps; n56: only its row 7, by
+/// 1.449, the L1 program's answer), by a larger t on some (up to 15.8 against
+/// 7.2 on the interlocked groups).
+const ELASTIC_JAMMED_ROWS: bool = true;
 
 /// The start of the elastic relaxation ([`elastic`]) for a scaled PEG LCP over
 /// z = (p | β | σ | c) of `nf` force rows and `k` directions (the layout of
@@ -1394,11 +1497,7 @@ fn lemke_from_impulses(
     if !ls.guess.iter().all(|x| x.is_finite()) {
         return (false, 0);
     }
-    let limit = LemkeParams {
-        max_pivots: p.max_pivots,
-        ..LemkeParams::default()
-    }
-    .pivot_limit(n);
+    let limit = pivot_limit(p, n);
     ls.lemke.params = LemkeParams {
         max_pivots: Some(limit),
         zero_tol: PEG_ZERO_TOLS[0],
@@ -1472,12 +1571,15 @@ fn island_w(ls: &mut LcpWorkspace) {
 }
 
 /// The dense LCP of one island over z = (p | β | σ | c) (module doc; its force
-/// variables `isl_force`, its constraints' `ns` slacks) into `ls.problem`.
-fn assemble(ls: &mut LcpWorkspace, ns: usize) {
+/// variables `isl_force`, its constraints' `ns` slacks) into `ls.problem`; with
+/// `general`, 003's general |Cι| > 1 form over z = (p | β | σ | c | λ) (module
+/// doc, "General form"): one more force λ per slack member, in slack order.
+fn assemble(ls: &mut LcpWorkspace, ns: usize, general: bool) {
     let nf = ls.peg.isl_force.len();
     let k = ls.dirs.len();
     let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
-    let n = ic + ns;
+    let n = ic + ns + if general { ns } else { 0 };
+    let il = ic + ns;
     reshape_zeroed(&mut ls.problem.m, n, n);
     resize_zeroed(&mut ls.problem.q, n);
     let LcpWorkspace {
@@ -1540,6 +1642,51 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
         }
         m[(is + f, f)] = contacts[rf].mu;
     }
+    if general {
+        // The members' forces λ in every gap and friction row: column λ_s is
+        // member s's normal, G_sᵀ M⁻¹ G_s' (normal and tangents of the row).
+        for &ci in &peg.isl_cons {
+            let con = &peg.constraints[ci as usize];
+            let base = il + peg.cons_base[ci as usize] as usize;
+            for (t, sl) in con.slacks.clone().enumerate() {
+                let ls_ = lr(peg.slack_rows[sl as usize] as usize);
+                let col = base + t;
+                for (f, &fg) in forces.iter().enumerate() {
+                    let lf = lr(peg.force_rows[fg as usize] as usize);
+                    m[(f, col)] += w[(3 * lf, 3 * ls_)];
+                    for (l, &(cl, sl2)) in dirs.iter().enumerate() {
+                        m[(ib + f * k + l, col)] =
+                            cl * w[(3 * lf + 1, 3 * ls_)] + sl2 * w[(3 * lf + 2, 3 * ls_)];
+                    }
+                }
+            }
+        }
+        // A primary pushes only at its own gap 0 with the set's maximum 0: its
+        // row 2 m_ι − g_ι = g_ι + 2 Σ_s c_s (eq. (23) for the primary, below).
+        for (f, &fg) in forces.iter().enumerate() {
+            let con = peg.primary_of[fg as usize];
+            if con == NONE {
+                continue;
+            }
+            let c = &peg.constraints[con as usize];
+            let base = ic + peg.cons_base[con as usize] as usize;
+            for t in 0..(c.slacks.end - c.slacks.start) as usize {
+                m[(f, base + t)] = 2.0;
+            }
+        }
+    }
+    // The gap of row `i` into row `r` with weight α over the λ columns too (the
+    // general form; [`assemble`]'s `add_gap` covers p and β).
+    let add_gap_lambda = |m: &mut nalgebra::DMatrix<f64>, r: usize, i: usize, alpha: f64| {
+        for &ci in &peg.isl_cons {
+            let con = &peg.constraints[ci as usize];
+            let base = il + peg.cons_base[ci as usize] as usize;
+            for (t, sl) in con.slacks.clone().enumerate() {
+                let ls_ = lr(peg.slack_rows[sl as usize] as usize);
+                m[(r, base + t)] += alpha * w[(3 * lr(i), 3 * ls_)];
+            }
+        }
+    };
     // Slack rows: g_ι − g_s + Σ_{t ≤ s} c_t.
     for &ci in &peg.isl_cons {
         let con = &peg.constraints[ci as usize];
@@ -1551,6 +1698,35 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize) {
             add_gap(m, q, r, peg.slack_rows[s as usize] as usize, -1.0);
             for u in 0..=t {
                 m[(r, base + u)] = 1.0;
+            }
+            if general {
+                add_gap_lambda(m, r, prim, 1.0);
+                add_gap_lambda(m, r, peg.slack_rows[s as usize] as usize, -1.0);
+            }
+        }
+    }
+    if !general {
+        return;
+    }
+    // The members' rows (eqs. (22)–(23) with d_ιs replaced by m_ι − g_s, the
+    // set's largest gap m_ι = g_ι + Σ_t c_t by the chain of eq. (20)):
+    // 0 ≤ 2 m_ι − g_s ⊥ λ_s ≥ 0. Row ≥ 0 for every member is m_ι ≥ 0 (eq. (21):
+    // the member with the largest gap gives 2 m_ι − m_ι), and then each of
+    // m_ι, m_ι − g_s ≥ 0, so λ_s > 0 only where both are 0 — g_s = 0 = m_ι.
+    for &ci in &peg.isl_cons {
+        let con = &peg.constraints[ci as usize];
+        let cb = peg.cons_base[ci as usize] as usize;
+        let nsl = (con.slacks.end - con.slacks.start) as usize;
+        let prim = con.primary as usize;
+        for (t, s) in con.slacks.clone().enumerate() {
+            let r = il + cb + t;
+            let gs = peg.slack_rows[s as usize] as usize;
+            add_gap(m, q, r, prim, 2.0);
+            add_gap(m, q, r, gs, -1.0);
+            add_gap_lambda(m, r, prim, 2.0);
+            add_gap_lambda(m, r, gs, -1.0);
+            for u in 0..nsl {
+                m[(r, ic + cb + u)] = 2.0;
             }
         }
     }
@@ -1572,11 +1748,7 @@ pub const PEG_PASSES: usize = 1;
 /// largest island LCP n they solved, so that a step's pivots stay within one
 /// attempt's limit whatever the passes (module doc, "Predicted reach").
 pub(super) fn set_pass_budget(p: &LcpParams, ls: &mut LcpWorkspace, stats: &StepStats) {
-    let limit = LemkeParams {
-        max_pivots: p.max_pivots,
-        ..LemkeParams::default()
-    }
-    .pivot_limit(stats.lcp_size);
+    let limit = pivot_limit(p, stats.lcp_size);
     ls.peg.pivot_budget = limit.saturating_sub(stats.solver_iterations);
 }
 
@@ -1728,6 +1900,17 @@ pub(super) fn report_row_cap(ls: &mut LcpWorkspace) {
     }
 }
 
+/// One Lemke attempt's pivot limit on an LCP of `n` variables: the scene's
+/// `max_pivots`, else Lemke's default 10 n + 100 (`LemkeParams::pivot_limit`);
+/// the ladder, the warm Lemke and the elastic relaxation use it alike.
+fn pivot_limit(p: &LcpParams, n: usize) -> usize {
+    LemkeParams {
+        max_pivots: p.max_pivots,
+        ..LemkeParams::default()
+    }
+    .pivot_limit(n)
+}
+
 /// Zero pivot tolerances of Lemke on the scaled PEG LCP, tried in order (see
 /// [`solve_island`]).
 const PEG_ZERO_TOLS: [f64; 4] = [1e-7, 1e-9, 1e-5, 1e-11];
@@ -1768,12 +1951,26 @@ fn scale(ls: &mut LcpWorkspace) -> f64 {
         }
         ls.lcp_scale[is + f] = 1.0 / d;
     }
+    let mut nsl = 0;
     for &ci in &ls.peg.isl_cons {
         let con = &ls.peg.constraints[ci as usize];
         let d = wbar(ls, con.primary as usize).sqrt();
         let base = ic + ls.peg.cons_base[ci as usize] as usize;
         for t in 0..(con.slacks.end - con.slacks.start) as usize {
             ls.lcp_scale[base + t] = d;
+        }
+        nsl += (con.slacks.end - con.slacks.start) as usize;
+    }
+    if n == ic + 2 * nsl && nsl > 0 {
+        // The general form's member forces λ_s (`assemble`): 1/√W_nn of the
+        // member's own row, a unit diagonal in its gap.
+        for &ci in &ls.peg.isl_cons {
+            let con = &ls.peg.constraints[ci as usize];
+            let base = ic + nsl + ls.peg.cons_base[ci as usize] as usize;
+            for (t, sl) in con.slacks.clone().enumerate() {
+                let row = ls.peg.slack_rows[sl as usize] as usize;
+                ls.lcp_scale[base + t] = 1.0 / wbar(ls, row).sqrt();
+            }
         }
     }
     let (m, q, dv) = (&mut ls.problem.m, &mut ls.problem.q, &ls.lcp_scale);

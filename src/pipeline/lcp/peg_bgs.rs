@@ -296,7 +296,7 @@ fn solve_reduced(
                 ok = o;
             }
             if !ok {
-                let (o, piv) = ladder(p, ls, stats, q_max);
+                let (o, piv) = ladder(p, ls, stats, q_max, true);
                 pivots += piv;
                 ok = o;
             }
@@ -407,7 +407,7 @@ fn assemble_group(ls: &mut LcpWorkspace, ns: usize) -> f64 {
             qw.as_mut_slice()[r..r + 3].copy_from_slice(q);
         }
     }
-    assemble(ls, ns);
+    assemble(ls, ns, false);
     let q_max = scale(ls);
     let LcpWorkspace { qw, peg: pw, .. } = ls;
     for (&r, q) in pw.isl_rows.iter().zip(pw.bgs_qsave.chunks_exact(3)) {
@@ -490,7 +490,7 @@ pub(super) fn solve_island(
                 ok = o;
             }
             if !ok {
-                let (o, piv) = ladder(p, ls, stats, q_max);
+                let (o, piv) = ladder(p, ls, stats, q_max, true);
                 out.pivots += piv;
                 ok = o;
             }

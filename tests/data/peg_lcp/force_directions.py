@@ -4,18 +4,9 @@ W between members by Nystrom through the primaries' block (exact when rank W = r
 import numpy as np,sys,time
 f=sys.argv[1]; tl=float(sys.argv[2]); form=sys.argv[3]
 from scipy.optimize import milp, LinearConstraint, Bounds
-import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); from peglib import load
+import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); from peglib import load, chains_of
 M,q,nf,k=load(f); n=len(q); ic=nf*(k+2); ns=n-ic; S=M[ic:,ic:]
-chains=[];cur=[]
-for s in range(ns):
-    if s>0 and S[s,s-1]!=0: cur.append(s)
-    else:
-        if cur: chains.append(cur)
-        cur=[s]
-if ns: chains.append(cur)
-own={}
-for ch in chains:
-    fs=[f_ for f_ in range(nf) if M[f_,ic+ch[0]]!=0]; own[fs[0]]=ch
+own=chains_of(M,nf,k)
 A=[];B=[];con=[];isprim=[]
 for f_ in range(nf):
     a0=q[f_]; B0=M[f_,:nf]; A.append(a0); B.append(B0); con.append(f_); isprim.append(True)

@@ -4,20 +4,10 @@ that makes every constraint's largest gap >= -tau (scaled)?  MILP over p (free) 
 Also: least uniform relaxation t for which one exists (minimize t)."""
 import numpy as np,sys,time
 f=sys.argv[1]; tl=float(sys.argv[2]) if len(sys.argv)>2 else 120
-import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); from peglib import load
+import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); from peglib import load, chains_of
 from scipy.optimize import milp, LinearConstraint, Bounds
 M,q,nf,k=load(f); n=len(q); ic=nf*(k+2); ns=n-ic; S=M[ic:,ic:]
-chains=[];cur=[]
-for s in range(ns):
-    if s>0 and S[s,s-1]!=0: cur.append(s)
-    else:
-        if cur: chains.append(cur)
-        cur=[s]
-if ns: chains.append(cur)
-own={}
-for ch in chains:
-    fs=[f_ for f_ in range(nf) if M[f_,ic+ch[0]]!=0]
-    own[fs[0]]=ch
+own=chains_of(M,nf,k)
 # rows: for each force row f (U or I): list of member gap expressions a + B p (scaled by 1/sqrt(wbar))
 mem=[]
 for f_ in range(nf):

@@ -3,23 +3,8 @@ have a solution with ||z||_inf <= Z?  A mixed-integer program (scipy's HiGHS):
 z >= 0, w = M z + q >= 0, z <= Z y, w <= Wb (1 - y) (+ tau), y binary.
 Usage: python milp_existence.py FILE [Z=1e3] [time_limit_s=60] [tau_rel=0]
 (docs/EXPERIMENTS.md, peg9; run with /work/venv-mj/bin/python)."""
-import numpy as np, struct, sys
-
-
-def load(path):
-    b=open(path,'rb').read()
-    n,nf,k,r,ns=struct.unpack('<5Q',b[8:48]); at=48
-    smax,err=struct.unpack('<2d',b[at:at+16]); at+=16
-    q=np.frombuffer(b,'<f8',n,at).copy(); at+=8*n
-    M=np.zeros((n,n))
-    dt=np.dtype([('i','<u4'),('j','<u4'),('v','<f8')])
-    tr=np.frombuffer(b,dt,ns,at); at+=16*ns
-    M[tr['i'],tr['j']]=tr['v']
-    is_=nf*(k+1); rows=list(range(is_))+list(range(is_+nf,n))
-    U=np.frombuffer(b,'<f8',len(rows)*r,at).reshape(len(rows),r); at+=8*len(rows)*r
-    V=np.frombuffer(b,'<f8',is_*r,at).reshape(is_,r)
-    M[np.ix_(rows,range(is_))]=U@V.T
-    return M,q,nf,k
+import numpy as np, sys, os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); from peglib import load
 
 
 import time
