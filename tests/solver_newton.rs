@@ -481,6 +481,7 @@ fn dumped_island_at(path: &str) -> (ContactProblem, Vec<f64>, f64) {
         order: (0..n as u32).collect(),
         island_start: vec![0, n],
         table: PolygonTable::new(v["k"].as_u64().expect("k") as u32),
+        body: Default::default(),
     };
     p.validate().expect("valid dump");
     (
@@ -1271,4 +1272,197 @@ fn interior_memory_rides_in_the_snapshot() {
         );
     }
     assert_eq!(a.lcp_interior, data.lcp_interior);
+}
+
+impl Scene {
+    /// `contact_problem` with the pipeline's CFM (W_ii's diagonal × (1 + 1e-9),
+    /// `pipeline::lcp::delassus`) and, when `body`, W's factors in body space
+    /// (`BodyRows`: each point's J per body and M⁻¹ Jᵀ), as the pipeline's
+    /// Newton problem carries them since lcp12.
+    fn contact_problem_with_body(&self, k: u32, body: bool) -> ContactProblem {
+        let mut p = self.contact_problem(k);
+        for i in 0..p.n() {
+            for kk in p.row_start[i]..p.row_start[i + 1] {
+                if p.col[kk] as usize == i {
+                    for a in 0..3 {
+                        p.w[kk][4 * a] *= 1.0 + 1e-9;
+                    }
+                }
+            }
+        }
+        if body {
+            let b = &mut p.body;
+            b.ndof = self.minv.iter().map(|m| m.nrows() as u32).collect();
+            for t in &self.touch {
+                let mut side = [(u32::MAX, 0usize); 2];
+                for (s, (bi, j)) in t.iter().enumerate() {
+                    side[s] = (*bi as u32, b.j.len());
+                    let mj = j * &self.minv[*bi];
+                    for r in 0..3 {
+                        for c in 0..j.ncols() {
+                            b.j.push(j[(r, c)]);
+                            b.mj.push(mj[(r, c)]);
+                        }
+                    }
+                }
+                b.side.push(side);
+            }
+        }
+        p
+    }
+}
+
+/// lcp12, the interior method's body-space system (`solver::interior`, "Body
+/// space": Woodbury's identity over the island's DoFs, `I + M⁻¹ Jᵀ G⁻¹ J`,
+/// instead of the dense `W + Bᵀ D A` of 3 rows per point) on problems where it
+/// is smaller: a face on 4 corners and on 5 (a duplicate), two cubes stacked
+/// (1:1 and 1,000:1, 8 points on 12 DoFs) and random piles of 2–4 bodies with
+/// 3–5 points per touching pair, each pushed down and sideways. With
+/// `Globalization::Interior` (the coupled path first) from zero: converged to
+/// the natural-map tolerance 1e-10 (asserted with the independent residual),
+/// every interior factorization in body space (none without the body rows),
+/// and the contact velocities w = W z + q equal to Lemke's on the same W to
+/// 1e-8 m/s (1e-11 m per 1 ms step; the impulses are not unique on dependent
+/// corners) where Lemke's own residual is ≤ 1e-12, and to the dense
+/// system's to the same 1e-8 everywhere.
+///
+/// FAILS (measured 2026-11-29 11:38 UTC, the first case: the face on 4
+/// corners pushed down, body space unconverged at 400 factorizations,
+/// residual 5e-3, where the dense system converges): Woodbury's identity
+/// divides by `G_i`, and on a loaded sticking point `G_i` is the CFM (1e-9 of
+/// W) in the tangent rows: the capacitance matrix has entries ≈ 1e9 and the
+/// impulse `G_i⁻¹ (r_i − U_i u)` loses ≈ 9 digits more than a backward-stable
+/// dense factor; one step of iterative refinement does not recover them
+/// (the error exceeds the solution). Kept as the record of the experiment.
+#[test]
+#[ignore = "lcp12's body-space system fails here (doc above): the record of the experiment"]
+fn body_space_interior_matches_dense_and_lemke() {
+    let corners = [[0.5, 0.5], [-0.5, 0.5], [-0.5, -0.5], [0.5, -0.5]];
+    let mut cases: Vec<(String, Scene)> = Vec::new();
+    for (name, pts) in [
+        ("face", corners.to_vec()),
+        (
+            "duplicate",
+            vec![corners[0], corners[0], corners[1], corners[2], corners[3]],
+        ),
+    ] {
+        for push in [[-1.0, 0.0, 0.0], [-1.0, 0.3, -0.1], [-1.0, 2.0, 1.0]] {
+            let touch: Vec<_> = pts
+                .iter()
+                .map(|c| vec![(0, point_jacobian([0.0, 0.0, 1.0], [c[0], c[1], -0.5]))])
+                .collect();
+            let n = touch.len();
+            let q = (0..n)
+                .flat_map(|i| [push[0] + 0.01 * i as f64, push[1], push[2]])
+                .collect();
+            cases.push((
+                format!("{name} {push:?}"),
+                Scene {
+                    minv: vec![cube_minv(1.0)],
+                    touch,
+                    q,
+                    mu: vec![0.5; n],
+                },
+            ));
+        }
+    }
+    for (ratio, push) in [(1.0, [-1.0, 0.0, 0.0]), (1000.0, [-0.5, 0.2, 0.1])] {
+        let mut touch: Vec<_> = corners
+            .iter()
+            .map(|c| vec![(0, point_jacobian([0.0, 0.0, 1.0], [c[0], c[1], -0.5]))])
+            .collect();
+        for c in &corners {
+            let lower = point_jacobian([0.0, 0.0, 1.0], [c[0], c[1], 0.5]);
+            let upper = -point_jacobian([0.0, 0.0, 1.0], [c[0], c[1], -0.5]);
+            touch.push(vec![(0, lower), (1, upper)]);
+        }
+        let n = touch.len();
+        let q = (0..n)
+            .flat_map(|i| [push[0] + 0.01 * i as f64, push[1], push[2]])
+            .collect();
+        cases.push((
+            format!("stack {ratio}:1"),
+            Scene {
+                minv: vec![cube_minv(1.0), cube_minv(ratio)],
+                touch,
+                q,
+                mu: vec![0.5; n],
+            },
+        ));
+    }
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for trial in 0..40 {
+        let nb = 2 + trial % 3;
+        let minv: Vec<_> = (0..nb)
+            .map(|_| {
+                let mass = 0.5 + 2.0 * rng.next().abs();
+                random_inertia(&mut rng, mass)
+            })
+            .collect();
+        let mut touch = Vec::new();
+        for b in 0..nb {
+            // 3–5 points on the ground (body 0) or on the body below.
+            for _ in 0..3 + trial % 3 {
+                let nrm = [0.2 * rng.next(), 0.2 * rng.next(), 1.0];
+                let r = [0.5 * rng.next(), 0.5 * rng.next(), -0.5];
+                let mut t = vec![(b, point_jacobian(nrm, r))];
+                if b > 0 {
+                    let mut j2 = point_jacobian(nrm, [0.5 * rng.next(), 0.5 * rng.next(), 0.5]);
+                    j2 *= -1.0;
+                    t.push((b - 1, j2));
+                }
+                touch.push(t);
+            }
+        }
+        let n = touch.len();
+        let q: Vec<f64> = (0..n)
+            .flat_map(|_| [-0.5 - 0.5 * rng.next().abs(), 0.5 * rng.next(), 0.5 * rng.next()])
+            .collect();
+        let mu: Vec<f64> = (0..n).map(|_| 0.2 + 0.6 * rng.next().abs()).collect();
+        cases.push((format!("random {trial}"), Scene { minv, touch, q, mu }));
+    }
+    let solver = NewtonSolver::new(NewtonParams {
+        globalization: Globalization::Interior,
+        ..radius_newton(1e-10, 400).params
+    });
+    let (mut body_fz, mut dense_fz, mut lemke_compared) = (0, 0, 0);
+    for (name, scene) in &cases {
+        let k = 4;
+        let dense = scene.contact_problem_with_body(k as u32, false);
+        let body = scene.contact_problem_with_body(k as u32, true);
+        let w = dense_of(&dense);
+        let (mut rd, mut rb) = (NewtonResults::default(), NewtonResults::default());
+        let sd = solver.solve_contacts(&dense, None, &mut rd);
+        let sb = solver.solve_contacts(&body, None, &mut rb);
+        assert_eq!(sd, NewtonStatus::Converged, "{name} dense: {:?}", rd.stats);
+        assert_eq!(sb, NewtonStatus::Converged, "{name} body: {:?}", rb.stats);
+        let res = natural_residual(&body, &rb.z);
+        assert!(res <= 1e-10, "{name}: residual {res:e}");
+        assert_eq!(rd.stats.body_space_factorizations, 0, "{name}");
+        // The interior path ran in body space whenever it ran (the coupled
+        // path's factorizations; the radius Newton's are the frozen QP's).
+        if rb.stats.factorizations > 0 {
+            assert!(rb.stats.body_space_factorizations > 0, "{name}: {:?}", rb.stats);
+            assert!(rb.stats.largest_body_system < 3 * scene.touch.len(), "{name}");
+        }
+        body_fz += rb.stats.factorizations;
+        dense_fz += rd.stats.factorizations;
+        let vb = contact_velocity(&w, &body.q, &rb.z);
+        let vd = contact_velocity(&w, &dense.q, &rd.z);
+        let d = max_abs_diff(&vb, &vd);
+        assert!(d <= 1e-8, "{name}: |w_body − w_dense| = {d:e}");
+        if let Some(zl) = lemke_solve(&stewart_trinkle_lcp(&w, &body.q, &body.mu, k)) {
+            let lem = impulses_from_lemke(&zl, scene.touch.len(), k);
+            if natural_residual(&body, &lem) <= 1e-12 {
+                let d = max_abs_diff(&vb, &contact_velocity(&w, &body.q, &lem));
+                assert!(d <= 1e-8, "{name}: |w − w_Lemke| = {d:e}");
+                lemke_compared += 1;
+            }
+        }
+    }
+    println!(
+        "{} problems: factorizations body space {body_fz}, dense {dense_fz}; {lemke_compared} compared with Lemke",
+        cases.len()
+    );
+    assert!(lemke_compared >= 10, "{lemke_compared} compared with Lemke");
 }
