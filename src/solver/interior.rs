@@ -82,21 +82,6 @@
 //! the forward sweep) had it stall; the unit test `lu_factor_and_subst` now
 //! covers the substitution.
 //!
-//! # Body space (lcp12, an experiment: not a gain)
-//! `W = J M⁻¹ Jᵀ + E` (`E` the pipeline's CFM, block diagonal) makes `H = W +
-//! Bᵀ D A = G + U V` with `G = E + Bᵀ D A` block diagonal (3×3 per point),
-//! `U = J`, `V = M⁻¹ Jᵀ`: Woodbury's identity solves `H x = r` with one LU of
-//! the island's `N × N` capacitance `I + V G⁻¹ U` (`N` its DoFs, 6 per free
-//! body, against 3 rows per point), `x_i = G_i⁻¹ (r_i − U_i u)`, plus one step
-//! of iterative refinement on the contact-space residual. Used when the
-//! problem carries `BodyRows` (the pipeline's, for Newton). Measured on the
-//! 20-pile (docs/BENCHMARKS.md, lcp12): each factorization is ≈ 2× cheaper,
-//! but the path needs 157–174 factorizations per step instead of 102–105 and
-//! fails more often: on a loaded sticking point `G_i` is the CFM (1e-9 of W)
-//! in the tangent rows, so the identity loses ≈ 9 digits
-//! (`tests/solver_newton.rs::body_space_interior_matches_dense_and_lemke`
-//! fails on a face on 4 corners). Reverted after this commit.
-//!
 //! # Cost
 //! ≈ 10–18 Cholesky factorizations per path on the pile's islands (counted in
 //! the solver's step budget), no allocation once the buffers are sized
@@ -268,8 +253,6 @@ impl NewtonSolver {
             }
         }
         let cross = CROSSOVER_MU * ps * vs;
-        // Body space (module doc): the island's DoFs when fewer than its rows.
-        let nn = body_setup(problem, order, r, m);
         for _ in 0..MAX_INTERIOR {
             // Exact already? The iterate projected onto K_r, F_r there.
             project_onto(problem, order, &r.z, &mut r.trial, &r.radius, coupled);
@@ -313,14 +296,68 @@ impl NewtonSolver {
                 break;
             }
             *steps += 1;
-            let factored = if nn > 0 {
-                r.stats.body_space_factorizations += 1;
-                r.stats.largest_body_system = r.stats.largest_body_system.max(nn);
-                body_factor(problem, order, nrm, r, nn)
+            // H = W + Aᵀ D A (the island's dense 3n × 3n, lower and upper).
+            r.jac.clear();
+            r.jac.resize(m * m, 0.0);
+            for (ai, &i) in order.iter().enumerate() {
+                let i = i as usize;
+                for kk in problem.row_start[i]..problem.row_start[i + 1] {
+                    let sj = r.slot[problem.col[kk] as usize] as usize;
+                    // An island's blocks couple only its own points (a slot
+                    // out of range would be a malformed island: never index
+                    // past the matrix).
+                    if sj >= na {
+                        continue;
+                    }
+                    let wb = &problem.w[kk];
+                    for row in 0..3 {
+                        let base = (3 * ai + row) * m + 3 * sj;
+                        for col in 0..3 {
+                            r.jac[base + col] += wb[3 * row + col];
+                        }
+                    }
+                }
+                let cb = ai * nc;
+                let d = 3 * ai * m + 3 * ai;
+                r.jac[d] += r.ip_l[cb] / r.ip_s[cb];
+                if has_cone(r, i) {
+                    // Bᵀ D A (B: the rows without the μ column, A: with it).
+                    let ap = r.ip_cone[i].0;
+                    let (mut h11, mut h12, mut h22, mut h10, mut h20) = (0.0, 0.0, 0.0, 0.0, 0.0);
+                    for (j, &(nx, ny)) in nrm.iter().enumerate() {
+                        let dj = r.ip_l[cb + 1 + j] / r.ip_s[cb + 1 + j];
+                        h11 += dj * nx * nx;
+                        h12 += dj * nx * ny;
+                        h22 += dj * ny * ny;
+                        h10 -= dj * nx * ap;
+                        h20 -= dj * ny * ap;
+                    }
+                    r.jac[d + m] += h10;
+                    r.jac[d + 2 * m] += h20;
+                    r.jac[d + m + 1] += h11;
+                    r.jac[d + m + 2] += h12;
+                    r.jac[d + 2 * m + 1] += h12;
+                    r.jac[d + 2 * m + 2] += h22;
+                }
+            }
+            // Fixed tangential rows (r_i ≤ 0): Δf = 0.
+            for (ai, &i) in order.iter().enumerate() {
+                if !has_cone(r, i as usize) {
+                    for row in [3 * ai + 1, 3 * ai + 2] {
+                        for c in 0..m {
+                            r.jac[row * m + c] = 0.0;
+                            r.jac[c * m + row] = 0.0;
+                        }
+                        r.jac[row * m + row] = 1.0;
+                    }
+                }
+            }
+            // Symmetric (frozen radii): Cholesky; coupled: LU with partial pivoting.
+            if !(if coupled {
+                lu_factor(&mut r.jac, &mut r.perm, m)
             } else {
-                dense_factor(problem, order, nrm, r, coupled)
-            };
-            if !factored {
+                cholesky_factor(&mut r.jac, m)
+            }) {
                 break;
             }
             // Predictor (σ = 0): S⁻¹ r_c = λ.
@@ -328,11 +365,7 @@ impl NewtonSolver {
                 r.ip_dl[c] = r.ip_l[c];
             }
             rhs(order, nrm, r, nc);
-            if nn > 0 {
-                body_subst(problem, order, r, nn);
-            } else {
-                subst(coupled, r, m);
-            }
+            subst(coupled, r, m);
             directions(order, nrm, r, nc);
             let a_aff = max_step(order, r, nc);
             let mut mu_aff = 0.0;
@@ -350,11 +383,7 @@ impl NewtonSolver {
                 r.ip_dl[c] = r.ip_l[c] + (r.ip_ds[c] * r.ip_dl[c] - sigma * mu) / r.ip_s[c];
             }
             rhs(order, nrm, r, nc);
-            if nn > 0 {
-                body_subst(problem, order, r, nn);
-            } else {
-                subst(coupled, r, m);
-            }
+            subst(coupled, r, m);
             directions(order, nrm, r, nc);
             let alpha = (STEP_TO_BOUNDARY * max_step(order, r, nc)).min(1.0);
             // A step that is not finite (s or λ underflowing, a factor that lost
@@ -387,399 +416,6 @@ impl NewtonSolver {
         }
         false
     }
-}
-
-/// `H = W + Bᵀ D A` of the island (dense, `3n × 3n`, the points in `order`'s
-/// order) factored into `r.jac` (Cholesky when `coupled` is false, the frozen
-/// radii's symmetric system; LU with `r.perm` otherwise). False on a failed
-/// factorization.
-fn dense_factor(
-    problem: &ContactProblem,
-    order: &[u32],
-    nrm: &[(f64, f64)],
-    r: &mut NewtonResults,
-    coupled: bool,
-) -> bool {
-    let na = order.len();
-    let m = 3 * na;
-    let nc = nrm.len() + 1;
-    // H = W + Aᵀ D A (the island's dense 3n × 3n, lower and upper).
-    r.jac.clear();
-    r.jac.resize(m * m, 0.0);
-    for (ai, &i) in order.iter().enumerate() {
-        let i = i as usize;
-        for kk in problem.row_start[i]..problem.row_start[i + 1] {
-            let sj = r.slot[problem.col[kk] as usize] as usize;
-            // An island's blocks couple only its own points (a slot
-            // out of range would be a malformed island: never index
-            // past the matrix).
-            if sj >= na {
-                continue;
-            }
-            let wb = &problem.w[kk];
-            for row in 0..3 {
-                let base = (3 * ai + row) * m + 3 * sj;
-                for col in 0..3 {
-                    r.jac[base + col] += wb[3 * row + col];
-                }
-            }
-        }
-        let cb = ai * nc;
-        let d = 3 * ai * m + 3 * ai;
-        r.jac[d] += r.ip_l[cb] / r.ip_s[cb];
-        if has_cone(r, i) {
-            // Bᵀ D A (B: the rows without the μ column, A: with it).
-            let ap = r.ip_cone[i].0;
-            let (mut h11, mut h12, mut h22, mut h10, mut h20) = (0.0, 0.0, 0.0, 0.0, 0.0);
-            for (j, &(nx, ny)) in nrm.iter().enumerate() {
-                let dj = r.ip_l[cb + 1 + j] / r.ip_s[cb + 1 + j];
-                h11 += dj * nx * nx;
-                h12 += dj * nx * ny;
-                h22 += dj * ny * ny;
-                h10 -= dj * nx * ap;
-                h20 -= dj * ny * ap;
-            }
-            r.jac[d + m] += h10;
-            r.jac[d + 2 * m] += h20;
-            r.jac[d + m + 1] += h11;
-            r.jac[d + m + 2] += h12;
-            r.jac[d + 2 * m + 1] += h12;
-            r.jac[d + 2 * m + 2] += h22;
-        }
-    }
-    // Fixed tangential rows (r_i ≤ 0): Δf = 0.
-    for (ai, &i) in order.iter().enumerate() {
-        if !has_cone(r, i as usize) {
-            for row in [3 * ai + 1, 3 * ai + 2] {
-                for c in 0..m {
-                    r.jac[row * m + c] = 0.0;
-                    r.jac[c * m + row] = 0.0;
-                }
-                r.jac[row * m + row] = 1.0;
-            }
-        }
-    }
-    // Symmetric (frozen radii): Cholesky; coupled: LU with partial pivoting.
-    if coupled {
-        lu_factor(&mut r.jac, &mut r.perm, m)
-    } else {
-        cholesky_factor(&mut r.jac, m)
-    }
-}
-
-/// The body-space system's setup (module doc, "Body space"): the island's DoF
-/// blocks get their offsets, each point its sides' offsets (`r.bs_poff`) and
-/// its CFM block `E_i = W_ii − Σ_{s,s'} J_is M⁻¹ J_is'ᵀ` (`r.bs_e`, the sides
-/// on one block). Returns the island's DoFs `N`, or 0 (the dense system) when
-/// the problem has no body rows, they do not fit, or `N ≥ m` rows.
-fn body_setup(problem: &ContactProblem, order: &[u32], r: &mut NewtonResults, m: usize) -> usize {
-    let b = &problem.body;
-    if b.side.len() != problem.n() {
-        return 0;
-    }
-    if r.bs_off.len() < b.ndof.len() {
-        r.bs_off.resize(b.ndof.len(), u32::MAX);
-    }
-    r.bs_poff.clear();
-    let mut nn = 0_usize;
-    let mut fits = true;
-    for &i in order {
-        let mut po = [u32::MAX; 2];
-        for (s, &(blk, start)) in b.side[i as usize].iter().enumerate() {
-            if blk == u32::MAX {
-                continue;
-            }
-            let nd = b.ndof.get(blk as usize).map_or(0, |&d| d as usize);
-            if nd == 0 || start + 3 * nd > b.j.len().min(b.mj.len()) {
-                fits = false;
-                continue;
-            }
-            let off = &mut r.bs_off[blk as usize];
-            if *off == u32::MAX {
-                *off = nn as u32;
-                nn += nd;
-            }
-            po[s] = *off;
-        }
-        r.bs_poff.push(po);
-    }
-    // The offsets are the island's only: back to unset.
-    for &i in order {
-        for &(blk, _) in &b.side[i as usize] {
-            if let Some(o) = r.bs_off.get_mut(blk as usize) {
-                *o = u32::MAX;
-            }
-        }
-    }
-    if !fits || nn == 0 || nn >= m {
-        return 0;
-    }
-    r.bs_e.clear();
-    for &i in order {
-        let i = i as usize;
-        let mut e = (problem.row_start[i]..problem.row_start[i + 1])
-            .find(|&k| problem.col[k] as usize == i)
-            .map_or([0.0; 9], |k| problem.w[k]);
-        let sides = &b.side[i];
-        for &(ba, sa) in sides.iter().filter(|s| s.0 != u32::MAX) {
-            let nd = b.ndof[ba as usize] as usize;
-            for &(_, sb) in sides.iter().filter(|s| s.0 == ba) {
-                for a in 0..3 {
-                    let ja = &b.j[sa + a * nd..sa + (a + 1) * nd];
-                    for c in 0..3 {
-                        let mb = &b.mj[sb + c * nd..sb + (c + 1) * nd];
-                        e[3 * a + c] -= ja.iter().zip(mb).map(|(x, y)| x * y).sum::<f64>();
-                    }
-                }
-            }
-        }
-        r.bs_e.push(e);
-    }
-    nn
-}
-
-/// The capacitance matrix `I + V G⁻¹ U` of the body-space system (module doc,
-/// "Body space"; `U` the points' rows `J`, `V = M⁻¹ Jᵀ`, `G` block diagonal
-/// `E + Bᵀ D A`) into `r.jac` (`N × N`), factored by LU with `r.perm`; `G_i⁻¹`
-/// per point into `r.bs_ginv`. False on a singular `G_i` or factor.
-fn body_factor(
-    problem: &ContactProblem,
-    order: &[u32],
-    nrm: &[(f64, f64)],
-    r: &mut NewtonResults,
-    nn: usize,
-) -> bool {
-    let b = &problem.body;
-    let nc = nrm.len() + 1;
-    r.jac.clear();
-    r.jac.resize(nn * nn, 0.0);
-    for x in 0..nn {
-        r.jac[x * nn + x] = 1.0;
-    }
-    r.bs_ginv.clear();
-    r.bs_g.clear();
-    for (ai, &i) in order.iter().enumerate() {
-        let iu = i as usize;
-        let cb = ai * nc;
-        let mut g = r.bs_e[ai];
-        g[0] += r.ip_l[cb] / r.ip_s[cb];
-        let ginv = if has_cone(r, iu) {
-            // (Bᵀ D A)_i as in the dense system.
-            let ap = r.ip_cone[iu].0;
-            for (j, &(nx, ny)) in nrm.iter().enumerate() {
-                let dj = r.ip_l[cb + 1 + j] / r.ip_s[cb + 1 + j];
-                g[3] -= dj * nx * ap;
-                g[6] -= dj * ny * ap;
-                g[4] += dj * nx * nx;
-                g[5] += dj * nx * ny;
-                g[7] += dj * nx * ny;
-                g[8] += dj * ny * ny;
-            }
-            r.bs_g.push(g);
-            match inverse3(&g) {
-                Some(v) => v,
-                None => return false,
-            }
-        } else {
-            // f_t = 0 fixed: the point's normal row alone.
-            if !(g[0] > 0.0 && g[0].is_finite()) {
-                return false;
-            }
-            let mut v = [0.0; 9];
-            v[0] = 1.0 / g[0];
-            r.bs_g.push([g[0], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
-            v
-        };
-        r.bs_ginv.push(ginv);
-        // I + Σ_i V_i G_i⁻¹ U_i: side s' of the point in the columns, s in the rows.
-        let (sides, po) = (&b.side[iu], r.bs_poff[ai]);
-        for (sb, &(bb, jb)) in sides.iter().enumerate() {
-            if bb == u32::MAX || po[sb] == u32::MAX {
-                continue;
-            }
-            let ndb = b.ndof[bb as usize] as usize;
-            // P = G_i⁻¹ J_is' (3 × ndb).
-            r.bs_p.clear();
-            r.bs_p.resize(3 * ndb, 0.0);
-            for c in 0..3 {
-                for d in 0..3 {
-                    let gcd = ginv[3 * c + d];
-                    if gcd != 0.0 {
-                        let jr = &b.j[jb + d * ndb..jb + (d + 1) * ndb];
-                        for (x, &y) in r.bs_p[c * ndb..(c + 1) * ndb].iter_mut().zip(jr) {
-                            *x += gcd * y;
-                        }
-                    }
-                }
-            }
-            let ob = po[sb] as usize;
-            for (sa, &(ba, ja)) in sides.iter().enumerate() {
-                if ba == u32::MAX || po[sa] == u32::MAX {
-                    continue;
-                }
-                let nda = b.ndof[ba as usize] as usize;
-                let oa = po[sa] as usize;
-                for x in 0..nda {
-                    let row = &mut r.jac[(oa + x) * nn + ob..(oa + x) * nn + ob + ndb];
-                    for c in 0..3 {
-                        let v = b.mj[ja + c * nda + x];
-                        if v != 0.0 {
-                            for (e, &pp) in row.iter_mut().zip(&r.bs_p[c * ndb..(c + 1) * ndb]) {
-                                *e += v * pp;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    lu_factor(&mut r.jac, &mut r.perm, nn)
-}
-
-/// `r.rhs ← H⁻¹ r.rhs` in body space (module doc, "Body space"): Woodbury's
-/// identity ([`woodbury`]), then one step of iterative refinement with the
-/// residual `r − H x` of the contact-space `H = W + Bᵀ D A` (`W` from its
-/// blocks, `Bᵀ D A = G − E` per point): Woodbury's formula is not backward
-/// stable when `G_i` spans many orders of magnitude (the CFM's 1e-9 of W on
-/// a sticking point's tangent rows, `λ/s` → ∞ on its active ones), and the
-/// interior path needs the residual of its direction small, not only the
-/// direction near. The fixed tangent rows of a point without a cone keep
-/// `Δf_t = 0` (their residual is not formed).
-fn body_subst(problem: &ContactProblem, order: &[u32], r: &mut NewtonResults, nn: usize) {
-    let na = order.len();
-    r.bs_r.clear();
-    r.bs_r.extend_from_slice(&r.rhs[..3 * na]);
-    woodbury(problem, order, r, nn);
-    // The residual r − H x into r.rhs, x kept in r.bs_x.
-    r.bs_x.clear();
-    r.bs_x.extend_from_slice(&r.rhs[..3 * na]);
-    for (ai, &i) in order.iter().enumerate() {
-        let i = i as usize;
-        let mut hx = [0.0; 3];
-        for kk in problem.row_start[i]..problem.row_start[i + 1] {
-            let sj = r.slot[problem.col[kk] as usize] as usize;
-            if sj >= na {
-                continue;
-            }
-            let (b, x) = (&problem.w[kk], &r.bs_x[3 * sj..3 * sj + 3]);
-            for (row, h) in hx.iter_mut().enumerate() {
-                *h += b[3 * row] * x[0] + b[3 * row + 1] * x[1] + b[3 * row + 2] * x[2];
-            }
-        }
-        // + (G_i − E_i) x_i.
-        let (g, e, x) = (&r.bs_g[ai], &r.bs_e[ai], &r.bs_x[3 * ai..3 * ai + 3]);
-        for (row, h) in hx.iter_mut().enumerate() {
-            for c in 0..3 {
-                *h += (g[3 * row + c] - e[3 * row + c]) * x[c];
-            }
-        }
-        let rows = if has_cone(r, i) { 3 } else { 1 };
-        for row in 0..3 {
-            r.rhs[3 * ai + row] = if row < rows {
-                r.bs_r[3 * ai + row] - hx[row]
-            } else {
-                0.0
-            };
-        }
-    }
-    woodbury(problem, order, r, nn);
-    for (d, &x) in r.rhs.iter_mut().zip(&r.bs_x) {
-        *d += x;
-    }
-}
-
-/// `r.rhs ← H⁻¹ r.rhs` by Woodbury's identity with the factor of
-/// [`body_factor`]: `t = V G⁻¹ r`, `(I + V G⁻¹ U) u = t`, `x_i = G_i⁻¹ (r_i −
-/// U_i u)`.
-fn woodbury(problem: &ContactProblem, order: &[u32], r: &mut NewtonResults, nn: usize) {
-    let b = &problem.body;
-    r.bs_t.clear();
-    r.bs_t.resize(nn, 0.0);
-    for (ai, &i) in order.iter().enumerate() {
-        let (gi, rr) = (&r.bs_ginv[ai], &r.rhs[3 * ai..3 * ai + 3]);
-        let y = [
-            gi[0] * rr[0] + gi[1] * rr[1] + gi[2] * rr[2],
-            gi[3] * rr[0] + gi[4] * rr[1] + gi[5] * rr[2],
-            gi[6] * rr[0] + gi[7] * rr[1] + gi[8] * rr[2],
-        ];
-        let po = r.bs_poff[ai];
-        for (s, &(blk, js)) in b.side[i as usize].iter().enumerate() {
-            if blk == u32::MAX || po[s] == u32::MAX {
-                continue;
-            }
-            let nd = b.ndof[blk as usize] as usize;
-            let t = &mut r.bs_t[po[s] as usize..po[s] as usize + nd];
-            for (c, &yc) in y.iter().enumerate() {
-                if yc != 0.0 {
-                    for (x, &v) in t.iter_mut().zip(&b.mj[js + c * nd..js + (c + 1) * nd]) {
-                        *x += v * yc;
-                    }
-                }
-            }
-        }
-    }
-    lu_subst(&r.jac, &r.perm, &mut r.bs_t, nn);
-    for (ai, &i) in order.iter().enumerate() {
-        let mut v = [r.rhs[3 * ai], r.rhs[3 * ai + 1], r.rhs[3 * ai + 2]];
-        let po = r.bs_poff[ai];
-        for (s, &(blk, js)) in b.side[i as usize].iter().enumerate() {
-            if blk == u32::MAX || po[s] == u32::MAX {
-                continue;
-            }
-            let nd = b.ndof[blk as usize] as usize;
-            let u = &r.bs_t[po[s] as usize..po[s] as usize + nd];
-            for (c, vc) in v.iter_mut().enumerate() {
-                *vc -= b.j[js + c * nd..js + (c + 1) * nd]
-                    .iter()
-                    .zip(u)
-                    .map(|(x, y)| x * y)
-                    .sum::<f64>();
-            }
-        }
-        let gi = &r.bs_ginv[ai];
-        for c in 0..3 {
-            r.rhs[3 * ai + c] = gi[3 * c] * v[0] + gi[3 * c + 1] * v[1] + gi[3 * c + 2] * v[2];
-        }
-    }
-}
-
-/// The inverse of a row-major 3×3 matrix (Gauss–Jordan with partial
-/// pivoting); `None` when a pivot vanishes or the result is not finite.
-fn inverse3(g: &[f64; 9]) -> Option<[f64; 9]> {
-    let mut a = *g;
-    let mut inv = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    for k in 0..3 {
-        let piv = (k..3)
-            .max_by(|&x, &y| a[3 * x + k].abs().total_cmp(&a[3 * y + k].abs()))
-            .unwrap_or(k);
-        if piv != k {
-            for c in 0..3 {
-                a.swap(3 * k + c, 3 * piv + c);
-                inv.swap(3 * k + c, 3 * piv + c);
-            }
-        }
-        let d = a[3 * k + k];
-        if !(d != 0.0 && d.is_finite()) {
-            return None;
-        }
-        let rd = 1.0 / d;
-        for c in 0..3 {
-            a[3 * k + c] *= rd;
-            inv[3 * k + c] *= rd;
-        }
-        for row in 0..3 {
-            if row != k {
-                let l = a[3 * row + k];
-                if l != 0.0 {
-                    for c in 0..3 {
-                        a[3 * row + c] -= l * a[3 * k + c];
-                        inv[3 * row + c] -= l * inv[3 * k + c];
-                    }
-                }
-            }
-        }
-    }
-    inv.iter().all(|x| x.is_finite()).then_some(inv)
 }
 
 /// `w = W z + q` for the points `order`.

@@ -250,11 +250,6 @@ pub struct NewtonStats {
     /// steps and radius Newton): the phases of the profile (lcp11).
     pub line_search_factorizations: usize,
     pub interior_factorizations: usize,
-    /// Of `interior_factorizations`, those of the interior path done in body
-    /// space (`solver::interior`, "Body space", lcp12), and the DoFs of the
-    /// largest such system.
-    pub body_space_factorizations: usize,
-    pub largest_body_system: usize,
 }
 
 /// Output and work buffers; reuse across solves.
@@ -313,21 +308,6 @@ pub struct NewtonResults {
     /// Output, per point: whether its island's line search failed this solve
     /// (the interior method then rescued it).
     pub line_search_failed: Vec<bool>,
-    /// The interior path's body-space system (`solver::interior`, "Body
-    /// space"): per DoF block its offset in the island's DoFs (`u32::MAX`
-    /// outside the setup), per island point its sides' offsets, the CFM block
-    /// `E_i`, `G_i = E_i + (Bᵀ D A)_i` and its inverse; the island's DoF
-    /// vector; the right-hand side and the first solution of the refinement;
-    /// a row scratch.
-    pub(super) bs_off: Vec<u32>,
-    pub(super) bs_poff: Vec<[u32; 2]>,
-    pub(super) bs_e: Vec<[f64; 9]>,
-    pub(super) bs_g: Vec<[f64; 9]>,
-    pub(super) bs_ginv: Vec<[f64; 9]>,
-    pub(super) bs_t: Vec<f64>,
-    pub(super) bs_r: Vec<f64>,
-    pub(super) bs_x: Vec<f64>,
-    pub(super) bs_p: Vec<f64>,
 }
 
 impl NewtonResults {
@@ -362,12 +342,6 @@ impl NewtonResults {
             start_interior: Vec::with_capacity(points),
             used_interior: Vec::with_capacity(points),
             line_search_failed: Vec::with_capacity(points),
-            bs_poff: Vec::with_capacity(dense.min(points)),
-            bs_e: Vec::with_capacity(dense.min(points)),
-            bs_g: Vec::with_capacity(dense.min(points)),
-            bs_ginv: Vec::with_capacity(dense.min(points)),
-            bs_r: Vec::with_capacity(d),
-            bs_x: Vec::with_capacity(d),
             ..Default::default()
         }
     }

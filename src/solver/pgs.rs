@@ -513,26 +513,6 @@ pub struct ContactProblem {
     pub island_start: Vec<usize>,
     /// The friction polygon (k sides).
     pub table: PolygonTable,
-    /// Optional: the factors of W in body space, `W = J M⁻¹ Jᵀ + E` (`E`
-    /// block diagonal, the CFM), for the interior method's body-space system
-    /// (`solver::interior`, lcp12). Empty: only W is known (the dense
-    /// contact-space system is used).
-    pub body: BodyRows,
-}
-
-/// The Jacobian rows of every point in body space (lcp12): W's blocks are
-/// `W_ij = Σ_b J_ib M_b⁻¹ J_jbᵀ` over the DoF blocks `b` the two points share,
-/// plus the CFM on W's diagonal blocks.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct BodyRows {
-    /// Per point, per side: the DoF block (`u32::MAX`: none, a static body)
-    /// and where its three rows `J` (n, t₁, t₂; `ndof` coefficients each,
-    /// row-major) start in `j`, and `J M⁻¹` (the rows of `(M⁻¹ Jᵀ)ᵀ`) in `mj`.
-    pub side: Vec<[(u32, usize); 2]>,
-    /// DoFs per block.
-    pub ndof: Vec<u32>,
-    pub j: Vec<f64>,
-    pub mj: Vec<f64>,
 }
 
 impl ContactProblem {

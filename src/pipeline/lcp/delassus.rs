@@ -162,38 +162,6 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
     }
     sp.row_start.push(sp.col.len());
     sp.q.extend_from_slice(qw.as_slice());
-    // W's factors in body space (`solver::pgs::BodyRows`, lcp12): the Newton
-    // solver's interior method solves its system over the island's DoFs
-    // (`solver::interior`, "Body space") instead of its 3 rows per point.
-    // Sized with the workspace's own rows (no allocation beyond theirs). Only
-    // the Newton solver reads them.
-    let body = &mut sp.body;
-    body.side.clear();
-    if p.solver != crate::model::LcpSolverKind::Newton || dense_interior() {
-        return;
-    }
-    body.side.reserve(contacts.capacity());
-    body.ndof.clear();
-    body.ndof.reserve(blocks.capacity());
-    body.j.clear();
-    body.j.reserve(jac.capacity());
-    body.mj.clear();
-    body.mj.reserve(minv_jt.capacity());
-    body.side.extend(contacts.iter().map(|c| {
-        let side = |s: &super::Side| (s.block, if s.block == NO_BLOCK { 0 } else { s.jac });
-        [side(&c.side[0]), side(&c.side[1])]
-    }));
-    body.ndof.extend(blocks.iter().map(|b| b.ndof as u32));
-    body.j.extend_from_slice(jac);
-    body.mj.extend_from_slice(minv_jt);
-}
-
-/// `RTPHYS_NEWTON_DENSE=1`: no body rows, the interior method's dense
-/// contact-space system as before lcp12 (a measuring aid for side-by-side runs
-/// of one binary; read once).
-fn dense_interior() -> bool {
-    static DENSE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *DENSE.get_or_init(|| std::env::var_os("RTPHYS_NEWTON_DENSE").is_some_and(|v| v == "1"))
 }
 
 /// `blk[3a + b] += J_a · (M⁻¹ Jᵀ)_b` for the three rows (n, t₁, t₂) of `ja`
