@@ -364,8 +364,9 @@ pub struct Snapshot {
     /// Sleeping islands: per body, asleep and its time at rest (s).
     pub asleep: Vec<bool>,
     pub rest_s: Vec<f64>,
-    /// The LCP Newton solver's memory: per body, [`Data::lcp_interior`].
-    pub lcp_interior: Vec<u16>,
+    /// The LCP Newton solver's memory: per body, then the solve clock,
+    /// [`Data::lcp_interior`].
+    pub lcp_interior: Vec<u64>,
 }
 
 /// Mutable simulation data for one [`Model`].
@@ -390,13 +391,16 @@ pub struct Data {
     pub asleep: Vec<bool>,
     pub rest_s: Vec<f64>,
     /// The LCP Newton solver's memory across steps (`[lcp] solver = "newton"`,
-    /// `pipeline::lcp::solve`): per body, a countdown of solves set when the
-    /// line search of an island with a point on the body failed; while it is
-    /// positive such an island starts in the interior method. Part of the state
+    /// `pipeline::lcp::solve`): per body, the solve (of the clock in the last
+    /// entry, `nb + 1` entries in all; the clock counts the Newton solves) up
+    /// to which an island with a point on the body starts in the interior
+    /// method, set when such an island's line search failed (lcp12: an expiry
+    /// instead of lcp11's countdown, so a solve touches only its own points'
+    /// bodies, never every body; 0 after `reset`: nothing counts). Part of the state
     /// that determines the future (in the snapshot), not of the pipeline's
     /// working memory: one pipeline steps many worlds, and a restored world
     /// steps as the original did.
-    pub lcp_interior: Vec<u16>,
+    pub lcp_interior: Vec<u64>,
     /// Sleeping islands: the bodies not asleep, in index order (static and
     /// frozen ones included) — the per-step passes over bodies (rollback,
     /// continuous collision, check, rest clocks) walk this list, so that a partly
@@ -450,7 +454,7 @@ impl Data {
             frozen: vec![false; nb],
             asleep: vec![false; nb],
             rest_s: vec![0.0; nb],
-            lcp_interior: vec![0; nb],
+            lcp_interior: vec![0; nb + 1],
             awake: Vec::with_capacity(nb),
             edits: 0,
             qpos: vec![0.0; model.nq],

@@ -1189,7 +1189,7 @@ fn dumps_survey() {
 
 /// The Newton solver's per-body memory of islands that needed the interior method
 /// (lcp11) is world state (`Data::lcp_interior`), not pipeline memory: the 20-pile
-/// under `solver = "newton"`, snapshotted while some body's countdown runs, then
+/// under `solver = "newton"`, snapshotted while some body is remembered, then
 /// (a) restored into a fresh world and pipeline and (b) restored into a world
 /// stepped by a pipeline that had meanwhile stepped the original world, steps
 /// bit-identically to the original over the next 300 steps. Before the memory
@@ -1213,14 +1213,22 @@ fn interior_memory_rides_in_the_snapshot() {
     let mut data = Data::new(&model);
     let mut pipe = rtphys::Pipeline::new(&model);
     let mut steps = 0;
-    while !data.lcp_interior.iter().any(|&m| m > 0) {
+    // Bodies remembered at the next solve: an expiry past the clock's next
+    // value (the memory's last entry, lcp12).
+    let counting = |d: &Data| {
+        let (clock, bodies) = d.lcp_interior.split_last().expect("the solve clock");
+        bodies.iter().filter(|&&m| m > clock + 1).count()
+    };
+    while counting(&data) == 0 {
         pipe.step(&model, &mut data);
         steps += 1;
         assert!(steps < 3000, "no island needed the interior method in 3 s");
     }
     let snap = data.snapshot();
-    let counting = data.lcp_interior.iter().filter(|&&m| m > 0).count();
-    println!("snapshot at step {steps}: {counting} bodies counting");
+    println!(
+        "snapshot at step {steps}: {} bodies counting",
+        counting(&data)
+    );
     for _ in 0..300 {
         pipe.step(&model, &mut data);
     }

@@ -141,7 +141,7 @@ impl Saved {
                 robot_frozen: Vec::with_capacity(model.robots.len()),
                 asleep: Vec::with_capacity(nbody),
                 rest_s: Vec::with_capacity(nbody),
-                lcp_interior: Vec::with_capacity(nbody),
+                lcp_interior: Vec::with_capacity(nbody + 1),
             },
             unary: Vec::with_capacity(nbody),
         }

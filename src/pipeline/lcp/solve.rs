@@ -15,7 +15,7 @@ use crate::solver::{
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
 pub(super) fn solve(
     p: &LcpParams,
-    (pairs, memory): (&[PairState], &mut [u16]),
+    (pairs, memory): (&[PairState], &mut [u64]),
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) {
@@ -148,7 +148,7 @@ fn pgs_rescued(
 /// solves, the larger residual.
 pub(super) fn kept_solve(
     p: &LcpParams,
-    (pairs, memory): (&[PairState], &mut [u16]),
+    (pairs, memory): (&[PairState], &mut [u64]),
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> bool {
@@ -406,7 +406,7 @@ fn newton_params(p: &LcpParams) -> NewtonParams {
 fn newton_on_w(
     p: &LcpParams,
     ls: &mut LcpWorkspace,
-    memory: &mut [u16],
+    memory: &mut [u64],
     warm: bool,
     stats: &mut StepStats,
 ) -> NewtonStatus {
@@ -436,52 +436,72 @@ fn newton_on_w(
 }
 
 /// Solves an island started in the interior method after its line search
-/// failed, keyed by its moving bodies (lcp11): a body's countdown is set to
-/// this when the line search of its island fails, and falls by one per Newton
-/// solve (two per step when the kept solve runs); while it is positive, an
-/// island with a point on that body skips the line search
-/// (`NewtonResults::start_interior`). When it runs out the line search is
-/// tried again: an island that no longer needs the rescue returns to it.
-pub(super) const INTERIOR_MEMORY: u16 = 32;
+/// failed, keyed by its moving bodies (lcp11): when the line search of its
+/// island fails, a body is remembered for this many Newton solves (two per
+/// step when the kept solve runs); while it is, an island with a point on that
+/// body skips the line search (`NewtonResults::start_interior`). When it runs
+/// out the line search is tried again: an island that no longer needs the
+/// rescue returns to it.
+pub(super) const INTERIOR_MEMORY: u64 = 32;
 
 /// The per-point hints of the Newton solve from the per-body memory
-/// (`memory` = `Data::lcp_interior`, one countdown per body: part of the world's
-/// state, so that a restored snapshot, or another world stepped by the same
-/// pipeline, solves as the original): every countdown falls by one, then a point
-/// is hinted when a moving body of it still counts.
-fn interior_hints(ls: &mut LcpWorkspace, memory: &mut [u16]) {
+/// (`memory` = `Data::lcp_interior`: per body the solve up to which it is
+/// remembered, then the solve clock; part of the world's state, so that a
+/// restored snapshot, or another world stepped by the same pipeline, solves
+/// as the original): the clock advances by one, then a point is hinted when a
+/// moving body of it is remembered past the clock. O(points): lcp11's
+/// countdowns fell by one on every body per solve; an expiry needs no pass
+/// over the bodies and hints the same solves (set at solve k, hinted at k + 1
+/// … k + 31 both ways).
+fn interior_hints(ls: &mut LcpWorkspace, memory: &mut [u64]) {
     let LcpWorkspace {
         contacts, newton, ..
     } = ls;
-    for m in memory.iter_mut() {
-        *m = m.saturating_sub(1);
-    }
-    let counting = |b: usize| memory.get(b).is_some_and(|&m| m > 0);
     newton.start_interior.clear();
+    let Some((clock, bodies)) = memory.split_last_mut() else {
+        return;
+    };
+    *clock = clock.saturating_add(1);
+    let now = *clock;
+    let counting = |b: usize| bodies.get(b).is_some_and(|&m| m > now);
+    let always = interior_always();
     newton.start_interior.extend(
-        contacts
-            .iter()
-            .map(|c| (0..2).any(|s| c.side[s].block != NO_BLOCK && counting(c.bodies[s]))),
+        contacts.iter().map(|c| {
+            always || (0..2).any(|s| c.side[s].block != NO_BLOCK && counting(c.bodies[s]))
+        }),
     );
 }
 
+/// `RTPHYS_NEWTON_INTERIOR_ALWAYS=1`: every island starts in the interior
+/// method (no line search at all): a measuring aid of lcp12 (what the line
+/// search's failures cost against the interior method's price on islands the
+/// line search solves). Read once.
+fn interior_always() -> bool {
+    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALWAYS
+        .get_or_init(|| std::env::var_os("RTPHYS_NEWTON_INTERIOR_ALWAYS").is_some_and(|v| v == "1"))
+}
+
 /// After the Newton solve: the moving bodies of every point whose island's
-/// line search failed get the countdown [`INTERIOR_MEMORY`].
-fn remember_interior(ls: &mut LcpWorkspace, memory: &mut [u16]) {
+/// line search failed are remembered for [`INTERIOR_MEMORY`] solves.
+fn remember_interior(ls: &mut LcpWorkspace, memory: &mut [u64]) {
     let LcpWorkspace {
         contacts, newton, ..
     } = ls;
     if newton.line_search_failed.len() != contacts.len() {
         return;
     }
+    let Some((&mut now, bodies)) = memory.split_last_mut() else {
+        return;
+    };
     for (c, &failed) in contacts.iter().zip(&newton.line_search_failed) {
         if failed {
             for s in 0..2 {
-                if let Some(m) = memory
+                if let Some(m) = bodies
                     .get_mut(c.bodies[s])
                     .filter(|_| c.side[s].block != NO_BLOCK)
                 {
-                    *m = INTERIOR_MEMORY;
+                    *m = now.saturating_add(INTERIOR_MEMORY);
                 }
             }
         }
