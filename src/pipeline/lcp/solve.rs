@@ -464,22 +464,11 @@ fn interior_hints(ls: &mut LcpWorkspace, memory: &mut [u64]) {
     *clock = clock.saturating_add(1);
     let now = *clock;
     let counting = |b: usize| bodies.get(b).is_some_and(|&m| m > now);
-    let always = interior_always();
     newton.start_interior.extend(
-        contacts.iter().map(|c| {
-            always || (0..2).any(|s| c.side[s].block != NO_BLOCK && counting(c.bodies[s]))
-        }),
+        contacts
+            .iter()
+            .map(|c| (0..2).any(|s| c.side[s].block != NO_BLOCK && counting(c.bodies[s]))),
     );
-}
-
-/// `RTPHYS_NEWTON_INTERIOR_ALWAYS=1`: every island starts in the interior
-/// method (no line search at all): a measuring aid of lcp12 (what the line
-/// search's failures cost against the interior method's price on islands the
-/// line search solves). Read once.
-fn interior_always() -> bool {
-    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ALWAYS
-        .get_or_init(|| std::env::var_os("RTPHYS_NEWTON_INTERIOR_ALWAYS").is_some_and(|v| v == "1"))
 }
 
 /// After the Newton solve: the moving bodies of every point whose island's
