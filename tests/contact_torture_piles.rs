@@ -131,17 +131,26 @@ fn trace_tetrahedron() {
                 s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z
             );
         }
-        for (m, f) in d.contacts.manifolds.iter().zip(&d.contact_force) {
+        for (mi, (m, f)) in d.contacts.manifolds.iter().zip(&d.contact_force).enumerate() {
             let n = m.normal;
             let fnn = f.dot(&n);
             let ft = (f - n * fnn).norm();
+            let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+            // The relative velocity of the two bodies' material points at the
+            // manifold's first point, its part in the contact plane.
+            let p = d.contacts.points[m.points.start].p_w;
+            let (sa, sb) = (&d.state[ba], &d.state[bb]);
+            let vr = (sa.v + sa.w.cross(&(p - sa.x))) - (sb.v + sb.w.cross(&(p - sb.x)));
+            let vt = (vr - n * n.dot(&vr)).norm();
+            let pair = &d.pairs[d.contact_pair[mi]];
             println!(
-                "  pair {}-{} depth {:.3e} f_n {:+.5} f_t {:.5}",
-                model.geoms[m.geom_a].body,
-                model.geoms[m.geom_b].body,
+                "  pair {ba}-{bb} depth {:.3e} points {} f_n {:+.5} f_t {:.5} slip {vt:.2e} phase {:?} anchor {}",
                 m.max_depth(&d.contacts),
+                m.points.len(),
                 fnn,
-                ft
+                ft,
+                pair.phase,
+                pair.anchor.is_some()
             );
         }
     }
