@@ -131,7 +131,13 @@ fn trace_tetrahedron() {
                 s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z
             );
         }
-        for (mi, (m, f)) in d.contacts.manifolds.iter().zip(&d.contact_force).enumerate() {
+        for (mi, (m, f)) in d
+            .contacts
+            .manifolds
+            .iter()
+            .zip(&d.contact_force)
+            .enumerate()
+        {
             let n = m.normal;
             let fnn = f.dot(&n);
             let ft = (f - n * fnn).norm();
