@@ -89,3 +89,164 @@ fn sphere_tetrahedron_rests() {
     let (moved, vmax) = drift("penalty", 0.0);
     println!("penalty mu_r = 0: moved {moved:.3e} m from 1 s to 5 s, max |v| {vmax:.2e} m/s");
 }
+
+/// Trace (ignored): the penalty tetrahedron (μ_r from `TRACE_ROLLING`, default 1 mm;
+/// `TRACE_WARM=1` the anchors' warm start) per step from 3 s: each sphere's v, ω
+/// and each manifold's force on a (normal part, tangential part).
+#[test]
+#[ignore]
+fn trace_tetrahedron() {
+    let rolling: f64 = std::env::var("TRACE_ROLLING")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1e-3);
+    let mut text = tetrahedron("penalty", rolling);
+    if let Ok(g) = std::env::var("TRACE_PENALTY") {
+        text = text.replace(
+            "kp_per_mass = 20000.0\nkv_per_mass = 300.0\nki_per_mass = 1000.0",
+            &g.replace("\\n", "\n"),
+        );
+    }
+    if let Ok(w) = std::env::var("TRACE_WARM") {
+        text += &format!("\n[penalty.friction]\nwarm_start = {}\n", w == "1");
+    }
+    if let Ok(x) = std::env::var("TRACE_EXTRA") {
+        text += &x.replace("\\n", "\n");
+    }
+    let model = load_str(&text);
+    let mut d = Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    common::run(&mut pl, &model, &mut d, 3000);
+    for step in 0..6 {
+        pl.step(&model, &mut d);
+        println!(
+            "step {} sweeps {} relax {}",
+            3001 + step,
+            d.stats.friction_sweeps,
+            d.stats.friction_relaxations
+        );
+        for (b, s) in d.state.iter().enumerate().skip(1) {
+            println!(
+                "  body {b} v [{:+.3e} {:+.3e} {:+.3e}] w [{:+.3e} {:+.3e} {:+.3e}]",
+                s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z
+            );
+        }
+        for (mi, (m, f)) in d
+            .contacts
+            .manifolds
+            .iter()
+            .zip(&d.contact_force)
+            .enumerate()
+        {
+            let n = m.normal;
+            let fnn = f.dot(&n);
+            let ft = (f - n * fnn).norm();
+            let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+            // The relative velocity of the two bodies' material points at the
+            // manifold's first point, its part in the contact plane.
+            let p = d.contacts.points[m.points.start].p_w;
+            let (sa, sb) = (&d.state[ba], &d.state[bb]);
+            let vr = (sa.v + sa.w.cross(&(p - sa.x))) - (sb.v + sb.w.cross(&(p - sb.x)));
+            let vt = (vr - n * n.dot(&vr)).norm();
+            let pair = &d.pairs[d.contact_pair[mi]];
+            println!(
+                "  pair {ba}-{bb} depth {:.3e} points {} f_n {:+.5} f_t {:.5} slip {vt:.2e} phase {:?} anchor {}",
+                m.max_depth(&d.contacts),
+                m.points.len(),
+                fnn,
+                ft,
+                pair.phase,
+                pair.anchor.is_some()
+            );
+        }
+    }
+}
+
+/// Trace (ignored): the scaling scene pile_100 (benches/scenes/scaling, as `rtphys
+/// bench --scenes pile_100 --rolling R`; R from `TRACE_ROLLING`, default 1 mm) run
+/// `TRACE_STEPS` (default 6,000) steps without sleeping; then every body above the
+/// sleep thresholds: its shape, v, ω, ω along the vertical, and its contacts (the
+/// other body, the normal, the force on it).
+#[test]
+#[ignore]
+fn trace_pile_100() {
+    let rolling: f64 = std::env::var("TRACE_ROLLING")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1e-3);
+    let steps: usize = std::env::var("TRACE_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6000);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/scenes/scaling/pile_100.json");
+    let mut text = rtphys::tools::scaling::scene_from_json_file(&path).expect("scene");
+    if let Ok(w) = std::env::var("TRACE_WARM") {
+        text += &format!("\n[penalty.friction]\nwarm_start = {}\n", w == "1");
+    }
+    let model = load_str(&text).with_min_rolling(rolling);
+    let mut d = Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    let (vr, wr) = (model.opt.sleep.v_rest, model.opt.sleep.w_rest);
+    let mut moving = 0;
+    for s in 0..steps {
+        pl.step(&model, &mut d);
+        if (s + 1) % 1000 == 0 {
+            moving = d
+                .state
+                .iter()
+                .enumerate()
+                .filter(|(b, st)| {
+                    model.bodies[*b].kind == rtphys::model::BodyKind::Free
+                        && (st.v.norm() > vr || st.w.norm() > wr)
+                })
+                .count();
+            println!(
+                "t = {} s: {moving} above the thresholds, sweeps {}",
+                (s + 1) / 1000,
+                d.stats.friction_sweeps
+            );
+        }
+    }
+    for (b, st) in d.state.iter().enumerate() {
+        if model.bodies[b].kind != rtphys::model::BodyKind::Free
+            || (st.v.norm() <= vr && st.w.norm() <= wr)
+        {
+            continue;
+        }
+        let g = model.geoms.iter().position(|g| g.body == b).unwrap_or(0);
+        println!(
+            "body {b} {:?} |v| {:.2e} |w| {:.2e} w_z {:+.2e} w [{:+.2e} {:+.2e} {:+.2e}]",
+            model.geoms[g].shape.kind(),
+            st.v.norm(),
+            st.w.norm(),
+            st.w.z,
+            st.w.x,
+            st.w.y,
+            st.w.z
+        );
+        for (m, f) in d.contacts.manifolds.iter().zip(&d.contact_force) {
+            let (ba, bb) = (model.geoms[m.geom_a].body, model.geoms[m.geom_b].body);
+            if ba != b && bb != b {
+                continue;
+            }
+            let other = if ba == b { bb } else { ba };
+            let s = if ba == b { 1.0 } else { -1.0 };
+            let n = m.normal * s;
+            let fb = f * s;
+            let fnn = fb.dot(&n);
+            println!(
+                "    with {other} ({:?}) n [{:+.2} {:+.2} {:+.2}] points {} f_n {:+.3} f_t {:.3} anchor {}",
+                model.geoms[if ba == b { m.geom_b } else { m.geom_a }].shape.kind(),
+                n.x,
+                n.y,
+                n.z,
+                m.points.len(),
+                fnn,
+                (fb - n * fnn).norm(),
+                d.pairs[d.contact_pair[d.contacts.manifolds.iter().position(|x| std::ptr::eq(x, m)).unwrap_or(0)]].anchor.is_some()
+            );
+        }
+    }
+    println!("{moving} bodies above the thresholds");
+}

@@ -783,3 +783,46 @@ fn normal_split_carries_a_pocket_by_its_normals_and_leaves_a_slope_its_load() {
         );
     }
 }
+
+/// Trace (ignored): the row pile pushed, sleeping on and off in lockstep (the
+/// anchors' warm start from `TRACE_WARM`, 0 or 1, else the default): the largest
+/// body distance between the two runs every 250 steps.
+#[test]
+#[ignore]
+fn trace_pushed_pile_divergence() {
+    let mut pile = row_pile("penalty");
+    if let Ok(w) = std::env::var("TRACE_WARM") {
+        pile += &format!("[penalty.friction]\nwarm_start = {}\n", w == "1");
+    }
+    let push = (1500, 2000, 40.0);
+    let models: Vec<Model> = [false, true]
+        .iter()
+        .map(|&on| load(&with_sleep(&pile, on)))
+        .collect();
+    let mut ds: Vec<Data> = models.iter().map(Data::new).collect();
+    let mut ps: Vec<Pipeline> = models.iter().map(Pipeline::new).collect();
+    let every: u64 = std::env::var("TRACE_EVERY")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(250);
+    for i in 0..2 {
+        run_pushed(&models[i], &mut ds[i], &mut ps[i], 1500 - every * 4, push);
+    }
+    for _ in 0..24 {
+        for i in 0..2 {
+            run_pushed(&models[i], &mut ds[i], &mut ps[i], every, push);
+        }
+        let dx = ds[0]
+            .state
+            .iter()
+            .zip(&ds[1].state)
+            .map(|(a, b)| (a.x - b.x).norm())
+            .fold(0.0, f64::max);
+        let vmax = ds[0].state.iter().map(|s| s.v.norm()).fold(0.0, f64::max);
+        println!(
+            "t = {:.3} s: max dx {dx:.3e} m, asleep {}, awake run max |v| {vmax:.2e}",
+            ds[0].tick as f64 * 1e-3,
+            ds[1].stats.sleeping
+        );
+    }
+}

@@ -310,9 +310,8 @@ pub struct LinearSticks {
     /// `free`.
     dv: Vec<[Vec3; 2]>,
     /// (Δv, Δω) of each body over h from the step's other forces (gravity, the
-    /// normal forces: [`LinearSticks::set_free`]), or none (`has_free` false).
+    /// normal forces: [`LinearSticks::set_free`]); zero for a body not set.
     free: Vec<[Vec3; 2]>,
-    has_free: bool,
     /// The solve's event count at each body's last change of Δv or Δω by more
     /// than the tolerance ([`LinearSticks::solve`]).
     stamp: Vec<u64>,
@@ -538,7 +537,6 @@ impl LinearSticks {
             rolls: Vec::with_capacity(blocks),
             dv: vec![[Vec3::zeros(); 2]; nbody],
             free: vec![[Vec3::zeros(); 2]; nbody],
-            has_free: false,
             stamp: vec![0; nbody],
             sweeps: 0,
             relaxations: 0,
@@ -548,6 +546,16 @@ impl LinearSticks {
 
     /// Empty, for a world of `nbody` bodies (sizes the per-body buffer once).
     pub fn clear(&mut self, nbody: usize) {
+        // The free rates are set only for the bodies of the blocks
+        // ([`LinearSticks::set_free`]): zero those, not every body.
+        let bodies = self.blocks.iter().map(|b| b.bodies);
+        for bs in bodies.chain(self.rolls.iter().map(|r| r.bodies)) {
+            for b in bs {
+                if let Some(f) = self.free.get_mut(b) {
+                    *f = [Vec3::zeros(); 2];
+                }
+            }
+        }
         self.blocks.clear();
         self.rolls.clear();
         if self.dv.len() < nbody {
@@ -556,7 +564,6 @@ impl LinearSticks {
         if self.free.len() < nbody {
             self.free.resize(nbody, [Vec3::zeros(); 2]);
         }
-        self.has_free = false;
         if self.stamp.len() < nbody {
             self.stamp.resize(nbody, 0);
         }
@@ -573,13 +580,28 @@ impl LinearSticks {
     /// store the damper's overshoot D h W f on top of the force that holds —
     /// beyond the cone at W of a sphere's contact, so the anchor is dragged and the
     /// pile creeps (docs/EXPERIMENTS.md, "A tetrahedron of spheres that creeps").
-    /// Cleared by [`LinearSticks::clear`]; bodies not set stay at zero.
+    /// Only for a body of the step's blocks or rolling anchors (the solve reads
+    /// no other, and [`LinearSticks::clear`] zeroes those bodies' only, not every
+    /// body of the world); bodies not set stay at zero.
     pub fn set_free(&mut self, b: usize, dv: [Vec3; 2]) {
-        if !self.has_free {
-            self.free.iter_mut().for_each(|f| *f = [Vec3::zeros(); 2]);
-            self.has_free = true;
+        if let Some(f) = self.free.get_mut(b) {
+            *f = dv;
         }
-        self.free[b] = dv;
+    }
+
+    /// The solve's start: each body of a block or rolling anchor at its free
+    /// rates, with no change stamped ([`LinearSticks::solve_warm`]'s skips).
+    fn start(&mut self) {
+        let (dv, stamp, free) = (&mut self.dv, &mut self.stamp, &self.free);
+        let bodies = self.blocks.iter().map(|b| b.bodies);
+        for bs in bodies.chain(self.rolls.iter().map(|r| r.bodies)) {
+            for b in bs {
+                dv[b] = free[b];
+                stamp[b] = 0;
+            }
+        }
+        self.sweeps = 0;
+        self.relaxations = 0;
     }
 
     /// Adds h M⁻¹ Jᵀ (s x) of block `blk`'s x to its bodies.
@@ -615,22 +637,8 @@ impl LinearSticks {
 
     /// [`LinearSticks::solve`] from zero, every block every sweep (the default).
     fn solve_cold(&mut self, h: f64) {
+        self.start();
         let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
-        self.sweeps = 0;
-        self.relaxations = 0;
-        let free = |b: usize| {
-            if self.has_free {
-                self.free[b]
-            } else {
-                [Vec3::zeros(); 2]
-            }
-        };
-        let bodies = blocks.iter().map(|b| b.bodies);
-        for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
-            for b in bs {
-                dv[b] = free(b);
-            }
-        }
         for _ in 0..LINEAR_SWEEPS {
             self.sweeps += 1;
             let (mut change, mut scale) = (0.0f64, 0.0f64);
@@ -684,28 +692,13 @@ impl LinearSticks {
     /// change is ≤ LINEAR_TOL of the largest x. The order is the caller's
     /// (deterministic), and so is every skip.
     fn solve_warm(&mut self, h: f64) {
+        self.start();
         let (blocks, rolls, dv, stamp) = (
             &mut self.blocks,
             &mut self.rolls,
             &mut self.dv,
             &mut self.stamp,
         );
-        self.sweeps = 0;
-        self.relaxations = 0;
-        let free = |b: usize| {
-            if self.has_free {
-                self.free[b]
-            } else {
-                [Vec3::zeros(); 2]
-            }
-        };
-        let bodies = blocks.iter().map(|b| b.bodies);
-        for bs in bodies.chain(rolls.iter().map(|r| r.bodies)) {
-            for b in bs {
-                dv[b] = free(b);
-                stamp[b] = 0;
-            }
-        }
         // The starting x (warm start) in the bodies' velocity changes, and its
         // scale (the tolerance of the first sweep's skips).
         let mut scale = 0.0f64;

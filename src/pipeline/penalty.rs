@@ -617,6 +617,7 @@ impl Stepper for PenaltyStepper<'_> {
                         bank_credit(implicit, pairs, h);
                     }
                 }
+                linear_finish(p, h, &implicit.linear, pairs);
                 implicit.report(st, (contact_wrench, contact_force));
             }
             let record = (stage == 0).then_some(robots::Record {
@@ -1092,7 +1093,81 @@ fn implicit_friction(
     // implicit normal forces) enter each block's backward Euler
     // (`friction::LinearSticks::set_free`).
     let linear = &mut implicit.linear;
-    let h = cx.h;
+    set_free_rates(linear, dynamic, free, cx.h);
+    linear.solve(cx.h);
+    any |= linear_apply(cx, linear, k, Some((wrench, manifold_force)), 1.0);
+    any
+}
+
+/// Adds `s` times the linear anchors' wrenches (blocks and rolling anchors) to
+/// the rates `k` of the free bodies and, if given, to the reported wrenches and
+/// the manifolds' forces; true if any is non-zero.
+fn linear_apply(
+    cx: &ForceCtx<'_>,
+    linear: &friction::LinearSticks,
+    k: &mut [Deriv],
+    mut report: Option<(&mut [Wrench], &mut [Vec3])>,
+    s: f64,
+) -> bool {
+    let mut any = false;
+    let mut add = |(ba, bb): (usize, usize), (wa, wb): (Wrench, Wrench), mi: Option<usize>| {
+        for (b, w) in [(ba, wa), (bb, wb)] {
+            let body = &cx.bodies[b];
+            if body.inv_mass > 0.0 && cx.model.bodies[b].kind == BodyKind::Free {
+                k[b].dv += w.force * body.inv_mass;
+                k[b].dw += body.inv_inertia_w * w.torque;
+            }
+        }
+        if let Some((wrench, manifold_force)) = report.as_mut() {
+            for (b, w) in [(ba, wa), (bb, wb)] {
+                wrench[b].force += w.force;
+                wrench[b].torque += w.torque;
+            }
+            if let Some(mf) = mi.and_then(|mi| manifold_force.get_mut(mi)) {
+                *mf += wa.force;
+            }
+        }
+    };
+    for blk in &linear.blocks {
+        let ([ba, bb], [mi, _]) = (blk.bodies, blk.tag);
+        // f at c, its moment on a held tilt left to the normal springs
+        // (`friction::LinearBlock::wrenches`).
+        let [(fa, ta), (fb, tb)] = blk.wrenches();
+        let wa = Wrench {
+            force: fa * s,
+            torque: ta * s,
+        };
+        let wb = Wrench {
+            force: fb * s,
+            torque: tb * s,
+        };
+        any |= blk.f != Vec3::zeros() || blk.tau != 0.0;
+        add((ba, bb), (wa, wb), Some(mi));
+    }
+    for rb in &linear.rolls {
+        let [ba, bb] = rb.bodies;
+        let wa = Wrench {
+            force: Vec3::zeros(),
+            torque: rb.tau * s,
+        };
+        let wb = Wrench {
+            force: Vec3::zeros(),
+            torque: -rb.tau * s,
+        };
+        any |= rb.tau != Vec3::zeros();
+        add((ba, bb), (wa, wb), None);
+    }
+    any
+}
+
+/// The anchors' free rates (`friction::LinearSticks::set_free`) from the rates
+/// `k` of a normal solve: h k of every moving body of a block or rolling anchor.
+fn set_free_rates(
+    linear: &mut friction::LinearSticks,
+    dynamic: &dyn Fn(usize) -> bool,
+    k: &[Deriv],
+    h: f64,
+) {
     for i in 0..linear.blocks.len() + linear.rolls.len() {
         let bodies = match linear.blocks.get(i) {
             Some(blk) => blk.bodies,
@@ -1100,34 +1175,26 @@ fn implicit_friction(
         };
         for b in bodies {
             if dynamic(b) {
-                linear.set_free(b, [free[b].dv * h, free[b].dw * h]);
+                linear.set_free(b, [k[b].dv * h, k[b].dw * h]);
             }
         }
     }
-    linear.solve(cx.h);
+}
+
+/// After the step's last friction solve: each linear anchor's unused cone banked
+/// over the transient (`friction::bank`), and under the warm start its solve
+/// kept as the next step's start (`friction::LinearSticks::solve`).
+fn linear_finish(
+    p: &PenaltyParams,
+    h: f64,
+    linear: &friction::LinearSticks,
+    pairs: &mut [PairState],
+) {
     for blk in &linear.blocks {
-        let ([ba, bb], [mi, pi]) = (blk.bodies, blk.tag);
-        // f at c, its moment on a held tilt left to the normal springs
-        // (`friction::LinearBlock::wrenches`).
-        let [(fa, ta), (fb, tb)] = blk.wrenches();
-        let wa = Wrench {
-            force: fa,
-            torque: ta,
-        };
-        let wb = Wrench {
-            force: fb,
-            torque: tb,
-        };
-        any |= blk.f != Vec3::zeros() || blk.tau != 0.0;
-        add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
-        if let Some(mf) = manifold_force.get_mut(mi) {
-            *mf += wa.force;
-        }
-        // Its unused cone banked over the transient (`friction::bank`); its
-        // solve, the next step's starting point (`friction::LinearSticks::solve`).
+        let pi = blk.tag[1];
         if let Some(a) = pairs[pi].anchor.as_mut() {
             let bk = blk.bank;
-            friction::bank_momentum(a, bk.cone, blk.f.norm(), cx.h, bk.cap, bk.motion);
+            friction::bank_momentum(a, bk.cone, blk.f.norm(), h, bk.cap, bk.motion);
             if p.friction.warm_start {
                 a.warm = blk.deviation();
                 a.warm_tau = blk.tau;
@@ -1135,7 +1202,6 @@ fn implicit_friction(
         }
     }
     for rb in &linear.rolls {
-        let [ba, bb] = rb.bodies;
         if let Some(a) = pairs[rb.tag]
             .anchor
             .as_mut()
@@ -1143,18 +1209,7 @@ fn implicit_friction(
         {
             a.warm_roll = rb.tau;
         }
-        let wa = Wrench {
-            force: Vec3::zeros(),
-            torque: rb.tau,
-        };
-        let wb = Wrench {
-            force: Vec3::zeros(),
-            torque: -rb.tau,
-        };
-        any |= rb.tau != Vec3::zeros();
-        add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
     }
-    any
 }
 
 /// Adds a pair's friction wrenches on (ba, bb) to the reported wrenches and to the
