@@ -832,8 +832,35 @@ impl ImplicitContact {
                 .zip(&self.factored_on)
                 .all(|(r, &on)| r.on == on);
         if !same {
-            self.assemble(state, bodies, h);
-            self.factored = self.chol.factor();
+            // Only some rows flipped since this step's last factorization: their
+            // bodies' columns and the elimination tree above them are assembled
+            // and factored again, the rest of L kept (bit for bit the full
+            // factorization: `BlockCholesky::refactor_affected`).
+            let partial = self.factored
+                && self.assembled
+                && self.assembled_rows == self.rows.len()
+                && self.factored_on.len() == self.rows.len();
+            if partial {
+                for i in 0..self.rows.len() {
+                    if self.rows[i].on != self.factored_on[i] {
+                        for b in [self.rows[i].a, self.rows[i].b] {
+                            if self.local[b] != u32::MAX {
+                                self.chol.mark_changed(self.local[b] as usize);
+                            }
+                        }
+                    }
+                }
+                self.chol.restore_affected();
+                for i in 0..self.rows.len() {
+                    if !self.rows[i].on {
+                        self.add_row(state, h, i, -1.0, true);
+                    }
+                }
+                self.factored = self.chol.refactor_affected();
+            } else {
+                self.assemble(state, bodies, h);
+                self.factored = self.chol.factor();
+            }
             self.factored_on.clear();
             self.factored_on.extend(self.rows.iter().map(|r| r.on));
             if !self.factored {
@@ -877,7 +904,7 @@ impl ImplicitContact {
                 self.chol.add_diag(l, &m);
             }
             for i in 0..self.rows.len() {
-                self.add_row(state, h, i, 1.0);
+                self.add_row(state, h, i, 1.0, false);
             }
             self.chol.save_values();
             self.assembled = true;
@@ -885,13 +912,14 @@ impl ImplicitContact {
         }
         for i in 0..self.rows.len() {
             if !self.rows[i].on {
-                self.add_row(state, h, i, -1.0);
+                self.add_row(state, h, i, -1.0, false);
             }
         }
     }
 
-    /// Adds `sign` × row i's term h c_i J_iᵀ J_i to the blocks.
-    fn add_row(&mut self, state: &[BodyState], h: f64, i: usize, sign: f64) {
+    /// Adds `sign` × row i's term h c_i J_iᵀ J_i to the blocks (with `affected`:
+    /// only to the blocks of the columns marked for a partial refactorization).
+    fn add_row(&mut self, state: &[BodyState], h: f64, i: usize, sign: f64, affected: bool) {
         let row = &self.rows[i];
         let g = |b: usize, p: &Vec3| -> V6 {
             let t = (p - state[b].x).cross(&row.n);
@@ -901,21 +929,33 @@ impl ImplicitContact {
         let (la, lb) = (self.local[row.a], self.local[row.b]);
         let ga = (la != u32::MAX).then(|| g(row.a, &row.pa));
         let gb = (lb != u32::MAX).then(|| g(row.b, &row.pb));
+        let chol = &mut self.chol;
+        let mut diag = |l: u32, m: &M6| {
+            if affected {
+                chol.add_diag_affected(l as usize, m);
+            } else {
+                chol.add_diag(l as usize, m);
+            }
+        };
         if let Some(ga) = ga {
-            self.chol.add_diag(la as usize, &(ga * ga.transpose() * w));
+            diag(la, &(ga * ga.transpose() * w));
         }
         if let Some(gb) = gb {
-            self.chol.add_diag(lb as usize, &(gb * gb.transpose() * w));
+            diag(lb, &(gb * gb.transpose() * w));
         }
         if let (Some(ga), Some(gb)) = (ga, gb) {
             let e = self.row_edge[i];
             let m = ga * gb.transpose() * -w;
             if e != u32::MAX {
                 let first = self.edges[e as usize].0 == la;
-                self.chol.add_edge(e as usize, first, &m);
+                if affected {
+                    self.chol.add_edge_affected(e as usize, first, &m);
+                } else {
+                    self.chol.add_edge(e as usize, first, &m);
+                }
             } else {
                 // a and b the same body: both ends on its diagonal block.
-                self.chol.add_diag(la as usize, &(m + m.transpose()));
+                diag(la, &(m + m.transpose()));
             }
         }
     }

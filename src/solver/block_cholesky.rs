@@ -38,6 +38,10 @@ pub struct BlockCholeskyStats {
     pub updates: usize,
     /// Analyses since creation (pattern changes).
     pub analyses: usize,
+    /// Block products of the partial refactorizations since creation, and of the
+    /// full factorizations they stood in for ([`BlockCholesky::refactor_affected`]).
+    pub partial_updates: usize,
+    pub partial_full_updates: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -83,6 +87,10 @@ pub struct BlockCholesky {
     base_diag: Vec<M6>,
     /// Solve scratch (by position).
     y: Vec<V6>,
+    /// Partial refactorization ([`Self::refactor_affected`]): the block columns (by
+    /// position) whose values changed since the last factorization, closed upwards
+    /// over the elimination tree.
+    affected: Vec<bool>,
     pub stats: BlockCholeskyStats,
 }
 
@@ -107,6 +115,7 @@ impl BlockCholesky {
             v.reserve(n + 1);
         }
         c.done.reserve(n);
+        c.affected.reserve(n);
         c.edges.reserve(4 * n);
         c.edge_slot.reserve(4 * n);
         c.edge_lower.reserve(4 * n);
@@ -156,6 +165,8 @@ impl BlockCholesky {
         self.lx.resize(nl, M6::zeros());
         self.diag.clear();
         self.diag.resize(n, M6::zeros());
+        self.affected.clear();
+        self.affected.resize(n, false);
         // Edge slots.
         self.edge_slot.clear();
         self.edge_lower.clear();
@@ -452,6 +463,124 @@ impl BlockCholesky {
         true
     }
 
+    /// Marks node `i`'s block column as changed since the last factorization: its
+    /// diagonal block, or an off-diagonal block stored in its column (an edge
+    /// {i, j} with i eliminated first: mark both ends).
+    #[inline]
+    pub fn mark_changed(&mut self, i: usize) {
+        self.affected[self.pos[i] as usize] = true;
+    }
+
+    /// Closes the marked columns upwards over the elimination tree (a column's
+    /// parent is its first row below the diagonal) and puts the assembled values
+    /// of the last [`Self::save_values`] back into them, for the caller to take
+    /// its changes out of again ([`Self::add_diag_affected`],
+    /// [`Self::add_edge_affected`]) before [`Self::refactor_affected`].
+    pub fn restore_affected(&mut self) {
+        for k in 0..self.n {
+            if !self.affected[k] {
+                continue;
+            }
+            let (s0, s1) = (self.col_ptr[k] as usize, self.col_ptr[k + 1] as usize);
+            if s0 < s1 {
+                self.affected[self.li[s0] as usize] = true;
+            }
+            self.diag[k] = self.base_diag[k];
+            self.lx[s0..s1].copy_from_slice(&self.base_lx[s0..s1]);
+        }
+    }
+
+    /// [`Self::add_diag`] where the block's column is affected (a no-op elsewhere).
+    #[inline]
+    pub fn add_diag_affected(&mut self, i: usize, m: &M6) {
+        if self.affected[self.pos[i] as usize] {
+            self.add_diag(i, m);
+        }
+    }
+
+    /// [`Self::add_edge`] where the block's column (its endpoint eliminated first)
+    /// is affected (a no-op elsewhere).
+    #[inline]
+    pub fn add_edge_affected(&mut self, e: usize, i_first: bool, m: &M6) {
+        let (i, j) = self.edges[e];
+        let col = self.pos[i as usize].min(self.pos[j as usize]);
+        if self.affected[col as usize] {
+            self.add_edge(e, i_first, m);
+        }
+    }
+
+    /// Numeric factorization of the affected columns only, the others' blocks of L
+    /// kept from the last factorization: bit for bit the full [`Self::factor`] of
+    /// the same assembled values. A column's blocks of L depend only on its
+    /// assembled values and on the updates of the columns with a block in its row,
+    /// all of them its descendants in the elimination tree; the affected set is
+    /// closed upwards, so an unaffected column sees only unaffected descendants,
+    /// whose blocks are what they were. Every target receives its updates in the
+    /// same order (by column) as in the full factorization, the unaffected columns'
+    /// updates applied only to affected targets. Clears the marks. False if a pivot
+    /// block is not positive definite (as [`Self::factor`]).
+    pub fn refactor_affected(&mut self) -> bool {
+        let nl = self.lx.len();
+        let mut ok = true;
+        let mut done = 0usize;
+        for k in 0..self.n {
+            let (s0, s1) = (self.col_ptr[k] as usize, self.col_ptr[k + 1] as usize);
+            let mut u = self.upd_ptr[k] as usize;
+            if self.affected[k] {
+                let Some(ch) = self.diag[k].cholesky() else {
+                    ok = false;
+                    break;
+                };
+                let Some(linv) = ch.l().solve_lower_triangular(&M6::identity()) else {
+                    ok = false;
+                    break;
+                };
+                self.diag[k] = linv;
+                let lt = linv.transpose();
+                for s in s0..s1 {
+                    self.lx[s] *= lt;
+                }
+                for b in s0..s1 {
+                    let lb = self.lx[b];
+                    for a in s0..=b {
+                        let m = lb * self.lx[a].transpose();
+                        let t = self.upd[u] as usize;
+                        u += 1;
+                        if t >= nl {
+                            self.diag[t - nl] -= m;
+                        } else {
+                            self.lx[t] -= m;
+                        }
+                    }
+                }
+                done += self.upd_ptr[k + 1] as usize - self.upd_ptr[k] as usize;
+            } else {
+                // Updates into affected targets only: target (rows b, a) lies in
+                // block column li[a] (the diagonal block of li[b] = li[a] if a = b).
+                for b in s0..s1 {
+                    for a in s0..=b {
+                        let t = self.upd[u] as usize;
+                        u += 1;
+                        if !self.affected[self.li[a] as usize] {
+                            continue;
+                        }
+                        let m = self.lx[b] * self.lx[a].transpose();
+                        if t >= nl {
+                            self.diag[t - nl] -= m;
+                        } else {
+                            self.lx[t] -= m;
+                        }
+                        done += 1;
+                    }
+                }
+            }
+        }
+        self.stats.partial_updates += done;
+        self.stats.partial_full_updates += self.upd.len();
+        self.affected.iter_mut().for_each(|a| *a = false);
+        ok
+    }
+
     /// Solves A x = b in place (`b` by node, the factorization's n entries).
     pub fn solve(&mut self, b: &mut [V6]) {
         let n = self.n;
@@ -604,6 +733,103 @@ mod tests {
             );
             assert!(err_cg < 1e-8, "n = {n}: direct vs CG {err_cg:e}");
             assert!(resid < 1e-15, "n = {n}: backward error {resid:e}");
+        }
+    }
+
+    /// A partial refactorization after some columns' values changed equals the
+    /// full factorization of the new values bit for bit: random systems, a full
+    /// factorization of values A₀, then a change δ on a few random nodes' diagonal
+    /// blocks and edges (a contact row switched off: −w g gᵀ), taken out of A₀ in
+    /// the affected columns only (`restore_affected` + `add_*_affected`), and
+    /// `refactor_affected` against `factor` of A₀ + δ assembled from scratch. The
+    /// solves must agree exactly, and the partial one must do fewer block products
+    /// where the change is local.
+    #[test]
+    fn partial_refactorization_is_the_full_one_bit_for_bit() {
+        let mut rng = Rng::new(0x51ed_2701_aa3c_0f19);
+        let (mut full, mut part) = (BlockCholesky::default(), BlockCholesky::default());
+        for (n, nedge, nchange) in [
+            (2, 1, 1),
+            (7, 12, 1),
+            (30, 60, 2),
+            (60, 400, 3),
+            (200, 300, 1),
+        ] {
+            let (edges, diag, off, _) = random_system(&mut rng, n, nedge);
+            if edges.is_empty() {
+                continue;
+            }
+            // The change: a row on node i (and edge e's pair) switched off.
+            let mut changes = Vec::new();
+            for _ in 0..nchange {
+                let e =
+                    ((rng.uniform(0.0, 1.0) * edges.len() as f64) as usize).min(edges.len() - 1);
+                let g = V6::from_fn(|_, _| rng.uniform(-1.0, 1.0));
+                let w = 1e-3 * 10f64.powf(rng.uniform(-1.0, 1.0));
+                changes.push((e, g * g.transpose() * -w));
+            }
+            let add_base = |c: &mut BlockCholesky| {
+                for (i, d) in diag.iter().enumerate() {
+                    c.add_diag(i, d);
+                }
+                for &(e, m) in &off {
+                    c.add_edge(e, true, &m);
+                }
+            };
+            let add_change = |c: &mut BlockCholesky, affected: bool| {
+                for &(e, dm) in &changes {
+                    let (i, j) = edges[e];
+                    let cross = dm * 0.25;
+                    if affected {
+                        c.add_diag_affected(i as usize, &dm);
+                        c.add_diag_affected(j as usize, &dm);
+                        c.add_edge_affected(e, true, &cross);
+                    } else {
+                        c.add_diag(i as usize, &dm);
+                        c.add_diag(j as usize, &dm);
+                        c.add_edge(e, true, &cross);
+                    }
+                }
+            };
+            // Full: A₀ + δ from scratch.
+            full.analyze(n, &edges);
+            full.clear_values();
+            // (δ added after A₀, in the order the partial path adds it.)
+            add_base(&mut full);
+            add_change(&mut full, false);
+            assert!(full.factor(), "n = {n}: full factorization");
+            // Partial: A₀ saved and factored, then δ in the affected columns.
+            part.analyze(n, &edges);
+            part.clear_values();
+            add_base(&mut part);
+            part.save_values();
+            assert!(part.factor(), "n = {n}: first factorization");
+            for &(e, _) in &changes {
+                part.mark_changed(edges[e].0 as usize);
+                part.mark_changed(edges[e].1 as usize);
+            }
+            part.restore_affected();
+            add_change(&mut part, true);
+            let before = part.stats.partial_updates;
+            assert!(part.refactor_affected(), "n = {n}: partial refactorization");
+            let done = part.stats.partial_updates - before;
+            let b: Vec<V6> = (0..n)
+                .map(|_| V6::from_fn(|_, _| rng.uniform(-1.0, 1.0)))
+                .collect();
+            let (mut xf, mut xp) = (b.clone(), b.clone());
+            full.solve(&mut xf);
+            part.solve(&mut xp);
+            println!(
+                "n = {n:3}, edges {:4}: block products {done} of {} (partial / full)",
+                edges.len(),
+                full.stats.updates
+            );
+            for (a, c) in xf.iter().zip(&xp) {
+                for (u, v) in a.iter().zip(c.iter()) {
+                    assert_eq!(u.to_bits(), v.to_bits(), "n = {n}: partial {v} vs full {u}");
+                }
+            }
+            assert!(done <= full.stats.updates);
         }
     }
 
