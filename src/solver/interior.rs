@@ -181,11 +181,9 @@ impl NewtonSolver {
         }
         // The edges' outward unit normals (the order of `project_polygon_with`).
         let mut nrm = [(0.0_f64, 0.0_f64); MAX_SIDES];
-        let ((c1, s1), (ch, sh)) = (t.step, t.half);
-        let (mut cn, mut sn) = (ch, sh);
-        for e in nrm.iter_mut().take(k) {
-            *e = (cn, sn);
-            (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
+        let ch = t.half.0;
+        for (e, d) in nrm.iter_mut().zip(t.directions(t.half)) {
+            *e = d;
         }
         let nrm = &nrm[..k];
         let nc = k + 1;

@@ -963,16 +963,7 @@ fn opening_piece(x: f64, y: f64, t: &PolygonTable) -> Piece {
     if x == 0.0 && y == 0.0 {
         return Piece::Interior;
     }
-    let (c1, s1) = t.step;
-    let (mut cn, mut sn) = (1.0, 0.0);
-    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, 1.0, 0.0);
-    for _ in 0..t.k {
-        let d = x * cn + y * sn;
-        if d > best {
-            (best, bc, bs) = (d, cn, sn);
-        }
-        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
-    }
+    let (_, (bc, bs)) = t.most_aligned(x, y, (1.0, 0.0));
     Piece::Vertex(bc, bs)
 }
 
@@ -981,16 +972,8 @@ fn piece(x: f64, y: f64, r: f64, t: &PolygonTable) -> Piece {
     if r.is_nan() || r <= 0.0 || t.k < 3 {
         return Piece::NoCone;
     }
-    let ((c1, s1), (ch, sh)) = (t.step, t.half);
-    let (mut cn, mut sn) = (ch, sh);
-    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, ch, sh);
-    for _ in 0..t.k {
-        let d = x * cn + y * sn;
-        if d > best {
-            (best, bc, bs) = (d, cn, sn);
-        }
-        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
-    }
+    let (ch, sh) = t.half;
+    let (best, (bc, bs)) = t.most_aligned(x, y, t.half);
     if best <= r * ch {
         return Piece::Interior;
     }

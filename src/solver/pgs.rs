@@ -836,6 +836,33 @@ impl PolygonTable {
             half: (ch, sh),
         }
     }
+
+    /// The k unit directions (cos, sin) from `start` in steps of 2π/k, by the
+    /// rotation recurrence (no trigonometry): from `half`, the edges' outward
+    /// normals n_j; from (1, 0), the vertices d_j.
+    #[inline]
+    pub fn directions(&self, start: (f64, f64)) -> impl Iterator<Item = (f64, f64)> {
+        let (c1, s1) = self.step;
+        std::iter::successors(Some(start), move |&(cn, sn)| {
+            Some((cn * c1 - sn * s1, sn * c1 + cn * s1))
+        })
+        .take(self.k as usize)
+    }
+
+    /// The direction of [`PolygonTable::directions`] from `start` with the largest
+    /// inner product with (x, y) (the first on ties; `start` if k = 0), and that
+    /// product.
+    #[inline]
+    pub fn most_aligned(&self, x: f64, y: f64, start: (f64, f64)) -> (f64, (f64, f64)) {
+        let mut best = (f64::NEG_INFINITY, start);
+        for (cn, sn) in self.directions(start) {
+            let d = x * cn + y * sn;
+            if d > best.0 {
+                best = (d, (cn, sn));
+            }
+        }
+        best
+    }
 }
 
 /// The friction pair of point `i` after its normal row: the step of `step` along
@@ -874,16 +901,8 @@ pub fn project_polygon_with(x: f64, y: f64, r: f64, t: &PolygonTable) -> (f64, f
     if r.is_nan() || r <= 0.0 || t.k < 3 {
         return (0.0, 0.0);
     }
-    let ((c1, s1), (ch, sh)) = (t.step, t.half);
-    let (mut cn, mut sn) = (ch, sh);
-    let (mut best, mut bc, mut bs) = (f64::NEG_INFINITY, ch, sh);
-    for _ in 0..t.k {
-        let d = x * cn + y * sn;
-        if d > best {
-            (best, bc, bs) = (d, cn, sn);
-        }
-        (cn, sn) = (cn * c1 - sn * s1, sn * c1 + cn * s1);
-    }
+    let (ch, sh) = t.half;
+    let (best, (bc, bs)) = t.most_aligned(x, y, t.half);
     if best <= r * ch {
         return (x, y);
     }
