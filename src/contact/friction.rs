@@ -650,15 +650,9 @@ impl LinearSticks {
                 let (da, db) = (dv[a], dv[b]);
                 let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
                 Self::shift(dv, blk, x, h);
-                for i in 0..3 {
-                    let w = if i == 2 {
-                        1.0 / blk.lever.max(1e-9)
-                    } else {
-                        1.0
-                    };
-                    change = change.max((x[i] - x_old[i]).abs() * w);
-                    scale = scale.max(x[i].abs() * w);
-                }
+                let (c, s) = Self::weighted(blk, x, x_old);
+                change = change.max(c);
+                scale = scale.max(s);
             }
             for rb in rolls.iter_mut() {
                 let [a, b] = rb.bodies;

@@ -431,32 +431,37 @@ impl BlockCholesky {
     /// Numeric factorization of the assembled blocks. False if a pivot block is not
     /// positive definite (the values are then unusable until reassembled).
     pub fn factor(&mut self) -> bool {
+        (0..self.n).all(|k| self.eliminate(k))
+    }
+
+    /// Column k of the right-looking factorization: L_kk = chol(A'_kk) (kept as
+    /// L_kk⁻¹), L_ik = A'_ik L_kk⁻ᵀ, then A'_ba −= L_bk L_akᵀ over its schedule.
+    /// False if the pivot block is not positive definite.
+    fn eliminate(&mut self, k: usize) -> bool {
         let nl = self.lx.len();
-        for k in 0..self.n {
-            let Some(ch) = self.diag[k].cholesky() else {
-                return false;
-            };
-            let Some(linv) = ch.l().solve_lower_triangular(&M6::identity()) else {
-                return false;
-            };
-            self.diag[k] = linv;
-            let lt = linv.transpose();
-            let (s0, s1) = (self.col_ptr[k] as usize, self.col_ptr[k + 1] as usize);
-            for s in s0..s1 {
-                self.lx[s] *= lt;
-            }
-            let mut u = self.upd_ptr[k] as usize;
-            for b in s0..s1 {
-                let lb = self.lx[b];
-                for a in s0..=b {
-                    let m = lb * self.lx[a].transpose();
-                    let t = self.upd[u] as usize;
-                    u += 1;
-                    if t >= nl {
-                        self.diag[t - nl] -= m;
-                    } else {
-                        self.lx[t] -= m;
-                    }
+        let Some(ch) = self.diag[k].cholesky() else {
+            return false;
+        };
+        let Some(linv) = ch.l().solve_lower_triangular(&M6::identity()) else {
+            return false;
+        };
+        self.diag[k] = linv;
+        let lt = linv.transpose();
+        let (s0, s1) = (self.col_ptr[k] as usize, self.col_ptr[k + 1] as usize);
+        for s in s0..s1 {
+            self.lx[s] *= lt;
+        }
+        let mut u = self.upd_ptr[k] as usize;
+        for b in s0..s1 {
+            let lb = self.lx[b];
+            for a in s0..=b {
+                let m = lb * self.lx[a].transpose();
+                let t = self.upd[u] as usize;
+                u += 1;
+                if t >= nl {
+                    self.diag[t - nl] -= m;
+                } else {
+                    self.lx[t] -= m;
                 }
             }
         }
@@ -524,39 +529,17 @@ impl BlockCholesky {
         let mut ok = true;
         let mut done = 0usize;
         for k in 0..self.n {
-            let (s0, s1) = (self.col_ptr[k] as usize, self.col_ptr[k + 1] as usize);
-            let mut u = self.upd_ptr[k] as usize;
             if self.affected[k] {
-                let Some(ch) = self.diag[k].cholesky() else {
+                if !self.eliminate(k) {
                     ok = false;
                     break;
-                };
-                let Some(linv) = ch.l().solve_lower_triangular(&M6::identity()) else {
-                    ok = false;
-                    break;
-                };
-                self.diag[k] = linv;
-                let lt = linv.transpose();
-                for s in s0..s1 {
-                    self.lx[s] *= lt;
-                }
-                for b in s0..s1 {
-                    let lb = self.lx[b];
-                    for a in s0..=b {
-                        let m = lb * self.lx[a].transpose();
-                        let t = self.upd[u] as usize;
-                        u += 1;
-                        if t >= nl {
-                            self.diag[t - nl] -= m;
-                        } else {
-                            self.lx[t] -= m;
-                        }
-                    }
                 }
                 done += self.upd_ptr[k + 1] as usize - self.upd_ptr[k] as usize;
             } else {
                 // Updates into affected targets only: target (rows b, a) lies in
                 // block column li[a] (the diagonal block of li[b] = li[a] if a = b).
+                let (s0, s1) = (self.col_ptr[k] as usize, self.col_ptr[k + 1] as usize);
+                let mut u = self.upd_ptr[k] as usize;
                 for b in s0..s1 {
                     for a in s0..=b {
                         let t = self.upd[u] as usize;
