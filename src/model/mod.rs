@@ -1242,3 +1242,36 @@ fn check_inertia(i: &Mat3) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn polytope(m: &Model, g: usize) -> &Arc<ConvexPolytope> {
+        match &m.geoms[g].shape {
+            Shape::Box { poly, .. } | Shape::Polytope(poly) => poly,
+            other => panic!("geom {g} is not a polytope: {other:?}"),
+        }
+    }
+
+    /// Equal boxes share one polytope (the narrow phase reads one vertex list),
+    /// a box of another size keeps its own, and the shared one is the same shape.
+    #[test]
+    fn equal_polytopes_share_one_arc() {
+        let mut b = ModelBuilder::new(Options::default());
+        let half = Vec3::new(0.05, 0.05, 0.05);
+        for name in ["a", "b"] {
+            b.add_body(BodySpec::free(name, Shape::cuboid(half).expect("box")));
+        }
+        let other = Shape::cuboid(Vec3::new(0.05, 0.05, 0.06)).expect("box");
+        b.add_body(BodySpec::free("c", other));
+        let m = b.finalize().expect("model");
+        assert!(Arc::ptr_eq(polytope(&m, 0), polytope(&m, 1)));
+        assert!(!Arc::ptr_eq(polytope(&m, 0), polytope(&m, 2)));
+        let fresh = Shape::cuboid(half).expect("box");
+        let Shape::Box { poly, .. } = &fresh else {
+            panic!("cuboid is a box")
+        };
+        assert_eq!(**polytope(&m, 1), **poly);
+    }
+}
