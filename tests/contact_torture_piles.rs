@@ -89,7 +89,10 @@ fn sphere_tetrahedron_rests() {
         let (moved, vmax) = drift(method, rolling, extra);
         let tag = if extra.is_empty() { "" } else { " late_pairs" };
         println!("{method}{tag} mu_r = {rolling}: moved {moved:.3e} m from 1 s to 5 s, max |v| {vmax:.2e} m/s");
-        assert!(moved < 1e-5, "{method}{tag} mu_r = {rolling}: moved {moved} m");
+        assert!(
+            moved < 1e-5,
+            "{method}{tag} mu_r = {rolling}: moved {moved} m"
+        );
         // At rest the speed is zero too: a chatter (velocities alternating in
         // sign step by step, positions constant) escapes the displacement bound,
         // so bound the speed by the same creep rate, 1e-5 m in 4 s = 2.5e-6 m/s.
@@ -97,14 +100,19 @@ fn sphere_tetrahedron_rests() {
         // every step at 8.6e-4 m/s, a sticking pair closed without friction
         // (docs/EXPERIMENTS.md, "The late pairs"; printed).
         if still {
-            assert!(vmax < 2.5e-6, "{method}{tag} mu_r = {rolling}: max |v| {vmax} m/s");
+            assert!(
+                vmax < 2.5e-6,
+                "{method}{tag} mu_r = {rolling}: max |v| {vmax} m/s"
+            );
         }
     }
     // Not within the tolerance, printed: penalty without rolling resistance.
     for extra in ["", LATE] {
         let (moved, vmax) = drift("penalty", 0.0, extra);
         let tag = if extra.is_empty() { "" } else { " late_pairs" };
-        println!("penalty{tag} mu_r = 0: moved {moved:.3e} m from 1 s to 5 s, max |v| {vmax:.2e} m/s");
+        println!(
+            "penalty{tag} mu_r = 0: moved {moved:.3e} m from 1 s to 5 s, max |v| {vmax:.2e} m/s"
+        );
     }
 }
 
