@@ -344,6 +344,10 @@ pub struct StepStats {
     /// nothing changed since its last relaxation is skipped).
     pub friction_sweeps: usize,
     pub friction_relaxations: usize,
+    /// Sticking pairs that carried no force at the step's first normal solve and
+    /// got their anchor after the solve with friction closed them (one more
+    /// anchor and normal solve in that step; `penalty::late_friction`).
+    pub friction_late_pairs: usize,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.

@@ -791,9 +791,13 @@ fn normal_split_carries_a_pocket_by_its_normals_and_leaves_a_slope_its_load() {
 #[ignore]
 fn trace_pushed_pile_divergence() {
     let mut pile = row_pile("penalty");
-    if let Ok(w) = std::env::var("TRACE_WARM") {
-        pile += &format!("[penalty.friction]\nwarm_start = {}\n", w == "1");
-    }
+    // `TRACE_WARM=1`: the warm start; `TRACE_LATE=1`: the late pairs.
+    let flag = |k: &str| std::env::var(k).map(|v| v == "1").unwrap_or(false);
+    pile += &format!(
+        "[penalty.friction]\nwarm_start = {}\nlate_pairs = {}\n",
+        flag("TRACE_WARM"),
+        flag("TRACE_LATE")
+    );
     let push = (1500, 2000, 40.0);
     let models: Vec<Model> = [false, true]
         .iter()
@@ -820,9 +824,11 @@ fn trace_pushed_pile_divergence() {
             .fold(0.0, f64::max);
         let vmax = ds[0].state.iter().map(|s| s.v.norm()).fold(0.0, f64::max);
         println!(
-            "t = {:.3} s: max dx {dx:.3e} m, asleep {}, awake run max |v| {vmax:.2e}",
+            "t = {:.3} s: max dx {dx:.3e} m, asleep {}, awake run max |v| {vmax:.2e}, late pairs {} / {}",
             ds[0].tick as f64 * 1e-3,
-            ds[1].stats.sleeping
+            ds[1].stats.sleeping,
+            ds[0].stats.friction_late_pairs,
+            ds[1].stats.friction_late_pairs
         );
     }
 }

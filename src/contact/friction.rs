@@ -635,6 +635,20 @@ impl LinearSticks {
         }
     }
 
+    /// [`LinearSticks::solve`] again after blocks were added to a solved set (the
+    /// penalty stepper's late pairs: a sticking pair that the step's second normal
+    /// solve closed): the sweeps continue from the last solve's x (the new blocks
+    /// from their own start), as [`LinearSticks::solve_warm`] does, so that a new
+    /// block with a vanishing force leaves the others where the first solve left
+    /// them (a restart from zero would move them by the first solve's residual).
+    /// The sweeps and relaxations add to the first solve's.
+    pub fn resolve(&mut self, h: f64) {
+        let (sweeps, relaxations) = (self.sweeps, self.relaxations);
+        self.solve_warm(h);
+        self.sweeps += sweeps;
+        self.relaxations += relaxations;
+    }
+
     /// [`LinearSticks::solve`] from zero, every block every sweep (the default).
     fn solve_cold(&mut self, h: f64) {
         self.start();

@@ -174,6 +174,15 @@ pub struct FrictionParams {
     /// last two figures, and the linear anchors' warm start"). Off by default.
     /// Scene key `[penalty.friction] warm_start`.
     pub warm_start: bool,
+    /// Late pairs (penalty's semi-implicit path with `linear`,
+    /// `pipeline::penalty::late_friction`): a sticking pair open at the step's
+    /// first normal solve that the solve with friction closes gets its anchor
+    /// block and one more anchor and normal solve. Ends the penalty tetrahedron of
+    /// spheres' period-2 chatter (max |v| 8.6e-4 → 5e-13 m/s), but the pushed row
+    /// pile of `tests/sleep.rs` then ends 1.6e-3 m apart with and without sleeping
+    /// (docs/EXPERIMENTS.md "The late pairs"). Off by default. Scene key
+    /// `[penalty.friction] late_pairs`.
+    pub late_pairs: bool,
 }
 
 /// Impact handling (000 Fig. 2).
@@ -214,6 +223,7 @@ impl Default for FrictionParams {
             implicit: false,
             linear: true,
             warm_start: false,
+            late_pairs: false,
         }
     }
 }

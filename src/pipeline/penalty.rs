@@ -59,6 +59,9 @@ pub struct PenaltyWorkspace {
     /// rates it corrects (with friction on its first solve's forces).
     implicit: ImplicitContact,
     k_explicit: Vec<Deriv>,
+    /// The rates of the first normal solve, kept for the late pairs' anchor
+    /// solve (`late_friction`; copied only in a step with candidates).
+    k_free: Vec<Deriv>,
     /// The free bodies (a world none of which moves, all asleep, has nothing to
     /// advance: [`quiet_step`]).
     free: Vec<u32>,
@@ -93,6 +96,7 @@ impl PenaltyWorkspace {
             support: SupportLoads::new(nb),
             implicit: ImplicitContact::new(nb),
             k_explicit: vec![Deriv::default(); nb],
+            k_free: vec![Deriv::default(); nb],
             free: (0..nb as u32)
                 .filter(|&b| model.bodies[b as usize].kind == BodyKind::Free)
                 .collect(),
@@ -490,6 +494,7 @@ impl Stepper for PenaltyStepper<'_> {
             support,
             implicit,
             k_explicit,
+            k_free,
             free,
         } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
@@ -545,6 +550,7 @@ impl Stepper for PenaltyStepper<'_> {
         // Integrate, evaluating the force model at every stage.
         let mut narrow_ns = 0u64;
         implicit.iterations = 0;
+        implicit.late_pairs = 0;
         let mut eval = |stage: usize,
                         st: &mut [BodyState],
                         q: &[f64],
@@ -611,10 +617,34 @@ impl Stepper for PenaltyStepper<'_> {
                     (weights, &dynamic, &*k),
                 );
                 if any {
+                    let late = !implicit.late.is_empty();
+                    if late {
+                        k_free.copy_from_slice(k);
+                    }
                     k.copy_from_slice(k_explicit);
                     implicit.solve(model, h, st, bodies, (k, true));
                     if p.friction.implicit {
                         bank_credit(implicit, pairs, h);
+                    }
+                    // Sticking pairs the solve with friction closed: their
+                    // anchors, and the normal forces once more.
+                    let n_late = if late {
+                        late_friction(
+                            &cx,
+                            st,
+                            (set, set_pair),
+                            pairs,
+                            (&mut *implicit, &mut *point_forces),
+                            (contact_wrench, contact_force, k_explicit),
+                            (weights, &dynamic, &*k_free),
+                        )
+                    } else {
+                        0
+                    };
+                    if n_late > 0 {
+                        implicit.late_pairs += n_late;
+                        k.copy_from_slice(k_explicit);
+                        implicit.solve(model, h, st, bodies, (k, true));
                     }
                 }
                 linear_finish(p, h, &implicit.linear, pairs);
@@ -659,6 +689,7 @@ impl Stepper for PenaltyStepper<'_> {
         stats.solver_iterations = implicit.iterations;
         stats.friction_sweeps = implicit.linear.sweeps;
         stats.friction_relaxations = implicit.linear.relaxations;
+        stats.friction_late_pairs = implicit.late_pairs;
         let total = t.elapsed().as_nanos() as u64;
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);
@@ -910,6 +941,13 @@ fn implicit_friction(
     // hold a body up together cannot carry (`contact::support::NormalSplit`).
     let split_on = !p.friction.implicit && p.friction.linear;
     implicit.split.clear(if split_on { nm } else { 0 });
+    // The sticking pairs open at this solve, on the default path (linear
+    // anchors) with `late_pairs` (`late_friction`).
+    let late_on = split_on && p.friction.late_pairs;
+    implicit.late.clear();
+    if implicit.late.capacity() < nm {
+        implicit.late.reserve(nm - implicit.late.len());
+    }
     if split_on {
         let up = support.up();
         let mut j = 0;
@@ -946,147 +984,27 @@ fn implicit_friction(
         }
         i = end;
         let pi = set_pair[mi];
-        let Some((mut ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
         if pf.is_empty() {
+            // No force-carrying point at this solve: a sticking pair may still
+            // close at the solve with friction's wrench (`late_friction`).
+            if late_on && pairs[pi].anchor.is_some() {
+                implicit.late.push([mi as u32, start as u32, end as u32]);
+            }
             continue;
         }
-        // The weight the contact carries: the sticking cone is taken on
-        // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
-        // Hunt–Crossley.
-        let w = support.pair_weight(cx.model, state, dynamic, ba, bb);
-        ctx.weight = implicit.split.weight(mi, ctx.normal, w);
-        let cen = if mat.mu > 0.0 {
-            friction::centroid(&ctx, pf)
-        } else {
-            None
-        };
-        let implicit_stick = p.friction.implicit;
-        // The sticking rows, or the explicit anchor linearly implicit in the
-        // pair's own velocity (stable at any h: `friction::StickMode::Linear`).
-        let mode = if implicit_stick {
-            StickMode::Rows
-        } else {
-            let m = &set.manifolds[mi];
-            friction::explicit_mode(
-                &p.friction,
-                cx.model.geoms[m.geom_a].shape.kind(),
-                cx.model.geoms[m.geom_b].shape.kind(),
-            )
-        };
-        let terms =
-            friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], mode);
-        let anchor = pairs[pi].anchor;
-        let (xa, xb) = (ctx.a.x, ctx.b.x);
-        let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
-        let stick = if implicit_stick {
-            friction::implicit_stick(&p.friction, mat.mu, &ctx, cen, anchor.as_ref())
-        } else {
-            None
-        };
-        let mut rolled = false;
-        let twist = if let Some(st) = stick {
-            // Sticking: the anchor spring–damper as two tangential rows of the
-            // implicit solve, its cone checked there; the twist stays explicit.
-            let first = implicit.rows.len();
-            for (t, f0) in st.t.iter().zip(st.f0) {
-                let mut row = Row::new(
-                    (ba, bb),
-                    (st.c, st.c, *t),
-                    (st.damp, 0.0),
-                    (f0, 0.0),
-                    (mi, u32::MAX),
-                );
-                row.stick = implicit.sticks.len() as u32;
-                implicit.rows.push(row);
-            }
-            let mut grp = StickGroup::new(first, (start, end), mat.mu, st.w_n);
-            // The pair's banked cone impulse, spendable this step ([`bank_credit`]).
-            grp.extra = st.credit / cx.h;
-            grp.pair = pi as u32;
-            grp.cap = st.cap;
-            implicit.sticks.push(grp);
-            any = true;
-            st.twist
-        } else if let Some(mut blk) = matches!(mode, StickMode::Linear { .. })
-            .then(|| {
-                friction::linear_block(
-                    &p.friction,
-                    mat.mu,
-                    &ctx,
-                    cen,
-                    (anchor.as_ref(), mode),
-                    (terms, ctx.h),
-                )
-            })
-            .flatten()
-        {
-            // Sticking, anchor linearly implicit: solved with the step's other
-            // sticking pairs on the same bodies after this loop
-            // (`friction::LinearSticks`); the twist stays explicit.
-            if let (Some(a), Some((_, total, _))) = (anchor.as_ref(), cen) {
-                blk.bank = friction::BankInputs {
-                    cone: (mat.mu, total, friction::carried_normal(&ctx)),
-                    cap: friction::bank_cap(&p.friction, &ctx),
-                    motion: friction::anchor_normal_motion(&ctx, a),
-                };
-            }
-            blk.bodies = [ba, bb];
-            blk.tag = [mi, pi];
-            implicit.linear.blocks.push(blk);
-            // Rolling resistance held by its angular anchor, solved with them
-            // (`friction::RollBlock`).
-            if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
-                friction::update_roll(&p.friction, mat.rolling, &ctx, pf, a);
-                if let Some(mut rb) =
-                    friction::roll_block(&p.friction, mat.rolling, &ctx, pf, (a, ctx.h))
-                {
-                    rb.bodies = [ba, bb];
-                    rb.tag = pi;
-                    implicit.linear.rolls.push(rb);
-                    rolled = true;
-                }
-            }
-            Vec3::zeros()
-        } else {
-            let mut ft = Vec3::zeros();
-            let twist = friction::tangential_forces_at(
-                &p.friction,
-                mat.mu,
-                &ctx,
-                pf,
-                cen,
-                (anchor.as_ref(), mode),
-                terms,
-                |pt, f| {
-                    ft += f;
-                    wa.add_force_at(f, pt, xa);
-                    wb.add_force_at(-f, pt, xb);
-                },
-            );
-            // A sticking pair (one force at its centroid) banks its unused cone
-            // over the transient (`friction::bank`): its explicit spring–damper may
-            // spend it in a later step.
-            if let (Some(a), Some((_, total, _))) = (pairs[pi].anchor.as_mut(), cen) {
-                let w_n = friction::carried_normal(&ctx);
-                let cap = friction::bank_cap(&p.friction, &ctx);
-                let motion = friction::anchor_normal_motion(&ctx, a);
-                friction::bank_momentum(a, (mat.mu, total, w_n), ft.norm(), cx.h, cap, motion);
-            }
-            twist
-        };
-        wa.torque += twist;
-        wb.torque -= twist;
-        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf).filter(|_| !rolled) {
-            wa.torque += tau;
-            wb.torque -= tau;
-        }
-        any |= wa.force != Vec3::zeros() || wa.torque != Vec3::zeros();
-        add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
-        if let Some(mf) = manifold_force.get_mut(mi) {
-            *mf += wa.force;
-        }
+        any |= pair_friction(
+            cx,
+            state,
+            (set, mi, pi, (start, end)),
+            (ctx, ba, bb, mat),
+            pairs,
+            (&mut *implicit, &*pf),
+            (&mut *wrench, &mut *manifold_force, &mut *k),
+            (support, dynamic),
+        );
     }
     // The linearly implicit anchors, solved where they share bodies, over the
     // step's end-of-step rates: the rates `free` of the normal solve (gravity, applied and explicit forces, the
@@ -1096,6 +1014,242 @@ fn implicit_friction(
     set_free_rates(linear, dynamic, free, cx.h);
     linear.solve(cx.h);
     any |= linear_apply(cx, linear, k, Some((wrench, manifold_force)), 1.0);
+    any
+}
+
+/// The late pairs of a step (`[penalty.friction] late_pairs`, opt-in; linear
+/// anchors, not `implicit`): a sticking pair
+/// (anchor set) that had no force-carrying point at the first normal solve, so
+/// got no friction in [`implicit_friction`], but carries force at the second (the
+/// other pairs' friction pressed it shut: in a tetrahedron of spheres the two
+/// bottom spheres that touch are pushed apart by the top's normal forces alone and
+/// pressed together by the anchors that hold them, and a pair closed without
+/// friction lets the load swap between them every step, a period-2 chatter,
+/// docs/EXPERIMENTS.md). Each gets its friction on the second solve's forces
+/// ([`pair_friction`]: its block in the linear anchors' solve), the anchors are
+/// solved again from the first solve's rates `free` with the first solve's
+/// wrenches taken out of `k` and the reports, and the caller solves the normal
+/// forces once more. One such pass per step (bounded). Returns the number of late
+/// pairs (0: nothing changed).
+fn late_friction(
+    cx: &ForceCtx<'_>,
+    state: &[BodyState],
+    (set, set_pair): (&ContactSet, &[usize]),
+    pairs: &mut [PairState],
+    (implicit, pf): (&mut ImplicitContact, &mut Vec<PointForce>),
+    (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
+    (support, dynamic, free): (&SupportLoads, &dyn Fn(usize) -> bool, &[Deriv]),
+) -> usize {
+    let closed = |implicit: &ImplicitContact, c: usize| {
+        let [_, start, end] = implicit.late[c];
+        implicit.rows[start as usize..end as usize]
+            .iter()
+            .any(|r| r.f_end > 0.0)
+    };
+    if !(0..implicit.late.len()).any(|c| closed(implicit, c)) {
+        return 0;
+    }
+    // The first friction solve's anchor wrenches out of the rates and reports:
+    // the solve of every block together replaces them.
+    linear_apply(
+        cx,
+        &implicit.linear,
+        k,
+        Some((&mut *wrench, &mut *manifold_force)),
+        -1.0,
+    );
+    let mut added = 0;
+    for c in 0..implicit.late.len() {
+        let [mi, start, end] = implicit.late[c].map(|v| v as usize);
+        pf.clear();
+        for r in &implicit.rows[start..end] {
+            if r.f_end > 0.0 {
+                pf.push(PointForce {
+                    point: r.point,
+                    f_n: r.f_end,
+                });
+            }
+        }
+        if pf.is_empty() {
+            continue;
+        }
+        let pi = set_pair[mi];
+        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+            continue;
+        };
+        pair_friction(
+            cx,
+            state,
+            (set, mi, pi, (start, end)),
+            (ctx, ba, bb, mat),
+            pairs,
+            (&mut *implicit, &*pf),
+            (&mut *wrench, &mut *manifold_force, &mut *k),
+            (support, dynamic),
+        );
+        added += 1;
+    }
+    let linear = &mut implicit.linear;
+    set_free_rates(linear, dynamic, free, cx.h);
+    linear.resolve(cx.h);
+    linear_apply(cx, linear, k, Some((wrench, manifold_force)), 1.0);
+    added
+}
+
+/// Friction of one pair with force-carrying points `pf` (the rows `start..end` of
+/// manifold `mi`, pair `pi`) on a normal solve's end-of-step forces: the
+/// stick/slip update, then the sticking rows, the linear anchor's block (and its
+/// rolling anchor) pushed for the coupled solve, or the explicit forces added to
+/// the wrenches and the rates `k`. True if a force was applied or a sticking
+/// row added.
+#[allow(clippy::too_many_arguments)]
+fn pair_friction(
+    cx: &ForceCtx<'_>,
+    state: &[BodyState],
+    (set, mi, pi, (start, end)): (&ContactSet, usize, usize, (usize, usize)),
+    (mut ctx, ba, bb, mat): (PairContext<'_>, usize, usize, Material),
+    pairs: &mut [PairState],
+    (implicit, pf): (&mut ImplicitContact, &[PointForce]),
+    (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
+    (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
+) -> bool {
+    let p = cx.p;
+    let mut any = false;
+    // The weight the contact carries: the sticking cone is taken on
+    // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
+    // Hunt–Crossley.
+    let w = support.pair_weight(cx.model, state, dynamic, ba, bb);
+    ctx.weight = implicit.split.weight(mi, ctx.normal, w);
+    let cen = if mat.mu > 0.0 {
+        friction::centroid(&ctx, pf)
+    } else {
+        None
+    };
+    let implicit_stick = p.friction.implicit;
+    // The sticking rows, or the explicit anchor linearly implicit in the
+    // pair's own velocity (stable at any h: `friction::StickMode::Linear`).
+    let mode = if implicit_stick {
+        StickMode::Rows
+    } else {
+        let m = &set.manifolds[mi];
+        friction::explicit_mode(
+            &p.friction,
+            cx.model.geoms[m.geom_a].shape.kind(),
+            cx.model.geoms[m.geom_b].shape.kind(),
+        )
+    };
+    let terms =
+        friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], mode);
+    let anchor = pairs[pi].anchor;
+    let (xa, xb) = (ctx.a.x, ctx.b.x);
+    let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
+    let stick = if implicit_stick {
+        friction::implicit_stick(&p.friction, mat.mu, &ctx, cen, anchor.as_ref())
+    } else {
+        None
+    };
+    let mut rolled = false;
+    let twist = if let Some(st) = stick {
+        // Sticking: the anchor spring–damper as two tangential rows of the
+        // implicit solve, its cone checked there; the twist stays explicit.
+        let first = implicit.rows.len();
+        for (t, f0) in st.t.iter().zip(st.f0) {
+            let mut row = Row::new(
+                (ba, bb),
+                (st.c, st.c, *t),
+                (st.damp, 0.0),
+                (f0, 0.0),
+                (mi, u32::MAX),
+            );
+            row.stick = implicit.sticks.len() as u32;
+            implicit.rows.push(row);
+        }
+        let mut grp = StickGroup::new(first, (start, end), mat.mu, st.w_n);
+        // The pair's banked cone impulse, spendable this step ([`bank_credit`]).
+        grp.extra = st.credit / cx.h;
+        grp.pair = pi as u32;
+        grp.cap = st.cap;
+        implicit.sticks.push(grp);
+        any = true;
+        st.twist
+    } else if let Some(mut blk) = matches!(mode, StickMode::Linear { .. })
+        .then(|| {
+            friction::linear_block(
+                &p.friction,
+                mat.mu,
+                &ctx,
+                cen,
+                (anchor.as_ref(), mode),
+                (terms, ctx.h),
+            )
+        })
+        .flatten()
+    {
+        // Sticking, anchor linearly implicit: solved with the step's other
+        // sticking pairs on the same bodies after this loop
+        // (`friction::LinearSticks`); the twist stays explicit.
+        if let (Some(a), Some((_, total, _))) = (anchor.as_ref(), cen) {
+            blk.bank = friction::BankInputs {
+                cone: (mat.mu, total, friction::carried_normal(&ctx)),
+                cap: friction::bank_cap(&p.friction, &ctx),
+                motion: friction::anchor_normal_motion(&ctx, a),
+            };
+        }
+        blk.bodies = [ba, bb];
+        blk.tag = [mi, pi];
+        implicit.linear.blocks.push(blk);
+        // Rolling resistance held by its angular anchor, solved with them
+        // (`friction::RollBlock`).
+        if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
+            friction::update_roll(&p.friction, mat.rolling, &ctx, pf, a);
+            if let Some(mut rb) =
+                friction::roll_block(&p.friction, mat.rolling, &ctx, pf, (a, ctx.h))
+            {
+                rb.bodies = [ba, bb];
+                rb.tag = pi;
+                implicit.linear.rolls.push(rb);
+                rolled = true;
+            }
+        }
+        Vec3::zeros()
+    } else {
+        let mut ft = Vec3::zeros();
+        let twist = friction::tangential_forces_at(
+            &p.friction,
+            mat.mu,
+            &ctx,
+            pf,
+            cen,
+            (anchor.as_ref(), mode),
+            terms,
+            |pt, f| {
+                ft += f;
+                wa.add_force_at(f, pt, xa);
+                wb.add_force_at(-f, pt, xb);
+            },
+        );
+        // A sticking pair (one force at its centroid) banks its unused cone
+        // over the transient (`friction::bank`): its explicit spring–damper may
+        // spend it in a later step.
+        if let (Some(a), Some((_, total, _))) = (pairs[pi].anchor.as_mut(), cen) {
+            let w_n = friction::carried_normal(&ctx);
+            let cap = friction::bank_cap(&p.friction, &ctx);
+            let motion = friction::anchor_normal_motion(&ctx, a);
+            friction::bank_momentum(a, (mat.mu, total, w_n), ft.norm(), cx.h, cap, motion);
+        }
+        twist
+    };
+    wa.torque += twist;
+    wb.torque -= twist;
+    if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf).filter(|_| !rolled) {
+        wa.torque += tau;
+        wb.torque -= tau;
+    }
+    any |= wa.force != Vec3::zeros() || wa.torque != Vec3::zeros();
+    add_pair_wrench(cx, (ba, bb), (wa, wb), (wrench, k));
+    if let Some(mf) = manifold_force.get_mut(mi) {
+        *mf += wa.force;
+    }
     any
 }
 

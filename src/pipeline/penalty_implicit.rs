@@ -225,6 +225,12 @@ pub struct ImplicitContact {
     /// The tangential loads of contacts that hold a body up together
     /// (`contact::support::NormalSplit`, with `linear`).
     pub split: crate::contact::support::NormalSplit,
+    /// The step's sticking pairs (anchor set) with no force-carrying point at the
+    /// first normal solve, on the default path: (manifold, first row, end row)
+    /// (`penalty::late_friction`), and how many of them the later solve closed
+    /// (they got their friction then).
+    pub late: Vec<[u32; 3]>,
+    pub late_pairs: usize,
     pub solver: LinearSolver,
     /// The direct solve: the factorization, the local index of each body in it
     /// (participating bodies only), the bodies by local index, the edge list of
@@ -297,6 +303,8 @@ impl ImplicitContact {
             sticks: Vec::new(),
             linear: Default::default(),
             split: Default::default(),
+            late: Vec::new(),
+            late_pairs: 0,
             solver: LinearSolver::Direct,
             chol: BlockCholesky::with_capacity(nbody),
             local: vec![u32::MAX; nbody],
