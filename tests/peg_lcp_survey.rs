@@ -491,7 +491,10 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 
 /// The counter tools' switches: `PEG_ELASTIC=1` turns the scene key `[lcp]
 /// peg_elastic` on (the elastic relaxation), `PEG_GENERAL=1` the key `[lcp]
-/// peg_general` (003's general |Cι| > 1 form, peg11); unset, the scene's own.
+/// peg_general` (003's general |Cι| > 1 form, peg11), `PEG_ACTIVE=1` the key
+/// `[lcp] peg_active_set` (over-cap islands by Lemke on their active set,
+/// peg12), `PEG_BGS=1` the key `[lcp] peg_block_gs` (block Gauss–Seidel over
+/// two-body groups, peg8); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -501,25 +504,66 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         if let Ok(v) = std::env::var("PEG_GENERAL") {
             p.peg_general = v == "1";
         }
+        if let Ok(v) = std::env::var("PEG_ACTIVE") {
+            p.peg_active_set = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_BGS") {
+            p.peg_block_gs = v == "1";
+        }
     }
     model.with_options(opt)
 }
 
-/// One pour of the counter tools (seeds 1, 2; 2 s at step `h`): the scene's
-/// TOML, a maker of its overlap per step (relative, per seed's model), its
-/// unit's name; prints PEG's largest
-/// overlap and the step's counters (failures, fallbacks, unconverged solves,
-/// row-cap steps, elastic relaxations with their largest t and the steps they
-/// were on, general-form solves, quarantined bodies).
+/// The counter tools' step and seeds: `PEG_H` (default the tool's own `h`) and
+/// `PEG_SEEDS` (comma-separated, default 1,2).
+fn step_and_seeds(h: f64) -> (f64, Vec<u64>) {
+    let h = std::env::var("PEG_H")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(h);
+    let seeds = std::env::var("PEG_SEEDS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 2]);
+    (h, seeds)
+}
+
+/// The solve paths a step's overlap rise is attributed to by the counter tools
+/// (peg12), in order of precedence: a step over `PEG_MAX_ROWS` (the standard
+/// rows); a Lemke failure (fallback: PEG's constraint PGS / rescue); an island
+/// over `PEG_MAX_LCP` left unconverged (the constraint PGS at its sweep limit);
+/// an island over the cap solved to the tolerance; a step whose every island was
+/// solved by Lemke (incl. the general form, which is not a failure).
+const CAUSES: [&str; 5] = [
+    "row-cap step (standard rows)",
+    "Lemke failure (fallback)",
+    "over-cap island, unconverged",
+    "over-cap island, converged",
+    "Lemke ok on every island",
+];
+
+/// One pour of the counter tools (seeds 1, 2 or `PEG_SEEDS`; 2 s at step `h`
+/// or `PEG_H`): the scene's TOML, a maker of its overlap per step (relative,
+/// per seed's model), its unit's name; prints PEG's largest overlap and the
+/// step's counters (failures, fallbacks, unconverged solves, row-cap steps,
+/// elastic relaxations with their largest t and the steps they were on,
+/// general-form solves, quarantined bodies), and (peg12) the overlap's
+/// attribution: per solve path ([`CAUSES`]) the steps, the sum of the rises of
+/// the overlap over such steps and its share of all rises, the largest rise;
+/// the over-cap steps' largest island (LCP variables) and their residual
+/// (the step's largest, natural map of the constraint PGS; median and max);
+/// the largest rises with their step and path; the solve time per step.
 fn pour_counters(
     h: f64,
     unit: &str,
-    scene: impl Fn(u64) -> rtphys::experiments::peg_pour::PourScene,
+    scene: impl Fn(u64, f64) -> rtphys::experiments::peg_pour::PourScene,
     overlap: impl Fn(&rtphys::Model) -> Box<dyn FnMut(&rtphys::Model, &rtphys::Data) -> f64>,
 ) {
     use rtphys::experiments::peg_pour::PourDriver;
-    for seed in [1u64, 2] {
-        let scene = scene(seed);
+    use rtphys::pipeline::lcp::peg::PEG_MAX_LCP;
+    let (h, seeds) = step_and_seeds(h);
+    for seed in seeds {
+        let scene = scene(seed, h);
         let model = rtphys::model::scene::load_scene_str(
             &scene.toml,
             "<peg-pour>",
@@ -533,29 +577,97 @@ fn pour_counters(
         let mut overlap = overlap(&model);
         let (mut max_ov, mut max_t, mut relaxed_steps) = (0.0f64, 0.0f64, 0);
         let mut last_relaxed = 0;
-        for _ in 0..(2.0 / h).round() as usize {
+        // Per cause: steps, Σ rises, max rise.
+        let mut by = [(0u32, 0.0f64, 0.0f64); 5];
+        let (mut cap_n, mut cap_res, mut top) = (0usize, Vec::new(), Vec::new());
+        let mut prev = 0.0;
+        let t0 = std::time::Instant::now();
+        let steps = (2.0 / h).round() as usize;
+        for i in 0..steps {
             driver.before_step(&mut data, h);
+            let s0 = data.stats.clone();
             pl.step(&model, &mut data);
-            max_ov = max_ov.max(overlap(&model, &data));
+            let ov = overlap(&model, &data);
+            max_ov = max_ov.max(ov);
             max_t = max_t.max(data.stats.peg_relaxation);
             if data.stats.peg_relaxed > last_relaxed {
                 relaxed_steps += 1;
                 last_relaxed = data.stats.peg_relaxed;
             }
+            let s = &data.stats;
+            let over_cap = s.lcp_size > PEG_MAX_LCP;
+            let cause = if s.peg_row_cap_steps > s0.peg_row_cap_steps {
+                0
+            } else if s.solver_failures > s0.solver_failures {
+                1
+            } else if over_cap && s.solver_unconverged > s0.solver_unconverged {
+                2
+            } else if over_cap {
+                3
+            } else {
+                4
+            };
+            if over_cap {
+                cap_n = cap_n.max(s.lcp_size);
+                cap_res.push(s.solver_residual);
+            }
+            let rise = if ov.is_finite() {
+                (ov - prev).max(0.0)
+            } else {
+                0.0
+            };
+            let b = &mut by[cause];
+            b.0 += 1;
+            b.1 += rise;
+            b.2 = b.2.max(rise);
+            top.push((rise, i, cause, s.lcp_size, s.solver_residual));
+            prev = ov;
         }
+        let wall = t0.elapsed().as_secs_f64() / steps as f64;
         let s = &data.stats;
         println!(
-            "seed {seed}: PEG max {max_ov:.3e} {unit}, failures {}, fallbacks {}, unconverged {}, \
+            "seed {seed} h {h}: PEG max {max_ov:.3e} {unit}, failures {}, fallbacks {}, unconverged {}, \
              row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), \
-             general-form islands {}, quarantined {}",
+             general-form islands {}, quarantined {}, {:.1} ms per step (wall)",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
             s.peg_row_cap_steps,
             s.peg_relaxed,
             s.peg_general,
-            s.quarantined
+            s.quarantined,
+            1e3 * wall
         );
+        let total: f64 = by.iter().map(|b| b.1).sum();
+        for (c, b) in CAUSES.iter().zip(by) {
+            println!(
+                "  {c}: {} steps, sum of rises {:.3e} {unit} ({:.1} %), max rise {:.3e}",
+                b.0,
+                b.1,
+                if total > 0.0 {
+                    100.0 * b.1 / total
+                } else {
+                    0.0
+                },
+                b.2
+            );
+        }
+        cap_res.sort_by(|a: &f64, b| a.total_cmp(b));
+        if !cap_res.is_empty() {
+            println!(
+                "  over-cap steps: {}, largest island {cap_n} variables, residual median {:.2e} max {:.2e}",
+                cap_res.len(),
+                cap_res[cap_res.len() / 2],
+                cap_res[cap_res.len() - 1]
+            );
+        }
+        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (rise, i, c, n, r) in top.iter().take(6).filter(|t| t.0 > 0.0) {
+            println!(
+                "  step {i}: rise {rise:.3e} {unit}, {} (largest island {n}, residual {r:.2e})",
+                CAUSES[*c]
+            );
+        }
     }
 }
 
@@ -571,7 +683,7 @@ fn pour_3d_counters() {
     pour_counters(
         h,
         "L³",
-        |seed| pour_scene(seed, PourMethod::Peg, h),
+        |seed, h| pour_scene(seed, PourMethod::Peg, h),
         |model| {
             let mut ov = PourOverlap::new(model);
             Box::new(move |model, data| ov.volume(model, data) / (L * L * L))
@@ -594,7 +706,7 @@ fn pour_2d_counters() {
     pour_counters(
         h,
         "L²",
-        |seed| pour_scene_2d(seed, PourMethod::Peg, h),
+        |seed, h| pour_scene_2d(seed, PourMethod::Peg, h),
         |model| {
             let mut area = OverlapArea::new(model);
             Box::new(move |model, data| area.area(model, &data.state) / (L * L))

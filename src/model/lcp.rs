@@ -119,7 +119,8 @@ pub struct LcpParams {
     /// PEG (003): an island too large for one Lemke, or one whose Lemke failed, is
     /// solved first by block Gauss–Seidel over its two-body groups, each group's LCP
     /// by Lemke (`pipeline::lcp::peg_bgs`), before the constraint PGS. Scene key
-    /// `peg_block_gs`; default off (mixed results: docs/EXPERIMENTS.md, peg8).
+    /// `peg_block_gs`; default off (mixed results: docs/EXPERIMENTS.md, peg8, and
+    /// with the general form on its failed groups, peg12).
     /// Ignored by the standard rows.
     pub peg_block_gs: bool,
     /// PEG (003): an island whose every Lemke attempt and the constraint PGS
@@ -138,6 +139,17 @@ pub struct LcpParams {
     /// default on (the 2D pour's seed 1 at h = 1e-2: 4.5e-3 → 8.6e-7 L² of
     /// overlap, docs/EXPERIMENTS.md peg11). Ignored by the standard rows.
     pub peg_general: bool,
+    /// PEG (003): an island over `PEG_MAX_LCP` that the constraint PGS leaves
+    /// unconverged is solved by Lemke on its active set — the force variables
+    /// that push or are violated at the PGS iterate, the others checked and added
+    /// (`pipeline::lcp::peg_bgs::solve_island_active`, peg12); accepted, it
+    /// solves the island's whole LCP, else the PGS iterate is kept. Scene key
+    /// `peg_active_set`; default off (measured, docs/EXPERIMENTS.md peg12: exact on
+    /// a resting 8-box tower, 395 → 1 unconverged solves, max |v| 1.2e-3 → 7.2e-9
+    /// m/s; on the 2D pour's jammed islands, seed 2, h = 1e-2, Lemke ends on a ray
+    /// on all three active sets, of 354–1,757 variables, at 45–72 s per solve).
+    /// Ignored by the standard rows.
+    pub peg_active_set: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -161,6 +173,7 @@ impl Default for LcpParams {
             peg_block_gs: false,
             peg_elastic: false,
             peg_general: true,
+            peg_active_set: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -49,6 +49,8 @@
 //!                                  #  rows relaxed by the least t (experimental)
 //! peg_general = true               # peg: a failed island in 003's general |C| > 1 form
 //!                                  #  (forces on any member of a set)
+//! peg_active_set = false           # peg: an unconverged over-cap island by Lemke on
+//!                                  #  its active set (experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
@@ -631,6 +633,7 @@ struct LcpToml {
     peg_block_gs: Option<bool>,
     peg_elastic: Option<bool>,
     peg_general: Option<bool>,
+    peg_active_set: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -714,6 +717,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_block_gs: l.peg_block_gs.unwrap_or(d.peg_block_gs),
         peg_elastic: l.peg_elastic.unwrap_or(d.peg_elastic),
         peg_general: l.peg_general.unwrap_or(d.peg_general),
+        peg_active_set: l.peg_active_set.unwrap_or(d.peg_active_set),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

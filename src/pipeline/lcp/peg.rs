@@ -353,6 +353,18 @@ pub struct PegWorkspace {
     /// The general |Cι| > 1 form on ([`general`]; the scene key `[lcp]
     /// peg_general`, read when the workspace is made).
     gen_on: bool,
+    /// An over-cap island the constraint PGS left unconverged solved by Lemke on
+    /// its active set (`peg_bgs::solve_island_active`; the scene key `[lcp]
+    /// peg_active_set`, read when the workspace is made).
+    active_on: bool,
+    /// Active-set solves still to describe (`RTPHYS_PEG_ACTIVE_TRACE`), and the
+    /// last reduced solve's rounds, largest and last LCP size, and end.
+    active_trace: u32,
+    /// Per row of `LcpWorkspace::contacts`: the members' normal impulses λ the
+    /// general form added this step ([`general`]; block Gauss–Seidel takes a
+    /// group's out before solving it again).
+    gen_lambda: Vec<f64>,
+    red_log: (usize, usize, usize, bgs::RedEnd),
 }
 
 impl PegWorkspace {
@@ -385,6 +397,10 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let active_trace = std::env::var("RTPHYS_PEG_ACTIVE_TRACE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
@@ -392,6 +408,7 @@ impl PegWorkspace {
         // replaces left 4.5e-3 L².
         let el_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_elastic);
         let gen_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_general);
+        let active_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_active_set);
         let dump_dir = std::env::var("RTPHYS_PEG_LCP_DUMP").ok();
         let dump_left = std::env::var("RTPHYS_PEG_LCP_DUMP_N")
             .ok()
@@ -408,6 +425,8 @@ impl PegWorkspace {
             bgs_on,
             el_on,
             gen_on,
+            active_on,
+            active_trace,
             pivot_budget: usize::MAX,
             ..Default::default()
         }
@@ -936,6 +955,8 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
     let nc = ls.contacts.len();
     ls.impulse.clear();
     ls.impulse.resize(3 * nc, 0.0);
+    ls.peg.gen_lambda.clear();
+    ls.peg.gen_lambda.resize(nc, 0.0);
     stats.lcp_size = 0;
     stats.solver_iterations = 0;
     stats.solver_residual = 0.0;
@@ -1021,26 +1042,31 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
             } else {
                 bgs::BgsOutcome::default()
             };
+            let (mut res, mut conv) = (b.residual, b.converged);
             if b.applied {
                 sweeps += b.sweeps + b.sweeps_pgs;
                 pivots += b.pivots;
-                let (mut res, mut conv) = (b.residual, b.converged);
-                if !conv {
-                    // The constraint PGS from the block sweeps' best iterate
-                    // (it returns its own best, never above where it started).
-                    let (it, r, c) = pgs::solve_island(p, s, ls);
-                    sweeps += it;
-                    (res, conv) = (r, c);
-                }
-                stats.solver_residual = stats.solver_residual.max(res);
-                unconverged |= !conv;
-                ls.peg.island_ok.push(true);
-                continue;
             }
-            let (it, res, ok) = pgs::solve_island(p, s, ls);
-            sweeps += it;
+            if !conv {
+                // The constraint PGS (from the block sweeps' best iterate if they
+                // ran: it returns its own best, never above where it started).
+                let (it, r, c) = pgs::solve_island(p, s, ls);
+                sweeps += it;
+                (res, conv) = (r, c);
+            }
+            if !conv && ls.peg.active_on {
+                // Unconverged: Lemke on the island's active set at the PGS
+                // iterate (`peg_bgs::solve_island_active`, peg12); accepted, it
+                // solves the island's whole LCP, else the PGS iterate is kept.
+                let (ok, piv) = bgs::solve_island_active(p, ls, stats);
+                pivots += piv;
+                if ok {
+                    conv = true;
+                    res = pgs::residual(&ls.sparse, ls.qw.as_slice(), &ls.impulse, &ls.peg);
+                }
+            }
             stats.solver_residual = stats.solver_residual.max(res);
-            unconverged |= !ok;
+            unconverged |= !conv;
             ls.peg.island_ok.push(true);
             continue;
         }
@@ -1087,7 +1113,7 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
                 // 003's general |Cι| > 1 form: forces on any member of a set
                 // ([`general`]; most of these LCPs have a rigid motion that only
                 // pushes on the non-primary members reach, peg10).
-                let (okg, pivg) = general(p, base as usize, ls, stats);
+                let (okg, pivg) = general(p, (base as usize, PEG_MAX_LCP), ls, stats);
                 pivots += pivg;
                 ok = okg;
                 if !ok && ls.peg.el_on {
@@ -1267,13 +1293,13 @@ fn ladder(
 /// `StepStats::peg_general`) and the pivots.
 fn general(
     p: &LcpParams,
-    ns: usize,
+    (ns, cap): (usize, usize),
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> (bool, usize) {
     let nf = ls.peg.isl_force.len();
     let ic = nf * (ls.dirs.len() + 2);
-    if ns == 0 || ic + 2 * ns > PEG_MAX_LCP {
+    if ns == 0 || ic + 2 * ns > cap {
         return (false, 0);
     }
     assemble(ls, ns, true);
@@ -1295,7 +1321,13 @@ fn general(
             let base = il + peg.cons_base[ci as usize] as usize;
             for (t, sl) in con.slacks.clone().enumerate() {
                 let row = peg.slack_rows[sl as usize] as usize;
-                impulse[3 * row] += (lcp_scale[base + t] * lemke_res.z[base + t]).max(0.0);
+                let lam = (lcp_scale[base + t] * lemke_res.z[base + t]).max(0.0);
+                impulse[3 * row] += lam;
+                // Kept per row: a block Gauss–Seidel sweep takes a group's λ
+                // out before solving the group again (`peg_bgs.rs`).
+                if let Some(l) = peg.gen_lambda.get_mut(row) {
+                    *l += lam;
+                }
             }
         }
         stats.peg_general += 1;
@@ -1874,6 +1906,12 @@ pub(super) fn restore_pass(ls: &mut LcpWorkspace, stats: &mut StepStats) {
 /// ladder makes up to four attempts. Larger islands (the 5-stack's is 120) are a
 /// counted failure and go to the PGS fallback.
 pub const PEG_MAX_LCP: usize = 512;
+
+/// Largest reduced LCP (variables) of an over-cap island's active set given to
+/// the dense Lemke (`peg_bgs::solve_island_active`, peg12): measured, the 2D
+/// pour's unconverged islands of 1,496 and 2,814 variables have active sets of
+/// 1,072 and 1,757 (docs/EXPERIMENTS.md, peg12).
+pub const PEG_MAX_ACTIVE: usize = 2048;
 
 /// Largest number of contact rows (standard rows kept plus PEG's potential
 /// contacts) a PEG step builds before it gives the step to the standard rows

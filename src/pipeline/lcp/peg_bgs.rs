@@ -42,6 +42,19 @@
 //! jamming structure of `tests/peg_large_step.rs`'s step 17; eliminating the
 //! internal-force directions of such a group before Lemke is not built.
 //!
+//! **The general form on a failed group** (peg12): with `[lcp] peg_general`
+//! on (the default), a group the ladder does not solve is solved in 003's
+//! general |Cι| > 1 form (`peg::general`) with the other groups' impulses in
+//! its constant ([`general_group`]) before the constraint PGS; the members' λ it
+//! adds are kept per row (`PegWorkspace::gen_lambda`), taken out before the
+//! group is solved again ([`take_out_lambda`]) and saved with the best iterate.
+//! Measured (docs/EXPERIMENTS.md, peg12): the jammed groups of the 2D pour fail
+//! in that form too (they admit no rigid motion that opens their sets).
+//!
+//! **An over-cap island on its active set** (peg12, opt-in `[lcp]
+//! peg_active_set`): [`solve_island_active`] makes the whole island one group
+//! of [`solve_reduced`] at the constraint PGS's iterate.
+//!
 //! # Stopping and result
 //! After each sweep the island's own residual — the constraint PGS's natural
 //! map of the eliminated problem over the island's force rows
@@ -67,7 +80,7 @@
 //! allocation once warmed up.
 
 use super::super::{LcpWorkspace, NO_BLOCK};
-use super::{assemble, island_w, ladder, lemke_from_impulses, pgs, scale, NONE};
+use super::{assemble, general, island_w, ladder, lemke_from_impulses, pgs, scale, NONE};
 use crate::data::StepStats;
 use crate::model::LcpParams;
 
@@ -80,21 +93,77 @@ const BGS_STALL: usize = 10;
 /// Sweeps of the constraint PGS on a group Lemke did not solve (`peg_pgs.rs`).
 const BGS_GROUP_PGS_SWEEPS: usize = 50;
 
-/// Keeps the island's force rows' impulses (`bgs_force`) as the best iterate.
-fn save_best(z: &[f64], pw: &mut super::PegWorkspace) {
+/// Keeps the island's force rows' impulses (`bgs_force`) as the best iterate,
+/// then (when the general form may act in the sweeps, `gen`) its constraints'
+/// slack rows' normal impulses and their λ (`PegWorkspace::gen_lambda`).
+fn save_best(z: &[f64], pw: &mut super::PegWorkspace, gen: bool) {
     pw.bgs_best.clear();
     for &f in &pw.bgs_force {
         let c = 3 * pw.force_rows[f as usize] as usize;
         pw.bgs_best.extend_from_slice(&z[c..c + 3]);
     }
+    if gen {
+        for &ci in &pw.bgs_cons {
+            for sl in pw.constraints[ci as usize].slacks.clone() {
+                let r = pw.slack_rows[sl as usize] as usize;
+                pw.bgs_best.extend([z[3 * r], pw.gen_lambda[r]]);
+            }
+        }
+    }
 }
 
 /// Puts the best iterate back.
-fn restore_best(z: &mut [f64], pw: &super::PegWorkspace) {
+fn restore_best(z: &mut [f64], pw: &mut super::PegWorkspace, gen: bool) {
     for (&f, b) in pw.bgs_force.iter().zip(pw.bgs_best.chunks_exact(3)) {
         let c = 3 * pw.force_rows[f as usize] as usize;
         z[c..c + 3].copy_from_slice(b);
     }
+    if gen {
+        let mut i = 3 * pw.bgs_force.len();
+        for &ci in &pw.bgs_cons {
+            for sl in pw.constraints[ci as usize].slacks.clone() {
+                let r = pw.slack_rows[sl as usize] as usize;
+                z[3 * r] = pw.bgs_best[i];
+                pw.gen_lambda[r] = pw.bgs_best[i + 1];
+                i += 2;
+            }
+        }
+    }
+}
+
+/// Takes group `g`'s members' λ of an earlier general-form solve out of the
+/// impulses (the group is solved again from its force variables).
+fn take_out_lambda(ls: &mut LcpWorkspace, g: usize) {
+    let LcpWorkspace {
+        impulse: z,
+        peg: pw,
+        ..
+    } = ls;
+    let (a, e) = (pw.bgs_gc_start[g] as usize, pw.bgs_gc_start[g + 1] as usize);
+    for i in a..e {
+        for sl in pw.constraints[pw.bgs_gc[i] as usize].slacks.clone() {
+            let r = pw.slack_rows[sl as usize] as usize;
+            z[3 * r] -= pw.gen_lambda[r];
+            pw.gen_lambda[r] = 0.0;
+        }
+    }
+}
+
+/// 003's general |Cι| > 1 form (`peg::general`) of group `g` (selected, `ns`
+/// slacks) with the other groups' impulses in its constant (as
+/// [`assemble_group`]): whether it solved, and the pivots. Opt-in with block
+/// Gauss–Seidel (`[lcp] peg_block_gs` and `peg_general`; peg12).
+fn general_group(
+    p: &LcpParams,
+    ns: usize,
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) -> (bool, usize) {
+    island_w(ls);
+    swap_in_constants(ls);
+    let r = general(p, (ns, super::PEG_MAX_LCP), ls, stats);
+    swap_out_constants(ls);
+    r
 }
 
 /// What a block Gauss–Seidel solve did.
@@ -214,6 +283,24 @@ const BGS_REDUCED: bool = true;
 /// violated) before the whole group is solved instead.
 const BGS_ROUNDS: usize = 4;
 
+/// How [`solve_reduced`] ended (the active-set trace, `RTPHYS_PEG_ACTIVE_TRACE`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) enum RedEnd {
+    /// Accepted: every dropped variable satisfied.
+    Solved,
+    /// A reduced LCP over the size cap.
+    Cap,
+    /// Lemke (warm, then the ladder) did not solve a reduced LCP.
+    Lemke,
+    /// Still violated dropped variables after the last round.
+    #[default]
+    Rounds,
+}
+
+/// Rounds of [`solve_reduced`] on a whole over-cap island
+/// ([`solve_island_active`]) before it gives up.
+const ACTIVE_ROUNDS: usize = 6;
+
 /// Group `g` on a reduced active set: its force variables (with their
 /// constraints) that push (p > 0) or whose constraint is violated
 /// (max_j g_j < 0) at the current impulses, solved by Lemke (warm from the
@@ -229,13 +316,14 @@ const BGS_ROUNDS: usize = 4;
 /// but for the dropped ones (zero).
 fn solve_reduced(
     p: &LcpParams,
-    g: usize,
-    warm: bool,
+    (g, warm, rounds, cap, gen): (usize, bool, usize, usize, bool),
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> (bool, usize) {
     let mut pivots = 0;
     let tol = p.tolerance;
+    // What happened, for the active-set trace: rounds, LCP sizes, outcome.
+    ls.peg.red_log = (0, 0, 0, RedEnd::Rounds);
     // The group's force variables: mark the likely-active ones.
     {
         let LcpWorkspace {
@@ -254,7 +342,7 @@ fn solve_reduced(
             pw.bgs_keep[f] = keep;
         }
     }
-    for _ in 0..BGS_ROUNDS {
+    for _ in 0..rounds {
         // The reduced group into isl_force / isl_cons; dropped impulses 0.
         let ns = {
             let LcpWorkspace {
@@ -287,6 +375,15 @@ fn solve_reduced(
             }
             base as usize
         };
+        let n_red = ls.peg.isl_force.len() * (ls.dirs.len() + 2) + ns;
+        let log = &mut ls.peg.red_log;
+        log.0 += 1;
+        log.1 = log.1.max(n_red);
+        log.2 = n_red;
+        if n_red > cap {
+            log.3 = RedEnd::Cap;
+            return (false, pivots);
+        }
         if !ls.peg.isl_force.is_empty() {
             let q_max = assemble_group(ls, ns);
             let mut ok = false;
@@ -300,7 +397,14 @@ fn solve_reduced(
                 pivots += piv;
                 ok = o;
             }
+            if !ok && gen {
+                // 003's general |Cι| > 1 form of the reduced LCP (`peg::general`).
+                let (o, piv) = general(p, (ns, cap), ls, stats);
+                pivots += piv;
+                ok = o;
+            }
             if !ok {
+                ls.peg.red_log.3 = RedEnd::Lemke;
                 return (false, pivots);
             }
         }
@@ -327,6 +431,7 @@ fn solve_reduced(
             }
         }
         if !added {
+            pw.red_log.3 = RedEnd::Solved;
             return (true, pivots);
         }
     }
@@ -375,6 +480,16 @@ pub(super) fn restore_island(ls: &mut LcpWorkspace) {
 /// returns ‖q′‖∞. `ls.qw` is left as it was.
 fn assemble_group(ls: &mut LcpWorkspace, ns: usize) -> f64 {
     island_w(ls);
+    swap_in_constants(ls);
+    assemble(ls, ns, false);
+    let q_max = scale(ls);
+    swap_out_constants(ls);
+    q_max
+}
+
+/// The group's rows' constants at (z_G = 0, z_K) into `ls.qw` (q_G', module
+/// doc "A sweep"), the ones they replace kept for [`swap_out_constants`].
+fn swap_in_constants(ls: &mut LcpWorkspace) {
     {
         let LcpWorkspace {
             sparse: sp,
@@ -407,14 +522,15 @@ fn assemble_group(ls: &mut LcpWorkspace, ns: usize) -> f64 {
             qw.as_mut_slice()[r..r + 3].copy_from_slice(q);
         }
     }
-    assemble(ls, ns, false);
-    let q_max = scale(ls);
+}
+
+/// Puts back the constants [`swap_in_constants`] replaced.
+fn swap_out_constants(ls: &mut LcpWorkspace) {
     let LcpWorkspace { qw, peg: pw, .. } = ls;
     for (&r, q) in pw.isl_rows.iter().zip(pw.bgs_qsave.chunks_exact(3)) {
         let r = 3 * r as usize;
         qw.as_mut_slice()[r..r + 3].copy_from_slice(q);
     }
-    q_max
 }
 
 /// Block Gauss–Seidel over the two-body groups of island `s` (module doc), its
@@ -430,6 +546,7 @@ pub(super) fn solve_island(
     stats: &mut StepStats,
 ) -> BgsOutcome {
     let k = ls.dirs.len();
+    let gen = ls.peg.gen_on;
     let (ng, n_max) = group(ls, k);
     let mut out = BgsOutcome {
         residual: f64::INFINITY,
@@ -456,7 +573,7 @@ pub(super) fn solve_island(
     let res0 = pgs::residual(&ls.sparse, ls.qw.as_slice(), &ls.impulse, &ls.peg);
     let mut best = res0;
     let mut best_it = 0;
-    save_best(&ls.impulse, &mut ls.peg);
+    save_best(&ls.impulse, &mut ls.peg, gen);
     let mut last = res0;
     // The best residual the stall test compares against and its sweep.
     let (mut mark, mut mark_it) = (res0, 0);
@@ -473,8 +590,12 @@ pub(super) fn solve_island(
     let mut fail_max = (0, 0, 0, false);
     while it < BGS_MAX_SWEEPS {
         for g in 0..ng {
+            if gen {
+                take_out_lambda(ls, g);
+            }
             if BGS_REDUCED {
-                let (ok, piv) = solve_reduced(p, g, it > 0, ls, stats);
+                let (ok, piv) =
+                    solve_reduced(p, (g, it > 0, BGS_ROUNDS, usize::MAX, false), ls, stats);
                 out.pivots += piv;
                 out.reduced_solved += usize::from(ok);
                 if ok {
@@ -491,6 +612,13 @@ pub(super) fn solve_island(
             }
             if !ok {
                 let (o, piv) = ladder(p, ls, stats, q_max, true);
+                out.pivots += piv;
+                ok = o;
+            }
+            if !ok && gen {
+                // The group in 003's general form (opt-in with the block
+                // sweeps: peg12).
+                let (o, piv) = general_group(p, ns, ls, stats);
                 out.pivots += piv;
                 ok = o;
             }
@@ -539,7 +667,7 @@ pub(super) fn solve_island(
         if last < best {
             best = last;
             best_it = it;
-            save_best(&ls.impulse, &mut ls.peg);
+            save_best(&ls.impulse, &mut ls.peg, gen);
         }
         if best <= tol {
             break;
@@ -551,7 +679,7 @@ pub(super) fn solve_island(
         }
     }
     if last.is_nan() || last > best {
-        restore_best(&mut ls.impulse, &ls.peg);
+        restore_best(&mut ls.impulse, &mut ls.peg, gen);
     }
     out.sweeps = it;
     out.residual = best;
@@ -580,4 +708,73 @@ pub(super) fn solve_island(
     }
     restore_island(ls);
     out
+}
+
+/// An island over [`super::PEG_MAX_LCP`] solved exactly on its **active set**
+/// (issue 12, peg12; `[lcp] peg_active_set`, `LcpParams::peg_active_set`): the
+/// island is one group of [`solve_reduced`] — its force variables that push or
+/// whose constraint is violated (max_j g_j < 0) at the impulses in `ls.impulse`
+/// (the constraint PGS's best iterate), with their constraints' slacks and
+/// friction rows, solved by Lemke warm from those impulses
+/// (`peg::lemke_from_impulses`), else by the cold ladder (`peg::ladder`); the
+/// dropped ones checked at the new impulses and the violated ones added, at most
+/// [`ACTIVE_ROUNDS`] rounds. A reduced LCP over `PEG_MAX_LCP` is not given to
+/// Lemke (the same bound on a dense solve as an island's). What is accepted
+/// passed Lemke's acceptance on the reduced LCP (residual ≤ `PEG_ACCEPT`
+/// max(1, ‖q′‖∞), ‖z′‖∞ bounded) and every dropped variable (p = β = 0) has
+/// max_j g_j ≥ −`LcpParams::tolerance`, so it solves the island's whole LCP (a
+/// dropped variable's slacks read off as the running maximum and σ off its
+/// tangential rates). Whether it solved, and the pivots; not solved, the
+/// island's impulses are put back as they were (the PGS iterate). Leaves
+/// `isl_force`, `isl_cons`, `cons_base` as the island's; `ls.problem` holds the
+/// last reduced LCP. Buffers: the `bgs_*` ones (capacities kept).
+pub(super) fn solve_island_active(
+    p: &LcpParams,
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) -> (bool, usize) {
+    {
+        let pw = &mut ls.peg;
+        pw.bgs_force.clear();
+        pw.bgs_force.extend_from_slice(&pw.isl_force);
+        pw.bgs_cons.clear();
+        pw.bgs_cons.extend_from_slice(&pw.isl_cons);
+        pw.bgs_gf.clear();
+        pw.bgs_gf.extend_from_slice(&pw.isl_force);
+        pw.bgs_gf_start.clear();
+        pw.bgs_gf_start.extend([0, pw.isl_force.len() as u32]);
+        pw.bgs_gc.clear();
+        pw.bgs_gc.extend_from_slice(&pw.isl_cons);
+        pw.bgs_gc_start.clear();
+        pw.bgs_gc_start.extend([0, pw.isl_cons.len() as u32]);
+        pw.bgs_keep.clear();
+        pw.bgs_keep.resize(pw.force_rows.len(), false);
+    }
+    let gen = ls.peg.gen_on;
+    save_best(&ls.impulse, &mut ls.peg, gen);
+    let t0 = (ls.peg.active_trace > 0).then(std::time::Instant::now);
+    let cap = super::PEG_MAX_ACTIVE;
+    let (ok, pivots) = solve_reduced(p, (0, true, ACTIVE_ROUNDS, cap, gen), ls, stats);
+    if ls.peg.active_trace > 0 {
+        ls.peg.active_trace -= 1;
+        let (rounds, n_max, n_last, end) = ls.peg.red_log;
+        let nf = ls.peg.bgs_force.len();
+        let n = nf * (ls.dirs.len() + 2)
+            + ls.peg
+                .bgs_cons
+                .iter()
+                .map(|&c| ls.peg.constraints[c as usize].slacks.len())
+                .sum::<usize>();
+        crate::diag::emit(crate::diag::Output::Stderr(format!(
+            "rtphys: PEG active set: island of {n} LCP variables ({nf} force rows): {end:?} after \
+             {rounds} rounds, reduced LCP largest {n_max}, last {n_last}, {pivots} pivots, \
+             {:.3} s\n",
+            t0.map_or(0.0, |t| t.elapsed().as_secs_f64())
+        )));
+    }
+    if !ok {
+        restore_best(&mut ls.impulse, &mut ls.peg, gen);
+    }
+    restore_island(ls);
+    (ok, pivots)
 }
