@@ -172,9 +172,9 @@ impl Bodies {
             }
             let r = root(&mut parent, i);
             island_start.push(order.len());
-            for j in i..np {
-                if !taken[j] && root(&mut parent, j) == r {
-                    taken[j] = true;
+            for (j, t) in taken.iter_mut().enumerate().skip(i) {
+                if !*t && root(&mut parent, j) == r {
+                    *t = true;
                     order.push(j as u32);
                 }
             }

@@ -40,8 +40,10 @@
 //!
 //! # Outer passes: the radii and a proximal centre
 //! The Coulomb problem's radius is `r_i = μ_i p_n(i)` of the solution itself:
-//! each outer pass freezes `r_i` at the current iterate (the fixed point of the
-//! staggered method, `solver::staggered`) and solves that QP. The same pass also
+//! each outer pass freezes `r_i` and solves that QP; the next radii are
+//! Anderson's extrapolation (memory [`PrimalParams::anderson`] = 3) of the map
+//! `r ↦ μ p_n(QP_r)`, the fixed point of the staggered method
+//! (`solver::staggered`). The same pass also
 //! takes a proximal centre `z_k` (the current impulses): the pass solves
 //! `min ½ zᵀ W z + qᵀ z + ½ ρ (z − z_k)ᵀ D (z − z_k)` (`D` = the diagonal of W,
 //! `ρ` = [`PrimalParams::proximal`]), i.e. `E' = E + ρ D` and `q' = q − ρ D z_k`,
@@ -51,6 +53,11 @@
 //! amplification is 1e6 and each pass contracts the error by `ρ/(λ + ρ)` (`λ` an
 //! eigenvalue of the scaled W on the loaded rows) — one or two passes more where
 //! the radii have converged.
+//!
+//! [`PrimalParams::anderson_centre`] (off by default) takes Anderson on the
+//! whole pass map `z_k ↦ z` instead (the centre, and the radii of it), which
+//! also extrapolates the linear drift of a load's split over dependent rows
+//! (rate `ρ/(ε + ρ)` per pass).
 //!
 //! # Stopping
 //! An inner iteration stops when `‖G M⁻¹ ∇f‖∞` (the frozen problem's `w` on its
@@ -124,6 +131,9 @@ pub struct PrimalParams {
     /// Anderson memory on the radii between passes (0 or 1: the plain fixed
     /// point `r ← μ p_n`; at most [`ANDERSON_MAX`]).
     pub anderson: usize,
+    /// Anderson on the whole pass map `z_k ↦ z_{k+1}` (the proximal centre and,
+    /// through it, the radii) instead of the radii alone ("Outer passes").
+    pub anderson_centre: bool,
 }
 
 impl Default for PrimalParams {
@@ -134,12 +144,20 @@ impl Default for PrimalParams {
             max_passes: 20,
             proximal: PROXIMAL,
             anderson: ANDERSON,
+            anderson_centre: ANDERSON_CENTRE,
         }
     }
 }
 
 /// The default Anderson memory on the radii ("Outer passes").
 pub const ANDERSON: usize = 3;
+
+/// The default of [`PrimalParams::anderson_centre`]: off. pile20 `--quick`
+/// (lcp13, 15:42 UTC, same binary): on, 105 islands handed to Newton in 50
+/// steps instead of 143, the same passes (123 / 126 per step) and
+/// factorizations (468 / 462), µs/step 7,414–7,854 against 5,110 at load 3:
+/// not a clear gain, kept as an option.
+pub const ANDERSON_CENTRE: bool = false;
 
 /// Largest Anderson memory.
 pub const ANDERSON_MAX: usize = 8;
@@ -231,6 +249,8 @@ pub struct PrimalResults {
     /// (`anderson · n` each).
     hist_g: Vec<f64>,
     hist_f: Vec<f64>,
+    /// Per point: the pass's proximal centre `z_k`.
+    centre: Vec<[f64; 3]>,
 }
 
 impl PrimalResults {
@@ -254,6 +274,7 @@ impl PrimalResults {
             normal_on: Vec::with_capacity(points),
             tangent: Vec::with_capacity(points),
             prev: Vec::with_capacity(points),
+            centre: Vec::with_capacity(points),
             edges: Vec::with_capacity(2 * points),
             point_edge: Vec::with_capacity(points),
             chol: BlockCholesky::with_capacity(bodies),
@@ -389,7 +410,8 @@ impl PrimalSolver {
                 .all(|j| all_finite(&j[0]) && all_finite(&j[1]))
             || guess.is_some_and(|g| g.len() != 3 * n || !all_finite(g))
             || p.tolerance.is_nan()
-            || !(p.proximal >= 0.0)
+            || p.proximal.is_nan()
+            || p.proximal < 0.0
         {
             res.stats.residual = f64::INFINITY;
             return PrimalStatus::InvalidProblem;
@@ -420,9 +442,11 @@ impl PrimalSolver {
         res.point_edge.resize(n, u32::MAX);
         let m = p.anderson.min(ANDERSON_MAX);
         res.hist_g.clear();
-        res.hist_g.resize(m * n, 0.0);
+        res.hist_g.resize(3 * m * n, 0.0);
         res.hist_f.clear();
-        res.hist_f.resize(m * n, 0.0);
+        res.hist_f.resize(3 * m * n, 0.0);
+        res.centre.clear();
+        res.centre.resize(n, [0.0; 3]);
         res.stats.islands = islands;
         let mut status = PrimalStatus::Converged;
         for s in 0..islands {
@@ -531,15 +555,16 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+            res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
         }
         let mut kept = 0;
         for _ in 0..p.max_passes {
             res.stats.passes += 1;
-            // The proximal centre at the current z; the radii as set.
+            // The proximal centre and the radii as set.
             for &i in order {
                 let i = i as usize;
                 let d = diag_block(problem, i);
-                let z = &res.z[3 * i..3 * i + 3];
+                let z = res.centre[i];
                 for a in 0..3 {
                     let rho = p.proximal * d[a];
                     res.e[i][a] = rows.cfm[i][a] + rho;
@@ -588,12 +613,31 @@ impl PrimalSolver {
             if !residual.is_finite() {
                 return (false, residual);
             }
-            // The next radii: Anderson on r ↦ μ p_n(QP_r), or the plain update.
+            // The next centre and radii: Anderson on the pass map z_k ↦ z (the
+            // centre, radii μ max(0, p_n) of it), or on r ↦ μ p_n(QP_r) with the
+            // centre at z, or the plain update.
             let m = p.anderson.min(ANDERSON_MAX);
-            if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+            if p.anderson_centre {
+                if m < 2 || !anderson_centre(order, res, m, &mut kept) {
+                    for &i in order {
+                        let i = i as usize;
+                        res.centre[i] = res.zs[i];
+                    }
+                }
                 for &i in order {
                     let i = i as usize;
-                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                    res.radius[i] = problem.mu[i] * res.centre[i][0].max(0.0);
+                }
+            } else {
+                for &i in order {
+                    let i = i as usize;
+                    res.centre[i] = res.zs[i];
+                }
+                if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+                    for &i in order {
+                        let i = i as usize;
+                        res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                    }
                 }
             }
         }
@@ -781,7 +825,7 @@ impl PrimalSolver {
             a1 += md.dot(&d[lb]);
             fp0 += g[lb].dot(&d[lb]);
         }
-        if !(fp0 < 0.0) {
+        if fp0.is_nan() || fp0 >= 0.0 {
             // No descent left (round-off): the iterate is the minimizer.
             return Some(false);
         }
@@ -910,6 +954,83 @@ fn anderson(
         r.radius[i] = v.max(0.0);
     }
     order.iter().all(|&i| r.radius[i as usize].is_finite())
+}
+
+/// Anderson (type II) on the pass map `T(c) = z` (the QP solution of the pass
+/// whose proximal centre and radii came from `c`): with the last `m` pairs
+/// `(T(c_j), T(c_j) − c_j)`, the next centre is `Σ α_j T(c_j)`, α as in
+/// [`anderson`]. It also extrapolates the linear drift of the load's split on
+/// dependent rows (rate `ρ/(ε + ρ)` per pass, "Outer passes"). False when the
+/// system is singular.
+#[allow(clippy::needless_range_loop)]
+fn anderson_centre(order: &[u32], r: &mut PrimalResults, m: usize, kept: &mut usize) -> bool {
+    let n = r.centre.len();
+    let slot = *kept % m;
+    *kept += 1;
+    for &i in order {
+        let i = i as usize;
+        for a in 0..3 {
+            let g = r.zs[i][a];
+            r.hist_g[(slot * n + i) * 3 + a] = g;
+            r.hist_f[(slot * n + i) * 3 + a] = g - r.centre[i][a];
+        }
+    }
+    let (gv, res) = (&r.hist_g, &r.hist_f);
+    let mk = (*kept).min(m);
+    let mut h = [[0.0_f64; ANDERSON_MAX + 1]; ANDERSON_MAX];
+    let mut trace = 0.0;
+    for a in 0..mk {
+        for b in 0..=a {
+            let d: f64 = order
+                .iter()
+                .map(|&i| {
+                    let (ia, ib) = ((a * n + i as usize) * 3, (b * n + i as usize) * 3);
+                    (0..3).map(|c| res[ia + c] * res[ib + c]).sum::<f64>()
+                })
+                .sum();
+            (h[a][b], h[b][a]) = (d, d);
+        }
+        trace += h[a][a];
+        h[a][ANDERSON_MAX] = 1.0;
+    }
+    for (a, row) in h.iter_mut().enumerate().take(mk) {
+        row[a] += 1e-12 * trace + f64::MIN_POSITIVE;
+    }
+    for k in 0..mk {
+        let piv = (k..mk)
+            .max_by(|&a, &b| h[a][k].abs().total_cmp(&h[b][k].abs()))
+            .unwrap_or(k);
+        h.swap(k, piv);
+        if h[k][k].is_nan() || h[k][k] == 0.0 {
+            return false;
+        }
+        let pivot_row = h[k];
+        for row in h.iter_mut().take(mk).skip(k + 1) {
+            let l = row[k] / pivot_row[k];
+            for (x, &y) in row[k..mk].iter_mut().zip(&pivot_row[k..mk]) {
+                *x -= l * y;
+            }
+            row[ANDERSON_MAX] -= l * pivot_row[ANDERSON_MAX];
+        }
+    }
+    let mut x = [0.0_f64; ANDERSON_MAX];
+    for k in (0..mk).rev() {
+        let s: f64 = (k + 1..mk).map(|c| h[k][c] * x[c]).sum();
+        x[k] = (h[k][ANDERSON_MAX] - s) / h[k][k];
+    }
+    let sum: f64 = x[..mk].iter().sum();
+    if !(sum.is_finite() && sum != 0.0) {
+        return false;
+    }
+    for &i in order {
+        let i = i as usize;
+        for c in 0..3 {
+            r.centre[i][c] = (0..mk).map(|a| x[a] / sum * gv[(a * n + i) * 3 + c]).sum();
+        }
+    }
+    order
+        .iter()
+        .all(|&i| r.centre[i as usize].iter().all(|v| v.is_finite()))
 }
 
 /// The point's Hessian `K = DΠ E⁻¹` (3×3; None when it is zero).
