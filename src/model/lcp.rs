@@ -224,7 +224,7 @@ impl LcpParams {
         {
             return Err((
                 "solver",
-                "\"newton\" and \"primal\" do not apply to method = \"peg\": it solves the standard \
+                "\"newton\" and \"primal\" do not apply to method = \"peg\": they solve the standard \
                  model's (p_n, f_t) rows; PEG is solved by \"lemke\""
                     .into(),
             ));
