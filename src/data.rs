@@ -301,6 +301,12 @@ pub struct StepStats {
     /// normal-active and sticking: the system is W_aa + ε I) rather than LU.
     pub newton_factorizations: u64,
     pub newton_cholesky: u64,
+    /// Since the start: the primal solver's outer passes (`--lcp-solver primal`,
+    /// `solver::primal::PrimalStats::passes`; its factorizations count in
+    /// `newton_factorizations`), and its islands handed to the Newton path
+    /// (articulated, or unsolved).
+    pub primal_passes: u64,
+    pub primal_fallback_islands: u64,
     /// PEG (003): Σ of the exact overlap volumes of the polytope pairs at the end
     /// of the last step, m³ (`pipeline::lcp::peg::overlap_volume`; 0 for the other
     /// methods, which do not compute it).

@@ -40,7 +40,7 @@ pub struct RunArgs {
     /// parameter tables tuned for another method).
     #[arg(long)]
     pub method: Option<MethodName>,
-    /// LCP solver: lemke | pgs | newton (for an LCP scene or --method lcp). PEG (--method peg)
+    /// LCP solver: lemke | pgs | newton | primal (for an LCP scene or --method lcp). PEG (--method peg)
     /// takes lemke only: its LCP is not symmetric and PGS is only its counted fallback.
     #[arg(long)]
     pub lcp_solver: Option<String>,
@@ -202,7 +202,8 @@ pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
         "lemke" => LcpSolverKind::Lemke,
         "pgs" => LcpSolverKind::Pgs,
         "newton" => LcpSolverKind::Newton,
-        other => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton)"),
+        "primal" => LcpSolverKind::Primal,
+        other => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton, primal)"),
     };
     let mut opt = model.opt;
     match &mut opt.method {

@@ -13,7 +13,7 @@ use rtphys::experiments::lcp_scenes;
 use rtphys::math::Vec3;
 use rtphys::{Data, Model};
 
-const SOLVERS: [&str; 2] = ["lemke", "pgs"];
+const SOLVERS: [&str; 3] = ["lemke", "pgs", "primal"];
 const G: f64 = 9.81;
 
 /// A world with a ground plane of friction `mu` (and restitution `e`) and the

@@ -44,6 +44,7 @@ fn lcp_steps_without_allocating() {
         LcpSolverKind::Lemke,
         LcpSolverKind::Pgs,
         LcpSolverKind::Newton,
+        LcpSolverKind::Primal,
     ] {
         for (name, base, warm, counted) in [
             ("box", scene("lcp_box.toml"), 500, 1000),

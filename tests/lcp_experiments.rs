@@ -11,10 +11,11 @@ use rtphys::math::Vec3;
 use rtphys::model::{LcpParams, LcpSolverKind, StabilizationScheme};
 use rtphys::Data;
 
-const SOLVERS: [LcpSolverKind; 3] = [
+const SOLVERS: [LcpSolverKind; 4] = [
     LcpSolverKind::Lemke,
     LcpSolverKind::Pgs,
     LcpSolverKind::Newton,
+    LcpSolverKind::Primal,
 ];
 
 /// 000 Fig. 12 with 000's force generator (U[10, 100] N down at random points of the

@@ -23,6 +23,14 @@ pub enum LcpSolverKind {
     /// complementarity in a few steps. Islands it does not solve (line search,
     /// step limit, more than 96 points) fall back to PGS (counted).
     Newton,
+    /// Newton on the bodies' velocities (`solver::primal`, lcp13): the dual of
+    /// the frozen-radius QP of the same problem (the CFM makes it smooth and
+    /// strictly convex), the block-sparse Cholesky of `M + Gᵀ K G` per island,
+    /// an exact line search, outer passes on the radii `μ p_n` with a proximal
+    /// centre. Islands with an articulated robot, and islands it does not
+    /// solve, go to the Newton path (then PGS), counted
+    /// (`StepStats::primal_fallback_islands`).
+    Primal,
 }
 
 /// How the gap ψ (≤ 0 when penetrating, m) enters the normal rows.
@@ -224,10 +232,12 @@ impl LcpParams {
                 ),
             ));
         }
-        if self.contact_model == ContactModel::Peg && self.solver == LcpSolverKind::Newton {
+        if self.contact_model == ContactModel::Peg
+            && matches!(self.solver, LcpSolverKind::Newton | LcpSolverKind::Primal)
+        {
             return Err((
                 "solver",
-                "\"newton\" does not apply to method = \"peg\": it solves the standard \
+                "\"newton\" and \"primal\" do not apply to method = \"peg\": they solve the standard \
                  model's (p_n, f_t) rows; PEG is solved by \"lemke\""
                     .into(),
             ));

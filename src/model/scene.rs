@@ -642,6 +642,7 @@ enum LcpSolverName {
     Lemke,
     Pgs,
     Newton,
+    Primal,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -697,6 +698,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         solver: match l.solver {
             Some(LcpSolverName::Pgs) => LcpSolverKind::Pgs,
             Some(LcpSolverName::Newton) => LcpSolverKind::Newton,
+            Some(LcpSolverName::Primal) => LcpSolverKind::Primal,
             Some(LcpSolverName::Lemke) | None => LcpSolverKind::Lemke,
         },
         friction_directions,

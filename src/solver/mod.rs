@@ -15,6 +15,9 @@
 //! - [`newton`]: semismooth Newton (active-set) on the natural map of the
 //!   block-sparse contact problem, dense LU per island, warm-started; exact
 //!   complementarity in a few steps.
+//! - [`primal`]: Newton on the bodies' velocities (the dual of the
+//!   frozen-radius contact QP), the block-sparse Cholesky of `M + Gᵀ K G`,
+//!   exact line search; outer passes on the radii (lcp13).
 //! - [`pgs`]: projected Gauss–Seidel / SOR (iterative; symmetric positive definite
 //!   `M`), with a boxed variant for friction rows `|z_t| ≤ μ z_n`.
 //!
@@ -30,6 +33,7 @@ pub mod lemke;
 pub mod lp;
 pub mod newton;
 pub mod pgs;
+pub mod primal;
 pub mod staggered;
 
 pub use lcp::{reshape_zeroed, resize_zeroed, LcpError, LcpProblem};
@@ -38,7 +42,8 @@ pub use newton::{
     Globalization, NewtonParams, NewtonResults, NewtonSolver, NewtonStats, NewtonStatus,
 };
 pub use pgs::{
-    project_polygon, project_polygon_with, BoxBounds, ContactPgsResults, ContactPgsStats,
-    ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats, PgsStatus,
-    PolygonCone, PolygonTable,
+    contact_residual, project_polygon, project_polygon_with, BoxBounds, ContactPgsResults,
+    ContactPgsStats, ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats,
+    PgsStatus, PolygonCone, PolygonTable,
 };
+pub use primal::{BodyRows, PrimalParams, PrimalResults, PrimalSolver, PrimalStats, PrimalStatus};

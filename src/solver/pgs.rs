@@ -774,7 +774,7 @@ fn contact_row(problem: &ContactProblem, i: usize, z: &[f64]) -> [f64; 3] {
 
 /// Natural-map residual of the points `order`: `|p_n − max(0, p_n − w_n)|` and
 /// `‖f_t − P(f_t − w_t)‖∞` (P onto the polygon), the largest over the points.
-fn contact_residual(problem: &ContactProblem, order: &[u32], z: &[f64]) -> f64 {
+pub fn contact_residual(problem: &ContactProblem, order: &[u32], z: &[f64]) -> f64 {
     let mut res = 0.0_f64;
     for &i in order {
         let i = i as usize;

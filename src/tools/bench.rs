@@ -277,7 +277,10 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
             Some("lemke") => p.solver = crate::model::LcpSolverKind::Lemke,
             Some("pgs") => p.solver = crate::model::LcpSolverKind::Pgs,
             Some("newton") => p.solver = crate::model::LcpSolverKind::Newton,
-            Some(other) => anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton)"),
+            Some("primal") => p.solver = crate::model::LcpSolverKind::Primal,
+            Some(other) => {
+                anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton, primal)")
+            }
         }
         if let Some(t) = a.lcp_tolerance {
             p.tolerance = t;
@@ -382,6 +385,7 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
     let (mut lcp_n, mut lcp_it, mut lcp_ns) = (0usize, 0usize, 0u64);
     let (f0, u0) = (data.stats.solver_failures, data.stats.solver_unconverged);
     let (nf0, nc0) = (data.stats.newton_factorizations, data.stats.newton_cholesky);
+    let (pp0, pf0) = (data.stats.primal_passes, data.stats.primal_fallback_islands);
     for _ in 0..reps {
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
@@ -479,6 +483,8 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
                 "unconverged": data.stats.solver_unconverged - u0,
                 "newton_factorizations": data.stats.newton_factorizations - nf0,
                 "newton_cholesky": data.stats.newton_cholesky - nc0,
+                "primal_passes": data.stats.primal_passes - pp0,
+                "primal_fallback_islands": data.stats.primal_fallback_islands - pf0,
             }),
             _ => Value::Null,
         },

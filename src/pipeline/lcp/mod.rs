@@ -160,7 +160,8 @@ use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, ContactModel, LcpParams, Model};
 use crate::pipeline::clock::Instant;
 use crate::solver::{
-    ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver, NewtonResults,
+    BodyRows, ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver,
+    NewtonResults, PrimalResults,
 };
 use nalgebra::{DMatrix, DVector, Matrix6xX};
 
@@ -278,6 +279,14 @@ pub struct LcpWorkspace {
     pub(super) contact_res: ContactPgsResults,
     /// The Newton solver's iterate and buffers (`solver::newton`).
     pub(super) newton: NewtonResults,
+    /// The primal (body-space) solver's rows and buffers (`solver::primal`,
+    /// `solve::primal_on_w`).
+    pub(super) body_rows: BodyRows,
+    pub(super) primal: PrimalResults,
+    /// The islands the primal solver left, for the Newton path (`order`,
+    /// `island_start` of a restricted problem).
+    pub(super) left_order: Vec<u32>,
+    pub(super) left_start: Vec<usize>,
     /// Points per DoF block (CSR) and the union–find / island labels.
     pub(super) blk_start: Vec<usize>,
     pub(super) blk_list: Vec<u32>,
@@ -329,6 +338,10 @@ impl Default for LcpWorkspace {
             sparse: ContactProblem::default(),
             contact_res: ContactPgsResults::default(),
             newton: NewtonResults::default(),
+            body_rows: BodyRows::default(),
+            primal: PrimalResults::default(),
+            left_order: Vec::new(),
+            left_start: Vec::new(),
             blk_start: Vec::new(),
             blk_list: Vec::new(),
             parent: Vec::new(),
@@ -388,6 +401,10 @@ impl LcpWorkspace {
             sparse: ContactProblem::with_capacity(points, BLOCKS_PER_POINT * points),
             contact_res: ContactPgsResults::with_capacity(points),
             newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS, k),
+            body_rows: BodyRows::with_capacity(points, nb),
+            primal: PrimalResults::with_capacity(points, nb),
+            left_order: Vec::with_capacity(points),
+            left_start: Vec::with_capacity(points + 1),
             blk_start: Vec::with_capacity(nb + 1),
             blk_list: Vec::with_capacity(2 * points),
             parent: Vec::with_capacity(nb.max(points)),

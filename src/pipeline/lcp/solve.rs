@@ -4,12 +4,14 @@
 
 use super::delassus::{dense_w, stewart_trinkle_lcp};
 use super::warm::{lemke_guess, warm_impulses};
-use super::{LcpWorkspace, LEMKE_ACCEPT, NO_BLOCK};
+use super::{LcpWorkspace, LEMKE_ACCEPT, NO_BLOCK, REGULARIZATION};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
+use crate::solver::block_cholesky::M6;
+use crate::solver::primal::NO_BODY;
 use crate::solver::{
     Globalization, LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
-    NewtonStatus, PgsParams, PgsSolver, PgsStatus,
+    NewtonStatus, PgsParams, PgsSolver, PgsStatus, PrimalParams, PrimalSolver, PrimalStatus,
 };
 
 /// Solves for the impulses (p_n, f_t₁, f_t₂) of every point into `ls.impulse`.
@@ -40,9 +42,13 @@ pub(super) fn solve(
             let warm = p.warm_start && warm_impulses(pairs, ls);
             pgs_rescued(p, pairs, ls, stats, warm);
         }
-        LcpSolverKind::Newton => {
+        LcpSolverKind::Newton | LcpSolverKind::Primal => {
             let warm = p.warm_start && warm_impulses(pairs, ls);
-            let status = newton_on_w(p, ls, memory, warm, stats);
+            let status = if p.solver == LcpSolverKind::Primal {
+                primal_on_w(p, ls, memory, warm, stats)
+            } else {
+                newton_on_w(p, ls, memory, warm, stats)
+            };
             if status == NewtonStatus::Unconverged {
                 if let Some(dir) = newton_dump_dir() {
                     dump_failed_islands(p, ls, warm, dir);
@@ -433,6 +439,173 @@ fn newton_on_w(
         }
     }
     status
+}
+
+/// Outer passes of the primal solver per island (radius and proximal-centre
+/// updates, `solver::primal`, "Outer passes"). pile20 resting (`bench --quick`,
+/// lcp13): 60 passes and 20 hand the same islands to Newton (145 / 143 in 50
+/// steps), 20 spends half the passes; 10 hands over twice as many (274).
+const PRIMAL_PASSES: usize = 20;
+
+/// The primal solver's parameters for `p` (the PGS tolerance).
+fn primal_params(p: &LcpParams) -> PrimalParams {
+    PrimalParams {
+        tolerance: p.tolerance,
+        max_iterations: NEWTON_STEPS,
+        max_passes: PRIMAL_PASSES,
+        ..PrimalParams::default()
+    }
+}
+
+/// The body-space rows of the problem (`solver::primal::BodyRows`): per free
+/// body (a DoF block of 6) M⁻¹ as assembled and M = (M⁻¹)⁻¹, per point its
+/// sides' bodies and rows of G, the CFM `E_a = W_aa ε/(1 + ε)` (the
+/// regularization of `delassus`: W's diagonal is `(1 + ε)` times G M⁻¹ Gᵀ's),
+/// per island whether every moving side is a free body.
+fn body_rows(ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        blocks,
+        minv,
+        contacts,
+        jac,
+        sparse,
+        body_rows: br,
+        ..
+    } = ls;
+    br.mass.clear();
+    br.minv.clear();
+    for blk in blocks.iter() {
+        let m = (blk.ndof == 6)
+            .then(|| M6::from_row_slice(&minv[blk.minv..blk.minv + 36]))
+            .and_then(|mi| Some((mi, mi.try_inverse()?)))
+            .filter(|(_, m)| m.iter().all(|v| v.is_finite()));
+        match m {
+            Some((mi, m)) => {
+                br.minv.push(mi);
+                br.mass.push(0.5 * (m + m.transpose()));
+            }
+            None => {
+                br.minv.push(M6::zeros());
+                br.mass.push(M6::zeros());
+            }
+        }
+    }
+    let free = |b: u32| br_free(blocks, b);
+    br.body.clear();
+    br.jac.clear();
+    br.cfm.clear();
+    let scale = REGULARIZATION / (1.0 + REGULARIZATION);
+    for (ci, c) in contacts.iter().enumerate() {
+        let mut body = [NO_BODY; 2];
+        let mut rows = [[0.0; 18]; 2];
+        for s in 0..2 {
+            let side = c.side[s];
+            if side.block != NO_BLOCK && free(side.block) {
+                body[s] = side.block;
+                rows[s].copy_from_slice(&jac[side.jac..side.jac + 18]);
+            }
+        }
+        br.body.push(body);
+        br.jac.push(rows);
+        let (a, b) = (sparse.row_start[ci], sparse.row_start[ci + 1]);
+        let d = (a..b)
+            .find(|&k| sparse.col[k] as usize == ci)
+            .map_or([0.0; 9], |k| sparse.w[k]);
+        br.cfm.push([scale * d[0], scale * d[4], scale * d[8]]);
+    }
+    br.ok.clear();
+    for s in 0..sparse.island_start.len().saturating_sub(1) {
+        let order = &sparse.order[sparse.island_start[s]..sparse.island_start[s + 1]];
+        let ok = order.iter().all(|&i| {
+            let c = &contacts[i as usize];
+            !c.limit
+                && c.side
+                    .iter()
+                    .all(|sd| sd.block == NO_BLOCK || free(sd.block))
+        });
+        br.ok.push(ok);
+    }
+}
+
+/// Whether DoF block `b` is a free body with a usable M (6 DoFs).
+fn br_free(blocks: &[super::DofBlock], b: u32) -> bool {
+    blocks
+        .get(b as usize)
+        .is_some_and(|k| k.ndof == 6 && matches!(k.kind, super::DofKind::Free { .. }))
+}
+
+/// The primal solver (`solver::primal`) on the islands of free bodies; the
+/// islands it skips (an articulated robot) or fails on go to the Newton path
+/// ([`newton_on_w`]) from its iterate, counted in
+/// `StepStats::primal_fallback_islands`. Returns the status of the whole solve
+/// as Newton's (Unconverged: the caller's PGS fallback from `ls.newton.z`).
+fn primal_on_w(
+    p: &LcpParams,
+    ls: &mut LcpWorkspace,
+    memory: &mut [u64],
+    warm: bool,
+    stats: &mut StepStats,
+) -> NewtonStatus {
+    body_rows(ls);
+    let solver = PrimalSolver::new(primal_params(p));
+    let status = solver.solve_contacts(
+        &ls.sparse,
+        &ls.body_rows,
+        if warm { Some(&ls.impulse) } else { None },
+        &mut ls.primal,
+    );
+    let st = ls.primal.stats;
+    stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
+    stats.solver_iterations = st.iterations;
+    stats.solver_residual = st.residual;
+    stats.newton_factorizations += st.factorizations as u64;
+    stats.primal_passes += st.passes as u64;
+    match status {
+        PrimalStatus::Converged => {
+            ls.impulse.copy_from_slice(&ls.primal.z);
+            NewtonStatus::Converged
+        }
+        PrimalStatus::InvalidProblem => {
+            stats.solver_failed = true;
+            stats.solver_failures += 1;
+            ls.impulse.iter_mut().for_each(|x| *x = 0.0);
+            NewtonStatus::InvalidProblem
+        }
+        PrimalStatus::Unconverged => {
+            // The islands left, to the Newton path from the primal iterate (a
+            // skipped island's is the projected warm start): the problem's
+            // island list is swapped for theirs during that solve.
+            stats.primal_fallback_islands += (st.failed_islands + st.skipped_islands) as u64;
+            ls.impulse.copy_from_slice(&ls.primal.z);
+            let LcpWorkspace {
+                sparse,
+                primal,
+                left_order,
+                left_start,
+                ..
+            } = ls;
+            left_order.clear();
+            left_start.clear();
+            for (s, &solved) in primal.island_solved.iter().enumerate() {
+                if !solved {
+                    left_start.push(left_order.len());
+                    left_order.extend_from_slice(
+                        &sparse.order[sparse.island_start[s]..sparse.island_start[s + 1]],
+                    );
+                }
+            }
+            left_start.push(left_order.len());
+            std::mem::swap(&mut sparse.order, left_order);
+            std::mem::swap(&mut sparse.island_start, left_start);
+            let (it, res) = (stats.solver_iterations, stats.solver_residual);
+            let status = newton_on_w(p, ls, memory, true, stats);
+            std::mem::swap(&mut ls.sparse.order, &mut ls.left_order);
+            std::mem::swap(&mut ls.sparse.island_start, &mut ls.left_start);
+            stats.solver_iterations += it;
+            stats.solver_residual = stats.solver_residual.max(res);
+            status
+        }
+    }
 }
 
 /// Solves an island started in the interior method after its line search

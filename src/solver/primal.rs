@@ -1,0 +1,1110 @@
+//! Primal Newton in body space for the block-sparse contact problem
+//! ([`ContactProblem`]): the same friction set and the same LCP as
+//! [`super::newton`] (`p_n ≥ 0`, `f_t ∈ μ p_n conv{d_1…d_k}`, the polyhedral cone
+//! of eq. (5) of `003_668e561ceb3412ed`, `w = W z + q`), solved in the bodies'
+//! velocities instead of the contact impulses (issue 14, lcp13).
+//!
+//! # The dual of the frozen-radius QP
+//! The pipeline's `W = G M⁻¹ Gᵀ + E` (`E` its CFM, diagonal per point, `> 0`).
+//! With the friction radius frozen at `r_i` the problem is the convex QP
+//! `min ½ zᵀ W z + qᵀ z` over `K = Π_i {p_n ≥ 0, f_t ∈ r_i·k-gon}`. Writing
+//! `x = ν − ν_f` (6 per free body) and `u_i = G_i x + q_i`, its dual is
+//!
+//! ```text
+//! min_x  f(x) = ½ xᵀ M x + Σ_i φ_i(u_i),   φ_i(u) = max_{z ∈ K_i} (−zᵀ u − ½ zᵀ E_i z)
+//! ```
+//!
+//! (`min_x max_z` of the Lagrangian; eliminating `x = M⁻¹ Gᵀ z` returns the QP
+//! with the sign flipped). `f` is smooth, strictly convex and piecewise quadratic.
+//! The maximizer `z_i*(u) = Π^{E_i}_{K_i}(−E_i⁻¹ u)` (the projection in the
+//! `E_i`-weighted norm: the normal half-line, and the k-gon of radius `r_i`,
+//! [`project_polygon_weighted`]) is the impulse: at the optimum `M x = Gᵀ z*`, so
+//! `u = (W − E) z* + q` and `w = u + E z*`; the projection's variational
+//! inequality is `w_iᵀ (y − z_i*) ≥ 0` for all `y ∈ K_i`, which is the frozen
+//! LCP's complementarity with the same `W` (the CFM included): no change of the
+//! problem.
+//!
+//! # Newton
+//! `∇f = M x − Gᵀ z*(u)`, `∇²f = H = M + Σ_i G_iᵀ K_i G_i` with `K_i = DΠ_i E_i⁻¹`
+//! per point: `1/e_n` on a loaded normal row (`u_n < 0`), 0 on a separating one;
+//! `E_t⁻¹` on a sticking tangent pair, `t tᵀ / (tᵀ E_t t)` (t the edge's
+//! direction) when sliding along an edge of the k-gon, 0 at a vertex or a zero
+//! radius. `H` is symmetric positive definite (M is) and block-sparse by the
+//! contact graph (6×6 blocks per body): it is factored by
+//! [`BlockCholesky`] (minimum degree), backward stable, so the `1/E` entries do
+//! not cost the digits a non-symmetric elimination through them does (lcp12).
+//! The step `d = −H⁻¹ ∇f` is followed by an exact line search on the 1-D
+//! piecewise quadratic `f(x + α d)`: a safeguarded Newton iteration on the
+//! monotone, piecewise linear `f'(α)` (bracketed; each step lands on the zero of
+//! the current piece, so it stops exactly once the piece is the right one).
+//!
+//! # Outer passes: the radii and a proximal centre
+//! The Coulomb problem's radius is `r_i = μ_i p_n(i)` of the solution itself:
+//! each outer pass freezes `r_i` and solves that QP; the next radii are
+//! Anderson's extrapolation (memory [`PrimalParams::anderson`] = 3) of the map
+//! `r ↦ μ p_n(QP_r)`, the fixed point of the staggered method
+//! (`solver::staggered`). The same pass also
+//! takes a proximal centre `z_k` (the current impulses): the pass solves
+//! `min ½ zᵀ W z + qᵀ z + ½ ρ (z − z_k)ᵀ D (z − z_k)` (`D` = the diagonal of W,
+//! `ρ` = [`PrimalParams::proximal`]), i.e. `E' = E + ρ D` and `q' = q − ρ D z_k`,
+//! whose fixed point is the problem's solution. Without it, `z* = −u/e` on a
+//! loaded row amplifies the round-off of `u` by `1/e = 1e9/W`: ≈ 1e-7 of `q` in
+//! the residual, the pipeline's tolerance itself. With `ρ = 1e-6` the
+//! amplification is 1e6 and each pass contracts the error by `ρ/(λ + ρ)` (`λ` an
+//! eigenvalue of the scaled W on the loaded rows) — one or two passes more where
+//! the radii have converged.
+//!
+//! [`PrimalParams::anderson_centre`] (off by default) takes Anderson on the
+//! whole pass map `z_k ↦ z` instead (the centre, and the radii of it), which
+//! also extrapolates the linear drift of a load's split over dependent rows
+//! (rate `ρ/(ε + ρ)` per pass).
+//!
+//! # Stopping
+//! An inner iteration stops when `‖G M⁻¹ ∇f‖∞` (the frozen problem's `w` on its
+//! loaded rows, m/s) is below half the tolerance or the step does not move `u`;
+//! the island is `Converged` when the natural-map residual of the coupled problem
+//! on `W` (the PGS / Newton residual, [`contact_residual`]) is `≤ tolerance`. It
+//! fails after `max_passes` passes or a non-positive-definite pivot block;
+//! the caller hands failed islands to another solver (counted). An island with a
+//! side that is not a 6-DoF body ([`BodyRows::ok`]) is not attempted (skipped).
+//!
+//! # Cost
+//! Per Newton step: one pass over the points (projection, gradient), the
+//! assembly of `H` (one 6×6 product per loaded point side pair) and its block
+//! Cholesky (6·nb rows), a few line-search passes over the points. No
+//! allocation once the results have been sized (the factor's buffers grow once).
+
+use super::block_cholesky::{BlockCholesky, M6, V6};
+use super::lcp::all_finite;
+use super::pgs::{contact_residual, project_polygon_with, ContactProblem, PolygonTable};
+
+/// A point side on no body of the body-space problem (static, or the world).
+pub const NO_BODY: u32 = u32::MAX;
+
+/// The body-space data of a [`ContactProblem`]: the same points, with their rows
+/// of G per side, the bodies' M, and the CFM E. Filled by the pipeline (or a test)
+/// alongside the contact-space blocks, which it must reproduce:
+/// `W_ij = Σ_{sides on a shared body} J_i M⁻¹ J_jᵀ (+ diag(E_i) when i = j)`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BodyRows {
+    /// Per body: M and M⁻¹ (6×6, symmetric positive definite).
+    pub mass: Vec<M6>,
+    pub minv: Vec<M6>,
+    /// Per point: the body of each side ([`NO_BODY`]: static).
+    pub body: Vec<[u32; 2]>,
+    /// Per point and side: the rows (n, t₁, t₂) of G, 6 coefficients each
+    /// (row-major 3×6), acting on that body's 6 velocities.
+    pub jac: Vec<[[f64; 18]; 2]>,
+    /// Per point: the CFM `E_i = (e_n, e_t₁, e_t₂)` (> 0), the part of W's
+    /// diagonal that is not `G M⁻¹ Gᵀ`.
+    pub cfm: Vec<[f64; 3]>,
+    /// Per island of the problem (`island_start`): every moving side of its
+    /// points is a body of `mass` (else the island is skipped).
+    pub ok: Vec<bool>,
+}
+
+impl BodyRows {
+    /// Buffers for `points` contact points and `bodies` bodies.
+    pub fn with_capacity(points: usize, bodies: usize) -> Self {
+        BodyRows {
+            mass: Vec::with_capacity(bodies),
+            minv: Vec::with_capacity(bodies),
+            body: Vec::with_capacity(points),
+            jac: Vec::with_capacity(points),
+            cfm: Vec::with_capacity(points),
+            ok: Vec::with_capacity(points + 1),
+        }
+    }
+}
+
+/// Parameters of [`PrimalSolver`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PrimalParams {
+    /// Natural-map residual to stop at (units of `w`, m/s, and N·s).
+    pub tolerance: f64,
+    /// Newton steps (factorizations) per outer pass.
+    pub max_iterations: usize,
+    /// Outer passes (radius / proximal-centre updates) per island.
+    pub max_passes: usize,
+    /// ρ of the proximal term, relative to W's diagonal ("Outer passes"); 0: none.
+    pub proximal: f64,
+    /// Anderson memory on the radii between passes (0 or 1: the plain fixed
+    /// point `r ← μ p_n`; at most [`ANDERSON_MAX`]).
+    pub anderson: usize,
+    /// Anderson on the whole pass map `z_k ↦ z_{k+1}` (the proximal centre and,
+    /// through it, the radii) instead of the radii alone ("Outer passes").
+    pub anderson_centre: bool,
+}
+
+impl Default for PrimalParams {
+    fn default() -> Self {
+        PrimalParams {
+            tolerance: 1e-9,
+            max_iterations: 30,
+            max_passes: 20,
+            proximal: PROXIMAL,
+            anderson: ANDERSON,
+            anderson_centre: ANDERSON_CENTRE,
+        }
+    }
+}
+
+/// The default Anderson memory on the radii ("Outer passes").
+pub const ANDERSON: usize = 3;
+
+/// The default of [`PrimalParams::anderson_centre`]: off. pile20 `--quick`
+/// (lcp13, 15:42 UTC, same binary): on, 105 islands handed to Newton in 50
+/// steps instead of 143, the same passes (123 / 126 per step) and
+/// factorizations (468 / 462), µs/step 7,414–7,854 against 5,110 at load 3:
+/// not a clear gain, kept as an option.
+pub const ANDERSON_CENTRE: bool = false;
+
+/// Largest Anderson memory.
+pub const ANDERSON_MAX: usize = 8;
+
+/// The default proximal weight ρ ("Outer passes").
+pub const PROXIMAL: f64 = 1e-6;
+
+/// Line-search iterations (Newton on `f'(α)`, bracketed) per step.
+const LINE_SEARCH_STEPS: usize = 40;
+
+/// How a solve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrimalStatus {
+    /// Every island met the tolerance.
+    Converged,
+    /// Some island failed or was skipped (`island_solved`); those keep the guess
+    /// (skipped) or the last iterate (failed).
+    Unconverged,
+    /// Sizes, indices or values invalid (nothing solved, `z` zero).
+    InvalidProblem,
+}
+
+/// Counters of one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PrimalStats {
+    /// Newton steps (one factorization each) summed over the islands.
+    pub iterations: usize,
+    pub factorizations: usize,
+    /// Outer passes summed over the islands.
+    pub passes: usize,
+    /// Line-search evaluations of `f'(α)` summed over the islands.
+    pub line_search_evaluations: usize,
+    /// Largest natural-map residual over the islands solved.
+    pub residual: f64,
+    /// Islands in the problem; islands that failed; islands skipped (not in body
+    /// space, [`BodyRows::ok`]).
+    pub islands: usize,
+    pub failed_islands: usize,
+    pub skipped_islands: usize,
+}
+
+/// The piece of a point's tangent projection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tangent {
+    /// Inside the k-gon: `K_t = E_t⁻¹`.
+    Stick,
+    /// On the edge of direction `(tx, ty)` (unit): `K_t = t tᵀ / (tᵀ E_t t)`.
+    Edge(f64, f64),
+    /// At a vertex, or zero radius: `K_t = 0`.
+    Fixed,
+}
+
+/// Output and work buffers; reuse across solves.
+#[derive(Debug, Clone, Default)]
+pub struct PrimalResults {
+    /// `(p_n, f_t₁, f_t₂)` per point.
+    pub z: Vec<f64>,
+    /// Per island: solved (converged).
+    pub island_solved: Vec<bool>,
+    /// Per island: skipped (not in body space).
+    pub island_skipped: Vec<bool>,
+    pub stats: PrimalStats,
+    /// Per body: the island's local index (or `u32::MAX`).
+    local: Vec<u32>,
+    /// The island's bodies (global indices), by local index.
+    bodies: Vec<u32>,
+    /// Per local body: x = ν − ν_f, the gradient, the step.
+    x: Vec<V6>,
+    g: Vec<V6>,
+    d: Vec<V6>,
+    /// Per point: the effective CFM E' and q' of the pass, the radius, u, δu = G d,
+    /// the projection's impulse and piece.
+    e: Vec<[f64; 3]>,
+    q: Vec<[f64; 3]>,
+    radius: Vec<f64>,
+    u: Vec<[f64; 3]>,
+    du: Vec<[f64; 3]>,
+    zs: Vec<[f64; 3]>,
+    normal_on: Vec<bool>,
+    tangent: Vec<Tangent>,
+    /// Per point: the pieces before the last step.
+    prev: Vec<(bool, Tangent)>,
+    /// The island's contact graph (local body pairs, sorted) and, per point, the
+    /// index of its edge (or `u32::MAX`).
+    edges: Vec<(u32, u32)>,
+    point_edge: Vec<u32>,
+    chol: BlockCholesky,
+    /// Anderson's history on the radii: `G(r_j)` and `G(r_j) − r_j` per slot
+    /// (`anderson · n` each).
+    hist_g: Vec<f64>,
+    hist_f: Vec<f64>,
+    /// Per point: the pass's proximal centre `z_k`.
+    centre: Vec<[f64; 3]>,
+}
+
+impl PrimalResults {
+    /// Buffers for `points` contact points and `bodies` bodies.
+    pub fn with_capacity(points: usize, bodies: usize) -> Self {
+        PrimalResults {
+            z: Vec::with_capacity(3 * points),
+            island_solved: Vec::with_capacity(points),
+            island_skipped: Vec::with_capacity(points),
+            local: Vec::with_capacity(bodies),
+            bodies: Vec::with_capacity(bodies),
+            x: Vec::with_capacity(bodies),
+            g: Vec::with_capacity(bodies),
+            d: Vec::with_capacity(bodies),
+            e: Vec::with_capacity(points),
+            q: Vec::with_capacity(points),
+            radius: Vec::with_capacity(points),
+            u: Vec::with_capacity(points),
+            du: Vec::with_capacity(points),
+            zs: Vec::with_capacity(points),
+            normal_on: Vec::with_capacity(points),
+            tangent: Vec::with_capacity(points),
+            prev: Vec::with_capacity(points),
+            centre: Vec::with_capacity(points),
+            edges: Vec::with_capacity(2 * points),
+            point_edge: Vec::with_capacity(points),
+            chol: BlockCholesky::with_capacity(bodies),
+            ..Default::default()
+        }
+    }
+}
+
+/// The primal (body-space) Newton solver.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PrimalSolver {
+    pub params: PrimalParams,
+}
+
+/// Euclidean-weighted projection of `y` onto the regular k-gon of circumradius
+/// `r` (vertices `r (cos 2πj/k, sin 2πj/k)`) in the norm `‖v‖² = e₁ v₁² + e₂ v₂²`:
+/// inside, `y`; outside, the nearest point (in that norm) over the k edges'
+/// segments. Returns the point and its piece.
+fn project_polygon_weighted(
+    y: (f64, f64),
+    r: f64,
+    e: (f64, f64),
+    t: &PolygonTable,
+) -> ((f64, f64), Tangent) {
+    if r.is_nan() || r <= 0.0 || t.k < 3 {
+        return ((0.0, 0.0), Tangent::Fixed);
+    }
+    let (ch, sh) = t.half;
+    let (best, _) = t.most_aligned(y.0, y.1, t.half);
+    if best <= r * ch {
+        return (y, Tangent::Stick);
+    }
+    let mut out = ((0.0, 0.0), Tangent::Fixed);
+    let mut dist = f64::INFINITY;
+    for (bc, bs) in t.directions(t.half) {
+        // The edge of outward normal (bc, bs): its vertices, as in
+        // `project_polygon_with`.
+        let (vx0, vy0) = (r * (bc * ch + bs * sh), r * (bs * ch - bc * sh));
+        let (vx1, vy1) = (r * (bc * ch - bs * sh), r * (bs * ch + bc * sh));
+        let (ex, ey) = (vx1 - vx0, vy1 - vy0);
+        let den = e.0 * ex * ex + e.1 * ey * ey;
+        let s = ((e.0 * (y.0 - vx0) * ex + e.1 * (y.1 - vy0) * ey) / den).clamp(0.0, 1.0);
+        let (px, py) = (vx0 + s * ex, vy0 + s * ey);
+        let dd = e.0 * (px - y.0) * (px - y.0) + e.1 * (py - y.1) * (py - y.1);
+        if dd < dist {
+            dist = dd;
+            let piece = if s > 0.0 && s < 1.0 {
+                Tangent::Edge(-bs, bc)
+            } else {
+                Tangent::Fixed
+            };
+            out = ((px, py), piece);
+        }
+    }
+    out
+}
+
+/// The point's impulse `z*(u) = Π^E_K(−E⁻¹ u)`, whether the normal row is
+/// loaded, and the tangent piece.
+#[inline]
+fn point_impulse(
+    u: &[f64; 3],
+    e: &[f64; 3],
+    r: f64,
+    t: &PolygonTable,
+) -> ([f64; 3], bool, Tangent) {
+    let pn = (-u[0] / e[0]).max(0.0);
+    let ((f1, f2), piece) =
+        project_polygon_weighted((-u[1] / e[1], -u[2] / e[2]), r, (e[1], e[2]), t);
+    ([pn, f1, f2], pn > 0.0, piece)
+}
+
+/// `vᵀ K v` for the point's Hessian K (its piece).
+#[inline]
+fn curvature(v: &[f64; 3], e: &[f64; 3], on: bool, piece: Tangent) -> f64 {
+    let mut c = if on { v[0] * v[0] / e[0] } else { 0.0 };
+    match piece {
+        Tangent::Stick => c += v[1] * v[1] / e[1] + v[2] * v[2] / e[2],
+        Tangent::Edge(tx, ty) => {
+            let a = tx * v[1] + ty * v[2];
+            c += a * a / (e[1] * tx * tx + e[2] * ty * ty);
+        }
+        Tangent::Fixed => {}
+    }
+    c
+}
+
+impl PrimalSolver {
+    pub fn new(params: PrimalParams) -> Self {
+        PrimalSolver { params }
+    }
+
+    /// Solves the islands of `problem` that `rows` marks as body space; the
+    /// others are skipped (left at the projected guess, `island_skipped`).
+    /// `guess`: `3n` impulses (last tick's), projected onto the cones; the
+    /// velocities start at `x = M⁻¹ Gᵀ z_guess`.
+    pub fn solve_contacts(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        guess: Option<&[f64]>,
+        res: &mut PrimalResults,
+    ) -> PrimalStatus {
+        res.stats = PrimalStats {
+            residual: 0.0,
+            ..PrimalStats::default()
+        };
+        let n = problem.n();
+        let nb = rows.mass.len();
+        let islands = problem.island_start.len().saturating_sub(1);
+        res.z.clear();
+        res.z.resize(3 * n, 0.0);
+        res.island_solved.clear();
+        res.island_skipped.clear();
+        let p = &self.params;
+        if problem.validate().is_err()
+            || rows.body.len() != n
+            || rows.jac.len() != n
+            || rows.cfm.len() != n
+            || rows.minv.len() != nb
+            || rows.ok.len() != islands
+            || rows
+                .body
+                .iter()
+                .any(|b| b.iter().any(|&x| x != NO_BODY && x as usize >= nb))
+            || !rows
+                .cfm
+                .iter()
+                .all(|e| all_finite(e) && e.iter().all(|&v| v > 0.0))
+            || !rows
+                .jac
+                .iter()
+                .all(|j| all_finite(&j[0]) && all_finite(&j[1]))
+            || guess.is_some_and(|g| g.len() != 3 * n || !all_finite(g))
+            || p.tolerance.is_nan()
+            || p.proximal.is_nan()
+            || p.proximal < 0.0
+        {
+            res.stats.residual = f64::INFINITY;
+            return PrimalStatus::InvalidProblem;
+        }
+        if let Some(g) = guess {
+            res.z.copy_from_slice(g);
+        }
+        for i in 0..n {
+            let z = &mut res.z[3 * i..3 * i + 3];
+            z[0] = z[0].max(0.0);
+            (z[1], z[2]) = project_polygon_with(z[1], z[2], problem.mu[i] * z[0], &problem.table);
+        }
+        res.local.clear();
+        res.local.resize(nb, u32::MAX);
+        for v in [&mut res.e, &mut res.q, &mut res.u, &mut res.du, &mut res.zs] {
+            v.clear();
+            v.resize(n, [0.0; 3]);
+        }
+        res.radius.clear();
+        res.radius.resize(n, 0.0);
+        res.normal_on.clear();
+        res.normal_on.resize(n, false);
+        res.tangent.clear();
+        res.tangent.resize(n, Tangent::Fixed);
+        res.prev.clear();
+        res.prev.resize(n, (false, Tangent::Fixed));
+        res.point_edge.clear();
+        res.point_edge.resize(n, u32::MAX);
+        let m = p.anderson.min(ANDERSON_MAX);
+        res.hist_g.clear();
+        res.hist_g.resize(3 * m * n, 0.0);
+        res.hist_f.clear();
+        res.hist_f.resize(3 * m * n, 0.0);
+        res.centre.clear();
+        res.centre.resize(n, [0.0; 3]);
+        res.stats.islands = islands;
+        let mut status = PrimalStatus::Converged;
+        for s in 0..islands {
+            let order = &problem.order[problem.island_start[s]..problem.island_start[s + 1]];
+            if !rows.ok[s] {
+                res.island_solved.push(false);
+                res.island_skipped.push(true);
+                res.stats.skipped_islands += 1;
+                status = PrimalStatus::Unconverged;
+                continue;
+            }
+            let (ok, r) = self.solve_island(problem, rows, order, res);
+            res.island_solved.push(ok);
+            res.island_skipped.push(false);
+            if ok {
+                res.stats.residual = res.stats.residual.max(r);
+            } else {
+                res.stats.failed_islands += 1;
+                status = PrimalStatus::Unconverged;
+            }
+        }
+        status
+    }
+
+    /// One island; returns (converged, residual).
+    fn solve_island(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> (bool, f64) {
+        // The island's bodies and contact graph.
+        res.bodies.clear();
+        for &i in order {
+            for &b in &rows.body[i as usize] {
+                if b != NO_BODY && res.local[b as usize] == u32::MAX {
+                    res.local[b as usize] = res.bodies.len() as u32;
+                    res.bodies.push(b);
+                }
+            }
+        }
+        let nb = res.bodies.len();
+        let out = if nb == 0 {
+            // Every side static: nothing moves, W = E (the placeholder rows).
+            (false, f64::INFINITY)
+        } else {
+            self.island_body_space(problem, rows, order, res)
+        };
+        for &b in &res.bodies {
+            res.local[b as usize] = u32::MAX;
+        }
+        out
+    }
+
+    fn island_body_space(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> (bool, f64) {
+        let p = &self.params;
+        let nb = res.bodies.len();
+        res.edges.clear();
+        for &i in order {
+            let [a, b] = rows.body[i as usize];
+            if a != NO_BODY && b != NO_BODY && a != b {
+                let (la, lb) = (res.local[a as usize], res.local[b as usize]);
+                res.edges.push((la.min(lb), la.max(lb)));
+            }
+        }
+        res.edges.sort_unstable();
+        res.edges.dedup();
+        res.chol.analyze(nb, &res.edges);
+        for &i in order {
+            let i = i as usize;
+            let [a, b] = rows.body[i];
+            res.point_edge[i] = if a != NO_BODY && b != NO_BODY && a != b {
+                let (la, lb) = (res.local[a as usize], res.local[b as usize]);
+                res.chol.edge_index(la, lb).map_or(u32::MAX, |e| e as u32)
+            } else {
+                u32::MAX
+            };
+        }
+        // x = M⁻¹ Gᵀ z (the warm start's velocities).
+        for v in [&mut res.x, &mut res.g, &mut res.d] {
+            v.clear();
+            v.resize(nb, V6::zeros());
+        }
+        for &i in order {
+            let i = i as usize;
+            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    let lb = res.local[b as usize] as usize;
+                    res.x[lb] += jt_times(&rows.jac[i][s], &z);
+                }
+            }
+        }
+        for (lb, &b) in res.bodies.iter().enumerate() {
+            res.x[lb] = rows.minv[b as usize] * res.x[lb];
+        }
+        let mut residual = f64::INFINITY;
+        for &i in order {
+            let i = i as usize;
+            res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+            res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+        }
+        let mut kept = 0;
+        for _ in 0..p.max_passes {
+            res.stats.passes += 1;
+            // The proximal centre and the radii as set.
+            for &i in order {
+                let i = i as usize;
+                let d = diag_block(problem, i);
+                let z = res.centre[i];
+                for a in 0..3 {
+                    let rho = p.proximal * d[a];
+                    res.e[i][a] = rows.cfm[i][a] + rho;
+                    res.q[i][a] = problem.q[3 * i + a] - rho * z[a];
+                }
+            }
+            // Newton on f.
+            let table = problem.table;
+            if !self.evaluate(rows, order, &table, res) {
+                return (false, f64::INFINITY);
+            }
+            for _ in 0..p.max_iterations {
+                if self.frozen_residual(rows, order, &table, res) <= 0.5 * p.tolerance {
+                    break;
+                }
+                for &i in order {
+                    let i = i as usize;
+                    res.prev[i] = (res.normal_on[i], res.tangent[i]);
+                }
+                match self.newton_step(rows, order, &table, res) {
+                    None => return (false, f64::INFINITY),
+                    Some(false) => break,
+                    Some(true) => {}
+                }
+                if !self.evaluate(rows, order, &table, res) {
+                    return (false, f64::INFINITY);
+                }
+                // The same pieces before and after the step: the step was the
+                // exact minimizer of the piece's quadratic (up to round-off).
+                let same = order.iter().all(|&i| {
+                    let i = i as usize;
+                    res.prev[i] == (res.normal_on[i], res.tangent[i])
+                });
+                if same {
+                    break;
+                }
+            }
+            for &i in order {
+                let i = i as usize;
+                res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
+            }
+            residual = contact_residual(problem, order, &res.z);
+            if residual <= p.tolerance {
+                return (true, residual);
+            }
+            if !residual.is_finite() {
+                return (false, residual);
+            }
+            // The next centre and radii: Anderson on the pass map z_k ↦ z (the
+            // centre, radii μ max(0, p_n) of it), or on r ↦ μ p_n(QP_r) with the
+            // centre at z, or the plain update.
+            let m = p.anderson.min(ANDERSON_MAX);
+            if p.anderson_centre {
+                if m < 2 || !anderson_centre(order, res, m, &mut kept) {
+                    for &i in order {
+                        let i = i as usize;
+                        res.centre[i] = res.zs[i];
+                    }
+                }
+                for &i in order {
+                    let i = i as usize;
+                    res.radius[i] = problem.mu[i] * res.centre[i][0].max(0.0);
+                }
+            } else {
+                for &i in order {
+                    let i = i as usize;
+                    res.centre[i] = res.zs[i];
+                }
+                if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+                    for &i in order {
+                        let i = i as usize;
+                        res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                    }
+                }
+            }
+        }
+        (false, residual)
+    }
+
+    /// u, z*(u), the pieces and the gradient `g = M x − Gᵀ z*` at the current x.
+    /// False on a non-finite value.
+    fn evaluate(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> bool {
+        for (lb, &b) in res.bodies.iter().enumerate() {
+            res.g[lb] = rows.mass[b as usize] * res.x[lb];
+        }
+        for &i in order {
+            let i = i as usize;
+            let mut u = res.q[i];
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    let gx = j_times(&rows.jac[i][s], &res.x[res.local[b as usize] as usize]);
+                    for a in 0..3 {
+                        u[a] += gx[a];
+                    }
+                }
+            }
+            let (z, on, piece) = point_impulse(&u, &res.e[i], res.radius[i], table);
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    res.g[res.local[b as usize] as usize] -= jt_times(&rows.jac[i][s], &z);
+                }
+            }
+            res.u[i] = u;
+            res.zs[i] = z;
+            res.normal_on[i] = on;
+            res.tangent[i] = piece;
+        }
+        res.g.iter().all(|g| g.iter().all(|v| v.is_finite()))
+    }
+
+    /// The frozen problem's natural-map residual at z*: `w = u + E' z* − G M⁻¹ g`
+    /// (exact for `w = (W + ρ D) z* + q'`, the pass's QP, since `M x = g + Gᵀ z*`),
+    /// radius frozen. Uses `d` as scratch.
+    fn frozen_residual(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> f64 {
+        for (lb, &b) in res.bodies.iter().enumerate() {
+            res.d[lb] = rows.minv[b as usize] * res.g[lb];
+        }
+        let mut out = 0.0_f64;
+        for &i in order {
+            let i = i as usize;
+            let (z, e) = (res.zs[i], res.e[i]);
+            let mut w = [0.0; 3];
+            for a in 0..3 {
+                w[a] = res.u[i][a] + e[a] * z[a];
+            }
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    let v = j_times(&rows.jac[i][s], &res.d[res.local[b as usize] as usize]);
+                    for a in 0..3 {
+                        w[a] -= v[a];
+                    }
+                }
+            }
+            let en = (z[0] - (z[0] - w[0]).max(0.0)).abs();
+            let (p1, p2) = project_polygon_with(z[1] - w[1], z[2] - w[2], res.radius[i], table);
+            let r = en.max((z[1] - p1).abs()).max((z[2] - p2).abs());
+            if r.is_nan() {
+                return f64::INFINITY;
+            }
+            out = out.max(r);
+        }
+        out
+    }
+
+    /// One Newton step with the exact line search: H assembled and factored,
+    /// `d = −H⁻¹ g`, `x += α d`. `None` on a failed factorization or a
+    /// non-finite step; `Some(false)` when the step does not move u.
+    fn newton_step(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> Option<bool> {
+        let PrimalResults {
+            bodies,
+            local,
+            x,
+            g,
+            d,
+            e,
+            radius,
+            u,
+            du,
+            normal_on,
+            tangent,
+            edges,
+            point_edge,
+            chol,
+            stats,
+            ..
+        } = res;
+        chol.clear_values();
+        for (lb, &b) in bodies.iter().enumerate() {
+            chol.add_diag(lb, &rows.mass[b as usize]);
+        }
+        for &i in order {
+            let i = i as usize;
+            let Some(k) = hessian(&e[i], normal_on[i], tangent[i]) else {
+                continue;
+            };
+            let [b0, b1] = rows.body[i];
+            let j0 = &rows.jac[i][0];
+            let j1 = &rows.jac[i][1];
+            if b0 != NO_BODY {
+                let l0 = local[b0 as usize] as usize;
+                chol.add_diag(l0, &jt_k_j(j0, &k, j0));
+            }
+            if b1 != NO_BODY {
+                let l1 = local[b1 as usize] as usize;
+                chol.add_diag(l1, &jt_k_j(j1, &k, j1));
+            }
+            if b0 != NO_BODY && b1 != NO_BODY {
+                let (l0, l1) = (local[b0 as usize], local[b1 as usize]);
+                let m = jt_k_j(j0, &k, j1);
+                if l0 == l1 {
+                    chol.add_diag(l0 as usize, &(m + m.transpose()));
+                } else {
+                    let ei = point_edge[i] as usize;
+                    if ei >= edges.len() {
+                        return None;
+                    }
+                    chol.add_edge(ei, l0 < l1, &m);
+                }
+            }
+        }
+        stats.factorizations += 1;
+        stats.iterations += 1;
+        if !chol.factor() {
+            return None;
+        }
+        for (dv, gv) in d.iter_mut().zip(g.iter()) {
+            *dv = -gv;
+        }
+        chol.solve(d);
+        if !d.iter().all(|v| v.iter().all(|c| c.is_finite())) {
+            return None;
+        }
+        // δu = G d and the line search's constant terms.
+        let mut moved = false;
+        for &i in order {
+            let i = i as usize;
+            let mut v = [0.0; 3];
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    let gd = j_times(&rows.jac[i][s], &d[local[b as usize] as usize]);
+                    for a in 0..3 {
+                        v[a] += gd[a];
+                    }
+                }
+            }
+            moved |= v.iter().any(|&c| c != 0.0);
+            du[i] = v;
+        }
+        if !moved {
+            return Some(false);
+        }
+        let (mut a0, mut a1, mut fp0) = (0.0, 0.0, 0.0);
+        for (lb, &b) in bodies.iter().enumerate() {
+            let md = rows.mass[b as usize] * d[lb];
+            a0 += md.dot(&x[lb]);
+            a1 += md.dot(&d[lb]);
+            fp0 += g[lb].dot(&d[lb]);
+        }
+        if fp0.is_nan() || fp0 >= 0.0 {
+            // No descent left (round-off): the iterate is the minimizer.
+            return Some(false);
+        }
+        // f'(α) = a0 + α a1 − Σ δu·z*(u + α δu), f''(α) = a1 + Σ δuᵀ K δu.
+        let slope = |alpha: f64| -> (f64, f64) {
+            let (mut fp, mut fpp) = (a0 + alpha * a1, a1);
+            for &i in order {
+                let i = i as usize;
+                let (ui, dui) = (&u[i], &du[i]);
+                let ua = [
+                    ui[0] + alpha * dui[0],
+                    ui[1] + alpha * dui[1],
+                    ui[2] + alpha * dui[2],
+                ];
+                let (z, on, piece) = point_impulse(&ua, &e[i], radius[i], table);
+                fp -= dui[0] * z[0] + dui[1] * z[1] + dui[2] * z[2];
+                fpp += curvature(dui, &e[i], on, piece);
+            }
+            (fp, fpp)
+        };
+        let (mut lo, mut hi, mut alpha) = (0.0_f64, f64::INFINITY, 1.0_f64);
+        for _ in 0..LINE_SEARCH_STEPS {
+            let (fp, fpp) = slope(alpha);
+            stats.line_search_evaluations += 1;
+            if !fp.is_finite() || !fpp.is_finite() {
+                return None;
+            }
+            if fp.abs() <= 1e-13 * fp0.abs() {
+                break;
+            }
+            if fp > 0.0 {
+                hi = alpha;
+            } else {
+                lo = alpha;
+            }
+            let mut next = alpha - fp / fpp;
+            if !(next > lo && next < hi) {
+                next = if hi.is_finite() {
+                    0.5 * (lo + hi)
+                } else {
+                    2.0 * alpha
+                };
+            }
+            if (next - alpha).abs() <= 1e-12 * alpha {
+                alpha = next;
+                break;
+            }
+            alpha = next;
+        }
+        for (xv, dv) in x.iter_mut().zip(d.iter()) {
+            *xv += alpha * dv;
+        }
+        Some(true)
+    }
+}
+
+/// Anderson's extrapolation (type II, Walker–Ni) of the radius map
+/// `G(r) = μ p_n(QP_r)` between passes, as `solver::staggered`'s: with the last
+/// `m` pairs `(G(r_j), f_j = G(r_j) − r_j)`, `r ← Σ_j α_j G(r_j)`, `α = argmin
+/// ‖Σ α_j f_j‖₂` s.t. `Σ α_j = 1` (the small Gram system, Tikhonov 1e-12 of its
+/// trace), clamped at `r ≥ 0`. False (the caller takes the plain update) when
+/// the system is singular.
+fn anderson(
+    problem: &ContactProblem,
+    order: &[u32],
+    r: &mut PrimalResults,
+    m: usize,
+    kept: &mut usize,
+) -> bool {
+    let n = problem.n();
+    let slot = *kept % m;
+    *kept += 1;
+    for &i in order {
+        let i = i as usize;
+        let g = problem.mu[i] * r.z[3 * i].max(0.0);
+        r.hist_g[slot * n + i] = g;
+        r.hist_f[slot * n + i] = g - r.radius[i];
+    }
+    let (gv, res) = (&r.hist_g, &r.hist_f);
+    let mk = (*kept).min(m);
+    let mut h = [[0.0_f64; ANDERSON_MAX + 1]; ANDERSON_MAX];
+    let mut trace = 0.0;
+    for a in 0..mk {
+        for b in 0..=a {
+            let d: f64 = order
+                .iter()
+                .map(|&i| res[a * n + i as usize] * res[b * n + i as usize])
+                .sum();
+            (h[a][b], h[b][a]) = (d, d);
+        }
+        trace += h[a][a];
+        h[a][ANDERSON_MAX] = 1.0;
+    }
+    for (a, row) in h.iter_mut().enumerate().take(mk) {
+        row[a] += 1e-12 * trace + f64::MIN_POSITIVE;
+    }
+    for k in 0..mk {
+        let piv = (k..mk)
+            .max_by(|&a, &b| h[a][k].abs().total_cmp(&h[b][k].abs()))
+            .unwrap_or(k);
+        h.swap(k, piv);
+        if h[k][k].is_nan() || h[k][k] == 0.0 {
+            return false;
+        }
+        let pivot_row = h[k];
+        for row in h.iter_mut().take(mk).skip(k + 1) {
+            let l = row[k] / pivot_row[k];
+            for (x, &y) in row[k..mk].iter_mut().zip(&pivot_row[k..mk]) {
+                *x -= l * y;
+            }
+            row[ANDERSON_MAX] -= l * pivot_row[ANDERSON_MAX];
+        }
+    }
+    let mut x = [0.0_f64; ANDERSON_MAX];
+    for k in (0..mk).rev() {
+        let s: f64 = (k + 1..mk).map(|c| h[k][c] * x[c]).sum();
+        x[k] = (h[k][ANDERSON_MAX] - s) / h[k][k];
+    }
+    let sum: f64 = x[..mk].iter().sum();
+    if !(sum.is_finite() && sum != 0.0) {
+        return false;
+    }
+    for &i in order {
+        let i = i as usize;
+        let v: f64 = (0..mk).map(|a| x[a] / sum * gv[a * n + i]).sum();
+        r.radius[i] = v.max(0.0);
+    }
+    order.iter().all(|&i| r.radius[i as usize].is_finite())
+}
+
+/// Anderson (type II) on the pass map `T(c) = z` (the QP solution of the pass
+/// whose proximal centre and radii came from `c`): with the last `m` pairs
+/// `(T(c_j), T(c_j) − c_j)`, the next centre is `Σ α_j T(c_j)`, α as in
+/// [`anderson`]. It also extrapolates the linear drift of the load's split on
+/// dependent rows (rate `ρ/(ε + ρ)` per pass, "Outer passes"). False when the
+/// system is singular.
+#[allow(clippy::needless_range_loop)]
+fn anderson_centre(order: &[u32], r: &mut PrimalResults, m: usize, kept: &mut usize) -> bool {
+    let n = r.centre.len();
+    let slot = *kept % m;
+    *kept += 1;
+    for &i in order {
+        let i = i as usize;
+        for a in 0..3 {
+            let g = r.zs[i][a];
+            r.hist_g[(slot * n + i) * 3 + a] = g;
+            r.hist_f[(slot * n + i) * 3 + a] = g - r.centre[i][a];
+        }
+    }
+    let (gv, res) = (&r.hist_g, &r.hist_f);
+    let mk = (*kept).min(m);
+    let mut h = [[0.0_f64; ANDERSON_MAX + 1]; ANDERSON_MAX];
+    let mut trace = 0.0;
+    for a in 0..mk {
+        for b in 0..=a {
+            let d: f64 = order
+                .iter()
+                .map(|&i| {
+                    let (ia, ib) = ((a * n + i as usize) * 3, (b * n + i as usize) * 3);
+                    (0..3).map(|c| res[ia + c] * res[ib + c]).sum::<f64>()
+                })
+                .sum();
+            (h[a][b], h[b][a]) = (d, d);
+        }
+        trace += h[a][a];
+        h[a][ANDERSON_MAX] = 1.0;
+    }
+    for (a, row) in h.iter_mut().enumerate().take(mk) {
+        row[a] += 1e-12 * trace + f64::MIN_POSITIVE;
+    }
+    for k in 0..mk {
+        let piv = (k..mk)
+            .max_by(|&a, &b| h[a][k].abs().total_cmp(&h[b][k].abs()))
+            .unwrap_or(k);
+        h.swap(k, piv);
+        if h[k][k].is_nan() || h[k][k] == 0.0 {
+            return false;
+        }
+        let pivot_row = h[k];
+        for row in h.iter_mut().take(mk).skip(k + 1) {
+            let l = row[k] / pivot_row[k];
+            for (x, &y) in row[k..mk].iter_mut().zip(&pivot_row[k..mk]) {
+                *x -= l * y;
+            }
+            row[ANDERSON_MAX] -= l * pivot_row[ANDERSON_MAX];
+        }
+    }
+    let mut x = [0.0_f64; ANDERSON_MAX];
+    for k in (0..mk).rev() {
+        let s: f64 = (k + 1..mk).map(|c| h[k][c] * x[c]).sum();
+        x[k] = (h[k][ANDERSON_MAX] - s) / h[k][k];
+    }
+    let sum: f64 = x[..mk].iter().sum();
+    if !(sum.is_finite() && sum != 0.0) {
+        return false;
+    }
+    for &i in order {
+        let i = i as usize;
+        for c in 0..3 {
+            r.centre[i][c] = (0..mk).map(|a| x[a] / sum * gv[(a * n + i) * 3 + c]).sum();
+        }
+    }
+    order
+        .iter()
+        .all(|&i| r.centre[i as usize].iter().all(|v| v.is_finite()))
+}
+
+/// The point's Hessian `K = DΠ E⁻¹` (3×3; None when it is zero).
+#[inline]
+fn hessian(e: &[f64; 3], on: bool, piece: Tangent) -> Option<[[f64; 3]; 3]> {
+    let mut k = [[0.0; 3]; 3];
+    let mut any = false;
+    if on {
+        k[0][0] = 1.0 / e[0];
+        any = true;
+    }
+    match piece {
+        Tangent::Stick => {
+            k[1][1] = 1.0 / e[1];
+            k[2][2] = 1.0 / e[2];
+            any = true;
+        }
+        Tangent::Edge(tx, ty) => {
+            let c = 1.0 / (e[1] * tx * tx + e[2] * ty * ty);
+            k[1][1] = c * tx * tx;
+            k[1][2] = c * tx * ty;
+            k[2][1] = c * tx * ty;
+            k[2][2] = c * ty * ty;
+            any = true;
+        }
+        Tangent::Fixed => {}
+    }
+    any.then_some(k)
+}
+
+/// `J_aᵀ K J_b` (6×6) for two sides' rows (3×6 row-major each).
+#[inline]
+fn jt_k_j(ja: &[f64; 18], k: &[[f64; 3]; 3], jb: &[f64; 18]) -> M6 {
+    // K J_b (3×6).
+    let mut kj = [[0.0; 6]; 3];
+    for (r, row) in kj.iter_mut().enumerate() {
+        for (c, v) in row.iter_mut().enumerate() {
+            *v = k[r][0] * jb[c] + k[r][1] * jb[6 + c] + k[r][2] * jb[12 + c];
+        }
+    }
+    let mut m = M6::zeros();
+    for r in 0..6 {
+        for c in 0..6 {
+            m[(r, c)] = ja[r] * kj[0][c] + ja[6 + r] * kj[1][c] + ja[12 + r] * kj[2][c];
+        }
+    }
+    m
+}
+
+/// `Jᵀ v` for the point side's rows (3×6 row-major).
+#[inline]
+fn jt_times(j: &[f64; 18], v: &[f64; 3]) -> V6 {
+    let mut out = V6::zeros();
+    for c in 0..6 {
+        out[c] = j[c] * v[0] + j[6 + c] * v[1] + j[12 + c] * v[2];
+    }
+    out
+}
+
+/// `J x` for the point side's rows.
+#[inline]
+fn j_times(j: &[f64; 18], x: &V6) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    for (a, o) in out.iter_mut().enumerate() {
+        *o = (0..6).map(|c| j[6 * a + c] * x[c]).sum();
+    }
+    out
+}
+
+/// The diagonal (W_nn, W_t₁t₁, W_t₂t₂) of point i's block.
+fn diag_block(problem: &ContactProblem, i: usize) -> [f64; 3] {
+    let (a, b) = (problem.row_start[i], problem.row_start[i + 1]);
+    match (a..b).find(|&k| problem.col[k] as usize == i) {
+        Some(k) => [problem.w[k][0], problem.w[k][4], problem.w[k][8]],
+        None => [0.0; 3],
+    }
+}

@@ -1,0 +1,507 @@
+//! The primal (body-space) Newton solver (`solver::primal`, issue 14 lcp13) on
+//! problems built from bodies: random G, M and the pipeline's CFM E = 1e-9 of
+//! W's diagonal, and the degenerate rows of resting contact (a face on 4
+//! corners, a duplicated point, a 1,000:1 mass ratio). Each solution is checked
+//! as the LCP's: the natural-map residual of `w = W z + q` with W assembled
+//! here from the same G, M, E (independently of the solver's body-space
+//! evaluation), and against the contact-space Newton solver (`solver::newton`,
+//! the pipeline's globalization) where both solve.
+
+use rtphys::math::SplitMix64 as Rng;
+use rtphys::solver::block_cholesky::M6;
+use rtphys::solver::primal::NO_BODY;
+use rtphys::solver::{
+    contact_residual, BodyRows, ContactProblem, Globalization, NewtonParams, NewtonResults,
+    NewtonSolver, NewtonStatus, PolygonTable, PrimalParams, PrimalResults, PrimalSolver,
+    PrimalStatus,
+};
+
+/// The pipeline's tolerance (m/s, N·s).
+const TOL: f64 = 1e-9;
+
+/// The pipeline's CFM: E = ε diag(G M⁻¹ Gᵀ) (`pipeline::lcp` REGULARIZATION).
+const EPS: f64 = 1e-9;
+
+/// A body-space problem: M per body, per point its two sides (body or static),
+/// a normal, a lever arm per side, μ, and the free velocities ν_f with a normal
+/// bias s per point (q = G ν_f + s).
+struct Bodies {
+    mass: Vec<M6>,
+    sides: Vec<[u32; 2]>,
+    jac: Vec<[[f64; 18]; 2]>,
+    mu: Vec<f64>,
+    q: Vec<f64>,
+}
+
+/// Rows (n, t₁, t₂) of a point with normal `n` at lever arm `r` on a body
+/// (v, ω): row for direction d is [d, r × d], negated for the second side.
+fn rows(n: [f64; 3], r: [f64; 3], sign: f64) -> [f64; 18] {
+    let t1 = unit(cross(
+        n,
+        if n[0].abs() < 0.9 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        },
+    ));
+    let t2 = cross(n, t1);
+    let mut j = [0.0; 18];
+    for (a, d) in [n, t1, t2].iter().enumerate() {
+        let rd = cross(r, *d);
+        for c in 0..3 {
+            j[6 * a + c] = sign * d[c];
+            j[6 * a + 3 + c] = sign * rd[c];
+        }
+    }
+    j
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn unit(a: [f64; 3]) -> [f64; 3] {
+    let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    [a[0] / l, a[1] / l, a[2] / l]
+}
+
+/// A box's M: mass m, half extents h (diagonal inertia).
+fn box_mass(m: f64, h: [f64; 3]) -> M6 {
+    let mut mm = M6::zeros();
+    for c in 0..3 {
+        mm[(c, c)] = m;
+    }
+    mm[(3, 3)] = m / 3.0 * (h[1] * h[1] + h[2] * h[2]);
+    mm[(4, 4)] = m / 3.0 * (h[0] * h[0] + h[2] * h[2]);
+    mm[(5, 5)] = m / 3.0 * (h[0] * h[0] + h[1] * h[1]);
+    mm
+}
+
+impl Bodies {
+    /// The bodies' velocity change M⁻¹ Gᵀ z (unique where the LCP's velocities
+    /// are: the split of a load over dependent rows is not), m/s and rad/s.
+    fn contact_velocity(&self, z: &[f64]) -> Vec<f64> {
+        let dv = self.velocity_change(z);
+        let mut out = Vec::new();
+        for (i, s) in self.sides.iter().enumerate() {
+            for a in 0..3 {
+                let mut v = 0.0;
+                for side in 0..2 {
+                    if s[side] != NO_BODY {
+                        let j = &self.jac[i][side];
+                        v += (0..6)
+                            .map(|c| j[6 * a + c] * dv[6 * s[side] as usize + c])
+                            .sum::<f64>();
+                    }
+                }
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    fn velocity_change(&self, z: &[f64]) -> Vec<f64> {
+        let mut f = vec![0.0; 6 * self.mass.len()];
+        for (i, s) in self.sides.iter().enumerate() {
+            for side in 0..2 {
+                if s[side] == NO_BODY {
+                    continue;
+                }
+                let j = &self.jac[i][side];
+                for c in 0..6 {
+                    f[6 * s[side] as usize + c] +=
+                        (0..3).map(|a| j[6 * a + c] * z[3 * i + a]).sum::<f64>();
+                }
+            }
+        }
+        let mut out = vec![0.0; f.len()];
+        for (b, m) in self.mass.iter().enumerate() {
+            let mi = m.try_inverse().expect("M invertible");
+            for r in 0..6 {
+                out[6 * b + r] = (0..6).map(|c| mi[(r, c)] * f[6 * b + c]).sum();
+            }
+        }
+        out
+    }
+
+    /// The contact-space problem (W = G M⁻¹ Gᵀ + E in 3×3 blocks of points
+    /// sharing a body, islands by shared bodies) and the body-space rows.
+    fn problems(&self, k: u32) -> (ContactProblem, BodyRows) {
+        let np = self.sides.len();
+        let minv: Vec<M6> = self
+            .mass
+            .iter()
+            .map(|m| m.try_inverse().expect("M invertible"))
+            .collect();
+        // Islands by union–find over bodies.
+        let nb = self.mass.len();
+        let mut parent: Vec<usize> = (0..nb).collect();
+        fn find(p: &mut [usize], mut a: usize) -> usize {
+            while p[a] != a {
+                a = p[a];
+            }
+            a
+        }
+        for s in &self.sides {
+            if s[0] != NO_BODY && s[1] != NO_BODY {
+                let (a, b) = (
+                    find(&mut parent, s[0] as usize),
+                    find(&mut parent, s[1] as usize),
+                );
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+        let root = |p: &mut Vec<usize>, i: usize| -> usize {
+            let b = if self.sides[i][0] != NO_BODY {
+                self.sides[i][0]
+            } else {
+                self.sides[i][1]
+            };
+            find(p, b as usize)
+        };
+        let mut order = Vec::new();
+        let mut island_start = Vec::new();
+        let mut taken = vec![false; np];
+        for i in 0..np {
+            if taken[i] {
+                continue;
+            }
+            let r = root(&mut parent, i);
+            island_start.push(order.len());
+            for (j, t) in taken.iter_mut().enumerate().skip(i) {
+                if !*t && root(&mut parent, j) == r {
+                    *t = true;
+                    order.push(j as u32);
+                }
+            }
+        }
+        island_start.push(order.len());
+        // W blocks.
+        let block = |i: usize, j: usize| -> Option<[f64; 9]> {
+            let mut w = [0.0; 9];
+            let mut any = false;
+            for si in 0..2 {
+                for sj in 0..2 {
+                    let (bi, bj) = (self.sides[i][si], self.sides[j][sj]);
+                    if bi == NO_BODY || bi != bj {
+                        continue;
+                    }
+                    any = true;
+                    let mi = &minv[bi as usize];
+                    let (ja, jb) = (&self.jac[i][si], &self.jac[j][sj]);
+                    for a in 0..3 {
+                        for b in 0..3 {
+                            let mut s = 0.0;
+                            for r in 0..6 {
+                                for c in 0..6 {
+                                    s += ja[6 * a + r] * mi[(r, c)] * jb[6 * b + c];
+                                }
+                            }
+                            w[3 * a + b] += s;
+                        }
+                    }
+                }
+            }
+            any.then_some(w)
+        };
+        let mut p = ContactProblem {
+            row_start: vec![0],
+            table: PolygonTable::new(k),
+            order,
+            island_start,
+            q: self.q.clone(),
+            mu: self.mu.clone(),
+            ..Default::default()
+        };
+        let mut cfm = Vec::new();
+        for i in 0..np {
+            for j in 0..np {
+                if let Some(mut w) = block(i, j) {
+                    if i == j {
+                        let e = [EPS * w[0], EPS * w[4], EPS * w[8]];
+                        for a in 0..3 {
+                            w[4 * a] += e[a];
+                        }
+                        cfm.push(e);
+                    }
+                    p.col.push(j as u32);
+                    p.w.push(w);
+                }
+            }
+            p.row_start.push(p.col.len());
+        }
+        let ok = vec![true; p.island_start.len() - 1];
+        let rows = BodyRows {
+            mass: self.mass.clone(),
+            minv,
+            body: self.sides.clone(),
+            jac: self.jac.clone(),
+            cfm,
+            ok,
+        };
+        (p, rows)
+    }
+}
+
+/// Random bodies (masses over two decades), points between two bodies or a
+/// body and the ground, normals and lever arms random; ν_f and s random
+/// (pressing on most points).
+fn random_bodies(rng: &mut Rng, nb: usize, np: usize) -> Bodies {
+    let mass: Vec<M6> = (0..nb)
+        .map(|_| {
+            let m = 10f64.powf(rng.uniform(-1.0, 1.0));
+            let h = [
+                rng.uniform(0.05, 0.3),
+                rng.uniform(0.05, 0.3),
+                rng.uniform(0.05, 0.3),
+            ];
+            box_mass(m, h)
+        })
+        .collect();
+    let nu_f: Vec<[f64; 6]> = (0..nb)
+        .map(|_| {
+            let mut v = [0.0; 6];
+            for x in &mut v {
+                *x = rng.uniform(-0.05, 0.05);
+            }
+            v
+        })
+        .collect();
+    let pick = |rng: &mut Rng| ((rng.uniform(0.0, 1.0) * nb as f64) as usize).min(nb - 1) as u32;
+    let mut b = Bodies {
+        mass,
+        sides: Vec::new(),
+        jac: Vec::new(),
+        mu: Vec::new(),
+        q: Vec::new(),
+    };
+    for _ in 0..np {
+        let a = pick(rng);
+        let other = if rng.uniform(0.0, 1.0) < 0.5 {
+            pick(rng)
+        } else {
+            NO_BODY
+        };
+        let other = if other == a { NO_BODY } else { other };
+        let n = unit([rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 1.0]);
+        let ra = [
+            rng.uniform(-0.2, 0.2),
+            rng.uniform(-0.2, 0.2),
+            rng.uniform(-0.2, 0.2),
+        ];
+        let rb = [
+            rng.uniform(-0.2, 0.2),
+            rng.uniform(-0.2, 0.2),
+            rng.uniform(-0.2, 0.2),
+        ];
+        let ja = rows(n, ra, 1.0);
+        let jb = if other == NO_BODY {
+            [0.0; 18]
+        } else {
+            rows(n, rb, -1.0)
+        };
+        let mut q = [0.0; 3];
+        for (s, (body, j)) in [(a, &ja), (other, &jb)].into_iter().enumerate() {
+            let _ = s;
+            if body == NO_BODY {
+                continue;
+            }
+            for (r, qr) in q.iter_mut().enumerate() {
+                *qr += (0..6)
+                    .map(|c| j[6 * r + c] * nu_f[body as usize][c])
+                    .sum::<f64>();
+            }
+        }
+        q[0] += rng.uniform(-0.02, 0.005);
+        b.sides.push([a, other]);
+        b.jac.push([ja, jb]);
+        b.mu.push(rng.uniform(0.1, 0.8));
+        b.q.extend_from_slice(&q);
+    }
+    b
+}
+
+/// The contact-space Newton solver as the pipeline sets it up.
+fn newton(p: &ContactProblem) -> (NewtonStatus, Vec<f64>) {
+    let solver = NewtonSolver::new(NewtonParams {
+        tolerance: TOL,
+        regularization: 1e-6,
+        max_dense_points: 400,
+        globalization: Globalization::LineSearchThenInterior,
+        ..NewtonParams::default()
+    });
+    let mut r = NewtonResults::default();
+    let st = solver.solve_contacts(p, None, &mut r);
+    (st, r.z)
+}
+
+fn primal(
+    p: &ContactProblem,
+    rows: &BodyRows,
+    guess: Option<&[f64]>,
+) -> (PrimalStatus, PrimalResults) {
+    let solver = PrimalSolver::new(PrimalParams {
+        tolerance: TOL,
+        ..PrimalParams::default()
+    });
+    let mut r = PrimalResults::default();
+    let st = solver.solve_contacts(p, rows, guess, &mut r);
+    (st, r)
+}
+
+/// The residual of z over every island (the solver's own test, recomputed).
+fn residual(p: &ContactProblem, z: &[f64]) -> f64 {
+    contact_residual(p, &p.order, z)
+}
+
+/// Random problems: the primal solver converges on 56 of 60 to the
+/// pipeline's tolerance (the record below), and agrees with the contact-space Newton solver where
+/// that converges too: the contact velocities' changes G M⁻¹ Gᵀ z within 1e-8
+/// m/s (both meet a 1e-9 residual in w; the bodies' own velocity changes
+/// agreed to 2e-8 on case 11, the rotations amplifying through small inertias
+/// and lever arms). Not the
+/// impulses: on dependent rows the split of a load is set only by the CFM in
+/// the primal solution and left where the start put it by Newton's
+/// regularized step (`solver::newton`, "Dependent rows"): 1.1e-6 apart on
+/// case 14 with identical velocities.
+#[test]
+fn random_problems_match_newton() {
+    let mut rng = Rng::new(13);
+    let (mut solved, mut compared, mut worst) = (0, 0, 0.0_f64);
+    let mut failed: Vec<usize> = Vec::new();
+    for case in 0..60 {
+        let nb = 1 + case % 6;
+        let np = 1 + (case * 7) % 14;
+        let b = random_bodies(&mut rng, nb, np);
+        let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+        let (st, r) = primal(&p, &rows, None);
+        let res = residual(&p, &r.z);
+        let (sn, zn) = newton(&p);
+        if st != PrimalStatus::Converged {
+            eprintln!(
+                "case {case} ({nb} bodies, {np} points): primal {st:?} residual {res:.3e} {:?}; newton {sn:?}",
+                r.stats
+            );
+            failed.push(case);
+            continue;
+        }
+        assert!(res <= TOL, "case {case}: residual {res:.3e}");
+        solved += 1;
+        if sn == NewtonStatus::Converged {
+            let (vp, vn) = (b.contact_velocity(&r.z), b.contact_velocity(&zn));
+            let scale = vn.iter().fold(1.0_f64, |a, x| a.max(x.abs()));
+            let d = vp
+                .iter()
+                .zip(&vn)
+                .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()))
+                / scale;
+            worst = worst.max(d);
+            compared += 1;
+            assert!(
+                d <= 1e-8,
+                "case {case}: |G Δν_primal − G Δν_newton| = {d:.3e}"
+            );
+        }
+    }
+    eprintln!("random: {solved} solved, {compared} compared with Newton, worst relative difference {worst:.3e}; failed {failed:?}");
+    // The record (lcp13): 56 of 60 converge; cases 7, 35, 41 and 51 (8
+    // points on 2–6 bodies, μ up to 0.8) end at 20 outer passes with the
+    // residual at 2e-5 – 3e-3: the radius fixed point (Anderson(3)) does not
+    // settle there, where the contact-space Newton converges. The pipeline
+    // hands such islands to the Newton path (counted). More failures fail.
+    assert!(failed.len() <= 4, "primal failed on {failed:?}");
+}
+
+/// A box (1 kg, 10 cm) resting on a face: 4 corner points with dependent rows
+/// (12 rows on 6 DoF), pushed down by gravity's step and sideways below the
+/// friction limit (sticks) and above it (slides); with a duplicated corner; and
+/// under a 1,000 kg box on its top face (a 1,000:1 mass ratio).
+#[test]
+fn degenerate_rows_converge() {
+    let h = 0.05;
+    let corners = [[h, h, -h], [-h, h, -h], [-h, -h, -h], [h, -h, -h]];
+    let up = [0.0, 0.0, 1.0];
+    let g_h = 9.81e-3;
+    for (name, push, dup, ratio) in [
+        ("face on 4 corners, sticking", 0.001, false, None),
+        ("face on 4 corners, sliding", 0.05, false, None),
+        ("4 corners and a duplicate", 0.001, true, None),
+        ("1,000:1 stack", 0.001, false, Some(1000.0)),
+    ] {
+        let mut b = Bodies {
+            mass: vec![box_mass(1.0, [h; 3])],
+            sides: Vec::new(),
+            jac: Vec::new(),
+            mu: Vec::new(),
+            q: Vec::new(),
+        };
+        let nu_f = [push, 0.0, -g_h, 0.0, 0.0, 0.0];
+        let q_of = |j: &[f64; 18], v: &[f64; 6]| -> [f64; 3] {
+            let mut q = [0.0; 3];
+            for (r, qr) in q.iter_mut().enumerate() {
+                *qr = (0..6).map(|c| j[6 * r + c] * v[c]).sum();
+            }
+            q
+        };
+        let mut pts: Vec<[f64; 3]> = corners.to_vec();
+        if dup {
+            pts.push(corners[0]);
+        }
+        for c in &pts {
+            let j = rows(up, *c, 1.0);
+            b.sides.push([0, NO_BODY]);
+            b.q.extend_from_slice(&q_of(&j, &nu_f));
+            b.jac.push([j, [0.0; 18]]);
+            b.mu.push(0.5);
+        }
+        if let Some(m) = ratio {
+            b.mass.push(box_mass(m, [h; 3]));
+            let top = [0.0, 0.0, -g_h, 0.0, 0.0, 0.0];
+            for c in &corners {
+                let lower = [c[0], c[1], h];
+                // The gap rate n·(v_top − v_bottom) at the top face.
+                let j0 = rows(up, lower, -1.0);
+                let j1 = rows(up, *c, 1.0);
+                let (q0, q1) = (q_of(&j0, &nu_f), q_of(&j1, &top));
+                b.sides.push([0, 1]);
+                b.q.extend_from_slice(&[q0[0] + q1[0], q0[1] + q1[1], q0[2] + q1[2]]);
+                b.jac.push([j0, j1]);
+                b.mu.push(0.5);
+            }
+        }
+        let (p, rows_) = b.problems(4);
+        let (st, r) = primal(&p, &rows_, None);
+        let res = residual(&p, &r.z);
+        let total: f64 = (0..p.n())
+            .filter(|&i| b.sides[i][1] == NO_BODY)
+            .map(|i| r.z[3 * i])
+            .sum();
+        eprintln!(
+            "{name}: {st:?}, residual {res:.3e}, ground load {total:.6e} N·s, passes {}, factorizations {}",
+            r.stats.passes, r.stats.factorizations
+        );
+        assert_eq!(st, PrimalStatus::Converged, "{name}: residual {res:.3e}");
+        assert!(res <= TOL, "{name}: residual {res:.3e}");
+        // The ground carries the weight's step (m g h per kg) when sticking: the
+        // bodies' normal velocity is cancelled, W z = −q on the loaded rows.
+        // Bound: 1e-5 of the load. The CFM (E = 1e-9 of W) lets a loaded row
+        // sink at E z: ≈ 1e-8 m/s under the 1,000 kg box (2.5 N·s per corner,
+        // W_nn ≈ 4), a momentum deficit of ≈ 1e-5 N·s in 9.8 (measured 2e-6
+        // relative); on the 1 kg box alone the deficit is 1e-12 of the load.
+        if push < 0.01 {
+            let weight = g_h * (1.0 + ratio.unwrap_or(0.0));
+            assert!(
+                (total - weight).abs() <= 1e-5 * weight,
+                "{name}: ground load {total:.9e} vs weight step {weight:.9e}"
+            );
+        }
+        // Warm from its own solution: no pass beyond the first.
+        let (st2, r2) = primal(&p, &rows_, Some(&r.z));
+        assert_eq!(st2, PrimalStatus::Converged, "{name}: warm");
+        assert_eq!(r2.stats.passes, 1, "{name}: warm passes");
+    }
+}
