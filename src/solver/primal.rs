@@ -77,6 +77,7 @@
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
 use super::pgs::{contact_residual, project_polygon_with, ContactProblem, PolygonTable};
+use super::staggered::anderson_weights;
 
 /// A point side on no body of the body-space problem (static, or the world).
 pub const NO_BODY: u32 = u32::MAX;
@@ -159,8 +160,8 @@ pub const ANDERSON: usize = 3;
 /// not a clear gain, kept as an option.
 pub const ANDERSON_CENTRE: bool = false;
 
-/// Largest Anderson memory.
-pub const ANDERSON_MAX: usize = 8;
+/// Largest Anderson memory (the staggered solver's).
+pub use super::staggered::ANDERSON_MAX;
 
 /// The default proximal weight ρ ("Outer passes").
 pub const PROXIMAL: f64 = 1e-6;
@@ -906,51 +907,17 @@ fn anderson(
     }
     let (gv, res) = (&r.hist_g, &r.hist_f);
     let mk = (*kept).min(m);
-    let mut h = [[0.0_f64; ANDERSON_MAX + 1]; ANDERSON_MAX];
-    let mut trace = 0.0;
-    for a in 0..mk {
-        for b in 0..=a {
-            let d: f64 = order
-                .iter()
-                .map(|&i| res[a * n + i as usize] * res[b * n + i as usize])
-                .sum();
-            (h[a][b], h[b][a]) = (d, d);
-        }
-        trace += h[a][a];
-        h[a][ANDERSON_MAX] = 1.0;
-    }
-    for (a, row) in h.iter_mut().enumerate().take(mk) {
-        row[a] += 1e-12 * trace + f64::MIN_POSITIVE;
-    }
-    for k in 0..mk {
-        let piv = (k..mk)
-            .max_by(|&a, &b| h[a][k].abs().total_cmp(&h[b][k].abs()))
-            .unwrap_or(k);
-        h.swap(k, piv);
-        if h[k][k].is_nan() || h[k][k] == 0.0 {
-            return false;
-        }
-        let pivot_row = h[k];
-        for row in h.iter_mut().take(mk).skip(k + 1) {
-            let l = row[k] / pivot_row[k];
-            for (x, &y) in row[k..mk].iter_mut().zip(&pivot_row[k..mk]) {
-                *x -= l * y;
-            }
-            row[ANDERSON_MAX] -= l * pivot_row[ANDERSON_MAX];
-        }
-    }
-    let mut x = [0.0_f64; ANDERSON_MAX];
-    for k in (0..mk).rev() {
-        let s: f64 = (k + 1..mk).map(|c| h[k][c] * x[c]).sum();
-        x[k] = (h[k][ANDERSON_MAX] - s) / h[k][k];
-    }
-    let sum: f64 = x[..mk].iter().sum();
-    if !(sum.is_finite() && sum != 0.0) {
+    let Some(w) = anderson_weights(mk, |a, b| {
+        order
+            .iter()
+            .map(|&i| res[a * n + i as usize] * res[b * n + i as usize])
+            .sum()
+    }) else {
         return false;
-    }
+    };
     for &i in order {
         let i = i as usize;
-        let v: f64 = (0..mk).map(|a| x[a] / sum * gv[a * n + i]).sum();
+        let v: f64 = (0..mk).map(|a| w[a] * gv[a * n + i]).sum();
         r.radius[i] = v.max(0.0);
     }
     order.iter().all(|&i| r.radius[i as usize].is_finite())
@@ -977,55 +944,21 @@ fn anderson_centre(order: &[u32], r: &mut PrimalResults, m: usize, kept: &mut us
     }
     let (gv, res) = (&r.hist_g, &r.hist_f);
     let mk = (*kept).min(m);
-    let mut h = [[0.0_f64; ANDERSON_MAX + 1]; ANDERSON_MAX];
-    let mut trace = 0.0;
-    for a in 0..mk {
-        for b in 0..=a {
-            let d: f64 = order
-                .iter()
-                .map(|&i| {
-                    let (ia, ib) = ((a * n + i as usize) * 3, (b * n + i as usize) * 3);
-                    (0..3).map(|c| res[ia + c] * res[ib + c]).sum::<f64>()
-                })
-                .sum();
-            (h[a][b], h[b][a]) = (d, d);
-        }
-        trace += h[a][a];
-        h[a][ANDERSON_MAX] = 1.0;
-    }
-    for (a, row) in h.iter_mut().enumerate().take(mk) {
-        row[a] += 1e-12 * trace + f64::MIN_POSITIVE;
-    }
-    for k in 0..mk {
-        let piv = (k..mk)
-            .max_by(|&a, &b| h[a][k].abs().total_cmp(&h[b][k].abs()))
-            .unwrap_or(k);
-        h.swap(k, piv);
-        if h[k][k].is_nan() || h[k][k] == 0.0 {
-            return false;
-        }
-        let pivot_row = h[k];
-        for row in h.iter_mut().take(mk).skip(k + 1) {
-            let l = row[k] / pivot_row[k];
-            for (x, &y) in row[k..mk].iter_mut().zip(&pivot_row[k..mk]) {
-                *x -= l * y;
-            }
-            row[ANDERSON_MAX] -= l * pivot_row[ANDERSON_MAX];
-        }
-    }
-    let mut x = [0.0_f64; ANDERSON_MAX];
-    for k in (0..mk).rev() {
-        let s: f64 = (k + 1..mk).map(|c| h[k][c] * x[c]).sum();
-        x[k] = (h[k][ANDERSON_MAX] - s) / h[k][k];
-    }
-    let sum: f64 = x[..mk].iter().sum();
-    if !(sum.is_finite() && sum != 0.0) {
+    let Some(w) = anderson_weights(mk, |a, b| {
+        order
+            .iter()
+            .map(|&i| {
+                let (ia, ib) = ((a * n + i as usize) * 3, (b * n + i as usize) * 3);
+                (0..3).map(|c| res[ia + c] * res[ib + c]).sum::<f64>()
+            })
+            .sum()
+    }) else {
         return false;
-    }
+    };
     for &i in order {
         let i = i as usize;
         for c in 0..3 {
-            r.centre[i][c] = (0..mk).map(|a| x[a] / sum * gv[(a * n + i) * 3 + c]).sum();
+            r.centre[i][c] = (0..mk).map(|a| w[a] * gv[(a * n + i) * 3 + c]).sum();
         }
     }
     order

@@ -117,14 +117,39 @@ fn anderson(
         res[slot * n + i] = g - r.radius[i];
     }
     let mk = (*kept).min(m);
+    let Some(w) = anderson_weights(mk, |a, b| {
+        order
+            .iter()
+            .map(|&i| res[a * n + i as usize] * res[b * n + i as usize])
+            .sum()
+    }) else {
+        return false;
+    };
+    for &i in order {
+        let i = i as usize;
+        let v: f64 = (0..mk).map(|a| w[a] * gv[a * n + i]).sum();
+        r.radius[i] = v.max(0.0);
+    }
+    r.radius.iter().all(|v| v.is_finite())
+}
+
+/// Anderson's weights α (type II, Walker–Ni) over `mk ≤ ANDERSON_MAX` stored
+/// residuals, given their inner products `dot(a, b)` (called for `b ≤ a`): the
+/// normal equations `H α = 1` of the Gram matrix, Tikhonov 1e-12 of its trace,
+/// by Gaussian elimination with partial pivoting, normalized to `Σ α = 1`. `None`
+/// when the system is singular (a zero or NaN pivot, or `Σ α` zero or not
+/// finite): the caller keeps the plain fixed point. Shared by the radius map
+/// here and the primal solver's radius and centre maps.
+#[allow(clippy::needless_range_loop)] // the Gram fill writes (a, b) and (b, a)
+pub(crate) fn anderson_weights(
+    mk: usize,
+    dot: impl Fn(usize, usize) -> f64,
+) -> Option<[f64; ANDERSON_MAX]> {
     let mut h = [[0.0_f64; ANDERSON_MAX + 1]; ANDERSON_MAX];
     let mut trace = 0.0;
     for a in 0..mk {
         for b in 0..=a {
-            let d: f64 = order
-                .iter()
-                .map(|&i| res[a * n + i as usize] * res[b * n + i as usize])
-                .sum();
+            let d = dot(a, b);
             (h[a][b], h[b][a]) = (d, d);
         }
         trace += h[a][a];
@@ -141,7 +166,7 @@ fn anderson(
         h.swap(k, piv);
         // A zero or NaN pivot: no extrapolation.
         if h[k][k].is_nan() || h[k][k] == 0.0 {
-            return false;
+            return None;
         }
         let pivot_row = h[k];
         for row in h.iter_mut().take(mk).skip(k + 1) {
@@ -159,14 +184,13 @@ fn anderson(
     }
     let sum: f64 = x[..mk].iter().sum();
     if !(sum.is_finite() && sum != 0.0) {
-        return false;
+        return None;
     }
-    for &i in order {
-        let i = i as usize;
-        let v: f64 = (0..mk).map(|a| x[a] / sum * gv[a * n + i]).sum();
-        r.radius[i] = v.max(0.0);
+    let mut w = [0.0_f64; ANDERSON_MAX];
+    for (wa, xa) in w.iter_mut().zip(&x).take(mk) {
+        *wa = xa / sum;
     }
-    r.radius.iter().all(|v| v.is_finite())
+    Some(w)
 }
 
 /// Interior paths (`solver::interior`) per frozen QP at most, with
