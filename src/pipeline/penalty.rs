@@ -997,13 +997,12 @@ fn implicit_friction(
         }
         any |= pair_friction(
             cx,
-            state,
             (set, mi, pi, (start, end)),
             (ctx, ba, bb, mat),
             pairs,
             (&mut *implicit, &*pf),
             (&mut *wrench, &mut *manifold_force, &mut *k),
-            (support, dynamic),
+            (state, support, dynamic),
         );
     }
     // The linearly implicit anchors, solved where they share bodies, over the
@@ -1079,13 +1078,12 @@ fn late_friction(
         };
         pair_friction(
             cx,
-            state,
             (set, mi, pi, (start, end)),
             (ctx, ba, bb, mat),
             pairs,
             (&mut *implicit, &*pf),
             (&mut *wrench, &mut *manifold_force, &mut *k),
-            (support, dynamic),
+            (state, support, dynamic),
         );
         added += 1;
     }
@@ -1102,16 +1100,14 @@ fn late_friction(
 /// rolling anchor) pushed for the coupled solve, or the explicit forces added to
 /// the wrenches and the rates `k`. True if a force was applied or a sticking
 /// row added.
-#[allow(clippy::too_many_arguments)]
 fn pair_friction(
     cx: &ForceCtx<'_>,
-    state: &[BodyState],
     (set, mi, pi, (start, end)): (&ContactSet, usize, usize, (usize, usize)),
     (mut ctx, ba, bb, mat): (PairContext<'_>, usize, usize, Material),
     pairs: &mut [PairState],
     (implicit, pf): (&mut ImplicitContact, &[PointForce]),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
-    (support, dynamic): (&SupportLoads, &dyn Fn(usize) -> bool),
+    (state, support, dynamic): (&[BodyState], &SupportLoads, &dyn Fn(usize) -> bool),
 ) -> bool {
     let p = cx.p;
     let mut any = false;
