@@ -77,7 +77,7 @@
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
 use super::pgs::{contact_residual, project_polygon_with, ContactProblem, PolygonTable};
-use super::staggered::anderson_weights;
+use super::staggered::{anderson_radius, anderson_weights};
 
 /// A point side on no body of the body-space problem (static, or the world).
 pub const NO_BODY: u32 = u32::MAX;
@@ -896,31 +896,9 @@ fn anderson(
     m: usize,
     kept: &mut usize,
 ) -> bool {
-    let n = problem.n();
-    let slot = *kept % m;
-    *kept += 1;
-    for &i in order {
-        let i = i as usize;
-        let g = problem.mu[i] * r.z[3 * i].max(0.0);
-        r.hist_g[slot * n + i] = g;
-        r.hist_f[slot * n + i] = g - r.radius[i];
-    }
-    let (gv, res) = (&r.hist_g, &r.hist_f);
-    let mk = (*kept).min(m);
-    let Some(w) = anderson_weights(mk, |a, b| {
-        order
-            .iter()
-            .map(|&i| res[a * n + i as usize] * res[b * n + i as usize])
-            .sum()
-    }) else {
-        return false;
-    };
-    for &i in order {
-        let i = i as usize;
-        let v: f64 = (0..mk).map(|a| w[a] * gv[a * n + i]).sum();
-        r.radius[i] = v.max(0.0);
-    }
-    order.iter().all(|&i| r.radius[i as usize].is_finite())
+    let (gv, res) = (&mut r.hist_g[..], &mut r.hist_f[..]);
+    anderson_radius(&problem.mu, &r.z, order, &mut r.radius, (gv, res), m, kept)
+        && order.iter().all(|&i| r.radius[i as usize].is_finite())
 }
 
 /// Anderson (type II) on the pass map `T(c) = z` (the QP solution of the pass

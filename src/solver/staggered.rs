@@ -107,14 +107,34 @@ fn anderson(
     kept: &mut usize,
 ) -> bool {
     let n = problem.n();
+    let (gv, res) = r.hist.split_at_mut(m * n);
+    anderson_radius(&problem.mu, &r.z, order, &mut r.radius, (gv, res), m, kept)
+        && r.radius.iter().all(|v| v.is_finite())
+}
+
+/// The radius map's Anderson step shared by this solver and `solver::primal`:
+/// stores the current pair `(G(r), G(r) − r)` (`G(r)_i = μ_i p_n,i` from the
+/// impulses `z`, 3 per point) of the points in `order` in slot `kept % m` of
+/// `(gv, res)` (`m` slots of `n = mu.len()` entries each), then writes `r ←
+/// max(0, Σ_j α_j G(r_j))` ([`anderson_weights`]) into `radius`. False, with
+/// `radius` untouched, when the system is singular.
+pub(crate) fn anderson_radius(
+    mu: &[f64],
+    z: &[f64],
+    order: &[u32],
+    radius: &mut [f64],
+    (gv, res): (&mut [f64], &mut [f64]),
+    m: usize,
+    kept: &mut usize,
+) -> bool {
+    let n = mu.len();
     let slot = *kept % m;
     *kept += 1;
-    let (gv, res) = r.hist.split_at_mut(m * n);
     for &i in order {
         let i = i as usize;
-        let g = problem.mu[i] * r.z[3 * i].max(0.0);
+        let g = mu[i] * z[3 * i].max(0.0);
         gv[slot * n + i] = g;
-        res[slot * n + i] = g - r.radius[i];
+        res[slot * n + i] = g - radius[i];
     }
     let mk = (*kept).min(m);
     let Some(w) = anderson_weights(mk, |a, b| {
@@ -128,9 +148,9 @@ fn anderson(
     for &i in order {
         let i = i as usize;
         let v: f64 = (0..mk).map(|a| w[a] * gv[a * n + i]).sum();
-        r.radius[i] = v.max(0.0);
+        radius[i] = v.max(0.0);
     }
-    r.radius.iter().all(|v| v.is_finite())
+    true
 }
 
 /// Anderson's weights α (type II, Walker–Ni) over `mk ≤ ANDERSON_MAX` stored
