@@ -42,6 +42,11 @@ pub fn aba(
             Some(_) => data.v[i].cross_motion(&joint_motion(model, i, qd)),
             None => MotionVec::zero(),
         };
+        if model.welded()[i] {
+            // Welded to the world: its Iᴬ and pᴬ are read nowhere (pass 2 skips it
+            // and passes nothing to it; pass 3 reads pᴬ of floating roots only).
+            continue;
+        }
         // (A3) Iᴬ_i = I_i; pᴬ_i = v_i ×f I_i v_i − f_ext_i
         let inertia = &model.inertia()[i];
         data.ia[i] = model.inertia_matrix()[i];
@@ -53,6 +58,9 @@ pub fn aba(
     // overwrites Iᴬ in `data.ia[i]` (nothing reads Iᴬ of a jointed link after
     // this pass), so no 6×6 matrix is copied.
     for i in (0..n).rev() {
+        if model.welded()[i] {
+            continue;
+        }
         let pa = match (model.joint()[i], model.v_index()[i]) {
             // a floating joint is a root (builder): nothing to pass on, and
             // with S = 1₆, Iᵃ = Iᴬ − Iᴬ (Iᴬ)⁻¹ Iᴬ = 0 anyway (eq. (F4))
@@ -100,7 +108,7 @@ pub fn aba(
             // fixed joint: the link's Iᴬ, pᴬ + Iᴬ c pass on whole
             (_, None) => data.pa[i] + data.ia[i].mul_motion(&data.c[i]),
         };
-        if let Some(p) = model.parent()[i] {
+        if let Some(p) = model.parent()[i].filter(|&p| !model.welded()[p]) {
             // (A6) Iᴬ_p += xupᵀ Iᵃ xup; pᴬ_p += xupᵀ pᵃ (p < i: builder order)
             let (head, tail) = data.ia.split_at_mut(i);
             if let (Some(ia_p), Some(ia)) = (head.get_mut(p), tail.first()) {

@@ -192,6 +192,10 @@ pub struct ArticulatedModel {
     /// in DH-style URDFs): ABA takes `U = Iᴬ s` as column `k` and `sᵀ pᴬ` as
     /// entry `k` (the same numbers as the products, without them).
     axis: Vec<Option<usize>>,
+    /// Links welded to the world: no joint DoF between them and the base (a
+    /// fixed root and its fixed descendants). ABA reads their articulated
+    /// inertia and bias force nowhere, so it does not form them.
+    welded: Vec<bool>,
     q_index: Vec<Option<usize>>,
     v_index: Vec<Option<usize>>,
     dof_parent: Vec<Option<usize>>,
@@ -237,6 +241,10 @@ impl ArticulatedModel {
     /// Per link, the coordinate `k` with `s = e_k` (see the field), else `None`.
     pub(crate) fn axis(&self) -> &[Option<usize>] {
         &self.axis
+    }
+    /// Per link, whether it is welded to the world (see the field).
+    pub(crate) fn welded(&self) -> &[bool] {
+        &self.welded
     }
     /// Start of each joint's coordinates in `q` (`None` for `Fixed`).
     pub fn q_index(&self) -> &[Option<usize>] {
@@ -447,6 +455,8 @@ impl ArticulatedModelBuilder {
         }
         let inertia_matrix = self.inertia.iter().map(|i| i.to_articulated()).collect();
         let axis = self.joint.iter().map(coordinate_axis).collect();
+        // No DoF on the path to the base (`last_dof` none): welded to the world.
+        let welded = last_dof.iter().map(Option::is_none).collect();
         Ok(ArticulatedModel {
             parent: self.parent,
             joint: self.joint,
@@ -454,6 +464,7 @@ impl ArticulatedModelBuilder {
             inertia: self.inertia,
             inertia_matrix,
             axis,
+            welded,
             q_index,
             v_index,
             dof_parent,
