@@ -19,13 +19,24 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Load a mesh file and return the convex hull of its vertices, scaled by `scale`
-/// (dimensionless, > 0; file units × scale = metres).
-pub fn load_convex_mesh(path: &Path, scale: f64) -> Result<Shape, GeometryError> {
-    let err = |reason: String| GeometryError::Mesh {
+/// The mesh formats the loaders read.
+enum MeshFormat {
+    Stl,
+    Obj,
+}
+
+/// The error of a mesh file at `path` for a reason.
+fn mesh_error(path: &Path) -> impl Fn(String) -> GeometryError + Copy + '_ {
+    move |reason| GeometryError::Mesh {
         path: path.display().to_string(),
         reason,
-    };
+    }
+}
+
+/// The checks every loader makes before reading: `scale` positive and finite, the
+/// file present, its extension one of the formats (case-insensitive).
+fn mesh_format(path: &Path, scale: f64) -> Result<MeshFormat, GeometryError> {
+    let err = mesh_error(path);
     if !(scale.is_finite() && scale > 0.0) {
         return Err(err(format!(
             "scale must be a positive finite number, got {scale}"
@@ -39,14 +50,22 @@ pub fn load_convex_mesh(path: &Path, scale: f64) -> Result<Shape, GeometryError>
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase())
         .unwrap_or_default();
-    let points = match ext.as_str() {
-        "stl" => read_stl_points(path).map_err(err)?,
-        "obj" => read_obj_points(path).map_err(err)?,
-        other => {
-            return Err(err(format!(
-                "unknown mesh extension '{other}' (expected .stl or .obj)"
-            )))
-        }
+    match ext.as_str() {
+        "stl" => Ok(MeshFormat::Stl),
+        "obj" => Ok(MeshFormat::Obj),
+        other => Err(err(format!(
+            "unknown mesh extension '{other}' (expected .stl or .obj)"
+        ))),
+    }
+}
+
+/// Load a mesh file and return the convex hull of its vertices, scaled by `scale`
+/// (dimensionless, > 0; file units × scale = metres).
+pub fn load_convex_mesh(path: &Path, scale: f64) -> Result<Shape, GeometryError> {
+    let err = mesh_error(path);
+    let points = match mesh_format(path, scale)? {
+        MeshFormat::Stl => read_stl_points(path).map_err(err)?,
+        MeshFormat::Obj => read_obj_points(path).map_err(err)?,
     };
     if points.is_empty() {
         return Err(err("the file contains no vertices".into()));
@@ -292,31 +311,10 @@ fn self_intersection(vertices: &[Vec3], faces: &[[u32; 3]]) -> Result<(), String
 /// hull of the vertices (for a flat mesh, of the vertices moved ±1e-6 of the mesh's
 /// size along its normal: a stand-in for bounds and the viewer only).
 pub fn load_ipc_mesh(path: &Path, scale: f64) -> Result<Shape, GeometryError> {
-    let err = |reason: String| GeometryError::Mesh {
-        path: path.display().to_string(),
-        reason,
-    };
-    if !(scale.is_finite() && scale > 0.0) {
-        return Err(err(format!(
-            "scale must be a positive finite number, got {scale}"
-        )));
-    }
-    if !path.is_file() {
-        return Err(err("file not found".into()));
-    }
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase())
-        .unwrap_or_default();
-    let (points, tris) = match ext.as_str() {
-        "stl" => read_stl_triangles(path).map_err(err)?,
-        "obj" => read_obj_triangles(path).map_err(err)?,
-        other => {
-            return Err(err(format!(
-                "unknown mesh extension '{other}' (expected .stl or .obj)"
-            )))
-        }
+    let err = mesh_error(path);
+    let (points, tris) = match mesh_format(path, scale)? {
+        MeshFormat::Stl => read_stl_triangles(path).map_err(err)?,
+        MeshFormat::Obj => read_obj_triangles(path).map_err(err)?,
     };
     let points: Vec<Vec3> = points.into_iter().map(|p| p * scale).collect();
     let mesh = TriangleMesh::new(&points, &tris).map_err(err)?;
