@@ -494,7 +494,8 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// peg_general` (003's general |Cι| > 1 form, peg11), `PEG_ACTIVE=1` the key
 /// `[lcp] peg_active_set` (over-cap islands by Lemke on their active set,
 /// peg12), `PEG_BGS=1` the key `[lcp] peg_block_gs` (block Gauss–Seidel over
-/// two-body groups, peg8); unset, the scene's own.
+/// two-body groups, peg8), `PEG_PASSES=N` the key `[lcp] peg_passes` (the
+/// predicted passes, peg13); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -509,6 +510,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_BGS") {
             p.peg_block_gs = v == "1";
+        }
+        if let Some(n) = std::env::var("PEG_PASSES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            p.peg_passes = n;
         }
     }
     model.with_options(opt)
@@ -628,7 +635,7 @@ fn pour_counters(
         println!(
             "seed {seed} h {h}: PEG max {max_ov:.3e} {unit}, failures {}, fallbacks {}, unconverged {}, \
              row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), \
-             general-form islands {}, quarantined {}, {:.1} ms per step (wall)",
+             general-form islands {}, quarantined {}, discarded passes {}, {:.1} ms per step (wall)",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -636,6 +643,7 @@ fn pour_counters(
             s.peg_relaxed,
             s.peg_general,
             s.quarantined,
+            s.peg_discarded_passes,
             1e3 * wall
         );
         let total: f64 = by.iter().map(|b| b.1).sum();

@@ -158,6 +158,14 @@ pub struct LcpParams {
     /// on all three active sets, of 354–1,757 variables, at 45–72 s per solve).
     /// Ignored by the standard rows.
     pub peg_active_set: bool,
+    /// PEG (003): passes of a step at most — the first built from the
+    /// start-of-step velocities, each further one (the predicted reach,
+    /// `pipeline::lcp::peg::spun_up`) rebuilt from the velocities ν⁺ the pass
+    /// before predicts when a body was spun up within the step; a predicted pass
+    /// that fails is discarded (`StepStats::peg_discarded_passes`). Scene key
+    /// `peg_passes` (1..=8); default 1 (docs/EXPERIMENTS.md, peg13). Ignored by
+    /// the standard rows.
+    pub peg_passes: usize,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -182,6 +190,7 @@ impl Default for LcpParams {
             peg_elastic: false,
             peg_general: true,
             peg_active_set: false,
+            peg_passes: 1,
             contact_model: ContactModel::Standard,
         }
     }
@@ -249,6 +258,12 @@ impl LcpParams {
                  (PGS is not guaranteed to converge on it); it is solved by \"lemke\", with \
                  PGS only as the counted fallback"
                     .into(),
+            ));
+        }
+        if !(1..=8).contains(&self.peg_passes) {
+            return Err((
+                "peg_passes",
+                format!("must be an integer in [1, 8], got {}", self.peg_passes),
             ));
         }
         if self.max_pivots == Some(0) {

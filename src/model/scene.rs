@@ -51,6 +51,8 @@
 //!                                  #  (forces on any member of a set)
 //! peg_active_set = false           # peg: an unconverged over-cap island by Lemke on
 //!                                  #  its active set (experimental)
+//! peg_passes = 1                   # peg: passes per step (>1: the predicted reach of
+//!                                  #  bodies spun up within the step)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
@@ -634,6 +636,7 @@ struct LcpToml {
     peg_elastic: Option<bool>,
     peg_general: Option<bool>,
     peg_active_set: Option<bool>,
+    peg_passes: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -720,6 +723,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_elastic: l.peg_elastic.unwrap_or(d.peg_elastic),
         peg_general: l.peg_general.unwrap_or(d.peg_general),
         peg_active_set: l.peg_active_set.unwrap_or(d.peg_active_set),
+        peg_passes: count(l.peg_passes, "peg_passes")?.unwrap_or(d.peg_passes),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

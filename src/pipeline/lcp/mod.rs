@@ -497,7 +497,7 @@ impl Stepper for LcpStepper<'_> {
         let mut peg = peg_method;
         let mut ts = None;
         let mut before = (0, 0.0, 0, false);
-        for pass in 0..peg::PEG_PASSES {
+        for pass in 0..p.peg_passes.max(1) {
             if pass > 0 {
                 // The solved pass, kept in case this one fails (peg.rs), and the
                 // pivots it left of one attempt's limit: this pass's budget.
@@ -523,6 +523,7 @@ impl Stepper for LcpStepper<'_> {
                     predicted: pass > 0,
                 };
                 peg::peg_rows(&inp, ls);
+                ls.peg.passes = pass as u32 + 1;
                 if pass > 0 && ls.contacts.len() > peg::PEG_MAX_ROWS {
                     peg::restore_pass(ls, stats);
                     stats.peg_discarded_passes += 1;
@@ -587,7 +588,7 @@ impl Stepper for LcpStepper<'_> {
             // impulses move a body faster than the reach and rotation lead its
             // rows were built for is built again from the velocities it predicts.
             if !(peg
-                && pass + 1 < peg::PEG_PASSES
+                && pass + 1 < p.peg_passes
                 && peg::spun_up(model, &col.candidates, h, p.contact_window, ls))
             {
                 break;

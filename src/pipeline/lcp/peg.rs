@@ -55,8 +55,14 @@
 //! motion h u⁺ (u⁺ = |v⁺| + |ω⁺| r) leaves the reach h u + h²|g| + window it was
 //! given, or its lead h²|ω⁺|² r exceeds the pass's by more than 1e-10 of the
 //! pair's size, the step is built and solved again with u and |ω|² the maxima
-//! of the start's and every pass's (new potential contacts within the larger ε,
-//! the larger lead), at most [`PEG_PASSES`] passes. The broad phase's
+//! of the start's and every pass's, at most `LcpParams::peg_passes` passes
+//! (scene key `[lcp] peg_passes`, default 1). A predicted pass (peg13) takes
+//! the potential contacts within the larger ε, with applicability relaxed by
+//! the rotation it predicts (ε_θ = sin h(|ω_a| + |ω_b|), 003 Sec. 4's relaxation
+//! "to allow for possible rotation in a time step", [`predicted_eps_theta`]), and
+//! each row's constant carries, beside the start-of-step lead, the closing part
+//! of the gap's second-order term at the previous pass's ν⁺ (003 eq. (6)'s
+//! Taylor series taken one term further, [`second_order_gap`]). The broad phase's
 //! candidates are those of the start (their boxes are grown by 2 h u). A
 //! predicted pass has a pivot budget, what the passes before it left of one
 //! Lemke attempt's limit 10 n + 100 at the largest island LCP n they solved
@@ -64,12 +70,14 @@
 //! no PGS: an island over [`PEG_MAX_LCP`], a Lemke failure or the budget spent
 //! discards it; the step keeps the pass before it, counted in
 //! `StepStats::peg_discarded_passes`.
-//! **Off** (`PEG_PASSES` = 1, one pass). Measured with 2 passes (lead only,
-//! `REACH_PASS` off) and the budget (branch peg4): the vertex–vertex impact of
-//! `tests/peg_method.rs` passes (≤ 1e-9 L³; 2.8e-9 with one pass) and the pivot
-//! bound of `tests/peg_large_step.rs` holds, but its trajectory, changed by the
-//! accepted predicted passes, meets a first-pass Lemke failure at step 17 (not
-//! rescued by the warm start from the constraint PGS's solution either). Open.
+//! **Off by default** (`peg_passes` = 1, one pass). With 2 passes (peg13,
+//! `tests/peg_passes.rs`): the vertex–vertex impact of `tests/peg_method.rs`
+//! ends 6.8e-12 L³ deep (2.8e-9 with one pass) and `peg_large_step`'s run holds
+//! its criteria; of the pours' runs the rows miss, 2D h = 1e-3 seed 2 and both
+//! 3D h = 1e-2 seeds improve, 2D h = 1e-2 seeds 1 and 2 get worse
+//! (docs/EXPERIMENTS.md, peg13). (peg4's form — the lead's bound at the
+//! predicted |ω⁺| instead of the second-order term — pushed the pours at
+//! h = 1e-2 apart: 0.46 and 0.40 L².)
 //!
 //! **Equal rows.** Contacts of different features can give the same row: where
 //! two aligned boxes meet corner on corner, the vertex of A against B's top face,
@@ -270,8 +278,16 @@ pub struct PegWorkspace {
     cons_base: Vec<u32>,
     island_ok: Vec<bool>,
     /// Per broad-phase candidate: ε of its potential contacts, the rotation lead
-    /// ℓ and its first row in `LcpWorkspace::contacts` (for the trace).
-    pair_eps: Vec<(f64, f64, u32)>,
+    /// ℓ, its first row in `LcpWorkspace::contacts` and ε_θ of its applicability
+    /// (for the trace).
+    pair_eps: Vec<(f64, f64, u32, f64)>,
+    /// Passes the step took, the last one's rows kept (1: the start-of-step
+    /// rows only; for the trace).
+    pub(super) passes: u32,
+    /// A predicted pass's motion of each body over the step at the previous
+    /// pass's ν⁺, as the integrator makes it ([`predicted_motion`]): the start
+    /// centre x, v⁺, ω⁺ and the rotation q⁺ q⁻¹ (x⁺ = x + h v⁺).
+    motion: Vec<(Vec3, Vec3, Vec3, crate::math::Quat)>,
     /// Overlap events still to print (`RTPHYS_PEG_TRACE`, see [`report_overlap`]).
     trace: u32,
     /// An island over [`PEG_MAX_LCP`] was reported (once per world: the stats
@@ -554,7 +570,9 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         ls.peg.force_rows.push(c as u32);
         ls.peg.primary_of.push(NONE);
     }
-    if !inp.predicted {
+    if inp.predicted {
+        predicted_motion(inp, ls);
+    } else {
         // The predicted reach starts from the start-of-step bounds ("Predicted
         // reach").
         let pw = &mut ls.peg;
@@ -568,7 +586,7 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     ls.peg.pair_eps.clear();
     ls.peg
         .pair_eps
-        .resize(inp.candidates.len(), (f64::NAN, 0.0, NONE));
+        .resize(inp.candidates.len(), (f64::NAN, 0.0, NONE, f64::NAN));
     for (i, &(a, b)) in inp.candidates.iter().enumerate() {
         if !ls.peg.peg_pair[i] {
             continue;
@@ -590,8 +608,11 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         if !eps.is_finite() {
             continue;
         }
-        let params = FeatureParams::with_distance(eps);
-        ls.peg.pair_eps[i] = (eps, 0.0, ls.contacts.len() as u32);
+        let mut params = FeatureParams::with_distance(eps);
+        if inp.predicted {
+            params.eps_theta = predicted_eps_theta(inp, &ls.peg, a, b, params.eps_theta);
+        }
+        ls.peg.pair_eps[i] = (eps, 0.0, ls.contacts.len() as u32, params.eps_theta);
         if planar_pair(model, &ls.peg, a, b) {
             let pw = &mut ls.peg;
             if planar_contacts(inp, a, b, &params, pw) {
@@ -613,6 +634,139 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         }
         pair_rows(inp, i, a, b, ls);
     }
+}
+
+/// Per body, the motion of a predicted pass (`PegWorkspace::motion`): at ν⁺ of
+/// the pass before (`ls.nu_move`), x⁺ = x + h v⁺ and q⁺ = the free rotation
+/// kicked by ω⁺ − ω_f (`rotation::kick`), exactly as the step integrates
+/// (`lcp/mod.rs`, `integrate`); a body without a free block does not move.
+fn predicted_motion(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        blocks,
+        body_block,
+        nu_move,
+        free_rot,
+        peg: pw,
+        ..
+    } = ls;
+    pw.motion.clear();
+    for (b, st) in inp.state.iter().enumerate() {
+        let id = (
+            st.x,
+            Vec3::zeros(),
+            Vec3::zeros(),
+            crate::math::Quat::identity(),
+        );
+        let blk = body_block.get(b).copied().unwrap_or(NO_BLOCK);
+        let m = if blk == NO_BLOCK {
+            id
+        } else {
+            let k = blk as usize;
+            match (blocks.get(k), free_rot.get(k)) {
+                (Some(block), Some(&(q_f, w_f))) if matches!(block.kind, DofKind::Free { .. }) => {
+                    let x = &nu_move[block.offset..block.offset + 6];
+                    let w = Vec3::new(x[3], x[4], x[5]);
+                    let q1 = crate::pipeline::rotation::kick(&q_f, &(w - w_f), inp.h);
+                    (st.x, Vec3::new(x[0], x[1], x[2]), w, q1 * st.q.inverse())
+                }
+                _ => id,
+            }
+        };
+        pw.motion.push(m);
+    }
+}
+
+/// The gap's terms beyond the linear one (003 eq. (6): the gap at the end of
+/// the step "represented as its Taylor series expansion, which we truncate after
+/// the linear term here (although truncation could be done after a high-order
+/// term if desired)"), for potential contact `c` of bodies `ba`, `bb` at the
+/// predicted motion (`PegWorkspace::motion`): δ = ψ⁺ − (ψ + h Gᵀν⁺), ψ⁺ the gap
+/// of the contact's points carried rigidly to the end of the step, measured
+/// along the normal carried by the body whose face (3D) or edge (2D, vertex–edge)
+/// defines it, or by the mean of both rotations for edge–edge, vertex–edge and
+/// vertex–vertex contacts in 3D. A predicted pass's rows add min(δ, 0) to ψ
+/// (beside the start-of-step lead ℓ): at ν = ν⁺ the contact's points, carried
+/// as the integrator carries them, end the step apart. Not the lead's bound
+/// h²|ω⁺|²r at the predicted ω⁺, which pushes every contact of a spun-up body
+/// apart by ℓ/h (1e-2 of its size at 15–38 rad/s, h = 1e-2: measured, it drives
+/// both pours apart), and only the closing part of δ (δ in full let the next
+/// steps' Lemke fail, `peg_large_step` at step 17; docs/EXPERIMENTS.md, peg13).
+/// 0 when neither body rotates (the linear term is exact).
+fn second_order_gap(pw: &PegWorkspace, c: &PotentialContact, ba: usize, bb: usize, h: f64) -> f64 {
+    let (Some(&(xa, va, wa, ra)), Some(&(xb, vb, wb, rb))) = (pw.motion.get(ba), pw.motion.get(bb))
+    else {
+        return 0.0;
+    };
+    if ra == crate::math::Quat::identity() && rb == crate::math::Quat::identity() {
+        // Translations only: the linear term is exact.
+        return 0.0;
+    }
+    let pa1 = xa + h * va + ra * (c.p_a - xa);
+    let pb1 = xb + h * vb + rb * (c.p_b - xb);
+    let is_face = |f: Feature| matches!(f, Feature::Face(_));
+    let is_edge = |f: Feature| matches!(f, Feature::Edge(_));
+    let n1 = if is_face(c.feature_b)
+        || (is_edge(c.feature_b) && !is_edge(c.feature_a) && c.normal.z == 0.0)
+    {
+        rb * c.normal
+    } else if is_face(c.feature_a)
+        || (is_edge(c.feature_a) && !is_edge(c.feature_b) && c.normal.z == 0.0)
+    {
+        ra * c.normal
+    } else {
+        let m = ra * c.normal + rb * c.normal;
+        let l = m.norm();
+        if l > 0.0 {
+            m / l
+        } else {
+            c.normal
+        }
+    };
+    // The rows' linear prediction at ν⁺: ψ + h n·(v_a + ω_a × r_a − v_b − ω_b × r_b).
+    let lin = c.psi
+        + h * c
+            .normal
+            .dot(&(va + wa.cross(&(c.p_a - xa)) - vb - wb.cross(&(c.p_b - xb))));
+    let exact = n1.dot(&(pa1 - pb1));
+    let d = exact - lin;
+    if d.is_finite() {
+        d
+    } else {
+        0.0
+    }
+}
+
+/// ε_θ of a predicted pass (003 Sec. 4, eqs. (29)–(31): "a relaxed form of
+/// inequality (28) to allow for possible rotation in a time step", ε_θ = sin θ):
+/// θ the rotation the pair's moving bodies may make within the step at the
+/// predicted |ω| (max of the start's and the passes' ν⁺, `w2_pred`),
+/// h (|ω_a| + |ω_b|), at least the default's θ (`eps_theta0` = sin 5°) and at
+/// most π/2. A body spun up within the step turns its features by h |ω⁺|: a
+/// contact that becomes applicable only after that turn is not a potential
+/// contact at the default 5° (module doc, "Predicted reach").
+fn predicted_eps_theta(
+    inp: &PegInput<'_>,
+    pw: &PegWorkspace,
+    a: usize,
+    b: usize,
+    eps_theta0: f64,
+) -> f64 {
+    if !PREDICTED_EPS_THETA {
+        return eps_theta0;
+    }
+    let model = inp.model;
+    // Static bodies have ω = 0 (their bound stays 0: `spun_up` grows free bodies'
+    // only).
+    let w = |g: usize| {
+        let body = model.geoms[g].body;
+        pw.w2_pred.get(body).copied().unwrap_or(0.0).sqrt()
+    };
+    let theta = inp.h * (w(a) + w(b));
+    if !theta.is_finite() {
+        return eps_theta0;
+    }
+    let theta0 = eps_theta0.asin();
+    theta.clamp(theta0, std::f64::consts::FRAC_PI_2).sin()
 }
 
 /// The planar world's potential contacts of polygons `a`, `b` (eqs. (32)–(33),
@@ -679,11 +833,7 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         .iter()
         .filter(|(_, s)| blocks[*s] != NO_BLOCK)
         .map(|(g, _)| {
-            let w = if inp.predicted {
-                ls.peg.w2_pred.get(g.body).copied().unwrap_or(0.0)
-            } else {
-                inp.state[g.body].w.norm_squared()
-            };
+            let w = inp.state[g.body].w.norm_squared();
             inp.h * inp.h * w * (g.shape.size() + g.x_bg.translation.vector.norm())
         })
         .sum();
@@ -746,7 +896,14 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
             side,
             limit: false,
         });
-        ls.peg.psi.push(c.psi - lead);
+        // A predicted pass: the gap's second-order term where it closes the
+        // gap (module doc, "Predicted reach").
+        let second = if inp.predicted {
+            second_order_gap(&ls.peg, c, ga.body, gb.body, inp.h).min(0.0)
+        } else {
+            0.0
+        };
+        ls.peg.psi.push(c.psi - lead + second);
         ls.peg.force.push(NONE);
     }
     // Rows that are one row (module doc, "Equal rows").
@@ -1770,10 +1927,9 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize, general: bool) {
 /// [`PEG_MAX_LCP`], `tests/peg_large_step.rs`).
 const REACH_PASS: bool = false;
 
-/// Passes of a PEG step at most: the first from the start-of-step speeds, the
-/// others from the reach the previous pass predicted (module doc, "Predicted
-/// reach"). Bounded work: what the last pass predicts is not built again.
-pub const PEG_PASSES: usize = 1;
+/// Whether a predicted pass relaxes applicability by the rotation it predicts
+/// ([`predicted_eps_theta`]); off: every pass at the default ε_θ = sin 5°.
+const PREDICTED_EPS_THETA: bool = true;
 
 /// The pivot budget of a predicted pass: what the passes before it left of one
 /// Lemke attempt's limit (10 n + 100, or `LcpParams::max_pivots`) at the
@@ -1886,6 +2042,7 @@ pub(super) fn restore_pass(ls: &mut LcpWorkspace, stats: &mut StepStats) {
         peg: pw,
         ..
     } = ls;
+    pw.passes = pw.passes.saturating_sub(1);
     contacts.clone_from(&pw.saved_contacts);
     impulse.clone_from(&pw.saved_impulse);
     nu_move.clone_from(&pw.saved_nu);
@@ -2188,16 +2345,17 @@ fn trace_overlap(
         }
         ls.peg.trace -= 1;
         let mut out = String::new();
-        let (eps, lead, row0) = ls
-            .peg
-            .pair_eps
-            .get(i)
-            .copied()
-            .unwrap_or((f64::NAN, 0.0, NONE));
+        let (eps, lead, row0, eps_theta) =
+            ls.peg
+                .pair_eps
+                .get(i)
+                .copied()
+                .unwrap_or((f64::NAN, 0.0, NONE, f64::NAN));
         let name = |g: &crate::model::Geom| model.bodies[g.body].name.clone();
         let _ = writeln!(
             out,
-            "peg-trace: {} / {}: overlap {:.3e} m³ ({:.3e} of size³ {:.3}); ε {:.3e} m, lead {:.3e} m; \
+            "peg-trace: {} / {}: overlap {:.3e} m³ ({:.3e} of size³ {:.3}); ε {:.3e} m, lead {:.3e} m, \
+             ε_θ {:.3}; passes {} (discarded so far {}); \
              |ω| {:.3} / {:.3} rad/s, |v| {:.3} / {:.3} m/s; LCP size {} failed {} residual {:.1e}",
             name(ga),
             name(gb),
@@ -2206,6 +2364,9 @@ fn trace_overlap(
             size,
             eps,
             lead,
+            eps_theta,
+            ls.peg.passes,
+            stats.peg_discarded_passes,
             state[ga.body].w.norm(),
             state[gb.body].w.norm(),
             state[ga.body].v.norm(),
@@ -2219,7 +2380,10 @@ fn trace_overlap(
             diag::emit(diag::Output::Stderr(out));
             continue;
         }
-        let params = FeatureParams::with_distance(eps);
+        let mut params = FeatureParams::with_distance(eps);
+        if eps_theta.is_finite() {
+            params.eps_theta = eps_theta;
+        }
         let mut scratch = FeatureScratch::default();
         let mut pc = PotentialContacts::default();
         potential_contacts(
