@@ -59,7 +59,7 @@
 //! also extrapolates the linear drift of a load's split over dependent rows
 //! (rate `ρ/(ε + ρ)` per pass).
 //!
-//! # Newton on the radii (lcp14, [`PrimalParams::radius_newton`], off by default)
+//! # Newton on the radii (lcp14, [`PrimalParams::radius_newton`])
 //! Once a pass's frozen QP is solved, its pieces are known: on them the
 //! minimizer is affine in the radii of the points whose friction depends on
 //! their radius (S: on an edge of the k-gon, or at a vertex). With `z_i =
@@ -75,7 +75,10 @@
 //! QP is re-run from there (no factorization when the pieces hold): up to
 //! `radius_newton` times per pass, at the pass's proximal centre, so the pass
 //! ends with consistent radii and the next centre moves the load's split, not
-//! the radii. [`PrimalParams::coupled`] (off) takes the radius step inside
+//! the radii. By default it is off until an island stalls (3 passes without
+//! halving its residual, [`PrimalParams::radius_newton_on_stall`]); the island
+//! then goes on with it instead of being handed over. [`PrimalParams::coupled`]
+//! (off) takes the radius step inside
 //! every Newton step instead (not globalized: it cycles on the pile).
 //!
 //! # Warm start (lcp14)
@@ -182,6 +185,10 @@ pub struct PrimalParams {
     /// Keep the factor of H while the pieces do not change (across the steps
     /// and passes of an island).
     pub reuse_factor: bool,
+    /// Newton steps on the radii per pass once an island has stalled
+    /// (`stall_passes`) without them: the island goes on with them instead of
+    /// being given up (a second stall ends it). 0: off.
+    pub radius_newton_on_stall: usize,
     /// Passes without progress before an island is given up ("Stopping"): a
     /// pass whose residual is not below half the best so far counts; this many
     /// in a row end the island. 0: off (the island spends `max_passes`).
@@ -201,6 +208,7 @@ impl Default for PrimalParams {
             coupled: COUPLED,
             warm_pieces: WARM_PIECES,
             reuse_factor: true,
+            radius_newton_on_stall: RADIUS_NEWTON_ON_STALL,
             stall_passes: STALL_PASSES,
         }
     }
@@ -214,6 +222,12 @@ impl Default for PrimalParams {
 /// factorizations, 8,578–8,943 µs/step. On the random problems of
 /// `tests/lcp_primal.rs` it converges on 58 of 60 against Anderson's 56.
 pub const RADIUS_NEWTON: usize = 0;
+
+/// The default of [`PrimalParams::radius_newton_on_stall`] (lcp14): 8. pile20
+/// resting (`bench`, 18:52–18:56 UTC, load 8.4–8.9, two binaries alternated):
+/// islands to Newton 5.5 → 0.21 per step, failures → PGS 3 → 0, 289–294 → 348–
+/// 355 factorizations, 12,239 / 10,920 → 10,031 / 9,697 µs/step.
+pub const RADIUS_NEWTON_ON_STALL: usize = 8;
 
 /// The default of [`PrimalParams::coupled`] (lcp14): off. pile20 `--quick`:
 /// 6,631 Newton steps per step and 4.2 islands to Newton (the step cycles
@@ -677,6 +691,9 @@ impl PrimalSolver {
         }
         let mut kept = 0;
         let (mut best, mut stalled) = (f64::INFINITY, 0);
+        // Newton steps on the radii per pass: `radius_newton`, or
+        // `radius_newton_on_stall` once the island has stalled.
+        let mut radius_steps = p.radius_newton;
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             // The proximal centre and the radii as set.
@@ -698,7 +715,7 @@ impl PrimalSolver {
                 return (false, f64::INFINITY);
             };
             // Newton on the radii at this centre ("Newton on the radii").
-            for _ in 0..p.radius_newton {
+            for _ in 0..radius_steps {
                 if radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance {
                     break;
                 }
@@ -734,7 +751,12 @@ impl PrimalSolver {
             } else {
                 stalled += 1;
                 if p.stall_passes > 0 && stalled >= p.stall_passes {
-                    return (false, residual);
+                    if radius_steps > 0 || p.radius_newton_on_stall == 0 {
+                        return (false, residual);
+                    }
+                    // Stalled on the radii passes: Newton on the radii from here.
+                    radius_steps = p.radius_newton_on_stall;
+                    stalled = 0;
                 }
             }
             best = best.min(residual);
@@ -743,7 +765,7 @@ impl PrimalSolver {
             // the pass map z_k ↦ z (the centre, radii μ max(0, p_n) of it), or
             // on r ↦ μ p_n(QP_r) with the centre at z, or the plain update.
             let m = p.anderson.min(ANDERSON_MAX);
-            if p.radius_newton > 0 {
+            if radius_steps > 0 {
                 for &i in order {
                     let i = i as usize;
                     res.centre[i] = res.zs[i];
