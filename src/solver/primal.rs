@@ -59,12 +59,47 @@
 //! also extrapolates the linear drift of a load's split over dependent rows
 //! (rate `ρ/(ε + ρ)` per pass).
 //!
+//! # Newton on the radii (lcp14, [`PrimalParams::radius_newton`])
+//! Once a pass's frozen QP is solved, its pieces are known: on them the
+//! minimizer is affine in the radii of the points whose friction depends on
+//! their radius (S: on an edge of the k-gon, or at a vertex). With `z_i =
+//! −K_i u_i + b_i r_i` on the piece (`b_i = ∂z*/∂r`: `cos(π/k) E_t⁻¹ν /
+//! (νᵀE_t⁻¹ν)` on the edge of outward normal ν, the vertex's unit direction at
+//! a vertex), stationarity `H x = −Σ Gᵀ K q' + Σ Gᵀ b r` gives `∂x/∂r_l = H⁻¹
+//! G_lᵀ b_l` (one back-solve per point of S through the same factor) and
+//! `∂p_n(i)/∂r_l = −(G_i ∂x/∂r_l)_n / e_n(i)` on a loaded row. The radius fixed
+//! point `r = μ p_n(r)` restricted to the pieces is the k×k linear system
+//! `(I − diag(μ) ∂p_n/∂r) Δr = μ p_n − r`, solved densely (k ≤
+//! [`RADIUS_NEWTON_MAX`]); `x += Σ_l Δr_l ∂x/∂r_l` is then the new minimizer
+//! when the pieces hold, the other points take `μ p_n` at it, and the frozen
+//! QP is re-run from there (no factorization when the pieces hold): up to
+//! `radius_newton` times per pass, at the pass's proximal centre, so the pass
+//! ends with consistent radii and the next centre moves the load's split, not
+//! the radii. By default it is off until an island stalls (3 passes without
+//! halving its residual, [`PrimalParams::radius_newton_on_stall`]); the island
+//! then goes on with it instead of being handed over. [`PrimalParams::coupled`]
+//! (off) takes the radius step inside
+//! every Newton step instead (not globalized: it cycles on the pile).
+//!
+//! # Warm start (lcp14)
+//! With a guess (the last tick's impulses of the persisting pairs), the first
+//! pass starts at the minimizer of `f` on the guess's pieces
+//! ([`PrimalParams::warm_pieces`]: loaded where `p_n > 0`, sticking inside the
+//! k-gon, edge or vertex on its boundary), one factorization: when the pieces
+//! persist this is the pass's solution. The pieces are derived from the guess
+//! (stored with the pairs, so in the snapshot): nothing else is carried across
+//! ticks. H depends on the pieces and `E'` only: its factor is kept while the
+//! pieces do not change ([`PrimalParams::reuse_factor`]), across the Newton
+//! steps, radius steps and passes of an island.
+//!
 //! # Stopping
 //! An inner iteration stops when `‖G M⁻¹ ∇f‖∞` (the frozen problem's `w` on its
 //! loaded rows, m/s) is below half the tolerance or the step does not move `u`;
 //! the island is `Converged` when the natural-map residual of the coupled problem
 //! on `W` (the PGS / Newton residual, [`contact_residual`]) is `≤ tolerance`. It
-//! fails after `max_passes` passes or a non-positive-definite pivot block;
+//! fails after `max_passes` passes, after [`PrimalParams::stall_passes`] passes
+//! in a row whose residual is not below half the best so far (lcp14), or on a
+//! non-positive-definite pivot block;
 //! the caller hands failed islands to another solver (counted). An island with a
 //! side that is not a 6-DoF body ([`BodyRows::ok`]) is not attempted (skipped).
 //!
@@ -135,6 +170,29 @@ pub struct PrimalParams {
     /// Anderson on the whole pass map `z_k ↦ z_{k+1}` (the proximal centre and,
     /// through it, the radii) instead of the radii alone ("Outer passes").
     pub anderson_centre: bool,
+    /// Newton steps on the radii per pass ("Newton on the radii"; 0: off, the
+    /// radii move between passes only, by Anderson or the plain update).
+    pub radius_newton: usize,
+    /// The coupled step ("Newton on the radii"): every Newton step of a pass
+    /// also moves the radii of the sliding points to the fixed point of its
+    /// pieces' linearization (through the same factor of H), and the frozen
+    /// problem's step is taken at those radii.
+    pub coupled: bool,
+    /// The warm start's pieces ("Warm start"): with a guess, the first pass
+    /// starts at the minimizer of the quadratic of the guess's pieces (one
+    /// factorization), the solution when the pieces persist.
+    pub warm_pieces: bool,
+    /// Keep the factor of H while the pieces do not change (across the steps
+    /// and passes of an island).
+    pub reuse_factor: bool,
+    /// Newton steps on the radii per pass once an island has stalled
+    /// (`stall_passes`) without them: the island goes on with them instead of
+    /// being given up (a second stall ends it). 0: off.
+    pub radius_newton_on_stall: usize,
+    /// Passes without progress before an island is given up ("Stopping"): a
+    /// pass whose residual is not below half the best so far counts; this many
+    /// in a row end the island. 0: off (the island spends `max_passes`).
+    pub stall_passes: usize,
 }
 
 impl Default for PrimalParams {
@@ -146,9 +204,55 @@ impl Default for PrimalParams {
             proximal: PROXIMAL,
             anderson: ANDERSON,
             anderson_centre: ANDERSON_CENTRE,
+            radius_newton: RADIUS_NEWTON,
+            coupled: COUPLED,
+            warm_pieces: WARM_PIECES,
+            reuse_factor: true,
+            radius_newton_on_stall: RADIUS_NEWTON_ON_STALL,
+            stall_passes: STALL_PASSES,
         }
     }
 }
+
+/// The default of [`PrimalParams::radius_newton`] (lcp14): off. pile20
+/// resting (`bench`, same binary, 18:22–18:30 UTC): with 8 steps per pass 31
+/// passes and 0.26 islands to Newton per step but 788 factorizations and
+/// 21,654–25,244 µs/step (the radius steps move pieces, which the frozen QP
+/// then re-identifies); off, 61 passes, 5.6 islands to Newton, 277
+/// factorizations, 8,578–8,943 µs/step. On the random problems of
+/// `tests/lcp_primal.rs` it converges on 58 of 60 against Anderson's 56.
+pub const RADIUS_NEWTON: usize = 0;
+
+/// The default of [`PrimalParams::radius_newton_on_stall`] (lcp14): 8. pile20
+/// resting (`bench`, 18:52–18:56 UTC, load 8.4–8.9, two binaries alternated):
+/// islands to Newton 5.5 → 0.21 per step, failures → PGS 3 → 0, 289–294 → 348–
+/// 355 factorizations, 12,239 / 10,920 → 10,031 / 9,697 µs/step.
+pub const RADIUS_NEWTON_ON_STALL: usize = 8;
+
+/// The default of [`PrimalParams::coupled`] (lcp14): off. pile20 `--quick`:
+/// 6,631 Newton steps per step and 4.2 islands to Newton (the step cycles
+/// between piece sets without a merit function); converges on the face tests.
+pub const COUPLED: bool = false;
+
+/// The default of [`PrimalParams::warm_pieces`] (lcp14): on. pile20 resting
+/// (`bench`, radius Newton off): 277 factorizations and 8,578 µs/step with
+/// it, 497 and 17,895 without.
+pub const WARM_PIECES: bool = true;
+
+/// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
+/// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
+/// 8,943 µs/step; off (20 passes), 150 passes, 5.2 and 10,863; 2, 54 passes,
+/// 8.8 and 9,923.
+pub const STALL_PASSES: usize = 3;
+
+/// Largest number of points whose friction depends on their radius (sliding)
+/// in an island for the Newton step on the radii (a dense k×k system and k
+/// back-solves); more take the pass's plain update.
+pub const RADIUS_NEWTON_MAX: usize = 32;
+
+/// The radii are consistent when `|μ p_n − r| ≤` this times the tolerance on
+/// every point.
+const RADIUS_TOL: f64 = 0.1;
 
 /// The default Anderson memory on the radii ("Outer passes").
 pub const ANDERSON: usize = 3;
@@ -252,6 +356,21 @@ pub struct PrimalResults {
     hist_f: Vec<f64>,
     /// Per point: the pass's proximal centre `z_k`.
     centre: Vec<[f64; 3]>,
+    /// Newton on the radii: the sliding points S (global indices), per point
+    /// whether it is in S, `∂x/∂r_l = H⁻¹ G_lᵀ b_l` per point of S (`nb` each),
+    /// the k×k system `(I − diag(μ) ∂p_n/∂r)` and its right-hand side.
+    slide: Vec<u32>,
+    in_slide: Vec<bool>,
+    dxs: Vec<V6>,
+    kmat: Vec<f64>,
+    krhs: Vec<f64>,
+    /// The coupled step changed a radius.
+    radii_moved: bool,
+    /// The solve has a guess.
+    warm: bool,
+    /// `chol` holds H factored at the pieces `fact_pieces` (per point).
+    fact_valid: bool,
+    fact_pieces: Vec<(bool, Tangent)>,
 }
 
 impl PrimalResults {
@@ -279,6 +398,12 @@ impl PrimalResults {
             edges: Vec::with_capacity(2 * points),
             point_edge: Vec::with_capacity(points),
             chol: BlockCholesky::with_capacity(bodies),
+            slide: Vec::with_capacity(RADIUS_NEWTON_MAX.min(points)),
+            in_slide: Vec::with_capacity(points),
+            fact_pieces: Vec::with_capacity(points),
+            dxs: Vec::with_capacity(RADIUS_NEWTON_MAX.min(points) * bodies),
+            kmat: Vec::with_capacity(RADIUS_NEWTON_MAX * RADIUS_NEWTON_MAX),
+            krhs: Vec::with_capacity(RADIUS_NEWTON_MAX),
             ..Default::default()
         }
     }
@@ -417,6 +542,7 @@ impl PrimalSolver {
             res.stats.residual = f64::INFINITY;
             return PrimalStatus::InvalidProblem;
         }
+        res.warm = guess.is_some();
         if let Some(g) = guess {
             res.z.copy_from_slice(g);
         }
@@ -448,6 +574,10 @@ impl PrimalSolver {
         res.hist_f.resize(3 * m * n, 0.0);
         res.centre.clear();
         res.centre.resize(n, [0.0; 3]);
+        res.in_slide.clear();
+        res.in_slide.resize(n, false);
+        res.fact_pieces.clear();
+        res.fact_pieces.resize(n, (false, Tangent::Fixed));
         res.stats.islands = islands;
         let mut status = PrimalStatus::Converged;
         for s in 0..islands {
@@ -523,6 +653,7 @@ impl PrimalSolver {
         res.edges.sort_unstable();
         res.edges.dedup();
         res.chol.analyze(nb, &res.edges);
+        res.fact_valid = false;
         for &i in order {
             let i = i as usize;
             let [a, b] = rows.body[i];
@@ -559,7 +690,11 @@ impl PrimalSolver {
             res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
         }
         let mut kept = 0;
-        for _ in 0..p.max_passes {
+        let (mut best, mut stalled) = (f64::INFINITY, 0);
+        // Newton steps on the radii per pass: `radius_newton`, or
+        // `radius_newton_on_stall` once the island has stalled.
+        let mut radius_steps = p.radius_newton;
+        for pass in 0..p.max_passes {
             res.stats.passes += 1;
             // The proximal centre and the radii as set.
             for &i in order {
@@ -573,35 +708,31 @@ impl PrimalSolver {
                 }
             }
             // Newton on f.
-            let table = problem.table;
-            if !self.evaluate(rows, order, &table, res) {
-                return (false, f64::INFINITY);
+            if pass == 0 && res.warm && p.warm_pieces {
+                self.piece_start(problem, rows, order, res);
             }
-            for _ in 0..p.max_iterations {
-                if self.frozen_residual(rows, order, &table, res) <= 0.5 * p.tolerance {
+            let Some(mut factor_ok) = self.inner_newton(rows, order, problem, res) else {
+                return (false, f64::INFINITY);
+            };
+            // Newton on the radii at this centre ("Newton on the radii").
+            for _ in 0..radius_steps {
+                if radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance {
                     break;
                 }
-                for &i in order {
-                    let i = i as usize;
-                    res.prev[i] = (res.normal_on[i], res.tangent[i]);
-                }
-                match self.newton_step(rows, order, &table, res) {
+                match self.radius_step(problem, rows, order, factor_ok, res) {
                     None => return (false, f64::INFINITY),
-                    Some(false) => break,
                     Some(true) => {}
+                    Some(false) => {
+                        for &i in order {
+                            let i = i as usize;
+                            res.radius[i] = problem.mu[i] * res.zs[i][0];
+                        }
+                    }
                 }
-                if !self.evaluate(rows, order, &table, res) {
+                let Some(ok) = self.inner_newton(rows, order, problem, res) else {
                     return (false, f64::INFINITY);
-                }
-                // The same pieces before and after the step: the step was the
-                // exact minimizer of the piece's quadratic (up to round-off).
-                let same = order.iter().all(|&i| {
-                    let i = i as usize;
-                    res.prev[i] == (res.normal_on[i], res.tangent[i])
-                });
-                if same {
-                    break;
-                }
+                };
+                factor_ok = ok;
             }
             for &i in order {
                 let i = i as usize;
@@ -614,11 +745,33 @@ impl PrimalSolver {
             if !residual.is_finite() {
                 return (false, residual);
             }
-            // The next centre and radii: Anderson on the pass map z_k ↦ z (the
-            // centre, radii μ max(0, p_n) of it), or on r ↦ μ p_n(QP_r) with the
-            // centre at z, or the plain update.
+            // An island whose residual stops falling is given up early.
+            if residual < 0.5 * best {
+                stalled = 0;
+            } else {
+                stalled += 1;
+                if p.stall_passes > 0 && stalled >= p.stall_passes {
+                    if radius_steps > 0 || p.radius_newton_on_stall == 0 {
+                        return (false, residual);
+                    }
+                    // Stalled on the radii passes: Newton on the radii from here.
+                    radius_steps = p.radius_newton_on_stall;
+                    stalled = 0;
+                }
+            }
+            best = best.min(residual);
+            // The next centre and radii: with Newton on the radii, the centre
+            // at z and its radii (already consistent with it); else Anderson on
+            // the pass map z_k ↦ z (the centre, radii μ max(0, p_n) of it), or
+            // on r ↦ μ p_n(QP_r) with the centre at z, or the plain update.
             let m = p.anderson.min(ANDERSON_MAX);
-            if p.anderson_centre {
+            if radius_steps > 0 {
+                for &i in order {
+                    let i = i as usize;
+                    res.centre[i] = res.zs[i];
+                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                }
+            } else if p.anderson_centre {
                 if m < 2 || !anderson_centre(order, res, m, &mut kept) {
                     for &i in order {
                         let i = i as usize;
@@ -643,6 +796,391 @@ impl PrimalSolver {
             }
         }
         (false, residual)
+    }
+
+    /// The warm start's pieces ("Warm start"): the pieces of the (projected)
+    /// guess z_g at the radii μ p_n(z_g) — loaded where `p_n > 0`; sticking
+    /// inside the k-gon, on an edge or at a vertex on its boundary (to 1e-9 of
+    /// the radius) — and `x` the minimizer of `f` on them: `H_P x = Σ_i G_iᵀ
+    /// z_P(q'_i)` with `z_P(u) = −K_P u + b_P r` the pieces' affine impulse
+    /// (one factorization). When the pieces persist that is the pass's
+    /// solution; else the inner Newton goes on from it. A failed factorization
+    /// leaves x at `M⁻¹ Gᵀ z_g`.
+    fn piece_start(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) {
+        let table = &problem.table;
+        let ch = table.half.0;
+        for &i in order {
+            let i = i as usize;
+            let (zn, f1, f2) = (res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]);
+            let r = res.radius[i];
+            res.normal_on[i] = zn > 0.0;
+            res.tangent[i] = if r.is_nan() || r <= 0.0 || table.k < 3 {
+                Tangent::Fixed
+            } else {
+                let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
+                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+                if best < r * ch * (1.0 - 1e-9) {
+                    Tangent::Stick
+                } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
+                    Tangent::Fixed
+                } else {
+                    Tangent::Edge(-bs, bc)
+                }
+            };
+        }
+        res.stats.iterations += 1;
+        if !self.factor_at_pieces(rows, order, res) {
+            return;
+        }
+        for v in res.d.iter_mut() {
+            *v = V6::zeros();
+        }
+        for &i in order {
+            let i = i as usize;
+            let (q, e, r) = (res.q[i], res.e[i], res.radius[i]);
+            let zg = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            let mut z = [0.0; 3];
+            if res.normal_on[i] {
+                z[0] = -q[0] / e[0];
+            }
+            match res.tangent[i] {
+                Tangent::Stick => {
+                    z[1] = -q[1] / e[1];
+                    z[2] = -q[2] / e[2];
+                }
+                piece @ Tangent::Edge(tx, ty) => {
+                    let b = slide_direction(&zg, &e, r, piece, ch);
+                    let c = (tx * q[1] + ty * q[2]) / (e[1] * tx * tx + e[2] * ty * ty);
+                    z[1] = -c * tx + b[1] * r;
+                    z[2] = -c * ty + b[2] * r;
+                }
+                Tangent::Fixed => {
+                    if r > 0.0 {
+                        z[1] = zg[1];
+                        z[2] = zg[2];
+                    }
+                }
+            }
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    res.d[res.local[b as usize] as usize] += jt_times(&rows.jac[i][s], &z);
+                }
+            }
+        }
+        res.chol.solve(&mut res.d);
+        if res.d.iter().all(|v| v.iter().all(|c| c.is_finite())) {
+            res.x.copy_from_slice(&res.d);
+        }
+    }
+
+    /// The pass's Newton iteration on `f` at the frozen radii and centre, from
+    /// the current x: until the frozen residual is below half the tolerance, a
+    /// step keeps every point's piece (it was the piece's exact minimizer), or
+    /// the step budget. `Some(factor_ok)`: whether `chol` holds H at the
+    /// current pieces; None on a failed factorization or a non-finite value.
+    fn inner_newton(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        problem: &ContactProblem,
+        res: &mut PrimalResults,
+    ) -> Option<bool> {
+        let p = &self.params;
+        let table = &problem.table;
+        let coupled = p.coupled.then_some(problem);
+        if !self.evaluate(rows, order, table, res) {
+            return None;
+        }
+        let mut factor_ok = false;
+        for _ in 0..p.max_iterations {
+            if self.frozen_residual(rows, order, table, res) <= 0.5 * p.tolerance
+                && (!p.coupled || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
+            {
+                break;
+            }
+            for &i in order {
+                let i = i as usize;
+                res.prev[i] = (res.normal_on[i], res.tangent[i]);
+            }
+            res.radii_moved = false;
+            let moved = self.newton_step(rows, order, coupled, res, table)?;
+            if !moved && !res.radii_moved {
+                // x did not move: the factor is H at these pieces.
+                factor_ok = true;
+                break;
+            }
+            if !self.evaluate(rows, order, table, res) {
+                return None;
+            }
+            // The same pieces before and after the step: the step was the
+            // exact minimizer of the piece's quadratic (up to round-off).
+            factor_ok = order.iter().all(|&i| {
+                let i = i as usize;
+                res.prev[i] == (res.normal_on[i], res.tangent[i])
+            });
+            if factor_ok
+                && (!p.coupled || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
+            {
+                break;
+            }
+        }
+        Some(factor_ok)
+    }
+
+    /// The coupled step's radii (`PrimalParams::coupled`), after the frozen
+    /// step `d = −H⁻¹ g` at the current pieces: on them the minimizer is
+    /// affine in the radii of the sliding points S, `x(r) = x + d + Σ_l ∂x/∂r_l
+    /// Δr_l` (`∂x/∂r_l = H⁻¹ G_lᵀ b_l`, one back-solve each), and `p_n(i) =
+    /// −(u + G Δx)_n / e_n` on a loaded row: `(I − diag(μ) ∂p_n/∂r) Δr = μ
+    /// p_n(x + d) − r` on S, `d += Σ_l Δr_l ∂x/∂r_l`, the other points' radii `μ
+    /// max(0, p_n(x + d))`; then the gradient at x under the new radii, and `d`
+    /// is the frozen Newton step of the new radii when the pieces hold (else, if
+    /// it is no descent direction, `−H⁻¹ g` of the new gradient). False on a
+    /// non-finite value.
+    fn couple_radii(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> bool {
+        res.slide.clear();
+        for &i in order {
+            let iu = i as usize;
+            let s = match res.tangent[iu] {
+                Tangent::Edge(..) => true,
+                Tangent::Fixed => res.radius[iu] > 0.0,
+                Tangent::Stick => false,
+            };
+            res.in_slide[iu] = s;
+            if s {
+                res.slide.push(i);
+            }
+        }
+        let mut k = res.slide.len();
+        if k > RADIUS_NEWTON_MAX {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            k = 0;
+        }
+        let nb = res.bodies.len();
+        if k > 0 {
+            res.dxs.clear();
+            res.dxs.resize(k * nb, V6::zeros());
+            for (a, &l) in res.slide.iter().enumerate() {
+                let l = l as usize;
+                let b = slide_direction(
+                    &res.zs[l],
+                    &res.e[l],
+                    res.radius[l],
+                    res.tangent[l],
+                    problem.table.half.0,
+                );
+                let col = &mut res.dxs[a * nb..(a + 1) * nb];
+                for s in 0..2 {
+                    let body = rows.body[l][s];
+                    if body != NO_BODY {
+                        col[res.local[body as usize] as usize] += jt_times(&rows.jac[l][s], &b);
+                    }
+                }
+                res.chol.solve(col);
+            }
+            res.kmat.clear();
+            res.kmat.resize(k * k, 0.0);
+            res.krhs.clear();
+            for (a, &i) in res.slide.iter().enumerate() {
+                let i = i as usize;
+                res.kmat[a * k + a] = 1.0;
+                if !res.normal_on[i] {
+                    res.krhs.push(-res.radius[i]);
+                    continue;
+                }
+                let en = res.e[i][0];
+                let pn = -(res.u[i][0] + normal_of(rows, &res.local, i, &res.d, 0)) / en;
+                res.krhs.push(problem.mu[i] * pn - res.radius[i]);
+                let c = problem.mu[i] / en;
+                for col in 0..k {
+                    let gn = normal_of(rows, &res.local, i, &res.dxs, col * nb);
+                    // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
+                    res.kmat[a * k + col] += c * gn;
+                }
+            }
+            if solve_dense(&mut res.kmat, &mut res.krhs, k) {
+                for (a, &i) in res.slide.iter().enumerate() {
+                    let i = i as usize;
+                    let r = (res.radius[i] + res.krhs[a]).max(0.0);
+                    res.krhs[a] = r - res.radius[i];
+                    res.radii_moved |= r != res.radius[i];
+                    res.radius[i] = r;
+                }
+                for (lb, dv) in res.d.iter_mut().enumerate() {
+                    for (a, &dr) in res.krhs.iter().enumerate() {
+                        *dv += dr * res.dxs[a * nb + lb];
+                    }
+                }
+                if !res.d.iter().all(|v| v.iter().all(|c| c.is_finite())) {
+                    return false;
+                }
+            } else {
+                for &i in order {
+                    res.in_slide[i as usize] = false;
+                }
+            }
+        }
+        for &i in order {
+            let i = i as usize;
+            if !res.in_slide[i] {
+                let pn = -(res.u[i][0] + normal_of(rows, &res.local, i, &res.d, 0)) / res.e[i][0];
+                let r = problem.mu[i] * pn.max(0.0);
+                res.radii_moved |= r != res.radius[i];
+                res.radius[i] = r;
+            }
+            res.in_slide[i] = false;
+        }
+        if !res.radii_moved {
+            return true;
+        }
+        if !self.evaluate(rows, order, &problem.table, res) {
+            return false;
+        }
+        let fp0: f64 = res.g.iter().zip(&res.d).map(|(g, d)| g.dot(d)).sum();
+        if fp0.is_nan() || fp0 >= 0.0 {
+            for (dv, gv) in res.d.iter_mut().zip(res.g.iter()) {
+                *dv = -gv;
+            }
+            res.chol.solve(&mut res.d);
+        }
+        res.d.iter().all(|v| v.iter().all(|c| c.is_finite()))
+    }
+
+    /// One Newton step on the radii of the sliding points at the pass's centre
+    /// ("Newton on the radii"): on the pieces of the current x the minimizer is
+    /// affine in r, `∂x/∂r_l = H⁻¹ G_lᵀ b_l` (one back-solve per sliding point
+    /// l, through the factor of H at these pieces: refactored when `factor_ok`
+    /// is false), `∂p_n(i)/∂r_l = −(G_i ∂x/∂r_l)_n / e_n(i)` on a loaded row;
+    /// `(I − diag(μ) ∂p_n/∂r) Δr = μ p_n − r` on S, `x += Σ_l Δr_l ∂x/∂r_l`, and
+    /// the other points' radii `μ p_n` at the new x. `Some(false)`: nothing
+    /// done (no sliding point, too many, or a singular system: the caller
+    /// takes the plain update); None on a failed factorization.
+    fn radius_step(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        factor_ok: bool,
+        res: &mut PrimalResults,
+    ) -> Option<bool> {
+        res.slide.clear();
+        for &i in order {
+            let iu = i as usize;
+            let s = match res.tangent[iu] {
+                Tangent::Edge(..) => true,
+                Tangent::Fixed => res.radius[iu] > 0.0,
+                Tangent::Stick => false,
+            };
+            res.in_slide[iu] = s;
+            if s {
+                res.slide.push(i);
+            }
+        }
+        let k = res.slide.len();
+        if k == 0 || k > RADIUS_NEWTON_MAX {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            return Some(false);
+        }
+        if !factor_ok && !self.factor_at_pieces(rows, order, res) {
+            return None;
+        }
+        let nb = res.bodies.len();
+        res.dxs.clear();
+        res.dxs.resize(k * nb, V6::zeros());
+        for (a, &l) in res.slide.iter().enumerate() {
+            let l = l as usize;
+            let b = slide_direction(
+                &res.zs[l],
+                &res.e[l],
+                res.radius[l],
+                res.tangent[l],
+                problem.table.half.0,
+            );
+            let col = &mut res.dxs[a * nb..(a + 1) * nb];
+            for s in 0..2 {
+                let body = rows.body[l][s];
+                if body != NO_BODY {
+                    col[res.local[body as usize] as usize] += jt_times(&rows.jac[l][s], &b);
+                }
+            }
+            res.chol.solve(col);
+        }
+        res.kmat.clear();
+        res.kmat.resize(k * k, 0.0);
+        res.krhs.clear();
+        for (a, &i) in res.slide.iter().enumerate() {
+            let i = i as usize;
+            res.kmat[a * k + a] = 1.0;
+            res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
+            if !res.normal_on[i] {
+                continue;
+            }
+            let c = problem.mu[i] / res.e[i][0];
+            for col in 0..k {
+                let mut gn = 0.0;
+                for s in 0..2 {
+                    let body = rows.body[i][s];
+                    if body != NO_BODY {
+                        let dx = &res.dxs[col * nb + res.local[body as usize] as usize];
+                        gn += (0..6).map(|c| rows.jac[i][s][c] * dx[c]).sum::<f64>();
+                    }
+                }
+                // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
+                res.kmat[a * k + col] += c * gn;
+            }
+        }
+        if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            return Some(false);
+        }
+        // The new radii (≥ 0) and the minimizer at them on these pieces.
+        for (a, &i) in res.slide.iter().enumerate() {
+            let i = i as usize;
+            let r = (res.radius[i] + res.krhs[a]).max(0.0);
+            res.krhs[a] = r - res.radius[i];
+            res.radius[i] = r;
+        }
+        for (lb, xv) in res.x.iter_mut().enumerate() {
+            for (a, &dr) in res.krhs.iter().enumerate() {
+                *xv += dr * res.dxs[a * nb + lb];
+            }
+        }
+        if !res.x.iter().all(|v| v.iter().all(|c| c.is_finite())) {
+            return None;
+        }
+        // The other points' radii: μ p_n at the new x (p_n does not depend on
+        // the radii).
+        let table = problem.table;
+        if !self.evaluate(rows, order, &table, res) {
+            return None;
+        }
+        for &i in order {
+            let i = i as usize;
+            if !res.in_slide[i] {
+                res.radius[i] = problem.mu[i] * res.zs[i][0];
+            }
+            res.in_slide[i] = false;
+        }
+        Some(true)
     }
 
     /// u, z*(u), the pieces and the gradient `g = M x − Gᵀ z*` at the current x.
@@ -725,32 +1263,45 @@ impl PrimalSolver {
         out
     }
 
-    /// One Newton step with the exact line search: H assembled and factored,
-    /// `d = −H⁻¹ g`, `x += α d`. `None` on a failed factorization or a
-    /// non-finite step; `Some(false)` when the step does not move u.
-    fn newton_step(
-        &self,
-        rows: &BodyRows,
-        order: &[u32],
-        table: &PolygonTable,
-        res: &mut PrimalResults,
-    ) -> Option<bool> {
+    /// `chol` holds H at the current pieces: kept when it was factored at the
+    /// same pieces in this island (H depends on the pieces and `E'` only, not on
+    /// x, the radii or the centre; [`PrimalParams::reuse_factor`]), else
+    /// assembled and factored (counted). False on a failed factorization.
+    fn factor_at_pieces(&self, rows: &BodyRows, order: &[u32], res: &mut PrimalResults) -> bool {
+        if self.params.reuse_factor
+            && res.fact_valid
+            && order.iter().all(|&i| {
+                let i = i as usize;
+                res.fact_pieces[i] == (res.normal_on[i], res.tangent[i])
+            })
+        {
+            return true;
+        }
+        res.stats.factorizations += 1;
+        res.fact_valid = false;
+        if !self.factor_hessian(rows, order, res) {
+            return false;
+        }
+        for &i in order {
+            let i = i as usize;
+            res.fact_pieces[i] = (res.normal_on[i], res.tangent[i]);
+        }
+        res.fact_valid = true;
+        true
+    }
+
+    /// Assembles `H = M + Σ G_iᵀ K_i G_i` at the current pieces into `chol` and
+    /// factors it (not counted here). False on a failed factorization.
+    fn factor_hessian(&self, rows: &BodyRows, order: &[u32], res: &mut PrimalResults) -> bool {
         let PrimalResults {
             bodies,
             local,
-            x,
-            g,
-            d,
             e,
-            radius,
-            u,
-            du,
             normal_on,
             tangent,
             edges,
             point_edge,
             chol,
-            stats,
             ..
         } = res;
         chol.clear_values();
@@ -781,24 +1332,55 @@ impl PrimalSolver {
                 } else {
                     let ei = point_edge[i] as usize;
                     if ei >= edges.len() {
-                        return None;
+                        return false;
                     }
                     chol.add_edge(ei, l0 < l1, &m);
                 }
             }
         }
-        stats.factorizations += 1;
-        stats.iterations += 1;
-        if !chol.factor() {
+        chol.factor()
+    }
+
+    /// One Newton step with the exact line search: H assembled and factored,
+    /// `d = −H⁻¹ g`, `x += α d`. `None` on a failed factorization or a
+    /// non-finite step; `Some(false)` when the step does not move u.
+    fn newton_step(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        coupled: Option<&ContactProblem>,
+        res: &mut PrimalResults,
+        table: &PolygonTable,
+    ) -> Option<bool> {
+        res.stats.iterations += 1;
+        if !self.factor_at_pieces(rows, order, res) {
             return None;
         }
-        for (dv, gv) in d.iter_mut().zip(g.iter()) {
+        for (dv, gv) in res.d.iter_mut().zip(res.g.iter()) {
             *dv = -gv;
         }
-        chol.solve(d);
-        if !d.iter().all(|v| v.iter().all(|c| c.is_finite())) {
+        res.chol.solve(&mut res.d);
+        if !res.d.iter().all(|v| v.iter().all(|c| c.is_finite())) {
             return None;
         }
+        if let Some(problem) = coupled {
+            if !self.couple_radii(problem, rows, order, res) {
+                return None;
+            }
+        }
+        let PrimalResults {
+            bodies,
+            local,
+            x,
+            g,
+            d,
+            e,
+            radius,
+            u,
+            du,
+            stats,
+            ..
+        } = res;
         // δu = G d and the line search's constant terms.
         let mut moved = false;
         for &i in order {
@@ -942,6 +1524,93 @@ fn anderson_centre(order: &[u32], r: &mut PrimalResults, m: usize, kept: &mut us
     order
         .iter()
         .all(|&i| r.centre[i as usize].iter().all(|v| v.is_finite()))
+}
+
+/// `b = ∂z*/∂r` of a point on its piece at fixed u ("Newton on the radii"):
+/// on the edge of outward normal `ν` (`ν·f = r cos(π/k)`), the weighted
+/// projection `f = y − E_t⁻¹ν (ν·y − r cos(π/k)) / (νᵀE_t⁻¹ν)` gives
+/// `b_t = cos(π/k) E_t⁻¹ν / (νᵀE_t⁻¹ν)`; at a vertex `f = r v̂`, `b_t = f/r`; the
+/// normal impulse does not depend on r.
+#[inline]
+fn slide_direction(z: &[f64; 3], e: &[f64; 3], r: f64, piece: Tangent, ch: f64) -> [f64; 3] {
+    match piece {
+        Tangent::Edge(tx, ty) => {
+            // ν = (t_y, −t_x), `ch` = cos(π/k).
+            let (n1, n2) = (ty, -tx);
+            let s = n1 * n1 / e[1] + n2 * n2 / e[2];
+            [0.0, ch * n1 / (e[1] * s), ch * n2 / (e[2] * s)]
+        }
+        Tangent::Fixed if r > 0.0 => [0.0, z[1] / r, z[2] / r],
+        _ => [0.0; 3],
+    }
+}
+
+/// `(G_i v)_n` for the point's normal row and the per-body vectors
+/// `v[off + local body]`.
+#[inline]
+fn normal_of(rows: &BodyRows, local: &[u32], i: usize, v: &[V6], off: usize) -> f64 {
+    let mut out = 0.0;
+    for s in 0..2 {
+        let b = rows.body[i][s];
+        if b != NO_BODY {
+            let x = &v[off + local[b as usize] as usize];
+            out += (0..6).map(|c| rows.jac[i][s][c] * x[c]).sum::<f64>();
+        }
+    }
+    out
+}
+
+/// `max_i |μ_i p_n(i) − r_i|` over the island at the current impulses.
+fn radius_offset(problem: &ContactProblem, order: &[u32], res: &PrimalResults) -> f64 {
+    order.iter().fold(0.0_f64, |a, &i| {
+        let i = i as usize;
+        a.max((problem.mu[i] * res.zs[i][0] - res.radius[i]).abs())
+    })
+}
+
+/// Solves the dense `k×k` system `a x = b` (row-major) in place by Gaussian
+/// elimination with partial pivoting; the solution in `b`. False when a pivot
+/// is not above 1e-12 of the matrix's largest entry, or not finite.
+fn solve_dense(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
+    let scale = a.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if !scale.is_finite() || scale <= 0.0 {
+        return false;
+    }
+    for c in 0..k {
+        let (mut piv, mut best) = (c, a[c * k + c].abs());
+        for r in c + 1..k {
+            if a[r * k + c].abs() > best {
+                (piv, best) = (r, a[r * k + c].abs());
+            }
+        }
+        if best.is_nan() || best <= 1e-12 * scale {
+            return false;
+        }
+        if piv != c {
+            for j in 0..k {
+                a.swap(c * k + j, piv * k + j);
+            }
+            b.swap(c, piv);
+        }
+        let d = a[c * k + c];
+        for r in c + 1..k {
+            let f = a[r * k + c] / d;
+            if f != 0.0 {
+                for j in c..k {
+                    a[r * k + j] -= f * a[c * k + j];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+    }
+    for c in (0..k).rev() {
+        let mut t = b[c];
+        for j in c + 1..k {
+            t -= a[c * k + j] * b[j];
+        }
+        b[c] = t / a[c * k + c];
+    }
+    b.iter().all(|v| v.is_finite())
 }
 
 /// The point's Hessian `K = DΠ E⁻¹` (3×3; None when it is zero).
