@@ -311,6 +311,8 @@ fn dot6(a: &[Six], b: &[Six]) -> f64 {
 /// `axpy` with β = 1, and 1·b_j = b_j exactly) — so the same bits, without the
 /// generic path's copies of the factor and of the identity. `None` if a
 /// diagonal entry is zero (as nalgebra).
+// The update is written as nalgebra's `axpy` computes it, a x + y.
+#[allow(clippy::assign_op_pattern)]
 #[inline]
 fn lower_inverse(l: &M6) -> Option<M6> {
     let mut x = M6::identity();
