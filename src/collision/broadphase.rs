@@ -45,6 +45,11 @@ pub struct BroadPhase {
     extents: Vec<f64>,
     /// The grid of the last [`BroadPhase::find_pairs`].
     grid: Grid,
+    /// Each geom's cell range at the last [`BroadPhase::find_pairs`]
+    /// (`LARGE_RANGE`: large), and whether `entries` are that call's (no
+    /// [`BroadPhase::find_moving_pairs`] since).
+    cell_range: Vec<[i64; 6]>,
+    entries_valid: bool,
     /// The geoms that do not move ([`BroadPhase::build_fixed`]).
     fixed: FixedGrid,
 }
@@ -126,10 +131,30 @@ impl Grid {
 
     /// Calls `f(key)` for each cell box `b` covers (at most 2 × 2 × 2 for a small box).
     #[inline]
-    fn for_cells(&self, b: &Aabb, mut f: impl FnMut(u64)) {
-        for ix in self.coord(b.min.x)..=self.coord(b.max.x) {
-            for iy in self.coord(b.min.y)..=self.coord(b.max.y) {
-                for iz in self.coord(b.min.z)..=self.coord(b.max.z) {
+    fn for_cells(&self, b: &Aabb, f: impl FnMut(u64)) {
+        Self::for_range(&self.range(b), f);
+    }
+
+    /// The cells box `b` covers: (x, y, z) coordinates from and to, inclusive.
+    #[inline]
+    fn range(&self, b: &Aabb) -> [i64; 6] {
+        [
+            self.coord(b.min.x),
+            self.coord(b.max.x),
+            self.coord(b.min.y),
+            self.coord(b.max.y),
+            self.coord(b.min.z),
+            self.coord(b.max.z),
+        ]
+    }
+
+    /// Calls `f(key)` for each cell of `range` ([`Grid::range`]), x, then y, then
+    /// z ascending.
+    #[inline]
+    fn for_range(r: &[i64; 6], mut f: impl FnMut(u64)) {
+        for ix in r[0]..=r[1] {
+            for iy in r[2]..=r[3] {
+                for iz in r[4]..=r[5] {
                     f(Self::key_of(ix, iy, iz));
                 }
             }
@@ -144,6 +169,11 @@ impl Grid {
         self.key(&bi.min.sup(&bj.min)) == k
     }
 }
+
+/// A geom's cell range before any [`BroadPhase::find_pairs`], and a large geom's:
+/// never a range of clamped coordinates.
+const UNSET_RANGE: [i64; 6] = [i64::MIN; 6];
+const LARGE_RANGE: [i64; 6] = [i64::MAX; 6];
 
 /// The pairs of boxes sharing a cell of `entries` (sorted by cell, then geom),
 /// each once, for which `wanted` holds, appended to `out`.
@@ -197,6 +227,7 @@ impl BroadPhase {
             entries: Vec::with_capacity(8 * ngeom),
             large: Vec::with_capacity(ngeom),
             extents: Vec::with_capacity(ngeom),
+            cell_range: Vec::with_capacity(ngeom),
             fixed: FixedGrid {
                 entries: Vec::with_capacity(8 * ngeom),
                 large: Vec::with_capacity(ngeom),
@@ -228,7 +259,6 @@ impl BroadPhase {
         out: &mut Vec<(u32, u32)>,
     ) {
         out.clear();
-        self.entries.clear();
         self.large.clear();
         if aabbs.len() <= ALL_PAIRS_BELOW {
             // A small world (a robot arm and its table): every pair, in (a, b)
@@ -262,15 +292,39 @@ impl BroadPhase {
         };
         let grid = Grid::new(cell);
         self.grid = grid;
-        for (g, b) in aabbs.iter().enumerate() {
-            if grid.is_large(b) {
-                self.large.push(g as u32);
-                continue;
-            }
-            let entries = &mut self.entries;
-            grid.for_cells(b, |k| entries.push((k, g as u32)));
+        // Each geom's cell range on this grid (or large). Where every range is
+        // the one of the last call's entries, those entries are this call's too
+        // (an entry is a cell key of a geom's range: a function of the range
+        // alone), already sorted: a world at rest keeps them without the sort.
+        let n = aabbs.len();
+        let mut same = self.entries_valid && self.cell_range.len() == n;
+        if self.cell_range.len() != n {
+            self.cell_range.clear();
+            self.cell_range.resize(n, UNSET_RANGE);
         }
-        self.entries.sort_unstable();
+        for (g, b) in aabbs.iter().enumerate() {
+            let range = if grid.is_large(b) {
+                self.large.push(g as u32);
+                LARGE_RANGE
+            } else {
+                grid.range(b)
+            };
+            if range != self.cell_range[g] {
+                self.cell_range[g] = range;
+                same = false;
+            }
+        }
+        if !same {
+            self.entries.clear();
+            for (g, range) in self.cell_range.iter().enumerate() {
+                if *range != LARGE_RANGE {
+                    let entries = &mut self.entries;
+                    Grid::for_range(range, |k| entries.push((k, g as u32)));
+                }
+            }
+            self.entries.sort_unstable();
+        }
+        self.entries_valid = true;
         cell_pairs(&grid, &self.entries, aabbs, &wanted, out);
         // Large boxes against every box (each large–large pair once).
         for &gl in &self.large {
@@ -379,6 +433,7 @@ impl BroadPhase {
     ) {
         out.clear();
         self.entries.clear();
+        self.entries_valid = false;
         self.large.clear();
         let grid = self.fixed.grid;
         for &g in moving {
@@ -510,6 +565,73 @@ mod tests {
     /// The fixed grid plus the moving query give exactly the pairs of a full
     /// `find_pairs` (against brute force), also after the moving boxes moved
     /// and grew past a cell.
+    /// `find_pairs` keeps its sorted entries while every box stays in its cells:
+    /// repeated calls on boxes nudged within their cells, on boxes moved across
+    /// cells, with a different `wanted`, and after `find_moving_pairs` (which
+    /// reuses the entries' buffer) all equal the brute force.
+    #[test]
+    fn kept_entries_match_brute_force() {
+        let mut rng = SplitMix64::new(11);
+        let mut bp = BroadPhase::with_capacity(200);
+        let mut out = Vec::new();
+        let mut aabbs: Vec<Aabb> = (0..200)
+            .map(|_| {
+                let c = Vec3::new(
+                    rng.uniform(-2.0, 2.0),
+                    rng.uniform(-2.0, 2.0),
+                    rng.uniform(-2.0, 2.0),
+                );
+                let h = Vec3::repeat(rng.uniform(0.05, 0.3));
+                Aabb {
+                    min: c - h,
+                    max: c + h,
+                }
+            })
+            .collect();
+        aabbs[0] = Aabb {
+            min: Vec3::repeat(f64::NEG_INFINITY),
+            max: Vec3::new(f64::INFINITY, f64::INFINITY, -1.0),
+        };
+        let fixed: Vec<bool> = (0..200).map(|g| g % 3 == 0).collect();
+        let moving: Vec<u32> = (0..200u32).filter(|&g| !fixed[g as usize]).collect();
+        let mut moving_pairs = Vec::new();
+        for step in 0..12 {
+            match step % 4 {
+                // Nudged by far less than a cell: most boxes keep their cells.
+                1 => {
+                    for b in aabbs.iter_mut().skip(1) {
+                        let d = Vec3::repeat(rng.uniform(-1e-9, 1e-9));
+                        *b = Aabb {
+                            min: b.min + d,
+                            max: b.max + d,
+                        };
+                    }
+                }
+                // One box moved across cells.
+                2 => {
+                    let g = 1 + (step % 199);
+                    let d = Vec3::new(0.7, -0.4, 0.3);
+                    aabbs[g] = Aabb {
+                        min: aabbs[g].min + d,
+                        max: aabbs[g].max + d,
+                    };
+                }
+                // The entries' buffer used by the moving geoms' query.
+                3 => {
+                    bp.build_fixed(&aabbs, &fixed, |_, _| true, &mut out);
+                    bp.find_moving_pairs(&aabbs, &moving, &fixed, |_, _| true, &mut moving_pairs);
+                }
+                _ => {}
+            }
+            let wanted = |a: usize, b: usize| !(a + b + step).is_multiple_of(5);
+            bp.find_pairs(&aabbs, wanted, &mut out);
+            assert_eq!(out, brute_pairs(&aabbs, wanted), "step {step}");
+            // Unchanged boxes: the same pairs again.
+            bp.find_pairs(&aabbs, wanted, &mut out);
+            assert_eq!(out, brute_pairs(&aabbs, wanted), "step {step}, again");
+        }
+    }
+
     #[test]
     fn fixed_and_moving_pairs_match_brute_force() {
         let mut rng = SplitMix64::new(23);

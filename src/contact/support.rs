@@ -102,17 +102,23 @@ impl SupportLoads {
                 }
             }
         }
-        order.clear();
+        let mut n_dynamic = 0;
         for (b, l) in load.iter_mut().enumerate() {
             *l = if dynamic(b) {
+                n_dynamic += 1;
                 model.bodies[b].mass
             } else {
                 0.0
             };
             n_lower[b] = 0;
-            if dynamic(b) {
-                order.push(b);
-            }
+        }
+        // The dynamic bodies, in the last step's order where they are the same
+        // set (as many, each dynamic, distinct): a world at rest then comes
+        // sorted and the sort only checks it. The comparator is a strict total
+        // order, so the sorted result is the same whatever the input order.
+        if order.len() != n_dynamic || !order.iter().all(|&b| b < load.len() && dynamic(b)) {
+            order.clear();
+            order.extend((0..load.len()).filter(|&b| dynamic(b)));
         }
         // Highest first; ties by index (deterministic, allocation-free sort).
         order.sort_unstable_by(|&a, &b| height(b).total_cmp(&height(a)).then(a.cmp(&b)));

@@ -941,6 +941,12 @@ fn implicit_friction(
     // hold a body up together cannot carry (`contact::support::NormalSplit`).
     let split_on = !p.friction.implicit && p.friction.linear;
     implicit.split.clear(if split_on { nm } else { 0 });
+    // Each carrying pair's weight share, computed once for the split and for
+    // its friction (`pair_friction`): the same call on the same inputs.
+    implicit.pair_weights.clear();
+    implicit
+        .pair_weights
+        .resize(if split_on { nm } else { 0 }, None);
     // The sticking pairs open at this solve, on the default path (linear
     // anchors) with `late_pairs` (`late_friction`).
     let late_on = split_on && p.friction.late_pairs;
@@ -964,6 +970,9 @@ fn implicit_friction(
             let m = &set.manifolds[mi];
             let (ba, bb) = (cx.model.geoms[m.geom_a].body, cx.model.geoms[m.geom_b].body);
             let w = support.pair_weight(cx.model, state, dynamic, ba, bb);
+            if let Some(slot) = implicit.pair_weights.get_mut(mi) {
+                *slot = Some(w);
+            }
             implicit.split.push(mi, (ba, bb), m.normal, w, up);
         }
         implicit.split.solve();
@@ -1114,7 +1123,10 @@ fn pair_friction(
     // The weight the contact carries: the sticking cone is taken on
     // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
     // Hunt–Crossley.
-    let w = support.pair_weight(cx.model, state, dynamic, ba, bb);
+    let w = match implicit.pair_weights.get(mi).copied().flatten() {
+        Some(w) => w,
+        None => support.pair_weight(cx.model, state, dynamic, ba, bb),
+    };
     ctx.weight = implicit.split.weight(mi, ctx.normal, w);
     let cen = if mat.mu > 0.0 {
         friction::centroid(&ctx, pf)

@@ -225,6 +225,10 @@ pub struct ImplicitContact {
     /// The tangential loads of contacts that hold a body up together
     /// (`contact::support::NormalSplit`, with `linear`).
     pub split: crate::contact::support::NormalSplit,
+    /// Per manifold of the step: the pair's weight share
+    /// (`SupportLoads::pair_weight`) where `penalty::implicit_friction`'s split
+    /// computed it (`None` elsewhere), read again by its friction.
+    pub pair_weights: Vec<Option<Vec3>>,
     /// The step's sticking pairs (anchor set) with no force-carrying point at the
     /// first normal solve, on the default path: (manifold, first row, end row)
     /// (`penalty::late_friction`), and how many of them the later solve closed
@@ -275,6 +279,12 @@ pub struct ImplicitContact {
     single_linv: Vec<M6>,
     single_saved: Vec<bool>,
     single_factored: bool,
+    /// The row count of the last solve's setup (participating bodies, world
+    /// inertias, start rates J v, [`Self::single_pattern`]) and the pattern's
+    /// result once computed: a warm solve on as many rows reuses them (`None`:
+    /// no setup yet, or the pattern not computed since).
+    setup_rows: Option<usize>,
+    setup_single: Option<bool>,
     /// CG iterations of the solves since the caller last reset it (all active-set
     /// passes).
     pub iterations: usize,
@@ -294,6 +304,34 @@ fn dot6(a: &[Six], b: &[Six]) -> f64 {
         .sum()
 }
 
+/// L⁻¹ of the lower triangle of `l` (its strict upper part is not read), by
+/// forward substitution on each column of the identity: the operations of
+/// nalgebra's `l.solve_lower_triangular(&M6::identity())`, in its order —
+/// per column, x_i = b_i / L_ii, then b_j ← (−x_i) L_ji + b_j for j > i (its
+/// `axpy` with β = 1, and 1·b_j = b_j exactly) — so the same bits, without the
+/// generic path's copies of the factor and of the identity. `None` if a
+/// diagonal entry is zero (as nalgebra).
+// The update is written as nalgebra's `axpy` computes it, a x + y.
+#[allow(clippy::assign_op_pattern)]
+#[inline]
+fn lower_inverse(l: &M6) -> Option<M6> {
+    let mut x = M6::identity();
+    for c in 0..6 {
+        for i in 0..6 {
+            let diag = l[(i, i)];
+            if diag == 0.0 {
+                return None;
+            }
+            let coeff = x[(i, c)] / diag;
+            x[(i, c)] = coeff;
+            for j in i + 1..6 {
+                x[(j, c)] = -coeff * l[(j, i)] + x[(j, c)];
+            }
+        }
+    }
+    Some(x)
+}
+
 // Loops over body indices read several parallel per-body arrays at once.
 #[allow(clippy::needless_range_loop)]
 impl ImplicitContact {
@@ -303,6 +341,7 @@ impl ImplicitContact {
             sticks: Vec::new(),
             linear: Default::default(),
             split: Default::default(),
+            pair_weights: Vec::new(),
             late: Vec::new(),
             late_pairs: 0,
             solver: LinearSolver::Direct,
@@ -330,6 +369,8 @@ impl ImplicitContact {
             single_linv: vec![M6::zeros(); nbody],
             single_saved: Vec::new(),
             single_factored: false,
+            setup_rows: None,
+            setup_single: None,
             iterations: 0,
         }
     }
@@ -379,19 +420,26 @@ impl ImplicitContact {
             return;
         }
         let nb = state.len();
-        self.part.iter_mut().for_each(|p| *p = false);
-        for row in &self.rows {
-            for b in [row.a, row.b] {
-                if bodies[b].inv_mass > 0.0 && !model.bodies[b].is_link() {
-                    self.part[b] = true;
+        // A warm solve has the rows and state of the last solve of this step (the
+        // caller's contract): the participating bodies, their world inertias, the
+        // rows' start rates J v and the one-body pattern are those it computed,
+        // from the same inputs — kept unless rows were added since.
+        let setup = !(warm && self.setup_rows == Some(self.rows.len()));
+        if setup {
+            self.part.iter_mut().for_each(|p| *p = false);
+            for row in &self.rows {
+                for b in [row.a, row.b] {
+                    if bodies[b].inv_mass > 0.0 && !model.bodies[b].is_link() {
+                        self.part[b] = true;
+                    }
                 }
             }
-        }
-        for b in 0..nb {
-            if self.part[b] {
-                let rm = state[b].q.to_rotation_matrix();
-                let rm = rm.matrix();
-                self.inertia_w[b] = rm * model.bodies[b].inertia * rm.transpose();
+            for b in 0..nb {
+                if self.part[b] {
+                    let rm = state[b].q.to_rotation_matrix();
+                    let rm = rm.matrix();
+                    self.inertia_w[b] = rm * model.bodies[b].inertia * rm.transpose();
+                }
             }
         }
         // Velocities at the start (x) and after the explicit update (r, scratch).
@@ -409,7 +457,9 @@ impl ImplicitContact {
             let n = row.n;
             let rate = |u: &Six, b: usize, p: &Vec3| n.dot(&point_rate(u, &state[b].x, p));
             let (a, b) = (row.a, row.b);
-            row.s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
+            if setup {
+                row.s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
+            }
             row.s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
             // A gap point starts active only if its end-of-step force at the
             // explicit velocities pushes (penetrating points all start active);
@@ -420,10 +470,21 @@ impl ImplicitContact {
         }
         // Every island one body (a box on the floor): each body's 6×6 system on
         // its own, the same arithmetic as the block factorization's.
-        let single = self.solver == LinearSolver::Direct
+        if setup {
+            self.setup_single = None;
+        }
+        self.setup_rows = Some(self.rows.len());
+        let pattern = self.solver == LinearSolver::Direct
             && self.sticks.is_empty()
-            && self.single_pattern(nb)
-            && self.solve_single(state, bodies, h, warm);
+            && match self.setup_single {
+                Some(p) => p,
+                None => {
+                    let p = self.single_pattern(nb);
+                    self.setup_single = Some(p);
+                    p
+                }
+            };
+        let single = pattern && self.solve_single(state, bodies, h, warm);
         if single {
             self.finish(state, h, k);
             return;
@@ -675,7 +736,7 @@ impl ImplicitContact {
             }
         }
         let ch = a.cholesky()?;
-        ch.l().solve_lower_triangular(&M6::identity())
+        lower_inverse(ch.l_dirty())
     }
 
     /// out += body `b`'s part of J_iᵀ λ ([`Self::jt`] for the one participating
