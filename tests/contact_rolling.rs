@@ -100,6 +100,16 @@ fn rolling_capsule_keeps_its_speed() {
 /// the rate point, `penalty::rate_point`; the explicit force, Hunt–Crossley and the
 /// LCP rows do not, and every method applies the force at the ring point). The
 /// cylinder and the capsule pass: their points lie on the contact line below the axis.
+///
+/// Tried (session 21, not kept): every ring point placed at the deepest point, its own
+/// depth kept (`sphere_cap`). The ball then keeps its speed under all three methods
+/// (|Δv|/v₀ = 5.0e-6, 3.3e-6, 2.5e-13), but the tetrahedron of spheres
+/// (`contact_torture_piles::sphere_tetrahedron_rests`) ends at max |v| 1.58e-3 m/s over
+/// its bound (the bottom-point selection keeps one point of a collapsed cap, so the
+/// sphere pairs' normal force changes too), and `collision_narrowphase`'s analytic-depth
+/// test (a point's depth is its distance below the plane) no longer holds. The mechanism
+/// wanted: each point's force acting through the centre (rate and lever at the centre
+/// line, friction's slip at the contact), with the cap's points kept for the depth.
 #[test]
 #[ignore = "open: the sphere cap's ring points brake rolling under every method (see the doc comment)"]
 fn rolling_ball_keeps_its_speed() {

@@ -951,20 +951,7 @@ impl PrimalSolver {
         order: &[u32],
         res: &mut PrimalResults,
     ) -> bool {
-        res.slide.clear();
-        for &i in order {
-            let iu = i as usize;
-            let s = match res.tangent[iu] {
-                Tangent::Edge(..) => true,
-                Tangent::Fixed => res.radius[iu] > 0.0,
-                Tangent::Stick => false,
-            };
-            res.in_slide[iu] = s;
-            if s {
-                res.slide.push(i);
-            }
-        }
-        let mut k = res.slide.len();
+        let mut k = sliding_set(order, res);
         if k > RADIUS_NEWTON_MAX {
             for &i in order {
                 res.in_slide[i as usize] = false;
@@ -973,26 +960,7 @@ impl PrimalSolver {
         }
         let nb = res.bodies.len();
         if k > 0 {
-            res.dxs.clear();
-            res.dxs.resize(k * nb, V6::zeros());
-            for (a, &l) in res.slide.iter().enumerate() {
-                let l = l as usize;
-                let b = slide_direction(
-                    &res.zs[l],
-                    &res.e[l],
-                    res.radius[l],
-                    res.tangent[l],
-                    problem.table.half.0,
-                );
-                let col = &mut res.dxs[a * nb..(a + 1) * nb];
-                for s in 0..2 {
-                    let body = rows.body[l][s];
-                    if body != NO_BODY {
-                        col[res.local[body as usize] as usize] += jt_times(&rows.jac[l][s], &b);
-                    }
-                }
-                res.chol.solve(col);
-            }
+            slide_columns(problem, rows, res);
             res.kmat.clear();
             res.kmat.resize(k * k, 0.0);
             res.krhs.clear();
@@ -1078,20 +1046,7 @@ impl PrimalSolver {
         factor_ok: bool,
         res: &mut PrimalResults,
     ) -> Option<bool> {
-        res.slide.clear();
-        for &i in order {
-            let iu = i as usize;
-            let s = match res.tangent[iu] {
-                Tangent::Edge(..) => true,
-                Tangent::Fixed => res.radius[iu] > 0.0,
-                Tangent::Stick => false,
-            };
-            res.in_slide[iu] = s;
-            if s {
-                res.slide.push(i);
-            }
-        }
-        let k = res.slide.len();
+        let k = sliding_set(order, res);
         if k == 0 || k > RADIUS_NEWTON_MAX {
             for &i in order {
                 res.in_slide[i as usize] = false;
@@ -1102,26 +1057,7 @@ impl PrimalSolver {
             return None;
         }
         let nb = res.bodies.len();
-        res.dxs.clear();
-        res.dxs.resize(k * nb, V6::zeros());
-        for (a, &l) in res.slide.iter().enumerate() {
-            let l = l as usize;
-            let b = slide_direction(
-                &res.zs[l],
-                &res.e[l],
-                res.radius[l],
-                res.tangent[l],
-                problem.table.half.0,
-            );
-            let col = &mut res.dxs[a * nb..(a + 1) * nb];
-            for s in 0..2 {
-                let body = rows.body[l][s];
-                if body != NO_BODY {
-                    col[res.local[body as usize] as usize] += jt_times(&rows.jac[l][s], &b);
-                }
-            }
-            res.chol.solve(col);
-        }
+        slide_columns(problem, rows, res);
         res.kmat.clear();
         res.kmat.resize(k * k, 0.0);
         res.krhs.clear();
@@ -1134,14 +1070,7 @@ impl PrimalSolver {
             }
             let c = problem.mu[i] / res.e[i][0];
             for col in 0..k {
-                let mut gn = 0.0;
-                for s in 0..2 {
-                    let body = rows.body[i][s];
-                    if body != NO_BODY {
-                        let dx = &res.dxs[col * nb + res.local[body as usize] as usize];
-                        gn += (0..6).map(|c| rows.jac[i][s][c] * dx[c]).sum::<f64>();
-                    }
-                }
+                let gn = normal_of(rows, &res.local, i, &res.dxs, col * nb);
                 // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
                 res.kmat[a * k + col] += c * gn;
             }
@@ -1558,6 +1487,52 @@ fn normal_of(rows: &BodyRows, local: &[u32], i: usize, v: &[V6], off: usize) -> 
         }
     }
     out
+}
+
+/// The sliding points S of the current pieces (on an edge, or at a vertex with a
+/// positive radius) into `res.slide` and `res.in_slide`; |S|.
+fn sliding_set(order: &[u32], res: &mut PrimalResults) -> usize {
+    res.slide.clear();
+    for &i in order {
+        let iu = i as usize;
+        let s = match res.tangent[iu] {
+            Tangent::Edge(..) => true,
+            Tangent::Fixed => res.radius[iu] > 0.0,
+            Tangent::Stick => false,
+        };
+        res.in_slide[iu] = s;
+        if s {
+            res.slide.push(i);
+        }
+    }
+    res.slide.len()
+}
+
+/// `∂x/∂r_l = H⁻¹ G_lᵀ b_l` for every sliding point l of `res.slide` (`b_l` its
+/// piece's direction, [`slide_direction`]), column l of `res.dxs` (one back-solve
+/// each through the current factor of H).
+fn slide_columns(problem: &ContactProblem, rows: &BodyRows, res: &mut PrimalResults) {
+    let (k, nb) = (res.slide.len(), res.bodies.len());
+    res.dxs.clear();
+    res.dxs.resize(k * nb, V6::zeros());
+    for (a, &l) in res.slide.iter().enumerate() {
+        let l = l as usize;
+        let b = slide_direction(
+            &res.zs[l],
+            &res.e[l],
+            res.radius[l],
+            res.tangent[l],
+            problem.table.half.0,
+        );
+        let col = &mut res.dxs[a * nb..(a + 1) * nb];
+        for s in 0..2 {
+            let body = rows.body[l][s];
+            if body != NO_BODY {
+                col[res.local[body as usize] as usize] += jt_times(&rows.jac[l][s], &b);
+            }
+        }
+        res.chol.solve(col);
+    }
 }
 
 /// `max_i |μ_i p_n(i) − r_i|` over the island at the current impulses.
