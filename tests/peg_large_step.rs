@@ -16,10 +16,28 @@ use rtphys::{Data, Pipeline};
 /// quarantine; the bodies do not overlap beyond 1e-9 L³ (the criterion).
 #[test]
 fn peg_two_bodies_at_large_step_bounded_and_solved() {
+    two_bodies_at_large_step(1);
+}
+
+/// The same run and criteria with `[lcp] peg_passes = 2` (a step's pivots within
+/// one attempt's limit 10 n + 100: the passes' pivots add up). Measured: 3.2e-11
+/// L³, one predicted pass discarded (peg13).
+#[test]
+fn predicted_pass_keeps_the_large_step_bounded_and_solved() {
+    two_bodies_at_large_step(2);
+}
+
+/// The run at `passes` predicted passes per step, asserting the criteria above.
+fn two_bodies_at_large_step(passes: usize) {
     let h = 5e-2;
     let scene = pour_scene(1, PourMethod::Peg, h);
     let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour", ".".as_ref())
         .expect("generated scene loads");
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.peg_passes = passes;
+    }
+    let model = model.with_options(opt);
     let mut data = Data::new(&model);
     let mut driver = PourDriver::new(&model, &scene, &mut data).expect("bodies found");
     let mut pl = Pipeline::new(&model);
@@ -40,6 +58,10 @@ fn peg_two_bodies_at_large_step_bounded_and_solved() {
         assert_eq!(s.solver_failures, 0, "step {i}: Lemke failed");
         max_ov = max_ov.max(m.volume(&model, &data) / (L * L * L));
     }
+    println!(
+        "passes {passes}: largest LCP {max_n}, overlap {max_ov:.3e} L³, discarded passes {}",
+        data.stats.peg_discarded_passes
+    );
     assert_eq!(data.stats.solver_fallbacks, 0);
     assert_eq!(data.stats.quarantined, 0);
     // The two bodies met (the case is exercised).

@@ -515,27 +515,28 @@ mod tests {
         v
     }
 
+    /// A cube of half-width in [0.05, `half`) centred uniformly in [−`span`, `span`]³
+    /// (the centre's three draws, then the half-width's).
+    fn random_box(rng: &mut SplitMix64, span: f64, half: f64) -> Aabb {
+        let c = Vec3::new(
+            rng.uniform(-span, span),
+            rng.uniform(-span, span),
+            rng.uniform(-span, span),
+        );
+        let h = Vec3::repeat(rng.uniform(0.05, half));
+        Aabb {
+            min: c - h,
+            max: c + h,
+        }
+    }
+
     #[test]
     fn sweep_matches_brute_force() {
         let mut rng = SplitMix64::new(7);
         let mut bp = BroadPhase::new();
         let mut out = Vec::new();
         for round in 0..5 {
-            let aabbs: Vec<Aabb> = (0..300)
-                .map(|_| {
-                    let c = Vec3::new(
-                        rng.uniform(-5.0, 5.0),
-                        rng.uniform(-5.0, 5.0),
-                        rng.uniform(-5.0, 5.0),
-                    );
-                    let h = Vec3::repeat(rng.uniform(0.05, 0.6));
-                    Aabb {
-                        min: c - h,
-                        max: c + h,
-                    }
-                })
-                .collect();
-            let mut aabbs = aabbs;
+            let mut aabbs: Vec<Aabb> = (0..300).map(|_| random_box(&mut rng, 5.0, 0.6)).collect();
             // A plane (unbounded), a wall larger than any cell, and tiny boxes.
             aabbs[0] = Aabb {
                 min: Vec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY),
@@ -562,9 +563,6 @@ mod tests {
         }
     }
 
-    /// The fixed grid plus the moving query give exactly the pairs of a full
-    /// `find_pairs` (against brute force), also after the moving boxes moved
-    /// and grew past a cell.
     /// `find_pairs` keeps its sorted entries while every box stays in its cells:
     /// repeated calls on boxes nudged within their cells, on boxes moved across
     /// cells, with a different `wanted`, and after `find_moving_pairs` (which
@@ -574,20 +572,7 @@ mod tests {
         let mut rng = SplitMix64::new(11);
         let mut bp = BroadPhase::with_capacity(200);
         let mut out = Vec::new();
-        let mut aabbs: Vec<Aabb> = (0..200)
-            .map(|_| {
-                let c = Vec3::new(
-                    rng.uniform(-2.0, 2.0),
-                    rng.uniform(-2.0, 2.0),
-                    rng.uniform(-2.0, 2.0),
-                );
-                let h = Vec3::repeat(rng.uniform(0.05, 0.3));
-                Aabb {
-                    min: c - h,
-                    max: c + h,
-                }
-            })
-            .collect();
+        let mut aabbs: Vec<Aabb> = (0..200).map(|_| random_box(&mut rng, 2.0, 0.3)).collect();
         aabbs[0] = Aabb {
             min: Vec3::repeat(f64::NEG_INFINITY),
             max: Vec3::new(f64::INFINITY, f64::INFINITY, -1.0),
@@ -632,6 +617,9 @@ mod tests {
         }
     }
 
+    /// The fixed grid plus the moving query give exactly the pairs of a full
+    /// `find_pairs` (against brute force), also after the moving boxes moved
+    /// and grew past a cell.
     #[test]
     fn fixed_and_moving_pairs_match_brute_force() {
         let mut rng = SplitMix64::new(23);
@@ -639,20 +627,8 @@ mod tests {
         let (mut fixed_pairs, mut moving_pairs, mut all) = (Vec::new(), Vec::new(), Vec::new());
         let wanted = |a: usize, b: usize| !(a * 3 + b).is_multiple_of(11);
         let brute = |aabbs: &[Aabb]| brute_pairs(aabbs, wanted);
-        let random_box = |rng: &mut SplitMix64| {
-            let c = Vec3::new(
-                rng.uniform(-3.0, 3.0),
-                rng.uniform(-3.0, 3.0),
-                rng.uniform(-3.0, 3.0),
-            );
-            let h = Vec3::repeat(rng.uniform(0.05, 0.4));
-            Aabb {
-                min: c - h,
-                max: c + h,
-            }
-        };
         for round in 0..4 {
-            let mut aabbs: Vec<Aabb> = (0..300).map(|_| random_box(&mut rng)).collect();
+            let mut aabbs: Vec<Aabb> = (0..300).map(|_| random_box(&mut rng, 3.0, 0.4)).collect();
             // A floor (unbounded) and a wall larger than a cell, fixed; a moving
             // large box.
             aabbs[0] = Aabb {
@@ -671,7 +647,7 @@ mod tests {
             for step in 0..3 {
                 if step > 0 {
                     for &g in &moving {
-                        aabbs[g as usize] = random_box(&mut rng);
+                        aabbs[g as usize] = random_box(&mut rng, 3.0, 0.4);
                     }
                     aabbs[2] = Aabb {
                         min: Vec3::new(-2.0, -2.0, -1.0),

@@ -30,7 +30,7 @@
 //! [hunt_crossley.friction]         # same keys as [penalty.friction]
 //!
 //! [lcp]                            # optional; read when method = "lcp" or "peg" (003 + 001)
-//! solver = "lemke"                 # "lemke" | "pgs" | "newton" (peg: "lemke" only)
+//! solver = "lemke"                 # "lemke" | "pgs" | "newton" | "primal" (peg: "lemke" only)
 //! friction_directions = 4          # k ≥ 4 directions of the polyhedral cone
 //! stabilization = "full"           # "off" | "full" | β in [0, 1] (× ψ/h)
 //! scheme = "stewart_trinkle"       # "stewart_trinkle" (003 eq. 7) | "anitescu_hart" (001)

@@ -40,7 +40,7 @@ pub struct BenchArgs {
     /// Override every scene's method: penalty | penalty_deepest | hunt_crossley | lcp | peg | ipc.
     #[arg(long)]
     pub method: Option<MethodName>,
-    /// LCP scenes: the solver, lemke | pgs | newton (default: the scene's).
+    /// LCP scenes: the solver, lemke | pgs | newton | primal (default: the scene's).
     #[arg(long)]
     pub lcp_solver: Option<String>,
     /// LCP scenes with PGS: residual tolerance (default: the scene's, 1e-9).
