@@ -97,27 +97,26 @@ impl Gain {
 
 /// Parameters of the penalty contact of 000 (PID normal force, friction, impulses).
 ///
-/// **The default gains are soft on purpose** (kp, kv, ki = 100, 50, 2 per kg of the
-/// pair's gain mass: a 1 m cube rests ≈ g/kp ≈ 0.1 m deep, the frictionless five-cube
-/// drop of `tests/contact_torture_impacts.rs` rests 8.2e-2 m deep): they are the
-/// gains every path can integrate — RK4 (explicit, 000's experiments) and robot
-/// links, where the clamps below bound ω h, as well as the linearly implicit force
-/// of semi-implicit Euler. Under semi-implicit Euler the normal force is stable at
-/// any gain, and a scene that wants hard contact sets stiffer gains
-/// (`box_on_plane.toml`: 1e5, 500, 5e3 per kg, rest 0.065 mm). Every shipped penalty
-/// scene sets its `[penalty]` table; the defaults reach scenes of other methods run
-/// with `--method penalty` (golden lines) and user scenes without the table.
-/// Making them stiffer was considered and not done in the `imp` change (it moves
-/// every such scene and the RK4 paths, where stiff defaults are clamped):
-/// docs/EXPERIMENTS.md "Penalty impacts in the closing step".
+/// **The default gains are the shipped scenes' hard contact** (kp, kv, ki = 2e4, 300,
+/// 1e3 per kg of the pair's gain mass, what `default.toml`, `stack5.toml`, the robots
+/// and `shapes.toml` set): a body resting on the ground sinks
+/// g/(kp + ki/(1 − λ)) = 9.81/3e4 ≈ 0.33 mm at λ = 0.9, and the damping ratio of one
+/// body on the ground is kv/(2√kp) ≈ 1.06. Under semi-implicit Euler the normal force
+/// is linearly implicit and stable at any gain; on the explicit paths (RK4, robot
+/// links) `damping_limit` and `stiffness_limit` below bound h·kv/m_r and h²·kp/m_r,
+/// so a light body on a heavy one is clamped rather than diverging. 000's §III-C
+/// gains (100, 50, 2 per kg) were the defaults until session 22: a scene written
+/// without a `[penalty]` table then rested ≈ g/kp ≈ 0.1 m deep (a 0.2 m box sank
+/// 8 cm, a 0.06 m ball fell through the plane in 2 s). The paper's experiments set
+/// their own gains (`tests/paper_000.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PenaltyParams {
     pub points: PenaltyPoints,
-    /// Proportional gain kp, N/m (default 100 (m1+m2)).
+    /// Proportional gain kp, N/m (default 2e4 (m1+m2)).
     pub kp: Gain,
-    /// Derivative gain kv, N·s/m (default 50 (m1+m2)).
+    /// Derivative gain kv, N·s/m (default 300 (m1+m2)).
     pub kv: Gain,
-    /// Integral gain ki, N/m per step-sum of depth (default 2 (m1+m2)).
+    /// Integral gain ki, N/m per step-sum of depth (default 1e3 (m1+m2)).
     pub ki: Gain,
     /// Forgetting factor λ of the integral term, eq. (2); 0.8–0.9 per the paper.
     pub forgetting: f64,
@@ -198,9 +197,9 @@ impl Default for PenaltyParams {
     fn default() -> Self {
         PenaltyParams {
             points: PenaltyPoints::Multi,
-            kp: Gain::PerMass(100.0),
-            kv: Gain::PerMass(50.0),
-            ki: Gain::PerMass(2.0),
+            kp: Gain::PerMass(2.0e4),
+            kv: Gain::PerMass(300.0),
+            ki: Gain::PerMass(1.0e3),
             forgetting: 0.9,
             damping_limit: 0.5,
             stiffness_limit: 0.5,

@@ -10,8 +10,8 @@
 //! sleep = { enabled = false, rest_time = 0.5, v_rest = 2e-3, w_rest = 2e-2 }
 //!                                  # sleeping islands (s, m/s, rad/s); ipc never sleeps
 //!
-//! [penalty]                        # optional; defaults are 000's
-//! kp_per_mass = 100.0              # or kp = 5000.0 (N/m)
+//! [penalty]                        # optional; defaults kp, kv, ki = 2e4, 300, 1e3 per kg
+//! kp_per_mass = 20000.0            # or kp = 5000.0 (N/m)
 //! [penalty.friction]               # optional; the sticking anchor (k_stick, b_stick, …)
 //! implicit = false                 # two sticking rows in the implicit normal solve
 //! linear = true                    # default: anchors linearly implicit, solved together
