@@ -398,12 +398,14 @@ impl PrimalResults {
             edges: Vec::with_capacity(2 * points),
             point_edge: Vec::with_capacity(points),
             chol: BlockCholesky::with_capacity(bodies),
-            slide: Vec::with_capacity(RADIUS_NEWTON_MAX.min(points)),
+            slide: Vec::with_capacity(points),
             in_slide: Vec::with_capacity(points),
             fact_pieces: Vec::with_capacity(points),
             dxs: Vec::with_capacity(RADIUS_NEWTON_MAX.min(points) * bodies),
             kmat: Vec::with_capacity(RADIUS_NEWTON_MAX * RADIUS_NEWTON_MAX),
             krhs: Vec::with_capacity(RADIUS_NEWTON_MAX),
+            hist_g: Vec::with_capacity(3 * ANDERSON_MAX * points),
+            hist_f: Vec::with_capacity(3 * ANDERSON_MAX * points),
             ..Default::default()
         }
     }

@@ -104,9 +104,17 @@ pub struct ConsistentWorkspace {
 }
 
 impl ConsistentWorkspace {
-    pub(super) fn with_capacity(dofs: usize) -> Self {
+    /// `dofs` the largest island projected, `nb` the bodies, `nv` every block's
+    /// DoFs together: the per-block lists are full from the first step (an island
+    /// larger than any before must not grow them mid-run).
+    pub(super) fn with_capacity(dofs: usize, nb: usize, nv: usize) -> Self {
         let nbk = dofs.div_ceil(B);
         ConsistentWorkspace {
+            local: Vec::with_capacity(nb),
+            island_blocks: Vec::with_capacity(nb),
+            moves: Vec::with_capacity(nv),
+            moves_start: Vec::with_capacity(nb),
+            all_move: Vec::with_capacity(nb),
             a: Vec::with_capacity(dofs * dofs),
             b: Vec::with_capacity(dofs),
             dropped: Vec::with_capacity(dofs),

@@ -95,8 +95,15 @@
 //! side: a box on a plane keeps its 4 corners). (t₁, t₂) is the engine's one
 //! tangent basis, [`crate::math::tangent_basis`] (t₁ = n × the world axis least
 //! aligned with n, t₂ = n × t₁), shared with the collision and penalty code:
-//! deterministic from the normal; on an incline tilted about y, t₁ lies along y and
-//! t₂ along the slope, so the k = 4 pyramid has a direction along the slope.
+//! deterministic from the normal. The standard rows then turn each point's basis
+//! about n so that t₁ opposes the point's free slip G_t ν_f where it exceeds
+//! 1e-6 m/s (`rows::align_friction`): the k-gon's direction d₀ = t₁ lies against
+//! the motion, so a sliding point's friction is μ p_n whatever its direction (a
+//! fixed basis gives μ p_n cos(π/k) between two directions: a box slid at 45° to
+//! t₁ went √2 too far with k = 4, and an incline whose slope lay between two
+//! directions let a box slide at tan θ = 0.45 with μ = 0.5), and a body resting on
+//! an incline has a direction straight up the slope. Warm impulses are stored in
+//! the engine's basis (`warm.rs`). PEG's rows keep the engine's basis.
 //!
 //! # Robots
 //! Each moving robot (not frozen by the quarantine) is one block of ν: its nv
@@ -392,6 +399,8 @@ impl LcpWorkspace {
             stab: Vec::with_capacity(points),
             consistent: consistent::ConsistentWorkspace::with_capacity(
                 (6 * nb).min(consistent::MAX_DOFS),
+                nb,
+                6 * nb + model.robots.iter().map(|r| r.nv()).sum::<usize>(),
             ),
             free_rot: Vec::with_capacity(nb),
             contacts: Vec::with_capacity(points),
@@ -509,6 +518,10 @@ impl Stepper for LcpStepper<'_> {
             rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
             if !model.robots.is_empty() {
                 articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+            }
+            if !peg_method {
+                // Each point's k-gon turned against its free slip (rows.rs).
+                rows::align_friction(ls);
             }
             if peg {
                 // PEG: the potential contacts' rows replace the polytope pairs' (peg.rs).

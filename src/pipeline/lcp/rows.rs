@@ -257,3 +257,64 @@ pub(super) fn sort_by_angle(pts: &[crate::collision::ContactPoint], n: &Vec3, pi
         }
     }
 }
+
+/// Tangential free slip (m/s) below which a point keeps the engine's tangent basis.
+/// Above it the slip has a direction worth aligning with: a placed incline's
+/// h g sin θ is ≥ 1e-6 m/s for θ ≥ 1e-4 rad at h = 1e-3 s; a resting stack's free
+/// slip is round-off (≤ 1e-12).
+pub(super) const SLIP_ALIGN: f64 = 1e-6;
+
+/// Turns each friction point's tangent basis (t₁, t₂) about n so that t₁ opposes
+/// its free slip s = G_t ν_f (module doc of `lcp`, "Contact points and friction
+/// directions"): the first direction d₀ = t₁ of the k-gon then lies exactly against
+/// the motion the step starts from. 003's cone (eq. 8) is the k-gon spanned by
+/// evenly spaced directions; a sliding point's friction μ p_n is exact only along a
+/// direction, so a fixed basis gives μ p_n cos(π/k) between two (0.71 μ p_n at
+/// 45° with k = 4): a box slid diagonally went √2 too far, and on an incline whose
+/// slope lay between two directions it slid at tan θ = 0.45 with μ = 0.5. The rows
+/// G_t and M⁻¹ G_tᵀ turn with the basis (a rotation in the tangent plane: the same
+/// cone, the same W up to that rotation); points slipping slower than
+/// [`SLIP_ALIGN`] and joint-limit rows keep theirs. The warm start stores impulses
+/// in the engine's basis (`warm.rs`).
+pub(super) fn align_friction(ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        contacts,
+        jac,
+        minv_jt,
+        blocks,
+        nu_f,
+        ..
+    } = ls;
+    for c in contacts.iter_mut().filter(|c| !c.limit) {
+        let mut s = [0.0f64; 2];
+        for sd in c.side.iter().filter(|sd| sd.block != NO_BLOCK) {
+            let blk = blocks[sd.block as usize];
+            let nd = blk.ndof;
+            let v = &nu_f[blk.offset..blk.offset + nd];
+            for (a, sa) in s.iter_mut().enumerate() {
+                let row = &jac[sd.jac + (a + 1) * nd..sd.jac + (a + 2) * nd];
+                *sa += row.iter().zip(v).map(|(x, y)| x * y).sum::<f64>();
+            }
+        }
+        let mag = s[0].hypot(s[1]);
+        if !(mag > SLIP_ALIGN) || !mag.is_finite() {
+            continue;
+        }
+        // t₁' = −ŝ = cos φ t₁ + sin φ t₂, t₂' = n × t₁' = −sin φ t₁ + cos φ t₂.
+        let (co, si) = (-s[0] / mag, -s[1] / mag);
+        let (t1, t2) = (c.t1, c.t2);
+        c.t1 = t1 * co + t2 * si;
+        c.t2 = t2 * co - t1 * si;
+        for sd in c.side.iter().filter(|sd| sd.block != NO_BLOCK) {
+            let nd = blocks[sd.block as usize].ndof;
+            for rows in [&mut *jac, &mut *minv_jt] {
+                let (r1, r2) = rows[sd.jac + nd..sd.jac + 3 * nd].split_at_mut(nd);
+                for (x1, x2) in r1.iter_mut().zip(r2.iter_mut()) {
+                    let (a, b) = (*x1, *x2);
+                    *x1 = co * a + si * b;
+                    *x2 = co * b - si * a;
+                }
+            }
+        }
+    }
+}

@@ -2,9 +2,18 @@
 //! impulses of its points in `PairState::lcp_impulse` (so they ride in snapshots);
 //! PGS starts from them, Lemke from their active set.
 
-use super::{LcpWorkspace, NO_PAIR};
+use super::{ContactRow, LcpWorkspace, NO_PAIR};
 use crate::data::PairState;
+use crate::math::tangent_basis;
 use crate::solver::resize_zeroed;
+
+/// (cos φ, sin φ) of the row's t₁ in the engine's basis `tangent_basis(n)`, or
+/// `None` where the row keeps that basis (`rows::align_friction` turned it by φ).
+/// Stored impulses are in the engine's basis, so a kept basis copies them bit for bit.
+fn turned(row: &ContactRow) -> Option<(f64, f64)> {
+    let (t1, t2) = tangent_basis(&row.n);
+    (row.t1 != t1).then(|| (row.t1.dot(&t1), row.t1.dot(&t2)))
+}
 
 /// Last step's impulses of the same pair and slot into `ls.impulse`; false if none.
 pub(super) fn warm_impulses(pairs: &[PairState], ls: &mut LcpWorkspace) -> bool {
@@ -15,7 +24,13 @@ pub(super) fn warm_impulses(pairs: &[PairState], ls: &mut LcpWorkspace) -> bool 
         }
         let pr = &pairs[row.pair];
         if row.slot < pr.lcp_points as usize {
-            let v = pr.lcp_impulse[row.slot];
+            let mut v = pr.lcp_impulse[row.slot];
+            if let Some((co, si)) = turned(row) {
+                // Engine basis → the row's: f₁' = f·t₁', f₂' = f·t₂'.
+                let (f1, f2) = (v[1], v[2]);
+                v[1] = co * f1 + si * f2;
+                v[2] = co * f2 - si * f1;
+            }
             ls.impulse[3 * c..3 * c + 3].copy_from_slice(&v);
             any |= v[0] > 0.0;
         }
@@ -90,6 +105,13 @@ pub(super) fn remember_impulses(pairs: &mut [PairState], set_pair: &[usize], ls:
     {
         let pr = &mut pairs[row.pair];
         pr.lcp_impulse[row.slot].copy_from_slice(&ls.impulse[3 * c..3 * c + 3]);
+        if let Some((co, si)) = turned(row) {
+            // The row's basis → the engine's (the inverse rotation).
+            let v = &mut pr.lcp_impulse[row.slot];
+            let (f1, f2) = (v[1], v[2]);
+            v[1] = co * f1 - si * f2;
+            v[2] = si * f1 + co * f2;
+        }
         pr.lcp_points = pr.lcp_points.max(row.slot as u8 + 1);
     }
     for pr in pairs.iter_mut().filter(|p| !p.touching) {
