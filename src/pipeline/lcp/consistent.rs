@@ -123,7 +123,6 @@ impl ConsistentWorkspace {
             row_list: Vec::with_capacity(nbk * (nbk + 1) / 2),
             col_start: Vec::with_capacity(nbk + 1),
             col_list: Vec::with_capacity(nbk * (nbk + 1) / 2),
-            ..Default::default()
         }
     }
 }

@@ -297,7 +297,7 @@ pub(super) fn align_friction(ls: &mut LcpWorkspace) {
             }
         }
         let mag = s[0].hypot(s[1]);
-        if !(mag > SLIP_ALIGN) || !mag.is_finite() {
+        if !mag.is_finite() || mag <= SLIP_ALIGN {
             continue;
         }
         // t₁' = −ŝ = cos φ t₁ + sin φ t₂, t₂' = n × t₁' = −sin φ t₁ + cos φ t₂.
