@@ -154,8 +154,10 @@ fn vertex_vertex(passes: usize) -> (f64, f64, u64) {
 /// `[lcp] peg_passes = 2`, its criteria unchanged: no step ends more than 1e-9 L³
 /// deep, no energy gain beyond 1 %. With one pass the same run ends 2.79e-9 L³
 /// deep (asserted > 1e-9: the case is exercised) — the top is spun up from rest
-/// to 7 rad/s within the impact step. Measured with 2 passes: 6.8e-12 L³, no gain,
-/// no pass discarded.
+/// to 7 rad/s within the impact step. Measured with 2 passes: 6.8e-12 L³ (peg13);
+/// 8.0e-10 L³ since the work check (peg14: it refuses a first pass that adds
+/// 2.4e-2 J, ≈ 2 % of the body's energy, and that step takes the standard rows),
+/// no gain, no pass discarded.
 #[test]
 fn predicted_pass_closes_the_vertex_vertex_impact() {
     let (one, _, _) = vertex_vertex(1);

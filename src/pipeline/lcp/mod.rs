@@ -506,6 +506,9 @@ impl Stepper for LcpStepper<'_> {
         let mut peg = peg_method;
         let mut ts = None;
         let mut before = (0, 0.0, 0, false);
+        // The step's failure counters before its solve (the work check's fallback
+        // counts the step once).
+        let counted = (stats.solver_failures, stats.solver_fallbacks);
         for pass in 0..p.peg_passes.max(1) {
             if pass > 0 {
                 // The solved pass, kept in case this one fails (peg.rs), and the
@@ -538,6 +541,8 @@ impl Stepper for LcpStepper<'_> {
                 peg::peg_rows(&inp, ls);
                 ls.peg.passes = pass as u32 + 1;
                 if pass > 0 && ls.contacts.len() > peg::PEG_MAX_ROWS {
+                    let end = peg::PassEnd::RowCap;
+                    peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
                     peg::restore_pass(ls, stats);
                     stats.peg_discarded_passes += 1;
                     warm::remember_impulses(pairs, contact_pair, ls);
@@ -581,6 +586,14 @@ impl Stepper for LcpStepper<'_> {
                 // A predicted pass that failed is discarded (peg.rs, "Predicted
                 // reach").
                 // Its pivots count.
+                peg::trace_pass(
+                    model,
+                    (p.peg_passes, pass),
+                    peg::PassEnd::Failed,
+                    h,
+                    ls,
+                    stats,
+                );
                 let it = stats.solver_iterations;
                 peg::restore_pass(ls, stats);
                 stats.peg_discarded_passes += 1;
@@ -597,13 +610,48 @@ impl Stepper for LcpStepper<'_> {
             }
             warm::remember_impulses(pairs, contact_pair, ls);
             velocity_after(ls, false);
+            if peg && peg::work_rejects(model, state, h, ls) {
+                // The pass's impulses add more kinetic energy than pushing out the
+                // rows' overlap can (peg.rs, `work_check`): not a solution to
+                // keep. A predicted pass is discarded; a first pass is a counted
+                // failure and the step takes the standard rows (as the row cap).
+                let end = peg::PassEnd::WorkRejected;
+                peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
+                if pass > 0 {
+                    let it = stats.solver_iterations;
+                    peg::restore_pass(ls, stats);
+                    stats.peg_discarded_passes += 1;
+                    stats.solver_iterations += it;
+                    warm::remember_impulses(pairs, contact_pair, ls);
+                    break;
+                }
+                rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+                if !model.robots.is_empty() {
+                    articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+                }
+                peg = false;
+                delassus::delassus(p, h, ls);
+                consistent::project(ls);
+                (stats.solver_failures, stats.solver_fallbacks) = counted;
+                solve::solve(p, (pairs, lcp_interior), ls, stats);
+                stats.solver_failed = true;
+                stats.solver_failures = stats.solver_failures.max(counted.0 + 1);
+                stats.solver_fallbacks = stats.solver_fallbacks.max(counted.1 + 1);
+                warm::remember_impulses(pairs, contact_pair, ls);
+                velocity_after(ls, false);
+                break;
+            }
             // PEG's predicted reach (peg.rs, "Predicted reach"): a step whose own
             // impulses move a body faster than the reach and rotation lead its
             // rows were built for is built again from the velocities it predicts.
-            if !(peg
+            let next = peg
                 && pass + 1 < p.peg_passes
-                && peg::spun_up(model, &col.candidates, h, p.contact_window, ls))
-            {
+                && peg::spun_up(model, &col.candidates, h, p.contact_window, ls);
+            if peg {
+                let end = peg::PassEnd::Solved { next };
+                peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
+            }
+            if !next {
                 break;
             }
             before = (

@@ -1,0 +1,96 @@
+//! PEG's work check (issue 12, branch `peg14`; `pipeline/lcp/peg.rs`,
+//! `work_rejects`): a PEG pass whose impulses add more kinetic energy than
+//! pushing out its rows' overlap can is not kept — a predicted pass is
+//! discarded, a first pass is a counted failure and the step takes the
+//! standard rows. Before it, the 2D pour at h = 1e-2, seed 2, with two passes
+//! left a polygon at 458 rad/s and 58 m/s at step 100 (a Lemke solution of the
+//! step's LCP: a body wedged between rows whose push-outs no rigid motion
+//! meets), and the 3D pour's seed 2 poly3 at 272 rad/s at step 189 (the general
+//! form's member force), after which both piles jammed (7.1e-2 L², 0.115 L³;
+//! docs/EXPERIMENTS.md, peg14).
+
+use rtphys::experiments::peg_pour::{PourDriver, PourMethod, PourScene};
+
+fn with_passes(model: rtphys::Model, n: usize) -> rtphys::Model {
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.peg_passes = n;
+    }
+    model.with_options(opt)
+}
+
+/// Mechanical energy of the released bodies: kinetic + m g·(−x).
+fn energy(model: &rtphys::Model, data: &rtphys::Data) -> f64 {
+    let g = model.opt.gravity;
+    let t = rtphys::data::kinetic_energy(model, &data.state, &data.frozen);
+    let v: f64 = model
+        .bodies
+        .iter()
+        .zip(&data.state)
+        .zip(&data.frozen)
+        .filter(|((b, _), &f)| !f && b.mass.is_finite() && b.mass > 0.0)
+        .map(|((b, s), _)| -b.mass * g.dot(&s.x))
+        .sum();
+    t + v
+}
+
+/// Runs `steps` steps of the pour at `passes` passes; returns the largest
+/// energy gain of one step (J), the largest |ω| (rad/s) at the end of a step,
+/// the step's counted failures and the mass of the heaviest body.
+fn run(scene: &PourScene, passes: usize, steps: usize, h: f64) -> (f64, f64, u64, f64) {
+    let model =
+        rtphys::model::scene::load_scene_str(&scene.toml, "<peg-pour>", std::path::Path::new("."))
+            .expect("scene");
+    let model = with_passes(model, passes);
+    let mut data = rtphys::Data::new(&model);
+    let mut driver = PourDriver::new(&model, scene, &mut data).expect("driver");
+    let mut pl = rtphys::Pipeline::new(&model);
+    let (mut gain, mut wmax) = (0.0f64, 0.0f64);
+    for _ in 0..steps {
+        driver.before_step(&mut data, h);
+        let e0 = energy(&model, &data);
+        pl.step(&model, &mut data);
+        gain = gain.max(energy(&model, &data) - e0);
+        wmax = data.state.iter().map(|s| s.w.norm()).fold(wmax, f64::max);
+    }
+    let mass = model
+        .bodies
+        .iter()
+        .map(|b| b.mass)
+        .filter(|m| m.is_finite())
+        .fold(0.0, f64::max);
+    (gain, wmax, data.stats.solver_failures, mass)
+}
+
+/// The 2D pour (seed 2, h = 1e-2, 2 passes) through step 100 and the 3D pour
+/// (seed 2, h = 1e-2, 2 passes) through step 190: no step adds more than
+/// 0.1 m g L of mechanical energy (L the pour's body size: a body lifted by a
+/// tenth of its size in one step; the steps that ejected bodies added
+/// 4.3e3 J and 30 J), and no body spins above 100 rad/s (a body of size L at
+/// 100 rad/s moves its far points at 100 L/2 ≈ 5–15 m/s, beyond the
+/// √(2 g H) ≤ 3.2 m/s of the pour's drop; 458 and 272 rad/s before); each run
+/// reaches the check (a counted failure).
+#[test]
+fn work_check_keeps_the_pours_wedged_bodies_in() {
+    let h = 1e-2;
+    {
+        use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
+        let (gain, wmax, failures, m) = run(&pour_scene_2d(2, PourMethod::Peg, h), 2, 100, h);
+        println!(
+            "2D: largest gain {gain:.3e} J, max |ω| {wmax:.2} rad/s, failures {failures}, m {m:.3}"
+        );
+        assert!(failures >= 1, "the check was not reached");
+        assert!(gain <= 0.1 * m * 9.81 * L, "energy gain {gain:.3e} J");
+        assert!(wmax <= 100.0, "max |ω| {wmax:.2} rad/s");
+    }
+    {
+        use rtphys::experiments::peg_pour::{pour_scene, L};
+        let (gain, wmax, failures, m) = run(&pour_scene(2, PourMethod::Peg, h), 2, 190, h);
+        println!(
+            "3D: largest gain {gain:.3e} J, max |ω| {wmax:.2} rad/s, failures {failures}, m {m:.3}"
+        );
+        assert!(failures >= 1, "the check was not reached");
+        assert!(gain <= 0.1 * m * 9.81 * L, "energy gain {gain:.3e} J");
+        assert!(wmax <= 100.0, "max |ω| {wmax:.2} rad/s");
+    }
+}
