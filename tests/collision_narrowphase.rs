@@ -248,6 +248,149 @@ fn sphere_plane_and_sphere_sphere_depths_are_analytic() {
     assert!(collide(&s, &at(dir * 0.8), &s2, &Pose::identity()).is_none());
 }
 
+/// Every point of a round cap acts on the line through the cap's centre along the
+/// normal (`ContactPoint::lever`): a sphere against a plane, a box's face, edge and
+/// vertex, a sphere, a capsule and a cylinder's rim, in both argument orders, and a
+/// steep capsule's end cap on a plane; the lever is the cap's deepest point c − r n
+/// (the rigid ball's contact; of two spheres, the cap's owner's, on the line of
+/// centres). Points of flat features, and a lying capsule's bottom
+/// line (already below its axis), act where they are. Tolerance 1e-12 m: the
+/// points are built from c and n by a few products of numbers ≤ 2 (round-off
+/// ~1e-15); a ring point off the line by its offset would be ≥ 1e-3 m off here.
+#[test]
+fn round_caps_act_on_the_line_through_their_centre() {
+    let ball = Shape::sphere(0.5).unwrap();
+    let cube = cuboid(1.0, 1.0, 1.0);
+    let c_face = Vec3::new(0.2, -0.3, 1.4);
+    let c_edge = Vec3::new(1.0 + 0.3, 0.1, 1.0 + 0.3);
+    let c_vertex = Vec3::new(1.25, 1.25, 1.25);
+    let cases: Vec<(&str, Shape, Pose, Vec3)> = vec![
+        (
+            "plane",
+            Shape::plane(),
+            Pose::identity(),
+            Vec3::new(1.0, 2.0, 0.42),
+        ),
+        ("box face", cube.clone(), Pose::identity(), c_face),
+        ("box edge", cube.clone(), Pose::identity(), c_edge),
+        ("box vertex", cube.clone(), Pose::identity(), c_vertex),
+        (
+            "sphere",
+            Shape::sphere(0.3).unwrap(),
+            Pose::identity(),
+            Vec3::new(1.0, 2.0, 2.0) / 3.0 * 0.7,
+        ),
+        (
+            "capsule side",
+            Shape::capsule(0.2, 0.5).unwrap(),
+            pose(
+                Vec3::zeros(),
+                Quat::from_axis_angle(&Vec3::x_axis(), FRAC_PI_2),
+            ),
+            Vec3::new(0.0, 0.2, 0.6),
+        ),
+        (
+            "cylinder rim",
+            Shape::cylinder(0.4, 0.3).unwrap(),
+            Pose::identity(),
+            Vec3::new(0.6, 0.0, 0.6),
+        ),
+    ];
+    for (name, other, x_other, c) in cases {
+        for swap in [false, true] {
+            let (m, pts) = if swap {
+                collide(&other, &x_other, &ball, &at(c))
+            } else {
+                collide(&ball, &at(c), &other, &x_other)
+            }
+            .unwrap_or_else(|| panic!("{name}: no contact"));
+            // The normal from the other body toward the ball.
+            let n = if swap { -m.normal } else { m.normal };
+            // (At a vertex the ring lies outside the box: the deepest point alone.)
+            assert!(
+                pts.len() > 1 || name == "box vertex",
+                "{name}: the cap's points {pts:?}"
+            );
+            // On the line through c along n; at the ball's c − r n, except when
+            // the other sphere carries the cap (sphere–sphere swapped: its own
+            // deepest point, on the same line of centres).
+            let p0 = c - n * 0.5;
+            for p in &pts {
+                let off = (p.lever - c).cross(&n).norm();
+                assert!(
+                    off < 1e-12,
+                    "{name} (swap {swap}): lever {} off the centre line by {off}",
+                    p.lever
+                );
+                if !(name == "sphere" && swap) {
+                    assert!(
+                        (p.lever - p0).norm() < 1e-12,
+                        "{name} (swap {swap}): lever {} not at c − r n = {p0}",
+                        p.lever
+                    );
+                }
+            }
+            // The ring itself is kept off the line (it gives the depth profile).
+            assert!(
+                name == "box vertex" || pts.iter().any(|p| (p.p_w - c).cross(&n).norm() > 1e-3),
+                "{name}"
+            );
+        }
+    }
+    // A steep capsule's lower end cap on the plane: the ring about its end's centre.
+    let cap = Shape::capsule(0.2, 0.5).unwrap();
+    let tilt = Quat::from_axis_angle(&Vec3::y_axis(), 0.3);
+    let (c, u) = (
+        Vec3::new(0.0, 0.0, 0.5 * 0.3f64.cos() + 0.15),
+        tilt * Vec3::z(),
+    );
+    let (m, pts) = collide(&Shape::plane(), &Pose::identity(), &cap, &pose(c, tilt)).unwrap();
+    let n = -m.normal;
+    // Each lever lies r below a point of the axis segment (the ring's: below the
+    // end's centre; the bottom line's: below its own axis point).
+    for p in &pts {
+        let q = p.lever + n * 0.2 - c;
+        let off = (q - u * q.dot(&u)).norm();
+        assert!(
+            off < 1e-12 && q.dot(&u).abs() <= 0.5 + 1e-12,
+            "capsule end cap: lever {} is not r below the axis (off by {off})",
+            p.lever
+        );
+    }
+    assert!(
+        pts.iter().filter(|p| p.lever != p.p_w).count() > 1,
+        "no end-cap ring: {pts:?}"
+    );
+    // Flat features and a lying capsule's bottom line act where they are.
+    let flat: [(Shape, Pose, Shape, Pose); 3] = [
+        (
+            Shape::plane(),
+            Pose::identity(),
+            cube.clone(),
+            at(Vec3::new(0.0, 0.0, 0.99)),
+        ),
+        (
+            cube.clone(),
+            at(Vec3::new(0.3, 0.2, 1.98)),
+            cube.clone(),
+            Pose::identity(),
+        ),
+        (
+            Shape::plane(),
+            Pose::identity(),
+            cap.clone(),
+            pose(
+                Vec3::new(0.0, 0.0, 0.19),
+                Quat::from_axis_angle(&Vec3::x_axis(), FRAC_PI_2),
+            ),
+        ),
+    ];
+    for (sa, xa, sb, xb) in flat {
+        let (_, pts) = collide(&sa, &xa, &sb, &xb).unwrap();
+        assert!(pts.iter().all(|p| p.lever == p.p_w), "{pts:?}");
+    }
+}
+
 /// Net moment about `c` of forces `w(depth) n` at the points, relative to the
 /// scale Σ|p − c| w.
 fn relative_moment(pts: &[ContactPoint], n: &Vec3, c: &Vec3, w: impl Fn(f64) -> f64) -> f64 {

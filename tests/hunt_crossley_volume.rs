@@ -145,15 +145,9 @@ fn flat_and_degenerate_sets_have_zero_volume() {
     use rtphys::collision::ContactPoint;
     let mut s = VolumeScratch::default();
     let pts: Vec<ContactPoint> = (0..6)
-        .map(|i| ContactPoint {
-            p_w: Vec3::new((i as f64).cos(), (i as f64).sin(), 0.0),
-            depth: 0.0,
-        })
+        .map(|i| ContactPoint::at(Vec3::new((i as f64).cos(), (i as f64).sin(), 0.0), 0.0))
         .collect();
     assert_eq!(hull_volume(&pts, &mut s).volume, 0.0);
-    let nan = [ContactPoint {
-        p_w: Vec3::new(f64::NAN, 0.0, 0.0),
-        depth: 0.0,
-    }; 5];
+    let nan = [ContactPoint::at(Vec3::new(f64::NAN, 0.0, 0.0), 0.0); 5];
     assert_eq!(hull_volume(&nan, &mut s).volume, 0.0);
 }

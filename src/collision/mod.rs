@@ -54,6 +54,33 @@ pub struct ContactPoint {
     /// < 0 only for the gap points of a speculative margin (−depth = the gap ψ,
     /// [`narrowphase::collide_pair_within`]).
     pub depth: f64,
+    /// The point the contact acts at, m, world: on the line of action of the
+    /// point's normal force (along the manifold's normal through `lever`). Every
+    /// method takes the point's rates (normal and tangential) here and applies its
+    /// forces here (penalty, Hunt–Crossley, the LCP rows). `p_w` itself for a face,
+    /// vertex or edge and for a point already below a centre line (a capsule's or a
+    /// cylinder's bottom line); for the points of a round cap
+    /// ([`pairs::sphere_cap`]: sphere pairs, a capsule's end cap) the cap's
+    /// deepest point c − r n, on the line through the centre c along the normal:
+    /// the rigid ball's contact. The cap's other points give the depth profile (the
+    /// bottom selection, the force per point), not where the force acts: their
+    /// material points move along n as the ball rolls (front points sink, back
+    /// points rise) while their regenerated depths follow the centre, and a force
+    /// at an offset point has a moment about the centre that brakes the roll
+    /// (docs/EXPERIMENTS.md, "The ball that rolls").
+    pub lever: Vec3,
+}
+
+impl ContactPoint {
+    /// A point that acts where it is (`lever` = `p_w`).
+    #[inline]
+    pub fn at(p_w: Vec3, depth: f64) -> Self {
+        ContactPoint {
+            p_w,
+            depth,
+            lever: p_w,
+        }
+    }
 }
 
 /// The contact between two penetrating geoms at one instant (or, with a

@@ -347,7 +347,7 @@ fn routine(
     let normal = normal / len;
     let finite = points
         .iter()
-        .all(|p| p.depth.is_finite() && p.p_w.iter().all(|c| c.is_finite()));
+        .all(|p| p.depth.is_finite() && p.p_w.iter().chain(&p.lever).all(|c| c.is_finite()));
     if !finite {
         return false;
     }
@@ -369,11 +369,12 @@ fn routine(
         out.points.extend(points.iter().map(|p| ContactPoint {
             p_w: p.p_w + (0.5 * shift) * u,
             depth: (p.depth - shift * along).min(0.0),
+            lever: p.lever + (0.5 * shift) * u,
         }));
     } else {
         out.points.extend(points.iter().map(|p| ContactPoint {
-            p_w: p.p_w,
             depth: p.depth.max(0.0),
+            ..*p
         }));
     }
     out.manifolds.push(Manifold {

@@ -340,10 +340,7 @@ mod tests {
 
     fn pt(x: f64, y: f64, depth: f64) -> ContactPoint {
         // Normal +z: the projection is (x, y) up to the tangent basis' rotation.
-        ContactPoint {
-            p_w: Vec3::new(x, y, -depth),
-            depth,
-        }
+        ContactPoint::at(Vec3::new(x, y, -depth), depth)
     }
 
     #[test]

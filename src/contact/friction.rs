@@ -3,7 +3,12 @@
 //! - **Sliding**: at each force-carrying point a force of magnitude μ‖f(ψ)‖ opposite
 //!   the tangential relative velocity there (regularized linearly below `v_stick` so
 //!   that it vanishes continuously at rest). Spin about the normal is resisted by the
-//!   same point forces.
+//!   same point forces. "There" is the point's lever (`ContactPoint::lever`): the
+//!   point itself on a face, vertex or edge; a round cap's deepest point for all of
+//!   the cap's points (the rigid ball's contact, at rest in rolling without slip; a
+//!   ball's spin about the normal then meets no sliding moment, as a rigid ball's
+//!   point contact has none). The centroid c below is the levers' too; the lever
+//!   arm r of torsional sticking is the points' own spread (the patch's size).
 //! - **Sticking**: a spring–damper between the two material points that coincided
 //!   where sticking began (the anchor), acting at the force-weighted centroid c of
 //!   the contact, on top of the tangential load L_t the contact carries (the weight
@@ -73,7 +78,7 @@ pub fn explicit_mode(
 
 /// Whether a contact between surfaces of kinds `a` and `b` holds an elastic tilt
 /// ([`Tilt`]): not if either is round (sphere, capsule). Their contact points are
-/// generated about the centre of curvature every step (`penalty::rate_point`), so
+/// generated about the centre of curvature every step (`ContactPoint::lever`), so
 /// turning the body presses no side of the patch: its rotation is rolling, which
 /// the anchor must see (a ball's patch of points, counted as a held tilt, turned
 /// the anchor into a brake on its centre of mass: a ball rolling on the floor
@@ -92,7 +97,7 @@ pub fn centroid(ctx: &PairContext, forces: &[PointForce]) -> Option<(Vec3, f64, 
         return None;
     }
     let c = forces.iter().fold(Vec3::zeros(), |acc, f| {
-        acc + ctx.points[f.point as usize].p_w * f.f_n
+        acc + ctx.points[f.point as usize].lever * f.f_n
     }) / total;
     let r = forces
         .iter()
@@ -1193,21 +1198,37 @@ fn twist_rate(ctx: &PairContext) -> f64 {
     ctx.normal.dot(&(ctx.a.w - ctx.b.w))
 }
 
+/// The slip of contact point `pt` (a relative to b, in the contact plane): the
+/// relative velocity at its lever ([`ContactPoint::lever`](crate::collision::ContactPoint::lever)),
+/// plus, for a point off its lever (a round cap's ring), what the relative spin
+/// about the normal moves it by, ω_n n × (p − lever): the patch's drilling. Rolling
+/// (rotation about a tangent) moves the lever's material point, not the
+/// regenerated ring, so only the drilling of the ring is its own.
+#[inline]
+fn point_slip(ctx: &PairContext, pt: &crate::collision::ContactPoint) -> Vec3 {
+    let v = ctx.a.velocity_at(&pt.lever) - ctx.b.velocity_at(&pt.lever);
+    let arm = pt.p_w - pt.lever;
+    if arm == Vec3::zeros() {
+        return tangential(&ctx.normal, v);
+    }
+    let spin = ctx.normal * twist_rate(ctx);
+    tangential(&ctx.normal, v + spin.cross(&arm))
+}
+
 /// Fastest tangential point speed of the contact, m/s.
 #[inline]
 fn max_point_speed(ctx: &PairContext, forces: &[PointForce]) -> f64 {
     forces
         .iter()
-        .map(|f| {
-            let p = ctx.points[f.point as usize].p_w;
-            tangential(&ctx.normal, ctx.a.velocity_at(&p) - ctx.b.velocity_at(&p)).norm()
-        })
+        .map(|f| point_slip(ctx, &ctx.points[f.point as usize]).norm())
         .fold(0.0, f64::max)
 }
 
 /// Tangential forces on body a (body b takes the opposite), passed to `apply` as
 /// (world point, world force), and the torsional torque about the normal on a,
-/// returned (zero when sliding: the point forces carry it).
+/// returned (when sliding: the drilling moment of the round caps' ring points,
+/// whose forces are applied at their lever, [`point_slip`]; zero at faces, whose
+/// point forces carry it).
 pub fn tangential_forces(
     fp: &FrictionParams,
     mu: f64,
@@ -1266,17 +1287,26 @@ pub fn tangential_forces_at(
             ctx.normal * tau.clamp(-limit * r, limit * r)
         }
         None => {
-            // Sliding: Coulomb at each point against its own tangential velocity.
+            // Sliding: Coulomb at each point against its own slip, applied at its
+            // lever; a ring point's moment about the normal (its drilling) as a
+            // torque, so that its force has the moment it would have at the point
+            // about n and none about the tangents (rolling).
+            let mut twist = Vec3::zeros();
             for pf in forces {
-                let p = ctx.points[pf.point as usize].p_w;
-                let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&p) - ctx.b.velocity_at(&p));
+                let pt = &ctx.points[pf.point as usize];
+                let v_t = point_slip(ctx, pt);
                 let speed = v_t.norm();
                 if speed > 0.0 {
                     let scale = (speed / fp.v_stick).min(1.0);
-                    apply(p, -(mu * pf.f_n * scale / speed) * v_t);
+                    let f = -(mu * pf.f_n * scale / speed) * v_t;
+                    apply(pt.lever, f);
+                    let arm = pt.p_w - pt.lever;
+                    if arm != Vec3::zeros() {
+                        twist += ctx.normal * ctx.normal.dot(&arm.cross(&f));
+                    }
                 }
             }
-            Vec3::zeros()
+            twist
         }
     }
 }

@@ -64,8 +64,9 @@ pub struct Interpenetration {
     /// x: volume (m³) or depth (m).
     pub x: f64,
     /// Where the normal force acts: the volume's centroid, or for a depth pair the
-    /// depth-weighted centroid of the manifold points (the deepest point's line for
-    /// a sphere), world frame.
+    /// depth-weighted centroid of the manifold points' levers
+    /// ([`ContactPoint::lever`]: a sphere's deepest point, on the line through its
+    /// centre), world frame.
     pub point: Vec3,
     /// Elastic energy per unit λ, ∫ x dδ: ∫ depth dV (m⁴) for a volume, x²/2 (m²)
     /// for a depth. U = λ · this.
@@ -86,10 +87,10 @@ pub fn interpenetration(
         if w > 0.0 {
             points
                 .iter()
-                .fold(Vec3::zeros(), |a, p| a + p.p_w * p.depth)
+                .fold(Vec3::zeros(), |a, p| a + p.lever * p.depth)
                 / w
         } else {
-            points.iter().fold(Vec3::zeros(), |a, p| a + p.p_w) / points.len().max(1) as f64
+            points.iter().fold(Vec3::zeros(), |a, p| a + p.lever) / points.len().max(1) as f64
         }
     };
     match measure {

@@ -183,7 +183,7 @@ pub trait ContactModel {
 fn pid_at(ctx: &PairContext, gains: &PidGains, candidates: &[u32], out: &mut Vec<PointForce>) {
     for &i in candidates {
         let p = &ctx.points[i as usize];
-        let f = gains.force(p.depth, ctx.normal_velocity(&p.p_w), ctx.integral);
+        let f = gains.force(p.depth, ctx.normal_velocity(&p.lever), ctx.integral);
         if f > 0.0 {
             out.push(PointForce { point: i, f_n: f });
         }

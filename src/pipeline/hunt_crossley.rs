@@ -488,7 +488,7 @@ fn touching_at_start(
         if !(dynamic(ba) || dynamic(bb)) || pairs[pi].hc_impact_speed > 0.0 || d.abs() > TOUCH {
             return false;
         }
-        let p = set.points[m.deepest].p_w;
+        let p = set.points[m.deepest].lever;
         let v = state[ba].velocity_at(&p) - state[bb].velocity_at(&p);
         m.normal.dot(&v) <= 0.0
     })
@@ -709,12 +709,14 @@ fn evaluate(
             if w <= 0.0 {
                 continue;
             }
-            let v_n = n.dot(&(sa.velocity_at(&pt.p_w) - sb.velocity_at(&pt.p_w)));
+            // At the point's lever (`ContactPoint::lever`): a round cap's points
+            // act on the line through its centre.
+            let v_n = n.dot(&(sa.velocity_at(&pt.lever) - sb.velocity_at(&pt.lever)));
             let f_i = hc::normal_force(lambda, w, c, -v_n);
             let f_d = f_i - lambda * w;
-            rate += lambda * c * w * inv_eff(&pt.p_w);
-            wrench[ba].add_force_at(n * f_d, pt.p_w, sa.x);
-            wrench[bb].add_force_at(-n * f_d, pt.p_w, sb.x);
+            rate += lambda * c * w * inv_eff(&pt.lever);
+            wrench[ba].add_force_at(n * f_d, pt.lever, sa.x);
+            wrench[bb].add_force_at(-n * f_d, pt.lever, sb.x);
             p_sum += f_d * v_n;
             f_n += f_i;
             if f_i > 0.0 {

@@ -8,7 +8,7 @@ use super::integrator::{self, Deriv, StageBuffers};
 use super::penalty_implicit::{ImplicitContact, Row, StickGroup};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
-use crate::collision::{ContactSet, Shape};
+use crate::collision::ContactSet;
 use crate::contact::impulse::{
     apply_impulse, displace, impact_impulse, impact_rewind, time_of_closing, ImpulseBody,
 };
@@ -285,7 +285,7 @@ impl ImpactMemory {
             }
             let gap = points[m.deepest].depth <= 0.0;
             for pt in &mut points[m.points.clone()] {
-                let d = pt.depth - m.normal.dot(&(disp(ba, &pt.p_w) - disp(bb, &pt.p_w)));
+                let d = pt.depth - m.normal.dot(&(disp(ba, &pt.lever) - disp(bb, &pt.lever)));
                 pt.depth = if gap { d.min(0.0) } else { d.max(0.0) };
             }
             m.deepest = m.points.clone().fold(m.points.start, |k, i| {
@@ -820,27 +820,6 @@ fn context<'a>(
     ))
 }
 
-/// The point of geom `g`'s body whose velocity gives the rate of the depth of the
-/// contact point `p` on it. The multi-point model regenerates a curved surface's
-/// points from the geometry every step, so their depths follow the centre of
-/// curvature, not the material: for a sphere its centre, for a capsule the nearest
-/// point of its axis segment (a rolling sphere's cap points keep their depths while
-/// their material velocity has a normal component ω × (p − c), which as the rate
-/// would make the implicit spring a damper on rolling). Flat faces, vertices and
-/// edges: the contact point itself.
-fn rate_point(model: &Model, state: &[BodyState], g: usize, p: Vec3) -> Vec3 {
-    let geom = &model.geoms[g];
-    match geom.shape {
-        Shape::Sphere { .. } => (state[geom.body].pose() * geom.x_bg).translation.vector,
-        Shape::Capsule { half_length, .. } => {
-            let pose = state[geom.body].pose() * geom.x_bg;
-            let (c, axis) = (pose.translation.vector, pose.rotation * Vec3::z());
-            c + axis * (p - c).dot(&axis).clamp(-half_length, half_length)
-        }
-        _ => p,
-    }
-}
-
 /// The gap rows of a speculative manifold `mi` (every point depth d ≤ 0) of a
 /// linearly implicit pair: each point enters the implicit solve with the law
 /// f = (kp (d − h s⁺) − kv s⁺)/r (r the manifold's point count, the gains of the
@@ -858,14 +837,13 @@ fn gap_rows(
     pair: &PairState,
     rows: &mut Vec<Row>,
 ) {
-    let m = &set.manifolds[mi];
     let Some((ctx, ba, bb, _)) = context(cx, state, set, mi, pair) else {
         return;
     };
     if !implicit_pair(cx, ba, bb) || ctx.points.is_empty() {
         return;
     }
-    let deepest = ctx.points[ctx.deepest].p_w;
+    let deepest = ctx.points[ctx.deepest].lever;
     if cx.p.impacts.enabled && ctx.normal_velocity(&deepest) < -cx.p.impacts.epsilon {
         return;
     }
@@ -873,13 +851,9 @@ fn gap_rows(
     let r = ctx.points.len() as f64;
     let (kp_r, c) = (gains.kp / r, (cx.h * gains.kp + gains.kv) / r);
     for (i, pt) in ctx.points.iter().enumerate() {
-        let (pa, pb) = (
-            rate_point(cx.model, state, m.geom_a, pt.p_w),
-            rate_point(cx.model, state, m.geom_b, pt.p_w),
-        );
         rows.push(Row::gap(
             (ba, bb),
-            (pa, pb, ctx.normal),
+            (pt.lever, pt.lever, ctx.normal),
             (kp_r, c),
             pt.depth.min(0.0),
             (mi, i as u32),
@@ -1548,7 +1522,7 @@ fn resolve_impacts(
                     });
                 }
                 for i in pf.iter().map(|f| f.point as usize) {
-                    let x = ctx.points[i].p_w;
+                    let x = ctx.points[i].lever;
                     c += x;
                     nc += 1.0;
                     let s_n = ctx.normal_velocity(&x);
@@ -1662,7 +1636,7 @@ fn struck_again(ctx: &PairContext<'_>, eps: f64) -> Option<(Vec3, f64)> {
     if n == 0 {
         return None;
     }
-    let c = ctx.points.iter().fold(Vec3::zeros(), |c, p| c + p.p_w) / n as f64;
+    let c = ctx.points.iter().fold(Vec3::zeros(), |c, p| c + p.lever) / n as f64;
     (ctx.normal_velocity(&c) < -eps).then_some((c, 0.0))
 }
 
@@ -1680,9 +1654,9 @@ fn closing_impact(cx: &ForceCtx<'_>, ctx: &PairContext<'_>, eps: f64) -> Option<
             .dot(&(fall(ctx.inv_mass[0]) - fall(ctx.inv_mass[1])));
     let (mut c, mut gap, mut n) = (Vec3::zeros(), 0.0, 0.0);
     for pt in ctx.points {
-        let s_end = ctx.normal_velocity(&pt.p_w) + dg;
+        let s_end = ctx.normal_velocity(&pt.lever) + dg;
         if time_of_closing(-pt.depth, s_end, cx.h).is_some() {
-            c += pt.p_w;
+            c += pt.lever;
             gap -= pt.depth;
             n += 1.0;
         }
@@ -1742,23 +1716,18 @@ fn contact_wrenches(
         let r = pf.len() as f64;
         let implicit_rows = rows.as_deref_mut().filter(|_| implicit_pair(cx, ba, bb));
         for f in pf.iter() {
-            let pt = ctx.points[f.point as usize].p_w;
+            let pt = ctx.points[f.point as usize].lever;
             let fv = ctx.normal * f.f_n;
             wrench[ba].add_force_at(fv, pt, xa);
             wrench[bb].add_force_at(-fv, pt, xb);
         }
         if let Some(rows) = implicit_rows {
             let (c, kv_r) = ((cx.h * gains.kp + gains.kv) / r, gains.kv / r);
-            let (ga, gb) = (set.manifolds[mi].geom_a, set.manifolds[mi].geom_b);
             for f in pf.iter() {
-                let pt = ctx.points[f.point as usize].p_w;
-                let (pa, pb) = (
-                    rate_point(cx.model, state, ga, pt),
-                    rate_point(cx.model, state, gb, pt),
-                );
+                let pt = ctx.points[f.point as usize].lever;
                 rows.push(Row::new(
                     (ba, bb),
-                    (pa, pb, ctx.normal),
+                    (pt, pt, ctx.normal),
                     (c, kv_r),
                     (f.f_n, f.f_n),
                     (mi, f.point),

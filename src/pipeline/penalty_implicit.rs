@@ -64,8 +64,10 @@ pub struct Row {
     pub b: usize,
     /// The rate points on a and b (world): the point of each body whose velocity
     /// gives the rate of the point's depth, and where the implicit correction acts
-    /// (`penalty::rate_point`: the contact point on a flat face, vertex or edge; the
-    /// centre of curvature on a sphere or a capsule), and the unit normal (toward a).
+    /// (the contact point's [`ContactPoint::lever`](crate::collision::ContactPoint::lever):
+    /// the point itself on a flat face, vertex or edge; for a round cap's points its
+    /// deepest point, on the line through the centre along the normal), and the unit
+    /// normal (toward a).
     pub pa: Vec3,
     pub pb: Vec3,
     pub n: Vec3,

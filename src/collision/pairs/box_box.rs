@@ -218,10 +218,10 @@ pub(crate) fn collide(
         let hi_b = n.abs().dot(hb);
         let lo_a = va.iter().map(|v| n.dot(v)).fold(f64::INFINITY, f64::min);
         for p in pts {
-            out.push(ContactPoint {
-                p_w: rb * p + tb,
-                depth: edge_edge_depth(n.dot(p), lo_a, hi_b),
-            });
+            out.push(ContactPoint::at(
+                rb * p + tb,
+                edge_edge_depth(n.dot(p), lo_a, hi_b),
+            ));
         }
         return Some(rb * n);
     }
@@ -282,18 +282,12 @@ pub(crate) fn collide(
     // 4. Depths to the contact plane, points to world.
     if of_a {
         for p in pts {
-            out.push(ContactPoint {
-                p_w: rb * p + tb,
-                depth: (d - n.dot(p)).max(0.0),
-            });
+            out.push(ContactPoint::at(rb * p + tb, (d - n.dot(p)).max(0.0)));
         }
     } else {
         let (k, sg) = (fb[fi].axis, fb[fi].sign);
         for p in pts {
-            out.push(ContactPoint {
-                p_w: rb * p + tb,
-                depth: (d - sg * p[k]).max(0.0),
-            });
+            out.push(ContactPoint::at(rb * p + tb, (d - sg * p[k]).max(0.0)));
         }
     }
     Some(rb * if of_a { -n } else { n })

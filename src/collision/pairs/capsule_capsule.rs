@@ -76,10 +76,7 @@ pub(crate) fn collide(
                 let q = closest_on_segment(&b0, &b1, &p);
                 if (p - q).norm() < ra + rb {
                     let x = p - n * ra;
-                    out.push(ContactPoint {
-                        p_w: x,
-                        depth: (plane_d - n.dot(&x)).max(0.0),
-                    });
+                    out.push(ContactPoint::at(x, (plane_d - n.dot(&x)).max(0.0)));
                 }
             }
             if out.len() > start {
@@ -89,9 +86,6 @@ pub(crate) fn collide(
     }
     // Deepest point of a inside b: pa − t n with t ≤ d + rb (b deep inside a).
     let x = pa - n * ra.min(d + rb);
-    out.push(ContactPoint {
-        p_w: x,
-        depth: (plane_d - n.dot(&x)).max(0.0),
-    });
+    out.push(ContactPoint::at(x, (plane_d - n.dot(&x)).max(0.0)));
     Some(n)
 }

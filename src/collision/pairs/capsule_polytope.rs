@@ -80,10 +80,7 @@ pub(crate) fn collide(
     let push = |t: f64, out: &mut Vec<ContactPoint>| {
         let depth = depth_at(t);
         if depth > 0.0 {
-            out.push(ContactPoint {
-                p_w: to_world(xb, &(l0 + seg * t)),
-                depth,
-            });
+            out.push(ContactPoint::at(to_world(xb, &(l0 + seg * t)), depth));
         }
     };
     let clipped = t1 - t0 > 1e-9;
@@ -104,10 +101,10 @@ pub(crate) fn collide(
         let deep = e0 + seg * ts - n_l * r;
         let top = e0 + seg * ts - n_l * sd.max(0.0);
         let deep = clamp_inside(&top, &deep, |p| poly.contains(p, tol));
-        out.push(ContactPoint {
-            p_w: to_world(xb, &deep),
-            depth: (plane_d - n_l.dot(&deep)).max(0.0),
-        });
+        out.push(ContactPoint::at(
+            to_world(xb, &deep),
+            (plane_d - n_l.dot(&deep)).max(0.0),
+        ));
     }
     Some(xb.rotation * n_l)
 }

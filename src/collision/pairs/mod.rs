@@ -142,9 +142,15 @@ static RING: std::sync::LazyLock<[(f64, f64); RING_SAMPLES]> = std::sync::LazyLo
 /// circle where the cap leaves the other body), each with its depth
 /// `plane_d − n·p` (the deepest point only if `with_deepest`; if it fails `keep`,
 /// as under deep penetration, it is pulled back toward the contact plane along n
-/// until it passes). Ring points failing `keep` or with depth ≤ 0 are dropped. The
-/// ring is rotationally symmetric about the deepest point, so equal forces at equal
-/// depths give no moment about `c`.
+/// until it passes). Ring points failing `keep` or with depth ≤ 0 are dropped.
+///
+/// Every point acts at the deepest point ([`ContactPoint::lever`], computed as
+/// above whether or not it is emitted): on the line through `c` along n, where a
+/// rigid ball touches the plane. The ring gives the cap's depth profile and
+/// extent, not the line of action: its normal forces then pass through `c` (no
+/// moment about the centre, whatever their sizes), their rates are those of that
+/// line (the normal velocity is the same at every point of it, n·(ω × n) = 0),
+/// and friction's slip is the contact point's, at rest in rolling without slip.
 pub(crate) fn sphere_cap(
     c: &Vec3,
     r: f64,
@@ -154,18 +160,15 @@ pub(crate) fn sphere_cap(
     with_deepest: bool,
     out: &mut Vec<ContactPoint>,
 ) {
+    let p0 = c - n * r;
+    let top = c - n * (n.dot(c) - plane_d).min(r);
+    let p0 = if keep(&p0) {
+        p0
+    } else {
+        clamp_inside(&top, &p0, &keep)
+    };
     if with_deepest {
-        let p0 = c - n * r;
-        let top = c - n * (n.dot(c) - plane_d).min(r);
-        let p0 = if keep(&p0) {
-            p0
-        } else {
-            clamp_inside(&top, &p0, &keep)
-        };
-        out.push(ContactPoint {
-            p_w: p0,
-            depth: (plane_d - n.dot(&p0)).max(0.0),
-        });
+        out.push(ContactPoint::at(p0, (plane_d - n.dot(&p0)).max(0.0)));
     }
     let half = 0.5 * cos_rim.clamp(-1.0, 1.0).acos();
     if half < 1e-6 {
@@ -177,7 +180,11 @@ pub(crate) fn sphere_cap(
         let p = c + (-n * co + (t1 * ct + t2 * st) * s) * r;
         let depth = plane_d - n.dot(&p);
         if depth > 0.0 && keep(&p) {
-            out.push(ContactPoint { p_w: p, depth });
+            out.push(ContactPoint {
+                p_w: p,
+                depth,
+                lever: p0,
+            });
         }
     }
 }

@@ -48,10 +48,7 @@ pub(crate) fn collide(
         let t = k as f64 / (LINE_SAMPLES - 1) as f64;
         let depth = r - (h0 + (h1 - h0) * t);
         if depth > 0.0 {
-            out.push(ContactPoint {
-                p_w: e0 + (e1 - e0) * t - n * r,
-                depth,
-            });
+            out.push(ContactPoint::at(e0 + (e1 - e0) * t - n * r, depth));
             count += 1;
         }
     }
@@ -59,10 +56,7 @@ pub(crate) fn collide(
     let (d0, d1) = (r - h0, r - h1);
     if (d0 > 0.0) != (d1 > 0.0) {
         let t = d0 / (d0 - d1);
-        out.push(ContactPoint {
-            p_w: e0 + (e1 - e0) * t - n * r,
-            depth: 0.0,
-        });
+        out.push(ContactPoint::at(e0 + (e1 - e0) * t - n * r, 0.0));
     }
     if count < 2 {
         // Steep capsule: ring around the lowest point of the lower hemisphere.

@@ -55,7 +55,7 @@ pub(crate) fn collide(
     let mut push = |p: Vec3| {
         let depth = plane_d - n.dot(&p);
         if depth > 0.0 {
-            out.push(ContactPoint { p_w: p, depth });
+            out.push(ContactPoint::at(p, depth));
         }
     };
     for s in [-1.0, 1.0] {

@@ -46,10 +46,7 @@ pub(crate) fn collide(
     // Vertices below the surface.
     for (v, h) in poly.vertices.iter().zip(heights.iter()) {
         if *h < 0.0 {
-            out.push(ContactPoint {
-                p_w: to_world(xb, v),
-                depth: -*h,
-            });
+            out.push(ContactPoint::at(to_world(xb, v), -*h));
         }
     }
     // Edges crossing the surface.
@@ -59,10 +56,7 @@ pub(crate) fn collide(
             let t = h0 / (h0 - h1);
             let (p, q) = (poly.vertices[e.v[0]], poly.vertices[e.v[1]]);
             let x = p + (q - p) * t;
-            out.push(ContactPoint {
-                p_w: to_world(xb, &x),
-                depth: 0.0,
-            });
+            out.push(ContactPoint::at(to_world(xb, &x), 0.0));
         }
     }
     Some(-n)

@@ -147,10 +147,7 @@ pub(crate) fn collide_polytopes(
             .fold(f64::NEG_INFINITY, f64::max);
         let lo_a = va.iter().map(|v| n.dot(v)).fold(f64::INFINITY, f64::min);
         for p in pts {
-            out.push(ContactPoint {
-                p_w: *p,
-                depth: edge_edge_depth(n.dot(p), lo_a, hi_b),
-            });
+            out.push(ContactPoint::at(*p, edge_edge_depth(n.dot(p), lo_a, hi_b)));
         }
         return Some(n);
     }
@@ -194,10 +191,7 @@ pub(crate) fn collide_polytopes(
 
     // 4. Depths to the contact plane.
     for p in pts {
-        out.push(ContactPoint {
-            p_w: *p,
-            depth: (d - n.dot(p)).max(0.0),
-        });
+        out.push(ContactPoint::at(*p, (d - n.dot(p)).max(0.0)));
     }
     Some(if of_a { -n } else { n })
 }

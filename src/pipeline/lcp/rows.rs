@@ -88,7 +88,7 @@ pub(super) fn contact_rows(
                         _ => usize::MAX,
                     };
                     let jm = &mut ls.jrob[ri];
-                    if point_jacobian(&model.robots[ri].tree, &robots[ri].ad, link, &cp.p_w, jm)
+                    if point_jacobian(&model.robots[ri].tree, &robots[ri].ad, link, &cp.lever, jm)
                         .is_err()
                     {
                         jm.fill(0.0);
@@ -97,7 +97,9 @@ pub(super) fn contact_rows(
                 for (r, u) in [n, t1, t2].iter().enumerate() {
                     let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
                     match block.kind {
-                        DofKind::Free { .. } => point_row(block.kind, state, &cp.p_w, u, sign, row),
+                        DofKind::Free { .. } => {
+                            point_row(block.kind, state, &cp.lever, u, sign, row)
+                        }
                         DofKind::Articulated { robot } => {
                             // Row uᵀ J_v: the velocity of the link point along u.
                             let jm = &ls.jrob[robot as usize];
@@ -146,7 +148,7 @@ pub(super) fn contact_rows(
             ls.contacts.push(ContactRow {
                 pair: pi,
                 slot,
-                p: cp.p_w,
+                p: cp.lever,
                 n,
                 t1,
                 t2,
@@ -162,7 +164,9 @@ pub(super) fn contact_rows(
 }
 
 /// Indices of at most [`LCP_WARM_POINTS`] points of a manifold: points within 1 µm
-/// of each other in the contact plane merge (the deeper kept); of more than 4, the deepest, the farthest from it, the
+/// of each other in the contact plane merge (the deeper kept), and so do points of
+/// one lever (a round cap's points are one rigid contact at its deepest point,
+/// `ContactPoint::lever`); of more than 4, the deepest, the farthest from it, the
 /// largest triangle with those, the farthest on the other side of their line.
 /// Returned by angle about their centroid (stable slots for the warm start).
 pub(super) fn select_points(
@@ -177,11 +181,12 @@ pub(super) fn select_points(
         let d = b - a;
         (d - n * n.dot(&d)).norm_squared()
     };
+    // Points acting at one lever (a round cap's, `ContactPoint::lever`) are one
+    // rigid contact: they merge the same way.
     for (i, c) in pts.iter().enumerate() {
-        match pick
-            .iter()
-            .position(|&k| planar_d2(&pts[k].p_w, &c.p_w) < 1e-12)
-        {
+        match pick.iter().position(|&k| {
+            planar_d2(&pts[k].p_w, &c.p_w) < 1e-12 || planar_d2(&pts[k].lever, &c.lever) < 1e-12
+        }) {
             Some(j) if c.depth > pts[pick[j]].depth => pick[j] = i,
             Some(_) => {}
             None => pick.push(i),
