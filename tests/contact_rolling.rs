@@ -16,9 +16,8 @@ use common::load_str;
 use rtphys::{Data, Model, Pipeline};
 
 const V0: f64 = 0.5;
-/// `box_on_plane.toml`'s gains (rest depth g/(kp + ki/(1 − λ)) = 0.065 mm). The
-/// defaults (000's §III-C gains, 100/50/2 per kg) rest a body ≈ g/kp ≈ 0.1 m deep:
-/// the roller would sink to its axis (`model::PenaltyParams`).
+/// `box_on_plane.toml`'s gains (rest depth g/(kp + ki/(1 − λ)) = 0.065 mm; the
+/// defaults, 2e4/300/1e3 per kg, rest 0.33 mm deep: `model::PenaltyParams`).
 const PENALTY: &str =
     "[penalty]\nkp_per_mass = 100000.0\nkv_per_mass = 500.0\nki_per_mass = 5000.0\n\n";
 const R: f64 = 0.06;
