@@ -1311,6 +1311,24 @@ pub fn tangential_forces_at(
     }
 }
 
+/// The sliding Coulomb force on a at point `pt` per newton of its normal force
+/// (the sliding branch of [`tangential_forces_at`] divided by f_n), for a point at
+/// its own lever (a face's, vertex's or edge's point; `None` for a round cap's
+/// ring point, whose drilling moment goes as a torque).
+pub fn sliding_per_newton(
+    fp: &FrictionParams,
+    mu: f64,
+    ctx: &PairContext,
+    pt: &crate::collision::ContactPoint,
+) -> Option<Vec3> {
+    if mu <= 0.0 || pt.p_w != pt.lever {
+        return None;
+    }
+    let v_t = point_slip(ctx, pt);
+    let speed = v_t.norm();
+    (speed > 0.0).then(|| -(mu * (speed / fp.v_stick).min(1.0) / speed) * v_t)
+}
+
 /// Stick/slip transitions of one pair, once per step at the step's start state.
 pub fn update_state(
     fp: &FrictionParams,

@@ -698,6 +698,7 @@ fn evaluate(
         let wsum: f64 = points.iter().map(|p| p.depth.max(0.0)).sum();
         let deepest = m.deepest - m.points.start;
         let (mut f_n, mut rate) = (0.0, 0.0);
+        let mut wl = crate::math::Vec3::zeros();
         for (i, pt) in points.iter().enumerate() {
             let w = if wsum > 0.0 {
                 ip.x * pt.depth.max(0.0) / wsum
@@ -714,6 +715,7 @@ fn evaluate(
             let v_n = n.dot(&(sa.velocity_at(&pt.lever) - sb.velocity_at(&pt.lever)));
             let f_i = hc::normal_force(lambda, w, c, -v_n);
             let f_d = f_i - lambda * w;
+            wl += pt.lever * w;
             rate += lambda * c * w * inv_eff(&pt.lever);
             wrench[ba].add_force_at(n * f_d, pt.lever, sa.x);
             wrench[bb].add_force_at(-n * f_d, pt.lever, sb.x);
@@ -812,6 +814,24 @@ fn evaluate(
                     p_sum += f.dot(&(sa.velocity_at(&pt) - sb.velocity_at(&pt)));
                 },
             );
+            if anchor.is_none() && measure == Measure::Volume {
+                // The sliding forces' resultant moved onto the normal force's line:
+                // their points carry the depth-weighted pressures λ w_i, centred at
+                // Σ w_i p_i / x, while the elastic force λ x acts at the volume's
+                // centroid (002 §3.3); where the two differ across the line of
+                // motion (a face partly lifted by friction's pitching moment, at a
+                // heading other than 0° or 45° to its edges) the difference
+                // (λ x c_V − λ Σ w_i p_i)/Σf × F_t was a yaw moment that spun a
+                // sliding box up to 8.8 rad/s (docs/EXPERIMENTS.md, "A box that
+                // slides the same way in every heading"). Only its component about
+                // the normal: the pitching moment stays at the points. (A depth
+                // pair's force point is the points' own depth-weighted centroid.)
+                let shift = (ip.point * ip.x - wl) * (lambda / f_n);
+                let tau = n * n.dot(&shift.cross(&ft));
+                wrench[ba].torque += tau;
+                wrench[bb].torque -= tau;
+                p_sum += tau.dot(&(sa.w - sb.w));
+            }
             if anchor.is_some() {
                 bank.push(Banked {
                     pair: pi,

@@ -97,6 +97,12 @@ pub struct Row {
     pub f_off: f64,
     /// The end-of-step force, N (≥ 0 for a normal row; filled by the solve).
     pub f_end: f64,
+    /// A sliding point's Coulomb force on a per newton of its normal force
+    /// (−μ ŝ, ŝ its slip direction; zero otherwise), and the `f_end` its friction
+    /// was taken on: the friction follows the step's last solve
+    /// (`pipeline::penalty::slide_follow`).
+    pub slide: Vec3,
+    pub f_slide: f64,
     // Filled by the solve.
     s: f64,
     s_ex: f64,
@@ -148,6 +154,8 @@ impl Row {
             stick: u32::MAX,
             f_off: 0.0,
             f_end: 0.0,
+            slide: Vec3::zeros(),
+            f_slide: 0.0,
             s: 0.0,
             s_ex: 0.0,
             on: true,
