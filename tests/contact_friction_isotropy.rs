@@ -123,20 +123,7 @@ fn incline_slides(methods: &[(&str, &str)]) {
     let mut bad = Vec::new();
     for &(method, lcp) in methods {
         for az in AZIMUTHS_DEG {
-            let slope = std::env::var("SLOPE")
-                .ok()
-                .and_then(|s| s.parse::<f64>().ok())
-                .unwrap_or(0.55);
-            let v0 = std::env::var("V0")
-                .ok()
-                .and_then(|s| s.parse::<f64>().ok())
-                .unwrap_or(0.0);
-            let (sv, cv) = az.to_radians().sin_cos();
-            let m = if slope == 0.0 {
-                scene(method, lcp, 0.0, 0.0, [v0 * cv, v0 * sv, 0.0])
-            } else {
-                scene(method, lcp, slope, az.to_radians(), [0.0; 3])
-            };
+            let m = scene(method, lcp, 0.55, az.to_radians(), [0.0; 3]);
             let s = [0.5, 1.0, 1.5].map(|t| run(&m, t).0);
             let along = |d: [f64; 3]| d.iter().map(|c| c * c).sum::<f64>().sqrt();
             let a = (along(s[2]) - 2.0 * along(s[1]) + along(s[0])) / 0.25;
@@ -216,19 +203,14 @@ fn penalty_and_hunt_crossley_slide_the_same_in_every_heading() {
 #[test]
 #[ignore = "trace harness, prints only"]
 fn trace_yaw_on_the_incline() {
-    let az = std::env::var("AZ")
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .unwrap_or(20.0);
+    let env = |name: &str, default: f64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .unwrap_or(default)
+    };
+    let (az, slope, v0) = (env("AZ", 20.0), env("SLOPE", 0.55), env("V0", 0.0));
     for (method, lcp) in SOFT {
-        let slope = std::env::var("SLOPE")
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .unwrap_or(0.55);
-        let v0 = std::env::var("V0")
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .unwrap_or(0.0);
         let (sv, cv) = az.to_radians().sin_cos();
         let m = if slope == 0.0 {
             scene(method, lcp, 0.0, 0.0, [v0 * cv, v0 * sv, 0.0])
