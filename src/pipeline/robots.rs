@@ -171,7 +171,7 @@ pub(crate) fn derivatives_of(
             }
         }
         kv.copy_from_slice(rd.ad.qdd.as_slice());
-        if let Some(kq) = kq.as_deref_mut() {
+        if let Some(kq) = kq {
             configuration_rate(r, qr, vr, kq);
         }
         if let Some(rec) = record.as_mut() {
