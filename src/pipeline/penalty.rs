@@ -518,10 +518,18 @@ impl Stepper for PenaltyStepper<'_> {
         update_pair_memory(p, contacts, contact_pair, pairs);
         report_contacts(contacts, stats);
         body_mass_props(model, state, frozen, robots, contacts, bodies);
-        support.compute(model, state, dynamic, pairs);
+        let semi_implicit = model.opt.integrator == Integrator::SemiImplicitEuler;
+        // The support loads are read per manifold only (a pair's masses, its
+        // weight, the normal split): with no contact at the step's start and no
+        // intermediate stage to find one (semi-implicit Euler evaluates stage 0
+        // only), nothing reads them and they are not computed (a robot or a body
+        // in free flight). `compute` keeps no state that this changes: its height
+        // order is sorted by a strict total order, whatever its input order.
+        if !(semi_implicit && contacts.manifolds.is_empty()) {
+            support.compute(model, state, dynamic, pairs);
+        }
         let weights = &*support;
         let loads = &weights.load[..];
-        let semi_implicit = model.opt.integrator == Integrator::SemiImplicitEuler;
         let cx = ForceCtx {
             model,
             p,
@@ -664,6 +672,9 @@ impl Stepper for PenaltyStepper<'_> {
                 contact: wrench,
                 xfrc,
             };
+            // Semi-implicit Euler recomputes q̇ at v⁺ (`configuration_rates`):
+            // the stage's q̇ is not wanted (an empty `kq`, `robots::derivatives`).
+            let kq = if semi_implicit { &mut [][..] } else { kq };
             robots::derivatives(model, h, robots, &load, kq, kv, record);
         };
         let gen = integrator::GenState {
@@ -968,7 +979,8 @@ fn implicit_friction(
         }
         i = end;
         let pi = set_pair[mi];
-        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+        // Kept whole and lent to `pair_friction` (not destructured: no copy).
+        let Some(mut pc) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
         if pf.is_empty() {
@@ -982,7 +994,7 @@ fn implicit_friction(
         any |= pair_friction(
             cx,
             (set, mi, pi, (start, end)),
-            (ctx, ba, bb, mat),
+            (&mut pc.0, pc.1, pc.2, pc.3),
             pairs,
             (&mut *implicit, &*pf),
             (&mut *wrench, &mut *manifold_force, &mut *k),
@@ -1057,13 +1069,14 @@ fn late_friction(
             continue;
         }
         let pi = set_pair[mi];
-        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+        // Kept whole and lent to `pair_friction` (not destructured: no copy).
+        let Some(mut pc) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
         pair_friction(
             cx,
             (set, mi, pi, (start, end)),
-            (ctx, ba, bb, mat),
+            (&mut pc.0, pc.1, pc.2, pc.3),
             pairs,
             (&mut *implicit, &*pf),
             (&mut *wrench, &mut *manifold_force, &mut *k),
@@ -1087,7 +1100,7 @@ fn late_friction(
 fn pair_friction(
     cx: &ForceCtx<'_>,
     (set, mi, pi, (start, end)): (&ContactSet, usize, usize, (usize, usize)),
-    (mut ctx, ba, bb, mat): (PairContext<'_>, usize, usize, Material),
+    (ctx, ba, bb, mat): (&mut PairContext<'_>, usize, usize, Material),
     pairs: &mut [PairState],
     (implicit, pf): (&mut ImplicitContact, &[PointForce]),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
@@ -1103,8 +1116,9 @@ fn pair_friction(
         None => support.pair_weight(cx.model, state, dynamic, ba, bb),
     };
     ctx.weight = implicit.split.weight(mi, ctx.normal, w);
+    let ctx = &*ctx;
     let cen = if mat.mu > 0.0 {
-        friction::centroid(&ctx, pf)
+        friction::centroid(ctx, pf)
     } else {
         None
     };
@@ -1122,12 +1136,14 @@ fn pair_friction(
         )
     };
     let terms =
-        friction::update_state_at(&p.friction, mat.mu, &ctx, (pf, cen), &mut pairs[pi], mode);
-    let anchor = pairs[pi].anchor;
+        friction::update_state_at(&p.friction, mat.mu, ctx, (pf, cen), &mut pairs[pi], mode);
+    // Read in place (the ≈ 200-byte anchor is not copied): `pairs[pi]` is written
+    // again only after the last read below.
+    let anchor = pairs[pi].anchor.as_ref();
     let (xa, xb) = (ctx.a.x, ctx.b.x);
     let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
     let stick = if implicit_stick {
-        friction::implicit_stick(&p.friction, mat.mu, &ctx, cen, anchor.as_ref())
+        friction::implicit_stick(&p.friction, mat.mu, ctx, cen, anchor)
     } else {
         None
     };
@@ -1155,38 +1171,39 @@ fn pair_friction(
         implicit.sticks.push(grp);
         any = true;
         st.twist
-    } else if let Some(mut blk) = matches!(mode, StickMode::Linear { .. })
-        .then(|| {
-            friction::linear_block(
-                &p.friction,
-                mat.mu,
-                &ctx,
-                cen,
-                (anchor.as_ref(), mode),
-                (terms, ctx.h),
-            )
-        })
-        .flatten()
-    {
+    } else if let Some(blk) = match mode {
+        StickMode::Linear { .. } => friction::linear_block(
+            &p.friction,
+            mat.mu,
+            ctx,
+            cen,
+            (anchor, mode),
+            (terms, ctx.h),
+        ),
+        _ => None,
+    } {
         // Sticking, anchor linearly implicit: solved with the step's other
         // sticking pairs on the same bodies after this loop
-        // (`friction::LinearSticks`); the twist stays explicit.
-        if let (Some(a), Some((_, total, _))) = (anchor.as_ref(), cen) {
-            blk.bank = friction::BankInputs {
-                cone: (mat.mu, total, friction::carried_normal(&ctx)),
-                cap: friction::bank_cap(&p.friction, &ctx),
-                motion: friction::anchor_normal_motion(&ctx, a),
-            };
-        }
-        blk.bodies = [ba, bb];
-        blk.tag = [mi, pi];
+        // (`friction::LinearSticks`); the twist stays explicit. Pushed first and
+        // completed in place: the ≈ 600-byte block is moved once.
         implicit.linear.blocks.push(blk);
+        if let Some(blk) = implicit.linear.blocks.last_mut() {
+            if let (Some(a), Some((_, total, _))) = (anchor, cen) {
+                blk.bank = friction::BankInputs {
+                    cone: (mat.mu, total, friction::carried_normal(ctx)),
+                    cap: friction::bank_cap(&p.friction, ctx),
+                    motion: friction::anchor_normal_motion(ctx, a),
+                };
+            }
+            blk.bodies = [ba, bb];
+            blk.tag = [mi, pi];
+        }
         // Rolling resistance held by its angular anchor, solved with them
         // (`friction::RollBlock`).
         if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
-            friction::update_roll(&p.friction, mat.rolling, &ctx, pf, a);
+            friction::update_roll(&p.friction, mat.rolling, ctx, pf, a);
             if let Some(mut rb) =
-                friction::roll_block(&p.friction, mat.rolling, &ctx, pf, (a, ctx.h))
+                friction::roll_block(&p.friction, mat.rolling, ctx, pf, (a, ctx.h))
             {
                 rb.bodies = [ba, bb];
                 rb.tag = pi;
@@ -1200,10 +1217,10 @@ fn pair_friction(
         let twist = friction::tangential_forces_at(
             &p.friction,
             mat.mu,
-            &ctx,
+            ctx,
             pf,
             cen,
-            (anchor.as_ref(), mode),
+            (anchor, mode),
             terms,
             |pt, f| {
                 ft += f;
@@ -1221,7 +1238,7 @@ fn pair_friction(
             for row in &mut implicit.rows[start..end] {
                 if row.f_end > 0.0 && row.stick == u32::MAX {
                     let pt = &ctx.points[row.point as usize];
-                    if let Some(e) = friction::sliding_per_newton(&p.friction, mat.mu, &ctx, pt) {
+                    if let Some(e) = friction::sliding_per_newton(&p.friction, mat.mu, ctx, pt) {
                         row.slide = e;
                         row.f_slide = row.f_end;
                     }
@@ -1232,16 +1249,16 @@ fn pair_friction(
         // over the transient (`friction::bank`): its explicit spring–damper may
         // spend it in a later step.
         if let (Some(a), Some((_, total, _))) = (pairs[pi].anchor.as_mut(), cen) {
-            let w_n = friction::carried_normal(&ctx);
-            let cap = friction::bank_cap(&p.friction, &ctx);
-            let motion = friction::anchor_normal_motion(&ctx, a);
+            let w_n = friction::carried_normal(ctx);
+            let cap = friction::bank_cap(&p.friction, ctx);
+            let motion = friction::anchor_normal_motion(ctx, a);
             friction::bank_momentum(a, (mat.mu, total, w_n), ft.norm(), cx.h, cap, motion);
         }
         twist
     };
     wa.torque += twist;
     wb.torque -= twist;
-    if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf).filter(|_| !rolled) {
+    if let Some(tau) = friction::rolling_torque(mat.rolling, ctx, pf).filter(|_| !rolled) {
         wa.torque += tau;
         wb.torque -= tau;
     }

@@ -45,7 +45,10 @@ pub(crate) struct RobotLoad<'a> {
 /// Configuration rate and joint accelerations of every robot under `load`, over a
 /// step of `h` (the implicit servo/damper terms). `kq` (len nq) and `kv` (len nv)
 /// are zero for a frozen robot; a failed ABA writes NaN into `kv` for the
-/// quarantine to catch. `record`: start-of-step torques, accelerations and sensors.
+/// quarantine to catch. `kq` may be empty: the configuration rates are then not
+/// computed (semi-implicit Euler takes q̇ = G(q) v⁺ at the updated velocities, so
+/// the stage's q̇ at v would be overwritten unread). `record`: start-of-step
+/// torques, accelerations and sensors.
 pub(crate) fn derivatives(
     model: &Model,
     h: f64,
@@ -82,10 +85,13 @@ pub(crate) fn derivatives_of(
             continue;
         }
         let (qr, vr) = robot_slices(r, q, v);
-        let kq = &mut kq[r.q_offset..r.q_offset + r.nq()];
+        // None: the caller wants no configuration rates (`kq` empty).
+        let mut kq = kq.get_mut(r.q_offset..r.q_offset + r.nq());
         let kv = &mut kv[r.v_offset..r.v_offset + r.nv()];
         if rd.frozen {
-            kq.fill(0.0);
+            if let Some(kq) = kq.as_deref_mut() {
+                kq.fill(0.0);
+            }
             kv.fill(0.0);
             continue;
         }
@@ -150,7 +156,9 @@ pub(crate) fn derivatives_of(
         };
         if aba(&r.tree, &mut rd.ad, qr, vr, &rd.tau, &ext).is_err() {
             kv.fill(f64::NAN);
-            kq.fill(0.0);
+            if let Some(kq) = kq.as_deref_mut() {
+                kq.fill(0.0);
+            }
             continue;
         }
         if let Some(rec) = record.as_mut() {
@@ -163,7 +171,9 @@ pub(crate) fn derivatives_of(
             }
         }
         kv.copy_from_slice(rd.ad.qdd.as_slice());
-        configuration_rate(r, qr, vr, kq);
+        if let Some(kq) = kq {
+            configuration_rate(r, qr, vr, kq);
+        }
         if let Some(rec) = record.as_mut() {
             rec.qacc[r.v_offset..r.v_offset + r.nv()].copy_from_slice(kv);
             read_sensors(r, rd);
