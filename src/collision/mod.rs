@@ -17,8 +17,10 @@
 //! - Polytope pairs take the normal by the min–max facet rule, eq. (4) of
 //!   000_48109ab67d5cd76d (`pairs/polytope_polytope.rs`); curved pairs report the
 //!   deepest point plus a symmetric sample of the curved bottom (`pairs/mod.rs`
-//!   lists each pair's method). Cylinders meet boxes, hulls and capsules as a
-//!   [`CYLINDER_SIDES`]-sided prism (radial error ≤ 0.43 % of the radius).
+//!   lists each pair's method). Cylinders meet capsules and cylinders as a
+//!   [`CYLINDER_SIDES`]-sided prism (radial error ≤ 0.43 % of the radius), boxes
+//!   and hulls as the exact cylinder where it lies on one of their faces and as
+//!   the prism elsewhere (`pairs/cylinder_polytope.rs`).
 
 pub mod broadphase;
 pub mod ccd;

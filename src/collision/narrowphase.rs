@@ -65,6 +65,7 @@ const TABLE: [[Option<Entry>; ShapeKind::COUNT]; ShapeKind::COUNT] = {
     let pp: CollideFn = polytope_polytope::collide;
     let cp: CollideFn = capsule_polytope::collide;
     let sp: CollideFn = sphere_polytope::collide;
+    let yp: CollideFn = cylinder_polytope::collide;
     [
         // plane
         [
@@ -90,7 +91,7 @@ const TABLE: [[Option<Entry>; ShapeKind::COUNT]; ShapeKind::COUNT] = {
             s(sp),
             e(box_box::collide),
             s(cp),
-            e(pp),
+            s(yp),
             e(pp),
         ],
         // capsule
@@ -106,10 +107,10 @@ const TABLE: [[Option<Entry>; ShapeKind::COUNT]; ShapeKind::COUNT] = {
         [
             s(plane_cylinder::collide),
             s(sphere_cylinder::collide),
-            e(pp),
+            e(yp),
             s(cp),
             e(pp),
-            e(pp),
+            e(yp),
         ],
         // polytope
         [
@@ -117,7 +118,7 @@ const TABLE: [[Option<Entry>; ShapeKind::COUNT]; ShapeKind::COUNT] = {
             s(sp),
             e(pp),
             s(cp),
-            e(pp),
+            s(yp),
             e(pp),
         ],
     ]

@@ -20,6 +20,7 @@
 //! | `capsule_capsule.rs` | capsule–capsule | segment–segment, overlap ends when parallel |
 //! | `capsule_polytope.rs` | capsule–box/polytope/cylinder* | min signed distance along the axis, clipped bottom line |
 //! | `box_box.rs` | box–box | the polytope–polytope manifold in b's frame (15-axis SAT) |
+//! | `cylinder_polytope.rs` | cylinder–box, cylinder–polytope | the exact cylinder on a polytope face (rims, bottom line, kept over the face), else the prism* |
 //! | `polytope_polytope.rs` | box/polytope/cylinder* pairs | SAT early-out, intersection polytope, eq. (4) of 000_48109ab67d5cd76d; crossing edges: the edge cross product (`edge_edge_normal`) |
 //!
 //! `*` cylinders enter polytope routines as the prism of [`CYLINDER_SIDES`] sides
@@ -31,6 +32,7 @@
 pub(crate) mod box_box;
 pub(crate) mod capsule_capsule;
 pub(crate) mod capsule_polytope;
+pub(crate) mod cylinder_polytope;
 pub(crate) mod plane_capsule;
 pub(crate) mod plane_cylinder;
 pub(crate) mod plane_polytope;
