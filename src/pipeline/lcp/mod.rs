@@ -162,7 +162,7 @@ use super::robots::{Record, RobotLoad};
 use super::rotation::{self, Inertia};
 use super::{lap, Stepper, Tick};
 use crate::collision::capacity::MANIFOLDS_PER_GEOM;
-use crate::data::{BodyState, Data, Stage};
+use crate::data::{BodyState, Data, PairState, Stage, StepStats};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, ContactModel, LcpParams, Model};
 use crate::pipeline::clock::Instant;
@@ -595,10 +595,7 @@ impl Stepper for LcpStepper<'_> {
                     stats,
                 );
                 let it = stats.solver_iterations;
-                peg::restore_pass(ls, stats);
-                stats.peg_discarded_passes += 1;
-                stats.solver_iterations += it;
-                warm::remember_impulses(pairs, contact_pair, ls);
+                discard_pass(pairs, contact_pair, ls, stats, it);
                 break;
             }
             if pass > 0 {
@@ -619,10 +616,7 @@ impl Stepper for LcpStepper<'_> {
                 peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
                 if pass > 0 {
                     let it = stats.solver_iterations;
-                    peg::restore_pass(ls, stats);
-                    stats.peg_discarded_passes += 1;
-                    stats.solver_iterations += it;
-                    warm::remember_impulses(pairs, contact_pair, ls);
+                    discard_pass(pairs, contact_pair, ls, stats, it);
                     break;
                 }
                 rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
@@ -696,6 +690,24 @@ impl Stepper for LcpStepper<'_> {
         }
         lap(stats, Stage::Integrate, t);
     }
+}
+
+/// A predicted pass discarded (a failed solve, or impulses the work check
+/// refuses): the pass before it restored (peg.rs, `restore_pass`), counted in
+/// `peg_discarded_passes`, `pivots` (the pivots the discarded pass cost) added
+/// to the step's, and the restored impulses remembered for the next step's warm
+/// start.
+fn discard_pass(
+    pairs: &mut [PairState],
+    contact_pair: &[usize],
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+    pivots: usize,
+) {
+    peg::restore_pass(ls, stats);
+    stats.peg_discarded_passes += 1;
+    stats.solver_iterations += pivots;
+    warm::remember_impulses(pairs, contact_pair, ls);
 }
 
 /// One block per moving body; M⁻¹ blocks; ν and ν_f: v_f = v + h (f_ext/m + g),
