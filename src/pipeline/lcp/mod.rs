@@ -638,9 +638,25 @@ impl Stepper for LcpStepper<'_> {
             // PEG's predicted reach (peg.rs, "Predicted reach"): a step whose own
             // impulses move a body faster than the reach and rotation lead its
             // rows were built for is built again from the velocities it predicts.
-            let next = peg
-                && pass + 1 < p.peg_passes
-                && peg::spun_up(model, &col.candidates, h, p.contact_window, ls);
+            // With `peg_consistent` (peg15, peg16) the last predicted pass is
+            // tested too and kept only if it is self-consistent: its own ν⁺ stays
+            // within the reach and rotation lead its rows were built for (the
+            // same test, against the bounds the pass was built with). One that
+            // is not is discarded and the step keeps the pass before it (peg.rs,
+            // "Predicted reach"; docs/EXPERIMENTS.md, peg15 and peg16).
+            let last = pass + 1 >= p.peg_passes;
+            let tested = !last || (p.peg_consistent && pass > 0);
+            let grown =
+                peg && tested && peg::spun_up(model, &col.candidates, h, p.contact_window, ls);
+            if grown && last {
+                let end = peg::PassEnd::Inconsistent;
+                peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
+                // Its own pivots count (the passes' sum less the earlier ones').
+                let it = stats.solver_iterations.saturating_sub(before.0);
+                discard_pass(pairs, contact_pair, ls, stats, it);
+                break;
+            }
+            let next = grown;
             if peg {
                 let end = peg::PassEnd::Solved { next };
                 peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);

@@ -2148,6 +2148,10 @@ pub(super) enum PassEnd {
     Failed,
     /// Its impulses failed the work check ([`work_rejects`]).
     WorkRejected,
+    /// A last predicted pass discarded as not self-consistent
+    /// (`LcpParams::peg_consistent`): its own ν⁺ leaves the reach or rotation
+    /// lead its rows were built for ([`spun_up`]) and no pass is left (peg15).
+    Inconsistent,
 }
 
 /// `RTPHYS_PEG_PASS_TRACE=A-B` (read at construction; off by default, allocates):
@@ -2177,7 +2181,10 @@ pub(super) fn trace_pass(
         stats.solver_failed,
         stats.solver_residual,
     );
-    if matches!(end, PassEnd::Solved { .. } | PassEnd::WorkRejected) {
+    if matches!(
+        end,
+        PassEnd::Solved { .. } | PassEnd::WorkRejected | PassEnd::Inconsistent
+    ) {
         let (dt, bound, sc, push) = work_check(ls, h);
         let (mut wmax, mut vmax, mut bw) = (0.0f64, 0.0f64, usize::MAX);
         for (b, &blk) in ls.body_block.iter().enumerate() {
