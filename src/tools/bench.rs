@@ -301,11 +301,10 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
         if let Some(c) = a.peg_consistent {
             p.peg_consistent = c;
         }
-        p.validate()
-            .map_err(|(k, m)| {
-                let pre = if k.starts_with("peg_") { "" } else { "lcp-" };
-                anyhow::anyhow!("--{pre}{}: {m}", k.replace('_', "-"))
-            })?;
+        p.validate().map_err(|(k, m)| {
+            let pre = if k.starts_with("peg_") { "" } else { "lcp-" };
+            anyhow::anyhow!("--{pre}{}: {m}", k.replace('_', "-"))
+        })?;
         let mut opt = model.opt;
         opt.method = crate::model::Method::Lcp(p);
         model = model.with_options(opt);
