@@ -184,7 +184,9 @@ fn predicted_pass_closes_the_vertex_vertex_impact() {
 #[test]
 fn self_consistent_third_pass_closes_the_vertex_vertex_impact() {
     let (worst, gain, discarded) = vertex_vertex((3, true));
-    println!("three passes, self-consistent: {worst:.2e} L³, gain {gain:+.2e}, discarded {discarded}");
+    println!(
+        "three passes, self-consistent: {worst:.2e} L³, gain {gain:+.2e}, discarded {discarded}"
+    );
     assert!(discarded >= 1, "the rule was not exercised");
     assert!(worst <= 1e-9, "overlap {worst:e} L³");
     assert!(gain <= 0.01, "energy gain {gain:e}");
