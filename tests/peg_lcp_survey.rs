@@ -495,7 +495,9 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// `[lcp] peg_active_set` (over-cap islands by Lemke on their active set,
 /// peg12), `PEG_BGS=1` the key `[lcp] peg_block_gs` (block Gauss–Seidel over
 /// two-body groups, peg8), `PEG_PASSES=N` the key `[lcp] peg_passes` (the
-/// predicted passes, peg13); unset, the scene's own.
+/// predicted passes, peg13), `PEG_CONSISTENT=1` (or `0`) the key `[lcp]
+/// peg_consistent` (the last predicted pass kept only if self-consistent,
+/// peg15/peg16); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -516,6 +518,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
             .and_then(|v| v.parse().ok())
         {
             p.peg_passes = n;
+        }
+        if let Ok(v) = std::env::var("PEG_CONSISTENT") {
+            p.peg_consistent = v == "1";
         }
     }
     model.with_options(opt)

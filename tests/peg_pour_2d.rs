@@ -227,3 +227,46 @@ fn general_form_solves_the_jammed_group_of_the_2d_pour() {
         "on: overlap {ov_on:e} not below off {ov_off:e}"
     );
 }
+
+/// The 2D pour's seed 1 at h = 1e-2 (2 s) at `[lcp] peg_passes = 3` with
+/// `peg_consistent = true` (the last predicted pass kept only if its own ν⁺
+/// stays within the reach and rotation lead its rows were built for; peg15,
+/// peg16): issue 12's criterion, PEG's overlap ≤ 1e-9 L² at every step, and no
+/// failed step; the rule is exercised (a pass discarded). Measured (peg16):
+/// 2.60e-10 L², 0 failures, 4 passes discarded (at the default one pass the
+/// same run ends 8.6e-7 L² deep; at 3 passes without the rule 7.8e-3 L², 2
+/// failures).
+#[test]
+fn self_consistent_passes_hold_the_2d_pour_seed_1() {
+    use rtphys::experiments::peg_pour::PourDriver;
+    use rtphys::experiments::peg_pour_2d::L;
+    use rtphys::pipeline::lcp::peg::OverlapArea;
+    let h = 1e-2;
+    let scene = pour_scene_2d(1, PourMethod::Peg, h);
+    let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
+        .expect("generated scene loads");
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.peg_passes = 3;
+        p.peg_consistent = true;
+    }
+    let model = model.with_options(opt);
+    let mut data = rtphys::Data::new(&model);
+    let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
+    let mut pl = rtphys::Pipeline::new(&model);
+    let mut area = OverlapArea::new(&model);
+    let mut max_ov = 0.0f64;
+    for _ in 0..(2.0 / h).round() as usize {
+        driver.before_step(&mut data, h);
+        pl.step(&model, &mut data);
+        max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
+    }
+    let s = &data.stats;
+    println!(
+        "3 passes, self-consistent: {max_ov:.3e} L², {} failures, {} passes discarded",
+        s.solver_failures, s.peg_discarded_passes
+    );
+    assert!(s.peg_discarded_passes >= 1, "the rule was not exercised");
+    assert_eq!(s.solver_failures, 0, "a failed step");
+    assert!(max_ov <= 1e-9, "overlap {max_ov:e} L²");
+}

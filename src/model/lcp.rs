@@ -170,6 +170,14 @@ pub struct LcpParams {
     /// `peg_passes` (1..=8); default 1 (docs/EXPERIMENTS.md, peg13). Ignored by
     /// the standard rows.
     pub peg_passes: usize,
+    /// PEG (003): the last predicted pass is kept only if it is self-consistent
+    /// — its own ν⁺ stays within the reach and rotation lead its rows were built
+    /// for (`pipeline::lcp::peg::spun_up`, the test that asks for another pass);
+    /// one that is not is discarded and the step keeps the pass before it
+    /// (`StepStats::peg_discarded_passes`). No effect at `peg_passes` = 1. Scene
+    /// key `peg_consistent`; default off (docs/EXPERIMENTS.md, peg15 and peg16).
+    /// Ignored by the standard rows.
+    pub peg_consistent: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -195,6 +203,7 @@ impl Default for LcpParams {
             peg_general: true,
             peg_active_set: false,
             peg_passes: 1,
+            peg_consistent: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -53,6 +53,8 @@
 //!                                  #  its active set (experimental)
 //! peg_passes = 1                   # peg: passes per step (>1: the predicted reach of
 //!                                  #  bodies spun up within the step)
+//! peg_consistent = false           # peg: the last predicted pass kept only if its
+//!                                  #  own ν⁺ stays within the reach it was built for
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
@@ -637,6 +639,7 @@ struct LcpToml {
     peg_general: Option<bool>,
     peg_active_set: Option<bool>,
     peg_passes: Option<i64>,
+    peg_consistent: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -724,6 +727,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_general: l.peg_general.unwrap_or(d.peg_general),
         peg_active_set: l.peg_active_set.unwrap_or(d.peg_active_set),
         peg_passes: count(l.peg_passes, "peg_passes")?.unwrap_or(d.peg_passes),
+        peg_consistent: l.peg_consistent.unwrap_or(d.peg_consistent),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

@@ -49,6 +49,12 @@ pub struct BenchArgs {
     /// LCP scenes with PGS: sweep limit (default: the scene's, 500).
     #[arg(long)]
     pub lcp_max_iterations: Option<usize>,
+    /// PEG scenes: `[lcp] peg_passes` (default: the scene's).
+    #[arg(long)]
+    pub peg_passes: Option<usize>,
+    /// PEG scenes: `[lcp] peg_consistent`, true | false (default: the scene's).
+    #[arg(long)]
+    pub peg_consistent: Option<bool>,
     /// Override every scene's integrator: rk4 | semi_implicit_euler.
     #[arg(long)]
     pub integrator: Option<String>,
@@ -269,7 +275,8 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
     Ok((lcp_overrides(model, a)?, source))
 }
 
-/// `--lcp-solver`, `--lcp-tolerance`, `--lcp-max-iterations` on an LCP model.
+/// `--lcp-solver`, `--lcp-tolerance`, `--lcp-max-iterations`, `--peg-passes`,
+/// `--peg-consistent` on an LCP model.
 fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
     if let crate::model::Method::Lcp(mut p) = model.opt.method {
         match a.lcp_solver.as_deref() {
@@ -288,8 +295,16 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
         if let Some(n) = a.lcp_max_iterations {
             p.max_iterations = n;
         }
-        p.validate()
-            .map_err(|(k, m)| anyhow::anyhow!("--lcp-{}: {m}", k.replace('_', "-")))?;
+        if let Some(n) = a.peg_passes {
+            p.peg_passes = n;
+        }
+        if let Some(c) = a.peg_consistent {
+            p.peg_consistent = c;
+        }
+        p.validate().map_err(|(k, m)| {
+            let pre = if k.starts_with("peg_") { "" } else { "lcp-" };
+            anyhow::anyhow!("--{pre}{}: {m}", k.replace('_', "-"))
+        })?;
         let mut opt = model.opt;
         opt.method = crate::model::Method::Lcp(p);
         model = model.with_options(opt);

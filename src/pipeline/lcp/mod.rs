@@ -162,7 +162,7 @@ use super::robots::{Record, RobotLoad};
 use super::rotation::{self, Inertia};
 use super::{lap, Stepper, Tick};
 use crate::collision::capacity::MANIFOLDS_PER_GEOM;
-use crate::data::{BodyState, Data, Stage};
+use crate::data::{BodyState, Data, PairState, Stage, StepStats};
 use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, ContactModel, LcpParams, Model};
 use crate::pipeline::clock::Instant;
@@ -595,10 +595,7 @@ impl Stepper for LcpStepper<'_> {
                     stats,
                 );
                 let it = stats.solver_iterations;
-                peg::restore_pass(ls, stats);
-                stats.peg_discarded_passes += 1;
-                stats.solver_iterations += it;
-                warm::remember_impulses(pairs, contact_pair, ls);
+                discard_pass(pairs, contact_pair, ls, stats, it);
                 break;
             }
             if pass > 0 {
@@ -619,10 +616,7 @@ impl Stepper for LcpStepper<'_> {
                 peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
                 if pass > 0 {
                     let it = stats.solver_iterations;
-                    peg::restore_pass(ls, stats);
-                    stats.peg_discarded_passes += 1;
-                    stats.solver_iterations += it;
-                    warm::remember_impulses(pairs, contact_pair, ls);
+                    discard_pass(pairs, contact_pair, ls, stats, it);
                     break;
                 }
                 rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
@@ -644,9 +638,25 @@ impl Stepper for LcpStepper<'_> {
             // PEG's predicted reach (peg.rs, "Predicted reach"): a step whose own
             // impulses move a body faster than the reach and rotation lead its
             // rows were built for is built again from the velocities it predicts.
-            let next = peg
-                && pass + 1 < p.peg_passes
-                && peg::spun_up(model, &col.candidates, h, p.contact_window, ls);
+            // With `peg_consistent` (peg15, peg16) the last predicted pass is
+            // tested too and kept only if it is self-consistent: its own ν⁺ stays
+            // within the reach and rotation lead its rows were built for (the
+            // same test, against the bounds the pass was built with). One that
+            // is not is discarded and the step keeps the pass before it (peg.rs,
+            // "Predicted reach"; docs/EXPERIMENTS.md, peg15 and peg16).
+            let last = pass + 1 >= p.peg_passes;
+            let tested = !last || (p.peg_consistent && pass > 0);
+            let grown =
+                peg && tested && peg::spun_up(model, &col.candidates, h, p.contact_window, ls);
+            if grown && last {
+                let end = peg::PassEnd::Inconsistent;
+                peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
+                // Its own pivots count (the passes' sum less the earlier ones').
+                let it = stats.solver_iterations.saturating_sub(before.0);
+                discard_pass(pairs, contact_pair, ls, stats, it);
+                break;
+            }
+            let next = grown;
             if peg {
                 let end = peg::PassEnd::Solved { next };
                 peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
@@ -696,6 +706,24 @@ impl Stepper for LcpStepper<'_> {
         }
         lap(stats, Stage::Integrate, t);
     }
+}
+
+/// A predicted pass discarded (a failed solve, or impulses the work check
+/// refuses): the pass before it restored (peg.rs, `restore_pass`), counted in
+/// `peg_discarded_passes`, `pivots` (the pivots the discarded pass cost) added
+/// to the step's, and the restored impulses remembered for the next step's warm
+/// start.
+fn discard_pass(
+    pairs: &mut [PairState],
+    contact_pair: &[usize],
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+    pivots: usize,
+) {
+    peg::restore_pass(ls, stats);
+    stats.peg_discarded_passes += 1;
+    stats.solver_iterations += pivots;
+    warm::remember_impulses(pairs, contact_pair, ls);
 }
 
 /// One block per moving body; M⁻¹ blocks; ν and ν_f: v_f = v + h (f_ext/m + g),

@@ -69,7 +69,13 @@
 //! ([`set_pass_budget`]: a step's pivots stay within one attempt's limit), and
 //! no PGS: an island over [`PEG_MAX_LCP`], a Lemke failure or the budget spent
 //! discards it; the step keeps the pass before it, counted in
-//! `StepStats::peg_discarded_passes`.
+//! `StepStats::peg_discarded_passes`. Opt-in (`[lcp] peg_consistent = true`,
+//! peg15, peg16): the last predicted pass is tested too and kept only if it is
+//! self-consistent — its own ν⁺ passes [`spun_up`] against the bounds it was
+//! built with — else discarded the same way (`PassEnd::Inconsistent`). At 3
+//! passes it meets 1e-9 on the vertex–vertex impact and the 2D pour's seed 1
+//! at h = 1e-2, but is 10–105× worse than one pass on the 3D pour at h = 5e-2
+//! (as 3 passes without it; docs/EXPERIMENTS.md, peg16).
 //! **Off by default** (`peg_passes` = 1, one pass). With 2 passes (peg13,
 //! `tests/peg_passes.rs`): the vertex–vertex impact of `tests/peg_method.rs`
 //! ends 6.8e-12 L³ deep (2.8e-9 with one pass; 8.0e-10 since the work check
@@ -2148,6 +2154,10 @@ pub(super) enum PassEnd {
     Failed,
     /// Its impulses failed the work check ([`work_rejects`]).
     WorkRejected,
+    /// A last predicted pass discarded as not self-consistent
+    /// (`LcpParams::peg_consistent`): its own ν⁺ leaves the reach or rotation
+    /// lead its rows were built for ([`spun_up`]) and no pass is left (peg15).
+    Inconsistent,
 }
 
 /// `RTPHYS_PEG_PASS_TRACE=A-B` (read at construction; off by default, allocates):
@@ -2177,7 +2187,10 @@ pub(super) fn trace_pass(
         stats.solver_failed,
         stats.solver_residual,
     );
-    if matches!(end, PassEnd::Solved { .. } | PassEnd::WorkRejected) {
+    if matches!(
+        end,
+        PassEnd::Solved { .. } | PassEnd::WorkRejected | PassEnd::Inconsistent
+    ) {
         let (dt, bound, sc, push) = work_check(ls, h);
         let (mut wmax, mut vmax, mut bw) = (0.0f64, 0.0f64, usize::MAX);
         for (b, &blk) in ls.body_block.iter().enumerate() {
