@@ -9,7 +9,7 @@
 
 use rtphys::math::SplitMix64 as Rng;
 use rtphys::solver::block_cholesky::M6;
-use rtphys::solver::primal::NO_BODY;
+use rtphys::solver::primal::{LineSearch, NO_BODY};
 use rtphys::solver::{
     contact_residual, BodyRows, ContactProblem, Globalization, NewtonParams, NewtonResults,
     NewtonSolver, NewtonStatus, PolygonTable, PrimalParams, PrimalResults, PrimalSolver,
@@ -567,4 +567,295 @@ fn degenerate_rows_converge() {
             );
         }
     }
+}
+
+/// The line search by the sorted breakpoints (lcp16, `LineSearch::Breakpoints`,
+/// the default) against the bracketed Newton search on `f'(α)` (lcp13,
+/// `LineSearch::Bracketed`) on one problem: with `line_search_check` every
+/// Newton step also runs the bracketed search from the same iterate; the
+/// largest relative difference of α over the steps, and the two solves' end
+/// states (each with its own search throughout). Returns (Newton steps
+/// compared, largest α difference, largest |z_b − z_a| / max |z_a|, and both
+/// runs' stats).
+fn compare_line_searches(
+    p: &ContactProblem,
+    rows: &BodyRows,
+    guess: Option<&[f64]>,
+    base: PrimalParams,
+) -> (usize, f64, f64, PrimalStatus, PrimalResults, PrimalResults) {
+    // Returns the largest α difference relative to the check's bound
+    // (`PrimalStats::line_search_alpha_excess`, ≤ 1: within 1e-12 relative, or
+    // within the bracketed search's own stop and f'(α)'s round-off floor).
+    let (sb, rb) = primal_with(
+        p,
+        rows,
+        guess,
+        PrimalParams {
+            line_search: LineSearch::Breakpoints,
+            line_search_check: true,
+            ..base
+        },
+    );
+    let (sa, ra) = primal_with(
+        p,
+        rows,
+        guess,
+        PrimalParams {
+            line_search: LineSearch::Bracketed,
+            ..base
+        },
+    );
+    assert_eq!(sa, sb, "the two searches end differently");
+    let scale = ra.z.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let dz =
+        ra.z.iter()
+            .zip(&rb.z)
+            .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()))
+            / scale.max(f64::MIN_POSITIVE);
+    (
+        rb.stats.line_search_checks,
+        rb.stats.line_search_alpha_excess,
+        dz,
+        sb,
+        ra,
+        rb,
+    )
+}
+
+/// The breakpoint line search finds the bracketed search's α: on the 60 random
+/// problems (under Anderson and the radius Newton), at every Newton step, α
+/// agrees to 1e-12 relative, or within the bracketed search's own precision
+/// where that is coarser: it stops at `|f'| ≤ 1e-13 |f'(0)|` (α within 1e-13
+/// |f'(0)|/f''(α), wide where the stiff rows of `f'(0)` have released at α),
+/// and no search places the zero better than the round-off of `f'(α)`'s terms,
+/// `8 ε S / f''` (S their magnitude, with the rounding of `u(α)` amplified by
+/// `1/e` in `z* = Π(−E⁻¹u)`: `PrimalStats::line_search_alpha_excess` ≤ 1); and the solves
+/// end with the same impulses to 1e-10 of the largest. The steps where the
+/// breakpoint search's `|f'(α)|` is the smaller are counted (both are the zero
+/// of the same continuous, piecewise linear `f'(α)`).
+/// The evaluations of `f'(α)` per Newton step are printed (one per step by the
+/// breakpoints: the refining evaluation).
+#[test]
+#[ignore = "lcp16, not met yet: on some steps α differs from the bracketed search's by up to 5e1 times the bound (random case 1, the landing pile); LineSearch::Breakpoints stays opt-in"]
+fn breakpoint_line_search_random() {
+    for v in [Variant::Anderson, Variant::RadiusNewton] {
+        let mut rng = Rng::new(13);
+        let (mut steps, mut worst_a, mut worst_z) = (0, 0.0_f64, 0.0_f64);
+        let (mut ev_a, mut ev_b, mut it_a, mut it_b) = (0, 0, 0, 0);
+        let (mut above, mut worst_rel, mut closer) = (0, 0.0_f64, 0);
+        for case in 0..60 {
+            let nb = 1 + case % 6;
+            let np = 1 + (case * 7) % 14;
+            let b = random_bodies(&mut rng, nb, np);
+            let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+            let (n, da, dz, st, ra, rb) = compare_line_searches(&p, &rows, None, variant(v));
+            steps += n;
+            worst_a = worst_a.max(da);
+            ev_a += ra.stats.line_search_evaluations;
+            ev_b += rb.stats.line_search_evaluations;
+            it_a += ra.stats.iterations;
+            it_b += rb.stats.iterations;
+            above += rb.stats.line_search_checks_above;
+            closer += rb.stats.line_search_checks_closer;
+            worst_rel = worst_rel.max(rb.stats.line_search_alpha_diff);
+            assert!(
+                da <= 1.0,
+                "case {case} ({v:?}): α differs by {da:.3e} of the bound ({:?})",
+                rb.stats
+            );
+            if st == PrimalStatus::Converged {
+                worst_z = worst_z.max(dz);
+                assert!(dz <= 1e-10, "case {case} ({v:?}): z differs by {dz:.3e}");
+            }
+        }
+        eprintln!(
+            "random ({v:?}): {steps} Newton steps compared, largest relative α difference \
+             {worst_rel:.3e} ({above} above 1e-12; |f'| no larger at the breakpoints' α in \
+             {closer}), largest over the bound {worst_a:.3e}; \
+             largest z difference {worst_z:.3e}; Newton steps bracketed {it_a} / breakpoints \
+             {it_b}, f'(α) evaluations {ev_a} / {ev_b}"
+        );
+        assert!(steps > 100, "too few steps compared: {steps}");
+    }
+}
+
+/// A whole primal solve's problem written by `RTPHYS_PRIMAL_DUMP`
+/// (`pipeline::lcp::solve`, lcp16): the bodies' rows as the pipeline built
+/// them, W rebuilt here as `G M⁻¹ Gᵀ + diag(cfm)` in the blocks of points
+/// sharing a body, and the warm start the pipeline gave the solver.
+fn dumped_problem(name: &str) -> (ContactProblem, BodyRows, Option<Vec<f64>>, f64) {
+    let path = format!("{}/tests/data/primal/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("dump present");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("dump is JSON");
+    let floats = |x: &serde_json::Value| -> Vec<f64> {
+        x.as_array()
+            .expect("array")
+            .iter()
+            .map(|x| x.as_f64().expect("number"))
+            .collect()
+    };
+    let ints = |x: &serde_json::Value| -> Vec<u64> {
+        x.as_array()
+            .expect("array")
+            .iter()
+            .map(|x| x.as_u64().expect("index"))
+            .collect()
+    };
+    let m6s = |key: &str| -> Vec<M6> {
+        v[key]
+            .as_array()
+            .expect("matrices")
+            .iter()
+            .map(|m| M6::from_column_slice(&floats(m)))
+            .collect()
+    };
+    let mu = floats(&v["mu"]);
+    let n = mu.len();
+    let body: Vec<[u32; 2]> = v["body"]
+        .as_array()
+        .expect("body")
+        .iter()
+        .map(|b| {
+            let b = ints(b);
+            [b[0] as u32, b[1] as u32]
+        })
+        .collect();
+    let jac: Vec<[[f64; 18]; 2]> = v["jac"]
+        .as_array()
+        .expect("jac")
+        .iter()
+        .map(|j| {
+            let j = j.as_array().expect("sides");
+            let mut out = [[0.0; 18]; 2];
+            for s in 0..2 {
+                out[s].copy_from_slice(&floats(&j[s]));
+            }
+            out
+        })
+        .collect();
+    let cfm: Vec<[f64; 3]> = v["cfm"]
+        .as_array()
+        .expect("cfm")
+        .iter()
+        .map(|c| {
+            let c = floats(c);
+            [c[0], c[1], c[2]]
+        })
+        .collect();
+    let rows = BodyRows {
+        mass: m6s("mass"),
+        minv: m6s("minv"),
+        body,
+        jac,
+        cfm,
+        ok: v["ok"]
+            .as_array()
+            .expect("ok")
+            .iter()
+            .map(|b| b.as_bool().expect("bool"))
+            .collect(),
+    };
+    let mut p = ContactProblem {
+        row_start: vec![0],
+        table: PolygonTable::new(v["k"].as_u64().expect("k") as u32),
+        order: ints(&v["order"]).into_iter().map(|i| i as u32).collect(),
+        island_start: ints(&v["island_start"])
+            .into_iter()
+            .map(|i| i as usize)
+            .collect(),
+        q: floats(&v["q"]),
+        mu,
+        ..Default::default()
+    };
+    for i in 0..n {
+        for j in 0..n {
+            let mut w = [0.0; 9];
+            let mut any = i == j;
+            for si in 0..2 {
+                for sj in 0..2 {
+                    let (bi, bj) = (rows.body[i][si], rows.body[j][sj]);
+                    if bi == NO_BODY || bi != bj {
+                        continue;
+                    }
+                    any = true;
+                    let mi = &rows.minv[bi as usize];
+                    let (ja, jb) = (&rows.jac[i][si], &rows.jac[j][sj]);
+                    for a in 0..3 {
+                        for b in 0..3 {
+                            let mut s = 0.0;
+                            for r in 0..6 {
+                                for c in 0..6 {
+                                    s += ja[6 * a + r] * mi[(r, c)] * jb[6 * b + c];
+                                }
+                            }
+                            w[3 * a + b] += s;
+                        }
+                    }
+                }
+            }
+            if any {
+                if i == j {
+                    for a in 0..3 {
+                        w[4 * a] += rows.cfm[i][a];
+                    }
+                }
+                p.col.push(j as u32);
+                p.w.push(w);
+            }
+        }
+        p.row_start.push(p.col.len());
+    }
+    let guess = v["guess"].as_array().map(|_| floats(&v["guess"]));
+    let tol = v["tolerance"].as_f64().expect("tolerance");
+    (p, rows, guess, tol)
+}
+
+/// The breakpoint line search on the pipeline's own problems (`RTPHYS_PRIMAL_DUMP`
+/// from `rtphys bench --method lcp --lcp-solver primal --scenes pile20
+/// --no-quality --quick`, the resting pile's solves, and stack5's): at every
+/// Newton step α agrees with the bracketed search's to 1e-12 relative (or
+/// within its own stopping precision, as on the random problems), and the
+/// solves end with the same impulses to 1e-10 of the largest. The solver runs
+/// as the pipeline runs it (its parameters, the warm start, the stall switch).
+#[test]
+#[ignore = "lcp16, not met yet: on some steps α differs from the bracketed search's by up to 2e1 times the bound (pile20_land_0700); LineSearch::Breakpoints stays opt-in"]
+fn breakpoint_line_search_scenes() {
+    let dir = format!("{}/tests/data/primal", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/data/primal")
+        .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4, "dumps: {names:?}");
+    let (mut steps, mut worst_a, mut worst_z) = (0, 0.0_f64, 0.0_f64);
+    for name in &names {
+        let (p, rows, guess, tol) = dumped_problem(name);
+        let base = PrimalParams {
+            tolerance: tol,
+            ..PrimalParams::default()
+        };
+        let (n, da, dz, st, ra, rb) = compare_line_searches(&p, &rows, guess.as_deref(), base);
+        eprintln!(
+            "{name}: {} points, {} islands, {st:?}; {n} Newton steps compared, α difference \
+             {:.3e} relative ({} above 1e-12, |f'| no larger at the breakpoints' α in {}), \
+             {da:.3e} of the bound, z difference {dz:.3e}; \
+             bracketed {:?} / breakpoints {:?}",
+            p.n(),
+            p.island_start.len() - 1,
+            rb.stats.line_search_alpha_diff,
+            rb.stats.line_search_checks_above,
+            rb.stats.line_search_checks_closer,
+            ra.stats,
+            rb.stats
+        );
+        steps += n;
+        worst_a = worst_a.max(da);
+        assert!(da <= 1.0, "{name}: α differs by {da:.3e} of the bound");
+        if st == PrimalStatus::Converged {
+            worst_z = worst_z.max(dz);
+            assert!(dz <= 1e-10, "{name}: z differs by {dz:.3e}");
+        }
+    }
+    eprintln!("scenes: {steps} Newton steps compared, largest α difference {worst_a:.3e}, largest z difference {worst_z:.3e}");
 }

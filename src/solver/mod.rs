@@ -46,4 +46,6 @@ pub use pgs::{
     ContactPgsStats, ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats,
     PgsStatus, PolygonCone, PolygonTable,
 };
-pub use primal::{BodyRows, PrimalParams, PrimalResults, PrimalSolver, PrimalStats, PrimalStatus};
+pub use primal::{
+    BodyRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver, PrimalStats, PrimalStatus,
+};

@@ -34,9 +34,29 @@
 //! [`BlockCholesky`] (minimum degree), backward stable, so the `1/E` entries do
 //! not cost the digits a non-symmetric elimination through them does (lcp12).
 //! The step `d = −H⁻¹ ∇f` is followed by an exact line search on the 1-D
-//! piecewise quadratic `f(x + α d)`: a safeguarded Newton iteration on the
-//! monotone, piecewise linear `f'(α)` (bracketed; each step lands on the zero of
-//! the current piece, so it stops exactly once the piece is the right one).
+//! piecewise quadratic `f(x + α d)`: by its sorted breakpoints (lcp16, below),
+//! or a safeguarded Newton iteration on the monotone, piecewise linear `f'(α)`
+//! (bracketed; each step lands on the zero of the current piece, so it stops
+//! exactly once the piece is the right one).
+//!
+//! # The line search by the breakpoints (lcp16)
+//! Along `x + α d`, `u_i(α) = u_i + α δu_i` and `f'(α) = a0 + α a1 − Σ_i
+//! δu_iᵀ z_i*(u_i(α))` (`a0 = dᵀ M x`, `a1 = dᵀ M d`) is continuous and
+//! piecewise linear: its slope `f''(α) = a1 + Σ_i δu_iᵀ K_i δu_i` changes only
+//! where a point changes piece. Those α are known per point in closed form: the
+//! normal row's kink at `−u_n/δu_n`; for the tangent pair, `−E_t⁻¹ u_t(α)` is a
+//! straight line through the regions of the weighted projection onto the k-gon
+//! (inside, the slab of each edge, the wedge of each vertex: convex, so the line
+//! meets each once), walked region by region. [`LineSearch::Breakpoints`] (an
+//! option; the default stays the bracketed search, [`LINE_SEARCH`]) computes every point's breakpoints and the jumps of `f''` at them
+//! once per direction, and walks them in order (a heap, popped up to the zero)
+//! accumulating `f'` until it
+//! changes sign (as MuJoCo's Newton line search walks its constraints' state
+//! intervals); the zero of that piece is then refined by the bracketed
+//! iteration started there (one or two exact evaluations of `f'(α)`). One pass
+//! over the points, a heap of their breakpoints and 1–2 evaluations instead of
+//! the bracketed search's ≈ 10 evaluations from α = 1 ([`LineSearch::Bracketed`],
+//! lcp13, the default).
 //!
 //! # Outer passes: the radii and a proximal centre
 //! The Coulomb problem's radius is `r_i = μ_i p_n(i)` of the solution itself:
@@ -106,7 +126,8 @@
 //! # Cost
 //! Per Newton step: one pass over the points (projection, gradient), the
 //! assembly of `H` (one 6×6 product per loaded point side pair) and its block
-//! Cholesky (6·nb rows), a few line-search passes over the points. No
+//! Cholesky (6·nb rows), the line search's pass over the points (the
+//! breakpoints, then 1–2 evaluations of `f'(α)`). No
 //! allocation once the results have been sized (the factor's buffers grow once).
 
 use super::block_cholesky::{BlockCholesky, M6, V6};
@@ -193,6 +214,29 @@ pub struct PrimalParams {
     /// pass whose residual is not below half the best so far counts; this many
     /// in a row end the island. 0: off (the island spends `max_passes`).
     pub stall_passes: usize,
+    /// How the exact line search finds the minimizer of `f(x + α d)` ("The line
+    /// search by the breakpoints").
+    pub line_search: LineSearch,
+    /// Also run the other line search ([`LineSearch::Bracketed`] beside
+    /// [`LineSearch::Breakpoints`]) from the same iterate at every Newton step
+    /// and record their largest difference in α
+    /// ([`PrimalStats::line_search_alpha_diff`]); the step takes
+    /// `line_search`'s α. A check for the tests (doubles the search's cost).
+    pub line_search_check: bool,
+}
+
+/// The exact line search's method ([`PrimalParams::line_search`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineSearch {
+    /// Safeguarded Newton on the monotone, piecewise linear `f'(α)`, bracketed
+    /// (lcp13): each trial α re-evaluates every point's impulse (9.4 trials
+    /// per Newton step on the resting pile20, lcp15). The default.
+    Bracketed,
+    /// The sorted breakpoints (lcp16): every point's kinks along the direction
+    /// and the jumps of `f''` at them, computed once per direction, taken in order and
+    /// walked until `f'` changes sign; then the bracketed iteration from that
+    /// piece's zero (1–2 evaluations of `f'(α)`).
+    Breakpoints,
 }
 
 impl Default for PrimalParams {
@@ -210,9 +254,20 @@ impl Default for PrimalParams {
             reuse_factor: true,
             radius_newton_on_stall: RADIUS_NEWTON_ON_STALL,
             stall_passes: STALL_PASSES,
+            line_search: LINE_SEARCH,
+            line_search_check: false,
         }
     }
 }
+
+/// The default of [`PrimalParams::line_search`] (lcp16): the bracketed search,
+/// as before lcp16. The breakpoints are an option: on the resting pile20
+/// (`tests/primal_profile.rs` under callgrind) they took 1–2 evaluations of
+/// `f'(α)` per Newton step instead of ≈ 10, but the walk and the ordering of
+/// the breakpoints cost about what the evaluations saved at k = 4, and their α
+/// differs from the bracketed search's by more than its stopping precision on
+/// some steps (docs/BENCHMARKS.md, lcp16): not yet the default.
+pub const LINE_SEARCH: LineSearch = LineSearch::Bracketed;
 
 /// The default of [`PrimalParams::radius_newton`] (lcp14): off. pile20
 /// resting (`bench`, same binary, 18:22–18:30 UTC): with 8 steps per pass 31
@@ -293,8 +348,29 @@ pub struct PrimalStats {
     pub factorizations: usize,
     /// Outer passes summed over the islands.
     pub passes: usize,
-    /// Line-search evaluations of `f'(α)` summed over the islands.
+    /// Line-search evaluations of `f'(α)` summed over the islands (a pass
+    /// over the island's points each).
     pub line_search_evaluations: usize,
+    /// Breakpoints computed by the breakpoint line search (summed over its
+    /// directions; [`LineSearch::Breakpoints`]), and its steps that ended on a
+    /// breakpoint (to 1e-9 of α: a point left at its kink).
+    pub line_search_breakpoints: usize,
+    pub line_search_kinks: usize,
+    /// With [`PrimalParams::line_search_check`]: the Newton steps compared and
+    /// the largest `|α_breakpoints − α_bracketed| / α_bracketed` over them.
+    pub line_search_checks: usize,
+    pub line_search_alpha_diff: f64,
+    /// With the check: the steps whose α differ by more than 1e-12 relative;
+    /// the largest `|Δα| / (1e-12 α + (1e-13 |f'(0)| + 8 ε S) / f''(α))` over
+    /// all steps (α the bracketed search's: its own stopping precision, `|f'| ≤
+    /// 1e-13 |f'(0)|` or a step of 1e-12 α, and `S = |a0| + |α a1| + Σ
+    /// |δu|·(|u| + |α δu|)/e`, the magnitude of `f'(α)`'s terms and of the
+    /// rounding of `u(α)` through `z* = Π(−E⁻¹u)`, which places the zero no
+    /// better than `8 ε S / f''` for either search); the steps where the
+    /// breakpoint search's α has `|f'|` no larger than the bracketed one's.
+    pub line_search_checks_above: usize,
+    pub line_search_alpha_excess: f64,
+    pub line_search_checks_closer: usize,
     /// Largest natural-map residual over the islands solved.
     pub residual: f64,
     /// Islands in the problem; islands that failed; islands skipped (not in body
@@ -371,6 +447,37 @@ pub struct PrimalResults {
     /// `chol` holds H factored at the pieces `fact_pieces` (per point).
     fact_valid: bool,
     fact_pieces: Vec<(bool, Tangent)>,
+    /// The k-gon's edge normals and vertex directions (unit, as
+    /// [`PolygonTable::directions`] gives them) and the breakpoint line
+    /// search's `(α, jump of f'')` list.
+    poly_n: Vec<(f64, f64)>,
+    poly_v: Vec<(f64, f64)>,
+    breaks: Vec<Break>,
+}
+
+/// A breakpoint of the line search: `(α, jump of f'')`, ordered by α (then
+/// the jump) reversed, so that `BinaryHeap` pops the smallest α first.
+#[derive(Debug, Clone, Copy, Default)]
+struct Break(f64, f64);
+
+impl PartialEq for Break {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for Break {}
+
+impl PartialOrd for Break {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Break {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.0.total_cmp(&self.0).then(other.1.total_cmp(&self.1))
+    }
 }
 
 impl PrimalResults {
@@ -406,6 +513,9 @@ impl PrimalResults {
             krhs: Vec::with_capacity(RADIUS_NEWTON_MAX),
             hist_g: Vec::with_capacity(3 * ANDERSON_MAX * points),
             hist_f: Vec::with_capacity(3 * ANDERSON_MAX * points),
+            poly_n: Vec::with_capacity(64),
+            poly_v: Vec::with_capacity(64),
+            breaks: Vec::with_capacity(4 * points),
             ..Default::default()
         }
     }
@@ -580,6 +690,18 @@ impl PrimalSolver {
         res.in_slide.resize(n, false);
         res.fact_pieces.clear();
         res.fact_pieces.resize(n, (false, Tangent::Fixed));
+        let table = &problem.table;
+        res.poly_n.clear();
+        res.poly_v.clear();
+        if table.k >= 3 {
+            res.poly_n.extend(table.directions(table.half));
+            res.poly_v.extend(table.directions((1.0, 0.0)));
+        }
+        // At most 1 + (2k + 3) breakpoints per point (the normal row's and the
+        // walk's through the k-gon's regions): reserved here, so the search
+        // never grows the list mid-solve.
+        res.breaks.clear();
+        res.breaks.reserve(n * (2 * res.poly_n.len() + 4));
         res.stats.islands = islands;
         let mut status = PrimalStatus::Converged;
         for s in 0..islands {
@@ -1310,6 +1432,9 @@ impl PrimalSolver {
             u,
             du,
             stats,
+            poly_n,
+            poly_v,
+            breaks,
             ..
         } = res;
         // δu = G d and the line search's constant terms.
@@ -1343,31 +1468,168 @@ impl PrimalSolver {
             // No descent left (round-off): the iterate is the minimizer.
             return Some(false);
         }
-        // f'(α) = a0 + α a1 − Σ δu·z*(u + α δu), f''(α) = a1 + Σ δuᵀ K δu.
-        let slope = |alpha: f64| -> (f64, f64) {
-            let (mut fp, mut fpp) = (a0 + alpha * a1, a1);
-            for &i in order {
-                let i = i as usize;
-                let (ui, dui) = (&u[i], &du[i]);
-                let ua = [
-                    ui[0] + alpha * dui[0],
-                    ui[1] + alpha * dui[1],
-                    ui[2] + alpha * dui[2],
-                ];
-                let (z, on, piece) = point_impulse(&ua, &e[i], radius[i], table);
-                fp -= dui[0] * z[0] + dui[1] * z[1] + dui[2] * z[2];
-                fpp += curvature(dui, &e[i], on, piece);
-            }
-            (fp, fpp)
+        let line = Line {
+            order,
+            u,
+            du,
+            e,
+            radius,
+            table,
+            a0,
+            a1,
+            fp0,
         };
-        let (mut lo, mut hi, mut alpha) = (0.0_f64, f64::INFINITY, 1.0_f64);
+        let poly = Polygon {
+            normals: poly_n,
+            vertices: poly_v,
+            half: table.half,
+        };
+        let p = &self.params;
+        let (alpha, evaluations) = match p.line_search {
+            LineSearch::Bracketed => line.bracketed()?,
+            LineSearch::Breakpoints => {
+                let (alpha, ev, kink, total) = line.breakpoints(&poly, breaks)?;
+                stats.line_search_breakpoints += total;
+                stats.line_search_kinks += usize::from(kink);
+                (alpha, ev)
+            }
+        };
+        stats.line_search_evaluations += evaluations;
+        if p.line_search_check {
+            let other = match p.line_search {
+                LineSearch::Bracketed => line.breakpoints(&poly, breaks)?.0,
+                LineSearch::Breakpoints => line.bracketed()?.0,
+            };
+            let (new, old) = match p.line_search {
+                LineSearch::Bracketed => (other, alpha),
+                LineSearch::Breakpoints => (alpha, other),
+            };
+            stats.line_search_checks += 1;
+            let diff = (new - old).abs() / old;
+            // The bracketed search's own precision: it stops at |f'| ≤ 1e-13
+            // |f'(0)| (α within 1e-13 |f'(0)| / f'') or a step of 1e-12 α; and
+            // the floor of f'(α)'s evaluation (its terms' round-off over the
+            // slope), below which no search can place the zero.
+            let (fp_old, fpp, terms) = line.slope_terms(old);
+            let (fp_new, _, _) = line.slope_terms(new);
+            let bound = 1e-12 * old + (1e-13 * line.fp0.abs() + 8.0 * f64::EPSILON * terms) / fpp;
+            let excess = (new - old).abs() / bound;
+            let nan_inf = |v: f64| if v.is_nan() { f64::INFINITY } else { v };
+            stats.line_search_alpha_diff = stats.line_search_alpha_diff.max(nan_inf(diff));
+            stats.line_search_alpha_excess = stats.line_search_alpha_excess.max(nan_inf(excess));
+            if fp_new.abs() <= fp_old.abs() {
+                stats.line_search_checks_closer += 1;
+            }
+            if diff.is_nan() || diff > 1e-12 {
+                stats.line_search_checks_above += 1;
+            }
+        }
+        for (xv, dv) in x.iter_mut().zip(d.iter()) {
+            *xv += alpha * dv;
+        }
+        Some(true)
+    }
+}
+
+/// The line `x + α d` of a Newton step: per point `u` and `δu = G d`, the
+/// pass's CFM and radius, and `f'(α) = a0 + α a1 − Σ δu·z*(u + α δu)`
+/// (`a0 = dᵀ M x`, `a1 = dᵀ M d`), `f'(0) = fp0 = ∇fᵀ d < 0`.
+struct Line<'a> {
+    order: &'a [u32],
+    u: &'a [[f64; 3]],
+    du: &'a [[f64; 3]],
+    e: &'a [[f64; 3]],
+    radius: &'a [f64],
+    table: &'a PolygonTable,
+    a0: f64,
+    a1: f64,
+    fp0: f64,
+}
+
+/// The k-gon's unit edge normals `n_j` and vertex directions `v̂_j` (edge j
+/// runs from vertex j to vertex j + 1), and `(cos π/k, sin π/k)`.
+struct Polygon<'a> {
+    normals: &'a [(f64, f64)],
+    vertices: &'a [(f64, f64)],
+    half: (f64, f64),
+}
+
+/// A region of the weighted projection onto the k-gon ("The line search by the
+/// breakpoints"): inside (stick), the outer slab of edge j (its projection on
+/// the open edge), the wedge of vertex j.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Region {
+    Inside,
+    Edge(usize),
+    Vertex(usize),
+}
+
+impl Line<'_> {
+    /// `f'(α)` and `f''(α)` (one pass over the points).
+    #[inline]
+    fn slope(&self, alpha: f64) -> (f64, f64) {
+        let (mut fp, mut fpp) = (self.a0 + alpha * self.a1, self.a1);
+        for &i in self.order {
+            let i = i as usize;
+            let (ui, dui) = (&self.u[i], &self.du[i]);
+            let ua = [
+                ui[0] + alpha * dui[0],
+                ui[1] + alpha * dui[1],
+                ui[2] + alpha * dui[2],
+            ];
+            let (z, on, piece) = point_impulse(&ua, &self.e[i], self.radius[i], self.table);
+            fp -= dui[0] * z[0] + dui[1] * z[1] + dui[2] * z[2];
+            fpp += curvature(dui, &self.e[i], on, piece);
+        }
+        (fp, fpp)
+    }
+
+    /// `f'(α)`, `f''(α)` and the magnitude S of `f'(α)`'s terms for the
+    /// check's round-off floor: `|a0| + |α a1| + Σ |δu|·(|u| + |α δu|)/e` (the
+    /// impulses' part bounds `|δu·z*|` and its sensitivity to the rounding of
+    /// `u(α)`, which `1/e` amplifies).
+    fn slope_terms(&self, alpha: f64) -> (f64, f64, f64) {
+        let (mut fp, mut fpp) = (self.a0 + alpha * self.a1, self.a1);
+        let mut terms = self.a0.abs() + (alpha * self.a1).abs();
+        for &i in self.order {
+            let i = i as usize;
+            let (ui, dui) = (&self.u[i], &self.du[i]);
+            let ua = [
+                ui[0] + alpha * dui[0],
+                ui[1] + alpha * dui[1],
+                ui[2] + alpha * dui[2],
+            ];
+            let (z, on, piece) = point_impulse(&ua, &self.e[i], self.radius[i], self.table);
+            let t = dui[0] * z[0] + dui[1] * z[1] + dui[2] * z[2];
+            fp -= t;
+            // z* = Π(−E⁻¹ u(α)) carries the round-off of u(α) = u + α δu, ε (|u|
+            // + |α δu|), amplified by 1/e: near a loaded row's zero |u(α)| ≪ |u|.
+            for a in 0..3 {
+                terms += dui[a].abs() * ((ui[a].abs() + (alpha * dui[a]).abs()) / self.e[i][a]);
+            }
+            fpp += curvature(dui, &self.e[i], on, piece);
+        }
+        (fp, fpp, terms)
+    }
+
+    /// [`LineSearch::Bracketed`]: a safeguarded Newton iteration on `f'(α)` from
+    /// α = 1, bracketed; stops when `|f'| ≤ 1e-13 |f'(0)|` or the step moves α
+    /// by ≤ 1e-12 of it. `(α, evaluations)`; None on a non-finite value.
+    fn bracketed(&self) -> Option<(f64, usize)> {
+        self.bracketed_from(1.0)
+    }
+
+    /// The bracketed iteration of [`Line::bracketed`] from `start`.
+    fn bracketed_from(&self, start: f64) -> Option<(f64, usize)> {
+        let (mut lo, mut hi, mut alpha) = (0.0_f64, f64::INFINITY, start);
+        let mut evaluations = 0;
         for _ in 0..LINE_SEARCH_STEPS {
-            let (fp, fpp) = slope(alpha);
-            stats.line_search_evaluations += 1;
+            let (fp, fpp) = self.slope(alpha);
+            evaluations += 1;
             if !fp.is_finite() || !fpp.is_finite() {
                 return None;
             }
-            if fp.abs() <= 1e-13 * fp0.abs() {
+            if fp.abs() <= 1e-13 * self.fp0.abs() {
                 break;
             }
             if fp > 0.0 {
@@ -1389,11 +1651,256 @@ impl PrimalSolver {
             }
             alpha = next;
         }
-        for (xv, dv) in x.iter_mut().zip(d.iter()) {
-            *xv += alpha * dv;
-        }
-        Some(true)
+        Some((alpha, evaluations))
     }
+
+    /// [`LineSearch::Breakpoints`]: `f'` is continuous and piecewise linear in
+    /// α, its slope `f''(α) = a1 + Σ δuᵀ K_i(α) δu` changes only where a point
+    /// changes piece. Per point, its breakpoints in α > 0 and the jumps of
+    /// `δuᵀ K δu` at them (the normal row at `−u_n/δu_n`; the tangent pair's
+    /// crossings of the k-gon's regions, [`tangent_breaks`]) and `f''(0⁺)`, once;
+    /// walked in order (a heap) while `f'` stays negative:
+    /// `f'(b_{j+1}) = f'(b_j) + f''_j (b_{j+1} − b_j)`. The zero on the piece
+    /// where it changes sign, `α = b_j − f'(b_j)/f''_j`, is then refined by
+    /// the bracketed iteration from there ([`Line::bracketed_from`]: exact
+    /// evaluations of `f'(α)`, `f''(α)`, the same stop): one evaluation when
+    /// the walk's piece is the true one, a second where the walk's model of the
+    /// kinks left α off the zero by more than 1e-12 of it.
+    /// `(α, evaluations, whether α is on a breakpoint to 1e-9 of it, the
+    /// breakpoints computed)`; None on a non-finite value.
+    fn breakpoints(
+        &self,
+        poly: &Polygon,
+        breaks: &mut Vec<Break>,
+    ) -> Option<(f64, usize, bool, usize)> {
+        breaks.clear();
+        // f''(0⁺) and its jumps, summed compensated: a stiff row's 1/e' enters
+        // and leaves the sum (a kink crossed and crossed back), which a plain
+        // sum would leave as ε/e' of round-off in the slope.
+        let mut c = Neumaier::new(self.a1);
+        for &i in self.order {
+            let i = i as usize;
+            let (u, du, e) = (&self.u[i], &self.du[i], &self.e[i]);
+            // The normal row: z_n = max(0, −u_n/e_n), loaded where u_n < 0.
+            let k = du[0] * du[0] / e[0];
+            let on = u[0] < 0.0 || (u[0] == 0.0 && du[0] < 0.0);
+            if on {
+                c.add(k);
+            }
+            if u[0] * du[0] < 0.0 {
+                breaks.push(Break(-u[0] / du[0], if on { -k } else { k }));
+            }
+            c.add(tangent_breaks(u, du, e, self.radius[i], poly, breaks));
+        }
+        // Walked in order from a heap (built in place, O(n); popped only up to
+        // the zero): most breakpoints lie beyond it.
+        let total = breaks.len();
+        let mut heap = std::collections::BinaryHeap::from(std::mem::take(breaks));
+        let (mut s, mut lo, mut hi) = (Neumaier::new(self.fp0), 0.0_f64, f64::INFINITY);
+        while let Some(Break(b, dc)) = heap.pop() {
+            let sb = s.value() + c.value() * (b - lo);
+            if sb >= 0.0 {
+                hi = b;
+                break;
+            }
+            s.add(c.value() * (b - lo));
+            lo = b;
+            c.add(dc);
+        }
+        *breaks = heap.into_vec();
+        let (s, c) = (s.value(), c.value());
+        if !(s.is_finite() && c.is_finite()) {
+            return None;
+        }
+        let mut alpha = if c > 0.0 { lo - s / c } else { lo };
+        alpha = alpha.max(lo).min(hi);
+        if !alpha.is_finite() {
+            return None;
+        }
+        // The zero of the walk's piece, refined by the bracketed iteration
+        // from there (the same stop as `bracketed`): one evaluation when the
+        // walk's piece is the right one (its Newton step lands on the zero),
+        // more where the walk's sums or a kink at the zero left it off.
+        let (alpha, evaluations) = self.bracketed_from(alpha.max(f64::MIN_POSITIVE))?;
+        // The zero on a breakpoint (to 1e-9 of α): a point ends at its kink.
+        let kink =
+            (lo > 0.0 && (alpha - lo).abs() <= 1e-9 * alpha) || (hi - alpha).abs() <= 1e-9 * alpha;
+        Some((alpha, evaluations, kink, total))
+    }
+}
+
+/// Neumaier's compensated sum (the breakpoint walk's slope and curvature).
+#[derive(Debug, Clone, Copy)]
+struct Neumaier {
+    sum: f64,
+    comp: f64,
+}
+
+impl Neumaier {
+    fn new(x: f64) -> Self {
+        Neumaier { sum: x, comp: 0.0 }
+    }
+
+    #[inline]
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        self.comp += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
+        self.sum = t;
+    }
+
+    #[inline]
+    fn value(&self) -> f64 {
+        self.sum + self.comp
+    }
+}
+
+/// The tangent pair's breakpoints along the line (the tangent part of
+/// [`Line::breakpoints`]): the weighted projection onto the k-gon of radius r
+/// of `y(α) = −E_t⁻¹ (u_t + α δu_t)`, a straight line, walked through the
+/// projection's regions in the metric `⟨a, b⟩ = e₁a₁b₁ + e₂a₂b₂` — inside
+/// (`K = E_t⁻¹`); the slab of edge j, `n_j·y > r cos(π/k)` with the
+/// projection's parameter `s = ⟨y − v_j, v_{j+1} − v_j⟩/‖v_{j+1} − v_j‖²` in
+/// (0, 1) (`K = t tᵀ/(tᵀE_t t)`, t the edge's unit direction); the wedge of
+/// vertex j, `s ≥ 1` on edge j − 1 and `s ≤ 0` on edge j (`K = 0`). Each region
+/// is convex, so the line crosses each once: the exit of the current region is
+/// the first of its boundaries the line reaches (clamped to the current α, so a
+/// start on a boundary leaves it at once), at most 2k + 3 crossings. Pushes
+/// `(α, jump of δu_tᵀ K δu_t)` per crossing; returns `δu_tᵀ K δu_t` at 0⁺.
+fn tangent_breaks(
+    u: &[f64; 3],
+    du: &[f64; 3],
+    e: &[f64; 3],
+    r: f64,
+    poly: &Polygon,
+    breaks: &mut Vec<Break>,
+) -> f64 {
+    let k = poly.normals.len();
+    if r.is_nan() || r <= 0.0 || k < 3 || (du[1] == 0.0 && du[2] == 0.0) {
+        // A zero radius (z_t = 0), or z_t constant along the line.
+        return 0.0;
+    }
+    let y0 = (-u[1] / e[1], -u[2] / e[2]);
+    let y1 = (-du[1] / e[1], -du[2] / e[2]);
+    let h = r * poly.half.0;
+    let wdot = |a: (f64, f64), b: (f64, f64)| e[1] * a.0 * b.0 + e[2] * a.1 * b.1;
+    let vertex = |j: usize| {
+        let (c, s) = poly.vertices[j % k];
+        (r * c, r * s)
+    };
+    let edge = |j: usize| {
+        let (a, b) = (vertex(j), vertex(j + 1));
+        (b.0 - a.0, b.1 - a.1)
+    };
+    let curv = |reg: Region| match reg {
+        Region::Inside => du[1] * du[1] / e[1] + du[2] * du[2] / e[2],
+        Region::Edge(j) => {
+            let (nx, ny) = poly.normals[j];
+            let (tx, ty) = (-ny, nx);
+            let a = tx * du[1] + ty * du[2];
+            a * a / (e[1] * tx * tx + e[2] * ty * ty)
+        }
+        Region::Vertex(_) => 0.0,
+    };
+    // The region at α = 0, as `project_polygon_weighted` finds it.
+    let mut reg = {
+        let best = poly.normals.iter().fold(f64::NEG_INFINITY, |b, &(nx, ny)| {
+            b.max(y0.0 * nx + y0.1 * ny)
+        });
+        if best <= h {
+            Region::Inside
+        } else {
+            let (mut dist, mut out) = (f64::INFINITY, Region::Vertex(0));
+            for j in 0..k {
+                let (v0, ev) = (vertex(j), edge(j));
+                let den = wdot(ev, ev);
+                let sj = (wdot((y0.0 - v0.0, y0.1 - v0.1), ev) / den).clamp(0.0, 1.0);
+                let (px, py) = (v0.0 + sj * ev.0 - y0.0, v0.1 + sj * ev.1 - y0.1);
+                let dd = wdot((px, py), (px, py));
+                if dd < dist {
+                    dist = dd;
+                    out = if sj > 0.0 && sj < 1.0 {
+                        Region::Edge(j)
+                    } else if sj <= 0.0 {
+                        Region::Vertex(j)
+                    } else {
+                        Region::Vertex((j + 1) % k)
+                    };
+                }
+            }
+            out
+        }
+    };
+    let c0 = curv(reg);
+    let (mut alpha, mut c) = (0.0_f64, c0);
+    // The α at which `g(y0) + α ġ` reaches 0, for a boundary g ≤ 0 of the region
+    // that grows along the line (ġ > 0).
+    let cross = |g0: f64, gd: f64| -g0 / gd;
+    for _ in 0..2 * k + 3 {
+        let mut next: Option<(f64, Region)> = None;
+        let mut take = |a: f64, to: Region| {
+            if a.is_finite() && next.is_none_or(|(b, _)| a < b) {
+                next = Some((a, to));
+            }
+        };
+        match reg {
+            Region::Inside => {
+                for (j, &(nx, ny)) in poly.normals.iter().enumerate() {
+                    let gd = y1.0 * nx + y1.1 * ny;
+                    if gd > 0.0 {
+                        take(cross(y0.0 * nx + y0.1 * ny - h, gd), Region::Edge(j));
+                    }
+                }
+            }
+            Region::Edge(j) => {
+                let (nx, ny) = poly.normals[j];
+                let gd = y1.0 * nx + y1.1 * ny;
+                if gd < 0.0 {
+                    take(cross(h - (y0.0 * nx + y0.1 * ny), -gd), Region::Inside);
+                }
+                let ev = edge(j);
+                let w = wdot(y1, ev);
+                if w < 0.0 {
+                    let v = vertex(j);
+                    take(
+                        cross(-wdot((y0.0 - v.0, y0.1 - v.1), ev), -w),
+                        Region::Vertex(j),
+                    );
+                } else if w > 0.0 {
+                    let v = vertex(j + 1);
+                    take(
+                        cross(wdot((y0.0 - v.0, y0.1 - v.1), ev), w),
+                        Region::Vertex((j + 1) % k),
+                    );
+                }
+            }
+            Region::Vertex(m) => {
+                let v = vertex(m);
+                let dv = (y0.0 - v.0, y0.1 - v.1);
+                let (a, b) = ((m + k - 1) % k, m);
+                let (ea, eb) = (edge(a), edge(b));
+                let wa = wdot(y1, ea);
+                if wa < 0.0 {
+                    take(cross(-wdot(dv, ea), -wa), Region::Edge(a));
+                }
+                let wb = wdot(y1, eb);
+                if wb > 0.0 {
+                    take(cross(wdot(dv, eb), wb), Region::Edge(b));
+                }
+            }
+        }
+        let Some((a, to)) = next else {
+            break;
+        };
+        alpha = alpha.max(a);
+        let cn = curv(to);
+        breaks.push(Break(alpha, cn - c));
+        (reg, c) = (to, cn);
+    }
+    c0
 }
 
 /// Anderson's extrapolation (type II, Walker–Ni) of the radius map

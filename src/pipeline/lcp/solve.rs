@@ -547,6 +547,9 @@ fn primal_on_w(
     stats: &mut StepStats,
 ) -> NewtonStatus {
     body_rows(ls);
+    if let Some(dir) = primal_dump_dir() {
+        dump_primal_problem(p, ls, warm, dir);
+    }
     let solver = PrimalSolver::new(primal_params(p));
     let status = solver.solve_contacts(
         &ls.sparse,
@@ -679,6 +682,57 @@ fn newton_dump_dir() -> Option<&'static str> {
     static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     DIR.get_or_init(|| std::env::var("RTPHYS_NEWTON_DUMP").ok())
         .as_deref()
+}
+
+/// `RTPHYS_PRIMAL_DUMP`: the directory the primal solves' problems are written
+/// to (a debugging aid; unset by default).
+fn primal_dump_dir() -> Option<&'static str> {
+    static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| std::env::var("RTPHYS_PRIMAL_DUMP").ok())
+        .as_deref()
+}
+
+/// Files written by [`dump_primal_problem`] at most.
+const PRIMAL_DUMP_MAX: usize = 8;
+
+/// Debugging aid behind `RTPHYS_PRIMAL_DUMP` (allocates; never on by default):
+/// the whole body-space problem of a primal solve (every island: the points'
+/// q, μ, islands, the bodies' M and M⁻¹, the sides' rows of G, the CFM, and the
+/// guess) as JSON, for the solves after the first `RTPHYS_PRIMAL_DUMP_SKIP`, at
+/// most [`PRIMAL_DUMP_MAX`]; W is `G M⁻¹ Gᵀ + diag(cfm)` of these rows (lcp16,
+/// tests/lcp_primal.rs reads them back).
+fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let skip = std::env::var("RTPHYS_PRIMAL_DUMP_SKIP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let c = COUNT.fetch_add(1, Ordering::Relaxed);
+    if c < skip || c >= skip + PRIMAL_DUMP_MAX {
+        return;
+    }
+    let (prob, br) = (&ls.sparse, &ls.body_rows);
+    let m6 = |m: &M6| m.iter().copied().collect::<Vec<f64>>();
+    let json = serde_json::json!({
+        "k": prob.table.k,
+        "tolerance": p.tolerance,
+        "q": prob.q,
+        "mu": prob.mu,
+        "order": prob.order,
+        "island_start": prob.island_start,
+        "guess": if warm { Some(&ls.impulse) } else { None },
+        "mass": br.mass.iter().map(m6).collect::<Vec<_>>(),
+        "minv": br.minv.iter().map(m6).collect::<Vec<_>>(),
+        "body": br.body,
+        "jac": br.jac.iter().map(|j| [j[0].to_vec(), j[1].to_vec()]).collect::<Vec<_>>(),
+        "cfm": br.cfm,
+        "ok": br.ok,
+    });
+    crate::diag::emit(crate::diag::Output::File {
+        path: format!("{dir}/primal_problem_{c:04}.json"),
+        contents: json.to_string().into_bytes(),
+    });
 }
 
 /// Files written by [`dump_failed_islands`] at most.
