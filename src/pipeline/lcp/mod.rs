@@ -615,7 +615,8 @@ impl Stepper for LcpStepper<'_> {
                 let end = peg::PassEnd::WorkRejected;
                 peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
                 if pass > 0 {
-                    let it = stats.solver_iterations;
+                    // Its own pivots (the earlier passes' were added above).
+                    let it = stats.solver_iterations.saturating_sub(before.0);
                     discard_pass(pairs, contact_pair, ls, stats, it);
                     break;
                 }
