@@ -107,6 +107,10 @@ pub struct PairState {
     /// Hunt–Crossley: the adaptive sub-step in effect when the last step ended with
     /// this pair touching, s (0: none); the next step starts from the smallest.
     pub hc_substep: f64,
+    /// Hunt–Crossley: the stiffness λ in effect while the pair touches (N/m³ for a
+    /// volume pair, N/m for a depth pair; 0 while it has not touched). It follows
+    /// the §5 rule's load only as fast as the energy budget of a step allows.
+    pub hc_stiffness: f64,
     /// LCP (003): impulses (p_n, f_t₁, f_t₂) of the pair's points at the last step,
     /// N·s in the contact frame, and how many are valid (the warm start).
     pub lcp_impulse: [[f64; 3]; LCP_WARM_POINTS],
@@ -126,6 +130,7 @@ impl PairState {
             hc_damping: 0.0,
             hc_impact_speed: 0.0,
             hc_substep: 0.0,
+            hc_stiffness: 0.0,
             lcp_impulse: [[0.0; 3]; LCP_WARM_POINTS],
             lcp_points: 0,
         }

@@ -102,9 +102,13 @@ pub struct LcpParams {
     /// near a landing; smaller ones land tilted bodies corner by corner. Default
     /// 1e-3 m.
     pub contact_window: f64,
-    /// Newton restitution on the normal rows: a point approaching faster than
-    /// `restitution_threshold` must leave with at least e times its approach speed
-    /// (e: the pair's combined `Material::restitution`). Default off.
+    /// Newton restitution on the normal rows: a point of a pair whose combined
+    /// `Material::restitution` e is > 0, approaching faster than
+    /// `restitution_threshold`, must leave with at least e times its approach
+    /// speed. Pairs with e = 0 (the default material) are plastic either way.
+    /// Default on: a scene that gives its materials a restitution gets it under
+    /// every method (penalty's impulses and Hunt–Crossley's damping read the same
+    /// e); `false` makes every impact plastic.
     pub restitution: bool,
     /// m/s. Default 0.1 m/s (slower approaches are plastic, so resting contacts do
     /// not chatter).
@@ -179,7 +183,7 @@ impl Default for LcpParams {
             scheme: StabilizationScheme::StewartTrinkle,
             penetration_allowance: 1e-5,
             contact_window: 1e-3,
-            restitution: false,
+            restitution: true,
             restitution_threshold: 0.1,
             max_pivots: None,
             max_iterations: 500,

@@ -36,7 +36,7 @@
 //! scheme = "stewart_trinkle"       # "stewart_trinkle" (003 eq. 7) | "anitescu_hart" (001)
 //! penetration_allowance = 1e-5     # m, depth the stabilization leaves
 //! contact_window = 1e-3            # m, speculative window (0 = contacts only on overlap)
-//! restitution = false              # Newton restitution on the normal rows
+//! restitution = true               # Newton restitution on the normal rows (pairs with e > 0)
 //! restitution_threshold = 0.1      # m/s
 //! max_pivots = 1000                # Lemke (default 10·n + 100)
 //! max_iterations = 200             # PGS sweeps (also Lemke's fallback)

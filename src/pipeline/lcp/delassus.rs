@@ -129,7 +129,7 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
             // free motion closes the gap within this step (ψ + h G_n ν_f < 0);
             // before that the gap point only keeps the bodies from passing.
             let impact = gap <= 0.0 || gap + h * q3[0] < 0.0;
-            if p.restitution && vn0 < -p.restitution_threshold && impact {
+            if p.restitution && c.restitution > 0.0 && vn0 < -p.restitution_threshold && impact {
                 s_n = s_n.min(c.restitution * vn0);
             }
             s_n
@@ -138,11 +138,12 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
         // s_v = max(s_n, r), r = min(0, e G_n ν) where restitution applies, else 0:
         // the push-out of a penetration (s_n < r) removed, a gap's closing term
         // and the restitution's rebound kept.
-        let rest = if p.restitution && !c.limit && vn0 < -p.restitution_threshold {
-            (c.restitution * vn0).min(0.0)
-        } else {
-            0.0
-        };
+        let rest =
+            if p.restitution && c.restitution > 0.0 && !c.limit && vn0 < -p.restitution_threshold {
+                (c.restitution * vn0).min(0.0)
+            } else {
+                0.0
+            };
         q_keep.push([q3[0] + s_n.max(rest), q3[1], q3[2]]);
         stab.push([s_n, s_n.max(rest)]);
         if c.limit {

@@ -41,9 +41,9 @@
 //! Stewart–Trinkle (003 eq. (7), ψ_n/h term): s_n = β_s (ψ + δ)/h; Anitescu–Hart
 //! (001, the stabilization inside the one convex subproblem, no post-projection):
 //! s_n = β_s min(ψ + δ, 0)/h. A speculative gap point (ψ = gap > 0) adds gap/h in
-//! full (it may close its gap within the step). Newton restitution (optional): a
-//! point approaching at G_n ν < −v_th leaves with at least −e G_n ν:
-//! s_n ← min(s_n, e G_n ν).
+//! full (it may close its gap within the step). Newton restitution (on unless
+//! `restitution = false`; pairs with e > 0): a point approaching at G_n ν < −v_th
+//! leaves with at least −e G_n ν: s_n ← min(s_n, e G_n ν).
 //!
 //! **The push-out moves, it is not kept.** Where s_n < 0 the row demands a
 //! separating velocity −s_n (up to ψ/h) to undo a penetration; kept as velocity,
