@@ -1013,7 +1013,9 @@ impl RollBlock {
     }
 }
 
-/// A sticking pair's [`LinearBlock`] (anchor set, `cen` its centroid), or `None`
+/// A sticking pair's [`LinearBlock`] (anchor set, `cen` its centroid), pushed
+/// onto `blocks` and lent back for the caller to complete in place (the
+/// ≈ 850-byte block is not returned by value), or `None` — nothing pushed —
 /// when it slides or carries no force (the caller applies
 /// [`tangential_forces_at`] then). `terms`: as for [`tangential_forces_at`].
 /// `h`: the time the block's force is held before it is evaluated again, the
@@ -1025,23 +1027,32 @@ impl RollBlock {
 /// 0.95), which rang after the sliding box's stop (docs/EXPERIMENTS.md "The
 /// sliding stop's last two figures"). The cone's banked impulse is still spent
 /// over the tick (C/`ctx.h`).
-pub fn linear_block(
+pub fn linear_block<'b>(
     fp: &FrictionParams,
     mu: f64,
     ctx: &PairContext,
     cen: Option<(Vec3, f64, f64)>,
     (anchor, mode): (Option<&StickAnchor>, StickMode),
-    (terms, h): (Option<StickTerms>, f64),
-) -> Option<LinearBlock> {
+    (terms, h): (Option<&StickTerms>, f64),
+    blocks: &'b mut Vec<LinearBlock>,
+) -> Option<&'b mut LinearBlock> {
     let (anchor, (c, total, r)) = (anchor?, cen.filter(|_| mu > 0.0)?);
-    let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, mode));
+    let own;
+    let t = match terms {
+        Some(t) => t,
+        None => {
+            own = StickTerms::new(fp, ctx, (&c, r), anchor, mode);
+            &own
+        }
+    };
     let limit = mu * stick_normal(ctx, total) + anchor.credit / ctx.h;
     let r2 = r * r;
     let twist = Some((
         fp.k_stick.value(ctx.m_pair) * r2,
         fp.b_stick.value(ctx.m_pair) * r2,
     ));
-    let mut blk = LinearBlock::new(ctx, (&c, r), &t, (limit, h), twist);
+    blocks.push(LinearBlock::new(ctx, (&c, r), t, (limit, h), twist));
+    let blk = blocks.last_mut()?;
     // The pair's last solve, if its stepper keeps one (warm start,
     // [`LinearSticks::solve`]).
     if anchor.warm != Vec3::zeros() || anchor.warm_tau != 0.0 {
@@ -1255,7 +1266,7 @@ pub fn tangential_forces_at(
     forces: &[PointForce],
     cen: Option<(Vec3, f64, f64)>,
     (anchor, mode): (Option<&StickAnchor>, StickMode),
-    terms: Option<StickTerms>,
+    terms: Option<&StickTerms>,
     mut apply: impl FnMut(Vec3, Vec3),
 ) -> Vec3 {
     if mu <= 0.0 {
@@ -1267,10 +1278,17 @@ pub fn tangential_forces_at(
     match anchor {
         Some(anchor) => {
             // Sticking: spring–damper at the centroid, limited to the cone.
-            let t = terms.unwrap_or_else(|| StickTerms::new(fp, ctx, (&c, r), anchor, mode));
+            let own;
+            let t = match terms {
+                Some(t) => t,
+                None => {
+                    own = StickTerms::new(fp, ctx, (&c, r), anchor, mode);
+                    &own
+                }
+            };
             let v_t = tangential(&ctx.normal, ctx.a.velocity_at(&c) - ctx.b.velocity_at(&c));
             let mut f = if matches!(mode, StickMode::Linear { .. }) {
-                linear_stick(ctx, &c, &t, v_t) - t.load
+                linear_stick(ctx, &c, t, v_t) - t.load
             } else {
                 -t.k * t.slip - t.b * v_t - t.load
             };
@@ -1413,7 +1431,7 @@ pub fn update_state_at(
     };
     let speed = max_point_speed(ctx, forces);
     let limit = mu * total;
-    match pair.anchor {
+    match &mut pair.anchor {
         None => {
             // Stick when slow, or when kinetic friction would remove the motion within
             // one step (it would overshoot otherwise).
@@ -1454,20 +1472,20 @@ pub fn update_state_at(
             }
             None
         }
-        Some(mut anchor) => {
+        Some(anchor) => {
             // The explicit spring–damper may use the banked impulse ([`bank`]) in
             // its cone; the implicit rows check their cone (with the bank) in the
             // solve, and here only against the per-step cone.
             let spend = if implicit { 0.0 } else { anchor.credit / ctx.h };
             let limit = mu * stick_normal(ctx, total) + spend;
-            let terms = StickTerms::new(fp, ctx, (&c, r), &anchor, mode);
+            let terms = StickTerms::new(fp, ctx, (&c, r), anchor, mode);
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
             let held = terms.load + delta * k;
             let over_force = held.norm() > limit;
             let over_twist = kt * twist.abs() > limit * r;
             if !(over_force || over_twist) {
-                pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
+                recentre(ctx, &c, delta, twist, anchor);
                 return Some(terms);
             }
             if speed > fp.v_slip {
@@ -1477,7 +1495,7 @@ pub fn update_state_at(
             let tilt_off = terms
                 .tilt
                 .as_ref()
-                .map_or(Vec3::zeros(), |tl| tilt_slip(ctx, &anchor, &c, tl));
+                .map_or(Vec3::zeros(), |tl| tilt_slip(ctx, anchor, &c, tl));
             if over_force {
                 // Drag a's anchor point toward b's, δ → s δ with the largest s ∈ [0, 1]
                 // such that ‖L_t + s k δ‖ ≤ μ‖f‖ (s = 0 when the load alone exceeds it).
@@ -1500,12 +1518,12 @@ pub fn update_state_at(
                 anchor.q_ba = ctx.b.q.inverse() * turn * ctx.b.q * anchor.q_ba;
             }
             // The drag leaves a tilt-free stretch; else the tilt is taken off here.
-            let mut delta = anchor_slip(ctx, &anchor);
+            let mut delta = anchor_slip(ctx, anchor);
             if !over_force {
                 delta -= tilt_off;
             }
-            let twist = anchor_twist(ctx, &anchor);
-            pair.anchor = Some(recentred(ctx, &c, delta, twist, &anchor));
+            let twist = anchor_twist(ctx, anchor);
+            recentre(ctx, &c, delta, twist, anchor);
             None
         }
     }
@@ -1713,27 +1731,15 @@ fn shrink(l: &Vec3, e: &Vec3, limit: f64) -> f64 {
 /// body (which would brake a rolling wheel at ~μ g), and the twist only with the
 /// relative spin about the normal (rolling about a tangent leaves it alone). For a
 /// body that does not roll it changes nothing to first order in h.
+/// Moved in place (its bank, rolling angle and warm start kept): the ≈ 190-byte
+/// anchor is neither copied out of the pair nor rebuilt.
 #[inline]
-fn recentred(
-    ctx: &PairContext,
-    c: &Vec3,
-    delta: Vec3,
-    twist: f64,
-    anchor: &StickAnchor,
-) -> StickAnchor {
+fn recentre(ctx: &PairContext, c: &Vec3, delta: Vec3, twist: f64, anchor: &mut StickAnchor) {
     let (pa, pb) = (c + delta * 0.5, c - delta * 0.5);
-    StickAnchor {
-        p_a_body: ctx.a.q.inverse() * (pa - ctx.a.x),
-        p_b_body: ctx.b.q.inverse() * (pb - ctx.b.x),
-        // dq = q_a (q_b q_ba)⁻¹ = R(n, θ)  ⇔  q_ba = q_b⁻¹ R(n, −θ) q_a.
-        q_ba: ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q,
-        credit: anchor.credit,
-        vn: anchor.vn,
-        roll: anchor.roll,
-        warm: anchor.warm,
-        warm_tau: anchor.warm_tau,
-        warm_roll: anchor.warm_roll,
-    }
+    anchor.p_a_body = ctx.a.q.inverse() * (pa - ctx.a.x);
+    anchor.p_b_body = ctx.b.q.inverse() * (pb - ctx.b.x);
+    // dq = q_a (q_b q_ba)⁻¹ = R(n, θ)  ⇔  q_ba = q_b⁻¹ R(n, −θ) q_a.
+    anchor.q_ba = ctx.b.q.inverse() * Quat::from_scaled_axis(ctx.normal * -twist) * ctx.a.q;
 }
 
 /// Angular speed (rad/s) below which rolling resistance is scaled down linearly.

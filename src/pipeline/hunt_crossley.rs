@@ -884,21 +884,21 @@ fn evaluate(
             friction::update_state(fp, mat.mu, &ctx, b.pf, &mut pairs[pi], mode);
         }
         let anchor = pairs[pi].anchor;
-        let block = matches!(mode, StickMode::Linear { .. })
-            .then(|| {
-                let cen = friction::centroid(&ctx, b.pf);
-                friction::linear_block(fp, mat.mu, &ctx, cen, (anchor.as_ref(), mode), (None, hold))
-            })
-            .flatten();
+        let block = if matches!(mode, StickMode::Linear { .. }) {
+            let cen = friction::centroid(&ctx, b.pf);
+            let a = (anchor.as_ref(), mode);
+            friction::linear_block(fp, mat.mu, &ctx, cen, a, (None, hold), &mut linear.blocks)
+        } else {
+            None
+        };
         let mut rolled = false;
-        let twist = if let Some(mut blk) = block {
+        let twist = if let Some(blk) = block {
             // Sticking, linearly implicit: solved with the other sticking pairs
-            // of its bodies after this loop.
+            // of its bodies after this loop (pushed by `linear_block`).
             blk.bodies = [ba, bb];
             blk.tag = [pi, 0];
             blk.bank.cone = (mat.mu, f_n, friction::carried_normal(&ctx));
             blk.bank.cap = friction::bank_cap(fp, &ctx);
-            linear.blocks.push(blk);
             // Rolling resistance held by its angular anchor, solved with them
             // (`friction::RollBlock`).
             if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {

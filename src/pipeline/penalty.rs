@@ -1178,26 +1178,24 @@ fn pair_friction(
             ctx,
             cen,
             (anchor, mode),
-            (terms, ctx.h),
+            (terms.as_ref(), ctx.h),
+            &mut implicit.linear.blocks,
         ),
         _ => None,
     } {
         // Sticking, anchor linearly implicit: solved with the step's other
         // sticking pairs on the same bodies after this loop
-        // (`friction::LinearSticks`); the twist stays explicit. Pushed first and
-        // completed in place: the ≈ 600-byte block is moved once.
-        implicit.linear.blocks.push(blk);
-        if let Some(blk) = implicit.linear.blocks.last_mut() {
-            if let (Some(a), Some((_, total, _))) = (anchor, cen) {
-                blk.bank = friction::BankInputs {
-                    cone: (mat.mu, total, friction::carried_normal(ctx)),
-                    cap: friction::bank_cap(&p.friction, ctx),
-                    motion: friction::anchor_normal_motion(ctx, a),
-                };
-            }
-            blk.bodies = [ba, bb];
-            blk.tag = [mi, pi];
+        // (`friction::LinearSticks`); the twist stays explicit. Pushed by
+        // `linear_block` and completed here in place.
+        if let (Some(a), Some((_, total, _))) = (anchor, cen) {
+            blk.bank = friction::BankInputs {
+                cone: (mat.mu, total, friction::carried_normal(ctx)),
+                cap: friction::bank_cap(&p.friction, ctx),
+                motion: friction::anchor_normal_motion(ctx, a),
+            };
         }
+        blk.bodies = [ba, bb];
+        blk.tag = [mi, pi];
         // Rolling resistance held by its angular anchor, solved with them
         // (`friction::RollBlock`).
         if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
@@ -1221,7 +1219,7 @@ fn pair_friction(
             pf,
             cen,
             (anchor, mode),
-            terms,
+            terms.as_ref(),
             |pt, f| {
                 ft += f;
                 wa.add_force_at(f, pt, xa);
@@ -1825,7 +1823,7 @@ fn contact_wrenches(
         } else {
             None
         };
-        let anchor = pairs[pi].anchor;
+        let anchor = pairs[pi].anchor.as_ref();
         let apply = |pt, f| {
             wrench[ba].add_force_at(f, pt, xa);
             wrench[bb].add_force_at(-f, pt, xb);
@@ -1836,8 +1834,8 @@ fn contact_wrenches(
             &ctx,
             pf,
             cen,
-            (anchor.as_ref(), StickMode::Clamped),
-            terms,
+            (anchor, StickMode::Clamped),
+            terms.as_ref(),
             apply,
         );
         wrench[ba].torque += twist;
