@@ -159,6 +159,32 @@ fn spinning_ball_without_friction_keeps_its_spin() {
     assert!(failures.is_empty(), "μ = 0 ball: {failures:?}");
 }
 
+/// Runs the scene `text` for `t` s from rest and checks its roller against rolling
+/// without slip down the slope `down` (unit, normal to world y, the rolling axis):
+/// its speed along `down` is `expect` = a t and its contact point does not slip
+/// (v = ω_y R: the contact point's velocity v + ω × (−R n) is 0 for ω = (v/R) y,
+/// since y × n = down), both within 1e-3 of a t. Returns the failure, if any.
+fn rolls_down(
+    text: &str,
+    down: &rtphys::math::Vec3,
+    t: f64,
+    expect: f64,
+    what: &str,
+) -> Option<String> {
+    let model = load_str(text);
+    let id = roller(&model);
+    let data = run(&model, t);
+    let v = data.state[id].v.dot(down);
+    let w = data.state[id].w.y;
+    let (err, slip) = ((v - expect).abs() / expect, (v - w * R).abs() / expect);
+    eprintln!(
+        "{what}: v = {v:.5} m/s (a t = {expect:.5}), ωR = {:.5}, |Δv|/v = {err:.2e}, slip/v = {slip:.2e}",
+        w * R
+    );
+    (err.is_nan() || err > 1e-3 || slip.is_nan() || slip > 1e-3)
+        .then(|| format!("{what}: v = {v:.5} m/s ({err:.2e}), slip {slip:.2e}"))
+}
+
 /// A solid ball (I = 2/5 m R²) released at rest on a plane inclined by θ = 0.3 rad
 /// rolls without slip (μ = 0.8 > 2/7 tan θ = 0.088) with a = g sin θ / (1 + I/(m R²))
 /// = 5/7 g sin θ; at t = 1 s its speed along the slope is a t = 2.0708 m/s and its
@@ -191,22 +217,8 @@ fn ball_rolls_down_an_incline_at_five_sevenths_g_sin_theta() {
             up.z,
             gains = if method == "penalty" { PENALTY } else { "" },
         );
-        let model = load_str(&text);
-        let id = roller(&model);
-        let data = run(&model, t);
-        let v = data.state[id].v.dot(&down);
-        // The contact point's velocity v + ω × (−R n) is 0 for ω = (v/R) y (y × n = down).
-        let w = data.state[id].w.y;
-        let (err, slip) = ((v - expect).abs() / expect, (v - w * R).abs() / expect);
-        eprintln!(
-            "ball on the θ = {theta} incline under {method}: v = {v:.5} m/s (5/7 g sin θ t = {expect:.5}), ωR = {:.5}, |Δv|/v = {err:.2e}, slip/v = {slip:.2e}",
-            w * R
-        );
-        if err.is_nan() || err > 1e-3 || slip.is_nan() || slip > 1e-3 {
-            failures.push(format!(
-                "{method}: v = {v:.5} m/s ({err:.2e}), slip {slip:.2e}"
-            ));
-        }
+        let what = format!("ball on the θ = {theta} incline under {method}");
+        failures.extend(rolls_down(&text, &down, t, expect, &what));
     }
     assert!(failures.is_empty(), "ball on the incline: {failures:?}");
 }
@@ -246,22 +258,8 @@ fn cylinder_rolls_down_a_box_ramp_at_two_thirds_g_sin_theta() {
             c.z,
             gains = if method == "penalty" { PENALTY } else { "" },
         );
-        let model = load_str(&text);
-        let id = roller(&model);
-        let data = run(&model, t);
-        let v = data.state[id].v.dot(&down);
-        let w = data.state[id].w.y;
-        let (err, slip) = ((v - expect).abs() / expect, (v - w * R).abs() / expect);
-        eprintln!(
-            "cylinder on the θ = {theta} box ramp under {method}: v = {v:.5} m/s (⅔ g sin θ t = {expect:.5}), ωR = {:.5}, |Δv|/v = {err:.2e}, slip/v = {slip:.2e}, y = {:.1e}",
-            w * R,
-            data.state[id].x.y
-        );
-        if err.is_nan() || err > 1e-3 || slip.is_nan() || slip > 1e-3 {
-            failures.push(format!(
-                "{method}: v = {v:.5} m/s ({err:.2e}), slip {slip:.2e}"
-            ));
-        }
+        let what = format!("cylinder on the θ = {theta} box ramp under {method}");
+        failures.extend(rolls_down(&text, &down, t, expect, &what));
     }
     assert!(
         failures.is_empty(),
