@@ -221,6 +221,8 @@ struct Ctx<'a> {
     /// moving bodies), the monitor's own per-sub-step tolerance without the
     /// elastic term (which depends on the λ being chosen).
     stiffness_budget: f64,
+    /// The smallest sub-step, s (`min_substep`, at most the tick).
+    tau_min: f64,
 }
 
 /// Mutable buffers of one evaluation.
@@ -297,12 +299,14 @@ impl Stepper for HuntCrossleyStepper<'_> {
         let g = model.opt.gravity.norm();
         let g_ref = if g > 0.0 { g } else { G_STANDARD };
         support.compute(model, state, dynamic, pairs);
-        let stiffness_budget = p.energy_tolerance
-            * (kinetic_energy(model, state, frozen)
-                + (0..nb)
-                    .filter(|&b| dynamic(b))
-                    .map(|b| model.bodies[b].mass * g_ref * body_volume_len(body_volume[b]))
-                    .sum::<f64>());
+        // Σ m g L over the moving bodies: the floor of the monitor's energy scale
+        // E_s and of the stiffness budget.
+        let mgl = (0..nb)
+            .filter(|&b| dynamic(b))
+            .map(|b| model.bodies[b].mass * g_ref * body_volume_len(body_volume[b]))
+            .sum::<f64>();
+        let stiffness_budget = p.energy_tolerance * (kinetic_energy(model, state, frozen) + mgl);
+        let tau_min = p.min_substep.min(dt);
         let cx = Ctx {
             model,
             h: dt,
@@ -314,6 +318,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
             candidates,
             g_ref,
             stiffness_budget,
+            tau_min,
         };
         let mut bufs = Bufs {
             geom_pose,
@@ -328,7 +333,6 @@ impl Stepper for HuntCrossleyStepper<'_> {
         // The controller's sub-step from the pairs' memory: the start state's
         // sticking forces are held over the first sub-step, at most 3/2 of it
         // (`friction::linear_block`).
-        let tau_min = p.min_substep.min(dt);
         let first = |pairs: &[PairState]| {
             pairs
                 .iter()
@@ -363,11 +367,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
         stats.impulses = 0;
 
         let t_int = Instant::now();
-        let e_scale = start.energy - potential_energy(model, state, frozen)
-            + (0..nb)
-                .filter(|&b| dynamic(b))
-                .map(|b| model.bodies[b].mass * cx.g_ref * body_volume_len(cx.body_volume[b]))
-                .sum::<f64>();
+        let e_scale = start.energy - potential_energy(model, state, frozen) + mgl;
         let mut tau = first(pairs);
         // A contact touching at the tick's start (depth 0, not separating) has no
         // force there yet: a first sub-step of dt would free-fall through the whole
@@ -709,7 +709,7 @@ fn evaluate(
             }
         }
     }
-    let tau_min = cx.p.min_substep.min(cx.h);
+    let tau_min = cx.tau_min;
     let mut rate_damp = 0.0f64;
     wrench.clear();
     wrench.resize(model.nbody(), Wrench::ZERO);

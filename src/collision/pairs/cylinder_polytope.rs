@@ -46,7 +46,7 @@ pub(crate) fn collide(
     };
     let (r, hl) = (*r, *hl);
     // The polytope's face axes against the exact cylinder, in b's frame.
-    let (fi, n_f, plane_d) = {
+    let (n_f, plane_d) = {
         let poly = as_polytope(sb, &mut work.prisms[1])?;
         let c = to_local(xb, &xa.translation.vector);
         let u = xb.rotation.inverse() * (xa.rotation * Vec3::z());
@@ -66,7 +66,7 @@ pub(crate) fn collide(
         let (_, fi) = best?;
         let face = &poly.faces[fi];
         let n_f = xb.rotation * face.normal;
-        (fi, n_f, n_f.dot(&xb.translation.vector) + face.offset)
+        (n_f, n_f.dot(&xb.translation.vector) + face.offset)
     };
     // The prism manifold; the face case when it is missing (the prism's side
     // mid-lines lie inside the circle: a cylinder less than 0.43 % of its radius
@@ -81,7 +81,6 @@ pub(crate) fn collide(
     }
     // The exact cylinder against the face plane, over the polytope.
     let poly = as_polytope(sb, &mut work.prisms[1])?;
-    debug_assert!(fi < poly.faces.len());
     let tol = INSIDE_TOL * (r + hl + poly.radius);
     let cyl = (xa.translation.vector, xa.rotation * Vec3::z(), r, hl);
     let inside = |p: &Vec3| poly.contains(&to_local(xb, p), tol);
