@@ -56,7 +56,9 @@
 //! peg_consistent = false           # peg: the last predicted pass kept only if its
 //!                                  #  own ν⁺ stays within the reach it was built for
 //!
-//! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC)
+//! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
+//!                                  #  bodies placed closer than dhat (touching) start dhat
+//!                                  #  apart; impacts are inelastic (restitution unused)
 //! dhat = 1e-3                      # m, barrier activation distance d̂
 //! newton_tolerance = 1e-5          # m/s, largest point displacement of a Newton step / h
 //! max_iterations = 100             # Newton iterations per step (per friction pass)

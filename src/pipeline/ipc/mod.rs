@@ -25,6 +25,7 @@
 pub mod friction;
 pub mod linesearch;
 pub mod newton;
+pub mod place;
 pub mod tessellate;
 
 use super::{CollideWorkspace, Stepper, Tick};
@@ -61,6 +62,8 @@ pub struct IpcStepper<'a> {
 pub struct IpcWorkspace {
     pub bodies: Vec<IpcBody>,
     pub newton: Newton,
+    /// The first tick's placement (`place::separate`).
+    pub place: place::PlaceScratch,
 }
 
 impl IpcWorkspace {
@@ -105,7 +108,12 @@ impl IpcWorkspace {
             ..Default::default()
         };
         newton.ccd.size(&newton.bufs);
-        IpcWorkspace { bodies, newton }
+        let place = place::PlaceScratch::new(bodies.len());
+        IpcWorkspace {
+            bodies,
+            newton,
+            place,
+        }
     }
 }
 
@@ -144,6 +152,12 @@ impl Stepper for IpcStepper<'_> {
         let t0 = Instant::now();
         let (model, h) = (tick.model, tick.h);
         data.contacts.clear();
+        // A run's start state: pairs placed closer than d̂ (a box on the floor at its
+        // half height) are moved apart to d̂ (place.rs). Later states are the
+        // stepper's own and are never moved.
+        if data.tick == 0 {
+            place::separate(model, &mut data.state, ws, self.params.dhat);
+        }
         let nw = &mut ws.newton;
         // Predict: start poses, pre-rotated vertices, inertial targets.
         let mut n = 0;
