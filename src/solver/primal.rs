@@ -112,6 +112,25 @@
 //! pieces do not change ([`PrimalParams::reuse_factor`]), across the Newton
 //! steps, radius steps and passes of an island.
 //!
+//! # Soft identification (lcp17, [`PrimalParams::soft_proximal`], off)
+//! At ρ = 1e-6 a loaded row's kink is `1/e' ≈ 1e6` of W's diagonal: the exact
+//! line search stops just past the first row it activates, and on the resting
+//! pile a fifth of the Newton steps are inner runs at the step cap (lcp15).
+//! The option: an inner run whose first `soft_after` steps all changed pieces
+//! goes on at the same centre and radii with `E' = E + (ρ + σ) D`, `q' = q − ρ
+//! D z_k − σ D y` (σ = `soft_proximal`, kinks of `1/σ`; `y` the centre, then
+//! — `soft_prox` > 1 — the last subproblem's impulses, a proximal iteration
+//! whose factor is kept while its pieces hold; `soft_stages` > 1 takes σ down
+//! geometrically towards ρ, each stage from the minimizer of the last one's
+//! pieces) until a step keeps the pieces; then, back at ρ, x is the minimizer
+//! of those pieces (`minimize_on_pieces`, one factorization)
+//! and the run goes on from there. The final ρ, the convergence tests and so
+//! the answer at convergence are unchanged. Measured (docs/BENCHMARKS.md,
+//! lcp17): it does not cut the pile's Newton steps — the soft subproblem
+//! itself takes ≈ 3–5 steps per run, and its pieces are the hard pass's in
+//! only 11–58 % of the runs (σ = 1e-1 … 1e-4), so the run continues at ρ —
+//! hence off.
+//!
 //! # Stopping
 //! An inner iteration stops when `‖G M⁻¹ ∇f‖∞` (the frozen problem's `w` on its
 //! loaded rows, m/s) is below half the tolerance or the step does not move `u`;
@@ -223,6 +242,22 @@ pub struct PrimalParams {
     /// ([`PrimalStats::line_search_alpha_diff`]); the step takes
     /// `line_search`'s α. A check for the tests (doubles the search's cost).
     pub line_search_check: bool,
+    /// The softer identification ("Soft identification", lcp17): an inner run
+    /// at ρ = `proximal` whose steps keep changing pieces goes on at this
+    /// larger ρ (kinks of `1/soft_proximal` of W's diagonal instead of
+    /// `1/proximal`) from its iterate, then back at `proximal` from the
+    /// minimizer of the pieces found there. 0: off (as before lcp17).
+    pub soft_proximal: f64,
+    /// Stages of the soft identification: ρ from `soft_proximal` towards
+    /// `proximal` in this many geometric steps (1: `soft_proximal` alone).
+    pub soft_stages: usize,
+    /// Newton steps at `proximal` that changed pieces before an inner run
+    /// switches to the soft identification (at most once per inner run).
+    pub soft_after: usize,
+    /// Proximal iterations per soft stage: the stage's subproblem adds
+    /// `½ σ (z − y)ᵀ D (z − y)` to the pass's, `y` its last solution (first the
+    /// centre), until its pieces repeat (at most this many; 1: `y` the centre).
+    pub soft_prox: usize,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -256,9 +291,32 @@ impl Default for PrimalParams {
             stall_passes: STALL_PASSES,
             line_search: LINE_SEARCH,
             line_search_check: false,
+            soft_proximal: SOFT_PROXIMAL,
+            soft_stages: SOFT_STAGES,
+            soft_after: SOFT_AFTER,
+            soft_prox: SOFT_PROX,
         }
     }
 }
+
+/// The default of [`PrimalParams::soft_proximal`] (lcp17): 0, off. Resting
+/// pile20 (`tests/primal_profile.rs`'s window, every variant solving the same
+/// 600 problems beside the default, a measuring build): the default 103.5
+/// Newton steps and 96.6 factorizations per solve; σ = 1e-3 after 3 changed
+/// steps 126.7 and 119.6, after 0 120.8 and 120.7, after 10 117.8 and 110.8;
+/// σ = 1e-4 119.0, 1e-5 105.8, 1e-2 146.6, 1e-1 167.9 Newton steps; with
+/// proximal iterations (`soft_prox` 4–6) or 2–3 stages 121–207. None below
+/// the default.
+pub const SOFT_PROXIMAL: f64 = 0.0;
+
+/// The default of [`PrimalParams::soft_stages`] (lcp17).
+pub const SOFT_STAGES: usize = 1;
+
+/// The default of [`PrimalParams::soft_after`] (lcp17).
+pub const SOFT_AFTER: usize = 3;
+
+/// The default of [`PrimalParams::soft_prox`] (lcp17).
+pub const SOFT_PROX: usize = 1;
 
 /// The default of [`PrimalParams::line_search`] (lcp16): the bracketed search,
 /// as before lcp16. The breakpoints are an option: on the resting pile20
@@ -371,6 +429,15 @@ pub struct PrimalStats {
     pub line_search_checks_above: usize,
     pub line_search_alpha_excess: f64,
     pub line_search_checks_closer: usize,
+    /// The soft identification ([`PrimalParams::soft_proximal`]): the inner
+    /// runs that switched to it, and its Newton steps (each also counted in
+    /// `iterations`; the minimizer of its pieces back at `proximal` counts in
+    /// `iterations` only).
+    pub soft_runs: usize,
+    pub soft_iterations: usize,
+    /// The soft identification's runs whose pieces held at `proximal` (the
+    /// minimizer of its pieces was the pass's solution on them).
+    pub soft_kept: usize,
     /// Largest natural-map residual over the islands solved.
     pub residual: f64,
     /// Islands in the problem; islands that failed; islands skipped (not in body
@@ -447,6 +514,9 @@ pub struct PrimalResults {
     /// `chol` holds H factored at the pieces `fact_pieces` (per point).
     fact_valid: bool,
     fact_pieces: Vec<(bool, Tangent)>,
+    /// The soft identification's inner centre and last pieces (per point).
+    soft_y: Vec<[f64; 3]>,
+    soft_pieces: Vec<(bool, Tangent)>,
     /// The k-gon's edge normals and vertex directions (unit, as
     /// [`PolygonTable::directions`] gives them) and the breakpoint line
     /// search's `(α, jump of f'')` list.
@@ -508,6 +578,8 @@ impl PrimalResults {
             slide: Vec::with_capacity(points),
             in_slide: Vec::with_capacity(points),
             fact_pieces: Vec::with_capacity(points),
+            soft_y: Vec::with_capacity(points),
+            soft_pieces: Vec::with_capacity(points),
             dxs: Vec::with_capacity(RADIUS_NEWTON_MAX.min(points) * bodies),
             kmat: Vec::with_capacity(RADIUS_NEWTON_MAX * RADIUS_NEWTON_MAX),
             krhs: Vec::with_capacity(RADIUS_NEWTON_MAX),
@@ -690,6 +762,10 @@ impl PrimalSolver {
         res.in_slide.resize(n, false);
         res.fact_pieces.clear();
         res.fact_pieces.resize(n, (false, Tangent::Fixed));
+        res.soft_pieces.clear();
+        res.soft_pieces.resize(n, (false, Tangent::Fixed));
+        res.soft_y.clear();
+        res.soft_y.resize(n, [0.0; 3]);
         let table = &problem.table;
         res.poly_n.clear();
         res.poly_v.clear();
@@ -821,16 +897,7 @@ impl PrimalSolver {
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             // The proximal centre and the radii as set.
-            for &i in order {
-                let i = i as usize;
-                let d = diag_block(problem, i);
-                let z = res.centre[i];
-                for a in 0..3 {
-                    let rho = p.proximal * d[a];
-                    res.e[i][a] = rows.cfm[i][a] + rho;
-                    res.q[i][a] = problem.q[3 * i + a] - rho * z[a];
-                }
-            }
+            set_proximal(problem, rows, order, res, p.proximal);
             // Newton on f.
             if pass == 0 && res.warm && p.warm_pieces {
                 self.piece_start(problem, rows, order, res);
@@ -958,6 +1025,23 @@ impl PrimalSolver {
                 }
             };
         }
+        self.minimize_on_pieces(rows, order, res, ch, false);
+    }
+
+    /// `x` the minimizer of `f` on the current pieces (`normal_on`, `tangent`):
+    /// `H_P x = Σ_i G_iᵀ z_P(q'_i)`, `z_P(u) = −K_P u + b_P r` (one
+    /// factorization, or none when the kept factor is H at these pieces). The
+    /// vertex pieces' impulses are taken from `zs` (`from_zs`, the iterate's
+    /// impulses) or from `z` (the guess). A failed factorization leaves x as it
+    /// was.
+    fn minimize_on_pieces(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+        ch: f64,
+        from_zs: bool,
+    ) {
         res.stats.iterations += 1;
         if !self.factor_at_pieces(rows, order, res) {
             return;
@@ -968,7 +1052,11 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let (q, e, r) = (res.q[i], res.e[i], res.radius[i]);
-            let zg = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            let zg = if from_zs {
+                res.zs[i]
+            } else {
+                [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]]
+            };
             let mut z = [0.0; 3];
             if res.normal_on[i] {
                 z[0] = -q[0] / e[0];
@@ -1023,11 +1111,21 @@ impl PrimalSolver {
             return None;
         }
         let mut factor_ok = false;
+        // The soft identification ("Soft identification"): after `soft_after`
+        // steps that changed pieces, once per run.
+        let soft = p.soft_proximal > p.proximal && p.soft_stages > 0 && !p.coupled;
+        let mut changed = 0;
         for _ in 0..p.max_iterations {
             if self.frozen_residual(rows, order, table, res) <= 0.5 * p.tolerance
                 && (!p.coupled || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
             {
                 break;
+            }
+            if soft && changed == p.soft_after {
+                changed += 1;
+                self.soft_identify(rows, order, problem, res)?;
+                factor_ok = false;
+                continue;
             }
             for &i in order {
                 let i = i as usize;
@@ -1054,8 +1152,98 @@ impl PrimalSolver {
             {
                 break;
             }
+            changed += 1;
         }
         Some(factor_ok)
+    }
+
+    /// The soft identification ("Soft identification"): at the same centre and
+    /// radii, Newton on `f` at ρ = `soft_proximal` from the current x (then at
+    /// each further stage's smaller ρ from the minimizer of the last stage's
+    /// pieces) until a step keeps the pieces, the frozen residual is below half
+    /// the tolerance, or `max_iterations`; then, back at ρ = `proximal`, x the
+    /// minimizer of the last stage's pieces ([`Self::minimize_on_pieces`]: one
+    /// factorization), evaluated. None on a failed factorization or a
+    /// non-finite value.
+    fn soft_identify(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        problem: &ContactProblem,
+        res: &mut PrimalResults,
+    ) -> Option<()> {
+        let p = &self.params;
+        let table = &problem.table;
+        let ch = table.half.0;
+        res.stats.soft_runs += 1;
+        let ratio = p.proximal / p.soft_proximal;
+        for &i in order {
+            let i = i as usize;
+            res.soft_y[i] = res.centre[i];
+        }
+        for stage in 0..p.soft_stages {
+            let sigma = p.soft_proximal * ratio.powf(stage as f64 / p.soft_stages as f64);
+            for j in 0..p.soft_prox.max(1) {
+                set_proximal_soft(problem, rows, order, res, p.proximal, sigma);
+                if j == 0 {
+                    res.fact_valid = false;
+                    if stage > 0 {
+                        self.minimize_on_pieces(rows, order, res, ch, true);
+                        res.stats.soft_iterations += 1;
+                    }
+                }
+                if !self.evaluate(rows, order, table, res) {
+                    return None;
+                }
+                for _ in 0..p.max_iterations {
+                    if self.frozen_residual(rows, order, table, res) <= 0.5 * p.tolerance {
+                        break;
+                    }
+                    for &i in order {
+                        let i = i as usize;
+                        res.prev[i] = (res.normal_on[i], res.tangent[i]);
+                    }
+                    res.stats.soft_iterations += 1;
+                    if !self.newton_step(rows, order, None, res, table)? {
+                        break;
+                    }
+                    if !self.evaluate(rows, order, table, res) {
+                        return None;
+                    }
+                    if order.iter().all(|&i| {
+                        let i = i as usize;
+                        res.prev[i] == (res.normal_on[i], res.tangent[i])
+                    }) {
+                        break;
+                    }
+                }
+                // The inner centre y ← z*, until the pieces settle.
+                let settled = j > 0
+                    && order.iter().all(|&i| {
+                        let i = i as usize;
+                        res.soft_pieces[i] == (res.normal_on[i], res.tangent[i])
+                    });
+                for &i in order {
+                    let i = i as usize;
+                    res.soft_y[i] = res.zs[i];
+                    res.soft_pieces[i] = (res.normal_on[i], res.tangent[i]);
+                }
+                if settled {
+                    break;
+                }
+            }
+        }
+        set_proximal(problem, rows, order, res, p.proximal);
+        res.fact_valid = false;
+        self.minimize_on_pieces(rows, order, res, ch, true);
+        let ok = self.evaluate(rows, order, table, res);
+        if order.iter().all(|&i| {
+            let i = i as usize;
+            res.fact_pieces[i] == (res.normal_on[i], res.tangent[i])
+        }) {
+            res.stats.soft_kept += 1;
+        }
+        ok.then_some(())
     }
 
     /// The coupled step's radii (`PrimalParams::coupled`), after the frozen
@@ -1980,6 +2168,49 @@ fn slide_direction(z: &[f64; 3], e: &[f64; 3], r: f64, piece: Tangent, ch: f64) 
         }
         Tangent::Fixed if r > 0.0 => [0.0, z[1] / r, z[2] / r],
         _ => [0.0; 3],
+    }
+}
+
+/// The pass's `E' = E + ρ D` and `q' = q − ρ D z_k` at the proximal weight
+/// `rho` (`D` the diagonal of W, `z_k` the centre) on the island's points.
+fn set_proximal(
+    problem: &ContactProblem,
+    rows: &BodyRows,
+    order: &[u32],
+    res: &mut PrimalResults,
+    rho: f64,
+) {
+    for &i in order {
+        let i = i as usize;
+        let d = diag_block(problem, i);
+        let z = res.centre[i];
+        for a in 0..3 {
+            let r = rho * d[a];
+            res.e[i][a] = rows.cfm[i][a] + r;
+            res.q[i][a] = problem.q[3 * i + a] - r * z[a];
+        }
+    }
+}
+
+/// The soft identification's subproblem: `E' = E + (ρ + σ) D` and `q' = q −
+/// ρ D z_k − σ D y` (`z_k` the pass's centre, `y` the inner centre `soft_y`).
+fn set_proximal_soft(
+    problem: &ContactProblem,
+    rows: &BodyRows,
+    order: &[u32],
+    res: &mut PrimalResults,
+    rho: f64,
+    sigma: f64,
+) {
+    for &i in order {
+        let i = i as usize;
+        let d = diag_block(problem, i);
+        let (z, y) = (res.centre[i], res.soft_y[i]);
+        for a in 0..3 {
+            let (r, s) = (rho * d[a], sigma * d[a]);
+            res.e[i][a] = rows.cfm[i][a] + r + s;
+            res.q[i][a] = problem.q[3 * i + a] - r * z[a] - s * y[a];
+        }
     }
 }
 
