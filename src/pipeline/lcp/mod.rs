@@ -509,6 +509,7 @@ impl Stepper for LcpStepper<'_> {
         // The step's failure counters before its solve (the work check's fallback
         // counts the step once).
         let counted = (stats.solver_failures, stats.solver_fallbacks);
+        ls.peg.std_rows = false;
         for pass in 0..p.peg_passes.max(1) {
             if pass > 0 {
                 // The solved pass, kept in case this one fails (peg.rs), and the
@@ -556,6 +557,7 @@ impl Stepper for LcpStepper<'_> {
                     stats.solver_failed = true;
                     stats.solver_failures += 1;
                     stats.solver_fallbacks += 1;
+                    ls.peg.std_rows = true;
                     rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
                     if !model.robots.is_empty() {
                         articulated::limit_rows(model, robots, qpos, qvel, h, ls);
@@ -620,6 +622,7 @@ impl Stepper for LcpStepper<'_> {
                     discard_pass(pairs, contact_pair, ls, stats, it);
                     break;
                 }
+                ls.peg.std_rows = true;
                 rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
                 if !model.robots.is_empty() {
                     articulated::limit_rows(model, robots, qpos, qvel, h, ls);
@@ -703,7 +706,7 @@ impl Stepper for LcpStepper<'_> {
         }
         if peg_method {
             // The exact overlap volume at the end of the step (peg.rs).
-            peg::report_overlap(model, state, &col.candidates, &col.geom_pose, ls, stats);
+            peg::report_overlap(model, state, &col.candidates, &col.geom_pose, h, ls, stats);
         }
         lap(stats, Stage::Integrate, t);
     }

@@ -308,6 +308,12 @@ pub struct PegWorkspace {
     motion: Vec<(Vec3, Vec3, Vec3, crate::math::Quat)>,
     /// Overlap events still to print (`RTPHYS_PEG_TRACE`, see [`report_overlap`]).
     trace: u32,
+    /// Attribute every rise of a pair's overlap (`RTPHYS_PEG_ATTRIB=1`, see
+    /// [`attribute_overlap`]; off by default, allocates).
+    attrib: bool,
+    /// This step's contact solve fell back to the standard rows (row cap or
+    /// work check; `lcp/mod.rs`), for the attribution.
+    pub(super) std_rows: bool,
     /// An island over [`PEG_MAX_LCP`] was reported (once per world: the stats
     /// count every one).
     cap_reported: bool,
@@ -434,6 +440,7 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let attrib = std::env::var("RTPHYS_PEG_ATTRIB").is_ok_and(|v| v == "1");
         let pgs_trace = std::env::var("RTPHYS_PEG_PGS_TRACE")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -472,6 +479,8 @@ impl PegWorkspace {
             hull,
             polygon,
             trace,
+            attrib,
+            std_rows: false,
             pgs_trace,
             bgs_trace,
             bgs_on,
@@ -2633,6 +2642,22 @@ impl OverlapMetric {
     pub fn volume(&mut self, model: &Model, state: &[BodyState]) -> f64 {
         overlap_volume(model, state, &self.pairs, &self.hull, &mut self.scratch)
     }
+
+    /// The exact overlap volume of each pair at `state` (geom ids and m³), into
+    /// `out` (cleared first): the per-pair terms of [`Self::volume`], for the
+    /// attribution tools.
+    pub fn pair_volumes(
+        &mut self,
+        model: &Model,
+        state: &[BodyState],
+        out: &mut Vec<(u32, u32, f64)>,
+    ) {
+        out.clear();
+        for &(a, b) in &self.pairs {
+            let v = overlap_volume(model, state, &[(a, b)], &self.hull, &mut self.scratch);
+            out.push((a, b, v));
+        }
+    }
 }
 
 /// The planar world's overlap metric, for any method: Σ of the exact overlap
@@ -2685,12 +2710,17 @@ impl OverlapArea {
 /// pair, its ε and lead ℓ, every potential contact of the step's start (`poses`:
 /// features, ψ, applicability, its row, whether it carried a force, the impulse)
 /// and the constraints over them, and the LCP's outcome — the diagnosis of where
-/// an overlap came from.
+/// an overlap came from. With `RTPHYS_PEG_ATTRIB=1` every pair's rise is
+/// attributed ([`attribute_overlap`]). Both read the stepper's state, before the
+/// outline's continuous collision rewinds fast bodies (`pipeline/mod.rs`): an
+/// event here may not be in an overlap metric taken after the step
+/// (docs/EXPERIMENTS.md, peg17).
 pub(super) fn report_overlap(
     model: &Model,
     state: &[BodyState],
     candidates: &[(u32, u32)],
     poses: &[crate::math::Pose],
+    h: f64,
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) {
@@ -2698,6 +2728,9 @@ pub(super) fn report_overlap(
     stats.overlap_volume = overlap_volume(model, state, candidates, &pw.hull, &mut pw.overlap);
     if pw.trace > 0 && stats.overlap_volume > 0.0 {
         trace_overlap(model, state, candidates, poses, ls, stats);
+    }
+    if ls.peg.attrib && stats.overlap_volume > 0.0 {
+        attribute_overlap(model, state, candidates, poses, h, ls, stats);
     }
 }
 
@@ -2804,6 +2837,243 @@ fn trace_overlap(
                 Constraint::Cross { a, b } => writeln!(out, "  X({:?} | {:?})", m(a), m(b)),
             };
         }
+        diag::emit(diag::Output::Stderr(out));
+    }
+}
+
+/// The attribution of an overlap's rise (`RTPHYS_PEG_ATTRIB=1`, read at
+/// construction; off by default, allocates, handed to the diagnostics writer
+/// thread). For every PEG candidate pair whose exact overlap volume rose over
+/// the step by more than 1e-12 m³: the deepest vertex of either geom inside the
+/// other at the end of the step (its depth and the face it is least deep
+/// behind), the potential contacts of that vertex at the step's start (with
+/// the step's ε and ε_θ) with their gap ψ and their linearized gap at the end
+/// of the step at ν⁺ (ψ + h nᵀ(v_A(p_a) − v_B(p_b))), and the least linearized
+/// value over the constraints that hold them (U: the gap; I, X: the largest of
+/// their members'). The verdict: (a) the vertex had no potential contact at
+/// the start (no row), (b) a constraint over it is violated at ν⁺ (the solve did
+/// not enforce its rows; the step's path says why), (c) every constraint over
+/// it holds at ν⁺ but the integrated poses overlap (the linearization), (e) no
+/// vertex inside (edges crossing), (s) the step took the standard rows (row cap
+/// or work check).
+#[allow(clippy::too_many_lines)]
+fn attribute_overlap(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    poses: &[crate::math::Pose],
+    h: f64,
+    ls: &mut LcpWorkspace,
+    stats: &StepStats,
+) {
+    let mut out = String::new();
+    for (i, &(a, b)) in candidates.iter().enumerate() {
+        let (a, b) = (a as usize, b as usize);
+        let (Some(Some(ha)), Some(Some(hb))) = (ls.peg.hull.get(a), ls.peg.hull.get(b)) else {
+            continue;
+        };
+        let (ha, hb) = (ha.clone(), hb.clone());
+        let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+        let xa = state[ga.body].pose() * ga.x_bg;
+        let xb = state[gb.body].pose() * gb.x_bg;
+        let v1 = intersection_volume(&ha, &xa, &hb, &xb, &mut ls.peg.overlap);
+        let v0 = intersection_volume(&ha, &poses[a], &hb, &poses[b], &mut ls.peg.overlap);
+        if v1 - v0 <= 1e-12 {
+            continue;
+        }
+        let name = |g: &crate::model::Geom| model.bodies[g.body].name.clone();
+        let (eps, lead, _, eps_theta) =
+            ls.peg
+                .pair_eps
+                .get(i)
+                .copied()
+                .unwrap_or((f64::NAN, 0.0, NONE, f64::NAN));
+        let (sa, sb) = (&state[ga.body], &state[gb.body]);
+        let path = if ls.peg.std_rows {
+            "standard rows (row cap or work check)"
+        } else if stats.solver_failed {
+            "Lemke failure (fallback)"
+        } else if stats.lcp_size > PEG_MAX_LCP && stats.solver_unconverged > 0 {
+            "over-cap island (constraint PGS)"
+        } else {
+            "Lemke solved"
+        };
+        let _ = writeln!(
+            out,
+            "peg-attrib: step {} {} / {}: overlap {:.3e} → {:.3e} m³ (rise {:.3e}); path {path}; \
+             ε {:.3e} m, lead {:.3e} m, ε_θ {:.3}; |v⁺| {:.3} / {:.3} m/s, |ω⁺| {:.3} / {:.3} rad/s; \
+             LCP {} residual {:.1e}",
+            ls.peg.step_no,
+            name(ga),
+            name(gb),
+            v0,
+            v1,
+            v1 - v0,
+            eps,
+            lead,
+            eps_theta,
+            sa.v.norm(),
+            sb.v.norm(),
+            sa.w.norm(),
+            sb.w.norm(),
+            stats.lcp_size,
+            stats.solver_residual,
+        );
+        // The deepest vertex of either geom inside the other, at the end.
+        let (mut va, mut pa, mut vb, mut pb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        ha.world_into(&xa, &mut va, &mut pa);
+        hb.world_into(&xb, &mut vb, &mut pb);
+        let deepest = |v: &[Vec3], p: &[(Vec3, f64)]| {
+            let mut best: Option<(usize, usize, f64)> = None;
+            for (k, x) in v.iter().enumerate() {
+                let (f, s) = p
+                    .iter()
+                    .enumerate()
+                    .map(|(f, (n, d))| (f, n.dot(x) - d))
+                    .fold((0, f64::NEG_INFINITY), |m, e| if e.1 > m.1 { e } else { m });
+                if s < 0.0 && best.is_none_or(|bb| -s > bb.2) {
+                    best = Some((k, f, -s));
+                }
+            }
+            best
+        };
+        let da = deepest(&va, &pb); // a vertex of A inside B
+        let db = deepest(&vb, &pa); // a vertex of B inside A
+        let pick = match (da, db) {
+            (Some(x), Some(y)) => Some(if x.2 >= y.2 { (true, x) } else { (false, y) }),
+            (Some(x), None) => Some((true, x)),
+            (None, Some(y)) => Some((false, y)),
+            (None, None) => None,
+        };
+        let Some((of_a, (vtx, face, depth))) = pick else {
+            out.push_str("  verdict (e): no vertex inside (edges crossing)\n");
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "  deepest: vertex {vtx} of {} inside {} by {depth:.3e} m, least deep behind face {face}",
+            if of_a { name(ga) } else { name(gb) },
+            if of_a { name(gb) } else { name(ga) },
+        );
+        if !eps.is_finite() {
+            out.push_str("  verdict (s): not a PEG pair this step (no potential contacts)\n");
+            continue;
+        }
+        if ls.peg.std_rows {
+            out.push_str("  verdict (s): the step took the standard rows\n");
+        }
+        // The start: the vertex's distance to that face, and its potential contacts.
+        let (mut va0, mut pa0, mut vb0, mut pb0) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        ha.world_into(&poses[a], &mut va0, &mut pa0);
+        hb.world_into(&poses[b], &mut vb0, &mut pb0);
+        let start_gap = if of_a {
+            pb0[face].0.dot(&va0[vtx]) - pb0[face].1
+        } else {
+            pa0[face].0.dot(&vb0[vtx]) - pa0[face].1
+        };
+        let mut params = FeatureParams::with_distance(eps);
+        if eps_theta.is_finite() {
+            params.eps_theta = eps_theta;
+        }
+        let mut scratch = FeatureScratch::default();
+        let mut pc = PotentialContacts::default();
+        potential_contacts(
+            &ha,
+            &poses[a],
+            &hb,
+            &poses[b],
+            &params,
+            &mut scratch,
+            &mut pc,
+        );
+        // Start centres of mass (x⁺ = x + h v⁺ for a moving body).
+        let x0 = |s: &BodyState| s.x - h * s.v;
+        let (ca, cb) = (x0(sa), x0(sb));
+        let lin: Vec<f64> = pc
+            .contacts
+            .iter()
+            .map(|c| {
+                let ua = sa.v + sa.w.cross(&(c.p_a - ca));
+                let ub = sb.v + sb.w.cross(&(c.p_b - cb));
+                c.psi + h * c.normal.dot(&(ua - ub))
+            })
+            .collect();
+        let mine: Vec<usize> = pc
+            .contacts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                if of_a {
+                    c.feature_a == Feature::Vertex(vtx as u32)
+                } else {
+                    c.feature_b == Feature::Vertex(vtx as u32)
+                }
+            })
+            .map(|(k, _)| k)
+            .collect();
+        let _ = writeln!(
+            out,
+            "  start: that vertex {start_gap:.3e} m from that face's plane; {} potential contacts \
+             of the pair, {} of the vertex",
+            pc.contacts.len(),
+            mine.len()
+        );
+        for &k in &mine {
+            let c = &pc.contacts[k];
+            let _ = writeln!(
+                out,
+                "    c{k}: {:?}–{:?} ψ {:.3e} appl {:.3} linearized end gap {:.3e}",
+                c.feature_a, c.feature_b, c.psi, c.applicability, lin[k]
+            );
+        }
+        if mine.is_empty() {
+            out.push_str(
+                "  verdict (a): no potential contact of the vertex at the start (no row)\n",
+            );
+            continue;
+        }
+        let mut worst = f64::INFINITY;
+        let mut held_by = 0;
+        for con in &pc.constraints {
+            let m =
+                |r: &std::ops::Range<u32>| pc.members[r.start as usize..r.end as usize].to_vec();
+            let ids: Vec<u32> = match con {
+                Constraint::Unilateral { contact } => vec![*contact],
+                Constraint::Intercontact { primary, others } => {
+                    let mut v = vec![*primary];
+                    v.extend(m(others));
+                    v
+                }
+                Constraint::Cross { a, b } => {
+                    let mut v = m(a);
+                    v.extend(m(b));
+                    v
+                }
+            };
+            if !ids.iter().any(|&c| mine.contains(&(c as usize))) {
+                continue;
+            }
+            held_by += 1;
+            let val = ids
+                .iter()
+                .map(|&c| lin[c as usize])
+                .fold(f64::NEG_INFINITY, f64::max);
+            worst = worst.min(val);
+            let _ = writeln!(out, "    {con:?}: linearized value {val:.3e}");
+        }
+        let verdict = if held_by == 0 {
+            "(a) the vertex's contacts are in no constraint (no row)"
+        } else if worst < -1e-9 {
+            "(b) a constraint over the vertex is violated at ν⁺ (the solve did not enforce it)"
+        } else {
+            "(c) every constraint over the vertex holds at ν⁺; the integrated poses overlap (linearization)"
+        };
+        let _ = writeln!(
+            out,
+            "  verdict {verdict}; least linearized value {worst:.3e}"
+        );
+    }
+    if !out.is_empty() {
         diag::emit(diag::Output::Stderr(out));
     }
 }
