@@ -453,7 +453,15 @@ impl LinearBlock {
     /// (the force −f on b): f at c with [`LinearBlock::lever_torques`], and the
     /// torsional torque ±τ n.
     pub fn wrenches(&self) -> [(Vec3, Vec3); 2] {
-        let [ta, tb] = self.lever_torques(&self.f);
+        let [mut ta, mut tb] = self.lever_torques(&self.f);
+        if let Some(tl) = &self.tilt {
+            // What the patch cannot hold of the held moment goes back to the
+            // bodies (the solve's rates took it as held: it acts from the next
+            // step, as the tipping it starts).
+            let excess = tl.beyond_patch(&(tl.axes * (self.c - tl.pivot).cross(&self.f)), &self.n);
+            ta += excess;
+            tb -= excess;
+        }
         let tq = self.torque();
         [(self.f, ta + tq), (-self.f, tb - tq)]
     }
@@ -1053,6 +1061,9 @@ pub fn linear_block<'b>(
     ));
     blocks.push(LinearBlock::new(ctx, (&c, r), t, (limit, h), twist));
     let blk = blocks.last_mut()?;
+    if let Some(tl) = &mut blk.tilt {
+        tl.fsum = stick_normal(ctx, total);
+    }
     // The pair's last solve, if its stepper keeps one (warm start,
     // [`LinearSticks::solve`]).
     if anchor.warm != Vec3::zeros() || anchor.warm_tau != 0.0 {
@@ -1124,6 +1135,13 @@ fn anchor_slip(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
 /// stop at 1 kHz). The anchor's force leaves its moment on the held axes to the
 /// normal springs ([`LinearBlock::lever_torques`]), so it does no work on the
 /// rotation it does not see.
+///
+/// The normal springs hold that moment only while their resultant can shift to
+/// balance it inside the patch: a moment M on the held axes needs the resultant Σf
+/// moved by |M|/Σf along M × n, and the patch reaches s(d) = max (p − c)·d that
+/// way. Beyond, the excess is the body's ([`Tilt::beyond_patch`]): a box on a slope
+/// steeper than atan(w/h) tips over its downhill edge (it stood at twice that
+/// angle while the whole moment was held).
 #[derive(Clone, Copy, Debug)]
 pub struct Tilt {
     /// Projector onto the held tilt axes (world, in the contact plane).
@@ -1131,6 +1149,43 @@ pub struct Tilt {
     /// The point the tilt turns about: the centres of mass weighted by inverse
     /// mass (a's centre when b is static).
     pivot: Vec3,
+    /// The patch: offsets p − c of the points in contact (at most `TILT_PATCH`,
+    /// the extremes along as many directions when there are more), world.
+    patch: [Vec3; TILT_PATCH],
+    npatch: usize,
+    /// The normal force Σf the patch carries, N (set with the anchor's block).
+    fsum: f64,
+}
+
+/// Points of a [`Tilt`]'s patch kept for its support.
+const TILT_PATCH: usize = 8;
+
+impl Tilt {
+    /// The part of the held moment `held` (on a, about the pivot, of the anchor's
+    /// force) that the normal springs cannot hold inside the patch (module doc of
+    /// [`Tilt`]); zero while the patch holds it all.
+    fn beyond_patch(&self, held: &Vec3, n: &Vec3) -> Vec3 {
+        let m = held.norm();
+        if m == 0.0 || self.npatch == 0 {
+            return Vec3::zeros();
+        }
+        let d = held.cross(n);
+        let dn = d.norm();
+        if dn == 0.0 {
+            return Vec3::zeros();
+        }
+        let d = d / dn;
+        let reach = self.patch[..self.npatch]
+            .iter()
+            .map(|p| p.dot(&d))
+            .fold(0.0, f64::max);
+        let hold = self.fsum.max(0.0) * reach;
+        if m <= hold {
+            Vec3::zeros()
+        } else {
+            held * (1.0 - hold / m)
+        }
+    }
 }
 
 /// The contact's [`Tilt`] at centroid `c`.
@@ -1152,6 +1207,33 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     } else {
         ctx.a.x
     };
+    // The patch: every point in contact, or the extremes along TILT_PATCH
+    // directions of the tangent plane when there are more.
+    let mut patch = [Vec3::zeros(); TILT_PATCH];
+    let mut npatch = 0;
+    let touching = || ctx.points.iter().filter(|p| p.depth > 0.0);
+    if total as usize <= TILT_PATCH {
+        for p in touching() {
+            patch[npatch] = tangential(&ctx.normal, p.p_w - c);
+            npatch += 1;
+        }
+    } else {
+        for (k, slot) in patch.iter_mut().enumerate() {
+            let a = std::f64::consts::TAU * k as f64 / TILT_PATCH as f64;
+            let u = t1 * a.cos() + t2 * a.sin();
+            *slot = touching().map(|p| tangential(&ctx.normal, p.p_w - c)).fold(
+                Vec3::zeros(),
+                |best, q| {
+                    if q.dot(&u) > best.dot(&u) {
+                        q
+                    } else {
+                        best
+                    }
+                },
+            );
+        }
+        npatch = TILT_PATCH;
+    }
     let mut axes = Mat3::zeros();
     if total > 0.0 {
         // Eigen-decomposition of the symmetric 2×2 S = Σ (p − c)(p − c)ᵀ / N.
@@ -1182,7 +1264,13 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
             }
         }
     }
-    Tilt { axes, pivot }
+    Tilt {
+        axes,
+        pivot,
+        patch,
+        npatch,
+        fsum: 0.0,
+    }
 }
 
 /// The tangential displacement of the anchor's point at `c` made by the elastic
