@@ -7,7 +7,8 @@
 //! 2. the deepest point is the comparator C (ties: the bottom, right-most in the
 //!    contact plane);
 //! 3. project every point onto the contact plane and compute the signed angle of
-//!    the line from C to it;
+//!    the line from C to it (as a pseudo-angle, [`pseudo_angle`]: the same order
+//!    as `atan2`'s angle at a fraction of its cost);
 //! 4. visit the points deepest first, growing a polygon star-shaped about C whose
 //!    vertices stay sorted by angle: binary-search the angular wedge a candidate
 //!    falls in and insert it if it lies outside the polygon; otherwise discard it
@@ -31,7 +32,6 @@
 
 use crate::collision::ContactPoint;
 use crate::math::{tangent_basis, Vec3};
-use std::f64::consts::{PI, TAU};
 
 /// Horizontal over vertical extent below which a side face of the intersection
 /// volume is a wall rather than bottom (0.1: faces within ≈ 5.7° of the normal).
@@ -45,10 +45,11 @@ pub struct SelectScratch {
     /// float as its `total_cmp` integer.
     keys: Vec<(i64, i64, i64, u32)>,
     proj: Vec<[f64; 2]>,
-    /// Projected distance of each point from the comparator (hypot, computed once).
+    /// Projected distance of each point from the comparator (computed once).
     rad: Vec<f64>,
     /// Polygon vertices (point indices) sorted by angle about the comparator.
     poly: Vec<u32>,
+    /// Their pseudo-angles ([`pseudo_angle`]), ascending.
     poly_angle: Vec<f64>,
     /// Points inside the polygon on its (flat) bottom surface.
     flat: Vec<u32>,
@@ -98,7 +99,7 @@ pub fn bottom_points(
     // the far-point search, the loop below and `classify`.
     s.rad.clear();
     s.rad
-        .extend(s.proj.iter().map(|p| (p[0] - pc[0]).hypot(p[1] - pc[1])));
+        .extend(s.proj.iter().map(|p| radius(p[0] - pc[0], p[1] - pc[1])));
     // Length scale of the tolerance: projected extent of the point set.
     let extent = s
         .proj
@@ -147,7 +148,7 @@ pub fn bottom_points(
         if rad_i <= tol_i {
             continue; // projects onto the comparator: above it (or a duplicate)
         }
-        let theta = d[1].atan2(d[0]);
+        let theta = pseudo_angle(d[0], d[1]);
         let polygon = (&s.poly[..], &s.poly_angle[..]);
         match classify(
             &s.proj,
@@ -241,6 +242,39 @@ fn sort_keys(keys: &mut [(i64, i64, i64, u32)]) {
     }
 }
 
+/// The length of (x, y) by the plain formula: the points' projected offsets are
+/// contact-sized (no overflow or underflow to guard against, as `hypot` does at
+/// several times the cost); within an ulp or two of `hypot`.
+#[inline]
+fn radius(x: f64, y: f64) -> f64 {
+    (x * x + y * y).sqrt()
+}
+
+/// A pseudo-angle of the direction (x, y) ≠ 0 in (−2, 2], increasing with its angle
+/// `y.atan2(x)` in (−π, π] (the same cut, on the negative x axis: −x maps to 2):
+/// the diamond angle, the position of (x, y)/(|x| + |y|) along the diamond
+/// |x| + |y| = 1, one quadrant per unit. It orders directions as the angle does
+/// (up to rounding at near-equal directions), and a direction and its opposite
+/// differ by exactly 2 (half a turn) in exact arithmetic, so a wedge of two
+/// directions is open (≥ half a turn) where the difference of their pseudo-angles,
+/// taken in [0, 4), is ≥ 2. A division and a few comparisons, against `atan2`'s
+/// ≈ 140 instructions (callgrind, docs/BENCHMARKS.md "scale9").
+#[inline]
+fn pseudo_angle(x: f64, y: f64) -> f64 {
+    let q = y / (x.abs() + y.abs());
+    if x >= 0.0 {
+        q // (−1, 1): quadrants IV and I
+    } else if y >= 0.0 {
+        2.0 - q // [1, 2]: quadrant II
+    } else {
+        -2.0 - q // (−2, −1): quadrant III
+    }
+}
+
+/// A full turn and half a turn in [`pseudo_angle`]'s units.
+const TURN: f64 = 4.0;
+const HALF_TURN: f64 = 2.0;
+
 /// The integer whose order is `f64::total_cmp`'s order of `x`.
 #[inline]
 fn total_key(x: f64) -> i64 {
@@ -278,7 +312,7 @@ fn classify(
     let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
         (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
     };
-    let dist = |a: [f64; 2], b: [f64; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
+    let dist = |a: [f64; 2], b: [f64; 2]| radius(a[0] - b[0], a[1] - b[1]);
     // On the segment from c to vertex k (within tol)? Then the depth along it.
     let on_spoke = |k: usize| -> Option<f64> {
         let v = proj[poly[k] as usize];
@@ -306,10 +340,16 @@ fn classify(
     };
     let mut gap = angle[inx] - angle[ip];
     if gap < 0.0 || (ip == m - 1 && inx == 0) {
-        gap = (gap + TAU) % TAU;
+        // The wrap-around wedge: gap ∈ (−4, 0] → [0, 4) (the remainder of
+        // (gap + 4) by 4 without `fmod`).
+        gap += TURN;
+        if gap >= TURN {
+            gap -= TURN;
+        }
     }
-    // An open wedge (≥ π) is not covered by the polygon, except along its spokes.
-    if gap >= PI - 1e-12 {
+    // An open wedge (≥ half a turn) is not covered by the polygon, except along
+    // its spokes.
+    if gap >= HALF_TURN - 1e-12 {
         return match on_spoke(ip).or_else(|| on_spoke(inx)) {
             Some(sd) => Class::Inside { surface_depth: sd },
             None => Class::Outside,
@@ -337,6 +377,46 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::{PI, TAU};
+
+    #[test]
+    fn pseudo_angle_orders_as_atan2_and_opposites_differ_by_half_a_turn() {
+        // 20,000 directions over the whole turn (the axes and diagonals exactly
+        // among them): sorted by the pseudo-angle they are sorted by atan2, each
+        // in (−2, 2] with −x at 2 as atan2's π, and a direction and its
+        // opposite differ by 2 to round-off (wedges of half a turn are found as
+        // `classify`'s test does).
+        let n = 20_000;
+        let mut dirs: Vec<(f64, f64)> = (0..n)
+            .map(|k| {
+                let a = -PI + TAU * (k as f64 + 0.5) / n as f64;
+                (a.cos(), a.sin())
+            })
+            .collect();
+        dirs.extend([(1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (-1.0, 1.0), (-1.0, 0.0)]);
+        dirs.extend([
+            (-1.0, -1.0),
+            (0.0, -1.0),
+            (1.0, -1.0),
+            (3e-9, 1.0),
+            (-1.0, 1e-300),
+        ]);
+        for &(x, y) in &dirs {
+            let p = pseudo_angle(x, y);
+            assert!(p > -2.0 && p <= 2.0, "({x}, {y}) → {p}");
+            let mut half = pseudo_angle(-x, -y) - p;
+            if half < 0.0 {
+                half += TURN;
+            }
+            assert!((half - HALF_TURN).abs() <= 1e-15, "({x}, {y}): {half}");
+        }
+        assert_eq!(pseudo_angle(-1.0, 0.0), 2.0);
+        let mut by_angle = dirs.clone();
+        by_angle.sort_by(|a, b| a.1.atan2(a.0).total_cmp(&b.1.atan2(b.0)));
+        let mut by_pseudo = dirs;
+        by_pseudo.sort_by(|a, b| pseudo_angle(a.0, a.1).total_cmp(&pseudo_angle(b.0, b.1)));
+        assert_eq!(by_angle, by_pseudo);
+    }
 
     fn pt(x: f64, y: f64, depth: f64) -> ContactPoint {
         // Normal +z: the projection is (x, y) up to the tangent basis' rotation.

@@ -662,9 +662,48 @@ impl LinearSticks {
         self.relaxations += relaxations;
     }
 
-    /// [`LinearSticks::solve`] from zero, every block every sweep (the default).
+    /// Whether no moving body carries two of the blocks (and there is no rolling
+    /// anchor): each block is then alone on its bodies and the first sweep
+    /// solves every block exactly — its relaxation is the closed-form solve of
+    /// its own 3×3 system with its bodies' other rates fixed, then the
+    /// projection on its cones, and no other block changes those rates — so a
+    /// second sweep would only confirm it (it returns the same x up to the
+    /// round-off of taking the block's own velocity change out and putting it
+    /// back). A side counts as moving when its inverse mass or inverse inertia
+    /// is not zero (a static or frozen body's velocity change is zero whatever
+    /// the forces). Counts in `stamp`, which the cold solve does not otherwise
+    /// use, and leaves it at zero.
+    fn decoupled(&mut self) -> bool {
+        if !self.rolls.is_empty() {
+            return false;
+        }
+        let moving = |blk: &LinearBlock, k: usize| {
+            blk.inv_mass[k] != 0.0 || blk.inv_inertia_w[k] != Mat3::zeros()
+        };
+        let mut alone = true;
+        for blk in &self.blocks {
+            for k in 0..2 {
+                if moving(blk, k) {
+                    let st = &mut self.stamp[blk.bodies[k]];
+                    alone &= *st == 0;
+                    *st += 1;
+                }
+            }
+        }
+        for blk in &self.blocks {
+            for b in blk.bodies {
+                self.stamp[b] = 0;
+            }
+        }
+        alone
+    }
+
+    /// [`LinearSticks::solve`] from zero, every block every sweep (the default);
+    /// one sweep when the blocks do not share a moving body
+    /// ([`LinearSticks::decoupled`]: a resting box alone on the floor).
     fn solve_cold(&mut self, h: f64) {
         self.start();
+        let one_sweep = self.decoupled();
         let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
         for _ in 0..LINEAR_SWEEPS {
             self.sweeps += 1;
@@ -694,7 +733,7 @@ impl LinearSticks {
                 change = change.max((rb.tau - x_old).norm() * w);
                 scale = scale.max(rb.tau.norm() * w);
             }
-            if change <= LINEAR_TOL * scale {
+            if one_sweep || change <= LINEAR_TOL * scale {
                 break;
             }
         }

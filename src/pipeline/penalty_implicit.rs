@@ -104,6 +104,12 @@ pub struct Row {
     pub slide: Vec3,
     pub f_slide: f64,
     // Filled by the solve.
+    /// The angular parts of the row's Jacobian on a and b, t = (p − x) × n: the
+    /// row's rate is n·v_a + t_a·ω_a − n·v_b − t_b·ω_b, its force λ acts on a as
+    /// (λ n, λ t_a). Computed once per step at the solve's setup (the state is
+    /// the step's), read by every rate and force of the solves.
+    ta: Vec3,
+    tb: Vec3,
     s: f64,
     s_ex: f64,
     on: bool,
@@ -156,6 +162,8 @@ impl Row {
             f_end: 0.0,
             slide: Vec3::zeros(),
             f_slide: 0.0,
+            ta: Vec3::zeros(),
+            tb: Vec3::zeros(),
             s: 0.0,
             s_ex: 0.0,
             on: true,
@@ -300,10 +308,12 @@ pub struct ImplicitContact {
     pub iterations: usize,
 }
 
-/// Velocity of body `b` at point p, in the 6-vector `u`.
+/// The rate n·v + t·ω of a row's end with angular part `t` under the 6-vector
+/// `u` = (v, ω): n·(v + ω × (p − x)) with t = (p − x) × n, the cross product
+/// taken once per step instead of at every rate.
 #[inline]
-fn point_rate(u: &Six, x: &Vec3, p: &Vec3) -> Vec3 {
-    u[0] + u[1].cross(&(p - x))
+fn end_rate(n: &Vec3, t: &Vec3, u: &Six) -> f64 {
+    n.dot(&u[0]) + t.dot(&u[1])
 }
 
 #[inline]
@@ -387,28 +397,28 @@ impl ImplicitContact {
 
     /// J_i u: separating normal rate of row i under the body 6-vectors `u`.
     #[inline]
-    fn j(&self, row: &Row, state: &[BodyState], u: &[Six]) -> f64 {
+    fn j(&self, row: &Row, u: &[Six]) -> f64 {
         let mut s = 0.0;
         if self.part[row.a] {
-            s += row.n.dot(&point_rate(&u[row.a], &state[row.a].x, &row.pa));
+            s += end_rate(&row.n, &row.ta, &u[row.a]);
         }
         if self.part[row.b] {
-            s -= row.n.dot(&point_rate(&u[row.b], &state[row.b].x, &row.pb));
+            s -= end_rate(&row.n, &row.tb, &u[row.b]);
         }
         s
     }
 
     /// out += J_iᵀ λ.
     #[inline]
-    fn jt(part: &[bool], row: &Row, state: &[BodyState], lambda: f64, out: &mut [Six]) {
+    fn jt(part: &[bool], row: &Row, lambda: f64, out: &mut [Six]) {
         let f = row.n * lambda;
         if part[row.a] {
             out[row.a][0] += f;
-            out[row.a][1] += (row.pa - state[row.a].x).cross(&f);
+            out[row.a][1] += row.ta * lambda;
         }
         if part[row.b] {
             out[row.b][0] -= f;
-            out[row.b][1] -= (row.pb - state[row.b].x).cross(&f);
+            out[row.b][1] -= row.tb * lambda;
         }
     }
 
@@ -464,13 +474,15 @@ impl ImplicitContact {
         // J v and J v^ex at each row (all bodies' velocities: a moving static body
         // still moves the contact).
         for row in self.rows.iter_mut() {
-            let n = row.n;
-            let rate = |u: &Six, b: usize, p: &Vec3| n.dot(&point_rate(u, &state[b].x, p));
             let (a, b) = (row.a, row.b);
             if setup {
-                row.s = rate(&self.x[a], a, &row.pa) - rate(&self.x[b], b, &row.pb);
+                row.ta = (row.pa - state[a].x).cross(&row.n);
+                row.tb = (row.pb - state[b].x).cross(&row.n);
+                row.s =
+                    end_rate(&row.n, &row.ta, &self.x[a]) - end_rate(&row.n, &row.tb, &self.x[b]);
             }
-            row.s_ex = rate(&self.r[a], a, &row.pa) - rate(&self.r[b], b, &row.pb);
+            row.s_ex =
+                end_rate(&row.n, &row.ta, &self.r[a]) - end_rate(&row.n, &row.tb, &self.r[b]);
             // A gap point starts active only if its end-of-step force at the
             // explicit velocities pushes (penetrating points all start active);
             // the solve again with friction starts from the last active set.
@@ -515,7 +527,7 @@ impl ImplicitContact {
             self.x.copy_from_slice(&self.warm);
         }
         for pass in 0..6 {
-            if !(direct && self.direct(state, bodies, h)) {
+            if !(direct && self.direct(bodies, h)) {
                 if direct {
                     // A pivot block not positive definite (round-off on a
                     // degenerate system): conjugate gradients for this pass.
@@ -530,11 +542,11 @@ impl ImplicitContact {
                 if row.stick != u32::MAX {
                     continue;
                 }
-                let on = self.force(row, state) > 0.0;
+                let on = self.force(row) > 0.0;
                 changed |= on != row.on;
                 self.rows[i].on = on;
             }
-            changed |= self.cones(state);
+            changed |= self.cones();
             if !changed {
                 break;
             }
@@ -556,8 +568,8 @@ impl ImplicitContact {
         for i in 0..self.rows.len() {
             let row = &self.rows[i];
             let f_end = match (row.on, row.stick != u32::MAX) {
-                (true, true) => self.force(row, state),
-                (true, false) => self.force(row, state).max(0.0),
+                (true, true) => self.force(row),
+                (true, false) => self.force(row).max(0.0),
                 (false, _) => row.f_off,
             };
             self.rows[i].f_end = f_end;
@@ -639,7 +651,7 @@ impl ImplicitContact {
         for i in 0..self.rows.len() {
             let row = &self.rows[i];
             if !self.part[row.a] && !self.part[row.b] && row.stick == u32::MAX {
-                let on = self.force(row, state) > 0.0;
+                let on = self.force(row) > 0.0;
                 if on != row.on {
                     passes = 2;
                 }
@@ -662,7 +674,7 @@ impl ImplicitContact {
                 });
             for pass in 0..6 {
                 if !factored {
-                    let Some(linv) = self.single_factor(state, bodies, h, b) else {
+                    let Some(linv) = self.single_factor(bodies, h, b) else {
                         for (row, &on) in self.rows.iter_mut().zip(&self.single_saved) {
                             row.on = on;
                         }
@@ -684,7 +696,7 @@ impl ImplicitContact {
                     } else {
                         h * (row.f_off - row.applied)
                     };
-                    Self::jt_one(row, state, lambda, b, &mut r);
+                    Self::jt_one(row, lambda, b, &mut r);
                 }
                 let v = V6::new(r[0].x, r[0].y, r[0].z, r[1].x, r[1].y, r[1].z);
                 let linv = &self.single_linv[b];
@@ -697,7 +709,7 @@ impl ImplicitContact {
                 for &i in &self.single_rows[r0..r1] {
                     let i = i as usize;
                     let row = &self.rows[i];
-                    let on = self.force(row, state) > 0.0;
+                    let on = self.force(row) > 0.0;
                     changed |= on != row.on;
                     self.rows[i].on = on;
                 }
@@ -716,13 +728,7 @@ impl ImplicitContact {
     /// L⁻¹ of body b's block M_b + h Σ_on c_i g_i g_iᵀ, assembled as
     /// [`Self::assemble`] does (the mass, every row on, then the off rows taken
     /// out) and factored as [`BlockCholesky::factor`] does.
-    fn single_factor(
-        &self,
-        state: &[BodyState],
-        bodies: &[ImpulseBody],
-        h: f64,
-        b: usize,
-    ) -> Option<M6> {
+    fn single_factor(&self, bodies: &[ImpulseBody], h: f64, b: usize) -> Option<M6> {
         let (r0, r1) = (self.single_at[b] as usize, self.single_at[b + 1] as usize);
         let mut m = M6::zeros();
         let mass = 1.0 / bodies[b].inv_mass;
@@ -738,8 +744,7 @@ impl ImplicitContact {
                 if sign < 0.0 && row.on {
                     continue;
                 }
-                let p = if row.a == b { &row.pa } else { &row.pb };
-                let t = (p - state[b].x).cross(&row.n);
+                let t = if row.a == b { row.ta } else { row.tb };
                 let g = V6::new(row.n.x, row.n.y, row.n.z, t.x, t.y, t.z);
                 let w = sign * h * row.c;
                 a += g * g.transpose() * w;
@@ -752,28 +757,28 @@ impl ImplicitContact {
     /// out += body `b`'s part of J_iᵀ λ ([`Self::jt`] for the one participating
     /// end of row i).
     #[inline]
-    fn jt_one(row: &Row, state: &[BodyState], lambda: f64, b: usize, out: &mut Six) {
+    fn jt_one(row: &Row, lambda: f64, b: usize, out: &mut Six) {
         let f = row.n * lambda;
         if row.a == b {
             out[0] += f;
-            out[1] += (row.pa - state[row.a].x).cross(&f);
+            out[1] += row.ta * lambda;
         } else {
             out[0] -= f;
-            out[1] -= (row.pb - state[row.b].x).cross(&f);
+            out[1] -= row.tb * lambda;
         }
     }
 
     /// The end-of-step force of an active row at the current δ (`self.x`).
     #[inline]
-    fn force(&self, row: &Row, state: &[BodyState]) -> f64 {
-        row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, state, &self.x))
+    fn force(&self, row: &Row) -> f64 {
+        row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, &self.x))
     }
 
     /// The sticking pairs' cones on the current solve: a sticking pair over
     /// μ max(Σf⁺, W_n) slides at the cone's force in its direction (rows off); a
     /// sliding one follows the cone as Σf⁺ changes. True if a row's state or a
     /// sliding force changed (solve again).
-    fn cones(&mut self, state: &[BodyState]) -> bool {
+    fn cones(&mut self) -> bool {
         let mut changed = false;
         for g in 0..self.sticks.len() {
             let grp = self.sticks[g];
@@ -781,15 +786,12 @@ impl ImplicitContact {
             let total: f64 = self.rows[n0..n1]
                 .iter()
                 .filter(|r| r.on)
-                .map(|r| self.force(r, state).max(0.0))
+                .map(|r| self.force(r).max(0.0))
                 .sum();
             let limit = grp.mu * total.max(grp.w_n) + grp.extra;
             let i = grp.first as usize;
             if !grp.sliding {
-                let f = [
-                    self.force(&self.rows[i], state),
-                    self.force(&self.rows[i + 1], state),
-                ];
+                let f = [self.force(&self.rows[i]), self.force(&self.rows[i + 1])];
                 let norm = f[0].hypot(f[1]);
                 if norm <= limit {
                     continue;
@@ -902,7 +904,7 @@ impl ImplicitContact {
     /// One direct solve of (M + h Σ_on c_i J_iᵀ J_i) δ = b into `self.x` (b as in
     /// [`Self::cg`]): assembled and factored unless the factorization of this step
     /// was made for the same active set. False if the factorization failed.
-    fn direct(&mut self, state: &[BodyState], bodies: &[ImpulseBody], h: f64) -> bool {
+    fn direct(&mut self, bodies: &[ImpulseBody], h: f64) -> bool {
         let same = self.factored
             && self.factored_on.len() == self.rows.len()
             && self
@@ -932,12 +934,12 @@ impl ImplicitContact {
                 self.chol.restore_affected();
                 for i in 0..self.rows.len() {
                     if !self.rows[i].on {
-                        self.add_row(state, h, i, -1.0, true);
+                        self.add_row(h, i, -1.0, true);
                     }
                 }
                 self.factored = self.chol.refactor_affected();
             } else {
-                self.assemble(state, bodies, h);
+                self.assemble(bodies, h);
                 self.factored = self.chol.factor();
             }
             self.factored_on.clear();
@@ -946,7 +948,7 @@ impl ImplicitContact {
                 return false;
             }
         }
-        self.rhs_into_r(state, h);
+        self.rhs_into_r(h);
         self.rhs.clear();
         for &b in &self.global {
             let r = &self.r[b as usize];
@@ -967,7 +969,7 @@ impl ImplicitContact {
     /// h c_i g_a g_aᵀ, h c_i g_b g_bᵀ and −h c_i g_a g_bᵀ, g = (n, (p − x) × n).
     /// Assembled once per step with every row on and saved; each active set then
     /// starts from that copy and takes out its off rows (few).
-    fn assemble(&mut self, state: &[BodyState], bodies: &[ImpulseBody], h: f64) {
+    fn assemble(&mut self, bodies: &[ImpulseBody], h: f64) {
         if self.assembled {
             self.chol.restore_values();
         } else {
@@ -983,7 +985,7 @@ impl ImplicitContact {
                 self.chol.add_diag(l, &m);
             }
             for i in 0..self.rows.len() {
-                self.add_row(state, h, i, 1.0, false);
+                self.add_row(h, i, 1.0, false);
             }
             self.chol.save_values();
             self.assembled = true;
@@ -991,23 +993,20 @@ impl ImplicitContact {
         }
         for i in 0..self.rows.len() {
             if !self.rows[i].on {
-                self.add_row(state, h, i, -1.0, false);
+                self.add_row(h, i, -1.0, false);
             }
         }
     }
 
     /// Adds `sign` × row i's term h c_i J_iᵀ J_i to the blocks (with `affected`:
     /// only to the blocks of the columns marked for a partial refactorization).
-    fn add_row(&mut self, state: &[BodyState], h: f64, i: usize, sign: f64, affected: bool) {
+    fn add_row(&mut self, h: f64, i: usize, sign: f64, affected: bool) {
         let row = &self.rows[i];
-        let g = |b: usize, p: &Vec3| -> V6 {
-            let t = (p - state[b].x).cross(&row.n);
-            V6::new(row.n.x, row.n.y, row.n.z, t.x, t.y, t.z)
-        };
+        let g = |t: &Vec3| -> V6 { V6::new(row.n.x, row.n.y, row.n.z, t.x, t.y, t.z) };
         let w = sign * h * row.c;
         let (la, lb) = (self.local[row.a], self.local[row.b]);
-        let ga = (la != u32::MAX).then(|| g(row.a, &row.pa));
-        let gb = (lb != u32::MAX).then(|| g(row.b, &row.pb));
+        let ga = (la != u32::MAX).then(|| g(&row.ta));
+        let gb = (lb != u32::MAX).then(|| g(&row.tb));
         let chol = &mut self.chol;
         let mut diag = |l: u32, m: &M6| {
             if affected {
@@ -1051,7 +1050,7 @@ impl ImplicitContact {
 
     /// `self.r` = b = h Σ_on J_iᵀ (kv/r s_i − c_i s_i^ex) + h Σ_off J_iᵀ (f_i^off − f_i^ex)
     /// (f^off: 0, or a sliding sticking row's cone force).
-    fn rhs_into_r(&mut self, state: &[BodyState], h: f64) {
+    fn rhs_into_r(&mut self, h: f64) {
         self.r.iter_mut().for_each(|x| *x = ZERO6);
         for row in &self.rows {
             // (f_ex − applied is 0 for a penetrating point, kp d/r for a gap point.)
@@ -1060,7 +1059,7 @@ impl ImplicitContact {
             } else {
                 h * (row.f_off - row.applied)
             };
-            Self::jt(&self.part, row, state, lambda, &mut self.r);
+            Self::jt(&self.part, row, lambda, &mut self.r);
         }
     }
 
@@ -1074,9 +1073,8 @@ impl ImplicitContact {
             }
         }
         for row in self.rows.iter().filter(|r| r.on) {
-            for (b, p) in [(row.a, row.pa), (row.b, row.pb)] {
+            for (b, t) in [(row.a, row.ta), (row.b, row.tb)] {
                 if self.part[b] {
-                    let t = (p - state[b].x).cross(&row.n);
                     let w = h * row.c;
                     self.block_inv[b][0] += row.n * row.n.transpose() * w;
                     self.block_inv[b][1] += t * t.transpose() * w;
@@ -1109,12 +1107,12 @@ impl ImplicitContact {
         for row in self.rows.iter().filter(|r| r.on) {
             let mut ju = 0.0;
             if self.part[row.a] {
-                ju += row.n.dot(&point_rate(&u[row.a], &state[row.a].x, &row.pa));
+                ju += end_rate(&row.n, &row.ta, &u[row.a]);
             }
             if self.part[row.b] {
-                ju -= row.n.dot(&point_rate(&u[row.b], &state[row.b].x, &row.pb));
+                ju -= end_rate(&row.n, &row.tb, &u[row.b]);
             }
-            Self::jt(&self.part, row, state, h * row.c * ju, &mut self.ad);
+            Self::jt(&self.part, row, h * row.c * ju, &mut self.ad);
         }
     }
 
@@ -1136,7 +1134,7 @@ impl ImplicitContact {
         if !keep {
             self.x.iter_mut().for_each(|x| *x = ZERO6);
         }
-        self.rhs_into_r(state, h);
+        self.rhs_into_r(h);
         let precond = |block_inv: &[[Mat3; 2]], b: usize, r: &Six| -> Six {
             let [lin, ang] = &block_inv[b];
             [lin * r[0], ang * r[1]]
