@@ -378,6 +378,13 @@ pub struct HuntCrossleyParams {
     /// bodies (J). Smaller is more accurate and costs more sub-steps (τ ∝ √ε with
     /// semi-implicit Euler). Default 1e-4.
     pub energy_tolerance: f64,
+    /// The monitor's energy scale per pair (opt-in): E_s is also bounded by the
+    /// smallest pair scale over the penetrating pairs at a sub-step's start and end
+    /// states — the kinetic energy of the pair's moving bodies + the pair's elastic
+    /// energy + m g L of its lighter moving body — so that a light body touching a
+    /// heavy one is integrated to its own tolerance, not to the heavy one's.
+    /// Default false (E_s over the whole world).
+    pub pair_energy_scale: bool,
     /// Floor of the sub-step, s (a sub-step at the floor is accepted whatever its
     /// error, and counted in `StepStats::substep_floor_hits`). Default 1e-6 s.
     pub min_substep: f64,
@@ -395,6 +402,7 @@ impl Default for HuntCrossleyParams {
             min_impact_speed: 0.05,
             adaptive: true,
             energy_tolerance: 1e-4,
+            pair_energy_scale: false,
             min_substep: 1e-6,
             friction: FrictionParams::default(),
         }

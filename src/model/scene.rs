@@ -25,6 +25,7 @@
 //! damping_rule = "exact"           # "exact" | "paper"
 //! adaptive = true                  # energy-monitored sub-steps (§4.2)
 //! energy_tolerance = 1e-4          # relative, per tick
+//! pair_energy_scale = false        # E_s also bounded per penetrating pair
 //! min_substep = 1e-6               # s
 //! min_impact_speed = 0.05          # m/s
 //! [hunt_crossley.friction]         # same keys as [penalty.friction]
@@ -475,6 +476,7 @@ struct HuntCrossleyToml {
     min_impact_speed: Option<f64>,
     adaptive: Option<bool>,
     energy_tolerance: Option<f64>,
+    pair_energy_scale: Option<bool>,
     min_substep: Option<f64>,
     #[serde(default)]
     friction: FrictionToml,
@@ -1359,6 +1361,7 @@ fn hunt_crossley_method(h: &HuntCrossleyToml, dt: f64) -> Result<Method, (String
             .map(|v| pos(v, "energy_tolerance"))
             .transpose()?
             .unwrap_or(d.energy_tolerance),
+        pair_energy_scale: h.pair_energy_scale.unwrap_or(d.pair_energy_scale),
         min_substep,
         friction,
     }))

@@ -96,6 +96,10 @@ struct Eval {
     energy: f64,
     /// Elastic energy in the contacts, J.
     elastic: f64,
+    /// The smallest pair energy scale over the penetrating pairs (kinetic energy
+    /// of the pair's moving bodies + its elastic energy + m g L of its lighter
+    /// moving body), J; ∞ without one or with `pair_energy_scale` off.
+    pair_scale: f64,
     /// Power of the damping and friction forces on the bodies, W (≤ 0 when they
     /// dissipate).
     p_diss: f64,
@@ -433,7 +437,14 @@ impl Stepper for HuntCrossleyStepper<'_> {
                 };
                 let w_ext = external_work(model, xfrc, frozen, state, trial, tau_try);
                 let err = end.energy - start.energy - w_ext - w_diss;
-                let tol = p.energy_tolerance * e_scale;
+                // The scale per pair (opt-in): the smallest over the penetrating
+                // pairs at the sub-step's start and end states, never above E_s.
+                let scale = if p.pair_energy_scale {
+                    e_scale.min(start.pair_scale).min(end.pair_scale)
+                } else {
+                    e_scale
+                };
+                let tol = p.energy_tolerance * scale;
                 let at_floor = tau_try <= tau_min * (1.0 + 1e-9);
                 let ok = !p.adaptive || !err.is_finite() || err.abs() <= tol;
                 if ok || at_floor {
@@ -513,6 +524,14 @@ fn touching_at_start(
         let v = state[ba].velocity_at(&p) - state[bb].velocity_at(&p);
         m.normal.dot(&v) <= 0.0
     })
+}
+
+/// Kinetic energy of body `b` (translation and rotation), J.
+fn body_kinetic_energy(model: &Model, s: &BodyState, b: usize) -> f64 {
+    let body = &model.bodies[b];
+    let r = s.q.to_rotation_matrix();
+    let i_w = r.matrix() * body.inertia * r.matrix().transpose();
+    0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w))
 }
 
 /// Size L = V^(1/3) of a body of volume V, m.
@@ -666,6 +685,7 @@ fn evaluate(
         deriv,
         energy,
         elastic,
+        pair_scale,
         p_diss,
         tau_damp,
         bank,
@@ -715,6 +735,7 @@ fn evaluate(
     wrench.resize(model.nbody(), Wrench::ZERO);
     fresh.clear();
     let (mut u_sum, mut p_sum) = (0.0, 0.0);
+    *pair_scale = f64::INFINITY;
     for (mi, (m, &pi)) in contacts
         .manifolds
         .iter()
@@ -766,6 +787,18 @@ fn evaluate(
         wrench[ba].add_force_at(n * f_el, ip.point, sa.x);
         wrench[bb].add_force_at(-n * f_el, ip.point, sb.x);
         u_sum += lambda * ip.energy_per_lambda;
+        if cx.p.pair_energy_scale {
+            let mut scale = lambda * ip.energy_per_lambda;
+            let mut mgl = f64::INFINITY;
+            for (x, dx) in [(ba, da), (bb, db)] {
+                if dx {
+                    scale += body_kinetic_energy(model, &st[x], x);
+                    mgl = mgl
+                        .min(model.bodies[x].mass * cx.g_ref * body_volume_len(cx.body_volume[x]));
+                }
+            }
+            *pair_scale = pair_scale.min(scale + mgl);
+        }
         // The Hunt–Crossley damping λ c x δ̇, spread over the manifold's points in
         // proportion to depth (the local law p = λ d (1 + c ḋ) of the elastic
         // foundation): the same total as at the centroid for a translation, and a
