@@ -2799,21 +2799,7 @@ fn trace_overlap(
             diag::emit(diag::Output::Stderr(out));
             continue;
         }
-        let mut params = FeatureParams::with_distance(eps);
-        if eps_theta.is_finite() {
-            params.eps_theta = eps_theta;
-        }
-        let mut scratch = FeatureScratch::default();
-        let mut pc = PotentialContacts::default();
-        potential_contacts(
-            &ha,
-            &poses[a],
-            &hb,
-            &poses[b],
-            &params,
-            &mut scratch,
-            &mut pc,
-        );
+        let pc = traced_contacts((&ha, &poses[a]), (&hb, &poses[b]), eps, eps_theta);
         for (k, c) in pc.contacts.iter().enumerate() {
             let row = row0 as usize + k;
             let (force, imp) = match ls.peg.force.get(row) {
@@ -2971,21 +2957,7 @@ fn attribute_overlap(
         } else {
             pa0[face].0.dot(&vb0[vtx]) - pa0[face].1
         };
-        let mut params = FeatureParams::with_distance(eps);
-        if eps_theta.is_finite() {
-            params.eps_theta = eps_theta;
-        }
-        let mut scratch = FeatureScratch::default();
-        let mut pc = PotentialContacts::default();
-        potential_contacts(
-            &ha,
-            &poses[a],
-            &hb,
-            &poses[b],
-            &params,
-            &mut scratch,
-            &mut pc,
-        );
+        let pc = traced_contacts((&ha, &poses[a]), (&hb, &poses[b]), eps, eps_theta);
         // Start centres of mass (x⁺ = x + h v⁺ for a moving body).
         let x0 = |s: &BodyState| s.x - h * s.v;
         let (ca, cb) = (x0(sa), x0(sb));
@@ -3076,4 +3048,23 @@ fn attribute_overlap(
     if !out.is_empty() {
         diag::emit(diag::Output::Stderr(out));
     }
+}
+
+/// The potential contacts of a pair as the step built them (reach `eps`, rotation
+/// allowance `eps_theta` when finite), recomputed for the diagnostics
+/// (`RTPHYS_PEG_TRACE`, `RTPHYS_PEG_ATTRIB`; they allocate, off the default path).
+fn traced_contacts(
+    (ha, pa): (&ConvexPolytope, &crate::math::Pose),
+    (hb, pb): (&ConvexPolytope, &crate::math::Pose),
+    eps: f64,
+    eps_theta: f64,
+) -> PotentialContacts {
+    let mut params = FeatureParams::with_distance(eps);
+    if eps_theta.is_finite() {
+        params.eps_theta = eps_theta;
+    }
+    let mut scratch = FeatureScratch::default();
+    let mut pc = PotentialContacts::default();
+    potential_contacts(ha, pa, hb, pb, &params, &mut scratch, &mut pc);
+    pc
 }
