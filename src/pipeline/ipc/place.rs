@@ -51,7 +51,8 @@ pub struct Gap {
 }
 
 /// Working memory of [`separate`], sized with the workspace (the placement runs
-/// in the physics thread's first tick: it allocates nothing there).
+/// in the physics thread's first tick; only the candidate and gap lists may grow
+/// there, once).
 #[derive(Clone, Debug, Default)]
 pub struct PlaceScratch {
     /// Per workspace body: whether it moves, its inverse mass (0 if not), this
