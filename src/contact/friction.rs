@@ -1231,6 +1231,11 @@ impl Tilt {
 pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     let (t1, t2) = tangent_basis(&ctx.normal);
     let (mut s11, mut s12, mut s22, mut total, mut deepest) = (0.0, 0.0, 0.0, 0.0, 0.0f64);
+    // The patch: every point in contact, filled in this pass while they fit; the
+    // extremes along TILT_PATCH directions of the tangent plane when there are
+    // more (below).
+    let mut patch = [Vec3::zeros(); TILT_PATCH];
+    let mut npatch = 0;
     for p in ctx.points.iter().filter(|p| p.depth > 0.0) {
         let d = p.p_w - c;
         let (x, y) = (d.dot(&t1), d.dot(&t2));
@@ -1239,6 +1244,10 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
         s22 += y * y;
         total += 1.0;
         deepest = deepest.max(p.depth);
+        if npatch < TILT_PATCH {
+            patch[npatch] = tangential(&ctx.normal, d);
+        }
+        npatch += 1;
     }
     let [ia, ib] = ctx.inv_mass;
     let pivot = if ia + ib > 0.0 {
@@ -1246,17 +1255,8 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     } else {
         ctx.a.x
     };
-    // The patch: every point in contact, or the extremes along TILT_PATCH
-    // directions of the tangent plane when there are more.
-    let mut patch = [Vec3::zeros(); TILT_PATCH];
-    let mut npatch = 0;
-    let touching = || ctx.points.iter().filter(|p| p.depth > 0.0);
-    if total as usize <= TILT_PATCH {
-        for p in touching() {
-            patch[npatch] = tangential(&ctx.normal, p.p_w - c);
-            npatch += 1;
-        }
-    } else {
+    if npatch > TILT_PATCH {
+        let touching = || ctx.points.iter().filter(|p| p.depth > 0.0);
         for (k, slot) in patch.iter_mut().enumerate() {
             let a = std::f64::consts::TAU * k as f64 / TILT_PATCH as f64;
             let u = t1 * a.cos() + t2 * a.sin();
