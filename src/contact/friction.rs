@@ -337,16 +337,19 @@ impl LinearBlock {
     /// The block of a sticking pair at centroid `c` with terms `t`, cone `limit`
     /// and lever `lever`, integrated over `h` (the time its force is held, see
     /// [`linear_block`]); `twist`: the unclamped torsional gains (k_t, b_t) to
-    /// solve the torque with, or `None` for the explicit clamped torque.
-    fn new(
+    /// solve the torque with, or `None` for the explicit clamped torque. Pushed
+    /// onto `blocks` with its state-free fields and completed there in place (the
+    /// ≈ 1 kB block is not built aside and moved in).
+    fn push<'b>(
+        blocks: &'b mut Vec<LinearBlock>,
         ctx: &PairContext,
         (c, lever): (&Vec3, f64),
         t: &StickTerms,
         (limit, h): (f64, f64),
         twist: Option<(f64, f64)>,
-    ) -> Self {
+    ) -> Option<&'b mut LinearBlock> {
         let (t1, t2) = tangent_basis(&ctx.normal);
-        let mut blk = LinearBlock {
+        blocks.push(LinearBlock {
             bodies: [0, 0],
             tag: [0, 0],
             bank: BankInputs {
@@ -375,8 +378,9 @@ impl LinearBlock {
             f: -t.load,
             tau: 0.0,
             last: 0,
-        };
-        blk.y = block_rates(&blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
+        });
+        let blk = blocks.last_mut()?;
+        blk.y = block_rates(blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
         let kd = t.slip * -t.k;
         blk.kd = [kd.dot(&t1), kd.dot(&t2)];
         if twist.is_none() {
@@ -389,13 +393,13 @@ impl LinearBlock {
             .enumerate()
         {
             let [va, wa, vb, wb] = blk.response(e);
-            let w = block_rates(&blk, [&va, &wa, &vb, &wb]);
+            let w = block_rates(blk, [&va, &wa, &vb, &wb]);
             for (i, wi) in w.into_iter().enumerate() {
                 blk.w_pp[(i, j)] = wi;
             }
         }
         blk.time(h);
-        blk
+        Some(blk)
     }
 
     /// The block's backward Euler over a step `h` (the time its force is held,
@@ -1098,8 +1102,7 @@ pub fn linear_block<'b>(
         fp.k_stick.value(ctx.m_pair) * r2,
         fp.b_stick.value(ctx.m_pair) * r2,
     ));
-    blocks.push(LinearBlock::new(ctx, (&c, r), t, (limit, h), twist));
-    let blk = blocks.last_mut()?;
+    let blk = LinearBlock::push(blocks, ctx, (&c, r), t, (limit, h), twist)?;
     if let Some(tl) = &mut blk.tilt {
         tl.fsum = stick_normal(ctx, total);
     }
@@ -1317,17 +1320,28 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
 /// rotation since then, on the held axes, about the pivot).
 #[inline]
 fn tilt_slip(ctx: &PairContext, anchor: &StickAnchor, c: &Vec3, tilt: &Tilt) -> Vec3 {
-    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
-    let phi = tilt.axes * dq.scaled_axis();
+    tilt_slip_of(ctx, &anchor_rotation(ctx, anchor), c, tilt)
+}
+
+/// [`tilt_slip`] of the relative rotation `rot` = [`anchor_rotation`].
+#[inline]
+fn tilt_slip_of(ctx: &PairContext, rot: &Vec3, c: &Vec3, tilt: &Tilt) -> Vec3 {
+    let phi = tilt.axes * rot;
     tangential(&ctx.normal, phi.cross(&(c - tilt.pivot)))
+}
+
+/// The world-frame rotation from the anchored relative orientation to the
+/// current one, as its scaled axis (what [`tilt_slip`] and [`anchor_twist`] read).
+#[inline]
+fn anchor_rotation(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
+    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
+    dq.scaled_axis()
 }
 
 /// Twist of a relative to b about the normal since the anchor was set, rad.
 #[inline]
 fn anchor_twist(ctx: &PairContext, anchor: &StickAnchor) -> f64 {
-    // World-frame rotation from the anchored relative orientation to the current one.
-    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
-    dq.scaled_axis().dot(&ctx.normal)
+    anchor_rotation(ctx, anchor).dot(&ctx.normal)
 }
 
 /// Relative angular velocity about the normal, rad/s.
@@ -1521,8 +1535,11 @@ impl StickTerms {
         };
         let (kt, bt) = twist_gains(fp, ctx, r);
         let tilt = (mode == StickMode::Linear { tilt: true }).then(|| tilt(ctx, c));
+        // The relative rotation since the anchor was set, once for the tilt's
+        // slip and the twist (the same value either would compute).
+        let rot = anchor_rotation(ctx, anchor);
         let slip = match &tilt {
-            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip(ctx, anchor, c, tl),
+            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip_of(ctx, &rot, c, tl),
             None => anchor_slip(ctx, anchor),
         };
         StickTerms {
@@ -1532,7 +1549,7 @@ impl StickTerms {
             kt,
             bt,
             slip,
-            twist: anchor_twist(ctx, anchor),
+            twist: rot.dot(&ctx.normal),
             tilt,
         }
     }
@@ -1556,7 +1573,9 @@ pub fn update_state_at(
         pair.anchor = None;
         return None;
     };
-    let speed = max_point_speed(ctx, forces);
+    // The fastest point's slip speed, read only where a pair may stick or slip
+    // (not by a sticking pair inside its cone, most of them at rest).
+    let speed = || max_point_speed(ctx, forces);
     let limit = mu * total;
     match &mut pair.anchor {
         None => {
@@ -1581,7 +1600,7 @@ pub fn update_state_at(
             };
             let dv_step = limit * ctx.h / m_stop;
             let dw_step = limit * r * ctx.h / normal_inertia(ctx);
-            let slow = speed < fp.v_stick
+            let slow = speed() < fp.v_stick
                 || (v_c < dv_step.max(fp.v_stick)
                     && twist_rate(ctx).abs() < dw_step.max(fp.v_stick / r.max(1e-9)));
             if slow {
@@ -1615,7 +1634,7 @@ pub fn update_state_at(
                 recentre(ctx, &c, delta, twist, anchor);
                 return Some(terms);
             }
-            if speed > fp.v_slip {
+            if speed() > fp.v_slip {
                 pair.anchor = None;
                 return None;
             }
