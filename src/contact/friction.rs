@@ -337,16 +337,19 @@ impl LinearBlock {
     /// The block of a sticking pair at centroid `c` with terms `t`, cone `limit`
     /// and lever `lever`, integrated over `h` (the time its force is held, see
     /// [`linear_block`]); `twist`: the unclamped torsional gains (k_t, b_t) to
-    /// solve the torque with, or `None` for the explicit clamped torque.
-    fn new(
+    /// solve the torque with, or `None` for the explicit clamped torque. Pushed
+    /// onto `blocks` with its state-free fields and completed there in place (the
+    /// ≈ 1 kB block is not built aside and moved in).
+    fn push<'b>(
+        blocks: &'b mut Vec<LinearBlock>,
         ctx: &PairContext,
         (c, lever): (&Vec3, f64),
         t: &StickTerms,
         (limit, h): (f64, f64),
         twist: Option<(f64, f64)>,
-    ) -> Self {
+    ) -> Option<&'b mut LinearBlock> {
         let (t1, t2) = tangent_basis(&ctx.normal);
-        let mut blk = LinearBlock {
+        blocks.push(LinearBlock {
             bodies: [0, 0],
             tag: [0, 0],
             bank: BankInputs {
@@ -375,27 +378,72 @@ impl LinearBlock {
             f: -t.load,
             tau: 0.0,
             last: 0,
-        };
-        blk.y = block_rates(&blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
+        });
+        let blk = blocks.last_mut()?;
+        blk.y = block_rates(blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
         let kd = t.slip * -t.k;
         blk.kd = [kd.dot(&t1), kd.dot(&t2)];
         if twist.is_none() {
             let tau = -t.kt * t.twist - t.bt * blk.y[2];
             blk.rhs[2] = tau.clamp(-limit * lever, limit * lever);
         }
-        // W_pp column by column: the rates of the response to a unit x_j.
-        for (j, e) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-            .into_iter()
-            .enumerate()
-        {
-            let [va, wa, vb, wb] = blk.response(e);
-            let w = block_rates(&blk, [&va, &wa, &vb, &wb]);
-            for (i, wi) in w.into_iter().enumerate() {
-                blk.w_pp[(i, j)] = wi;
+        blk.w_pp = blk.response_matrix();
+        blk.time(h);
+        Some(blk)
+    }
+
+    /// W_pp = J M⁻¹ Jᵀ: the rates ([`block_rates`], J) of the response
+    /// ([`LinearBlock::response`], Jᵀ by [`LinearBlock::lever_torques`]) to a
+    /// unit x_j. Row i of J on a body is (l_i, g_i): l = ±t_i for the tangents
+    /// (+ on a, − on b) and 0 for the spin; g_i = r_a × t_i − P((c − p) × t_i) on
+    /// a and −r_b × t_i + P((c − p) × t_i) on b for the tangents (P the held
+    /// tilt's projector, p its pivot), ±n for the spin. So
+    /// w_ij = (1/m_a + 1/m_b) t_i·t_j + g_aᵢ·I_a⁻¹ g_aⱼ + g_bᵢ·I_b⁻¹ g_bⱼ, the upper
+    /// triangle computed and mirrored (exactly symmetric); a body with a zero
+    /// inverse inertia (static) adds nothing. The same matrix as the three
+    /// responses' rates up to round-off, at a third of their cost.
+    fn response_matrix(&self) -> Mat3 {
+        let held = |t: &Vec3| match &self.tilt {
+            Some(tl) => tl.axes * (self.c - tl.pivot).cross(t),
+            None => Vec3::zeros(),
+        };
+        let (h0, h1) = (held(&self.t[0]), held(&self.t[1]));
+        let g = [
+            [
+                self.r[0].cross(&self.t[0]) - h0,
+                self.r[0].cross(&self.t[1]) - h1,
+                self.n,
+            ],
+            [
+                h0 - self.r[1].cross(&self.t[0]),
+                h1 - self.r[1].cross(&self.t[1]),
+                -self.n,
+            ],
+        ];
+        let im = self.inv_mass[0] + self.inv_mass[1];
+        let mut w = Mat3::zeros();
+        for i in 0..2 {
+            for j in i..2 {
+                w[(i, j)] = im * self.t[i].dot(&self.t[j]);
             }
         }
-        blk.time(h);
-        blk
+        for (gb, inv_i) in g.iter().zip(&self.inv_inertia_w) {
+            if *inv_i == Mat3::zeros() {
+                continue;
+            }
+            let ig = [inv_i * gb[0], inv_i * gb[1], inv_i * gb[2]];
+            for i in 0..3 {
+                for j in i..3 {
+                    w[(i, j)] += gb[i].dot(&ig[j]);
+                }
+            }
+        }
+        for i in 0..3 {
+            for j in 0..i {
+                w[(i, j)] = w[(j, i)];
+            }
+        }
+        w
     }
 
     /// The block's backward Euler over a step `h` (the time its force is held,
@@ -1098,8 +1146,7 @@ pub fn linear_block<'b>(
         fp.k_stick.value(ctx.m_pair) * r2,
         fp.b_stick.value(ctx.m_pair) * r2,
     ));
-    blocks.push(LinearBlock::new(ctx, (&c, r), t, (limit, h), twist));
-    let blk = blocks.last_mut()?;
+    let blk = LinearBlock::push(blocks, ctx, (&c, r), t, (limit, h), twist)?;
     if let Some(tl) = &mut blk.tilt {
         tl.fsum = stick_normal(ctx, total);
     }
@@ -1231,6 +1278,11 @@ impl Tilt {
 pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     let (t1, t2) = tangent_basis(&ctx.normal);
     let (mut s11, mut s12, mut s22, mut total, mut deepest) = (0.0, 0.0, 0.0, 0.0, 0.0f64);
+    // The patch: every point in contact, filled in this pass while they fit; the
+    // extremes along TILT_PATCH directions of the tangent plane when there are
+    // more (below).
+    let mut patch = [Vec3::zeros(); TILT_PATCH];
+    let mut npatch = 0;
     for p in ctx.points.iter().filter(|p| p.depth > 0.0) {
         let d = p.p_w - c;
         let (x, y) = (d.dot(&t1), d.dot(&t2));
@@ -1239,6 +1291,10 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
         s22 += y * y;
         total += 1.0;
         deepest = deepest.max(p.depth);
+        if npatch < TILT_PATCH {
+            patch[npatch] = tangential(&ctx.normal, d);
+        }
+        npatch += 1;
     }
     let [ia, ib] = ctx.inv_mass;
     let pivot = if ia + ib > 0.0 {
@@ -1246,17 +1302,8 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     } else {
         ctx.a.x
     };
-    // The patch: every point in contact, or the extremes along TILT_PATCH
-    // directions of the tangent plane when there are more.
-    let mut patch = [Vec3::zeros(); TILT_PATCH];
-    let mut npatch = 0;
-    let touching = || ctx.points.iter().filter(|p| p.depth > 0.0);
-    if total as usize <= TILT_PATCH {
-        for p in touching() {
-            patch[npatch] = tangential(&ctx.normal, p.p_w - c);
-            npatch += 1;
-        }
-    } else {
+    if npatch > TILT_PATCH {
+        let touching = || ctx.points.iter().filter(|p| p.depth > 0.0);
         for (k, slot) in patch.iter_mut().enumerate() {
             let a = std::f64::consts::TAU * k as f64 / TILT_PATCH as f64;
             let u = t1 * a.cos() + t2 * a.sin();
@@ -1317,17 +1364,28 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
 /// rotation since then, on the held axes, about the pivot).
 #[inline]
 fn tilt_slip(ctx: &PairContext, anchor: &StickAnchor, c: &Vec3, tilt: &Tilt) -> Vec3 {
-    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
-    let phi = tilt.axes * dq.scaled_axis();
+    tilt_slip_of(ctx, &anchor_rotation(ctx, anchor), c, tilt)
+}
+
+/// [`tilt_slip`] of the relative rotation `rot` = [`anchor_rotation`].
+#[inline]
+fn tilt_slip_of(ctx: &PairContext, rot: &Vec3, c: &Vec3, tilt: &Tilt) -> Vec3 {
+    let phi = tilt.axes * rot;
     tangential(&ctx.normal, phi.cross(&(c - tilt.pivot)))
+}
+
+/// The world-frame rotation from the anchored relative orientation to the
+/// current one, as its scaled axis (what [`tilt_slip`] and [`anchor_twist`] read).
+#[inline]
+fn anchor_rotation(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
+    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
+    dq.scaled_axis()
 }
 
 /// Twist of a relative to b about the normal since the anchor was set, rad.
 #[inline]
 fn anchor_twist(ctx: &PairContext, anchor: &StickAnchor) -> f64 {
-    // World-frame rotation from the anchored relative orientation to the current one.
-    let dq = ctx.a.q * (ctx.b.q * anchor.q_ba).inverse();
-    dq.scaled_axis().dot(&ctx.normal)
+    anchor_rotation(ctx, anchor).dot(&ctx.normal)
 }
 
 /// Relative angular velocity about the normal, rad/s.
@@ -1521,8 +1579,11 @@ impl StickTerms {
         };
         let (kt, bt) = twist_gains(fp, ctx, r);
         let tilt = (mode == StickMode::Linear { tilt: true }).then(|| tilt(ctx, c));
+        // The relative rotation since the anchor was set, once for the tilt's
+        // slip and the twist (the same value either would compute).
+        let rot = anchor_rotation(ctx, anchor);
         let slip = match &tilt {
-            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip(ctx, anchor, c, tl),
+            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip_of(ctx, &rot, c, tl),
             None => anchor_slip(ctx, anchor),
         };
         StickTerms {
@@ -1532,7 +1593,7 @@ impl StickTerms {
             kt,
             bt,
             slip,
-            twist: anchor_twist(ctx, anchor),
+            twist: rot.dot(&ctx.normal),
             tilt,
         }
     }
@@ -1556,7 +1617,9 @@ pub fn update_state_at(
         pair.anchor = None;
         return None;
     };
-    let speed = max_point_speed(ctx, forces);
+    // The fastest point's slip speed, read only where a pair may stick or slip
+    // (not by a sticking pair inside its cone, most of them at rest).
+    let speed = || max_point_speed(ctx, forces);
     let limit = mu * total;
     match &mut pair.anchor {
         None => {
@@ -1581,7 +1644,7 @@ pub fn update_state_at(
             };
             let dv_step = limit * ctx.h / m_stop;
             let dw_step = limit * r * ctx.h / normal_inertia(ctx);
-            let slow = speed < fp.v_stick
+            let slow = speed() < fp.v_stick
                 || (v_c < dv_step.max(fp.v_stick)
                     && twist_rate(ctx).abs() < dw_step.max(fp.v_stick / r.max(1e-9)));
             if slow {
@@ -1615,7 +1678,7 @@ pub fn update_state_at(
                 recentre(ctx, &c, delta, twist, anchor);
                 return Some(terms);
             }
-            if speed > fp.v_slip {
+            if speed() > fp.v_slip {
                 pair.anchor = None;
                 return None;
             }

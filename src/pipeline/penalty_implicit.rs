@@ -745,9 +745,15 @@ impl ImplicitContact {
                     continue;
                 }
                 let t = if row.a == b { row.ta } else { row.tb };
-                let g = V6::new(row.n.x, row.n.y, row.n.z, t.x, t.y, t.z);
+                let g = [row.n.x, row.n.y, row.n.z, t.x, t.y, t.z];
                 let w = sign * h * row.c;
-                a += g * g.transpose() * w;
+                // `a += g gᵀ w` elementwise, a_ij + (g_i g_j) w, on the lower
+                // triangle only: all the Cholesky factorization reads.
+                for j in 0..6 {
+                    for i in j..6 {
+                        a[(i, j)] += (g[i] * g[j]) * w;
+                    }
+                }
             }
         }
         let ch = a.cholesky()?;
