@@ -1358,6 +1358,29 @@ fn cone_scenes(same_velocities: bool) {
         };
         let (sa, ra) = primal_with(&p, &rows, guess.as_deref(), base);
         let (sb, rb) = primal_with(&p, &rows, guess.as_deref(), cone);
+        // The cone run skipped on islands whose guess slides.
+        let skip = PrimalParams {
+            cone_skip_sliding: true,
+            ..cone
+        };
+        let (sc, rc) = primal_with(&p, &rows, guess.as_deref(), skip);
+        assert_eq!(
+            sc,
+            PrimalStatus::Converged,
+            "{name}: cone first, skipping sliding islands"
+        );
+        assert!(
+            residual(&p, &rc.z) <= tol,
+            "{name}: cone-first (skip) residual"
+        );
+        eprintln!(
+            "{name}: skipping the islands whose guess slides: {} Newton steps ({} in the cone \
+             run), cone run on {} islands, finished {}",
+            rc.stats.iterations,
+            rc.stats.cone_iterations,
+            rc.stats.cone_runs,
+            rc.stats.cone_converged
+        );
         let (va, vb) = (
             contact_velocity_rows(&rows, &ra.z),
             contact_velocity_rows(&rows, &rb.z),
