@@ -131,6 +131,32 @@
 //! only 11–58 % of the runs (σ = 1e-1 … 1e-4), so the run continues at ρ —
 //! hence off.
 //!
+//! # The cone run first (lcp18, [`PrimalParams::cone_first`], off)
+//! MuJoCo solves one convex problem because its cone is inside the QP. The
+//! option: before the passes, one Newton run on `min ½ zᵀ W z + qᵀ z` over
+//! `Π_i K_i`, `K_i = {ν_jᵀ f_t ≤ μ_i cos(π/k) p_n}` (eq. (5)'s cone, the
+//! same k directions; the radius `μ p_n` inside the feasible set, not
+//! frozen). Its dual is `f(x)` above with `φ_i`'s projection replaced by the
+//! `E_i`-weighted projection onto the cone ([`project_cone_weighted`]: inside,
+//! a face, an edge of the cone, the apex; on each the projection is linear,
+//! `z = −K_i u`, `K_i = DΠ E⁻¹` symmetric PSD: [`Tangent::ConeFace`],
+//! [`Tangent::ConeRay`]), so the same Newton step, factor and bracketed line
+//! search solve it. Its KKT is `w ∈ K*`, `w ⟂ z`: where every loaded point
+//! sticks this is the LCP's solution; where one slides the cone QP lifts it
+//! (`w_n > 0`), not the LCP's answer. So the run is followed by the LCP's own
+//! residual ([`contact_residual`]): at or below the tolerance the island is
+//! converged with no pass; else the passes go on, from the guess
+//! ([`PrimalParams::cone_warm`] off, the default) or from the cone run's
+//! impulses. The run is `cone_runs` proximal iterations at ρ =
+//! `cone_proximal` about the guess (the factor kept while the pieces hold):
+//! without the proximal term the `1/e` amplification of `u`'s round-off
+//! stays in the residual (measured: it finishes a third of the resting
+//! pile's islands instead of four fifths). Measured (docs/BENCHMARKS.md,
+//! lcp18): it finishes 78 % of the resting pile20's islands and 46 % of the
+//! landing pile's, with ≈ 7.6 Newton steps per island run, but the default
+//! spends its steps on the other islands, which still need their passes:
+//! 118.0 Newton steps per solve against 103.5 — hence off.
+//!
 //! # Stopping
 //! An inner iteration stops when `‖G M⁻¹ ∇f‖∞` (the frozen problem's `w` on its
 //! loaded rows, m/s) is below half the tolerance or the step does not move `u`;
@@ -258,6 +284,31 @@ pub struct PrimalParams {
     /// `½ σ (z − y)ᵀ D (z − y)` to the pass's, `y` its last solution (first the
     /// centre), until its pieces repeat (at most this many; 1: `y` the centre).
     pub soft_prox: usize,
+    /// The cone run first ("The cone run first", lcp18): each island starts
+    /// with one Newton run on the convex QP whose friction cone is inside the
+    /// feasible set (`f_t ∈ μ p_n·k-gon`, no frozen radius); when its impulses
+    /// meet the LCP's residual the island is converged with no pass, else the
+    /// passes go on from them. Off by default.
+    pub cone_first: bool,
+    /// ρ of the cone run's proximal term (its centre the guess, then each
+    /// run's impulses), relative to W's diagonal; 0: none.
+    pub cone_proximal: f64,
+    /// Proximal iterations of the cone run: Newton runs at the same QP with
+    /// the centre moved to the last run's impulses (the factor kept while the
+    /// pieces hold), until the LCP's residual is met, it stops halving, or
+    /// this many runs.
+    pub cone_runs: usize,
+    /// Where the cone run does not finish an island, the passes start from
+    /// its impulses (true: radii μ p_n and centre of them, their pieces) or
+    /// from the guess, as without the cone run (false).
+    pub cone_warm: bool,
+    /// Skip the cone run on an island whose guess has a loaded point on the
+    /// boundary of its k-gon (to 1e-9 of its radius: sliding last tick, where
+    /// the cone QP would lift it). Off by default: resting pile20 window (as
+    /// [`CONE_FIRST`]) 104.0 Newton steps per solve (23.0 in the cone run)
+    /// against the default's 103.5, landing 74.5 against 63.2 (108.5 without
+    /// the skip).
+    pub cone_skip_sliding: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -295,6 +346,11 @@ impl Default for PrimalParams {
             soft_stages: SOFT_STAGES,
             soft_after: SOFT_AFTER,
             soft_prox: SOFT_PROX,
+            cone_first: CONE_FIRST,
+            cone_proximal: PROXIMAL,
+            cone_runs: CONE_RUNS,
+            cone_warm: CONE_WARM,
+            cone_skip_sliding: false,
         }
     }
 }
@@ -308,6 +364,28 @@ impl Default for PrimalParams {
 /// proximal iterations (`soft_prox` 4–6) or 2–3 stages 121–207. None below
 /// the default.
 pub const SOFT_PROXIMAL: f64 = 0.0;
+
+/// The default of [`PrimalParams::cone_first`] (lcp18): off. Resting pile20
+/// (`tests/primal_profile.rs`'s window, solves 5,801–6,400, each also solved
+/// with the cone run first by a measuring build): the cone run finishes 78.2 %
+/// of the islands (3,285 of 4,200) in 53.3 Newton steps per solve, but the
+/// solve takes 118.0 Newton steps and 112.4 factorizations against the
+/// default's 103.5 and 96.6 (passes 12.4 against 24.8; islands failed 10
+/// against 15), µs per solve 3,240 against 2,894 (paired); landing (solves
+/// 1–600) 108.5 against 63.2 Newton steps. box and 5-stack: one Newton step
+/// either way.
+pub const CONE_FIRST: bool = false;
+
+/// The default of [`PrimalParams::cone_warm`] (lcp18): off, the passes from the
+/// guess. Resting pile20 window (as [`CONE_FIRST`]): from the cone run's
+/// impulses 111.5 Newton steps per solve and 87 islands failed (the default
+/// 103.5 and 15); from the guess 118.0 and 10.
+pub const CONE_WARM: bool = false;
+
+/// The default of [`PrimalParams::cone_runs`] (lcp18): 4. Resting pile20 window,
+/// passes from the cone run: 1 run finishes 49.4 % of the islands (712 failed),
+/// 2 runs 77.0 %, 4 runs 78.2 %, 8 runs 78.3 %.
+pub const CONE_RUNS: usize = 4;
 
 /// The default of [`PrimalParams::soft_stages`] (lcp17).
 pub const SOFT_STAGES: usize = 1;
@@ -438,6 +516,12 @@ pub struct PrimalStats {
     /// The soft identification's runs whose pieces held at `proximal` (the
     /// minimizer of its pieces was the pass's solution on them).
     pub soft_kept: usize,
+    /// The cone run ([`PrimalParams::cone_first`]): the islands it ran on,
+    /// those it finished (the LCP's residual met, no pass), and its Newton
+    /// steps (each also counted in `iterations`).
+    pub cone_runs: usize,
+    pub cone_converged: usize,
+    pub cone_iterations: usize,
     /// Largest natural-map residual over the islands solved.
     pub residual: f64,
     /// Islands in the problem; islands that failed; islands skipped (not in body
@@ -447,15 +531,23 @@ pub struct PrimalStats {
     pub skipped_islands: usize,
 }
 
-/// The piece of a point's tangent projection.
+/// The piece of a point's tangent projection (and, in the cone run, of the
+/// whole point's projection onto its cone).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Tangent {
+pub enum Tangent {
     /// Inside the k-gon: `K_t = E_t⁻¹`.
     Stick,
     /// On the edge of direction `(tx, ty)` (unit): `K_t = t tᵀ / (tᵀ E_t t)`.
     Edge(f64, f64),
     /// At a vertex, or zero radius: `K_t = 0`.
     Fixed,
+    /// The cone run: on the face `aᵀ z = 0` of the cone (`a = (−μ cos(π/k),
+    /// ν)`, ν the k-gon edge's outward normal): `K = E⁻¹ − E⁻¹ a aᵀ E⁻¹ /
+    /// (aᵀ E⁻¹ a)` over the whole point (normal and tangent rows).
+    ConeFace(f64, f64, f64),
+    /// The cone run: on the cone's edge, the ray `t (1, μ d)` (d the k-gon's
+    /// vertex direction; stored `μ d`): `K = v vᵀ / (vᵀ E v)`, `v = (1, μ d)`.
+    ConeRay(f64, f64),
 }
 
 /// Output and work buffers; reuse across solves.
@@ -499,6 +591,9 @@ pub struct PrimalResults {
     hist_f: Vec<f64>,
     /// Per point: the pass's proximal centre `z_k`.
     centre: Vec<[f64; 3]>,
+    /// Per point: the projected guess, kept over the cone run
+    /// ([`PrimalParams::cone_warm`] off).
+    guess: Vec<[f64; 3]>,
     /// Newton on the radii: the sliding points S (global indices), per point
     /// whether it is in S, `∂x/∂r_l = H⁻¹ G_lᵀ b_l` per point of S (`nb` each),
     /// the k×k system `(I − diag(μ) ∂p_n/∂r)` and its right-hand side.
@@ -511,6 +606,9 @@ pub struct PrimalResults {
     radii_moved: bool,
     /// The solve has a guess.
     warm: bool,
+    /// The cone run is on ("The cone run first"): the points' impulses are
+    /// the weighted projections onto their cones, `radius` holds μ.
+    cone: bool,
     /// `chol` holds H factored at the pieces `fact_pieces` (per point).
     fact_valid: bool,
     fact_pieces: Vec<(bool, Tangent)>,
@@ -572,6 +670,7 @@ impl PrimalResults {
             tangent: Vec::with_capacity(points),
             prev: Vec::with_capacity(points),
             centre: Vec::with_capacity(points),
+            guess: Vec::with_capacity(points),
             edges: Vec::with_capacity(2 * points),
             point_edge: Vec::with_capacity(points),
             chol: BlockCholesky::with_capacity(bodies),
@@ -642,6 +741,84 @@ fn project_polygon_weighted(
     out
 }
 
+/// The `E`-weighted projection of `y` onto the polyhedral friction cone
+/// `K = {(p_n, f_t): ν_jᵀ f_t ≤ μ cos(π/k) p_n, j = 1…k}` (ν_j the k-gon's
+/// edge normals: `f_t ∈ μ p_n·k-gon`, eq. (5)'s cone; `p_n ≥ 0` follows for
+/// k ≥ 3), in the norm `‖v‖² = Σ e_a v_a²` ("The cone run first"). Its pieces:
+/// inside (`y`, `(true, Stick)`), a face (the projection onto the face's plane
+/// when it lies in K, [`Tangent::ConeFace`]), an edge of the cone (the ray of a
+/// k-gon vertex, [`Tangent::ConeRay`]), the apex (`(false, Fixed)`); outside K
+/// the nearest of the candidates that lie in K (the projection is one of them).
+/// A zero or invalid μ (or k < 3): the half-line `f_t = 0`, as a zero radius.
+/// Returns the point, whether its normal row is loaded, and its piece.
+pub fn project_cone_weighted(
+    y: [f64; 3],
+    mu: f64,
+    e: &[f64; 3],
+    t: &PolygonTable,
+) -> ([f64; 3], bool, Tangent) {
+    if mu.is_nan() || mu <= 0.0 || t.k < 3 {
+        let pn = y[0].max(0.0);
+        return ([pn, 0.0, 0.0], pn > 0.0, Tangent::Fixed);
+    }
+    let ch = t.half.0;
+    let a0 = -mu * ch;
+    let (best, _) = t.most_aligned(y[1], y[2], t.half);
+    if best + a0 * y[0] <= 0.0 {
+        return (y, true, Tangent::Stick);
+    }
+    let dist = |p: &[f64; 3]| {
+        e[0] * (p[0] - y[0]) * (p[0] - y[0])
+            + e[1] * (p[1] - y[1]) * (p[1] - y[1])
+            + e[2] * (p[2] - y[2]) * (p[2] - y[2])
+    };
+    // The apex.
+    let mut out = ([0.0; 3], false, Tangent::Fixed);
+    let mut dd = dist(&out.0);
+    // The cone's edges: the rays t (1, μ d_m), t > 0.
+    for (c, s) in t.directions((1.0, 0.0)) {
+        let (v1, v2) = (mu * c, mu * s);
+        let num = e[0] * y[0] + e[1] * v1 * y[1] + e[2] * v2 * y[2];
+        if num <= 0.0 {
+            continue;
+        }
+        let tt = num / (e[0] + e[1] * v1 * v1 + e[2] * v2 * v2);
+        let p = [tt, tt * v1, tt * v2];
+        let d = dist(&p);
+        if d < dd {
+            dd = d;
+            out = (p, true, Tangent::ConeRay(v1, v2));
+        }
+    }
+    // The faces: y's projection onto the face's plane, where it lies in K.
+    for (n1, n2) in t.directions(t.half) {
+        let ay = a0 * y[0] + n1 * y[1] + n2 * y[2];
+        if ay <= 0.0 {
+            continue;
+        }
+        let s = ay / (a0 * a0 / e[0] + n1 * n1 / e[1] + n2 * n2 / e[2]);
+        let p = [
+            y[0] - s * a0 / e[0],
+            y[1] - s * n1 / e[1],
+            y[2] - s * n2 / e[2],
+        ];
+        // In K: every other face's constraint holds (this face's is 0 up to
+        // round-off; the face's own normal is the most aligned then).
+        let inside = t
+            .directions(t.half)
+            .all(|(m1, m2)| (m1 == n1 && m2 == n2) || a0 * p[0] + m1 * p[1] + m2 * p[2] <= 0.0);
+        if !inside || p[0] <= 0.0 {
+            continue;
+        }
+        let d = dist(&p);
+        if d < dd {
+            dd = d;
+            out = (p, true, Tangent::ConeFace(a0, n1, n2));
+        }
+    }
+    out
+}
+
 /// The point's impulse `z*(u) = Π^E_K(−E⁻¹ u)`, whether the normal row is
 /// loaded, and the tangent piece.
 #[inline]
@@ -657,6 +834,23 @@ fn point_impulse(
     ([pn, f1, f2], pn > 0.0, piece)
 }
 
+/// [`point_impulse`], or in the cone run (`cone`; `r` is then μ) the
+/// weighted projection onto the cone ([`project_cone_weighted`]).
+#[inline]
+fn impulse(
+    u: &[f64; 3],
+    e: &[f64; 3],
+    r: f64,
+    t: &PolygonTable,
+    cone: bool,
+) -> ([f64; 3], bool, Tangent) {
+    if cone {
+        project_cone_weighted([-u[0] / e[0], -u[1] / e[1], -u[2] / e[2]], r, e, t)
+    } else {
+        point_impulse(u, e, r, t)
+    }
+}
+
 /// `vᵀ K v` for the point's Hessian K (its piece).
 #[inline]
 fn curvature(v: &[f64; 3], e: &[f64; 3], on: bool, piece: Tangent) -> f64 {
@@ -668,6 +862,16 @@ fn curvature(v: &[f64; 3], e: &[f64; 3], on: bool, piece: Tangent) -> f64 {
             c += a * a / (e[1] * tx * tx + e[2] * ty * ty);
         }
         Tangent::Fixed => {}
+        Tangent::ConeFace(..) | Tangent::ConeRay(..) => {
+            let k = hessian(e, on, piece).unwrap_or([[0.0; 3]; 3]);
+            let mut c = 0.0;
+            for a in 0..3 {
+                for b in 0..3 {
+                    c += v[a] * k[a][b] * v[b];
+                }
+            }
+            return c;
+        }
     }
     c
 }
@@ -758,6 +962,10 @@ impl PrimalSolver {
         res.hist_f.resize(3 * m * n, 0.0);
         res.centre.clear();
         res.centre.resize(n, [0.0; 3]);
+        res.guess.clear();
+        if p.cone_first && !p.cone_warm {
+            res.guess.resize(n, [0.0; 3]);
+        }
         res.in_slide.clear();
         res.in_slide.resize(n, false);
         res.fact_pieces.clear();
@@ -864,30 +1072,61 @@ impl PrimalSolver {
                 u32::MAX
             };
         }
-        // x = M⁻¹ Gᵀ z (the warm start's velocities).
         for v in [&mut res.x, &mut res.g, &mut res.d] {
             v.clear();
             v.resize(nb, V6::zeros());
         }
-        for &i in order {
-            let i = i as usize;
-            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
-            for s in 0..2 {
-                let b = rows.body[i][s];
-                if b != NO_BODY {
-                    let lb = res.local[b as usize] as usize;
-                    res.x[lb] += jt_times(&rows.jac[i][s], &z);
-                }
-            }
-        }
-        for (lb, &b) in res.bodies.iter().enumerate() {
-            res.x[lb] = rows.minv[b as usize] * res.x[lb];
-        }
+        self.start_velocities(rows, order, res);
         let mut residual = f64::INFINITY;
         for &i in order {
             let i = i as usize;
             res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
             res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+        }
+        // The cone run first ("The cone run first").
+        let mut warm = res.warm;
+        let sliding = p.cone_skip_sliding
+            && res.warm
+            && order.iter().any(|&i| {
+                let i = i as usize;
+                let r = res.radius[i];
+                r > 0.0
+                    && problem.table.k >= 3
+                    && problem
+                        .table
+                        .most_aligned(res.z[3 * i + 1], res.z[3 * i + 2], problem.table.half)
+                        .0
+                        >= r * problem.table.half.0 * (1.0 - 1e-9)
+            });
+        if p.cone_first && !sliding {
+            if !p.cone_warm {
+                for &i in order {
+                    let i = i as usize;
+                    res.guess[i] = res.centre[i];
+                }
+            }
+            match self.cone_run(problem, rows, order, res) {
+                None => return (false, f64::INFINITY),
+                Some(r) if r <= p.tolerance => return (true, r),
+                Some(r) if !r.is_finite() => return (false, r),
+                Some(_) => {}
+            }
+            if p.cone_warm {
+                // The passes from the cone run's impulses: radii μ p_n, centre z.
+                warm = true;
+            } else {
+                // The passes from the guess, as without the cone run.
+                for &i in order {
+                    let i = i as usize;
+                    res.z[3 * i..3 * i + 3].copy_from_slice(&res.guess[i]);
+                }
+                self.start_velocities(rows, order, res);
+            }
+            for &i in order {
+                let i = i as usize;
+                res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            }
         }
         let mut kept = 0;
         let (mut best, mut stalled) = (f64::INFINITY, 0);
@@ -899,7 +1138,7 @@ impl PrimalSolver {
             // The proximal centre and the radii as set.
             set_proximal(problem, rows, order, res, p.proximal);
             // Newton on f.
-            if pass == 0 && res.warm && p.warm_pieces {
+            if pass == 0 && warm && p.warm_pieces {
                 self.piece_start(problem, rows, order, res);
             }
             let Some(mut factor_ok) = self.inner_newton(rows, order, problem, res) else {
@@ -989,6 +1228,127 @@ impl PrimalSolver {
         (false, residual)
     }
 
+    /// `x = M⁻¹ Gᵀ z` (the warm start's velocities) from the impulses `z`.
+    fn start_velocities(&self, rows: &BodyRows, order: &[u32], res: &mut PrimalResults) {
+        for v in res.x.iter_mut() {
+            *v = V6::zeros();
+        }
+        for &i in order {
+            let i = i as usize;
+            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            for s in 0..2 {
+                let b = rows.body[i][s];
+                if b != NO_BODY {
+                    let lb = res.local[b as usize] as usize;
+                    res.x[lb] += jt_times(&rows.jac[i][s], &z);
+                }
+            }
+        }
+        for (lb, &b) in res.bodies.iter().enumerate() {
+            res.x[lb] = rows.minv[b as usize] * res.x[lb];
+        }
+    }
+
+    /// The cone run ("The cone run first"): Newton on the dual of the convex QP
+    /// over the cones `μ_i p_n·k-gon` (the radius inside the feasible set),
+    /// at the proximal weight `cone_proximal` about the guess, from the
+    /// minimizer of the guess's cone pieces (with a guess and `warm_pieces`).
+    /// Leaves its impulses in `z` (and `zs`) and returns the LCP's residual
+    /// of them ([`contact_residual`]); None on a failed factorization or a
+    /// non-finite value. The factor is not kept past it.
+    fn cone_run(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> Option<f64> {
+        let p = &self.params;
+        res.stats.cone_runs += 1;
+        let it0 = res.stats.iterations;
+        for &i in order {
+            let i = i as usize;
+            res.radius[i] = problem.mu[i];
+        }
+        res.cone = true;
+        set_proximal(problem, rows, order, res, p.cone_proximal);
+        if res.warm && p.warm_pieces {
+            self.cone_piece_start(problem, rows, order, res);
+        }
+        let mut r = f64::INFINITY;
+        for run in 0..p.cone_runs.max(1) {
+            if run > 0 {
+                // The next proximal iteration: the centre at the last impulses.
+                for &i in order {
+                    let i = i as usize;
+                    res.centre[i] = res.zs[i];
+                }
+                set_proximal(problem, rows, order, res, p.cone_proximal);
+            }
+            if self.inner_newton(rows, order, problem, res).is_none() {
+                r = f64::NAN;
+                break;
+            }
+            for &i in order {
+                let i = i as usize;
+                res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
+            }
+            let last = r;
+            r = contact_residual(problem, order, &res.z);
+            if r <= p.tolerance || !r.is_finite() || r > 0.5 * last || p.cone_proximal == 0.0 {
+                break;
+            }
+        }
+        res.cone = false;
+        res.fact_valid = false;
+        res.stats.cone_iterations += res.stats.iterations - it0;
+        if r.is_nan() {
+            return None;
+        }
+        if r <= p.tolerance {
+            res.stats.cone_converged += 1;
+        }
+        Some(r)
+    }
+
+    /// The cone run's warm start: the cone pieces of the (projected) guess
+    /// z_g — the apex where `p_n = 0`; inside where `f_t` is inside the k-gon
+    /// of radius μ p_n (to 1e-9 of it); on the cone's edge at a vertex; else on
+    /// the face of the most aligned edge — and `x` the minimizer of `f` on
+    /// them ([`Self::minimize_on_pieces`], one factorization).
+    fn cone_piece_start(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) {
+        let table = &problem.table;
+        let ch = table.half.0;
+        for &i in order {
+            let i = i as usize;
+            let (zn, f1, f2) = (res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]);
+            let mu = problem.mu[i];
+            let r = mu * zn;
+            (res.normal_on[i], res.tangent[i]) = if zn <= 0.0 {
+                (false, Tangent::Fixed)
+            } else if mu.is_nan() || mu <= 0.0 || table.k < 3 {
+                (true, Tangent::Fixed)
+            } else {
+                let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
+                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+                if best < r * ch * (1.0 - 1e-9) {
+                    (true, Tangent::Stick)
+                } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
+                    (true, Tangent::ConeRay(mu * vc, mu * vs))
+                } else {
+                    (true, Tangent::ConeFace(-mu * ch, bc, bs))
+                }
+            };
+        }
+        self.minimize_on_pieces(rows, order, res, ch, false);
+    }
+
     /// The warm start's pieces ("Warm start"): the pieces of the (projected)
     /// guess z_g at the radii μ p_n(z_g) — loaded where `p_n > 0`; sticking
     /// inside the k-gon, on an edge or at a vertex on its boundary (to 1e-9 of
@@ -1058,10 +1418,18 @@ impl PrimalSolver {
                 [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]]
             };
             let mut z = [0.0; 3];
-            if res.normal_on[i] {
+            if res.cone {
+                // The cone's projection is linear on each piece: z = −K q.
+                if let Some(k) = hessian(&e, res.normal_on[i], res.tangent[i]) {
+                    for (a, za) in z.iter_mut().enumerate() {
+                        *za = -(k[a][0] * q[0] + k[a][1] * q[1] + k[a][2] * q[2]);
+                    }
+                }
+            } else if res.normal_on[i] {
                 z[0] = -q[0] / e[0];
             }
             match res.tangent[i] {
+                _ if res.cone => {}
                 Tangent::Stick => {
                     z[1] = -q[1] / e[1];
                     z[2] = -q[2] / e[2];
@@ -1078,6 +1446,7 @@ impl PrimalSolver {
                         z[2] = zg[2];
                     }
                 }
+                Tangent::ConeFace(..) | Tangent::ConeRay(..) => {}
             }
             for s in 0..2 {
                 let b = rows.body[i][s];
@@ -1106,18 +1475,19 @@ impl PrimalSolver {
     ) -> Option<bool> {
         let p = &self.params;
         let table = &problem.table;
-        let coupled = p.coupled.then_some(problem);
+        let coupled = (p.coupled && !res.cone).then_some(problem);
         if !self.evaluate(rows, order, table, res) {
             return None;
         }
         let mut factor_ok = false;
         // The soft identification ("Soft identification"): after `soft_after`
         // steps that changed pieces, once per run.
-        let soft = p.soft_proximal > p.proximal && p.soft_stages > 0 && !p.coupled;
+        let soft = p.soft_proximal > p.proximal && p.soft_stages > 0 && !p.coupled && !res.cone;
         let mut changed = 0;
         for _ in 0..p.max_iterations {
             if self.frozen_residual(rows, order, table, res) <= 0.5 * p.tolerance
-                && (!p.coupled || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
+                && (coupled.is_none()
+                    || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
             {
                 break;
             }
@@ -1148,7 +1518,8 @@ impl PrimalSolver {
                 res.prev[i] == (res.normal_on[i], res.tangent[i])
             });
             if factor_ok
-                && (!p.coupled || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
+                && (coupled.is_none()
+                    || radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance)
             {
                 break;
             }
@@ -1448,7 +1819,7 @@ impl PrimalSolver {
                     }
                 }
             }
-            let (z, on, piece) = point_impulse(&u, &res.e[i], res.radius[i], table);
+            let (z, on, piece) = impulse(&u, &res.e[i], res.radius[i], table, res.cone);
             for s in 0..2 {
                 let b = rows.body[i][s];
                 if b != NO_BODY {
@@ -1493,9 +1864,19 @@ impl PrimalSolver {
                     }
                 }
             }
-            let en = (z[0] - (z[0] - w[0]).max(0.0)).abs();
-            let (p1, p2) = project_polygon_with(z[1] - w[1], z[2] - w[2], res.radius[i], table);
-            let r = en.max((z[1] - p1).abs()).max((z[2] - p2).abs());
+            let r = if res.cone {
+                // The cone QP's natural map: z − Π_K(z − w), Euclidean.
+                let y = [z[0] - w[0], z[1] - w[1], z[2] - w[2]];
+                let (p, _, _) = project_cone_weighted(y, res.radius[i], &[1.0; 3], table);
+                (z[0] - p[0])
+                    .abs()
+                    .max((z[1] - p[1]).abs())
+                    .max((z[2] - p[2]).abs())
+            } else {
+                let en = (z[0] - (z[0] - w[0]).max(0.0)).abs();
+                let (p1, p2) = project_polygon_with(z[1] - w[1], z[2] - w[2], res.radius[i], table);
+                en.max((z[1] - p1).abs()).max((z[2] - p2).abs())
+            };
             if r.is_nan() {
                 return f64::INFINITY;
             }
@@ -1623,6 +2004,7 @@ impl PrimalSolver {
             poly_n,
             poly_v,
             breaks,
+            cone,
             ..
         } = res;
         // δu = G d and the line search's constant terms.
@@ -1663,6 +2045,7 @@ impl PrimalSolver {
             e,
             radius,
             table,
+            cone: *cone,
             a0,
             a1,
             fp0,
@@ -1673,7 +2056,13 @@ impl PrimalSolver {
             half: table.half,
         };
         let p = &self.params;
-        let (alpha, evaluations) = match p.line_search {
+        // The cone run's pieces have no breakpoint walk: the bracketed search.
+        let search = if *cone {
+            LineSearch::Bracketed
+        } else {
+            p.line_search
+        };
+        let (alpha, evaluations) = match search {
             LineSearch::Bracketed => line.bracketed()?,
             LineSearch::Breakpoints => {
                 let (alpha, ev, kink, total) = line.breakpoints(&poly, breaks)?;
@@ -1683,7 +2072,7 @@ impl PrimalSolver {
             }
         };
         stats.line_search_evaluations += evaluations;
-        if p.line_search_check {
+        if p.line_search_check && !*cone {
             let other = match p.line_search {
                 LineSearch::Bracketed => line.breakpoints(&poly, breaks)?.0,
                 LineSearch::Breakpoints => line.bracketed()?.0,
@@ -1729,6 +2118,8 @@ struct Line<'a> {
     e: &'a [[f64; 3]],
     radius: &'a [f64],
     table: &'a PolygonTable,
+    /// The cone run: `radius` holds μ, the impulses are the cone's.
+    cone: bool,
     a0: f64,
     a1: f64,
     fp0: f64,
@@ -1765,7 +2156,7 @@ impl Line<'_> {
                 ui[1] + alpha * dui[1],
                 ui[2] + alpha * dui[2],
             ];
-            let (z, on, piece) = point_impulse(&ua, &self.e[i], self.radius[i], self.table);
+            let (z, on, piece) = impulse(&ua, &self.e[i], self.radius[i], self.table, self.cone);
             fp -= dui[0] * z[0] + dui[1] * z[1] + dui[2] * z[2];
             fpp += curvature(dui, &self.e[i], on, piece);
         }
@@ -1787,7 +2178,7 @@ impl Line<'_> {
                 ui[1] + alpha * dui[1],
                 ui[2] + alpha * dui[2],
             ];
-            let (z, on, piece) = point_impulse(&ua, &self.e[i], self.radius[i], self.table);
+            let (z, on, piece) = impulse(&ua, &self.e[i], self.radius[i], self.table, self.cone);
             let t = dui[0] * z[0] + dui[1] * z[1] + dui[2] * z[2];
             fp -= t;
             // z* = Π(−E⁻¹ u(α)) carries the round-off of u(α) = u + α δu, ε (|u|
@@ -2238,7 +2629,7 @@ fn sliding_set(order: &[u32], res: &mut PrimalResults) -> usize {
         let s = match res.tangent[iu] {
             Tangent::Edge(..) => true,
             Tangent::Fixed => res.radius[iu] > 0.0,
-            Tangent::Stick => false,
+            Tangent::Stick | Tangent::ConeFace(..) | Tangent::ConeRay(..) => false,
         };
         res.in_slide[iu] = s;
         if s {
@@ -2352,6 +2743,28 @@ fn hessian(e: &[f64; 3], on: bool, piece: Tangent) -> Option<[[f64; 3]; 3]> {
             any = true;
         }
         Tangent::Fixed => {}
+        Tangent::ConeFace(a0, a1, a2) => {
+            // E⁻¹ − E⁻¹ a aᵀ E⁻¹ / (aᵀ E⁻¹ a), over the whole point.
+            let b = [a0 / e[0], a1 / e[1], a2 / e[2]];
+            let s = a0 * b[0] + a1 * b[1] + a2 * b[2];
+            for r in 0..3 {
+                for c in 0..3 {
+                    k[r][c] = -b[r] * b[c] / s;
+                }
+                k[r][r] += 1.0 / e[r];
+            }
+            any = true;
+        }
+        Tangent::ConeRay(v1, v2) => {
+            let v = [1.0, v1, v2];
+            let s = e[0] + e[1] * v1 * v1 + e[2] * v2 * v2;
+            for r in 0..3 {
+                for c in 0..3 {
+                    k[r][c] = v[r] * v[c] / s;
+                }
+            }
+            any = true;
+        }
     }
     any.then_some(k)
 }
