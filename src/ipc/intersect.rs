@@ -6,6 +6,9 @@
 //! adaptive predicates, the `robust` crate), so touching counts as meeting and a miss
 //! by one ulp is a miss. An edge lying in the other triangle's plane is decided in 2D
 //! (the plane projected along its normal's largest axis).
+//!
+//! Spheres are round vertices (`ipc::mesh`), not triangles: [`count_body_intersections`]
+//! also counts a sphere closer than its radius to another body's triangle or sphere.
 
 use crate::data::Data;
 use crate::ipc::mesh::SurfaceMesh;
@@ -215,6 +218,47 @@ pub fn count_body_intersections(model: &Model, data: &Data, meshes: &[SurfaceMes
                     n += usize::from(triangles_meet(ta, tb));
                 }
             }
+            n += round_overlaps(
+                data,
+                (a, &meshes[a]),
+                (b, &meshes[b]),
+                (&world[a], &world[b]),
+            );
+        }
+    }
+    n
+}
+
+/// Round vertices (spheres, `ipc::mesh` "Round vertices") of two bodies that meet:
+/// a sphere's centre closer than its radius to a triangle of the other body, or two
+/// spheres whose centres are closer than their radii's sum (exact up to the
+/// distances' rounding).
+fn round_overlaps(
+    data: &Data,
+    (a, ma): (usize, &SurfaceMesh),
+    (b, mb): (usize, &SurfaceMesh),
+    (ta, tb): (&[[Vec3; 3]], &[[Vec3; 3]]),
+) -> usize {
+    let at = |body: usize, p: &Vec3| (data.state[body].pose() * nalgebra::Point3::from(*p)).coords;
+    let mut n = 0;
+    for (body, m, tris) in [(a, ma, tb), (b, mb, ta)] {
+        for &v in &m.round {
+            let c = at(body, &m.vertices[v as usize]);
+            let r = m.radii[v as usize];
+            for t in tris {
+                let w =
+                    crate::pipeline::ipc::friction::closest_on_triangle(&c, &t[0], &t[1], &t[2]);
+                let q = t[0] * w[0] + t[1] * w[1] + t[2] * w[2];
+                n += usize::from((c - q).norm() < r);
+            }
+        }
+    }
+    for &va in &ma.round {
+        let ca = at(a, &ma.vertices[va as usize]);
+        for &vb in &mb.round {
+            let cb = at(b, &mb.vertices[vb as usize]);
+            let r = ma.radii[va as usize] + mb.radii[vb as usize];
+            n += usize::from((ca - cb).norm() < r);
         }
     }
     n
