@@ -823,3 +823,104 @@ fn balls_dropped_on_a_cube_and_on_the_floor_rest_within_dhat() {
         assert!(s.v.norm() < 1e-3, "still moving {:?}", s.v);
     }
 }
+
+/// A capsule (r = 0.05 m, half length 0.2 m, μ = 0.5) lying on the floor, its axis
+/// along y, launched at 1 m/s along x without spin, slides until it rolls about its
+/// axis and then rolls at v₀ / (1 + I_a/(m r²)) (I_a its axial moment, from the
+/// model): within 0.5 % of the law at 1.5 s (measured −0.23 %), slowing by at most
+/// 0.1 % of its speed from 0.5 s to 1.5 s (measured 1.3e-4 m/s, 0.02 %, with a
+/// 3e-5 rad/s tilt rate about the direction of motion — not traced; the ball of the
+/// test above keeps its speed to 1e-9), on the floor at a gap in (0, d̂] (a round
+/// edge: its ends' vertex–face pairs). The tessellated capsule before round edges
+/// ended at 0.2036 m/s (−70 %).
+#[test]
+fn a_capsule_rolls_about_its_axis_at_the_rolling_law() {
+    let (r, dhat) = (0.05, 1e-3);
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    let text = format!(
+        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}material = {{ mu = 0.5 }}\n\n[[body]]\nname = \"cap\"\nmass = 1.0\nshape = {{ type = \"capsule\", radius = {r}, half_length = 0.2 }}\nposition = [0.0, 0.0, {}]\nrpy = [{half_pi}, 0.0, 0.0]\nvelocity = [1.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5 }}\n",
+        floor(),
+        r + dhat
+    );
+    let model = load_str(&text);
+    let mut data = Data::new(&model);
+    let axial = model.bodies[1].inertia[(2, 2)];
+    let law = 1.0 / (1.0 + axial / (model.bodies[1].mass * r * r));
+    let mut n = 0;
+    let mut v_half = 0.0;
+    run_checked(&model, &mut data, 150, |d| {
+        n += 1;
+        let s = d.state[1];
+        if n >= 20 {
+            let gap = s.x.z - r;
+            assert!(gap > 0.0 && gap <= dhat, "step {n}: gap {gap}");
+        }
+        if n == 50 {
+            v_half = s.v.x;
+        }
+    });
+    let s = data.state[1];
+    println!(
+        "capsule: v(1.5 s) {:.6} m/s (law {law:.6}, {:+.3} %), v(0.5 s) {v_half:.9}, ω r {:.6}",
+        s.v.x,
+        100.0 * (s.v.x / law - 1.0),
+        s.w.y * r
+    );
+    assert!((s.v.x - law).abs() <= 5e-3 * law, "rolls at {} m/s", s.v.x);
+    assert!(
+        (s.v.x - v_half).abs() <= 1e-3 * law,
+        "slows: {v_half} → {}",
+        s.v.x
+    );
+}
+
+/// A ball (r = 0.05 m, 1 kg) thrown at 2 m/s against the side of a free capsule
+/// (r = 0.05 m, half length 0.2 m, 1 kg) in weightless space: the vertex–edge
+/// barrier keeps them apart at every step (checked), momentum is kept to 1e-9, and
+/// the blow off the capsule's centre sets it turning. (The angular momentum about the
+/// origin is printed, not asserted: implicit Euler's translation keeps it only to
+/// O(h) — the step adds h m v_{n+1} × v_n — measured 7.6e-4 kg m²/s.)
+#[test]
+fn a_ball_thrown_at_a_capsule_side_keeps_momentum() {
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    let text = format!(
+        "{HEAD}gravity = [0.0, 0.0, 0.0]\n{}\n[[body]]\nname = \"cap\"\nmass = 1.0\nshape = {{ type = \"capsule\", radius = 0.05, half_length = 0.2 }}\nposition = [0.3, 0.05, 0.0]\nrpy = [{half_pi}, 0.0, 0.0]\n",
+        ball("b", 0.05, 1.0, [0.0, 0.0, 0.0], "velocity = [2.0, 0.0, 0.0]")
+    );
+    let model = load_str(&text);
+    let mut data = Data::new(&model);
+    let angular = |d: &Data| {
+        let mut l = Vec3::zeros();
+        for (b, s) in d.state.iter().enumerate() {
+            let r = s.q.to_rotation_matrix().into_inner();
+            let body = &model.bodies[b];
+            l += s.x.cross(&(s.v * body.mass)) + r * body.inertia * r.transpose() * s.w;
+        }
+        l
+    };
+    let l0 = angular(&data);
+    let mut worst: f64 = 0.0;
+    run_checked(&model, &mut data, 40, |d| {
+        let p = d.state[0].v + d.state[1].v;
+        assert!(
+            (p - Vec3::new(2.0, 0.0, 0.0)).norm() <= 1e-9,
+            "momentum {p:?}"
+        );
+        worst = worst.max((angular(d) - l0).norm());
+    });
+    let (a, b) = (data.state[0], data.state[1]);
+    println!(
+        "ball v {:.4?}, capsule v {:.4?} ω {:.4?}; |ΔL| ≤ {worst:.2e} (L₀ = {:.3e})",
+        a.v,
+        b.v,
+        b.w,
+        l0.norm()
+    );
+    // The blow off the capsule's centre turns it (about z, from the axis' offset).
+    assert!(
+        b.w.z > 0.1 && b.v.x > 0.1,
+        "capsule v {:?} ω {:?}",
+        b.v,
+        b.w
+    );
+}

@@ -11,14 +11,18 @@
 //! primitives, r the sum of their radii), signed: negative when the primitives are
 //! closer than r (an intersection, as D ≤ 0 is for meshes). A round vertex meets a
 //! face as a vertex–face pair (the point–triangle distance covers the triangle's
-//! edges and corners) and another round vertex as a vertex–vertex pair. Rolling is
+//! edges and corners) and another round vertex as a vertex–vertex pair. A capsule is
+//! a *round edge*: its axis, an edge between two round vertices of its radius; it
+//! meets edges as an edge–edge pair (offset by the radii), faces by its ends'
+//! vertex–face pairs (the distance to a plane is least at an end), and round
+//! vertices as a vertex–edge pair. Rolling is
 //! then rolling: a tessellated ball rolls as a polyhedron and loses speed at every
 //! facet (a 16-gon keeps 1 − (5/7)(1 − cos 22.5°) = 0.946 of ω per facet). With
 //! r = 0 every distance is the mesh's own, bit for bit.
 
 use super::geom::{
-    classify_edge_edge, classify_point_triangle, d_edge_edge, d_point_point, d_point_triangle,
-    EdgeEdge, PointTriangle, V3,
+    classify_edge_edge, classify_point_edge, classify_point_triangle, d_edge_edge, d_point_edge,
+    d_point_point, d_point_triangle, EdgeEdge, PointEdge, PointTriangle, V3,
 };
 use crate::math::{Pose, Vec3};
 
@@ -32,8 +36,12 @@ pub struct SurfaceMesh {
     /// Per vertex: its radius (0 for a mesh vertex; r for a round vertex, module
     /// doc "Round vertices").
     pub radii: Vec<f64>,
-    /// The round vertices (radius > 0), in no face or edge.
+    /// The round vertices (radius > 0), in no face (a sphere's centre, a capsule's
+    /// ends).
     pub round: Vec<u32>,
+    /// The round edges (indices into `edges`): capsules' axes, between two round
+    /// vertices of the same radius.
+    pub round_edges: Vec<u32>,
     /// The largest vertex radius (0 for a plain mesh).
     pub max_radius: f64,
 }
@@ -55,8 +63,18 @@ impl SurfaceMesh {
             edges,
             radii,
             round: Vec::new(),
+            round_edges: Vec::new(),
             max_radius: 0.0,
         }
+    }
+
+    /// Add a round edge (a capsule's axis from `a` to `b`, module doc "Round
+    /// vertices") of `radius` > 0: two round vertices and the edge between them.
+    pub fn push_round_edge(&mut self, a: Vec3, b: Vec3, radius: f64) {
+        let i = self.push_round(a, radius);
+        let j = self.push_round(b, radius);
+        self.round_edges.push(self.edges.len() as u32);
+        self.edges.push([i, j]);
     }
 
     /// Add a round vertex (a sphere's centre, module doc "Round vertices") at `p` with
@@ -176,6 +194,14 @@ pub enum Candidate {
         vertex_b: u32,
         d: f64,
     },
+    /// A round vertex of one body against a round edge of the other (a sphere and a
+    /// capsule; the vertex in b when flagged, as for vertex–face).
+    VertexEdge {
+        vertex: u32,
+        edge: u32,
+        ty: PointEdge,
+        d: f64,
+    },
 }
 
 impl Candidate {
@@ -186,7 +212,8 @@ impl Candidate {
         match *self {
             Candidate::VertexFace { d, .. }
             | Candidate::EdgeEdge { d, .. }
-            | Candidate::VertexVertex { d, .. } => d,
+            | Candidate::VertexVertex { d, .. }
+            | Candidate::VertexEdge { d, .. } => d,
         }
     }
 }
@@ -272,14 +299,19 @@ pub fn constraint_set(
     }
     for (ia, ea) in ma.edges.iter().enumerate() {
         let a = ea.map(|i| &wa[i as usize]);
-        let ba = bounds(&a);
+        let ra = ma.radii[ea[0] as usize];
+        let ba = grown(bounds(&a), ra);
         for (ib, eb) in mb.edges.iter().enumerate() {
             let b = eb.map(|i| &wb[i as usize]);
-            if !overlap(ba, bounds(&b)) {
+            let rb = mb.radii[eb[0] as usize];
+            if !overlap(ba, grown(bounds(&b), rb)) {
                 continue;
             }
             let ty = classify_edge_edge(a[0], a[1], b[0], b[1]);
-            let d = d_edge_edge(ty, a.map(c).each_ref(), b.map(c).each_ref());
+            let d = offset_distance(
+                d_edge_edge(ty, a.map(c).each_ref(), b.map(c).each_ref()),
+                ra + rb,
+            );
             if d < d_hat {
                 out.push((
                     false,
@@ -290,6 +322,32 @@ pub fn constraint_set(
                         d,
                     },
                 ));
+            }
+        }
+    }
+    for (b_vertex, (mv, wv, me, we)) in [(false, (ma, wa, mb, wb)), (true, (mb, wb, ma, wa))] {
+        for &vi in &mv.round {
+            let p = &wv[vi as usize];
+            let rv = mv.radii[vi as usize];
+            for &ei in &me.round_edges {
+                let e = me.edges[ei as usize].map(|i| &we[i as usize]);
+                let rr = rv + me.radii[me.edges[ei as usize][0] as usize];
+                if !overlap(grown(bounds(&[p]), rr), bounds(&e)) {
+                    continue;
+                }
+                let ty = classify_point_edge(p, e[0], e[1]);
+                let d = offset_distance(d_point_edge(ty, &c(p), e.map(c).each_ref()), rr);
+                if d < d_hat {
+                    out.push((
+                        b_vertex,
+                        Candidate::VertexEdge {
+                            vertex: vi,
+                            edge: ei,
+                            ty,
+                            d,
+                        },
+                    ));
+                }
             }
         }
     }

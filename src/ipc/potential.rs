@@ -16,8 +16,8 @@
 
 use super::ad::{Real, D2};
 use super::geom::{
-    barrier, d_edge_edge, d_point_point, d_point_triangle, edge_mollifier, world_point, EdgeEdge,
-    PointTriangle, V3,
+    barrier, d_edge_edge, d_point_edge, d_point_point, d_point_triangle, edge_mollifier,
+    world_point, EdgeEdge, PointEdge, PointTriangle, V3,
 };
 use crate::math::{Mat3, Vec3};
 
@@ -187,6 +187,21 @@ pub fn point_triangle_term<T: Real>(
     ) * kappa
 }
 
+/// κ b(d, d̂) for a round vertex of body a (body frame `p`) against a round edge of
+/// body b (`e`), their radii summing to `r`: a sphere (or a capsule's end) and a
+/// capsule's axis.
+pub fn vertex_edge_term<T: Real>(
+    (theta_a, q_a): (&V3<T>, &V3<T>),
+    (theta_b, q_b): (&V3<T>, &V3<T>),
+    (p, e, r): (&Vec3, [&Vec3; 2], f64),
+    ty: PointEdge,
+    (kappa, d_hat): (f64, f64),
+) -> T {
+    let x = world_point(theta_a, q_a, p);
+    let e = e.map(|v| world_point(theta_b, q_b, v));
+    barrier(offset(d_point_edge(ty, &x, [&e[0], &e[1]]), r), d_hat) * kappa
+}
+
 /// κ b(d, d̂) for a round vertex of body a (body frame `pa`) against one of body b
 /// (`pb`), their radii summing to `r`: two spheres.
 pub fn vertex_vertex_term<T: Real>(
@@ -201,18 +216,19 @@ pub fn vertex_vertex_term<T: Real>(
 }
 
 /// κ m(x) b(d, d̂) for an edge of body a against an edge of body b (body frames), with
-/// the mollifier of nearly parallel edges (threshold ε_× from the rest lengths).
+/// the mollifier of nearly parallel edges (threshold ε_× from the rest lengths); `r`
+/// the sum of the edges' radii (round edges: capsules' axes; 0 for mesh edges).
 pub fn edge_edge_term<T: Real>(
     (theta_a, q_a): (&V3<T>, &V3<T>),
     (theta_b, q_b): (&V3<T>, &V3<T>),
-    (ea, eb): ([&Vec3; 2], [&Vec3; 2]),
+    (ea, eb, r): ([&Vec3; 2], [&Vec3; 2], f64),
     ty: EdgeEdge,
     (kappa, d_hat, eps_x): (f64, f64, f64),
 ) -> T {
     let a = ea.map(|v| world_point(theta_a, q_a, v));
     let b = eb.map(|v| world_point(theta_b, q_b, v));
     let (a, b) = ([&a[0], &a[1]], [&b[0], &b[1]]);
-    let d = d_edge_edge(ty, a, b);
+    let d = offset(d_edge_edge(ty, a, b), r);
     if d.val() >= d_hat {
         return T::cst(0.0);
     }
@@ -396,7 +412,7 @@ mod tests {
             edge_edge_term(
                 (&c3(&x[0]), &c3(&x[1])),
                 (&c3(&x[2]), &c3(&x[3])),
-                ([&ea[0], &ea[1]], [&eb[0], &eb[1]]),
+                ([&ea[0], &ea[1]], [&eb[0], &eb[1]], 0.0),
                 ty,
                 (kappa, d_hat, eps_x),
             )
@@ -405,7 +421,7 @@ mod tests {
         let ad = edge_edge_term(
             (&v[0], &v[1]),
             (&v[2], &v[3]),
-            ([&ea[0], &ea[1]], [&eb[0], &eb[1]]),
+            ([&ea[0], &ea[1]], [&eb[0], &eb[1]], 0.0),
             ty,
             (kappa, d_hat, eps_x),
         );

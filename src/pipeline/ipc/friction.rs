@@ -133,6 +133,31 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                         (mv, mo, wv, wo, d)
                     }
                 }
+                Candidate::VertexEdge {
+                    vertex, edge, d, ..
+                } => {
+                    let (bv, be, mv, me) = if b_vertex {
+                        (bl, bk, &bodies[lu].mesh, &bodies[ku].mesh)
+                    } else {
+                        (bk, bl, &bodies[ku].mesh, &bodies[lu].mesh)
+                    };
+                    let e = me.edges[edge as usize].map(|i| i as usize);
+                    let wp = bv.world[vertex as usize];
+                    let (e0, e1) = (be.world[e[0]], be.world[e[1]]);
+                    let de = e1 - e0;
+                    let t = ((wp - e0).dot(&de) / de.norm_squared().max(1e-300)).clamp(0.0, 1.0);
+                    let on = |v: &[Vec3]| v[e[0]] * (1.0 - t) + v[e[1]] * t;
+                    let (rv, re) = (mv.radii[vertex as usize], me.radii[e[0]]);
+                    let (mvp, mo) = (bv.xt[vertex as usize], on(&be.xt));
+                    let (wv, wo) = (wp, on(&be.world));
+                    if b_vertex {
+                        (rk, rl) = (re, rv);
+                        (mo, mvp, wo, wv, d)
+                    } else {
+                        (rk, rl) = (rv, re);
+                        (mvp, mo, wv, wo, d)
+                    }
+                }
                 Candidate::VertexVertex {
                     vertex_a,
                     vertex_b,
@@ -163,6 +188,8 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                     let a = ea.map(|i| V3::<f64>::cst(&bk.world[i]));
                     let b = eb.map(|i| V3::<f64>::cst(&bl.world[i]));
                     moll = edge_mollifier([&a[0], &a[1]], [&b[0], &b[1]], eps);
+                    rk = bodies[ku].mesh.radii[ea[0]];
+                    rl = bodies[lu].mesh.radii[eb[0]];
                     let lerp =
                         |v: &[Vec3], e: [usize; 2], s: f64| v[e[0]] * (1.0 - s) + v[e[1]] * s;
                     (

@@ -221,13 +221,44 @@ impl CcdFilter {
                         let xa = ea.map(|i| &bk.xt[i as usize]);
                         let xb = eb.map(|i| &bl.xt[i as usize]);
                         let rate = rate(ta, &xa) + rate(tb, &xb);
+                        let rr = mk.radii[ea[0] as usize] + ml.radii[eb[0] as usize];
                         let dist = |t: f64| {
                             let [a0, a1] = xa.map(|x| ta.point_at(x, t));
                             let [b0, b1] = xb.map(|x| tb.point_at(x, t));
                             let (s, u) = segment_segment(&a0, &a1, &b0, &b1);
-                            ((a0 + (a1 - a0) * s) - (b0 + (b1 - b0) * u)).norm()
+                            ((a0 + (a1 - a0) * s) - (b0 + (b1 - b0) * u)).norm() - rr
                         };
                         t_min = t_min.min(advance(dist, rate, delta));
+                    }
+                }
+                // Round vertices against round edges (a sphere or a capsule's end and
+                // a capsule's axis): the point–segment distance less the radii.
+                for (a, b) in [(k, l), (l, k)] {
+                    let (ma, mb) = (&bodies[a].mesh, &bodies[b].mesh);
+                    for &va in &ma.round {
+                        let va = va as usize;
+                        for &ei in &mb.round_edges {
+                            let e = mb.edges[ei as usize].map(|i| i as usize);
+                            let eb = union(&self.boxes[b][e[0]], &self.boxes[b][e[1]]);
+                            if !meet(&self.boxes[a][va], &eb) {
+                                continue;
+                            }
+                            queries += 1;
+                            let (ta, tb) = (&self.traj[a], &self.traj[b]);
+                            let xa = &bufs[a].xt[va];
+                            let xe = e.map(|i| &bufs[b].xt[i]);
+                            let rate = rate(ta, &[xa]) + rate(tb, &xe);
+                            let rr = ma.radii[va] + mb.radii[e[0]];
+                            let dist = |t: f64| {
+                                let p = ta.point_at(xa, t);
+                                let [e0, e1] = xe.map(|x| tb.point_at(x, t));
+                                let de = e1 - e0;
+                                let s = ((p - e0).dot(&de) / de.norm_squared().max(1e-300))
+                                    .clamp(0.0, 1.0);
+                                (p - (e0 + de * s)).norm() - rr
+                            };
+                            t_min = t_min.min(advance(dist, rate, delta));
+                        }
                     }
                 }
                 // Round vertices against round vertices (two spheres): the centres'

@@ -35,7 +35,9 @@ use super::IpcBody;
 use crate::ipc::ad::{Real, D2};
 use crate::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, rotate, V3};
 use crate::ipc::mesh::{constraint_set, Candidate};
-use crate::ipc::potential::{edge_edge_term, pair_vars, point_triangle_term, vertex_vertex_term};
+use crate::ipc::potential::{
+    edge_edge_term, pair_vars, point_triangle_term, vertex_edge_term, vertex_vertex_term,
+};
 use crate::math::{Mat3, Vec3};
 use nalgebra::{SMatrix, SymmetricEigen};
 use std::time::Instant;
@@ -420,15 +422,39 @@ impl Newton {
             Candidate::EdgeEdge {
                 edge_a, edge_b, ty, ..
             } => {
-                let ea = bodies[k].mesh.edges[edge_a as usize].map(|i| &xk[i as usize]);
-                let eb = bodies[l].mesh.edges[edge_b as usize].map(|i| &xl[i as usize]);
+                let (ia, ib) = (
+                    bodies[k].mesh.edges[edge_a as usize],
+                    bodies[l].mesh.edges[edge_b as usize],
+                );
+                let r = bodies[k].mesh.radii[ia[0] as usize] + bodies[l].mesh.radii[ib[0] as usize];
+                let ea = ia.map(|i| &xk[i as usize]);
+                let eb = ib.map(|i| &xl[i as usize]);
                 let eps = mollifier_threshold(ea[0], ea[1], eb[0], eb[1]);
                 edge_edge_term(
                     (&v[0], &v[1]),
                     (&v[2], &v[3]),
-                    (ea, eb),
+                    (ea, eb, r),
                     ty,
                     (kappa, dhat2, eps),
+                )
+            }
+            Candidate::VertexEdge {
+                vertex, edge, ty, ..
+            } => {
+                // (vertex body, its variables, edge body, its variables)
+                let ((mv, xv, vv), (me, xe, ve)) = if b_vertex {
+                    ((&bodies[l].mesh, xl, 2), (&bodies[k].mesh, xk, 0))
+                } else {
+                    ((&bodies[k].mesh, xk, 0), (&bodies[l].mesh, xl, 2))
+                };
+                let ie = me.edges[edge as usize];
+                let r = mv.radii[vertex as usize] + me.radii[ie[0] as usize];
+                vertex_edge_term(
+                    (&v[vv], &v[vv + 1]),
+                    (&v[ve], &v[ve + 1]),
+                    (&xv[vertex as usize], ie.map(|i| &xe[i as usize]), r),
+                    ty,
+                    (kappa, dhat2),
                 )
             }
         }

@@ -188,6 +188,20 @@ fn measure(
                     Candidate::VertexVertex {
                         vertex_a, vertex_b, ..
                     } => wk[vertex_a as usize] - wl[vertex_b as usize],
+                    // A sphere and a capsule: from the axis' closest point to the centre.
+                    Candidate::VertexEdge { vertex, edge, .. } => {
+                        let (vw, em, ew, sign) = if b_vertex {
+                            (wl, mk, wk, -1.0)
+                        } else {
+                            (wk, ml, wl, 1.0)
+                        };
+                        let p = vw[vertex as usize];
+                        let e = em.edges[edge as usize].map(|i| ew[i as usize]);
+                        let de = e[1] - e[0];
+                        let t =
+                            ((p - e[0]).dot(&de) / de.norm_squared().max(1e-300)).clamp(0.0, 1.0);
+                        (p - (e[0] + de * t)) * sign
+                    }
                     _ => return None,
                 };
                 let len = u.norm();
