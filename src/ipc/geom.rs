@@ -146,6 +146,36 @@ pub enum EdgeEdge {
     Points(u8, u8),
 }
 
+/// Which distance a point–segment pair (p; e0 e1) has: to an endpoint or to the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointEdge {
+    /// To endpoint e_i.
+    End(u8),
+    /// To the segment's line (the closest point inside the segment).
+    Line,
+}
+
+/// The feature of segment (e0, e1) nearest p.
+pub fn classify_point_edge(p: &Vec3, e0: &Vec3, e1: &Vec3) -> PointEdge {
+    let d = e1 - e0;
+    let t = (p - e0).dot(&d);
+    if t <= 0.0 {
+        PointEdge::End(0)
+    } else if t >= d.dot(&d) {
+        PointEdge::End(1)
+    } else {
+        PointEdge::Line
+    }
+}
+
+/// Squared point–segment distance of the classified type.
+pub fn d_point_edge<T: Real>(ty: PointEdge, p: &V3<T>, e: [&V3<T>; 2]) -> T {
+    match ty {
+        PointEdge::End(i) => d_point_point(p, e[i as usize]),
+        PointEdge::Line => d_point_line(p, e[0], e[1]),
+    }
+}
+
 /// The feature of triangle (t0, t1, t2) nearest p (the Voronoi region of p), from the
 /// barycentric tests of the closest point (Ericson, Real-Time Collision Detection,
 /// §5.1.5). On a region boundary either answer gives the same distance.

@@ -6,6 +6,10 @@
 //! adaptive predicates, the `robust` crate), so touching counts as meeting and a miss
 //! by one ulp is a miss. An edge lying in the other triangle's plane is decided in 2D
 //! (the plane projected along its normal's largest axis).
+//!
+//! Spheres and capsules are round vertices and edges (`ipc::mesh`), not triangles:
+//! [`count_body_intersections`] also counts one closer than its radius to another
+//! body's triangle or round primitive.
 
 use crate::data::Data;
 use crate::ipc::mesh::SurfaceMesh;
@@ -215,9 +219,88 @@ pub fn count_body_intersections(model: &Model, data: &Data, meshes: &[SurfaceMes
                     n += usize::from(triangles_meet(ta, tb));
                 }
             }
+            n += round_overlaps(
+                data,
+                (a, &meshes[a]),
+                (b, &meshes[b]),
+                (&world[a], &world[b]),
+            );
         }
     }
     n
+}
+
+/// Round vertices and edges (spheres and capsules, `ipc::mesh` "Round vertices") of
+/// two bodies that meet: a sphere's centre or a capsule's axis closer than its radius
+/// to a triangle of the other body, or two round primitives closer than their radii's
+/// sum (exact up to the distances' rounding).
+fn round_overlaps(
+    data: &Data,
+    (a, ma): (usize, &SurfaceMesh),
+    (b, mb): (usize, &SurfaceMesh),
+    (ta, tb): (&[[Vec3; 3]], &[[Vec3; 3]]),
+) -> usize {
+    let at = |body: usize, p: &Vec3| (data.state[body].pose() * nalgebra::Point3::from(*p)).coords;
+    // A body's round primitives in the world: (segment ends, radius); a sphere's are
+    // its centre twice. A capsule's ends are skipped as vertices (its axis covers them).
+    let prims = |body: usize, m: &SurfaceMesh| -> Vec<(Vec3, Vec3, f64)> {
+        let mut out: Vec<(Vec3, Vec3, f64)> = Vec::new();
+        let mut on_edge = vec![false; m.vertices.len()];
+        for &ei in &m.round_edges {
+            let e = m.edges[ei as usize];
+            on_edge[e[0] as usize] = true;
+            on_edge[e[1] as usize] = true;
+            let (p, q) = (
+                at(body, &m.vertices[e[0] as usize]),
+                at(body, &m.vertices[e[1] as usize]),
+            );
+            out.push((p, q, m.radii[e[0] as usize]));
+        }
+        for &v in &m.round {
+            if !on_edge[v as usize] {
+                let c = at(body, &m.vertices[v as usize]);
+                out.push((c, c, m.radii[v as usize]));
+            }
+        }
+        out
+    };
+    let (pa, pb) = (prims(a, ma), prims(b, mb));
+    let mut n = 0;
+    for (prims, tris) in [(&pa, tb), (&pb, ta)] {
+        for &(p, q, r) in prims {
+            for t in tris {
+                n += usize::from(segment_triangle_distance(&p, &q, t) < r);
+            }
+        }
+    }
+    for &(p, q, r) in &pa {
+        for &(u, v, s) in &pb {
+            let (x, y) = crate::collision::pairs::segment_segment(&p, &q, &u, &v);
+            let d = ((p + (q - p) * x) - (u + (v - u) * y)).norm();
+            n += usize::from(d < r + s);
+        }
+    }
+    n
+}
+
+/// Distance between segment pq (a point when p = q) and triangle t.
+fn segment_triangle_distance(p: &Vec3, q: &Vec3, t: &[Vec3; 3]) -> f64 {
+    if p != q && segment_meets_triangle(p, q, t) {
+        return 0.0;
+    }
+    let to_tri = |x: &Vec3| {
+        let w = crate::pipeline::ipc::friction::closest_on_triangle(x, &t[0], &t[1], &t[2]);
+        (x - (t[0] * w[0] + t[1] * w[1] + t[2] * w[2])).norm()
+    };
+    let mut d = to_tri(p).min(to_tri(q));
+    if p != q {
+        for i in 0..3 {
+            let (u, v) = (t[i], t[(i + 1) % 3]);
+            let (x, y) = crate::collision::pairs::segment_segment(p, q, &u, &v);
+            d = d.min(((p + (q - p) * x) - (u + (v - u) * y)).norm());
+        }
+    }
+    d
 }
 
 #[cfg(test)]

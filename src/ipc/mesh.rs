@@ -3,10 +3,26 @@
 //! meshes included, no hull), and the barrier's constraint set C between two bodies:
 //! every vertex–triangle and edge–edge pair closer than d̂ (eq. 2), with the distance
 //! type each one has.
+//!
+//! # Round vertices
+//! A sphere is not tessellated: it is one *round vertex* (its centre) with a radius r,
+//! in no face and no edge, and every distance to it is offset by r. A pair's
+//! barrier distance is then `d = (√D − r)²` (D the squared distance between the
+//! primitives, r the sum of their radii), signed: negative when the primitives are
+//! closer than r (an intersection, as D ≤ 0 is for meshes). A round vertex meets a
+//! face as a vertex–face pair (the point–triangle distance covers the triangle's
+//! edges and corners) and another round vertex as a vertex–vertex pair. A capsule is
+//! a *round edge*: its axis, an edge between two round vertices of its radius; it
+//! meets edges as an edge–edge pair (offset by the radii), faces by its ends'
+//! vertex–face pairs (the distance to a plane is least at an end), and round
+//! vertices as a vertex–edge pair. Rolling is
+//! then rolling: a tessellated ball rolls as a polyhedron and loses speed at every
+//! facet (a 16-gon keeps 1 − (5/7)(1 − cos 22.5°) = 0.946 of ω per facet). With
+//! r = 0 every distance is the mesh's own, bit for bit.
 
 use super::geom::{
-    classify_edge_edge, classify_point_triangle, d_edge_edge, d_point_triangle, EdgeEdge,
-    PointTriangle, V3,
+    classify_edge_edge, classify_point_edge, classify_point_triangle, d_edge_edge, d_point_edge,
+    d_point_point, d_point_triangle, EdgeEdge, PointEdge, PointTriangle, V3,
 };
 use crate::math::{Pose, Vec3};
 
@@ -17,6 +33,17 @@ pub struct SurfaceMesh {
     pub faces: Vec<[u32; 3]>,
     /// Unique undirected edges (i < j).
     pub edges: Vec<[u32; 2]>,
+    /// Per vertex: its radius (0 for a mesh vertex; r for a round vertex, module
+    /// doc "Round vertices").
+    pub radii: Vec<f64>,
+    /// The round vertices (radius > 0), in no face (a sphere's centre, a capsule's
+    /// ends).
+    pub round: Vec<u32>,
+    /// The round edges (indices into `edges`): capsules' axes, between two round
+    /// vertices of the same radius.
+    pub round_edges: Vec<u32>,
+    /// The largest vertex radius (0 for a plain mesh).
+    pub max_radius: f64,
 }
 
 impl SurfaceMesh {
@@ -29,11 +56,36 @@ impl SurfaceMesh {
             .collect();
         edges.sort_unstable();
         edges.dedup();
+        let radii = vec![0.0; vertices.len()];
         SurfaceMesh {
             vertices,
             faces,
             edges,
+            radii,
+            round: Vec::new(),
+            round_edges: Vec::new(),
+            max_radius: 0.0,
         }
+    }
+
+    /// Add a round edge (a capsule's axis from `a` to `b`, module doc "Round
+    /// vertices") of `radius` > 0: two round vertices and the edge between them.
+    pub fn push_round_edge(&mut self, a: Vec3, b: Vec3, radius: f64) {
+        let i = self.push_round(a, radius);
+        let j = self.push_round(b, radius);
+        self.round_edges.push(self.edges.len() as u32);
+        self.edges.push([i, j]);
+    }
+
+    /// Add a round vertex (a sphere's centre, module doc "Round vertices") at `p` with
+    /// `radius` > 0; returns its index.
+    pub fn push_round(&mut self, p: Vec3, radius: f64) -> u32 {
+        let i = self.vertices.len() as u32;
+        self.vertices.push(p);
+        self.radii.push(radius);
+        self.round.push(i);
+        self.max_radius = self.max_radius.max(radius);
+        i
     }
 
     /// A box of half extents `h` about the origin: 8 vertices, 12 outward triangles.
@@ -136,13 +188,64 @@ pub enum Candidate {
         ty: EdgeEdge,
         d: f64,
     },
+    /// A round vertex of a against a round vertex of b (two spheres).
+    VertexVertex {
+        vertex_a: u32,
+        vertex_b: u32,
+        d: f64,
+    },
+    /// A round vertex of one body against a round edge of the other (a sphere and a
+    /// capsule; the vertex in b when flagged, as for vertex–face).
+    VertexEdge {
+        vertex: u32,
+        edge: u32,
+        ty: PointEdge,
+        d: f64,
+    },
+}
+
+impl Candidate {
+    /// The pair's barrier distance: squared, offset by the round vertices' radii
+    /// and signed (module doc "Round vertices").
+    #[inline]
+    pub fn d(&self) -> f64 {
+        match *self {
+            Candidate::VertexFace { d, .. }
+            | Candidate::EdgeEdge { d, .. }
+            | Candidate::VertexVertex { d, .. }
+            | Candidate::VertexEdge { d, .. } => d,
+        }
+    }
+}
+
+/// The barrier distance of primitives at squared distance `dd` with radii summing
+/// to `r`: `dd` itself when r = 0, else (√dd − r)² with the sign of √dd − r.
+#[inline]
+pub fn offset_distance(dd: f64, r: f64) -> f64 {
+    if r == 0.0 {
+        return dd;
+    }
+    let s = dd.sqrt() - r;
+    s * s.abs()
+}
+
+/// A signed barrier distance's length: √d, or −√−d for an intersection.
+#[inline]
+pub fn signed_gap(d: f64) -> f64 {
+    if d < 0.0 {
+        -(-d).sqrt()
+    } else {
+        d.sqrt()
+    }
 }
 
 /// The pairs of C between meshes a and b (world vertices `wa`, `wb`) with squared
 /// distance below `d_hat`: vertices of a against faces of b, vertices of b against
 /// faces of a (reported with `vertex` in b and `face` in a, flagged by `b_vertex`),
 /// and edges against edges. Pairs are culled by the primitives' bounds inflated by
-/// √d̂. Appends to `out`.
+/// √d̂ (and a round vertex's by its radius). Round vertices meet faces as vertex–face
+/// pairs and each other as vertex–vertex pairs; their distances are offset by the
+/// radii ([`offset_distance`]). Appends to `out`.
 pub fn constraint_set(
     (ma, wa): (&SurfaceMesh, &[Vec3]),
     (mb, wb): (&SurfaceMesh, &[Vec3]),
@@ -160,18 +263,26 @@ pub fn constraint_set(
         }
         (lo.add_scalar(-r), hi.add_scalar(r))
     };
+    let grown = |(lo, hi): (Vec3, Vec3), g: f64| {
+        if g == 0.0 {
+            (lo, hi)
+        } else {
+            (lo.add_scalar(-g), hi.add_scalar(g))
+        }
+    };
     let overlap = |(l1, h1): (Vec3, Vec3), (l2, h2): (Vec3, Vec3)| {
         (0..3).all(|k| l1[k] <= h2[k] && l2[k] <= h1[k])
     };
     for (b_vertex, (mv, wv, mf, wf)) in [(false, (ma, wa, mb, wb)), (true, (mb, wb, ma, wa))] {
         for (vi, p) in wv.iter().enumerate().take(mv.vertices.len()) {
+            let rv = mv.radii[vi];
             for (fi, f) in mf.faces.iter().enumerate() {
                 let t = f.map(|i| &wf[i as usize]);
-                if !overlap(bounds(&[p]), bounds(&t)) {
+                if !overlap(grown(bounds(&[p]), rv), bounds(&t)) {
                     continue;
                 }
                 let ty = classify_point_triangle(p, t);
-                let d = d_point_triangle(ty, &c(p), t.map(c).each_ref());
+                let d = offset_distance(d_point_triangle(ty, &c(p), t.map(c).each_ref()), rv);
                 if d < d_hat {
                     out.push((
                         b_vertex,
@@ -188,14 +299,19 @@ pub fn constraint_set(
     }
     for (ia, ea) in ma.edges.iter().enumerate() {
         let a = ea.map(|i| &wa[i as usize]);
-        let ba = bounds(&a);
+        let ra = ma.radii[ea[0] as usize];
+        let ba = grown(bounds(&a), ra);
         for (ib, eb) in mb.edges.iter().enumerate() {
             let b = eb.map(|i| &wb[i as usize]);
-            if !overlap(ba, bounds(&b)) {
+            let rb = mb.radii[eb[0] as usize];
+            if !overlap(ba, grown(bounds(&b), rb)) {
                 continue;
             }
             let ty = classify_edge_edge(a[0], a[1], b[0], b[1]);
-            let d = d_edge_edge(ty, a.map(c).each_ref(), b.map(c).each_ref());
+            let d = offset_distance(
+                d_edge_edge(ty, a.map(c).each_ref(), b.map(c).each_ref()),
+                ra + rb,
+            );
             if d < d_hat {
                 out.push((
                     false,
@@ -203,6 +319,51 @@ pub fn constraint_set(
                         edge_a: ia as u32,
                         edge_b: ib as u32,
                         ty,
+                        d,
+                    },
+                ));
+            }
+        }
+    }
+    for (b_vertex, (mv, wv, me, we)) in [(false, (ma, wa, mb, wb)), (true, (mb, wb, ma, wa))] {
+        for &vi in &mv.round {
+            let p = &wv[vi as usize];
+            let rv = mv.radii[vi as usize];
+            for &ei in &me.round_edges {
+                let e = me.edges[ei as usize].map(|i| &we[i as usize]);
+                let rr = rv + me.radii[me.edges[ei as usize][0] as usize];
+                if !overlap(grown(bounds(&[p]), rr), bounds(&e)) {
+                    continue;
+                }
+                let ty = classify_point_edge(p, e[0], e[1]);
+                let d = offset_distance(d_point_edge(ty, &c(p), e.map(c).each_ref()), rr);
+                if d < d_hat {
+                    out.push((
+                        b_vertex,
+                        Candidate::VertexEdge {
+                            vertex: vi,
+                            edge: ei,
+                            ty,
+                            d,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    for &ia in &ma.round {
+        let pa = &wa[ia as usize];
+        let ra = ma.radii[ia as usize];
+        for &ib in &mb.round {
+            let pb = &wb[ib as usize];
+            let rr = ra + mb.radii[ib as usize];
+            let d = offset_distance(d_point_point(&c(pa), &c(pb)), rr);
+            if d < d_hat {
+                out.push((
+                    false,
+                    Candidate::VertexVertex {
+                        vertex_a: ia,
+                        vertex_b: ib,
                         d,
                     },
                 ));
@@ -327,9 +488,7 @@ mod tests {
         assert!(!inside.is_empty());
         assert_eq!(over, inside);
         for (_, c) in &set {
-            let d = match c {
-                Candidate::VertexFace { d, .. } | Candidate::EdgeEdge { d, .. } => *d,
-            };
+            let d = c.d();
             assert!(d < d_hat && d > 0.99e-6 - 1e-12, "d = {d}");
         }
         // Brute force without the culling.

@@ -16,8 +16,8 @@
 
 use super::ad::{Real, D2};
 use super::geom::{
-    barrier, d_edge_edge, d_point_triangle, edge_mollifier, world_point, EdgeEdge, PointTriangle,
-    V3,
+    barrier, d_edge_edge, d_point_edge, d_point_point, d_point_triangle, edge_mollifier,
+    world_point, EdgeEdge, PointEdge, PointTriangle, V3,
 };
 use crate::math::{Mat3, Vec3};
 
@@ -63,6 +63,30 @@ impl Inertial {
         }
     }
 
+    /// The same prediction with the rotation's free part taken from the torque-free
+    /// flow instead of implicit Euler's extrapolation: Q̃ = `rot_free` + ½h²[τ]Qᵗ J⁻¹
+    /// (`rot_free` = R(h ω̄) Qᵗ, [`free_flow_omega`]). With no contact and no torque the
+    /// minimizer of E_Q is Q̃ itself (tr(Q J Q̃ᵀ) is largest at Q = Q̃ for J ≥ 0), so
+    /// a free body turns by h ω̄ and keeps its spin; the translation is unchanged.
+    pub fn predict_free(
+        (mass, principal): (f64, &Vec3),
+        (q_prev, q_now): (&Vec3, &Vec3),
+        (rot_now, rot_free): (&Mat3, &Mat3),
+        (force, torque): (&Vec3, &Vec3),
+        h: f64,
+    ) -> Inertial {
+        let j = rotation_inertia(principal);
+        let q_tilde = q_now + (q_now - q_prev) + force * (h * h / mass);
+        let j_inv = Mat3::from_diagonal(&j.map(|x| if x > 0.0 { 1.0 / x } else { 0.0 }));
+        let rot_tilde = rot_free + torque.cross_matrix() * rot_now * j_inv * (0.5 * h * h);
+        Inertial {
+            mass,
+            j,
+            q_tilde,
+            rot_tilde,
+        }
+    }
+
     /// E_q + E_Q at (θ, q) (eqs. 9–10).
     pub fn energy<T: Real>(&self, theta: &V3<T>, q: &V3<T>) -> T {
         let qt = V3::cst(&self.q_tilde);
@@ -77,6 +101,53 @@ impl Inertial {
     }
 }
 
+/// The mean angular velocity ω̄ (world) of a torque-free step of length h from the
+/// principal frame `rot_now` (columns: the principal axes in the world) with moments
+/// `moments` and angular velocity ω: the one that keeps the angular momentum
+/// L = I(Qᵗ) ω at the step's middle pose, ω̄ = I(R(½hω̄) Qᵗ)⁻¹ L (a fixed point, three
+/// iterations from ω̄ = ω). For a body spinning about a principal axis, or with equal
+/// moments, ω̄ = ω. A degenerate inertia (a zero moment) keeps ω.
+pub fn free_flow_omega(rot_now: &Mat3, moments: &Vec3, w: &Vec3, h: f64) -> Vec3 {
+    if moments.iter().any(|m| *m <= 0.0 || !m.is_finite()) {
+        return *w;
+    }
+    let inv = moments.map(|m| 1.0 / m);
+    let l = rot_now * moments.component_mul(&(rot_now.transpose() * w));
+    let mut wb = *w;
+    for _ in 0..3 {
+        let r_half = rodrigues(&(wb * (0.5 * h))) * rot_now;
+        wb = r_half * inv.component_mul(&(r_half.transpose() * l));
+    }
+    wb
+}
+
+/// The angular velocity at the end of a step that turned the principal frame
+/// `rot_now` by the rotation vector θ: the step's angular momentum at its middle
+/// pose, L = I(R(½θ) Qᵗ) θ/h, carried to the end pose, ω = I(R(θ) Qᵗ)⁻¹ L. With
+/// [`free_flow_omega`] a free body's L is then kept from step to step (θ/h itself
+/// would be the middle's ω̄, and its L drifts with the turning inertia); with equal
+/// moments or a spin about a principal axis it is θ/h.
+pub fn free_flow_end_omega(rot_now: &Mat3, moments: &Vec3, theta: &Vec3, h: f64) -> Vec3 {
+    let wb = theta / h;
+    if moments.iter().any(|m| *m <= 0.0 || !m.is_finite()) {
+        return wb;
+    }
+    let r_half = rodrigues(&(theta * 0.5)) * rot_now;
+    let l = r_half * moments.component_mul(&(r_half.transpose() * wb));
+    let r_end = rodrigues(theta) * rot_now;
+    r_end
+        * moments
+            .map(|m| 1.0 / m)
+            .component_mul(&(r_end.transpose() * l))
+}
+
+/// R(θ) of a rotation vector (Rodrigues), f64.
+pub fn rodrigues(theta: &Vec3) -> Mat3 {
+    let t = V3::<f64>::cst(theta);
+    let c = |k: usize| super::geom::rotate(&t, &V3::cst(&Vec3::ith(k, 1.0))).val();
+    Mat3::from_columns(&[c(0), c(1), c(2)])
+}
+
 /// The twelve coordinates of a body pair as variables: (θ_a, q_a, θ_b, q_b).
 pub fn pair_vars(
     (theta_a, q_a): (&Vec3, &Vec3),
@@ -86,33 +157,78 @@ pub fn pair_vars(
     [v(theta_a, 0), v(q_a, 3), v(theta_b, 6), v(q_b, 9)]
 }
 
-/// κ b(d, d̂) for a vertex of body a (body frame `p`) against a triangle of body b
-/// (body frame `tri`), with the distance type classified at the current poses.
+/// The barrier distance (√D − r)² of a squared distance D offset by the radii r of
+/// round vertices (`ipc::mesh`, "Round vertices"); D itself when r = 0. Evaluated at
+/// intersection-free iterates only (√D > r).
+#[inline]
+fn offset<T: Real>(dd: T, r: f64) -> T {
+    if r == 0.0 {
+        return dd;
+    }
+    let s = dd.sqrt() - r;
+    s * s
+}
+
+/// κ b(d, d̂) for a vertex of body a (body frame `p`, radius `r`: 0, or a round
+/// vertex's) against a triangle of body b (body frame `tri`), with the distance type
+/// classified at the current poses.
 pub fn point_triangle_term<T: Real>(
     (theta_a, q_a): (&V3<T>, &V3<T>),
     (theta_b, q_b): (&V3<T>, &V3<T>),
-    (p, tri): (&Vec3, [&Vec3; 3]),
+    (p, r, tri): (&Vec3, f64, [&Vec3; 3]),
     ty: PointTriangle,
     (kappa, d_hat): (f64, f64),
 ) -> T {
     let x = world_point(theta_a, q_a, p);
     let t = tri.map(|v| world_point(theta_b, q_b, v));
-    barrier(d_point_triangle(ty, &x, [&t[0], &t[1], &t[2]]), d_hat) * kappa
+    barrier(
+        offset(d_point_triangle(ty, &x, [&t[0], &t[1], &t[2]]), r),
+        d_hat,
+    ) * kappa
+}
+
+/// κ b(d, d̂) for a round vertex of body a (body frame `p`) against a round edge of
+/// body b (`e`), their radii summing to `r`: a sphere (or a capsule's end) and a
+/// capsule's axis.
+pub fn vertex_edge_term<T: Real>(
+    (theta_a, q_a): (&V3<T>, &V3<T>),
+    (theta_b, q_b): (&V3<T>, &V3<T>),
+    (p, e, r): (&Vec3, [&Vec3; 2], f64),
+    ty: PointEdge,
+    (kappa, d_hat): (f64, f64),
+) -> T {
+    let x = world_point(theta_a, q_a, p);
+    let e = e.map(|v| world_point(theta_b, q_b, v));
+    barrier(offset(d_point_edge(ty, &x, [&e[0], &e[1]]), r), d_hat) * kappa
+}
+
+/// κ b(d, d̂) for a round vertex of body a (body frame `pa`) against one of body b
+/// (`pb`), their radii summing to `r`: two spheres.
+pub fn vertex_vertex_term<T: Real>(
+    (theta_a, q_a): (&V3<T>, &V3<T>),
+    (theta_b, q_b): (&V3<T>, &V3<T>),
+    (pa, pb, r): (&Vec3, &Vec3, f64),
+    (kappa, d_hat): (f64, f64),
+) -> T {
+    let x = world_point(theta_a, q_a, pa);
+    let y = world_point(theta_b, q_b, pb);
+    barrier(offset(d_point_point(&x, &y), r), d_hat) * kappa
 }
 
 /// κ m(x) b(d, d̂) for an edge of body a against an edge of body b (body frames), with
-/// the mollifier of nearly parallel edges (threshold ε_× from the rest lengths).
+/// the mollifier of nearly parallel edges (threshold ε_× from the rest lengths); `r`
+/// the sum of the edges' radii (round edges: capsules' axes; 0 for mesh edges).
 pub fn edge_edge_term<T: Real>(
     (theta_a, q_a): (&V3<T>, &V3<T>),
     (theta_b, q_b): (&V3<T>, &V3<T>),
-    (ea, eb): ([&Vec3; 2], [&Vec3; 2]),
+    (ea, eb, r): ([&Vec3; 2], [&Vec3; 2], f64),
     ty: EdgeEdge,
     (kappa, d_hat, eps_x): (f64, f64, f64),
 ) -> T {
     let a = ea.map(|v| world_point(theta_a, q_a, v));
     let b = eb.map(|v| world_point(theta_b, q_b, v));
     let (a, b) = ([&a[0], &a[1]], [&b[0], &b[1]]);
-    let d = d_edge_edge(ty, a, b);
+    let d = offset(d_edge_edge(ty, a, b), r);
     if d.val() >= d_hat {
         return T::cst(0.0);
     }
@@ -256,7 +372,7 @@ mod tests {
             point_triangle_term(
                 (&c3(&x[0]), &c3(&x[1])),
                 (&c3(&x[2]), &c3(&x[3])),
-                (&p, [&tri[0], &tri[1], &tri[2]]),
+                (&p, 0.0, [&tri[0], &tri[1], &tri[2]]),
                 ty,
                 (kappa, d_hat),
             )
@@ -265,7 +381,7 @@ mod tests {
         let ad = point_triangle_term(
             (&v[0], &v[1]),
             (&v[2], &v[3]),
-            (&p, [&tri[0], &tri[1], &tri[2]]),
+            (&p, 0.0, [&tri[0], &tri[1], &tri[2]]),
             ty,
             (kappa, d_hat),
         );
@@ -296,7 +412,7 @@ mod tests {
             edge_edge_term(
                 (&c3(&x[0]), &c3(&x[1])),
                 (&c3(&x[2]), &c3(&x[3])),
-                ([&ea[0], &ea[1]], [&eb[0], &eb[1]]),
+                ([&ea[0], &ea[1]], [&eb[0], &eb[1]], 0.0),
                 ty,
                 (kappa, d_hat, eps_x),
             )
@@ -305,7 +421,7 @@ mod tests {
         let ad = edge_edge_term(
             (&v[0], &v[1]),
             (&v[2], &v[3]),
-            ([&ea[0], &ea[1]], [&eb[0], &eb[1]]),
+            ([&ea[0], &ea[1]], [&eb[0], &eb[1]], 0.0),
             ty,
             (kappa, d_hat, eps_x),
         );
@@ -315,6 +431,82 @@ mod tests {
 
     /// Central differences of `f` around `x0` (h = 1e-5) against the AD gradient and
     /// Hessian, relative to their largest entry (1e-6 and 1e-4).
+    /// The round-vertex terms (a sphere's centre, radius offset): their AD gradient and
+    /// Hessian against central differences, and the barrier's distance is the surface
+    /// gap √D − r (the term equals the plain term at the gap's squared length).
+    #[test]
+    fn round_vertex_terms_derivatives() {
+        let (kappa, d_hat) = (1e3, 0.04);
+        let tri = [
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let (p, r) = (Vec3::new(0.01, 0.02, 0.0), 0.1);
+        let x0: [Vec3; 4] = [
+            Vec3::new(0.05, -0.03, 0.02),
+            Vec3::new(0.0, 0.0, 0.22),
+            Vec3::new(-0.02, 0.01, 0.01),
+            Vec3::new(0.01, 0.0, 0.0),
+        ];
+        let world = |th: &Vec3, q: &Vec3, v: &Vec3| world_point(&c3(th), &c3(q), v).val();
+        let pw = world(&x0[0], &x0[1], &p);
+        let tw = tri.map(|v| world(&x0[2], &x0[3], &v));
+        let ty = classify_point_triangle(&pw, [&tw[0], &tw[1], &tw[2]]);
+        assert_eq!(ty, PointTriangle::Face);
+        let f64_term = |x: &[Vec3; 4]| {
+            point_triangle_term(
+                (&c3(&x[0]), &c3(&x[1])),
+                (&c3(&x[2]), &c3(&x[3])),
+                (&p, r, [&tri[0], &tri[1], &tri[2]]),
+                ty,
+                (kappa, d_hat),
+            )
+        };
+        let v = pair_vars((&x0[0], &x0[1]), (&x0[2], &x0[3]));
+        let ad = point_triangle_term(
+            (&v[0], &v[1]),
+            (&v[2], &v[3]),
+            (&p, r, [&tri[0], &tri[1], &tri[2]]),
+            ty,
+            (kappa, d_hat),
+        );
+        // The surface gap: the plane distance of the centre minus r.
+        let dd = d_point_triangle(ty, &c3(&pw), tw.map(|t| c3(&t)).each_ref());
+        let gap = dd.sqrt() - r;
+        assert!(gap > 0.0 && gap * gap < d_hat);
+        assert!((ad.v - kappa * barrier(gap * gap, d_hat)).abs() <= 1e-12 * ad.v);
+        check_against_fd(&ad, &x0, f64_term);
+        assert!(ad.g[5] < 0.0, "the sphere above the face is pushed up");
+
+        // Two round vertices (spheres of radii 0.1 and 0.05, centres 0.27 apart).
+        let (pa, pb, rr) = (Vec3::new(0.01, 0.0, 0.0), Vec3::new(0.0, -0.02, 0.0), 0.15);
+        let x0: [Vec3; 4] = [
+            Vec3::new(0.1, 0.2, -0.1),
+            Vec3::new(0.27, 0.0, 0.0),
+            Vec3::new(-0.2, 0.05, 0.3),
+            Vec3::new(0.0, 0.01, 0.0),
+        ];
+        let f64_term = |x: &[Vec3; 4]| {
+            vertex_vertex_term(
+                (&c3(&x[0]), &c3(&x[1])),
+                (&c3(&x[2]), &c3(&x[3])),
+                (&pa, &pb, rr),
+                (kappa, d_hat),
+            )
+        };
+        let v = pair_vars((&x0[0], &x0[1]), (&x0[2], &x0[3]));
+        let ad = vertex_vertex_term(
+            (&v[0], &v[1]),
+            (&v[2], &v[3]),
+            (&pa, &pb, rr),
+            (kappa, d_hat),
+        );
+        assert!(ad.v > 0.0);
+        check_against_fd(&ad, &x0, f64_term);
+        assert!(ad.g[3] < 0.0, "a (at +x of b) is pushed toward +x");
+    }
+
     fn check_against_fd(ad: &D2<12>, x0: &[Vec3; 4], f: impl Fn(&[Vec3; 4]) -> f64) {
         let h = 1e-5;
         let shift = |x: &[Vec3; 4], i: usize, s: f64| {

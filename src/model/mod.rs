@@ -277,6 +277,21 @@ pub struct IpcParams {
     /// Half width, m, of the square a `plane` geom is tessellated into (two
     /// triangles). Default 100.
     pub plane_half_width: f64,
+    /// How a body's rotation is predicted before the contact solve (scene key
+    /// `[ipc] rotation`).
+    pub rotation: IpcRotation,
+}
+
+/// The rotation prediction Q̃ of Rigid IPC's incremental potential (`[ipc] rotation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IpcRotation {
+    /// 004's implicit Euler, Q̃ = Qᵗ + h Q̇ᵗ (eq. 9): a free body's spin decays, by
+    /// ≈ (ωh)² per step (the paper's limitation (2): energy is not conserved).
+    ImplicitEuler,
+    /// The torque-free flow: Q̃ = R(h ω̄) Qᵗ, ω̄ the mean angular velocity that keeps
+    /// the angular momentum (`ipc::potential::free_flow_omega`); a free spin is kept,
+    /// contact and applied torques still act implicitly through the same potential.
+    FreeFlow,
 }
 
 impl Default for IpcParams {
@@ -288,6 +303,7 @@ impl Default for IpcParams {
             friction_eps_v: 1e-4,
             friction_iterations: 1,
             plane_half_width: 100.0,
+            rotation: IpcRotation::FreeFlow,
         }
     }
 }

@@ -66,6 +66,8 @@
 //! friction_eps_v = 1e-4            # m/s, smoothed-friction velocity ε_v (004 §5)
 //! friction_iterations = 1          # lagged friction passes per step
 //! plane_half_width = 100.0         # m, a plane geom is this square (two triangles)
+//! rotation = "implicit_euler"      # or "free_flow": the rotation's prediction (004's
+//!                                  #  implicit Euler damps a free spin by ≈ (ωh)² a step)
 //!
 //! [[body]]
 //! name = "box"
@@ -595,6 +597,14 @@ struct IpcToml {
     friction_eps_v: Option<f64>,
     friction_iterations: Option<i64>,
     plane_half_width: Option<f64>,
+    rotation: Option<IpcRotationName>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum IpcRotationName {
+    ImplicitEuler,
+    FreeFlow,
 }
 
 /// The `[ipc]` table (keys relative to it in errors).
@@ -616,6 +626,11 @@ fn ipc_method(t: &IpcToml) -> Result<Method, (String, String)> {
             d.friction_iterations,
         )?,
         plane_half_width: t.plane_half_width.unwrap_or(d.plane_half_width),
+        rotation: match t.rotation {
+            None => d.rotation,
+            Some(IpcRotationName::ImplicitEuler) => super::IpcRotation::ImplicitEuler,
+            Some(IpcRotationName::FreeFlow) => super::IpcRotation::FreeFlow,
+        },
     };
     p.validate().map_err(|(k, m)| (k.to_string(), m))?;
     Ok(Method::Ipc(p))

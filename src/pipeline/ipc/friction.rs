@@ -106,7 +106,10 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
             // The edge–edge mollifier m scales that pair's barrier, so its normal
             // force (the 1 for point–triangle pairs).
             let mut moll = 1.0;
-            let (pk, pl, wk, wl, d) = match c {
+            // Radii of round vertices on k and on l (the material points are their
+            // centres until moved to the surface below).
+            let (mut rk, mut rl) = (0.0, 0.0);
+            let (mut pk, mut pl, wk, wl, d) = match c {
                 Candidate::VertexFace {
                     vertex, face, d, ..
                 } => {
@@ -123,10 +126,47 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                     let (mv, mo) = (bv.xt[vertex as usize], on(&bf.xt));
                     let (wv, wo) = (wp, on(&bf.world));
                     if b_vertex {
+                        rl = bodies[lu].mesh.radii[vertex as usize];
                         (mo, mv, wo, wv, d)
                     } else {
+                        rk = bodies[ku].mesh.radii[vertex as usize];
                         (mv, mo, wv, wo, d)
                     }
+                }
+                Candidate::VertexEdge {
+                    vertex, edge, d, ..
+                } => {
+                    let (bv, be, mv, me) = if b_vertex {
+                        (bl, bk, &bodies[lu].mesh, &bodies[ku].mesh)
+                    } else {
+                        (bk, bl, &bodies[ku].mesh, &bodies[lu].mesh)
+                    };
+                    let e = me.edges[edge as usize].map(|i| i as usize);
+                    let wp = bv.world[vertex as usize];
+                    let (e0, e1) = (be.world[e[0]], be.world[e[1]]);
+                    let de = e1 - e0;
+                    let t = ((wp - e0).dot(&de) / de.norm_squared().max(1e-300)).clamp(0.0, 1.0);
+                    let on = |v: &[Vec3]| v[e[0]] * (1.0 - t) + v[e[1]] * t;
+                    let (rv, re) = (mv.radii[vertex as usize], me.radii[e[0]]);
+                    let (mvp, mo) = (bv.xt[vertex as usize], on(&be.xt));
+                    let (wv, wo) = (wp, on(&be.world));
+                    if b_vertex {
+                        (rk, rl) = (re, rv);
+                        (mo, mvp, wo, wv, d)
+                    } else {
+                        (rk, rl) = (rv, re);
+                        (mvp, mo, wv, wo, d)
+                    }
+                }
+                Candidate::VertexVertex {
+                    vertex_a,
+                    vertex_b,
+                    d,
+                } => {
+                    let (va, vb) = (vertex_a as usize, vertex_b as usize);
+                    rk = bodies[ku].mesh.radii[va];
+                    rl = bodies[lu].mesh.radii[vb];
+                    (bk.xt[va], bl.xt[vb], bk.world[va], bl.world[vb], d)
                 }
                 Candidate::EdgeEdge {
                     edge_a, edge_b, d, ..
@@ -148,6 +188,8 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                     let a = ea.map(|i| V3::<f64>::cst(&bk.world[i]));
                     let b = eb.map(|i| V3::<f64>::cst(&bl.world[i]));
                     moll = edge_mollifier([&a[0], &a[1]], [&b[0], &b[1]], eps);
+                    rk = bodies[ku].mesh.radii[ea[0]];
+                    rl = bodies[lu].mesh.radii[eb[0]];
                     let lerp =
                         |v: &[Vec3], e: [usize; 2], s: f64| v[e[0]] * (1.0 - s) + v[e[1]] * s;
                     (
@@ -164,6 +206,19 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
             if dist.is_nan() || dist <= 0.0 || d <= 0.0 {
                 continue;
             }
+            // A round vertex touches at its surface, r along the normal from its
+            // centre: friction acts there, so that a ball rolls (the point's slip is
+            // v + ω × (−r n), zero in rolling), not at the centre (where it would
+            // slide forever). The material point is fixed in the body for the pass.
+            let n = gap / dist;
+            if rk > 0.0 {
+                let (th, _) = vars(bk, &nw.x);
+                pk -= rotation(&th).transpose() * (n * rk);
+            }
+            if rl > 0.0 {
+                let (th, _) = vars(bl, &nw.x);
+                pl += rotation(&th).transpose() * (n * rl);
+            }
             let (b1, _) = super::newton::barrier_derivatives(d, dhat2);
             let lambda = -nw.kappa * moll * b1 * 2.0 * d.sqrt();
             if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
@@ -174,7 +229,7 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                 body_b: l,
                 pa: pk,
                 pb: pl,
-                t: tangents(&(gap / dist)),
+                t: tangents(&n),
                 mu_lambda: mu * lambda,
             });
         }

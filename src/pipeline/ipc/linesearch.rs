@@ -10,6 +10,11 @@
 //! pairs whose swept boxes miss are skipped whole; every primitive pair whose
 //! boxes meet is a CCD query.
 //!
+//! A round vertex (a sphere's centre, `ipc::mesh` "Round vertices") is a point
+//! whose distances are offset by its radius: its box is grown by it, and its
+//! queries measure the surface gap (the centre's distance less the radii), with
+//! the centre's rate.
+//!
 //! The query is conservative advancement along the curved trajectories: the
 //! distance between the two primitives can shrink at most at the rate
 //! L = (|p_q,a| + r_a |p_θ,a|) + (|p_q,b| + r_b |p_θ,b|) (r the largest |X| of the
@@ -133,8 +138,10 @@ impl CcdFilter {
             };
             let turn = pth.norm();
             let mut bb = (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY));
+            let radii = &bodies[k].mesh.radii;
             for (i, w) in b.world.iter().enumerate() {
-                let grow = b.xt[i].norm() * turn + delta;
+                // A round vertex's box holds its sphere.
+                let grow = b.xt[i].norm() * turn + delta + radii[i];
                 let lo = w.inf(&(w + pq)).add_scalar(-grow);
                 let hi = w.sup(&(w + pq)).add_scalar(grow);
                 self.boxes[k][i] = (lo, hi);
@@ -163,6 +170,7 @@ impl CcdFilter {
                     let mb = if b == l { ml } else { mk };
                     let xa = &bufs[a].xt;
                     let xb = &bufs[b].xt;
+                    let ra = &bodies[a].mesh.radii;
                     for (vi, vbox) in self.boxes[a].iter().enumerate() {
                         if !meet(vbox, &self.body_box[b]) {
                             continue;
@@ -186,7 +194,7 @@ impl CcdFilter {
                                 let p = ta.point_at(&xa[vi], t);
                                 let [u, v, w] = tri.map(|x| tb.point_at(x, t));
                                 let c = closest_on_triangle(&p, &u, &v, &w);
-                                (p - (u * c[0] + v * c[1] + w * c[2])).norm()
+                                (p - (u * c[0] + v * c[1] + w * c[2])).norm() - ra[vi]
                             };
                             t_min = t_min.min(advance(dist, rate, delta));
                         }
@@ -213,12 +221,60 @@ impl CcdFilter {
                         let xa = ea.map(|i| &bk.xt[i as usize]);
                         let xb = eb.map(|i| &bl.xt[i as usize]);
                         let rate = rate(ta, &xa) + rate(tb, &xb);
+                        let rr = mk.radii[ea[0] as usize] + ml.radii[eb[0] as usize];
                         let dist = |t: f64| {
                             let [a0, a1] = xa.map(|x| ta.point_at(x, t));
                             let [b0, b1] = xb.map(|x| tb.point_at(x, t));
                             let (s, u) = segment_segment(&a0, &a1, &b0, &b1);
-                            ((a0 + (a1 - a0) * s) - (b0 + (b1 - b0) * u)).norm()
+                            ((a0 + (a1 - a0) * s) - (b0 + (b1 - b0) * u)).norm() - rr
                         };
+                        t_min = t_min.min(advance(dist, rate, delta));
+                    }
+                }
+                // Round vertices against round edges (a sphere or a capsule's end and
+                // a capsule's axis): the point–segment distance less the radii.
+                for (a, b) in [(k, l), (l, k)] {
+                    let (ma, mb) = (&bodies[a].mesh, &bodies[b].mesh);
+                    for &va in &ma.round {
+                        let va = va as usize;
+                        for &ei in &mb.round_edges {
+                            let e = mb.edges[ei as usize].map(|i| i as usize);
+                            let eb = union(&self.boxes[b][e[0]], &self.boxes[b][e[1]]);
+                            if !meet(&self.boxes[a][va], &eb) {
+                                continue;
+                            }
+                            queries += 1;
+                            let (ta, tb) = (&self.traj[a], &self.traj[b]);
+                            let xa = &bufs[a].xt[va];
+                            let xe = e.map(|i| &bufs[b].xt[i]);
+                            let rate = rate(ta, &[xa]) + rate(tb, &xe);
+                            let rr = ma.radii[va] + mb.radii[e[0]];
+                            let dist = |t: f64| {
+                                let p = ta.point_at(xa, t);
+                                let [e0, e1] = xe.map(|x| tb.point_at(x, t));
+                                let de = e1 - e0;
+                                let s = ((p - e0).dot(&de) / de.norm_squared().max(1e-300))
+                                    .clamp(0.0, 1.0);
+                                (p - (e0 + de * s)).norm() - rr
+                            };
+                            t_min = t_min.min(advance(dist, rate, delta));
+                        }
+                    }
+                }
+                // Round vertices against round vertices (two spheres): the centres'
+                // distance less the radii.
+                for &va in &mk.round {
+                    for &vb in &ml.round {
+                        let (va, vb) = (va as usize, vb as usize);
+                        if !meet(&self.boxes[k][va], &self.boxes[l][vb]) {
+                            continue;
+                        }
+                        queries += 1;
+                        let (ta, tb) = (&self.traj[k], &self.traj[l]);
+                        let (xa, xb) = (&bk.xt[va], &bl.xt[vb]);
+                        let rate = rate(ta, &[xa]) + rate(tb, &[xb]);
+                        let rr = mk.radii[va] + ml.radii[vb];
+                        let dist = |t: f64| (ta.point_at(xa, t) - tb.point_at(xb, t)).norm() - rr;
                         t_min = t_min.min(advance(dist, rate, delta));
                     }
                 }

@@ -31,9 +31,9 @@ pub mod tessellate;
 use super::{CollideWorkspace, Stepper, Tick};
 use crate::data::Data;
 use crate::ipc::mesh::SurfaceMesh;
-use crate::ipc::potential::Inertial;
+use crate::ipc::potential::{free_flow_end_omega, free_flow_omega, Inertial};
 use crate::math::{Mat3, Quat, Vec3};
-use crate::model::{BodyKind, IpcParams, Material, Model};
+use crate::model::{BodyKind, IpcParams, IpcRotation, Material, Model};
 use nalgebra::{SymmetricEigen, UnitQuaternion};
 use newton::{BodyBuf, Newton, Params};
 use std::time::Instant;
@@ -174,20 +174,33 @@ impl Stepper for IpcStepper<'_> {
             for (o, v) in buf.xt.iter_mut().zip(&ib.mesh.vertices) {
                 *o = rq * v;
             }
-            buf.radius = buf.xt.iter().map(|v| v.norm()).fold(0.0, f64::max);
+            // The reach of the body's surface from its centre of mass (a round
+            // vertex's radius included: a lone sphere's is r, not 0).
+            buf.radius = buf
+                .xt
+                .iter()
+                .zip(&ib.mesh.radii)
+                .map(|(v, &r)| v.norm() + r)
+                .fold(0.0, f64::max);
             if dynamic {
                 let body = &model.bodies[ib.body];
                 let rot_now = rq * ib.principal;
-                let rot_prev = rotation_of(&(-s.w * h)) * rot_now;
                 let w = &data.xfrc[ib.body];
                 let force = model.opt.gravity * body.mass + w.force;
-                let inert = Inertial::predict(
-                    (body.mass, &ib.moments),
-                    (&(s.x - s.v * h), &s.x),
-                    (&rot_prev, &rot_now),
-                    (&force, &w.torque),
-                    h,
-                );
+                let (mp, xs) = ((body.mass, &ib.moments), (&(s.x - s.v * h), &s.x));
+                let inert = match self.params.rotation {
+                    IpcRotation::ImplicitEuler => {
+                        let rot_prev = rotation_of(&(-s.w * h)) * rot_now;
+                        let rots = (&rot_prev, &rot_now);
+                        Inertial::predict(mp, xs, rots, (&force, &w.torque), h)
+                    }
+                    IpcRotation::FreeFlow => {
+                        let wb = free_flow_omega(&rot_now, &ib.moments, &s.w, h);
+                        let rot_free = rotation_of(&(wb * h)) * rot_now;
+                        let rots = (&rot_now, &rot_free);
+                        Inertial::predict_free(mp, xs, rots, (&force, &w.torque), h)
+                    }
+                };
                 buf.mass = body.mass;
                 buf.delta = inert.q_tilde - s.x;
                 buf.a = rot_now * Mat3::from_diagonal(&inert.j) * inert.rot_tilde.transpose();
@@ -217,8 +230,14 @@ impl Stepper for IpcStepper<'_> {
             let s = &mut data.state[ib.body];
             s.x = buf.q0 + dq;
             s.v = dq / h;
+            s.w = match self.params.rotation {
+                IpcRotation::ImplicitEuler => th / h,
+                IpcRotation::FreeFlow => {
+                    let rot_now = s.q.to_rotation_matrix().into_inner() * ib.principal;
+                    free_flow_end_omega(&rot_now, &ib.moments, &th, h)
+                }
+            };
             s.q = UnitQuaternion::new_normalize((Quat::from_scaled_axis(th) * s.q).into_inner());
-            s.w = th / h;
         }
         let st = &mut data.stats;
         st.solver_iterations = res.iterations;

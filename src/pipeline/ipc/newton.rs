@@ -35,7 +35,9 @@ use super::IpcBody;
 use crate::ipc::ad::{Real, D2};
 use crate::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, rotate, V3};
 use crate::ipc::mesh::{constraint_set, Candidate};
-use crate::ipc::potential::{edge_edge_term, pair_vars, point_triangle_term};
+use crate::ipc::potential::{
+    edge_edge_term, pair_vars, point_triangle_term, vertex_edge_term, vertex_vertex_term,
+};
 use crate::math::{Mat3, Vec3};
 use nalgebra::{SMatrix, SymmetricEigen};
 use std::time::Instant;
@@ -216,7 +218,9 @@ impl Newton {
                 }
                 let (lk, hk) = aabb(vk);
                 let (ll, hl) = aabb(vl);
-                if (0..3).any(|i| lk[i] - r > hl[i] || ll[i] - r > hk[i]) {
+                // Round vertices reach their radius beyond their centres.
+                let rr = r + bodies[k].mesh.max_radius + bodies[l].mesh.max_radius;
+                if (0..3).any(|i| lk[i] - rr > hl[i] || ll[i] - rr > hk[i]) {
                     continue;
                 }
                 let start = self.cands.len();
@@ -242,9 +246,7 @@ impl Newton {
         for &(k, l, s, e) in &self.ranges {
             let (k, l) = (k as usize, l as usize);
             for (_, c) in &self.cands[s..e] {
-                let d = match c {
-                    Candidate::VertexFace { d, .. } | Candidate::EdgeEdge { d, .. } => *d,
-                };
+                let d = c.d();
                 if d <= 0.0 || !d.is_finite() {
                     return (f64::INFINITY, 0.0);
                 }
@@ -385,36 +387,74 @@ impl Newton {
             } => {
                 if !b_vertex {
                     let f = bodies[l].mesh.faces[face as usize].map(|i| &xl[i as usize]);
+                    let r = bodies[k].mesh.radii[vertex as usize];
                     point_triangle_term(
                         (&v[0], &v[1]),
                         (&v[2], &v[3]),
-                        (&xk[vertex as usize], f),
+                        (&xk[vertex as usize], r, f),
                         ty,
                         (kappa, dhat2),
                     )
                 } else {
                     let f = bodies[k].mesh.faces[face as usize].map(|i| &xk[i as usize]);
+                    let r = bodies[l].mesh.radii[vertex as usize];
                     point_triangle_term(
                         (&v[2], &v[3]),
                         (&v[0], &v[1]),
-                        (&xl[vertex as usize], f),
+                        (&xl[vertex as usize], r, f),
                         ty,
                         (kappa, dhat2),
                     )
                 }
             }
+            Candidate::VertexVertex {
+                vertex_a, vertex_b, ..
+            } => {
+                let (va, vb) = (vertex_a as usize, vertex_b as usize);
+                let r = bodies[k].mesh.radii[va] + bodies[l].mesh.radii[vb];
+                vertex_vertex_term(
+                    (&v[0], &v[1]),
+                    (&v[2], &v[3]),
+                    (&xk[va], &xl[vb], r),
+                    (kappa, dhat2),
+                )
+            }
             Candidate::EdgeEdge {
                 edge_a, edge_b, ty, ..
             } => {
-                let ea = bodies[k].mesh.edges[edge_a as usize].map(|i| &xk[i as usize]);
-                let eb = bodies[l].mesh.edges[edge_b as usize].map(|i| &xl[i as usize]);
+                let (ia, ib) = (
+                    bodies[k].mesh.edges[edge_a as usize],
+                    bodies[l].mesh.edges[edge_b as usize],
+                );
+                let r = bodies[k].mesh.radii[ia[0] as usize] + bodies[l].mesh.radii[ib[0] as usize];
+                let ea = ia.map(|i| &xk[i as usize]);
+                let eb = ib.map(|i| &xl[i as usize]);
                 let eps = mollifier_threshold(ea[0], ea[1], eb[0], eb[1]);
                 edge_edge_term(
                     (&v[0], &v[1]),
                     (&v[2], &v[3]),
-                    (ea, eb),
+                    (ea, eb, r),
                     ty,
                     (kappa, dhat2, eps),
+                )
+            }
+            Candidate::VertexEdge {
+                vertex, edge, ty, ..
+            } => {
+                // (vertex body, its variables, edge body, its variables)
+                let ((mv, xv, vv), (me, xe, ve)) = if b_vertex {
+                    ((&bodies[l].mesh, xl, 2), (&bodies[k].mesh, xk, 0))
+                } else {
+                    ((&bodies[k].mesh, xk, 0), (&bodies[l].mesh, xl, 2))
+                };
+                let ie = me.edges[edge as usize];
+                let r = mv.radii[vertex as usize] + me.radii[ie[0] as usize];
+                vertex_edge_term(
+                    (&v[vv], &v[vv + 1]),
+                    (&v[ve], &v[ve + 1]),
+                    (&xv[vertex as usize], ie.map(|i| &xe[i as usize]), r),
+                    ty,
+                    (kappa, dhat2),
                 )
             }
         }
@@ -520,15 +560,21 @@ impl Newton {
     fn init_kappa(&mut self, bodies: &[IpcBody], prm: &Params) {
         let (mut lo, mut hi) = (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY));
         let (mut msum, mut count) = (0.0, 0);
-        for b in &self.bufs {
+        for (b, ib) in self.bufs.iter().zip(bodies) {
             if b.dof.is_none() {
                 continue;
             }
             msum += b.mass;
             count += 1;
-            for p in &b.world {
-                lo = lo.inf(p);
-                hi = hi.sup(p);
+            for (p, &r) in b.world.iter().zip(&ib.mesh.radii) {
+                // A round vertex spans its radius (a sphere's box, not its centre).
+                let (l, h) = if r == 0.0 {
+                    (*p, *p)
+                } else {
+                    (p.add_scalar(-r), p.add_scalar(r))
+                };
+                lo = lo.inf(&l);
+                hi = hi.sup(&h);
             }
         }
         let diag = if lo.x.is_finite() {

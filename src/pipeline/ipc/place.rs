@@ -27,7 +27,7 @@
 use super::IpcWorkspace;
 use crate::data::BodyState;
 use crate::ipc::geom::{EdgeEdge, PointTriangle};
-use crate::ipc::mesh::{constraint_set, Candidate};
+use crate::ipc::mesh::{constraint_set, signed_gap, Candidate};
 use crate::math::Vec3;
 use crate::model::{BodyKind, Model};
 
@@ -132,7 +132,8 @@ fn measure(
                 continue;
             }
             let (wk, wl) = (&nw.bufs[k].world, &nw.bufs[l].world);
-            if wk.is_empty() || wl.is_empty() || !near(wk, wl, dhat) {
+            let reach = dhat + ws.bodies[k].mesh.max_radius + ws.bodies[l].mesh.max_radius;
+            if wk.is_empty() || wl.is_empty() || !near(wk, wl, reach) {
                 continue;
             }
             nw.cands.clear();
@@ -183,6 +184,24 @@ fn measure(
                             u
                         }
                     }
+                    // Two spheres: along their centres.
+                    Candidate::VertexVertex {
+                        vertex_a, vertex_b, ..
+                    } => wk[vertex_a as usize] - wl[vertex_b as usize],
+                    // A sphere and a capsule: from the axis' closest point to the centre.
+                    Candidate::VertexEdge { vertex, edge, .. } => {
+                        let (vw, em, ew, sign) = if b_vertex {
+                            (wl, mk, wk, -1.0)
+                        } else {
+                            (wk, ml, wl, 1.0)
+                        };
+                        let p = vw[vertex as usize];
+                        let e = em.edges[edge as usize].map(|i| ew[i as usize]);
+                        let de = e[1] - e[0];
+                        let t =
+                            ((p - e[0]).dot(&de) / de.norm_squared().max(1e-300)).clamp(0.0, 1.0);
+                        (p - (e[0] + de * t)) * sign
+                    }
                     _ => return None,
                 };
                 let len = u.norm();
@@ -191,7 +210,7 @@ fn measure(
             let mut n = Vec3::zeros();
             for (bv, c) in &nw.cands {
                 if let Some(u) = dir(*bv, c) {
-                    n += u * (dhat - sq(c).sqrt()).max(0.0);
+                    n += u * (dhat - gap(c)).max(0.0);
                 }
             }
             if n.norm() < 1e-12 {
@@ -201,7 +220,7 @@ fn measure(
                 continue;
             }
             n.normalize_mut();
-            let mut s: f64 = dhat - dmin.sqrt();
+            let mut s: f64 = dhat - signed_gap(dmin);
             for (bv, c) in &nw.cands {
                 if let Some(u) = dir(*bv, c) {
                     let cos = n.dot(&u);
@@ -210,7 +229,7 @@ fn measure(
                     // cube's top), and its 1/cos would over-lift; what the
                     // linearization misses, the next round measures.
                     if cos > 0.95 {
-                        s = s.max((dhat - sq(c).sqrt()) / cos);
+                        s = s.max((dhat - gap(c)) / cos);
                     }
                 }
             }
@@ -270,9 +289,13 @@ fn near(a: &[Vec3], b: &[Vec3], r: f64) -> bool {
     (0..3).all(|i| la[i] - r <= hb[i] && lb[i] - r <= ha[i])
 }
 
-/// A candidate's squared distance.
+/// A candidate's squared barrier distance (signed: negative where round vertices
+/// are placed intersecting).
 fn sq(c: &Candidate) -> f64 {
-    match *c {
-        Candidate::VertexFace { d, .. } | Candidate::EdgeEdge { d, .. } => d,
-    }
+    c.d()
+}
+
+/// A candidate's gap, signed (negative where a sphere is placed intersecting).
+fn gap(c: &Candidate) -> f64 {
+    signed_gap(c.d())
 }

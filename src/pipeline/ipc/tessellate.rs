@@ -4,11 +4,14 @@
 //! - `box`: exact (8 vertices, 12 triangles);
 //! - `plane`: a square of half width `IpcParams::plane_half_width` in the plane's
 //!   z = 0 (two triangles, normal +z) — an open, codimensional surface;
-//! - `sphere`: a UV tessellation, 16 meridians × 7 parallels plus the poles, every
-//!   vertex on the sphere (inscribed: the mesh lies inside the round shape, by at
-//!   most r (1 − cos(π/16)) ≈ 0.019 r);
-//! - `capsule`: the same for each hemisphere (16 meridians × 4 parallels) about the
-//!   segment's ends, joined along the cylinder;
+//! - `sphere`: not tessellated: one round vertex at its centre with its radius
+//!   (`ipc::mesh`, "Round vertices"), so that its distances are exact and it rolls
+//!   as a ball, not as a polyhedron ([`shape_triangles`] still gives its UV
+//!   tessellation — 16 meridians × 7 parallels plus the poles, inscribed — for
+//!   other uses);
+//! - `capsule`: not tessellated: a round edge, its axis between two round vertices of
+//!   its radius (`shape_triangles` still gives the hemispheres' 16 meridians × 4
+//!   parallels joined along the cylinder);
 //! - `cylinder`: 16 sides, flat caps (inscribed prism);
 //! - `polytope` (points): its hull faces fanned into triangles;
 //! - `mesh` file: its own triangles as loaded by `collision::mesh::load_ipc_mesh`
@@ -30,14 +33,41 @@ pub const MERIDIANS: usize = 16;
 pub fn body_mesh(model: &Model, b: usize, plane_half_width: f64) -> SurfaceMesh {
     let mut verts: Vec<Vec3> = Vec::new();
     let mut faces: Vec<[u32; 3]> = Vec::new();
+    // (end, end, radius): a sphere's centre twice, a capsule's axis.
+    let mut round: Vec<(Vec3, Vec3, f64)> = Vec::new();
     for g in model.bodies[b].geoms.clone() {
         let geom = &model.geoms[g];
+        match geom.shape {
+            Shape::Sphere { radius } => {
+                let c = transform(&geom.x_bg, &Vec3::zeros());
+                round.push((c, c, radius));
+                continue;
+            }
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => {
+                let a = transform(&geom.x_bg, &Vec3::new(0.0, 0.0, -half_length));
+                let b = transform(&geom.x_bg, &Vec3::new(0.0, 0.0, half_length));
+                round.push((a, b, radius));
+                continue;
+            }
+            _ => {}
+        }
         let (v, f) = shape_triangles(&geom.shape, plane_half_width);
         let base = verts.len() as u32;
         verts.extend(v.iter().map(|p| transform(&geom.x_bg, p)));
         faces.extend(f.iter().map(|t| t.map(|i| i + base)));
     }
-    SurfaceMesh::new(verts, faces)
+    let mut mesh = SurfaceMesh::new(verts, faces);
+    for (a, b, r) in round {
+        if a == b {
+            mesh.push_round(a, r);
+        } else {
+            mesh.push_round_edge(a, b, r);
+        }
+    }
+    mesh
 }
 
 fn transform(pose: &Pose, p: &Vec3) -> Vec3 {
