@@ -382,6 +382,10 @@ pub struct PegWorkspace {
     dump_dir: Option<String>,
     dump_left: u32,
     dump_seq: u32,
+    /// `RTPHYS_PEG_LCP_DUMP_OVERCAP=1` (with `RTPHYS_PEG_LCP_DUMP`): also dump
+    /// every island over [`PEG_MAX_LCP`] the constraint PGS leaves unconverged,
+    /// assembled dense for the file (peg18's jam check; allocates).
+    dump_overcap: bool,
     /// The covering vector of [`ladder`]'s restart on a ray (kept: no
     /// allocation once grown).
     cover: DVector<f64>,
@@ -473,9 +477,11 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(8);
+        let dump_overcap = std::env::var("RTPHYS_PEG_LCP_DUMP_OVERCAP").is_ok_and(|v| v == "1");
         PegWorkspace {
             dump_dir,
             dump_left,
+            dump_overcap,
             hull,
             polygon,
             trace,
@@ -1269,6 +1275,14 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
                     conv = true;
                     res = pgs::residual(&ls.sparse, ls.qw.as_slice(), &ls.impulse, &ls.peg);
                 }
+            }
+            if !conv && ls.peg.dump_overcap && ls.peg.dump_dir.is_some() {
+                // Diagnostic (off by default, allocates): the island's dense LCP
+                // to a file for the jam check (`tests/data/peg_lcp/`, peg18).
+                island_w(ls);
+                assemble(ls, base as usize, false);
+                scale(ls);
+                dump::maybe_dump(ls);
             }
             stats.solver_residual = stats.solver_residual.max(res);
             unconverged |= !conv;
