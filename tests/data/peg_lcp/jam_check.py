@@ -92,6 +92,19 @@ print(f.split('/')[-1], 'n', n, 'nf', nf, 'k', k, 'slacks', ns, 'members', nb, '
       '|q|inf %.3g' % np.abs(q).max(), '%.1fs' % (time.time() - t0))
 if r.x is not None:
     z = r.x[:nz]
+    # Self-check of the member expressions: at z, each primary row's w with the slack chain's
+    # least c (forward substitution, c_s >= 0, its row >= 0, c_s ⊥ it) is the set's largest gap.
+    zz = np.zeros(n); zz[:nz] = z; dev = 0.0
+    for f_, ch in own.items():
+        cs = {}
+        for s in ch:
+            rr = ic + s
+            base = q[rr] + M[rr, :nz] @ zz[:nz] + sum(M[rr, ic + t] * cs[t] for t in cs)
+            cs[s] = max(0.0, -base / M[rr, rr])
+        wp = q[f_] + M[f_, :nz] @ zz[:nz] + sum(M[f_, ic + t] * cs[t] for t in cs)
+        if mode != 'primary':
+            dev = max(dev, abs(wp - max(a + B @ z for (a, B) in mem[f_])))
+    print('  self-check: max |w_primary(z, chain c) - largest member gap| = %.2e' % dev)
     gaps = np.array([max(a + B @ z for (a, B) in lst) for lst in mem])
     print('  sets violated by > 1e-9: %d of %d; most violated %.4g; |z|inf %.4g; sets violated at z = 0: %d'
           % ((gaps < -1e-9).sum(), nf, gaps.min(), np.abs(z).max(),
