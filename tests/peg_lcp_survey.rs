@@ -497,7 +497,9 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// two-body groups, peg8), `PEG_PASSES=N` the key `[lcp] peg_passes` (the
 /// predicted passes, peg13), `PEG_CONSISTENT=1` (or `0`) the key `[lcp]
 /// peg_consistent` (the last predicted pass kept only if self-consistent,
-/// peg15/peg16); unset, the scene's own.
+/// peg15/peg16), `PEG_SIGNED=1` the key `[lcp] peg_signed_lead` (the first
+/// pass's signed second-order term in place of the lead, peg17/peg18); unset,
+/// the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -521,6 +523,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_CONSISTENT") {
             p.peg_consistent = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_SIGNED") {
+            p.peg_signed_lead = v == "1";
         }
     }
     model.with_options(opt)

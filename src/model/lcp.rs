@@ -178,6 +178,14 @@ pub struct LcpParams {
     /// key `peg_consistent`; default off (docs/EXPERIMENTS.md, peg15 and peg16).
     /// Ignored by the standard rows.
     pub peg_consistent: bool,
+    /// PEG (003): the first pass's rows aim at each contact's own signed
+    /// second-order gap term at the start-of-step ν (the rotation taken as
+    /// exp(hω); `pipeline::lcp::peg`, "second_order_gap", its closing part)
+    /// instead of the rotation lead h²|ω|²r of the pair. Scene key
+    /// `peg_signed_lead`; default off (docs/EXPERIMENTS.md, peg17 and peg18:
+    /// better on some seeds of the 3D pour at h = 5e-2, worse on others).
+    /// Ignored by the standard rows.
+    pub peg_signed_lead: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -204,6 +212,7 @@ impl Default for LcpParams {
             peg_active_set: false,
             peg_passes: 1,
             peg_consistent: false,
+            peg_signed_lead: false,
             contact_model: ContactModel::Standard,
         }
     }

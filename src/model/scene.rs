@@ -56,6 +56,8 @@
 //!                                  #  bodies spun up within the step)
 //! peg_consistent = false           # peg: the last predicted pass kept only if its
 //!                                  #  own ν⁺ stays within the reach it was built for
+//! peg_signed_lead = false          # peg: the first pass's lead is each contact's own
+//!                                  #  signed second-order gap term (experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -659,6 +661,7 @@ struct LcpToml {
     peg_active_set: Option<bool>,
     peg_passes: Option<i64>,
     peg_consistent: Option<bool>,
+    peg_signed_lead: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -747,6 +750,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_active_set: l.peg_active_set.unwrap_or(d.peg_active_set),
         peg_passes: count(l.peg_passes, "peg_passes")?.unwrap_or(d.peg_passes),
         peg_consistent: l.peg_consistent.unwrap_or(d.peg_consistent),
+        peg_signed_lead: l.peg_signed_lead.unwrap_or(d.peg_signed_lead),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

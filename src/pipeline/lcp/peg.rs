@@ -382,6 +382,10 @@ pub struct PegWorkspace {
     dump_dir: Option<String>,
     dump_left: u32,
     dump_seq: u32,
+    /// `RTPHYS_PEG_LCP_DUMP_OVERCAP=1` (with `RTPHYS_PEG_LCP_DUMP`): also dump
+    /// every island over [`PEG_MAX_LCP`] the constraint PGS leaves unconverged,
+    /// assembled dense for the file (peg18's jam check; allocates).
+    dump_overcap: bool,
     /// The covering vector of [`ladder`]'s restart on a ray (kept: no
     /// allocation once grown).
     cover: DVector<f64>,
@@ -393,6 +397,10 @@ pub struct PegWorkspace {
     /// The general |Cι| > 1 form on ([`general`]; the scene key `[lcp]
     /// peg_general`, read when the workspace is made).
     gen_on: bool,
+    /// `[lcp] peg_signed_lead` (`LcpParams::peg_signed_lead`; off by default):
+    /// the first pass's rows take each contact's signed second-order term in
+    /// place of the pair's rotation lead (peg17, peg18).
+    signed_lead: bool,
     /// An over-cap island the constraint PGS left unconverged solved by Lemke on
     /// its active set (`peg_bgs::solve_island_active`; the scene key `[lcp]
     /// peg_active_set`, read when the workspace is made).
@@ -460,6 +468,7 @@ impl PegWorkspace {
         // replaces left 4.5e-3 L².
         let el_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_elastic);
         let gen_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_general);
+        let signed_lead = matches!(&model.opt.method, Method::Lcp(p) if p.peg_signed_lead);
         let active_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_active_set);
         let pass_trace = std::env::var("RTPHYS_PEG_PASS_TRACE")
             .ok()
@@ -473,9 +482,11 @@ impl PegWorkspace {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(8);
+        let dump_overcap = std::env::var("RTPHYS_PEG_LCP_DUMP_OVERCAP").is_ok_and(|v| v == "1");
         PegWorkspace {
             dump_dir,
             dump_left,
+            dump_overcap,
             hull,
             polygon,
             trace,
@@ -486,6 +497,7 @@ impl PegWorkspace {
             bgs_on,
             el_on,
             gen_on,
+            signed_lead,
             active_on,
             active_trace,
             pass_trace,
@@ -629,6 +641,18 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         pw.w2_pred.clear();
         pw.w2_pred
             .extend(inp.state.iter().map(|s| s.w.norm_squared()));
+        if pw.signed_lead {
+            // The start-of-step motion for [`second_order_gap`]
+            // (`peg_signed_lead`): x + h v, the rotation exp(hω) (peg17's
+            // variant; a static body has v = ω = 0 and does not move).
+            let h = inp.h;
+            pw.motion.clear();
+            pw.motion.extend(
+                inp.state
+                    .iter()
+                    .map(|s| (s.x, s.v, s.w, crate::math::Quat::from_scaled_axis(h * s.w))),
+            );
+        }
     }
     let reach0 = inp.h * inp.h * model.opt.gravity.norm() + inp.window;
     ls.peg.pair_eps.clear();
@@ -886,6 +910,10 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         })
         .sum();
     let lead = if lead.is_finite() { lead } else { 0.0 };
+    // `peg_signed_lead`: the first pass's rows take each contact's own signed
+    // second-order term (below) instead of the pair's lead.
+    let signed = ls.peg.signed_lead && !inp.predicted;
+    let lead = if signed { 0.0 } else { lead };
     ls.peg.pair_eps[pair].1 = lead;
     // One row per potential contact.
     ls.peg.row_of.clear();
@@ -946,7 +974,7 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         });
         // A predicted pass: the gap's second-order term where it closes the
         // gap (module doc, "Predicted reach").
-        let second = if inp.predicted {
+        let second = if inp.predicted || signed {
             second_order_gap(&ls.peg, c, ga.body, gb.body, inp.h).min(0.0)
         } else {
             0.0
@@ -1269,6 +1297,14 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
                     conv = true;
                     res = pgs::residual(&ls.sparse, ls.qw.as_slice(), &ls.impulse, &ls.peg);
                 }
+            }
+            if !conv && ls.peg.dump_overcap && ls.peg.dump_dir.is_some() {
+                // Diagnostic (off by default, allocates): the island's dense LCP
+                // to a file for the jam check (`tests/data/peg_lcp/`, peg18).
+                island_w(ls);
+                assemble(ls, base as usize, false);
+                scale(ls);
+                dump::maybe_dump(ls);
             }
             stats.solver_residual = stats.solver_residual.max(res);
             unconverged |= !conv;

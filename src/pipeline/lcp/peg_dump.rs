@@ -254,8 +254,9 @@ pub(super) fn maybe_dump(ls: &mut super::LcpWorkspace) {
         Some(bytes) => {
             let info = decode(&bytes).map(|(_, i)| i);
             let text = format!(
-                "rtphys: PEG LCP dump {} (n = {n}, n_f = {nf}, k = {k}, {} bytes, {info:?})\n",
+                "rtphys: PEG LCP dump {} (step {}, n = {n}, n_f = {nf}, k = {k}, {} bytes, {info:?})\n",
                 path.display(),
+                ls.peg.step_no,
                 bytes.len()
             );
             crate::diag::emit(crate::diag::Output::File {
