@@ -68,8 +68,9 @@
 //! friction_eps_v = 1e-4            # m/s, smoothed-friction velocity ε_v (004 §5)
 //! friction_iterations = 1          # lagged friction passes per step
 //! plane_half_width = 100.0         # m, a plane geom is this square (two triangles)
-//! rotation = "implicit_euler"      # or "free_flow": the rotation's prediction (004's
-//!                                  #  implicit Euler damps a free spin by ≈ (ωh)² a step)
+//! rotation = "free_flow"           # the rotation's prediction: the torque-free flow (a
+//!                                  #  free spin kept), or "implicit_euler" (004's; damps
+//!                                  #  a free spin by ≈ (ωh)² a step)
 //!
 //! [[body]]
 //! name = "box"
