@@ -168,6 +168,13 @@ pub fn classify_point_edge(p: &Vec3, e0: &Vec3, e1: &Vec3) -> PointEdge {
     }
 }
 
+/// The parameter t ∈ [0, 1] of the point of segment (e0, e1) closest to p.
+#[inline]
+pub fn closest_on_segment(p: &Vec3, e0: &Vec3, e1: &Vec3) -> f64 {
+    let de = e1 - e0;
+    ((p - e0).dot(&de) / de.norm_squared().max(1e-300)).clamp(0.0, 1.0)
+}
+
 /// Squared point–segment distance of the classified type.
 pub fn d_point_edge<T: Real>(ty: PointEdge, p: &V3<T>, e: [&V3<T>; 2]) -> T {
     match ty {

@@ -35,6 +35,7 @@ use super::newton::{vars, BodyBuf};
 use super::IpcBody;
 use crate::collision::pairs::segment_segment;
 use crate::ipc::ccd::{CcdParams, CcdScratch, Trajectory};
+use crate::ipc::geom::closest_on_segment;
 use crate::math::Vec3;
 
 /// Working memory of the filter.
@@ -252,10 +253,8 @@ impl CcdFilter {
                             let dist = |t: f64| {
                                 let p = ta.point_at(xa, t);
                                 let [e0, e1] = xe.map(|x| tb.point_at(x, t));
-                                let de = e1 - e0;
-                                let s = ((p - e0).dot(&de) / de.norm_squared().max(1e-300))
-                                    .clamp(0.0, 1.0);
-                                (p - (e0 + de * s)).norm() - rr
+                                let s = closest_on_segment(&p, &e0, &e1);
+                                (p - (e0 + (e1 - e0) * s)).norm() - rr
                             };
                             t_min = t_min.min(advance(dist, rate, delta));
                         }

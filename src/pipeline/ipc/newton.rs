@@ -139,11 +139,7 @@ pub fn vars(b: &BodyBuf, x: &[f64]) -> (Vec3, Vec3) {
 }
 
 /// R(θ) by the same Rodrigues evaluation as the barrier terms.
-pub fn rotation(th: &Vec3) -> Mat3 {
-    let t = V3::<f64>::cst(th);
-    let c = |k: usize| rotate(&t, &V3::cst(&Vec3::ith(k, 1.0))).val();
-    Mat3::from_columns(&[c(0), c(1), c(2)])
-}
+pub use crate::ipc::potential::rodrigues as rotation;
 
 fn aabb(pts: &[Vec3]) -> (Vec3, Vec3) {
     let mut lo = Vec3::repeat(f64::INFINITY);

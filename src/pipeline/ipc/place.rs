@@ -26,7 +26,7 @@
 
 use super::IpcWorkspace;
 use crate::data::BodyState;
-use crate::ipc::geom::{EdgeEdge, PointTriangle};
+use crate::ipc::geom::{closest_on_segment, EdgeEdge, PointTriangle};
 use crate::ipc::mesh::{constraint_set, signed_gap, Candidate};
 use crate::math::Vec3;
 use crate::model::{BodyKind, Model};
@@ -197,10 +197,8 @@ fn measure(
                         };
                         let p = vw[vertex as usize];
                         let e = em.edges[edge as usize].map(|i| ew[i as usize]);
-                        let de = e[1] - e[0];
-                        let t =
-                            ((p - e[0]).dot(&de) / de.norm_squared().max(1e-300)).clamp(0.0, 1.0);
-                        (p - (e[0] + de * t)) * sign
+                        let t = closest_on_segment(&p, &e[0], &e[1]);
+                        (p - (e[0] + (e[1] - e[0]) * t)) * sign
                     }
                     _ => return None,
                 };
