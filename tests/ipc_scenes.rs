@@ -938,3 +938,67 @@ fn a_ball_thrown_at_a_capsule_side_keeps_momentum() {
         b.w
     );
 }
+
+/// Scenes placed overlapping start intersection-free: a tall box (0.1 × 0.2 × 0.4 m)
+/// sunk 5 mm into a 20° ramp (a static box), a ball (r = 0.1 m) sunk 1 cm into the
+/// floor and a cube sunk 2 cm into another resting on the floor. No barrier distance
+/// sees such an overlap (no vertex is within d̂ of a face, no edge near an edge), so
+/// IPC stepped from the intersecting state: the tall box fell 0.2 m inside the ramp
+/// and rested on the ramp's bottom face from within. The first step's placement now
+/// moves each overlapping pair apart by the shapes' depth and d̂ along their normal:
+/// from the first step on every state is intersection-free (checked each step), and
+/// the bodies rest on what they sank into — the ball's centre r + (0, d̂] above the
+/// floor, the upper cube 1.5 + (0, 2 d̂] above it — and the tall box, whose line of
+/// gravity falls outside its base (tan 20° = 0.36 > 0.05/0.2), tips over downhill
+/// (its centre at least 0.1 m lower after 1 s, where it fell inside the ramp by
+/// 0.2 m before).
+#[test]
+fn bodies_placed_overlapping_are_lifted_out_first() {
+    let th = 20f64.to_radians();
+    let (n, t) = ([th.sin(), 0.0, th.cos()], [th.cos(), 0.0, -th.sin()]);
+    // The ramp rotates about its centre, (0, 0, −0.1): its top face passes through
+    // c + 0.1 n.
+    let top = [0.1 * n[0], 0.0, -0.1 + 0.1 * n[2]];
+    let centre: Vec<f64> = (0..3)
+        .map(|i| top[i] - 0.8 * t[i] + (0.2 - 5e-3) * n[i])
+        .collect();
+    let text = format!(
+        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}\n[[body]]\nname = \"tall\"\nmass = 1.0\nshape = {{ type = \"box\", half_extents = [0.05, 0.1, 0.2] }}\nposition = [{}, 0.0, {}]\nrpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = 0.8 }}\n",
+        static_box("ramp", [3.0, 1.0, 0.1], [0.0, 0.0, -0.1], &format!("rpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = 0.8 }}")),
+        centre[0],
+        centre[2]
+    );
+    let model = load_str(&text);
+    let mut data = Data::new(&model);
+    let z0 = data.state[1].x.z;
+    run_placed(&model, &mut data, 100);
+    let drop = z0 - data.state[1].x.z;
+    println!(
+        "tall box on the ramp: centre {drop:.4} m lower after 1 s, tilt {:.3} rad",
+        data.state[1].q.angle()
+    );
+    assert!(drop >= 0.1, "did not tip: {drop}");
+
+    let dhat = 1e-3;
+    let text = format!(
+        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}\n[[body]]\nname = \"ball\"\nmass = 1.0\nshape = {{ type = \"sphere\", radius = 0.1 }}\nposition = [2.0, 0.0, 0.09]\n{}{}",
+        floor(),
+        cube("low", 0.5, 1.0, [0.0, 0.0, 0.5 + dhat], ""),
+        cube("high", 0.5, 1.0, [0.0, 0.0, 1.5 - 0.02], ""),
+    );
+    let model = load_str(&text);
+    let mut data = Data::new(&model);
+    run_placed(&model, &mut data, 100);
+    let (ball, low, high) = (data.state[1].x.z, data.state[2].x.z, data.state[3].x.z);
+    println!(
+        "ball {:.3e} m above r, cube gap {:.3e} m",
+        ball - 0.1,
+        high - low - 1.0
+    );
+    assert!(ball - 0.1 > 0.0 && ball - 0.1 <= dhat, "ball at {ball}");
+    assert!(
+        high - low - 1.0 > 0.0 && high - low - 1.0 <= 2.0 * dhat,
+        "cubes {low} {high}"
+    );
+    assert!(low - 0.5 > 0.0 && low - 0.5 <= dhat, "low cube at {low}");
+}
