@@ -626,18 +626,23 @@ fn sharp_on_sharp(stat: &str, drop: &str, gap0: f64, steps: usize) -> rtphys::Bo
 /// the same spike on a wedge's ridge (a triangular prism, half-angle 20°), a ridge
 /// on a crossing ridge (90°) and a ridge on a parallel ridge. Each starts 2 cm
 /// above the contact with the contact straight below the centre of mass, so the
-/// symmetric balance is the rest pose (an unstable one, held because the scene is
-/// exactly symmetric, as the narrow spike in the V-crack). Measured: spike on spike
-/// gap 7.9e-4 m, spike on a ridge 5.9e-4 m, crossing ridges 3.5e-4 m. The balance
-/// of the parallel ridges breaks within the run and the wedge topples off, as it
-/// would under any perturbation (the likely seed: the meshes are not mirror-
-/// symmetric, each rectangular side face being split by one diagonal); that case
-/// gets the per-step checks only. Balanced
-/// cases: the two sharp features
-/// rest a barrier gap apart, 0 < gap ≤ d̂, centred (|x|, |y| ≤ d̂), upright
-/// (tilt ≤ d̂/H), at rest (|v| < 1 cm/s) — and, at every step, intersection-free,
-/// finite and passive (`run_checked`). The dropping body's centre of mass is 3H/4
-/// above its apex (pyramid) or 2H/3 above its ridge (prism).
+/// symmetric balance is an equilibrium — an unstable one. A point resting on a point
+/// or a line a barrier gap d away is tipped by its own contact force F: the normal
+/// turns with the offset, a lateral stiffness −F/d (≈ −1.3e4 N/m here), so any
+/// asymmetry grows within a few steps. The meshes are not mirror-symmetric (each
+/// rectangular side face is split by one diagonal), and the spike on the spike, the
+/// spike on the ridge and the parallel ridges topple off (measured: gone by 0.08 s).
+/// They held only while the Newton solve stopped one step short: a Newton step
+/// below the tolerance (1e-5 m/s × h) was never taken, so a body at rest whose
+/// first step is that small never moved (the same scenes with `newton_tolerance`
+/// 1e-6, 1e-7 or 1e-9 toppled before the solve took its converged last step).
+/// Those three get the per-step checks only. The ridge on a crossing ridge stays
+/// balanced (its edge–edge pair is symmetric to round-off): measured gap 3.5e-4 m,
+/// |x|, |y| ≤ 3e-19 m, tilt 0 — asserted: a barrier gap apart, 0 < gap ≤ d̂, centred
+/// (|x|, |y| ≤ d̂), upright (tilt ≤ d̂/H), at rest (|v| < 1 cm/s) — and, at every
+/// step of every case, intersection-free, finite and passive (`run_checked`). The
+/// dropping body's centre of mass is 3H/4 above its apex (pyramid) or 2H/3 above its
+/// ridge (prism).
 #[test]
 fn erleben_spikes_and_wedges_on_each_other() {
     let (h, dhat) = (0.1, 1e-3);
@@ -673,14 +678,14 @@ fn erleben_spikes_and_wedges_on_each_other() {
             spike_up.clone(),
             spike_down.clone(),
             0.75 * h,
-            true,
+            false,
         ),
         (
             "spike on a ridge",
             ridge(false, true),
             spike_down,
             0.75 * h,
-            true,
+            false,
         ),
         (
             "ridge on a crossing ridge",

@@ -610,6 +610,50 @@ impl Newton {
         self.kappa = k.clamp(kmin, self.kappa_max);
     }
 
+    /// The converged iterate's last Newton step p, taken when it is safe: Newton
+    /// stops once p is below the tolerance, and the p it leaves untaken is the
+    /// iterate's whole error — small, but of one sign from step to step on a free
+    /// spin (the rotation's energy is not quadratic in θ), so a tumbling body kept
+    /// gaining spin and energy (≈ 1.3e-6 of ω per step at ωh = 2e-3), and a body
+    /// at rest whose first Newton step is below the tolerance never moved (an
+    /// unstable balance held, as a point on a point, tests/ipc_meshes.rs). Taken,
+    /// the error is p's own Newton error, O(|p|²). Safe: every point moves by at most
+    /// s = |Δq| + r |Δθ| along the step, so with every candidate's distance after
+    /// it above 2s (pairs outside the candidate set are farther than d̂ > 2s) no
+    /// pair can cross. No energy test: at |p| ≤ tolerance × h the energies of x
+    /// and x + p differ below their rounding, and p is a Newton step of a convex
+    /// model in its quadratic region (the test rejected it at random).
+    fn take_final_step(&mut self, bodies: &[IpcBody], prm: &Params) {
+        // The largest displacement of a point along the step: |Δq| + r |Δθ|
+        // (`step_size` measures components, the tolerance's convention).
+        let mut s = 0.0f64;
+        for b in &self.bufs {
+            let (th, dq) = vars(b, &self.p);
+            s = s.max(dq.norm() + b.radius * th.norm());
+        }
+        if s == 0.0 || !s.is_finite() || 2.0 * s >= prm.dhat2.sqrt() {
+            return;
+        }
+        for i in 0..self.n {
+            self.xtrial[i] = self.x[i] + self.p[i];
+        }
+        let x = std::mem::take(&mut self.xtrial);
+        for b in &mut self.bufs {
+            place(b, &x, true);
+        }
+        self.xtrial = x;
+        self.collect(bodies, true, prm.dhat2);
+        let (_, d1) = self.barrier_sum(bodies, true, prm.dhat2);
+        if d1.sqrt() > 2.0 * s {
+            self.x.copy_from_slice(&self.xtrial);
+            let x = std::mem::take(&mut self.x);
+            for b in &mut self.bufs {
+                place(b, &x, false);
+            }
+            self.x = x;
+        }
+    }
+
     /// The step's minimization from x = 0 (the start poses). Leaves the solution in
     /// `x`.
     pub fn solve(&mut self, bodies: &[IpcBody], prm: &Params) -> Results {
@@ -657,6 +701,7 @@ impl Newton {
                 if self.step_size() / prm.h <= prm.tolerance
                     && self.residual_velocity(prm.h) <= prm.tolerance
                 {
+                    self.take_final_step(bodies, prm);
                     converged = true;
                     break;
                 }

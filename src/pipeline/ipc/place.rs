@@ -20,11 +20,16 @@
 //! the least (mass-weighted) ones with n·(t_a − t_b) ≥ s for every such pair
 //! (projected Gauss–Seidel on the pairs' multipliers: a stack placed touching
 //! moves up d̂, 2d̂, …).
+//! A pair placed overlapping (its shapes penetrate: no barrier distance sees a
+//! box sunk into a ramp) gets the narrow phase's normal and s = depth + d̂ (not a
+//! mesh file's geom: the narrow phase sees its hull, IPC its triangles).
 //! Rounds repeat on the moved state until no pair is closer than d̂. If the pairs
 //! cannot all be met (a body in a slot narrower than 2 d̂), nothing is moved: such a
 //! start is what the scene asks for. Rotations are never changed.
 
 use super::IpcWorkspace;
+use crate::collision::narrowphase::{collide_pair, NarrowScratch};
+use crate::collision::{ContactSet, Shape};
 use crate::data::BodyState;
 use crate::ipc::geom::{closest_on_segment, EdgeEdge, PointTriangle};
 use crate::ipc::mesh::{constraint_set, signed_gap, Candidate};
@@ -62,6 +67,9 @@ pub struct PlaceScratch {
     t: Vec<Vec3>,
     total: Vec<Vec3>,
     gaps: Vec<Gap>,
+    /// The narrow phase's buffers for the overlapping pairs.
+    narrow: NarrowScratch,
+    set: ContactSet,
 }
 
 impl PlaceScratch {
@@ -72,6 +80,8 @@ impl PlaceScratch {
             t: vec![Vec3::zeros(); n],
             total: vec![Vec3::zeros(); n],
             gaps: Vec::with_capacity(4 * n),
+            narrow: NarrowScratch::default(),
+            set: ContactSet::default(),
         }
     }
 }
@@ -89,7 +99,8 @@ pub fn separate(model: &Model, state: &mut [BodyState], ws: &mut IpcWorkspace, d
         sc.total[k] = Vec3::zeros();
     }
     for _ in 0..ROUNDS {
-        measure(state, ws, &sc.dynamic, dhat, &mut sc.gaps);
+        let overlap = (&mut sc.narrow, &mut sc.set);
+        measure(model, state, ws, (&sc.dynamic, dhat), overlap, &mut sc.gaps);
         if sc.gaps.is_empty() {
             break;
         }
@@ -113,38 +124,78 @@ pub fn separate(model: &Model, state: &mut [BodyState], ws: &mut IpcWorkspace, d
 
 /// The pairs closer than d̂ at `state`, with their directions and needed translations.
 fn measure(
+    model: &Model,
     state: &[BodyState],
     ws: &mut IpcWorkspace,
-    dynamic: &[bool],
-    dhat: f64,
+    (dynamic, dhat): (&[bool], f64),
+    (narrow, set): (&mut NarrowScratch, &mut ContactSet),
     gaps: &mut Vec<Gap>,
 ) {
-    let dhat2 = dhat * dhat;
     let nw = &mut ws.newton;
     for (k, ib) in ws.bodies.iter().enumerate() {
         ib.mesh.world(&state[ib.body].pose(), &mut nw.bufs[k].world);
     }
     gaps.clear();
     let floor = (dhat * (1.0 - SLACK)).powi(2);
+    // Placed overlapping: no barrier distance sees it (a box sunk 5 mm into a ramp
+    // has no vertex within d̂ of the ramp's faces and no edge near its edges) and
+    // IPC would step from an intersecting state — the box fell inside the ramp. The
+    // shapes' narrow phase gives the overlap's depth and normal; the pair is moved
+    // apart by the depth and d̂ (the mesh is the shape or inscribed in it, so its
+    // gap is then ≥ d̂). Those moves may close other pairs: every pair within
+    // `margin` = 2 × the deepest overlap of d̂ joins the projection below with its
+    // own s = d̂ − gap ≤ 0 (inactive unless the moves would close it), so a cube
+    // sunk into one resting on the floor lifts the upper cube, not the lower one
+    // into the floor.
+    let mut deepest = 0.0f64;
+    for k in 0..ws.bodies.len() {
+        for l in k + 1..ws.bodies.len() {
+            let (wk, wl) = (&nw.bufs[k].world, &nw.bufs[l].world);
+            let reach = dhat + ws.bodies[k].mesh.max_radius + ws.bodies[l].mesh.max_radius;
+            if !(dynamic[k] || dynamic[l]) || wk.is_empty() || wl.is_empty() || !near(wk, wl, reach)
+            {
+                continue;
+            }
+            let (bk, bl) = (ws.bodies[k].body, ws.bodies[l].body);
+            if let Some((n, depth)) = overlap(model, state, (bk, bl), narrow, set) {
+                deepest = deepest.max(depth);
+                gaps.push(Gap {
+                    a: k,
+                    b: l,
+                    n,
+                    s: depth + dhat,
+                    lambda: 0.0,
+                });
+            }
+        }
+    }
+    let overlaps = gaps.len();
+    let margin = 2.0 * deepest;
+    let reach2 = (dhat + margin).powi(2);
     for k in 0..ws.bodies.len() {
         for l in k + 1..ws.bodies.len() {
             if !(dynamic[k] || dynamic[l]) {
                 continue;
             }
             let (wk, wl) = (&nw.bufs[k].world, &nw.bufs[l].world);
-            let reach = dhat + ws.bodies[k].mesh.max_radius + ws.bodies[l].mesh.max_radius;
+            let reach = dhat + margin + ws.bodies[k].mesh.max_radius + ws.bodies[l].mesh.max_radius;
             if wk.is_empty() || wl.is_empty() || !near(wk, wl, reach) {
+                continue;
+            }
+            if gaps[..overlaps].iter().any(|g| (g.a, g.b) == (k, l)) {
                 continue;
             }
             nw.cands.clear();
             let (mk, ml) = (&ws.bodies[k].mesh, &ws.bodies[l].mesh);
-            constraint_set((mk, wk), (ml, wl), dhat2, &mut nw.cands);
+            constraint_set((mk, wk), (ml, wl), reach2, &mut nw.cands);
             let dmin = nw
                 .cands
                 .iter()
                 .map(|(_, c)| sq(c))
                 .fold(f64::INFINITY, f64::min);
-            if dmin >= floor {
+            // Closer than d̂: a gap to open; else, within the margin of an overlap's
+            // moves, a gap to keep open (s ≤ 0).
+            if dmin >= floor && (margin == 0.0 || dmin >= reach2) {
                 continue;
             }
             let ck = state[ws.bodies[k].body].x;
@@ -208,7 +259,7 @@ fn measure(
             let mut n = Vec3::zeros();
             for (bv, c) in &nw.cands {
                 if let Some(u) = dir(*bv, c) {
-                    n += u * (dhat - gap(c)).max(0.0);
+                    n += u * (dhat + margin - gap(c)).max(0.0);
                 }
             }
             if n.norm() < 1e-12 {
@@ -277,6 +328,45 @@ fn project(w: &[f64], gaps: &mut [Gap], t: &mut [Vec3]) -> bool {
 }
 
 /// Whether the two vertex sets' bounds come within `r`.
+/// The deepest overlap of two bodies' shapes at `state`: the normal of its manifold
+/// (from `bl` toward `bk`) and its depth; `None` if no pair of their geoms
+/// penetrates.
+fn overlap(
+    model: &Model,
+    state: &[BodyState],
+    (bk, bl): (usize, usize),
+    narrow: &mut NarrowScratch,
+    set: &mut ContactSet,
+) -> Option<(Vec3, f64)> {
+    let (pk, pl) = (state[bk].pose(), state[bl].pose());
+    let mut best: Option<(Vec3, f64)> = None;
+    for ga in model.bodies[bk].geoms.clone() {
+        for gb in model.bodies[bl].geoms.clone() {
+            let (a, b) = (&model.geoms[ga], &model.geoms[gb]);
+            // A mesh file's geom is its hull to the narrow phase, but IPC steps its
+            // own triangles (nonconvex, as linked rings): its hull's overlap is not
+            // one.
+            let hull = |s: &Shape| matches!(s, Shape::Polytope(p) if p.source.is_some());
+            if hull(&a.shape) || hull(&b.shape) {
+                continue;
+            }
+            set.manifolds.clear();
+            set.points.clear();
+            let (xa, xb) = (pk * a.x_bg, pl * b.x_bg);
+            if !collide_pair(ga, &a.shape, &xa, gb, &b.shape, &xb, narrow, set) {
+                continue;
+            }
+            for m in &set.manifolds {
+                let depth = m.max_depth(set);
+                if depth > 0.0 && best.is_none_or(|(_, d)| depth > d) {
+                    best = Some((m.normal, depth));
+                }
+            }
+        }
+    }
+    best
+}
+
 fn near(a: &[Vec3], b: &[Vec3], r: f64) -> bool {
     let bounds = |p: &[Vec3]| {
         p.iter()
