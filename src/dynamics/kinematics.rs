@@ -42,17 +42,32 @@ pub(crate) fn update_xup(model: &ArticulatedModel, data: &mut ArticulatedData, q
 /// and `r = r_T`. The same numbers as the general product, whose other terms are
 /// exact zeros and ones (`Rotation3::from_axis_angle` about `e_k`), in 12
 /// multiplications instead of 27 and a Rodrigues matrix.
+/// The rows `(a, b)` are constants of each arm of the `match` (no index arithmetic
+/// or bounds checks per entry; the same operations in the same order).
 #[inline]
 fn revolute_about_axis(k: usize, q: f64, x_tree: &SpatialTransform) -> SpatialTransform {
     let (s, c) = q.sin_cos();
-    let (a, b) = ((k + 1) % 3, (k + 2) % 3);
-    let et = &x_tree.rot;
+    let rot = match k {
+        0 => plane_rotation::<1, 2>(&x_tree.rot, s, c),
+        1 => plane_rotation::<2, 0>(&x_tree.rot, s, c),
+        _ => plane_rotation::<0, 1>(&x_tree.rot, s, c),
+    };
+    SpatialTransform::new(rot, x_tree.trans)
+}
+
+/// `E_T` with rows `A`, `B` replaced by `c E_A + s E_B` and `c E_B − s E_A`.
+#[inline(always)]
+fn plane_rotation<const A: usize, const B: usize>(
+    et: &Matrix3<f64>,
+    s: f64,
+    c: f64,
+) -> Matrix3<f64> {
     let mut rot = *et;
     for j in 0..3 {
-        rot[(a, j)] = c * et[(a, j)] + s * et[(b, j)];
-        rot[(b, j)] = c * et[(b, j)] - s * et[(a, j)];
+        rot[(A, j)] = c * et[(A, j)] + s * et[(B, j)];
+        rot[(B, j)] = c * et[(B, j)] - s * et[(A, j)];
     }
-    SpatialTransform::new(rot, x_tree.trans)
+    rot
 }
 
 /// Link twists `v_i = ⁱX_λ v_λ + S_i q̇_i` (eqs. (R1)–(R2)) over the poses of

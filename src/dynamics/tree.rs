@@ -744,6 +744,20 @@ pub(crate) fn write_force(x: &mut [f64], k: usize, f: &ForceVec) {
 /// `vJ = S q̇_i` (eq. (R1)): the joint velocity of link `i` from `qd`
 /// (`S = s[i]` for one-DoF joints, `1₆` for `Floating`).
 pub(crate) fn joint_motion(model: &ArticulatedModel, i: usize, qd: &[f64]) -> MotionVec {
+    if let (Some(&Some(j)), Some(&Some(k))) = (model.axis.get(i), model.v_index.get(i)) {
+        // s = e_j: `s.scale(q̇)` is q̇ at j and 0·q̇ (±0, as the product gives it)
+        // elsewhere; built without the general scaling.
+        let x = coord(Some(k), qd);
+        let z = 0.0 * x;
+        let mut m = [z; 6];
+        if let Some(e) = m.get_mut(j) {
+            *e = x;
+        }
+        return MotionVec::new(
+            Vector3::new(m[0], m[1], m[2]),
+            Vector3::new(m[3], m[4], m[5]),
+        );
+    }
     match (model.joint.get(i), model.v_index.get(i).copied().flatten()) {
         (Some(Joint::Floating), Some(k)) => motion_at(qd, k),
         (Some(j), Some(k)) => j.motion_subspace().scale(coord(Some(k), qd)),
