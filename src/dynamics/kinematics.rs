@@ -220,12 +220,31 @@ pub fn link_point_acceleration(
     link: usize,
     p_world: &Vector3<f64>,
 ) -> Result<PointAcceleration, DynamicsError> {
-    let pv = link_point_velocity(model, data, link, p_world)?;
-    let a0 = data.x_base[link].inv_apply_motion(&data.a[link]);
-    Ok(PointAcceleration {
-        omega: pv.omega,
+    model.check_link(link)?;
+    model.check_data(data)?;
+    point_acceleration(data, link, p_world).ok_or(DynamicsError::DataMismatch {
+        links: data.xup.len(),
+        nv: data.tau.len(),
+    })
+}
+
+/// [`link_point_acceleration`] without the model checks (`None` if `link` is
+/// out of `data`'s range): for callers that hold the `data` of this model, as the
+/// robots' sensors do once per step.
+pub(crate) fn point_acceleration(
+    data: &ArticulatedData,
+    link: usize,
+    p_world: &Vector3<f64>,
+) -> Option<PointAcceleration> {
+    let (x, v, a) = (data.x_base.get(link)?, data.v.get(link)?, data.a.get(link)?);
+    // (K1) as in `link_point_velocity`, then (K2)
+    let v0 = x.inv_apply_motion(v);
+    let (omega, v_p) = (v0.ang, v0.lin + v0.ang.cross(p_world));
+    let a0 = x.inv_apply_motion(a);
+    Some(PointAcceleration {
+        omega,
         alpha: a0.ang,
-        proper: a0.lin + a0.ang.cross(p_world) + pv.omega.cross(&pv.v),
+        proper: a0.lin + a0.ang.cross(p_world) + omega.cross(&v_p),
     })
 }
 
