@@ -79,7 +79,7 @@ pub fn frame_state(model: &Model, robots: &[RobotData], r: usize, f: usize) -> B
         &robots[r].ad,
         fr.link,
         &fr.pose.translation.vector,
-        &fr.pose.rotation,
+        Some(&fr.pose.rotation),
     )
 }
 
@@ -99,14 +99,15 @@ pub(crate) fn robot_slices<'a>(
 /// The proxy state of link `i` (frame at its centre of mass, link axes).
 #[inline]
 fn proxy_state(r: &RobotModel, ad: &ArticulatedData, i: usize) -> BodyState {
-    attached_state(ad, i, &r.tree.inertia()[i].com, &Quat::identity())
+    attached_state(ad, i, &r.tree.inertia()[i].com, None)
 }
 
 /// World pose and twist of a frame fixed to link `i` at `offset` (link frame) with
-/// orientation `rot` relative to the link, from the kinematics in `ad` (`x_base`,
-/// `v`): the velocity is that of the frame's origin.
+/// orientation `rot` relative to the link (`None`: the link's axes, without a
+/// product by the identity), from the kinematics in `ad` (`x_base`, `v`): the
+/// velocity is that of the frame's origin.
 #[inline]
-fn attached_state(ad: &ArticulatedData, i: usize, offset: &Vec3, rot: &Quat) -> BodyState {
+fn attached_state(ad: &ArticulatedData, i: usize, offset: &Vec3, rot: Option<&Quat>) -> BodyState {
     let x = &ad.x_base[i];
     let r = x.rot.transpose(); // link → world
     let p = r * offset;
@@ -114,7 +115,10 @@ fn attached_state(ad: &ArticulatedData, i: usize, offset: &Vec3, rot: &Quat) -> 
     let q_link = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r));
     BodyState {
         x: x.trans + p,
-        q: q_link * rot,
+        q: match rot {
+            Some(rot) => q_link * rot,
+            None => q_link,
+        },
         v: r * ad.v[i].lin + w.cross(&p),
         w,
     }

@@ -91,19 +91,18 @@ pub fn aba(
                 data.big_u[i] = big_u;
                 data.d[i] = d;
                 data.u[i] = u;
-                // (A5) Iᵃ = Iᴬ − U (U/d)ᵀ (in place; upper triangle, mirrored: Iᵃ
-                // is symmetric); pᵃ = pᴬ + Iᵃ c + U u/d
+                // (A5) Iᵃ = Iᴬ − U (U/d)ᵀ (in place, upper triangle only: Iᵃ is
+                // symmetric, and its readers — Iᵃ c here, the congruence of (A6)
+                // — read the upper triangle); pᵃ = pᴬ + Iᵃ c + U u/d
                 let ia = &mut data.ia[i].0;
                 let x = big_u.to_vector6();
                 let y = x / d;
                 for c in 0..6 {
                     for r in 0..=c {
-                        let v = ia[(r, c)] - x[r] * y[c];
-                        ia[(r, c)] = v;
-                        ia[(c, r)] = v;
+                        ia[(r, c)] -= x[r] * y[c];
                     }
                 }
-                data.pa[i] + data.ia[i].mul_motion(&data.c[i]) + big_u.scale(u / d)
+                data.pa[i] + upper_mul_motion(ia, &data.c[i]) + big_u.scale(u / d)
             }
             // fixed joint: the link's Iᴬ, pᴬ + Iᴬ c pass on whole
             (_, None) => data.pa[i] + data.ia[i].mul_motion(&data.c[i]),
@@ -165,4 +164,27 @@ pub fn aba(
         data.a[i] = a;
     }
     Ok(())
+}
+
+/// `M m` for a symmetric `M` of which only the upper triangle is read: the sums of
+/// nalgebra's `Matrix6 * Vector6` (column by column, `y = M[:, 0] x₀`, then
+/// `y += M[:, j] x_j` for `j = 1..5`) with `M[r, c]` for `r > c` taken as `M[c, r]`,
+/// so the same numbers as the product with the mirrored matrix.
+#[inline]
+fn upper_mul_motion(m: &nalgebra::Matrix6<f64>, v: &MotionVec) -> ForceVec {
+    let x = [v.ang.x, v.ang.y, v.ang.z, v.lin.x, v.lin.y, v.lin.z];
+    let at = |r: usize, c: usize| if r <= c { m[(r, c)] } else { m[(c, r)] };
+    let mut y = [0.0; 6];
+    for (r, yr) in y.iter_mut().enumerate() {
+        *yr = at(r, 0) * x[0];
+    }
+    for (c, xc) in x.iter().enumerate().skip(1) {
+        for (r, yr) in y.iter_mut().enumerate() {
+            *yr += at(r, c) * xc;
+        }
+    }
+    ForceVec::new(
+        Vector3::new(y[0], y[1], y[2]),
+        Vector3::new(y[3], y[4], y[5]),
+    )
 }

@@ -86,6 +86,14 @@ pub fn q_derivative(
         "qdot_out",
         model.nq(),
     )?;
+    if model.nq() == model.nv() {
+        // No floating joint (its nq = 7 ≠ nv = 6): every joint has one coordinate,
+        // q_index = v_index covers 0..nq in order, and q̇ = v entry by entry.
+        if let (Some(out), Some(v)) = (qdot_out.get_mut(..model.nq()), v.get(..model.nq())) {
+            out.copy_from_slice(v);
+        }
+        return Ok(());
+    }
     for (i, j) in model.joint().iter().enumerate() {
         let (Some(kq), Some(kv)) = (model.q_index()[i], model.v_index()[i]) else {
             continue;

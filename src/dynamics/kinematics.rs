@@ -42,17 +42,32 @@ pub(crate) fn update_xup(model: &ArticulatedModel, data: &mut ArticulatedData, q
 /// and `r = r_T`. The same numbers as the general product, whose other terms are
 /// exact zeros and ones (`Rotation3::from_axis_angle` about `e_k`), in 12
 /// multiplications instead of 27 and a Rodrigues matrix.
+/// The rows `(a, b)` are constants of each arm of the `match` (no index arithmetic
+/// or bounds checks per entry; the same operations in the same order).
 #[inline]
 fn revolute_about_axis(k: usize, q: f64, x_tree: &SpatialTransform) -> SpatialTransform {
     let (s, c) = q.sin_cos();
-    let (a, b) = ((k + 1) % 3, (k + 2) % 3);
-    let et = &x_tree.rot;
+    let rot = match k {
+        0 => plane_rotation::<1, 2>(&x_tree.rot, s, c),
+        1 => plane_rotation::<2, 0>(&x_tree.rot, s, c),
+        _ => plane_rotation::<0, 1>(&x_tree.rot, s, c),
+    };
+    SpatialTransform::new(rot, x_tree.trans)
+}
+
+/// `E_T` with rows `A`, `B` replaced by `c E_A + s E_B` and `c E_B − s E_A`.
+#[inline(always)]
+fn plane_rotation<const A: usize, const B: usize>(
+    et: &Matrix3<f64>,
+    s: f64,
+    c: f64,
+) -> Matrix3<f64> {
     let mut rot = *et;
     for j in 0..3 {
-        rot[(a, j)] = c * et[(a, j)] + s * et[(b, j)];
-        rot[(b, j)] = c * et[(b, j)] - s * et[(a, j)];
+        rot[(A, j)] = c * et[(A, j)] + s * et[(B, j)];
+        rot[(B, j)] = c * et[(B, j)] - s * et[(A, j)];
     }
-    SpatialTransform::new(rot, x_tree.trans)
+    rot
 }
 
 /// Link twists `v_i = ⁱX_λ v_λ + S_i q̇_i` (eqs. (R1)–(R2)) over the poses of
@@ -205,12 +220,31 @@ pub fn link_point_acceleration(
     link: usize,
     p_world: &Vector3<f64>,
 ) -> Result<PointAcceleration, DynamicsError> {
-    let pv = link_point_velocity(model, data, link, p_world)?;
-    let a0 = data.x_base[link].inv_apply_motion(&data.a[link]);
-    Ok(PointAcceleration {
-        omega: pv.omega,
+    model.check_link(link)?;
+    model.check_data(data)?;
+    point_acceleration(data, link, p_world).ok_or(DynamicsError::DataMismatch {
+        links: data.xup.len(),
+        nv: data.tau.len(),
+    })
+}
+
+/// [`link_point_acceleration`] without the model checks (`None` if `link` is
+/// out of `data`'s range): for callers that hold the `data` of this model, as the
+/// robots' sensors do once per step.
+pub(crate) fn point_acceleration(
+    data: &ArticulatedData,
+    link: usize,
+    p_world: &Vector3<f64>,
+) -> Option<PointAcceleration> {
+    let (x, v, a) = (data.x_base.get(link)?, data.v.get(link)?, data.a.get(link)?);
+    // (K1) as in `link_point_velocity`, then (K2)
+    let v0 = x.inv_apply_motion(v);
+    let (omega, v_p) = (v0.ang, v0.lin + v0.ang.cross(p_world));
+    let a0 = x.inv_apply_motion(a);
+    Some(PointAcceleration {
+        omega,
         alpha: a0.ang,
-        proper: a0.lin + a0.ang.cross(p_world) + pv.omega.cross(&pv.v),
+        proper: a0.lin + a0.ang.cross(p_world) + omega.cross(&v_p),
     })
 }
 

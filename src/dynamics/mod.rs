@@ -144,6 +144,7 @@ pub use aba::aba;
 pub use configuration::{difference, integrate, neutral_configuration, normalize, q_derivative};
 pub use crba::crba;
 pub use jacobian::point_jacobian;
+pub(crate) use kinematics::point_acceleration;
 pub use kinematics::{
     center_of_mass, energy, forward_kinematics, forward_velocity, link_force_from_world,
     link_point_acceleration, link_point_velocity, link_pose, link_velocity_world, spatial_momentum,

@@ -147,7 +147,9 @@ impl Joint {
     }
 }
 
-/// `Some(k)` when the motion subspace of `joint` is exactly `e_k` of `[ω; v]`.
+/// `Some(k)` when the motion subspace of `joint` is exactly `e_k` of `[ω; v]`
+/// (its other entries `+0.0`, so that `s.scale(x)` has `0.0 * x` there, as
+/// [`joint_motion`] builds it).
 fn coordinate_axis(joint: &Joint) -> Option<usize> {
     let s = match joint {
         Joint::Revolute(_) | Joint::Prismatic(_) => joint.motion_subspace().to_vector6(),
@@ -156,7 +158,7 @@ fn coordinate_axis(joint: &Joint) -> Option<usize> {
     let k = s.iter().position(|&x| x == 1.0)?;
     s.iter()
         .enumerate()
-        .all(|(j, &x)| j == k || x == 0.0)
+        .all(|(j, &x)| j == k || x.to_bits() == 0)
         .then_some(k)
 }
 
@@ -541,7 +543,8 @@ pub struct ArticulatedData {
     pub f: Vec<ForceVec>,
     /// `ia[i]`: articulated-body inertia `Iᴬ_i`; after `aba`, for a link with
     /// a one-DoF joint, the `Iᵃ_i = Iᴬ_i − U_i U_iᵀ/d_i` it passed to its parent
-    /// (eq. (A5), computed in place).
+    /// in the upper triangle (eq. (A5), computed in place; the lower triangle
+    /// keeps `Iᴬ_i`'s).
     pub ia: Vec<ArticulatedInertia>,
     /// `pa[i]`: articulated-body bias force `pᴬ_i`.
     pub pa: Vec<ForceVec>,
@@ -743,7 +746,26 @@ pub(crate) fn write_force(x: &mut [f64], k: usize, f: &ForceVec) {
 
 /// `vJ = S q̇_i` (eq. (R1)): the joint velocity of link `i` from `qd`
 /// (`S = s[i]` for one-DoF joints, `1₆` for `Floating`).
+#[inline]
 pub(crate) fn joint_motion(model: &ArticulatedModel, i: usize, qd: &[f64]) -> MotionVec {
+    if let (Some(&Some(j)), Some(&Some(k))) = (model.axis.get(i), model.v_index.get(i)) {
+        // s = e_j: `s.scale(q̇)` is q̇ at j and 0·q̇ (±0, as the product gives it)
+        // elsewhere; built without the general scaling.
+        let x = coord(Some(k), qd);
+        let z = 0.0 * x;
+        let (ang, lin) = match j {
+            0 => ((x, z, z), (z, z, z)),
+            1 => ((z, x, z), (z, z, z)),
+            2 => ((z, z, x), (z, z, z)),
+            3 => ((z, z, z), (x, z, z)),
+            4 => ((z, z, z), (z, x, z)),
+            _ => ((z, z, z), (z, z, x)),
+        };
+        return MotionVec::new(
+            Vector3::new(ang.0, ang.1, ang.2),
+            Vector3::new(lin.0, lin.1, lin.2),
+        );
+    }
     match (model.joint.get(i), model.v_index.get(i).copied().flatten()) {
         (Some(Joint::Floating), Some(k)) => motion_at(qd, k),
         (Some(j), Some(k)) => j.motion_subspace().scale(coord(Some(k), qd)),

@@ -16,7 +16,7 @@
 
 use crate::data::{BodyState, ImuReading, RobotData};
 use crate::dynamics::{
-    aba, joint_wrenches_from, link_point_acceleration, q_derivative, ExtInputs, ForceVec,
+    aba, joint_wrenches_from, point_acceleration, q_derivative, ExtInputs, ForceVec,
 };
 use crate::kinematics::robot_slices;
 use crate::math::{Vec3, Wrench};
@@ -237,7 +237,7 @@ fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
         // The accelerometer at the link origin (ABA's base acceleration −a_g makes
         // it the proper acceleration), both readings in the link frame.
         let x = &ad.x_base[s.link];
-        if let Ok(a) = link_point_acceleration(&r.tree, ad, s.link, &x.trans) {
+        if let Some(a) = point_acceleration(ad, s.link, &x.trans) {
             *out = ImuReading {
                 accel: x.rot * a.proper,
                 gyro: ad.v[s.link].ang,
