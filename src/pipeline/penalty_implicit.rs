@@ -787,7 +787,9 @@ impl ImplicitContact {
     }
 
     /// The end-of-step force of an active row at the current δ (`self.x`).
-    #[inline]
+    /// Inlined everywhere: ≈ 45 instructions of arithmetic, called for every row
+    /// at every active-set check (a call cost ≈ 12 more, callgrind, scale11).
+    #[inline(always)]
     fn force(&self, row: &Row) -> f64 {
         row.f_ex + row.kv_r * row.s - row.c * (row.s_ex + self.j(row, &self.x))
     }
