@@ -75,6 +75,15 @@ pub fn bottom_points(
     s.proj.clear();
     s.proj
         .extend(points.iter().map(|p| [t1.dot(&p.p_w), t2.dot(&p.p_w)]));
+    if face_of_four(points, &s.proj, out) {
+        return;
+    }
+    select(points, s, out);
+}
+
+/// The general selection, (a)–(h), on the projections in `s.proj`.
+fn select(points: &[ContactPoint], s: &mut SelectScratch, out: &mut Vec<u32>) {
+    let n = points.len();
     // (a) Sort deepest first; ties: bottom (min y), then right-most (max x), then index.
     // Integer keys give the same total order as chained `total_cmp`s, compared
     // much faster (`!k` reverses an order).
@@ -172,6 +181,169 @@ pub fn bottom_points(
     }
     out.extend_from_slice(&s.poly);
     out.extend_from_slice(&s.flat);
+}
+
+/// The selection's result for a face resting on the contact plane, found without
+/// the general pass: exactly four points below the plane (depth > 0) in convex
+/// position, every other point (depth ≤ 0: where the volume's side edges cross the
+/// plane) above one of them. Returns `false`, writing nothing, unless every
+/// condition below holds with a margin that round-off cannot cross; then `out`
+/// holds what the general pass writes, in its order, so the forces' sums keep
+/// their bits: the comparator (the deepest, with the sort's ties), then the other
+/// three by their pseudo-angle about it.
+///
+/// Why the general pass gives the same, with `tol` and `tol_i` its tolerances
+/// (`depth_tol` as there):
+/// - the four deep points are visited first (every other point is shallower), the
+///   comparator as the sort's first;
+/// - each of the four triangles of three of them has every height ≥ h_min ≥
+///   1e3·`tol_corner` (h_min = the smallest turn — twice a triangle's area — over
+///   2·r_max ≥ any side; `tol_corner` the largest `tol_i` of a corner), so no
+///   corner lies within a tolerance of a spoke or an edge of the others: each is
+///   outside the polygon when visited and inserted, and the projection is not
+///   collinear (the farthest line through the comparator leaves a corner ≥ h_min
+///   off it);
+/// - a shallow point within δ ≤ `tol_i`/2 of a corner (projected) lies within δ of
+///   the convex polygon: within `tol_i` of the comparator it is skipped; otherwise
+///   `classify` finds it inside (beyond no edge or spoke by more than δ) with a
+///   fan-triangle depth ≥ the smallest corner depth − 3·(δ/h_min)·the largest
+///   (the barycentric weights stray from [0, 1] by ≤ δ/h_min each), checked to be
+///   deeper than the point by more than `depth_tol`, with a factor 2 on both:
+///   discarded, not flat.
+///
+/// A box's face on the floor (4 corners and 4 side-edge crossings from
+/// `plane_polytope`) is such a manifold; a box tilted onto an edge, a tiny corner
+/// depth or a skinny face falls back to the general pass.
+fn face_of_four(points: &[ContactPoint], proj: &[[f64; 2]], out: &mut Vec<u32>) -> bool {
+    let mut deep = [0u32; 4];
+    let mut m = 0;
+    for (i, p) in points.iter().enumerate() {
+        if p.depth > 0.0 {
+            if m == 4 {
+                return false;
+            }
+            deep[m] = i as u32;
+            m += 1;
+        }
+    }
+    if m != 4 {
+        return false;
+    }
+    // The comparator: the general sort's first (its key, among the deep points).
+    let key = |i: u32| {
+        let q = proj[i as usize];
+        (
+            !total_key(points[i as usize].depth),
+            total_key(q[1]),
+            !total_key(q[0]),
+            i,
+        )
+    };
+    let mut ci = 0;
+    let mut ck = key(deep[0]);
+    for (k, &d) in deep.iter().enumerate().skip(1) {
+        let kk = key(d);
+        if kk < ck {
+            ck = kk;
+            ci = k;
+        }
+    }
+    let c = deep[ci];
+    let pc = proj[c as usize];
+    let dc = points[c as usize].depth;
+    // The other three by pseudo-angle about the comparator, as the polygon holds them.
+    let mut v = [(0.0, 0u32); 3];
+    let mut j = 0;
+    for (k, &d) in deep.iter().enumerate() {
+        if k != ci {
+            let q = proj[d as usize];
+            v[j] = (pseudo_angle(q[0] - pc[0], q[1] - pc[1]), d);
+            j += 1;
+        }
+    }
+    if v[1].0 < v[0].0 {
+        v.swap(0, 1);
+    }
+    if v[2].0 < v[1].0 {
+        v.swap(1, 2);
+        if v[1].0 < v[0].0 {
+            v.swap(0, 1);
+        }
+    }
+    if !(v[0].0 < v[1].0 && v[1].0 < v[2].0) {
+        return false; // equal or NaN angles
+    }
+    // The general pass's tolerances (`extent` by the same expression).
+    let extent = proj
+        .iter()
+        .map(|p| (p[0] - pc[0]).abs().max((p[1] - pc[1]).abs()))
+        .fold(0.0, f64::max);
+    let tol = 1e-9 * (1.0 + extent);
+    let (d_lo, d_hi) = deep
+        .iter()
+        .map(|&i| points[i as usize].depth)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), d| {
+            (lo.min(d), hi.max(d))
+        });
+    // The largest `tol_i` of a corner.
+    let tol_corner = tol + WALL_SLOPE * (dc - d_lo).max(0.0);
+    let depth_tol = 1e-9 * (1.0 + dc.abs());
+    // Convex position with margin, turning counter-clockwise from the comparator
+    // (the three angles' cyclic order starts after their largest gap).
+    let (g01, g12, g20) = (v[1].0 - v[0].0, v[2].0 - v[1].0, v[0].0 + TURN - v[2].0);
+    let first = if g01 >= g12 && g01 >= g20 {
+        1
+    } else if g12 >= g20 {
+        2
+    } else {
+        0
+    };
+    let q = [
+        pc,
+        proj[v[first].1 as usize],
+        proj[v[(first + 1) % 3].1 as usize],
+        proj[v[(first + 2) % 3].1 as usize],
+    ];
+    let r_max = q[1..]
+        .iter()
+        .map(|p| radius(p[0] - pc[0], p[1] - pc[1]))
+        .fold(0.0, f64::max);
+    let mut turn_min = f64::INFINITY;
+    for k in 0..4 {
+        let (a, b, e) = (q[(k + 3) % 4], q[k], q[(k + 1) % 4]);
+        let turn = (b[0] - a[0]) * (e[1] - b[1]) - (b[1] - a[1]) * (e[0] - b[0]);
+        turn_min = turn_min.min(turn);
+    }
+    // Every triangle's heights ≥ `h_min` (twice its area over a side ≤ 2·r_max).
+    let h_min = turn_min / (2.0 * r_max);
+    let wide = h_min >= 1e3 * tol_corner; // false for NaN
+    if !wide {
+        return false;
+    }
+    // The shallow points: each above a corner, and shallower than any fan
+    // triangle's surface (≥ d_lo − 3·(δ/h_min)·d_hi, δ ≤ tol_i/2; twice that
+    // taken) by more than `depth_tol` (twice that taken).
+    for (p, pp) in points.iter().zip(proj) {
+        if p.depth > 0.0 {
+            continue;
+        }
+        let tol_i = tol + WALL_SLOPE * (dc - p.depth).max(0.0);
+        let below = p.depth < d_lo - 3.0 * (tol_i / h_min) * d_hi - 2.0 * depth_tol;
+        if !below {
+            return false;
+        }
+        let half = 0.5 * tol_i;
+        let near = q.iter().any(|c| {
+            let (dx, dy) = (pp[0] - c[0], pp[1] - c[1]);
+            dx * dx + dy * dy <= half * half
+        });
+        if !near {
+            return false;
+        }
+    }
+    out.push(c);
+    out.extend(v.iter().map(|x| x.1));
+    true
 }
 
 /// The bottom of a collinear point set: visiting deepest first, a point is kept if it
@@ -416,6 +588,100 @@ mod tests {
         let mut by_pseudo = dirs;
         by_pseudo.sort_by(|a, b| pseudo_angle(a.0, a.1).total_cmp(&pseudo_angle(b.0, b.1)));
         assert_eq!(by_angle, by_pseudo);
+    }
+
+    /// A box's manifold on a plane as `plane_polytope` builds it: the corners below
+    /// the plane (depth = distance below), then the crossings of the edges (depth 0).
+    fn box_on_plane(
+        half: Vec3,
+        rot: crate::math::Quat,
+        centre: Vec3,
+        plane: crate::math::Quat,
+    ) -> (Vec<ContactPoint>, Vec3) {
+        let corners: Vec<Vec3> = (0..8)
+            .map(|k| {
+                let s = |b: usize| if k & b != 0 { 1.0 } else { -1.0 };
+                centre + rot * Vec3::new(s(1) * half.x, s(2) * half.y, s(4) * half.z)
+            })
+            .collect();
+        let mut pts: Vec<ContactPoint> = corners
+            .iter()
+            .filter(|c| c.z < 0.0)
+            .map(|c| ContactPoint::at(plane * c, -c.z))
+            .collect();
+        for a in 0..8usize {
+            for b in [1usize, 2, 4] {
+                if a & b == 0 {
+                    let (p, q) = (corners[a], corners[a | b]);
+                    if (p.z < 0.0) != (q.z < 0.0) {
+                        let x = p + (q - p) * (p.z / (p.z - q.z));
+                        pts.push(ContactPoint::at(plane * x, 0.0));
+                    }
+                }
+            }
+        }
+        (pts, -(plane * Vec3::z()))
+    }
+
+    #[test]
+    fn face_of_four_is_the_general_selection() {
+        // Boxes resting on a plane of any orientation, level or tilted by up to
+        // 0.3 rad, sunk 1e-9–1e-2 m: wherever the face path answers, it answers
+        // what the general pass does, point for point and in its order; it
+        // answers for every level box sunk ≥ 1e-6 m (the grid's resting boxes).
+        let mut rng = crate::math::SplitMix64::new(18);
+        let (mut taken, mut level_taken, mut level) = (0, 0, 0);
+        for case in 0..20_000 {
+            let half = Vec3::new(
+                rng.uniform(0.01, 0.5),
+                rng.uniform(0.01, 0.5),
+                rng.uniform(0.01, 0.5),
+            );
+            let tilt = [0.0, 1e-12, 1e-8, 1e-5, 1e-3, 0.03, 0.3][case % 7];
+            let yaw = rng.uniform(-3.2, 3.2);
+            let axis = rng.uniform(-3.2, 3.2);
+            let rot = crate::math::Quat::from_axis_angle(
+                &nalgebra::Unit::new_normalize(Vec3::new(axis.cos(), axis.sin(), 0.0)),
+                tilt,
+            ) * crate::math::Quat::from_axis_angle(&Vec3::z_axis(), yaw);
+            let sink = 10f64.powf(rng.uniform(-9.0, -2.0));
+            let low = (0..8)
+                .map(|k| {
+                    let s = |b: usize| if k & b != 0 { 1.0 } else { -1.0 };
+                    (rot * Vec3::new(s(1) * half.x, s(2) * half.y, s(4) * half.z)).z
+                })
+                .fold(f64::INFINITY, f64::min);
+            let centre = Vec3::new(rng.uniform(-5.0, 5.0), rng.uniform(-5.0, 5.0), -sink - low);
+            let plane = if case % 3 == 0 {
+                crate::math::Quat::identity()
+            } else {
+                rng.rotation()
+            };
+            let (mut pts, normal) = box_on_plane(half, rot, centre, plane);
+            let shift = case % pts.len().max(1);
+            pts.rotate_left(shift);
+            let mut s = SelectScratch::default();
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            s.proj.clear();
+            let (t1, t2) = tangent_basis(&normal);
+            s.proj
+                .extend(pts.iter().map(|p| [t1.dot(&p.p_w), t2.dot(&p.p_w)]));
+            let took = face_of_four(&pts, &s.proj, &mut fast);
+            select(&pts, &mut s, &mut general);
+            if took {
+                taken += 1;
+                assert_eq!(fast, general, "case {case}");
+            } else {
+                assert!(fast.is_empty());
+            }
+            if tilt <= 1e-8 && sink >= 1e-6 {
+                level += 1;
+                level_taken += took as usize;
+            }
+        }
+        println!("face path: {taken} of 20,000 boxes, {level_taken} of {level} level ones");
+        assert_eq!(level_taken, level, "level boxes on the face path");
+        assert!(taken > level, "{taken} of 20,000 on the face path");
     }
 
     fn pt(x: f64, y: f64, depth: f64) -> ContactPoint {

@@ -30,19 +30,16 @@ pub(crate) fn collide(
     // Heights in the polytope frame: h(v) = n_l·v − off_l.
     let n_l = xb.rotation.inverse() * n;
     let off_l = n.dot(&(xa.translation.vector - xb.translation.vector));
-    // Quick reject through the support point.
-    let h_min = poly
-        .vertices
-        .iter()
-        .map(|v| n_l.dot(v))
-        .fold(f64::INFINITY, f64::min)
-        - off_l;
-    if h_min.is_nan() || h_min >= 0.0 {
-        return None;
-    }
     let heights = &mut work.poly.heights;
     heights.clear();
     heights.extend(poly.vertices.iter().map(|v| n_l.dot(v) - off_l));
+    // Quick reject through the support point: the lowest height (the rounded
+    // difference is monotone in n_l·v, so this is min(n_l·v) − off_l to the bit;
+    // NaN heights are skipped by `min` as before, and a NaN offset leaves +∞).
+    let h_min = heights.iter().copied().fold(f64::INFINITY, f64::min);
+    if h_min.is_nan() || h_min >= 0.0 {
+        return None;
+    }
     // Vertices below the surface.
     for (v, h) in poly.vertices.iter().zip(heights.iter()) {
         if *h < 0.0 {
