@@ -166,7 +166,30 @@
 //! in a row whose residual is not below half the best so far (lcp14), or on a
 //! non-positive-definite pivot block;
 //! the caller hands failed islands to another solver (counted). An island with a
-//! side that is not a 6-DoF body ([`BodyRows::ok`]) is not attempted (skipped).
+//! side that is not a 6-DoF body ([`BodyRows::ok`]) is solved in DoF space where
+//! [`DofRows::ok`] marks it (below), else not attempted (skipped).
+//!
+//! # Articulated islands (lcp19, [`PrimalSolver::solve_contacts_dofs`])
+//! An island with a robot's side or a joint-limit row is the same dual in the
+//! generalized velocities: `x` stacks the island's DoF blocks (a free body's 6,
+//! a robot's `nv`; [`DofRows`]: per block M and M⁻¹ dense, per point and side
+//! its rows of G on the block's DoFs, 3 × ndof), `f(x) = ½ xᵀ M x + Σ_i
+//! φ_i(G_i x + q_i)` with M block diagonal, and `H = M + Σ_i G_iᵀ K_i G_i` is
+//! assembled dense over the island's `N = Σ ndof` unknowns (a robot's block is
+//! dense anyway; the free bodies it touches couple through the points) and
+//! factored by a dense Cholesky (`N³/6`; islands of more than [`DOF_MAX`]
+//! unknowns are skipped). A joint-limit row is a one-sided normal row with
+//! μ = 0 (its tangent placeholders have no rows of G, radius 0: no impulse).
+//! The passes are the body-space ones — proximal centre, Anderson on the
+//! radii, the warm start at the minimizer of the guess's pieces, the factor
+//! kept while the pieces hold, the stall test, the bracketed line search —
+//! without the options that are off by default. ρ is
+//! [`PrimalParams::dof_proximal`] (1e-7, [`DOF_PROXIMAL`]): the rover's line
+//! contacts are dependent rows whose load split moves by only `ε/(ε + ρ)` per
+//! pass, and at 1e-6 the stall test gave them up at a residual of 1.04e-9.
+//! The pipeline gives a robot's M as CRBA computed it beside the M⁻¹ that W
+//! was built from ([`DofRows::push_block_with_mass`]); a free body's M is the
+//! inverse of its M⁻¹ ([`DofRows::push_block`]).
 //!
 //! # Cost
 //! Per Newton step: one pass over the points (projection, gradient), the
@@ -174,6 +197,8 @@
 //! Cholesky (6·nb rows), the line search's pass over the points (the
 //! breakpoints, then 1–2 evaluations of `f'(α)`). No
 //! allocation once the results have been sized (the factor's buffers grow once).
+//! In DoF space: the dense H's assembly (`Σ_points ndof_s · ndof_t · 3` per
+//! factorization) and its Cholesky (`N³/6`), the same passes over the points.
 
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
@@ -652,6 +677,8 @@ pub struct PrimalResults {
     td: Vec<f64>,
     hd: Vec<f64>,
     kj: Vec<f64>,
+    /// Per side of a point: the DoF columns its rows touch.
+    nz_cols: [Vec<u32>; 2],
 }
 
 /// A breakpoint of the line search: `(α, jump of f'')`, ordered by α (then
@@ -3347,6 +3374,7 @@ impl PrimalSolver {
             dof_at,
             hd,
             kj,
+            nz_cols,
             e,
             normal_on,
             tangent,
@@ -3361,40 +3389,59 @@ impl PrimalSolver {
                 hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
             }
         }
+        // The lower triangle only (what `dense_cholesky` reads), over the
+        // columns each side's rows touch (a foot's rows: its chain's DoFs).
         for &i in order {
             let i = i as usize;
             let Some(k) = hessian(&e[i], normal_on[i], tangent[i]) else {
                 continue;
             };
-            for &(bt, offt) in &dofs.side[i] {
+            for (side, &(b, off)) in dofs.side[i].iter().enumerate() {
+                let nz = &mut nz_cols[side];
+                nz.clear();
+                if b != NO_BODY {
+                    let n = dofs.ndof[b as usize] as usize;
+                    let j = &dofs.jac[off..off + 3 * n];
+                    nz.extend(
+                        (0..n)
+                            .filter(|&c| j[c] != 0.0 || j[n + c] != 0.0 || j[2 * n + c] != 0.0)
+                            .map(|c| c as u32),
+                    );
+                }
+            }
+            for (tside, &(bt, offt)) in dofs.side[i].iter().enumerate() {
                 if bt == NO_BODY {
                     continue;
                 }
                 let nt = dofs.ndof[bt as usize] as usize;
                 let ct = dof_at[bt as usize] as usize;
                 let jt = &dofs.jac[offt..offt + 3 * nt];
-                // K J_t (3 × nt).
+                // K J_t (3 × nt) on its non-zero columns.
                 kj.clear();
-                for kr in &k {
-                    for c in 0..nt {
-                        kj.push(kr[0] * jt[c] + kr[1] * jt[nt + c] + kr[2] * jt[2 * nt + c]);
+                kj.resize(3 * nt, 0.0);
+                for &c in &nz_cols[tside] {
+                    let c = c as usize;
+                    for (r, kr) in k.iter().enumerate() {
+                        kj[r * nt + c] =
+                            kr[0] * jt[c] + kr[1] * jt[nt + c] + kr[2] * jt[2 * nt + c];
                     }
                 }
-                for &(bs, offs) in &dofs.side[i] {
+                for (sside, &(bs, offs)) in dofs.side[i].iter().enumerate() {
                     if bs == NO_BODY {
                         continue;
                     }
                     let ns = dofs.ndof[bs as usize] as usize;
                     let cs = dof_at[bs as usize] as usize;
                     let js = &dofs.jac[offs..offs + 3 * ns];
-                    for r in 0..ns {
+                    for &r in &nz_cols[sside] {
+                        let r = r as usize;
                         let (j0, j1, j2) = (js[r], js[ns + r], js[2 * ns + r]);
-                        if j0 == 0.0 && j1 == 0.0 && j2 == 0.0 {
-                            continue;
-                        }
-                        let row = &mut hd[(cs + r) * nx + ct..(cs + r) * nx + ct + nt];
-                        for (c, h) in row.iter_mut().enumerate() {
-                            *h += j0 * kj[c] + j1 * kj[nt + c] + j2 * kj[2 * nt + c];
+                        let row = &mut hd[(cs + r) * nx..(cs + r) * nx + nx];
+                        for &c in &nz_cols[tside] {
+                            let c = c as usize;
+                            if ct + c <= cs + r {
+                                row[ct + c] += j0 * kj[c] + j1 * kj[nt + c] + j2 * kj[2 * nt + c];
+                            }
                         }
                     }
                 }

@@ -606,8 +606,10 @@ fn br_free(blocks: &[super::DofBlock], b: u32) -> bool {
         .is_some_and(|k| k.ndof == 6 && matches!(k.kind, super::DofKind::Free { .. }))
 }
 
-/// The primal solver (`solver::primal`) on the islands of free bodies; the
-/// islands it skips (an articulated robot) or fails on go to the Newton path
+/// The primal solver (`solver::primal`) on the islands of free bodies, and
+/// (lcp19) in DoF space on the islands with a robot's side or a joint limit
+/// ([`dof_rows`]); the islands it skips (over `solver::primal::DOF_MAX`
+/// unknowns, or a block without its M) or fails on go to the Newton path
 /// ([`newton_on_w`]) from its iterate, counted in
 /// `StepStats::primal_fallback_islands`. Returns the status of the whole solve
 /// as Newton's (Unconverged: the caller's PGS fallback from `ls.newton.z`).
@@ -777,7 +779,9 @@ const PRIMAL_DUMP_MAX: usize = 8;
 /// q, μ, islands, the bodies' M and M⁻¹, the sides' rows of G, the CFM, and the
 /// guess) as JSON, for the solves after the first `RTPHYS_PRIMAL_DUMP_SKIP`, at
 /// most [`PRIMAL_DUMP_MAX`]; W is `G M⁻¹ Gᵀ + diag(cfm)` of these rows (lcp16,
-/// tests/lcp_primal.rs reads them back).
+/// tests/lcp_primal.rs reads them back). With an island not in body space,
+/// also `dof`: the DoF-space rows and W's blocks as assembled (lcp19,
+/// tests/lcp_robots_primal.rs reads them back from tests/data/primal_robots/).
 fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
