@@ -187,6 +187,8 @@
 //! [`PrimalParams::dof_proximal`] (1e-7, [`DOF_PROXIMAL`]): the rover's line
 //! contacts are dependent rows whose load split moves by only `ε/(ε + ρ)` per
 //! pass, and at 1e-6 the stall test gave them up at a residual of 1.04e-9.
+//! The stall test allows [`PrimalParams::dof_stall_passes`] (6): the driving
+//! rover's sliding points take 5–7 passes on their radii.
 //! The pipeline gives a robot's M as CRBA computed it beside the M⁻¹ that W
 //! was built from ([`DofRows::push_block_with_mass`]); a free body's M is the
 //! inverse of its M⁻¹ ([`DofRows::push_block`]).
@@ -337,6 +339,9 @@ pub struct PrimalParams {
     /// ρ of the proximal term on the islands solved in DoF space ("Articulated
     /// islands", lcp19; [`DOF_PROXIMAL`]); `proximal` stays the body-space one.
     pub dof_proximal: f64,
+    /// [`PrimalParams::stall_passes`] on the islands solved in DoF space
+    /// ([`DOF_STALL_PASSES`]).
+    pub dof_stall_passes: usize,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -380,6 +385,7 @@ impl Default for PrimalParams {
             cone_warm: CONE_WARM,
             cone_skip_sliding: false,
             dof_proximal: DOF_PROXIMAL,
+            dof_stall_passes: DOF_STALL_PASSES,
         }
     }
 }
@@ -471,6 +477,16 @@ pub const WARM_PIECES: bool = true;
 /// round-off of u amplified by 1/ρ). The humanoid's dumps: 1 pass at each,
 /// residual 8e-11 (1e-6), 2e-11 – 6e-11 (1e-7), 2e-10 – 9e-10 (1e-8).
 pub const DOF_PROXIMAL: f64 = 1e-7;
+
+/// The default of [`PrimalParams::dof_stall_passes`] (lcp19): 6. The rover
+/// driving its curve (wheel speeds 4 and 5 rad/s, `tools::bench::robot_command`)
+/// handed 724 islands to the Newton path in 3,000 steps at 3 (15 of them then
+/// failed to PGS): its sliding points' radii take 5–7 passes, several without
+/// halving the residual. Eight of those islands (`tests/data/primal_robots/
+/// diffdrive_drive_*`, each given up at 3): at 6, 7 converge in 5–7 passes
+/// (as with no stall test); the eighth does not converge in 200 passes at ρ =
+/// 1e-7 either.
+pub const DOF_STALL_PASSES: usize = 6;
 
 /// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
 /// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
@@ -3261,7 +3277,7 @@ impl PrimalSolver {
                 stalled = 0;
             } else {
                 stalled += 1;
-                if p.stall_passes > 0 && stalled >= p.stall_passes {
+                if p.dof_stall_passes > 0 && stalled >= p.dof_stall_passes {
                     return (false, residual);
                 }
             }

@@ -625,7 +625,8 @@ fn primal_on_w(
     if dofs {
         dof_rows(ls);
     }
-    if let Some(dir) = primal_dump_dir() {
+    let failed_only = primal_dump_dir().is_some() && primal_dump_failed();
+    if let Some(dir) = primal_dump_dir().filter(|_| !failed_only) {
         dump_primal_problem(p, ls, warm, dir);
     }
     let solver = PrimalSolver::new(primal_params(p));
@@ -636,6 +637,12 @@ fn primal_on_w(
         if warm { Some(&ls.impulse) } else { None },
         &mut ls.primal,
     );
+    if let Some(dir) =
+        primal_dump_dir().filter(|_| failed_only && status != PrimalStatus::Converged)
+    {
+        // The same problem and guess (`ls.impulse` is still the guess here).
+        dump_primal_problem(p, ls, warm, dir);
+    }
     let st = ls.primal.stats;
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
     stats.solver_iterations = st.iterations;
@@ -769,6 +776,14 @@ fn primal_dump_dir() -> Option<&'static str> {
     static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     DIR.get_or_init(|| std::env::var("RTPHYS_PRIMAL_DUMP").ok())
         .as_deref()
+}
+
+/// `RTPHYS_PRIMAL_DUMP_FAILED` (with `RTPHYS_PRIMAL_DUMP`): only the solves
+/// with an island the primal solver did not converge on are written (after
+/// the solve, with the same problem and guess; lcp19). Read once.
+fn primal_dump_failed() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("RTPHYS_PRIMAL_DUMP_FAILED").is_some())
 }
 
 /// Files written by [`dump_primal_problem`] at most.
