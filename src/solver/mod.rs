@@ -47,5 +47,6 @@ pub use pgs::{
     PgsStatus, PolygonCone, PolygonTable,
 };
 pub use primal::{
-    BodyRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver, PrimalStats, PrimalStatus,
+    BodyRows, DofRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver, PrimalStats,
+    PrimalStatus,
 };

@@ -166,7 +166,32 @@
 //! in a row whose residual is not below half the best so far (lcp14), or on a
 //! non-positive-definite pivot block;
 //! the caller hands failed islands to another solver (counted). An island with a
-//! side that is not a 6-DoF body ([`BodyRows::ok`]) is not attempted (skipped).
+//! side that is not a 6-DoF body ([`BodyRows::ok`]) is solved in DoF space where
+//! [`DofRows::ok`] marks it (below), else not attempted (skipped).
+//!
+//! # Articulated islands (lcp19, [`PrimalSolver::solve_contacts_dofs`])
+//! An island with a robot's side or a joint-limit row is the same dual in the
+//! generalized velocities: `x` stacks the island's DoF blocks (a free body's 6,
+//! a robot's `nv`; [`DofRows`]: per block M and M⁻¹ dense, per point and side
+//! its rows of G on the block's DoFs, 3 × ndof), `f(x) = ½ xᵀ M x + Σ_i
+//! φ_i(G_i x + q_i)` with M block diagonal, and `H = M + Σ_i G_iᵀ K_i G_i` is
+//! assembled dense over the island's `N = Σ ndof` unknowns (a robot's block is
+//! dense anyway; the free bodies it touches couple through the points) and
+//! factored by a dense Cholesky (`N³/6`; islands of more than [`DOF_MAX`]
+//! unknowns are skipped). A joint-limit row is a one-sided normal row with
+//! μ = 0 (its tangent placeholders have no rows of G, radius 0: no impulse).
+//! The passes are the body-space ones — proximal centre, Anderson on the
+//! radii, the warm start at the minimizer of the guess's pieces, the factor
+//! kept while the pieces hold, the stall test, the bracketed line search —
+//! without the options that are off by default. ρ is
+//! [`PrimalParams::dof_proximal`] (1e-7, [`DOF_PROXIMAL`]): the rover's line
+//! contacts are dependent rows whose load split moves by only `ε/(ε + ρ)` per
+//! pass, and at 1e-6 the stall test gave them up at a residual of 1.04e-9.
+//! The stall test allows [`PrimalParams::dof_stall_passes`] (6): the driving
+//! rover's sliding points take 5–7 passes on their radii.
+//! The pipeline gives a robot's M as CRBA computed it beside the M⁻¹ that W
+//! was built from ([`DofRows::push_block_with_mass`]); a free body's M is the
+//! inverse of its M⁻¹ ([`DofRows::push_block`]).
 //!
 //! # Cost
 //! Per Newton step: one pass over the points (projection, gradient), the
@@ -174,6 +199,8 @@
 //! Cholesky (6·nb rows), the line search's pass over the points (the
 //! breakpoints, then 1–2 evaluations of `f'(α)`). No
 //! allocation once the results have been sized (the factor's buffers grow once).
+//! In DoF space: the dense H's assembly (`Σ_points ndof_s · ndof_t · 3` per
+//! factorization) and its Cholesky (`N³/6`), the same passes over the points.
 
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
@@ -309,6 +336,12 @@ pub struct PrimalParams {
     /// against the default's 103.5, landing 74.5 against 63.2 (108.5 without
     /// the skip).
     pub cone_skip_sliding: bool,
+    /// ρ of the proximal term on the islands solved in DoF space ("Articulated
+    /// islands", lcp19; [`DOF_PROXIMAL`]); `proximal` stays the body-space one.
+    pub dof_proximal: f64,
+    /// [`PrimalParams::stall_passes`] on the islands solved in DoF space
+    /// ([`DOF_STALL_PASSES`]).
+    pub dof_stall_passes: usize,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -351,6 +384,8 @@ impl Default for PrimalParams {
             cone_runs: CONE_RUNS,
             cone_warm: CONE_WARM,
             cone_skip_sliding: false,
+            dof_proximal: DOF_PROXIMAL,
+            dof_stall_passes: DOF_STALL_PASSES,
         }
     }
 }
@@ -429,6 +464,29 @@ pub const COUPLED: bool = false;
 /// (`bench`, radius Newton off): 277 factorizations and 8,578 µs/step with
 /// it, 497 and 17,895 without.
 pub const WARM_PIECES: bool = true;
+
+/// The default of [`PrimalParams::dof_proximal`] (lcp19): 1e-7. On the
+/// rover's resting solves (`tests/data/primal_robots/diffdrive_rest_09*`: nine
+/// points on the two wheels' line contacts and the caster, dependent rows) at
+/// ρ = 1e-6 the residual stays at 1.04e-9 (the tolerance 1e-9) for the passes
+/// the stall test allows (3 of 4 dumps given up after 4 passes; without the
+/// stall test they converge after 18 passes: each pass moves the load's split
+/// over the dependent rows by ε/(ε + ρ) only, and the residual of a pass is
+/// ρ D (z − z_k)); at 1e-7 every dump converges in 1–3 passes (residual
+/// 3e-12 – 2e-11), at 1e-8 in 1–2 with the residual at 6e-11 – 9e-10 (the
+/// round-off of u amplified by 1/ρ). The humanoid's dumps: 1 pass at each,
+/// residual 8e-11 (1e-6), 2e-11 – 6e-11 (1e-7), 2e-10 – 9e-10 (1e-8).
+pub const DOF_PROXIMAL: f64 = 1e-7;
+
+/// The default of [`PrimalParams::dof_stall_passes`] (lcp19): 6. The rover
+/// driving its curve (wheel speeds 4 and 5 rad/s, `tools::bench::robot_command`)
+/// handed 724 islands to the Newton path in 3,000 steps at 3 (15 of them then
+/// failed to PGS): its sliding points' radii take 5–7 passes, several without
+/// halving the residual. Eight of those islands (`tests/data/primal_robots/
+/// diffdrive_drive_*`, each given up at 3): at 6, 7 converge in 5–7 passes
+/// (as with no stall test); the eighth does not converge in 200 passes at ρ =
+/// 1e-7 either.
+pub const DOF_STALL_PASSES: usize = 6;
 
 /// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
 /// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
@@ -529,6 +587,8 @@ pub struct PrimalStats {
     pub islands: usize,
     pub failed_islands: usize,
     pub skipped_islands: usize,
+    /// Islands solved in DoF space ([`DofRows`], "Articulated islands").
+    pub articulated_islands: usize,
 }
 
 /// The piece of a point's tangent projection (and, in the cone run, of the
@@ -621,6 +681,20 @@ pub struct PrimalResults {
     poly_n: Vec<(f64, f64)>,
     poly_v: Vec<(f64, f64)>,
     breaks: Vec<Break>,
+    /// The DoF-space path ("Articulated islands"): per block its offset in
+    /// the island vectors (or `u32::MAX`), the island's blocks, x, ∇f, the
+    /// step and a scratch vector, the dense H and its factor (row-major), and
+    /// `K J` of one side.
+    dof_at: Vec<u32>,
+    dof_blocks: Vec<u32>,
+    xd: Vec<f64>,
+    gd: Vec<f64>,
+    dd: Vec<f64>,
+    td: Vec<f64>,
+    hd: Vec<f64>,
+    kj: Vec<f64>,
+    /// Per side of a point: the DoF columns its rows touch.
+    nz_cols: [Vec<u32>; 2],
 }
 
 /// A breakpoint of the line search: `(α, jump of f'')`, ordered by α (then
@@ -892,6 +966,17 @@ impl PrimalSolver {
         guess: Option<&[f64]>,
         res: &mut PrimalResults,
     ) -> PrimalStatus {
+        self.solve_all(problem, rows, None, guess, res)
+    }
+
+    fn solve_all(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        dofs: Option<&DofRows>,
+        guess: Option<&[f64]>,
+        res: &mut PrimalResults,
+    ) -> PrimalStatus {
         res.stats = PrimalStats {
             residual: 0.0,
             ..PrimalStats::default()
@@ -926,6 +1011,8 @@ impl PrimalSolver {
             || p.tolerance.is_nan()
             || p.proximal.is_nan()
             || p.proximal < 0.0
+            || p.dof_proximal.is_nan()
+            || p.dof_proximal < 0.0
         {
             res.stats.residual = f64::INFINITY;
             return PrimalStatus::InvalidProblem;
@@ -991,6 +1078,19 @@ impl PrimalSolver {
         for s in 0..islands {
             let order = &problem.order[problem.island_start[s]..problem.island_start[s + 1]];
             if !rows.ok[s] {
+                if let Some(d) = dofs.filter(|d| d.ok[s]) {
+                    if let Some((ok, r)) = self.island_dofs(problem, rows, d, order, res) {
+                        res.island_solved.push(ok);
+                        res.island_skipped.push(false);
+                        if ok {
+                            res.stats.residual = res.stats.residual.max(r);
+                        } else {
+                            res.stats.failed_islands += 1;
+                            status = PrimalStatus::Unconverged;
+                        }
+                        continue;
+                    }
+                }
                 res.island_solved.push(false);
                 res.island_skipped.push(true);
                 res.stats.skipped_islands += 1;
@@ -2815,4 +2915,749 @@ fn diag_block(problem: &ContactProblem, i: usize) -> [f64; 3] {
         Some(k) => [problem.w[k][0], problem.w[k][4], problem.w[k][8]],
         None => [0.0; 3],
     }
+}
+
+// ---------------------------------------------------------------------------
+// Articulated islands: the same dual in generalized velocities (lcp19).
+// ---------------------------------------------------------------------------
+
+/// Unknowns of an island solved in DoF space ([`DofRows`]) at most; a larger
+/// island is skipped (its dense H would cost `N³/6` per factorization).
+pub const DOF_MAX: usize = 160;
+
+/// The DoF-space data of a [`ContactProblem`] ("Articulated islands", lcp19):
+/// per DoF block (a free body's 6 velocities or a robot's `nv` generalized
+/// velocities) its dense M and M⁻¹, per point its sides' blocks and rows of G
+/// on the block's DoFs. The CFM is [`BodyRows::cfm`]. Reproduces the problem's
+/// W: `W_ij = Σ_{sides on a shared block} J_i M⁻¹ J_jᵀ (+ diag(E_i), i = j)`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DofRows {
+    /// Per block: its DoFs and the offset of its M and M⁻¹ (`ndof²` each,
+    /// row-major) in `mass` and `minv`.
+    pub ndof: Vec<u32>,
+    pub at: Vec<usize>,
+    pub mass: Vec<f64>,
+    pub minv: Vec<f64>,
+    /// Per point and side: the block ([`NO_BODY`]: static) and the offset in
+    /// `jac` of its rows (n, t₁, t₂; `ndof` coefficients each, row-major).
+    pub side: Vec<[(u32, usize); 2]>,
+    pub jac: Vec<f64>,
+    /// Per island: solved in DoF space (every moving side a block with its M).
+    pub ok: Vec<bool>,
+    /// Scratch of [`DofRows::push_block`] (the factor of M⁻¹).
+    scratch: Vec<f64>,
+}
+
+impl DofRows {
+    /// Empties the rows, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.ndof.clear();
+        self.at.clear();
+        self.mass.clear();
+        self.minv.clear();
+        self.side.clear();
+        self.jac.clear();
+        self.ok.clear();
+    }
+
+    /// Appends a block of `ndof` DoFs from its M⁻¹ (row-major): M = (M⁻¹)⁻¹ by
+    /// the Cholesky factor of M⁻¹ (so that M is the inverse of the M⁻¹ that W
+    /// was built from, to round-off). False (the block stored as zeros) when
+    /// M⁻¹ is not positive definite or not finite.
+    pub fn push_block(&mut self, minv: &[f64], ndof: usize) -> bool {
+        let n2 = ndof * ndof;
+        let at = self.mass.len();
+        self.ndof.push(ndof as u32);
+        self.at.push(at);
+        self.mass.resize(at + n2, 0.0);
+        self.minv.resize(at + n2, 0.0);
+        if minv.len() != n2 || !all_finite(minv) {
+            return false;
+        }
+        self.minv[at..at + n2].copy_from_slice(minv);
+        self.scratch.clear();
+        self.scratch.extend_from_slice(minv);
+        if !dense_cholesky(&mut self.scratch, ndof) {
+            self.minv[at..at + n2].fill(0.0);
+            return false;
+        }
+        let m = &mut self.mass[at..at + n2];
+        for c in 0..ndof {
+            let col = &mut m[c * ndof..(c + 1) * ndof];
+            col.fill(0.0);
+            col[c] = 1.0;
+            dense_cholesky_solve(&self.scratch, ndof, col);
+        }
+        // Symmetric to the last bit (M's columns were solved one by one).
+        for r in 0..ndof {
+            for c in r + 1..ndof {
+                let v = 0.5 * (m[r * ndof + c] + m[c * ndof + r]);
+                m[r * ndof + c] = v;
+                m[c * ndof + r] = v;
+            }
+        }
+        if !all_finite(m) {
+            m.fill(0.0);
+            self.minv[at..at + n2].fill(0.0);
+            return false;
+        }
+        true
+    }
+
+    /// Appends a block of `ndof` DoFs with its M⁻¹ and M (row-major; M
+    /// symmetric) as given. False (the block stored as zeros) when either is
+    /// not finite or not of `ndof²` entries.
+    pub fn push_block_with_mass(&mut self, minv: &[f64], mass: &[f64], ndof: usize) -> bool {
+        let n2 = ndof * ndof;
+        let at = self.mass.len();
+        self.ndof.push(ndof as u32);
+        self.at.push(at);
+        if minv.len() != n2 || mass.len() != n2 || !all_finite(minv) || !all_finite(mass) {
+            self.mass.resize(at + n2, 0.0);
+            self.minv.resize(at + n2, 0.0);
+            return false;
+        }
+        self.mass.extend_from_slice(mass);
+        self.minv.extend_from_slice(minv);
+        true
+    }
+
+    /// Whether the rows are consistent with `n` points and `islands` islands.
+    fn valid(&self, n: usize, islands: usize) -> bool {
+        let nb = self.ndof.len();
+        self.at.len() == nb
+            && self.side.len() == n
+            && self.ok.len() == islands
+            && self.minv.len() == self.mass.len()
+            && (0..nb).all(|b| {
+                let d = self.ndof[b] as usize;
+                self.at[b] + d * d <= self.mass.len()
+            })
+            && self.side.iter().all(|s| {
+                s.iter().all(|&(b, off)| {
+                    b == NO_BODY
+                        || ((b as usize) < nb
+                            && off + 3 * self.ndof[b as usize] as usize <= self.jac.len())
+                })
+            })
+            && all_finite(&self.jac)
+            && all_finite(&self.mass)
+    }
+}
+
+/// In-place Cholesky of the `n×n` row-major symmetric `a` (its lower triangle
+/// read): `L` in the lower triangle. False on a pivot that is not positive.
+fn dense_cholesky(a: &mut [f64], n: usize) -> bool {
+    for j in 0..n {
+        let rest = &mut a[j * n..];
+        let (rj, below) = rest.split_at_mut(n);
+        let d = rj[j] - rj[..j].iter().map(|v| v * v).sum::<f64>();
+        if d.is_nan() || d <= 0.0 || !d.is_finite() {
+            return false;
+        }
+        let d = d.sqrt();
+        rj[j] = d;
+        for ri in below.chunks_exact_mut(n) {
+            let s = ri[j]
+                - ri[..j]
+                    .iter()
+                    .zip(&rj[..j])
+                    .map(|(a, b)| a * b)
+                    .sum::<f64>();
+            ri[j] = s / d;
+        }
+    }
+    true
+}
+
+/// Solves `L Lᵀ x = b` in place with the factor of [`dense_cholesky`].
+fn dense_cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
+    for i in 0..n {
+        let row = &l[i * n..i * n + i];
+        let mut s = b[i];
+        for (k, lv) in row.iter().enumerate() {
+            s -= lv * b[k];
+        }
+        b[i] = s / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= l[k * n + i] * b[k];
+        }
+        b[i] = s / l[i * n + i];
+    }
+}
+
+/// `y = A x` for a dense `n×n` row-major A.
+#[inline]
+fn dense_mul(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
+    for (r, yv) in y.iter_mut().enumerate().take(n) {
+        let row = &a[r * n..(r + 1) * n];
+        *yv = row.iter().zip(x).map(|(a, b)| a * b).sum();
+    }
+}
+
+/// `J x` for a side's rows (3 × ndof, row-major) on the block's part of x.
+#[inline]
+fn jd_times(j: &[f64], x: &[f64]) -> [f64; 3] {
+    let n = x.len();
+    let mut out = [0.0; 3];
+    for (a, o) in out.iter_mut().enumerate() {
+        *o = j[a * n..(a + 1) * n]
+            .iter()
+            .zip(x)
+            .map(|(a, b)| a * b)
+            .sum();
+    }
+    out
+}
+
+/// `y += s Jᵀ v` for a side's rows on the block's part y.
+#[inline]
+fn jdt_add(j: &[f64], v: &[f64; 3], s: f64, y: &mut [f64]) {
+    let n = y.len();
+    for (c, yv) in y.iter_mut().enumerate() {
+        *yv += s * (j[c] * v[0] + j[n + c] * v[1] + j[2 * n + c] * v[2]);
+    }
+}
+
+impl PrimalSolver {
+    /// [`Self::solve_contacts`], with the islands that `rows` does not mark as
+    /// body space solved in DoF space where `dofs` marks them ("Articulated
+    /// islands", lcp19); the others are skipped.
+    pub fn solve_contacts_dofs(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        dofs: Option<&DofRows>,
+        guess: Option<&[f64]>,
+        res: &mut PrimalResults,
+    ) -> PrimalStatus {
+        let islands = problem.island_start.len().saturating_sub(1);
+        if dofs.is_some_and(|d| !d.valid(problem.n(), islands)) {
+            res.z.clear();
+            res.z.resize(3 * problem.n(), 0.0);
+            res.island_solved.clear();
+            res.island_skipped.clear();
+            res.stats = PrimalStats {
+                residual: f64::INFINITY,
+                ..PrimalStats::default()
+            };
+            return PrimalStatus::InvalidProblem;
+        }
+        self.solve_all(problem, rows, dofs, guess, res)
+    }
+
+    /// One island in DoF space; None when it is too large (skipped), else
+    /// (converged, residual). The same passes as [`Self::island_body_space`]
+    /// (proximal centre, Anderson on the radii, the warm start's pieces, the
+    /// factor kept while the pieces hold, the stall test), without the
+    /// options that are off by default (cone run, soft identification, Newton
+    /// on the radii, the breakpoint line search).
+    fn island_dofs(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        dofs: &DofRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> Option<(bool, f64)> {
+        // The island's blocks and their offsets in x.
+        res.dof_blocks.clear();
+        res.dof_at.resize(dofs.ndof.len(), u32::MAX);
+        let mut nx = 0usize;
+        for &i in order {
+            for &(b, _) in &dofs.side[i as usize] {
+                if b != NO_BODY && res.dof_at[b as usize] == u32::MAX {
+                    res.dof_at[b as usize] = nx as u32;
+                    res.dof_blocks.push(b);
+                    nx += dofs.ndof[b as usize] as usize;
+                }
+            }
+        }
+        let out = if nx == 0 {
+            Some((false, f64::INFINITY))
+        } else if nx > DOF_MAX {
+            None
+        } else {
+            res.stats.articulated_islands += 1;
+            Some(self.island_dofs_run(problem, rows, dofs, order, nx, res))
+        };
+        for &b in &res.dof_blocks {
+            res.dof_at[b as usize] = u32::MAX;
+        }
+        out
+    }
+
+    fn island_dofs_run(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        res: &mut PrimalResults,
+    ) -> (bool, f64) {
+        let p = &self.params;
+        for v in [&mut res.xd, &mut res.gd, &mut res.dd, &mut res.td] {
+            v.clear();
+            v.resize(nx, 0.0);
+        }
+        res.hd.clear();
+        res.hd.resize(nx * nx, 0.0);
+        res.fact_valid = false;
+        res.cone = false;
+        // x = M⁻¹ Gᵀ z of the (projected) guess.
+        for &i in order {
+            let i = i as usize;
+            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.td);
+        }
+        block_mul(
+            dofs,
+            (&res.dof_blocks, &res.dof_at),
+            true,
+            &res.td,
+            &mut res.xd,
+        );
+        for &i in order {
+            let i = i as usize;
+            res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+            res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+        }
+        let table = &problem.table;
+        let mut residual = f64::INFINITY;
+        let mut kept = 0;
+        let (mut best, mut stalled) = (f64::INFINITY, 0);
+        for pass in 0..p.max_passes {
+            res.stats.passes += 1;
+            set_proximal(problem, rows, order, res, p.dof_proximal);
+            if pass == 0 && res.warm && p.warm_pieces {
+                self.dof_piece_start(problem, dofs, order, nx, res);
+            }
+            if !self.dof_evaluate(dofs, order, table, res) {
+                return (false, f64::INFINITY);
+            }
+            for _ in 0..p.max_iterations {
+                if self.dof_frozen_residual(dofs, order, table, res) <= 0.5 * p.tolerance {
+                    break;
+                }
+                for &i in order {
+                    let i = i as usize;
+                    res.prev[i] = (res.normal_on[i], res.tangent[i]);
+                }
+                match self.dof_newton_step(dofs, order, nx, res, table) {
+                    None => return (false, f64::INFINITY),
+                    Some(false) => break,
+                    Some(true) => {}
+                }
+                if !self.dof_evaluate(dofs, order, table, res) {
+                    return (false, f64::INFINITY);
+                }
+                if order.iter().all(|&i| {
+                    let i = i as usize;
+                    res.prev[i] == (res.normal_on[i], res.tangent[i])
+                }) {
+                    break;
+                }
+            }
+            for &i in order {
+                let i = i as usize;
+                res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
+            }
+            residual = contact_residual(problem, order, &res.z);
+            if residual <= p.tolerance {
+                return (true, residual);
+            }
+            if !residual.is_finite() {
+                return (false, residual);
+            }
+            if residual < 0.5 * best {
+                stalled = 0;
+            } else {
+                stalled += 1;
+                if p.dof_stall_passes > 0 && stalled >= p.dof_stall_passes {
+                    return (false, residual);
+                }
+            }
+            best = best.min(residual);
+            for &i in order {
+                let i = i as usize;
+                res.centre[i] = res.zs[i];
+            }
+            let m = p.anderson.min(ANDERSON_MAX);
+            if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+                for &i in order {
+                    let i = i as usize;
+                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                }
+            }
+        }
+        (false, residual)
+    }
+
+    /// [`Self::evaluate`] in DoF space: `u = G x + q'`, the impulses and
+    /// pieces, `g = M x − Gᵀ z*`.
+    fn dof_evaluate(
+        &self,
+        dofs: &DofRows,
+        order: &[u32],
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> bool {
+        block_mul(
+            dofs,
+            (&res.dof_blocks, &res.dof_at),
+            false,
+            &res.xd,
+            &mut res.gd,
+        );
+        for &i in order {
+            let i = i as usize;
+            let gx = g_of(dofs, &res.dof_at, i, &res.xd);
+            let mut u = res.q[i];
+            for a in 0..3 {
+                u[a] += gx[a];
+            }
+            let (z, on, piece) = point_impulse(&u, &res.e[i], res.radius[i], table);
+            gt_add(dofs, &res.dof_at, i, &z, -1.0, &mut res.gd);
+            res.u[i] = u;
+            res.zs[i] = z;
+            res.normal_on[i] = on;
+            res.tangent[i] = piece;
+        }
+        all_finite(&res.gd)
+    }
+
+    /// [`Self::frozen_residual`] in DoF space (`td` = M⁻¹ g as scratch).
+    fn dof_frozen_residual(
+        &self,
+        dofs: &DofRows,
+        order: &[u32],
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> f64 {
+        block_mul(
+            dofs,
+            (&res.dof_blocks, &res.dof_at),
+            true,
+            &res.gd,
+            &mut res.td,
+        );
+        let mut out = 0.0_f64;
+        for &i in order {
+            let i = i as usize;
+            let (z, e) = (res.zs[i], res.e[i]);
+            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let mut w = [0.0; 3];
+            for a in 0..3 {
+                w[a] = res.u[i][a] + e[a] * z[a] - v[a];
+            }
+            let en = (z[0] - (z[0] - w[0]).max(0.0)).abs();
+            let (p1, p2) = project_polygon_with(z[1] - w[1], z[2] - w[2], res.radius[i], table);
+            let r = en.max((z[1] - p1).abs()).max((z[2] - p2).abs());
+            if r.is_nan() {
+                return f64::INFINITY;
+            }
+            out = out.max(r);
+        }
+        out
+    }
+
+    /// H = M + Σ Gᵢᵀ Kᵢ Gᵢ at the current pieces into `hd`, factored; kept
+    /// when the factor is at the same pieces (as [`Self::factor_at_pieces`]).
+    fn dof_factor(
+        &self,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        res: &mut PrimalResults,
+    ) -> bool {
+        if self.params.reuse_factor
+            && res.fact_valid
+            && order.iter().all(|&i| {
+                let i = i as usize;
+                res.fact_pieces[i] == (res.normal_on[i], res.tangent[i])
+            })
+        {
+            return true;
+        }
+        res.stats.factorizations += 1;
+        res.fact_valid = false;
+        let PrimalResults {
+            dof_blocks,
+            dof_at,
+            hd,
+            kj,
+            nz_cols,
+            e,
+            normal_on,
+            tangent,
+            ..
+        } = res;
+        hd.fill(0.0);
+        for &b in dof_blocks.iter() {
+            let b = b as usize;
+            let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
+            for r in 0..n {
+                let src = &dofs.mass[at + r * n..at + (r + 1) * n];
+                hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
+            }
+        }
+        // The lower triangle only (what `dense_cholesky` reads), over the
+        // columns each side's rows touch (a foot's rows: its chain's DoFs).
+        for &i in order {
+            let i = i as usize;
+            let Some(k) = hessian(&e[i], normal_on[i], tangent[i]) else {
+                continue;
+            };
+            for (side, &(b, off)) in dofs.side[i].iter().enumerate() {
+                let nz = &mut nz_cols[side];
+                nz.clear();
+                if b != NO_BODY {
+                    let n = dofs.ndof[b as usize] as usize;
+                    let j = &dofs.jac[off..off + 3 * n];
+                    nz.extend(
+                        (0..n)
+                            .filter(|&c| j[c] != 0.0 || j[n + c] != 0.0 || j[2 * n + c] != 0.0)
+                            .map(|c| c as u32),
+                    );
+                }
+            }
+            for (tside, &(bt, offt)) in dofs.side[i].iter().enumerate() {
+                if bt == NO_BODY {
+                    continue;
+                }
+                let nt = dofs.ndof[bt as usize] as usize;
+                let ct = dof_at[bt as usize] as usize;
+                let jt = &dofs.jac[offt..offt + 3 * nt];
+                // K J_t (3 × nt) on its non-zero columns.
+                kj.clear();
+                kj.resize(3 * nt, 0.0);
+                for &c in &nz_cols[tside] {
+                    let c = c as usize;
+                    for (r, kr) in k.iter().enumerate() {
+                        kj[r * nt + c] =
+                            kr[0] * jt[c] + kr[1] * jt[nt + c] + kr[2] * jt[2 * nt + c];
+                    }
+                }
+                for (sside, &(bs, offs)) in dofs.side[i].iter().enumerate() {
+                    if bs == NO_BODY {
+                        continue;
+                    }
+                    let ns = dofs.ndof[bs as usize] as usize;
+                    let cs = dof_at[bs as usize] as usize;
+                    let js = &dofs.jac[offs..offs + 3 * ns];
+                    for &r in &nz_cols[sside] {
+                        let r = r as usize;
+                        let (j0, j1, j2) = (js[r], js[ns + r], js[2 * ns + r]);
+                        let row = &mut hd[(cs + r) * nx..(cs + r) * nx + nx];
+                        for &c in &nz_cols[tside] {
+                            let c = c as usize;
+                            if ct + c <= cs + r {
+                                row[ct + c] += j0 * kj[c] + j1 * kj[nt + c] + j2 * kj[2 * nt + c];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !dense_cholesky(hd, nx) {
+            return false;
+        }
+        for &i in order {
+            let i = i as usize;
+            res.fact_pieces[i] = (res.normal_on[i], res.tangent[i]);
+        }
+        res.fact_valid = true;
+        true
+    }
+
+    /// [`Self::newton_step`] in DoF space with the bracketed line search.
+    fn dof_newton_step(
+        &self,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        res: &mut PrimalResults,
+        table: &PolygonTable,
+    ) -> Option<bool> {
+        res.stats.iterations += 1;
+        if !self.dof_factor(dofs, order, nx, res) {
+            return None;
+        }
+        for (dv, gv) in res.dd.iter_mut().zip(res.gd.iter()) {
+            *dv = -gv;
+        }
+        dense_cholesky_solve(&res.hd, nx, &mut res.dd);
+        if !all_finite(&res.dd) {
+            return None;
+        }
+        let mut moved = false;
+        for &i in order {
+            let i = i as usize;
+            let v = g_of(dofs, &res.dof_at, i, &res.dd);
+            moved |= v.iter().any(|&c| c != 0.0);
+            res.du[i] = v;
+        }
+        if !moved {
+            return Some(false);
+        }
+        // a0 = dᵀ M x, a1 = dᵀ M d (M d in td), fp0 = gᵀ d.
+        block_mul(
+            dofs,
+            (&res.dof_blocks, &res.dof_at),
+            false,
+            &res.dd,
+            &mut res.td,
+        );
+        let (mut a0, mut a1, mut fp0) = (0.0, 0.0, 0.0);
+        for k in 0..nx {
+            a0 += res.td[k] * res.xd[k];
+            a1 += res.td[k] * res.dd[k];
+            fp0 += res.gd[k] * res.dd[k];
+        }
+        if fp0.is_nan() || fp0 >= 0.0 {
+            return Some(false);
+        }
+        let line = Line {
+            order,
+            u: &res.u,
+            du: &res.du,
+            e: &res.e,
+            radius: &res.radius,
+            table,
+            cone: false,
+            a0,
+            a1,
+            fp0,
+        };
+        let (alpha, evaluations) = line.bracketed()?;
+        res.stats.line_search_evaluations += evaluations;
+        for (xv, dv) in res.xd.iter_mut().zip(res.dd.iter()) {
+            *xv += alpha * dv;
+        }
+        Some(true)
+    }
+
+    /// [`Self::piece_start`] in DoF space: the pieces of the guess, and x the
+    /// minimizer of f on them (one factorization; a failed one leaves x).
+    fn dof_piece_start(
+        &self,
+        problem: &ContactProblem,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        res: &mut PrimalResults,
+    ) {
+        let table = &problem.table;
+        let ch = table.half.0;
+        for &i in order {
+            let i = i as usize;
+            let (zn, f1, f2) = (res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]);
+            let r = res.radius[i];
+            res.normal_on[i] = zn > 0.0;
+            res.tangent[i] = if r.is_nan() || r <= 0.0 || table.k < 3 {
+                Tangent::Fixed
+            } else {
+                let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
+                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+                if best < r * ch * (1.0 - 1e-9) {
+                    Tangent::Stick
+                } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
+                    Tangent::Fixed
+                } else {
+                    Tangent::Edge(-bs, bc)
+                }
+            };
+        }
+        res.stats.iterations += 1;
+        if !self.dof_factor(dofs, order, nx, res) {
+            return;
+        }
+        res.dd.fill(0.0);
+        for &i in order {
+            let i = i as usize;
+            let (q, e, r) = (res.q[i], res.e[i], res.radius[i]);
+            let zg = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            let mut z = [0.0; 3];
+            if res.normal_on[i] {
+                z[0] = -q[0] / e[0];
+            }
+            match res.tangent[i] {
+                Tangent::Stick => {
+                    z[1] = -q[1] / e[1];
+                    z[2] = -q[2] / e[2];
+                }
+                piece @ Tangent::Edge(tx, ty) => {
+                    let b = slide_direction(&zg, &e, r, piece, ch);
+                    let c = (tx * q[1] + ty * q[2]) / (e[1] * tx * tx + e[2] * ty * ty);
+                    z[1] = -c * tx + b[1] * r;
+                    z[2] = -c * ty + b[2] * r;
+                }
+                Tangent::Fixed => {
+                    if r > 0.0 {
+                        z[1] = zg[1];
+                        z[2] = zg[2];
+                    }
+                }
+                Tangent::ConeFace(..) | Tangent::ConeRay(..) => {}
+            }
+            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+        }
+        dense_cholesky_solve(&res.hd, nx, &mut res.dd);
+        if all_finite(&res.dd) {
+            res.xd.copy_from_slice(&res.dd);
+        }
+    }
+}
+
+/// `dst = M src` (or `M⁻¹ src`, `inverse`) block by block over the island's
+/// blocks (`dof_at`: each block's offset in the island vectors).
+fn block_mul(
+    dofs: &DofRows,
+    (blocks, dof_at): (&[u32], &[u32]),
+    inverse: bool,
+    src: &[f64],
+    dst: &mut [f64],
+) {
+    let a = if inverse { &dofs.minv } else { &dofs.mass };
+    for &b in blocks {
+        let b = b as usize;
+        let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
+        dense_mul(
+            &a[at..at + n * n],
+            n,
+            &src[off..off + n],
+            &mut dst[off..off + n],
+        );
+    }
+}
+
+/// `y += s Gᵢᵀ z` for point i into the island vector `y`.
+fn gt_add(dofs: &DofRows, dof_at: &[u32], i: usize, z: &[f64; 3], s: f64, y: &mut [f64]) {
+    for &(b, off) in &dofs.side[i] {
+        if b != NO_BODY {
+            let n = dofs.ndof[b as usize] as usize;
+            let at = dof_at[b as usize] as usize;
+            jdt_add(&dofs.jac[off..off + 3 * n], z, s, &mut y[at..at + n]);
+        }
+    }
+}
+
+/// `Gᵢ v` for point i from the island vector `v`.
+fn g_of(dofs: &DofRows, dof_at: &[u32], i: usize, v: &[f64]) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    for &(b, off) in &dofs.side[i] {
+        if b != NO_BODY {
+            let n = dofs.ndof[b as usize] as usize;
+            let at = dof_at[b as usize] as usize;
+            let gx = jd_times(&dofs.jac[off..off + 3 * n], &v[at..at + n]);
+            for a in 0..3 {
+                out[a] += gx[a];
+            }
+        }
+    }
+    out
 }

@@ -3,7 +3,7 @@
 //! diagonal, ν_f from a contact-free ABA), one-sided joint-limit rows, and the
 //! robots' integration after the solve.
 
-use super::{ContactRow, DofBlock, DofKind, LcpWorkspace, Side, NO_BLOCK, NO_PAIR};
+use super::{ContactRow, DofBlock, DofKind, LcpWorkspace, Side, NO_BLOCK, NO_MASS, NO_PAIR};
 use crate::collision::ContactSet;
 use crate::data::{BodyState, RobotData};
 use crate::dynamics::{crba, factor_mass, solve_mass_columns};
@@ -99,11 +99,19 @@ pub(super) fn robot_blocks(
             offset: ls.nu.len(),
             ndof: nv,
             minv: ls.minv.len(),
+            mass: if needs_minv { ls.mass.len() } else { NO_MASS },
         });
         if needs_minv {
             for i in 0..nv {
                 for j in 0..nv {
                     ls.minv.push(ls.hinv[(i, j)]);
+                }
+            }
+            // M itself, symmetric (the primal solver's DoF-space rows).
+            let m = &rd.ad.mass_matrix;
+            for i in 0..nv {
+                for j in 0..nv {
+                    ls.mass.push(0.5 * (m[(i, j)] + m[(j, i)]));
                 }
             }
         }

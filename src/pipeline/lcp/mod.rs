@@ -167,7 +167,7 @@ use crate::math::{Mat3, Quat, Vec3, Wrench};
 use crate::model::{BodyKind, ContactModel, LcpParams, Model};
 use crate::pipeline::clock::Instant;
 use crate::solver::{
-    BodyRows, ContactPgsResults, ContactProblem, LcpProblem, LemkeResults, LemkeSolver,
+    BodyRows, ContactPgsResults, ContactProblem, DofRows, LcpProblem, LemkeResults, LemkeSolver,
     NewtonResults, PrimalResults,
 };
 use nalgebra::{DMatrix, DVector, Matrix6xX};
@@ -185,14 +185,20 @@ pub enum DofKind {
 }
 
 /// One block of ν: `ndof` generalized velocities at `offset`, its M⁻¹ (dense,
-/// row-major, `ndof²` entries) at `minv` in [`LcpWorkspace::minv`].
+/// row-major, `ndof²` entries) at `minv` in [`LcpWorkspace::minv`], and a
+/// robot's M itself at `mass` in [`LcpWorkspace::mass`] ([`NO_MASS`]: not
+/// stored; the primal solver's DoF-space rows then invert M⁻¹, `solve::dof_rows`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DofBlock {
     pub kind: DofKind,
     pub offset: usize,
     pub ndof: usize,
     pub minv: usize,
+    pub mass: usize,
 }
+
+/// [`DofBlock::mass`] of a block whose M is not stored.
+pub(super) const NO_MASS: usize = usize::MAX;
 
 pub(super) const NO_BLOCK: u32 = u32::MAX;
 
@@ -242,6 +248,8 @@ pub struct LcpWorkspace {
     pub(super) blocks: Vec<DofBlock>,
     pub(super) body_block: Vec<u32>,
     pub(super) minv: Vec<f64>,
+    /// The robots' M = H + diag(a) ([`DofBlock::mass`]).
+    pub(super) mass: Vec<f64>,
     /// ν at the start of the step and ν_f = ν + h M⁻¹ f.
     pub(super) nu: Vec<f64>,
     pub(super) nu_f: Vec<f64>,
@@ -290,6 +298,10 @@ pub struct LcpWorkspace {
     /// `solve::primal_on_w`).
     pub(super) body_rows: BodyRows,
     pub(super) primal: PrimalResults,
+    /// The primal solver's DoF-space rows of the islands not in body space
+    /// (robots, `solve::dof_rows`) and, per DoF block, whether they hold it.
+    pub(super) dof_rows: DofRows,
+    pub(super) dof_used: Vec<bool>,
     /// The islands the primal solver left, for the Newton path (`order`,
     /// `island_start` of a restricted problem).
     pub(super) left_order: Vec<u32>,
@@ -318,6 +330,7 @@ impl Default for LcpWorkspace {
             blocks: Vec::new(),
             body_block: Vec::new(),
             minv: Vec::new(),
+            mass: Vec::new(),
             nu: Vec::new(),
             nu_f: Vec::new(),
             nu_move: Vec::new(),
@@ -347,6 +360,8 @@ impl Default for LcpWorkspace {
             newton: NewtonResults::default(),
             body_rows: BodyRows::default(),
             primal: PrimalResults::default(),
+            dof_rows: DofRows::default(),
+            dof_used: Vec::new(),
             left_order: Vec::new(),
             left_start: Vec::new(),
             blk_start: Vec::new(),
@@ -391,6 +406,7 @@ impl LcpWorkspace {
             blocks: Vec::with_capacity(nb),
             body_block: Vec::with_capacity(nb),
             minv: Vec::with_capacity(36 * nb),
+            mass: Vec::new(),
             nu: Vec::with_capacity(6 * nb),
             nu_f: Vec::with_capacity(6 * nb),
             nu_move: Vec::with_capacity(6 * nb),
@@ -412,6 +428,8 @@ impl LcpWorkspace {
             newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS, k),
             body_rows: BodyRows::with_capacity(points, nb),
             primal: PrimalResults::with_capacity(points, nb),
+            dof_rows: DofRows::default(),
+            dof_used: Vec::with_capacity(nb),
             left_order: Vec::with_capacity(points),
             left_start: Vec::with_capacity(points + 1),
             blk_start: Vec::with_capacity(nb + 1),
@@ -744,6 +762,7 @@ fn dof_blocks(
     ls.blocks.clear();
     ls.body_block.clear();
     ls.minv.clear();
+    ls.mass.clear();
     ls.nu.clear();
     ls.nu_f.clear();
     ls.free_rot.clear();
@@ -770,6 +789,7 @@ fn dof_blocks(
             offset: ls.nu.len(),
             ndof: 6,
             minv: ls.minv.len(),
+            mass: NO_MASS,
         };
         // M⁻¹ = diag(1/m I₃, I_w⁻¹), row-major 6×6.
         for i in 0..6 {

@@ -4,7 +4,7 @@
 
 use super::delassus::{dense_w, stewart_trinkle_lcp};
 use super::warm::{lemke_guess, warm_impulses};
-use super::{LcpWorkspace, LEMKE_ACCEPT, NO_BLOCK, REGULARIZATION};
+use super::{LcpWorkspace, LEMKE_ACCEPT, NO_BLOCK, NO_MASS, REGULARIZATION};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::block_cholesky::M6;
@@ -527,6 +527,78 @@ fn body_rows(ls: &mut LcpWorkspace) {
     }
 }
 
+/// The DoF-space rows (`solver::primal::DofRows`, lcp19) of the islands that
+/// are not in body space (a robot's side, a joint limit): every DoF block a
+/// point of theirs acts on (a robot's `nv`, or a free body's 6) with M = (M⁻¹)⁻¹,
+/// per point its sides' blocks and rows (`ls.jac` as assembled), per island
+/// whether every moving side is such a block (islands in body space: false).
+fn dof_rows(ls: &mut LcpWorkspace) {
+    let LcpWorkspace {
+        blocks,
+        minv,
+        mass,
+        contacts,
+        jac,
+        sparse,
+        body_rows: br,
+        dof_rows: dr,
+        dof_used: used,
+        ..
+    } = ls;
+    dr.clear();
+    used.clear();
+    used.resize(blocks.len(), false);
+    let islands = sparse.island_start.len().saturating_sub(1);
+    for s in (0..islands).filter(|&s| !br.ok[s]) {
+        for &i in &sparse.order[sparse.island_start[s]..sparse.island_start[s + 1]] {
+            for sd in &contacts[i as usize].side {
+                if let Some(u) = used.get_mut(sd.block as usize) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    for (b, blk) in blocks.iter().enumerate() {
+        let n2 = blk.ndof * blk.ndof;
+        // One entry per block (its index is the block's); an unused block
+        // gets none of the storage.
+        used[b] = if used[b] && blk.minv + n2 <= minv.len() {
+            let minv = &minv[blk.minv..blk.minv + n2];
+            match mass.get(blk.mass..blk.mass.saturating_add(n2)) {
+                // A robot's M as CRBA gave it.
+                Some(m) if blk.mass != NO_MASS => dr.push_block_with_mass(minv, m, blk.ndof),
+                _ => dr.push_block(minv, blk.ndof),
+            }
+        } else {
+            dr.push_block(&[], 0);
+            false
+        };
+    }
+    dr.jac.extend_from_slice(jac);
+    for c in contacts.iter() {
+        let side = |s: usize| {
+            let sd = c.side[s];
+            if sd.block != NO_BLOCK && used[sd.block as usize] {
+                (sd.block, sd.jac)
+            } else {
+                (NO_BODY, 0)
+            }
+        };
+        dr.side.push([side(0), side(1)]);
+    }
+    for s in 0..islands {
+        let order = &sparse.order[sparse.island_start[s]..sparse.island_start[s + 1]];
+        let ok = !br.ok[s]
+            && order.iter().all(|&i| {
+                contacts[i as usize]
+                    .side
+                    .iter()
+                    .all(|sd| sd.block == NO_BLOCK || used[sd.block as usize])
+            });
+        dr.ok.push(ok);
+    }
+}
+
 /// Whether DoF block `b` is a free body with a usable M (6 DoFs).
 fn br_free(blocks: &[super::DofBlock], b: u32) -> bool {
     blocks
@@ -534,8 +606,10 @@ fn br_free(blocks: &[super::DofBlock], b: u32) -> bool {
         .is_some_and(|k| k.ndof == 6 && matches!(k.kind, super::DofKind::Free { .. }))
 }
 
-/// The primal solver (`solver::primal`) on the islands of free bodies; the
-/// islands it skips (an articulated robot) or fails on go to the Newton path
+/// The primal solver (`solver::primal`) on the islands of free bodies, and
+/// (lcp19) in DoF space on the islands with a robot's side or a joint limit
+/// ([`dof_rows`]); the islands it skips (over `solver::primal::DOF_MAX`
+/// unknowns, or a block without its M) or fails on go to the Newton path
 /// ([`newton_on_w`]) from its iterate, counted in
 /// `StepStats::primal_fallback_islands`. Returns the status of the whole solve
 /// as Newton's (Unconverged: the caller's PGS fallback from `ls.newton.z`).
@@ -547,16 +621,28 @@ fn primal_on_w(
     stats: &mut StepStats,
 ) -> NewtonStatus {
     body_rows(ls);
-    if let Some(dir) = primal_dump_dir() {
+    let dofs = ls.body_rows.ok.iter().any(|&ok| !ok);
+    if dofs {
+        dof_rows(ls);
+    }
+    let failed_only = primal_dump_dir().is_some() && primal_dump_failed();
+    if let Some(dir) = primal_dump_dir().filter(|_| !failed_only) {
         dump_primal_problem(p, ls, warm, dir);
     }
     let solver = PrimalSolver::new(primal_params(p));
-    let status = solver.solve_contacts(
+    let status = solver.solve_contacts_dofs(
         &ls.sparse,
         &ls.body_rows,
+        dofs.then_some(&ls.dof_rows),
         if warm { Some(&ls.impulse) } else { None },
         &mut ls.primal,
     );
+    if let Some(dir) =
+        primal_dump_dir().filter(|_| failed_only && status != PrimalStatus::Converged)
+    {
+        // The same problem and guess (`ls.impulse` is still the guess here).
+        dump_primal_problem(p, ls, warm, dir);
+    }
     let st = ls.primal.stats;
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
     stats.solver_iterations = st.iterations;
@@ -692,6 +778,14 @@ fn primal_dump_dir() -> Option<&'static str> {
         .as_deref()
 }
 
+/// `RTPHYS_PRIMAL_DUMP_FAILED` (with `RTPHYS_PRIMAL_DUMP`): only the solves
+/// with an island the primal solver did not converge on are written (after
+/// the solve, with the same problem and guess; lcp19). Read once.
+fn primal_dump_failed() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("RTPHYS_PRIMAL_DUMP_FAILED").is_some())
+}
+
 /// Files written by [`dump_primal_problem`] at most.
 const PRIMAL_DUMP_MAX: usize = 8;
 
@@ -700,7 +794,9 @@ const PRIMAL_DUMP_MAX: usize = 8;
 /// q, μ, islands, the bodies' M and M⁻¹, the sides' rows of G, the CFM, and the
 /// guess) as JSON, for the solves after the first `RTPHYS_PRIMAL_DUMP_SKIP`, at
 /// most [`PRIMAL_DUMP_MAX`]; W is `G M⁻¹ Gᵀ + diag(cfm)` of these rows (lcp16,
-/// tests/lcp_primal.rs reads them back).
+/// tests/lcp_primal.rs reads them back). With an island not in body space,
+/// also `dof`: the DoF-space rows and W's blocks as assembled (lcp19,
+/// tests/lcp_robots_primal.rs reads them back from tests/data/primal_robots/).
 fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
@@ -729,6 +825,23 @@ fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) 
         "cfm": br.cfm,
         "ok": br.ok,
     });
+    let mut json = json;
+    if br.ok.iter().any(|&ok| !ok) {
+        // The DoF-space rows (lcp19) and W as the pipeline assembled it.
+        let dr = &ls.dof_rows;
+        json["dof"] = serde_json::json!({
+            "ndof": dr.ndof,
+            "at": dr.at,
+            "mass": dr.mass,
+            "minv": dr.minv,
+            "side": dr.side,
+            "jac": dr.jac,
+            "ok": dr.ok,
+            "row_start": prob.row_start,
+            "col": prob.col,
+            "w": prob.w,
+        });
+    }
     crate::diag::emit(crate::diag::Output::File {
         path: format!("{dir}/primal_problem_{c:04}.json"),
         contents: json.to_string().into_bytes(),
