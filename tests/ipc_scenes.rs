@@ -939,6 +939,31 @@ fn a_ball_thrown_at_a_capsule_side_keeps_momentum() {
     );
 }
 
+/// The ramp of the scenes below, in degrees: a static 6 × 2 × 0.2 m box rotated about
+/// its centre (0, 0, −0.1) by this pitch, its top face through c + 0.1 n.
+const RAMP: f64 = 20.0;
+
+/// A 1 kg box of half extents `half`, turned with the ramp, `along` m up its slope
+/// from the top face's centre and `gap` m above it (< 0: sunk into it); both μ.
+fn box_on_ramp(half: [f64; 3], along: f64, gap: f64, mu: f64) -> String {
+    let th = RAMP.to_radians();
+    let (n, t) = ([th.sin(), 0.0, th.cos()], [th.cos(), 0.0, -th.sin()]);
+    let top = [0.1 * n[0], 0.0, -0.1 + 0.1 * n[2]];
+    let c: Vec<f64> = (0..3)
+        .map(|i| top[i] - along * t[i] + (half[2] + gap) * n[i])
+        .collect();
+    let ramp = format!("rpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = {mu:?} }}");
+    format!(
+        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}\n[[body]]\nname = \"b\"\nmass = 1.0\nshape = {{ type = \"box\", half_extents = [{}, {}, {}] }}\nposition = [{}, 0.0, {}]\n{ramp}\n",
+        static_box("ramp", [3.0, 1.0, 0.1], [0.0, 0.0, -0.1], &ramp),
+        half[0],
+        half[1],
+        half[2],
+        c[0],
+        c[2]
+    )
+}
+
 /// Scenes placed overlapping start intersection-free: a tall box (0.1 × 0.2 × 0.4 m)
 /// sunk 5 mm into a 20° ramp (a static box), a ball (r = 0.1 m) sunk 1 cm into the
 /// floor and a cube sunk 2 cm into another resting on the floor. No barrier distance
@@ -954,20 +979,7 @@ fn a_ball_thrown_at_a_capsule_side_keeps_momentum() {
 /// 0.2 m before).
 #[test]
 fn bodies_placed_overlapping_are_lifted_out_first() {
-    let th = 20f64.to_radians();
-    let (n, t) = ([th.sin(), 0.0, th.cos()], [th.cos(), 0.0, -th.sin()]);
-    // The ramp rotates about its centre, (0, 0, −0.1): its top face passes through
-    // c + 0.1 n.
-    let top = [0.1 * n[0], 0.0, -0.1 + 0.1 * n[2]];
-    let centre: Vec<f64> = (0..3)
-        .map(|i| top[i] - 0.8 * t[i] + (0.2 - 5e-3) * n[i])
-        .collect();
-    let text = format!(
-        "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}\n[[body]]\nname = \"tall\"\nmass = 1.0\nshape = {{ type = \"box\", half_extents = [0.05, 0.1, 0.2] }}\nposition = [{}, 0.0, {}]\nrpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = 0.8 }}\n",
-        static_box("ramp", [3.0, 1.0, 0.1], [0.0, 0.0, -0.1], &format!("rpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = 0.8 }}")),
-        centre[0],
-        centre[2]
-    );
+    let text = box_on_ramp([0.05, 0.1, 0.2], 0.8, -5e-3, 0.8);
     let model = load_str(&text);
     let mut data = Data::new(&model);
     let z0 = data.state[1].x.z;
@@ -1014,17 +1026,10 @@ fn bodies_placed_overlapping_are_lifted_out_first() {
 /// one more, lagged from its own solution.
 #[test]
 fn a_box_placed_on_a_ramp_slides_from_its_first_step() {
-    let th = 20f64.to_radians();
-    let (n, t) = ([th.sin(), 0.0, th.cos()], [th.cos(), 0.0, -th.sin()]);
-    let top = [0.1 * n[0], 0.0, -0.1 + 0.1 * n[2]];
-    let c: Vec<f64> = (0..3).map(|i| top[i] - 0.5 * t[i] + 0.05 * n[i]).collect();
+    let th = RAMP.to_radians();
+    let t = [th.cos(), 0.0, -th.sin()];
     for (mu, expect, tol) in [(0.2, 0.0, 0.01), (0.5, 0.0, 1e-4)] {
-        let text = format!(
-            "{HEAD}gravity = [0.0, 0.0, -9.81]\n{}\n[[body]]\nname = \"b\"\nmass = 1.0\nshape = {{ type = \"box\", half_extents = [0.1, 0.1, 0.05] }}\nposition = [{}, 0.0, {}]\nrpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = {mu:?} }}\n",
-            static_box("ramp", [3.0, 1.0, 0.1], [0.0, 0.0, -0.1], &format!("rpy = [0.0, {th:?}, 0.0]\nmaterial = {{ mu = {mu:?} }}")),
-            c[0],
-            c[2]
-        );
+        let text = box_on_ramp([0.1, 0.1, 0.05], 0.5, 0.0, mu);
         let model = load_str(&text);
         let mut data = Data::new(&model);
         let s0 = data.state[1].x.dot(&rtphys::math::Vec3::from(t));
