@@ -1664,17 +1664,23 @@ fn resolve_impacts(
             let (ia, ib) = (bodies[ba], bodies[bb]);
             // The impulse at the impact's time: where the rewind puts each body's
             // centre of mass then (semi-implicit Euler; RK4 has no rewind), and the
-            // impact point carried with the two surfaces' mean velocity. Its moments
-            // about those centres keep the angular momentum that the rewound end
-            // poses carry (about the start poses they did not: the rewind then moved
-            // the momenta m v by τ Δv, ΔL = τ (v_a − v_b) × j — 0.05 % of L in a
-            // weightless 5 m/s glancing blow).
+            // impact point carried with the centres (inverse-mass weighted: with a
+            // static body, with the moving one's centre, so a ball's lever stays
+            // along its normal and a frictionless impulse does not turn it). Its
+            // moments about those centres keep the angular momentum that the
+            // rewound end poses carry (about the start poses they did not: the
+            // rewind then moved the momenta m v by τ Δv, ΔL = τ (v_a − v_b) × j —
+            // 0.05 % of L in a weightless 5 m/s glancing blow).
             let (sa, sb, at) = if cx.implicit {
                 let [ta, tb] = mem.times((ba, bb), tau);
                 let (sa, sb) = (mem.at_impact(state, ba, ta), mem.at_impact(state, bb, tb));
-                let t = if tau != 0.0 { tau } else { 0.5 * (ta + tb) };
-                let drift = (state[ba].velocity_at(&at) + state[bb].velocity_at(&at)) * 0.5;
-                (sa, sb, at + drift * t)
+                let (wa, wb) = (ia.inv_mass, ib.inv_mass);
+                let shift = if wa + wb > 0.0 {
+                    ((sa.x - state[ba].x) * wa + (sb.x - state[bb].x) * wb) / (wa + wb)
+                } else {
+                    Vec3::zeros()
+                };
+                (sa, sb, at + shift)
             } else {
                 (state[ba], state[bb], at)
             };
