@@ -1464,27 +1464,8 @@ impl PrimalSolver {
         order: &[u32],
         res: &mut PrimalResults,
     ) {
-        let table = &problem.table;
-        let ch = table.half.0;
-        for &i in order {
-            let i = i as usize;
-            let (zn, f1, f2) = (res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]);
-            let r = res.radius[i];
-            res.normal_on[i] = zn > 0.0;
-            res.tangent[i] = if r.is_nan() || r <= 0.0 || table.k < 3 {
-                Tangent::Fixed
-            } else {
-                let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
-                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
-                if best < r * ch * (1.0 - 1e-9) {
-                    Tangent::Stick
-                } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
-                    Tangent::Fixed
-                } else {
-                    Tangent::Edge(-bs, bc)
-                }
-            };
-        }
+        let ch = problem.table.half.0;
+        pieces_of_impulses(&problem.table, order, res);
         self.minimize_on_pieces(rows, order, res, ch, false);
     }
 
@@ -1525,28 +1506,8 @@ impl PrimalSolver {
                         *za = -(k[a][0] * q[0] + k[a][1] * q[1] + k[a][2] * q[2]);
                     }
                 }
-            } else if res.normal_on[i] {
-                z[0] = -q[0] / e[0];
-            }
-            match res.tangent[i] {
-                _ if res.cone => {}
-                Tangent::Stick => {
-                    z[1] = -q[1] / e[1];
-                    z[2] = -q[2] / e[2];
-                }
-                piece @ Tangent::Edge(tx, ty) => {
-                    let b = slide_direction(&zg, &e, r, piece, ch);
-                    let c = (tx * q[1] + ty * q[2]) / (e[1] * tx * tx + e[2] * ty * ty);
-                    z[1] = -c * tx + b[1] * r;
-                    z[2] = -c * ty + b[2] * r;
-                }
-                Tangent::Fixed => {
-                    if r > 0.0 {
-                        z[1] = zg[1];
-                        z[2] = zg[2];
-                    }
-                }
-                Tangent::ConeFace(..) | Tangent::ConeRay(..) => {}
+            } else {
+                z = piece_impulse((&q, &e, r), &zg, (res.normal_on[i], res.tangent[i]), ch);
             }
             for s in 0..2 {
                 let b = rows.body[i][s];
@@ -3070,8 +3031,9 @@ fn dense_cholesky(a: &mut [f64], n: usize) -> bool {
     true
 }
 
-/// Solves `L Lᵀ x = b` in place with the factor of [`dense_cholesky`].
-fn dense_cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
+/// Solves `L Lᵀ x = b` in place with a lower factor L (row-major `n×n`: that of
+/// [`dense_cholesky`], or Rigid IPC's Newton system, `pipeline::ipc::newton`).
+pub(crate) fn dense_cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
     for i in 0..n {
         let row = &l[i * n..i * n + i];
         let mut s = b[i];
@@ -3551,27 +3513,8 @@ impl PrimalSolver {
         nx: usize,
         res: &mut PrimalResults,
     ) {
-        let table = &problem.table;
-        let ch = table.half.0;
-        for &i in order {
-            let i = i as usize;
-            let (zn, f1, f2) = (res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]);
-            let r = res.radius[i];
-            res.normal_on[i] = zn > 0.0;
-            res.tangent[i] = if r.is_nan() || r <= 0.0 || table.k < 3 {
-                Tangent::Fixed
-            } else {
-                let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
-                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
-                if best < r * ch * (1.0 - 1e-9) {
-                    Tangent::Stick
-                } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
-                    Tangent::Fixed
-                } else {
-                    Tangent::Edge(-bs, bc)
-                }
-            };
-        }
+        let ch = problem.table.half.0;
+        pieces_of_impulses(&problem.table, order, res);
         res.stats.iterations += 1;
         if !self.dof_factor(dofs, order, nx, res) {
             return;
@@ -3581,29 +3524,7 @@ impl PrimalSolver {
             let i = i as usize;
             let (q, e, r) = (res.q[i], res.e[i], res.radius[i]);
             let zg = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
-            let mut z = [0.0; 3];
-            if res.normal_on[i] {
-                z[0] = -q[0] / e[0];
-            }
-            match res.tangent[i] {
-                Tangent::Stick => {
-                    z[1] = -q[1] / e[1];
-                    z[2] = -q[2] / e[2];
-                }
-                piece @ Tangent::Edge(tx, ty) => {
-                    let b = slide_direction(&zg, &e, r, piece, ch);
-                    let c = (tx * q[1] + ty * q[2]) / (e[1] * tx * tx + e[2] * ty * ty);
-                    z[1] = -c * tx + b[1] * r;
-                    z[2] = -c * ty + b[2] * r;
-                }
-                Tangent::Fixed => {
-                    if r > 0.0 {
-                        z[1] = zg[1];
-                        z[2] = zg[2];
-                    }
-                }
-                Tangent::ConeFace(..) | Tangent::ConeRay(..) => {}
-            }
+            let z = piece_impulse((&q, &e, r), &zg, (res.normal_on[i], res.tangent[i]), ch);
             gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
         }
         dense_cholesky_solve(&res.hd, nx, &mut res.dd);
@@ -3611,6 +3532,69 @@ impl PrimalSolver {
             res.xd.copy_from_slice(&res.dd);
         }
     }
+}
+
+/// Each point's pieces read off its impulses (the warm start of a pass): the normal
+/// row on where p_n > 0; the tangent stuck strictly inside the k-gon of radius r,
+/// on the edge the impulse lies on (its outward direction), or fixed (r = 0, no
+/// polygon, or the impulse on a vertex).
+fn pieces_of_impulses(table: &PolygonTable, order: &[u32], res: &mut PrimalResults) {
+    let ch = table.half.0;
+    for &i in order {
+        let i = i as usize;
+        let (zn, f1, f2) = (res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]);
+        let r = res.radius[i];
+        res.normal_on[i] = zn > 0.0;
+        res.tangent[i] = if r.is_nan() || r <= 0.0 || table.k < 3 {
+            Tangent::Fixed
+        } else {
+            let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
+            let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+            if best < r * ch * (1.0 - 1e-9) {
+                Tangent::Stick
+            } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
+                Tangent::Fixed
+            } else {
+                Tangent::Edge(-bs, bc)
+            }
+        };
+    }
+}
+
+/// A point's impulse that its pieces fix for the frozen QP's right-hand side (the
+/// polygonal cone; the cone run's pieces give none): −q_n/e_n on a loaded normal
+/// row, −q_t/e_t where it sticks, the edge's line through r b on an edge, the
+/// impulse `zg` itself where the tangent is fixed.
+fn piece_impulse(
+    (q, e, r): (&[f64; 3], &[f64; 3], f64),
+    zg: &[f64; 3],
+    (normal_on, tangent): (bool, Tangent),
+    ch: f64,
+) -> [f64; 3] {
+    let mut z = [0.0; 3];
+    if normal_on {
+        z[0] = -q[0] / e[0];
+    }
+    match tangent {
+        Tangent::Stick => {
+            z[1] = -q[1] / e[1];
+            z[2] = -q[2] / e[2];
+        }
+        piece @ Tangent::Edge(tx, ty) => {
+            let b = slide_direction(zg, e, r, piece, ch);
+            let c = (tx * q[1] + ty * q[2]) / (e[1] * tx * tx + e[2] * ty * ty);
+            z[1] = -c * tx + b[1] * r;
+            z[2] = -c * ty + b[2] * r;
+        }
+        Tangent::Fixed => {
+            if r > 0.0 {
+                z[1] = zg[1];
+                z[2] = zg[2];
+            }
+        }
+        Tangent::ConeFace(..) | Tangent::ConeRay(..) => {}
+    }
+    z
 }
 
 /// `dst = M src` (or `M⁻¹ src`, `inverse`) block by block over the island's

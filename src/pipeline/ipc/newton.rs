@@ -39,6 +39,7 @@ use crate::ipc::potential::{
     edge_edge_term, pair_vars, point_triangle_term, vertex_edge_term, vertex_vertex_term,
 };
 use crate::math::{Mat3, Vec3};
+use crate::solver::primal::dense_cholesky_solve;
 use nalgebra::{SMatrix, SymmetricEigen};
 use std::time::Instant;
 
@@ -514,7 +515,7 @@ impl Newton {
                 for i in 0..n {
                     self.p[i] = -self.g[i];
                 }
-                cholesky_solve(&self.chol, n, &mut self.p);
+                dense_cholesky_solve(&self.chol, n, &mut self.p);
                 return self.p.iter().all(|v| v.is_finite());
             }
             reg = if reg == 0.0 {
@@ -797,24 +798,6 @@ fn cholesky(a: &mut [f64], n: usize) -> bool {
     true
 }
 
-/// Solve L Lᵀ x = b in place.
-fn cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
-    for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[i * n + k] * b[k];
-        }
-        b[i] = s / l[i * n + i];
-    }
-    for i in (0..n).rev() {
-        let mut s = b[i];
-        for k in i + 1..n {
-            s -= l[k * n + i] * b[k];
-        }
-        b[i] = s / l[i * n + i];
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -827,7 +810,7 @@ mod tests {
         assert!(cholesky(&mut l, n));
         let mut x = [1.0, -2.0, 0.5];
         let b = x;
-        cholesky_solve(&l, n, &mut x);
+        dense_cholesky_solve(&l, n, &mut x);
         for i in 0..n {
             let r: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
             assert!((r - b[i]).abs() < 1e-14);
