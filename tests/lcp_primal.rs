@@ -7,6 +7,8 @@
 //! evaluation), and against the contact-space Newton solver (`solver::newton`,
 //! the pipeline's globalization) where both solve.
 
+mod common;
+
 use rtphys::math::SplitMix64 as Rng;
 use rtphys::solver::block_cholesky::M6;
 use rtphys::solver::primal::{LineSearch, NO_BODY};
@@ -1015,69 +1017,6 @@ fn soft_identification_scenes() {
 // The cone run first (lcp18): the friction cone inside the QP.
 // ---------------------------------------------------------------------------
 
-/// The Stewart–Trinkle LCP of a contact problem (per point `p_n`, `β_1…β_k`,
-/// `λ`; `f_t = Σ β_j d_j`, d_j the k-gon's vertex directions, `Σ β_j ≤ μ p_n`:
-/// the same k-gon of radius μ p_n) solved by Lemke; returns `(p_n, f_t)` per
-/// point, or None when Lemke does not solve it. Independent of the primal
-/// solver's projections: W is taken from the problem's blocks.
-fn lemke_contacts(p: &ContactProblem) -> Option<Vec<f64>> {
-    use rtphys::solver::{LcpProblem, LemkeParams, LemkeSolver, LemkeStatus};
-    let n = p.n();
-    let k = p.table.k as usize;
-    let m = k + 2;
-    let d: Vec<(f64, f64)> = (0..k)
-        .map(|j| {
-            let a = std::f64::consts::TAU * j as f64 / k as f64;
-            (a.cos(), a.sin())
-        })
-        .collect();
-    let mut a = nalgebra::DMatrix::<f64>::zeros(m * n, m * n);
-    let mut q = nalgebra::DVector::<f64>::zeros(m * n);
-    for i in 0..n {
-        let (qn, q1, q2) = (p.q[3 * i], p.q[3 * i + 1], p.q[3 * i + 2]);
-        q[m * i] = qn;
-        for (j, &(c, s)) in d.iter().enumerate() {
-            q[m * i + 1 + j] = c * q1 + s * q2;
-        }
-        for b in p.row_start[i]..p.row_start[i + 1] {
-            let l = p.col[b] as usize;
-            let w = &p.w[b];
-            // Rows of point i: n and the tangent pair, against l's p_n and f_t.
-            let row = |r: usize, col_f: (f64, f64)| w[3 * r + 1] * col_f.0 + w[3 * r + 2] * col_f.1;
-            a[(m * i, m * l)] += w[0];
-            for (jl, &dl) in d.iter().enumerate() {
-                a[(m * i, m * l + 1 + jl)] += row(0, dl);
-            }
-            for (ji, &(c, s)) in d.iter().enumerate() {
-                a[(m * i + 1 + ji, m * l)] += c * w[3] + s * w[6];
-                for (jl, &dl) in d.iter().enumerate() {
-                    a[(m * i + 1 + ji, m * l + 1 + jl)] += c * row(1, dl) + s * row(2, dl);
-                }
-            }
-        }
-        for j in 0..k {
-            a[(m * i + 1 + j, m * i + k + 1)] = 1.0;
-            a[(m * i + k + 1, m * i + 1 + j)] = -1.0;
-        }
-        a[(m * i + k + 1, m * i)] = p.mu[i];
-    }
-    let lcp = LcpProblem::new(a, q).ok()?;
-    let mut solver = LemkeSolver::new(LemkeParams::default());
-    let mut r = rtphys::solver::LemkeResults::default();
-    if solver.solve(&lcp, None, &mut r) != LemkeStatus::Solved {
-        return None;
-    }
-    let mut z = vec![0.0; 3 * n];
-    for i in 0..n {
-        z[3 * i] = r.z[m * i];
-        for (j, &(c, s)) in d.iter().enumerate() {
-            z[3 * i + 1] += c * r.z[m * i + 1 + j];
-            z[3 * i + 2] += s * r.z[m * i + 1 + j];
-        }
-    }
-    Some(z)
-}
-
 /// Largest `|w_t|` over the points (`w = W z + q`): zero where every point
 /// sticks (and every separating point has no tangential velocity), the case in
 /// which the cone QP's KKT point is the LCP's solution.
@@ -1241,7 +1180,7 @@ fn cone_run_equals_lemke_where_all_stick() {
             *mu = rng.uniform(2.0, 4.0);
         }
         let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
-        let Some(zl) = lemke_contacts(&p) else {
+        let Some(zl) = common::lemke_contacts(&p) else {
             continue;
         };
         if largest_tangent_velocity(&p, &zl) > 1e-12 {
@@ -1297,7 +1236,7 @@ fn cone_first_equals_lemke_with_sliding() {
             continue;
         }
         assert!(residual(&p, &r.z) <= 0.1 * TOL, "case {case}: residual");
-        if let Some(zl) = lemke_contacts(&p) {
+        if let Some(zl) = common::lemke_contacts(&p) {
             let d = velocity_difference(&b, &r.z, &zl);
 
             assert!(d <= 1e-8, "case {case}: |G Δν_cone − G Δν_lemke| = {d:.3e}");

@@ -483,65 +483,6 @@ fn contact_velocity(d: &Dump, z: &[f64]) -> Vec<f64> {
     out
 }
 
-/// The Stewart–Trinkle LCP of a contact problem solved by Lemke (as
-/// tests/lcp_primal.rs' `lemke_contacts`): `(p_n, f_t)` per point, or None.
-fn lemke_contacts(p: &ContactProblem) -> Option<Vec<f64>> {
-    use rtphys::solver::{LcpProblem, LemkeParams, LemkeSolver, LemkeStatus};
-    let n = p.n();
-    let k = p.table.k as usize;
-    let m = k + 2;
-    let d: Vec<(f64, f64)> = (0..k)
-        .map(|j| {
-            let a = std::f64::consts::TAU * j as f64 / k as f64;
-            (a.cos(), a.sin())
-        })
-        .collect();
-    let mut a = nalgebra::DMatrix::<f64>::zeros(m * n, m * n);
-    let mut q = nalgebra::DVector::<f64>::zeros(m * n);
-    for i in 0..n {
-        let (qn, q1, q2) = (p.q[3 * i], p.q[3 * i + 1], p.q[3 * i + 2]);
-        q[m * i] = qn;
-        for (j, &(c, s)) in d.iter().enumerate() {
-            q[m * i + 1 + j] = c * q1 + s * q2;
-        }
-        for b in p.row_start[i]..p.row_start[i + 1] {
-            let l = p.col[b] as usize;
-            let w = &p.w[b];
-            let row = |r: usize, col_f: (f64, f64)| w[3 * r + 1] * col_f.0 + w[3 * r + 2] * col_f.1;
-            a[(m * i, m * l)] += w[0];
-            for (jl, &dl) in d.iter().enumerate() {
-                a[(m * i, m * l + 1 + jl)] += row(0, dl);
-            }
-            for (ji, &(c, s)) in d.iter().enumerate() {
-                a[(m * i + 1 + ji, m * l)] += c * w[3] + s * w[6];
-                for (jl, &dl) in d.iter().enumerate() {
-                    a[(m * i + 1 + ji, m * l + 1 + jl)] += c * row(1, dl) + s * row(2, dl);
-                }
-            }
-        }
-        for j in 0..k {
-            a[(m * i + 1 + j, m * i + k + 1)] = 1.0;
-            a[(m * i + k + 1, m * i + 1 + j)] = -1.0;
-        }
-        a[(m * i + k + 1, m * i)] = p.mu[i];
-    }
-    let lcp = LcpProblem::new(a, q).ok()?;
-    let mut solver = LemkeSolver::new(LemkeParams::default());
-    let mut r = rtphys::solver::LemkeResults::default();
-    if solver.solve(&lcp, None, &mut r) != LemkeStatus::Solved {
-        return None;
-    }
-    let mut z = vec![0.0; 3 * n];
-    for i in 0..n {
-        z[3 * i] = r.z[m * i];
-        for (j, &(c, s)) in d.iter().enumerate() {
-            z[3 * i + 1] += c * r.z[m * i + 1 + j];
-            z[3 * i + 2] += s * r.z[m * i + 1 + j];
-        }
-    }
-    Some(z)
-}
-
 /// The pipeline's primal parameters (`pipeline::lcp::solve::primal_params`).
 fn pipeline_params(tol: f64) -> PrimalParams {
     PrimalParams {
@@ -647,7 +588,7 @@ fn dumped_robot_problems_match_lemke() {
         );
         let s = r.stats;
         let res = rtphys::solver::contact_residual(&d.problem, &d.problem.order, &r.z);
-        let lemke = lemke_contacts(&d.problem);
+        let lemke = common::lemke_contacts(&d.problem);
         let diff = lemke.as_ref().map(|zl| {
             let (va, vb) = (contact_velocity(&d, &r.z), contact_velocity(&d, zl));
             let scale = vb.iter().fold(1.0_f64, |a, x| a.max(x.abs()));
@@ -705,7 +646,7 @@ fn driving_rover_dumps_converge() {
             &mut r,
         );
         let res = rtphys::solver::contact_residual(&d.problem, &d.problem.order, &r.z);
-        let diff = lemke_contacts(&d.problem)
+        let diff = common::lemke_contacts(&d.problem)
             .filter(|_| st == PrimalStatus::Converged)
             .map(|zl| {
                 let (va, vb) = (contact_velocity(&d, &r.z), contact_velocity(&d, &zl));
