@@ -160,9 +160,16 @@ fn rover_rests_where_it_rests_under_penalty() {
 /// solver tolerance (bound 1e-6 rad), and it rests within δ (+1e-6 rad) inside it.
 /// The limit torque (in `qfrc_passive`) carries the push: |τ_lim + 5| < 1e-3 N·m
 /// (the other joints' servo torques reach joint 4 through H only while moving).
+///
+/// Also under `primal`, whose DoF-space islands must solve the limit row
+/// themselves: no island handed to the Newton path.
 #[test]
 fn joint_pushed_into_its_limit_stays_there() {
-    for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
+    for solver in [
+        LcpSolverKind::Lemke,
+        LcpSolverKind::Pgs,
+        LcpSolverKind::Primal,
+    ] {
         let model = with_lcp(&common::load("arm.toml"), solver);
         let r = &model.robots[0];
         let j4 = r.joint_id("joint4").expect("joint4");
@@ -196,18 +203,23 @@ fn joint_pushed_into_its_limit_stays_there() {
             allowance(&model)
         );
         assert_eq!(data.stats.quarantined, 0);
+        assert_eq!(data.stats.primal_fallback_islands, 0, "{solver:?}");
         assert!(max_over <= 1e-6, "passed the limit by {max_over:e} rad");
         assert!(x_end >= -allowance(&model) - 1e-6 && x_end <= 1e-6);
         assert!((tau_lim + tau_push).abs() < 1e-3, "limit torque {tau_lim}");
     }
 }
 
-/// The humanoid (`humanoid.toml`) under LCP (Lemke with its PGS fallback, and PGS)
-/// stands: after 2 s the torso height varies by < 0.1 mm over 1 s and stays
-/// above 0.85 m.
+/// The humanoid (`humanoid.toml`) under LCP (Lemke with its PGS fallback, PGS, and
+/// the primal solver in DoF space) stands: after 2 s the torso height varies by
+/// < 0.1 mm over 1 s and stays above 0.85 m.
 #[test]
 fn humanoid_stands() {
-    for solver in [LcpSolverKind::Lemke, LcpSolverKind::Pgs] {
+    for solver in [
+        LcpSolverKind::Lemke,
+        LcpSolverKind::Pgs,
+        LcpSolverKind::Primal,
+    ] {
         let model = with_lcp(&common::load("humanoid.toml"), solver);
         let mut d = Data::new(&model);
         let mut d_pipe = rtphys::Pipeline::new(&model);
