@@ -56,8 +56,9 @@ pub struct Gap {
 }
 
 /// Working memory of [`separate`], sized with the workspace (the placement runs
-/// in the physics thread's first tick; only the candidate and gap lists may grow
-/// there, once).
+/// in the physics thread's first tick; the candidate and gap lists and, for a
+/// pair placed overlapping, the narrow phase's buffers may grow there, once —
+/// a tick-0 cost; `tests/ipc_alloc.rs` counts from a warmed step).
 #[derive(Clone, Debug, Default)]
 pub struct PlaceScratch {
     /// Per workspace body: whether it moves, its inverse mass (0 if not), this
