@@ -7,7 +7,8 @@ frictionless (the laws are exact):
 - grid: the box at (1, 1) m/s across the junction of a 2 × 2 grid, 0.6 s: end (0.3, 0.3);
 - ramp: the box sliding from rest down a 20° ramp of two 1 m boxes (seam crossed at
   ≈ 0.69 s): acceleration along the slope from 0.1 to 0.95 s = g sin θ;
-- step: the second tile 5 mm taller (a real step): the box at 1 m/s must stop (centre ≤ −0.09).
+- step: the second tile 5 mm taller (a real step): the box at 1 m/s must stop (centre ≤ −0.09);
+- stop, rest (not asserted): friction across the seam, a two-box stack resting across it.
 
     python3 benches/scripts/outside_scenes_27.py target/release/rtphys
 """
@@ -70,3 +71,16 @@ for m in METHODS:
 for m in METHODS:
     r = run(step + body(BOX, (-0.3, 0.0, 0.05), (1.0, 0.0, 0.0)), m, 800)
     print('step  %-14s x max %.4f (<= -0.09)' % (m, max(x['b.x'] for x in r)))
+# Friction across the seam (not asserted): μ = 0.3, 2 m/s from x = −0.4 over two tiles; law
+# v²/(2 μ g) → stop at 0.2796 m. A two-box stack resting across the seam for 2 s: drift.
+two = ''.join(tile(i, x, 0.0).replace('mu = 0.0', 'mu = 0.3') for i, x in enumerate([-0.5, 0.5]))
+for m in METHODS:
+    r = run(two + body(BOX, (-0.4, 0.0, 0.05), (2.0, 0.0, 0.0)).replace('mu = 0.0', 'mu = 0.3'), m, 1200)
+    print('stop  %-14s x_end %.4f (law %.4f)' % (m, r[-1]['b.x'], -0.4 + 4 / (2 * 0.3 * 9.81)))
+two = ''.join(tile(i, x, 0.0).replace('mu = 0.0', 'mu = 0.5') for i, x in enumerate([-0.5, 0.5]))
+stack = (body(BOX, (0.03, 0.0, 0.05), (0.0, 0.0, 0.0)) + body(BOX, (0.03, 0.0, 0.15), (0.0, 0.0, 0.0))
+         .replace('name = "b"', 'name = "c"')).replace('mu = 0.0', 'mu = 0.5')
+for m in METHODS:
+    r = run(two + stack, m, 2000)
+    print('rest  %-14s drift %.2e, %.2e m' % (m, math.hypot(r[-1]['b.x'] - 0.03, r[-1]['b.y']),
+                                                math.hypot(r[-1]['c.x'] - 0.03, r[-1]['c.y'])))
