@@ -5,6 +5,7 @@
 pub mod lcp;
 pub mod robot;
 pub mod scene;
+pub mod seams;
 
 pub use lcp::{ContactModel, LcpParams, LcpSolverKind, StabilizationScheme};
 
@@ -615,6 +616,9 @@ pub struct Geom {
     /// Pose of the geom frame in the body frame (x_bg).
     pub x_bg: Pose,
     pub material: Material,
+    /// A static box with a face covered by another static box's face collides
+    /// as its extended box ([`seams`]); `None` for every other geom.
+    pub seam: Option<Arc<seams::Seam>>,
 }
 
 /// The immutable world description.
@@ -934,6 +938,7 @@ impl ModelBuilder {
                     shape,
                     x_bg: shift.inverse() * x_bg,
                     material,
+                    seam: None,
                 });
             }
             if spec.lock.any() && spec.kind != BodyKind::Free {
@@ -959,6 +964,7 @@ impl ModelBuilder {
         }
         let robots = add_robots(&opt, self.robots, &mut bodies, &mut geoms, &mut body_names)?;
         share_polytopes(&mut geoms);
+        find_seams(&bodies, &mut geoms);
         // Every pair of shape kinds that may meet must have a collision routine.
         for a in 0..geoms.len() {
             for b in a + 1..geoms.len() {
@@ -1083,6 +1089,7 @@ fn add_robots(
                     shape,
                     x_bg: shift.inverse() * x_lg,
                     material,
+                    seam: None,
                 });
             }
             bodies.push(Body {
@@ -1107,6 +1114,18 @@ fn add_robots(
         robots.push(rm);
     }
     Ok(robots)
+}
+
+/// The static boxes' covered faces ([`seams`]).
+fn find_seams(bodies: &[Body], geoms: &mut [Geom]) {
+    let statics: Vec<(usize, Pose, &Shape)> = (geoms.iter().enumerate())
+        .filter(|(_, g)| bodies[g.body].kind == BodyKind::Static)
+        .map(|(i, g)| (i, bodies[g.body].pose0 * g.x_bg, &g.shape))
+        .collect();
+    let found = seams::find(&statics, geoms.len());
+    for (g, seam) in geoms.iter_mut().zip(found) {
+        g.seam = seam.map(Arc::new);
+    }
 }
 
 fn validate_options(opt: &Options) -> Result<(), ModelError> {

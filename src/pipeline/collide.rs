@@ -5,7 +5,7 @@
 use crate::collision::capacity::{NARROW_POINTS, PAIRS_PER_GEOM};
 use crate::collision::ccd::time_of_impact;
 use crate::collision::{
-    collide_pair_within, Aabb, BroadPhase, ContactSet, Margin, NarrowScratch, Shape,
+    collide_pair_within, Aabb, BroadPhase, ContactPoint, ContactSet, Margin, NarrowScratch, Shape,
 };
 use crate::data::{BodyState, PairState};
 use crate::math::{Pose, Vec3};
@@ -230,6 +230,7 @@ impl CollideWorkspace {
             candidates: &self.candidates,
             speed: &self.speed,
             speculative: self.speculative,
+            cut_seams: false,
         };
         narrow_phase_within(model, &ctx, &mut self.narrow, out, out_pair);
     }
@@ -248,6 +249,7 @@ impl CollideWorkspace {
             candidates: &self.candidates,
             speed: &self.speed,
             speculative: self.speculative,
+            cut_seams: false,
         };
         narrow_range(model, &ctx, first, &mut self.narrow, out, out_pair);
     }
@@ -481,6 +483,7 @@ pub fn narrow_phase(
         candidates,
         speed: &[],
         speculative: None,
+        cut_seams: false,
     };
     narrow_phase_within(model, &ctx, scratch, out, out_pair);
 }
@@ -492,6 +495,10 @@ pub struct NarrowCtx<'a> {
     pub candidates: &'a [(u32, u32)],
     pub speed: &'a [f64],
     pub speculative: Option<Speculative>,
+    /// Clip a static box's seams by cutting the contact region at the covered
+    /// faces (a volume measure: Hunt–Crossley), not only dropping the points
+    /// beyond them ([`clip_to_seams`]).
+    pub cut_seams: bool,
 }
 
 /// Narrow phase over the candidate pairs, with the speculative margin of
@@ -532,12 +539,116 @@ fn narrow_range(
             }
             None => Margin::NONE,
         };
-        if collide_pair_within(
-            a, &ga.shape, &poses[a], b, &gb.shape, &poses[b], &margin, scratch, out,
-        ) {
+        // A static box with a covered face collides as its extended box, and
+        // keeps the points over itself (`model::seams`).
+        let (xa_seam, xb_seam);
+        let (sa, xa) = match &ga.seam {
+            Some(s) => {
+                xa_seam = s.pose(&poses[a]);
+                (&s.shape, &xa_seam)
+            }
+            None => (&ga.shape, &poses[a]),
+        };
+        let (sb, xb) = match &gb.seam {
+            Some(s) => {
+                xb_seam = s.pose(&poses[b]);
+                (&s.shape, &xb_seam)
+            }
+            None => (&gb.shape, &poses[b]),
+        };
+        if !collide_pair_within(a, sa, xa, b, sb, xb, &margin, scratch, out) {
+            continue;
+        }
+        let kept = match (&ga.seam, &gb.seam) {
+            (Some(s), _) => clip_to_seams(out, s.planes(&poses[a]), ctx.cut_seams),
+            (_, Some(s)) => clip_to_seams(out, s.planes(&poses[b]), ctx.cut_seams),
+            _ => true,
+        };
+        if kept {
             out_pair.push(i);
         }
     }
+}
+
+/// Clip the last manifold (a static box's extended box against the other geom,
+/// `model::seams`) to the real box: by each covered face's plane (n, c, tie),
+/// the points beyond it are dropped (the neighbour's pair holds them). With
+/// `cut`, the points where the segments between a kept and a dropped point
+/// cross the plane are added first (position, depth and lever interpolated —
+/// exact for the affine depth of a face contact), so that the points' hull is
+/// the contact region's part over the box (a volume measure); without, the
+/// point forces split between the two pairs as the points do. The deepest point
+/// is found again; a manifold left empty is removed. Returns whether it stays.
+///
+/// The cut points are appended to the contact buffer: a first crossing may grow
+/// it (once; its capacity stays).
+fn clip_to_seams(
+    out: &mut ContactSet,
+    planes: impl Iterator<Item = (Vec3, f64, bool)>,
+    cut: bool,
+) -> bool {
+    let Some(start) = out.manifolds.last().map(|m| m.points.start) else {
+        return false;
+    };
+    let mut changed = false;
+    for (n, c, tie) in planes {
+        let f = |q: &ContactPoint| n.dot(&q.p_w) - c;
+        let inside = |v: f64| v < 0.0 || (v == 0.0 && tie);
+        let end = out.points.len();
+        if (start..end).all(|i| inside(f(&out.points[i]))) {
+            continue;
+        }
+        changed = true;
+        if cut {
+            for i in start..end {
+                let fi = f(&out.points[i]);
+                if !inside(fi) {
+                    continue;
+                }
+                for j in start..end {
+                    let fj = f(&out.points[j]);
+                    if inside(fj) {
+                        continue;
+                    }
+                    let t = fi / (fi - fj);
+                    let (p, q) = (out.points[i], out.points[j]);
+                    out.points.push(ContactPoint {
+                        p_w: p.p_w + (q.p_w - p.p_w) * t,
+                        depth: p.depth + (q.depth - p.depth) * t,
+                        lever: p.lever + (q.lever - p.lever) * t,
+                    });
+                }
+            }
+        }
+        // Keep the inside points of start..end, in order, and every cut point.
+        let mut to = start;
+        for i in start..out.points.len() {
+            if i >= end || inside(f(&out.points[i])) {
+                out.points.swap(to, i);
+                to += 1;
+            }
+        }
+        out.points.truncate(to);
+    }
+    if !changed {
+        return true;
+    }
+    let end = out.points.len();
+    if end == start {
+        out.manifolds.pop();
+        return false;
+    }
+    let mut deepest = start;
+    for i in start..end {
+        if out.points[i].depth > out.points[deepest].depth {
+            deepest = i;
+        }
+    }
+    if let Some(m) = out.manifolds.last_mut() {
+        m.points = start..end;
+        m.deepest = deepest;
+    }
+    true
 }
 
 /// A geom is *fast* when its points can move more than this fraction of its inner

@@ -666,6 +666,7 @@ fn evaluate(
             gravity_reach: TOUCH,
             window: 0.0,
         }),
+        cut_seams: true,
     };
     collide::narrow_phase_within(
         model,

@@ -217,6 +217,9 @@ mod bgs;
 #[path = "peg_dump.rs"]
 pub mod dump;
 
+#[path = "peg_seams.rs"]
+mod seams;
+
 use super::rows::point_row;
 use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_PAIR};
 use crate::collision::features::{
@@ -264,6 +267,9 @@ pub struct PegWorkspace {
     pub(super) peg_pair: Vec<bool>,
     scratch: FeatureScratch,
     pc: PotentialContacts,
+    /// [`seams::clip`]'s memory and the pair's covered planes.
+    seam: seams::SeamScratch,
+    seam_planes: Vec<(Vec3, f64, bool)>,
     /// Row of each contact of `pc` (per pair), and whether it carries a force.
     row_of: Vec<u32>,
     /// Per row of `LcpWorkspace::contacts`: ψ of PEG rows (NaN for standard rows)
@@ -694,15 +700,36 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         }
         {
             let pw = &mut ls.peg;
-            potential_contacts(
-                &ha,
-                &inp.poses[a],
-                &hb,
-                &inp.poses[b],
-                &params,
-                &mut pw.scratch,
-                &mut pw.pc,
-            );
+            // A static box with a covered face takes part as its extended box
+            // (`model::seams`; `seams::clip`).
+            let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+            let (xa_seam, xb_seam);
+            let (ha, xa) = match (&ga.seam, &ga.seam.as_ref().map(|s| &s.shape)) {
+                (Some(s), Some(Shape::Box { poly, .. })) => {
+                    xa_seam = s.pose(&inp.poses[a]);
+                    (poly.clone(), &xa_seam)
+                }
+                _ => (ha, &inp.poses[a]),
+            };
+            let (hb, xb) = match (&gb.seam, &gb.seam.as_ref().map(|s| &s.shape)) {
+                (Some(s), Some(Shape::Box { poly, .. })) => {
+                    xb_seam = s.pose(&inp.poses[b]);
+                    (poly.clone(), &xb_seam)
+                }
+                _ => (hb, &inp.poses[b]),
+            };
+            potential_contacts(&ha, xa, &hb, xb, &params, &mut pw.scratch, &mut pw.pc);
+            let seamed = match (&ga.seam, &gb.seam) {
+                (Some(s), _) => Some((s, a, true)),
+                (_, Some(s)) => Some((s, b, false)),
+                _ => None,
+            };
+            if let Some((s, g, on_a)) = seamed {
+                pw.seam_planes.clear();
+                pw.seam_planes.extend(s.planes(&inp.poses[g]));
+                let at = |c: &PotentialContact| if on_a { c.p_a } else { c.p_b };
+                seams::clip(&mut pw.pc, &pw.seam_planes, at, &mut pw.seam);
+            }
         }
         pair_rows(inp, i, a, b, ls);
     }
