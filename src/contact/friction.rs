@@ -764,7 +764,11 @@ impl LinearSticks {
             for blk in blocks.iter_mut() {
                 let x_old = blk.x();
                 self.relaxations += 1;
-                Self::shift(dv, blk, x_old, -h);
+                // Taking out a zero x (every block's first sweep: the cold solve
+                // starts from f = −L_t) adds ±0 to the velocity changes: skipped.
+                if x_old != [0.0; 3] {
+                    Self::shift(dv, blk, x_old, -h);
+                }
                 let [a, b] = blk.bodies;
                 let (da, db) = (dv[a], dv[b]);
                 let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
