@@ -765,7 +765,9 @@ impl LinearSticks {
                 let x_old = blk.x();
                 self.relaxations += 1;
                 // Taking out a zero x (every block's first sweep: the cold solve
-                // starts from f = −L_t) adds ±0 to the velocity changes: skipped.
+                // starts from f = −L_t) adds ±0 to the velocity changes: skipped
+                // (the same bits, but that a change exactly −0 stays −0 where
+                // adding +0 made it +0).
                 if x_old != [0.0; 3] {
                     Self::shift(dv, blk, x_old, -h);
                 }
