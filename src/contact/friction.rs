@@ -37,6 +37,7 @@
 //!   yet (while the normal force builds up) leaves no stretch that would push back.
 
 use super::{PairContext, PointForce};
+use crate::collision::ContactPoint;
 use crate::data::{PairState, StickAnchor};
 use crate::math::{tangent_basis, Mat3, Quat, Vec3};
 use crate::model::FrictionParams;
@@ -244,7 +245,8 @@ pub struct BankInputs {
 pub struct LinearBlock {
     /// The pair's bodies (a, b).
     pub bodies: [usize; 2],
-    /// The caller's tags (the penalty stepper: manifold and pair index).
+    /// The caller's tags (the penalty stepper: manifold and pair index;
+    /// Hunt–Crossley: pair and manifold index).
     pub tag: [usize; 2],
     pub bank: BankInputs,
     inv_mass: [f64; 2],
@@ -499,14 +501,17 @@ impl LinearBlock {
 
     /// The block's force and torque on a and on b about their centres of mass
     /// (the force −f on b): f at c with [`LinearBlock::lever_torques`], and the
-    /// torsional torque ±τ n.
-    pub fn wrenches(&self) -> [(Vec3, Vec3); 2] {
+    /// torsional torque ±τ n. `points`: the pair's manifold points, those the
+    /// block was built from (`PairContext::points`): a held tilt's patch is
+    /// read from them here, only as far as [`Tilt::beyond_patch`] needs.
+    pub fn wrenches(&self, points: &[ContactPoint]) -> [(Vec3, Vec3); 2] {
         let [mut ta, mut tb] = self.lever_torques(&self.f);
         if let Some(tl) = &self.tilt {
             // What the patch cannot hold of the held moment goes back to the
             // bodies (the solve's rates took it as held: it acts from the next
             // step, as the tipping it starts).
-            let excess = tl.beyond_patch(&(tl.axes * (self.c - tl.pivot).cross(&self.f)), &self.n);
+            let held = tl.axes * (self.c - tl.pivot).cross(&self.f);
+            let excess = tl.beyond_patch(&held, (&self.n, &self.c, &self.t), points);
             ta += excess;
             tb -= excess;
         }
@@ -759,7 +764,13 @@ impl LinearSticks {
             for blk in blocks.iter_mut() {
                 let x_old = blk.x();
                 self.relaxations += 1;
-                Self::shift(dv, blk, x_old, -h);
+                // Taking out a zero x (every block's first sweep: the cold solve
+                // starts from f = −L_t) adds ±0 to the velocity changes: skipped
+                // (the same bits, but that a change exactly −0 stays −0 where
+                // adding +0 made it +0).
+                if x_old != [0.0; 3] {
+                    Self::shift(dv, blk, x_old, -h);
+                }
                 let [a, b] = blk.bodies;
                 let (da, db) = (dv[a], dv[b]);
                 let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
@@ -1235,10 +1246,6 @@ pub struct Tilt {
     /// The point the tilt turns about: the centres of mass weighted by inverse
     /// mass (a's centre when b is static).
     pivot: Vec3,
-    /// The patch: offsets p − c of the points in contact (at most `TILT_PATCH`,
-    /// the extremes along as many directions when there are more), world.
-    patch: [Vec3; TILT_PATCH],
-    npatch: usize,
     /// The normal force Σf the patch carries, N (set with the anchor's block).
     fsum: f64,
 }
@@ -1249,10 +1256,24 @@ const TILT_PATCH: usize = 8;
 impl Tilt {
     /// The part of the held moment `held` (on a, about the pivot, of the anchor's
     /// force) that the normal springs cannot hold inside the patch (module doc of
-    /// [`Tilt`]); zero while the patch holds it all.
-    fn beyond_patch(&self, held: &Vec3, n: &Vec3) -> Vec3 {
+    /// [`Tilt`]); zero while the patch holds it all. The patch is the offsets
+    /// p − c of the points in contact (depth > 0) of `points`, tangential to `n`
+    /// (at most `TILT_PATCH`: the extremes along as many directions of the
+    /// tangent basis `t` when there are more, [`patch_extremes`]); its reach
+    /// along d is max(0, max (p − c)·d). Read lazily: the points are visited in
+    /// order and the answer is zero as soon as Σf times the running maximum
+    /// holds `held` — the running maximum only grows and rounding is monotone,
+    /// so that is exactly when the whole patch's reach would hold it; otherwise
+    /// the full maximum gives the excess, as a patch built beforehand did.
+    fn beyond_patch(
+        &self,
+        held: &Vec3,
+        (n, c, t): (&Vec3, &Vec3, &[Vec3; 2]),
+        points: &[ContactPoint],
+    ) -> Vec3 {
         let m = held.norm();
-        if m == 0.0 || self.npatch == 0 {
+        let touching = || points.iter().filter(|p| p.depth > 0.0);
+        if m == 0.0 {
             return Vec3::zeros();
         }
         let d = held.cross(n);
@@ -1261,11 +1282,27 @@ impl Tilt {
             return Vec3::zeros();
         }
         let d = d / dn;
-        let reach = self.patch[..self.npatch]
-            .iter()
-            .map(|p| p.dot(&d))
-            .fold(0.0, f64::max);
-        let hold = self.fsum.max(0.0) * reach;
+        let fsum = self.fsum.max(0.0);
+        let npatch = touching().take(TILT_PATCH + 1).count();
+        if npatch == 0 {
+            return Vec3::zeros();
+        }
+        let reach = if npatch > TILT_PATCH {
+            patch_extremes(n, c, t, points)
+                .iter()
+                .map(|p| p.dot(&d))
+                .fold(0.0, f64::max)
+        } else {
+            let mut reach = 0.0f64;
+            for p in touching() {
+                reach = reach.max(tangential(n, p.p_w - c).dot(&d));
+                if m <= fsum * reach {
+                    return Vec3::zeros();
+                }
+            }
+            reach
+        };
+        let hold = fsum * reach;
         if m <= hold {
             Vec3::zeros()
         } else {
@@ -1274,15 +1311,40 @@ impl Tilt {
     }
 }
 
+/// A [`Tilt`]'s patch when more than `TILT_PATCH` points touch (depth > 0): for
+/// each of `TILT_PATCH` directions u of the tangent basis `t` (evenly spaced),
+/// the offset p − c, tangential to `n`, that reaches furthest along u (zero if
+/// none reaches past the centroid).
+fn patch_extremes(
+    n: &Vec3,
+    c: &Vec3,
+    [t1, t2]: &[Vec3; 2],
+    points: &[ContactPoint],
+) -> [Vec3; TILT_PATCH] {
+    let mut patch = [Vec3::zeros(); TILT_PATCH];
+    let touching = || points.iter().filter(|p| p.depth > 0.0);
+    for (k, slot) in patch.iter_mut().enumerate() {
+        let a = std::f64::consts::TAU * k as f64 / TILT_PATCH as f64;
+        let u = t1 * a.cos() + t2 * a.sin();
+        *slot = touching()
+            .map(|p| tangential(n, p.p_w - c))
+            .fold(Vec3::zeros(), |best, q| {
+                if q.dot(&u) > best.dot(&u) {
+                    q
+                } else {
+                    best
+                }
+            });
+    }
+    patch
+}
+
 /// The contact's [`Tilt`] at centroid `c`.
 pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     let (t1, t2) = tangent_basis(&ctx.normal);
     let (mut s11, mut s12, mut s22, mut total, mut deepest) = (0.0, 0.0, 0.0, 0.0, 0.0f64);
-    // The patch: every point in contact, filled in this pass while they fit; the
-    // extremes along TILT_PATCH directions of the tangent plane when there are
-    // more (below).
-    let mut patch = [Vec3::zeros(); TILT_PATCH];
-    let mut npatch = 0;
+    // The patch of points is not kept: [`Tilt::beyond_patch`] reads it from
+    // the points when the held moment asks.
     for p in ctx.points.iter().filter(|p| p.depth > 0.0) {
         let d = p.p_w - c;
         let (x, y) = (d.dot(&t1), d.dot(&t2));
@@ -1291,10 +1353,6 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
         s22 += y * y;
         total += 1.0;
         deepest = deepest.max(p.depth);
-        if npatch < TILT_PATCH {
-            patch[npatch] = tangential(&ctx.normal, d);
-        }
-        npatch += 1;
     }
     let [ia, ib] = ctx.inv_mass;
     let pivot = if ia + ib > 0.0 {
@@ -1302,24 +1360,6 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     } else {
         ctx.a.x
     };
-    if npatch > TILT_PATCH {
-        let touching = || ctx.points.iter().filter(|p| p.depth > 0.0);
-        for (k, slot) in patch.iter_mut().enumerate() {
-            let a = std::f64::consts::TAU * k as f64 / TILT_PATCH as f64;
-            let u = t1 * a.cos() + t2 * a.sin();
-            *slot = touching().map(|p| tangential(&ctx.normal, p.p_w - c)).fold(
-                Vec3::zeros(),
-                |best, q| {
-                    if q.dot(&u) > best.dot(&u) {
-                        q
-                    } else {
-                        best
-                    }
-                },
-            );
-        }
-        npatch = TILT_PATCH;
-    }
     let mut axes = Mat3::zeros();
     if total > 0.0 {
         // Eigen-decomposition of the symmetric 2×2 S = Σ (p − c)(p − c)ᵀ / N.
@@ -1353,8 +1393,6 @@ pub fn tilt(ctx: &PairContext, c: &Vec3) -> Tilt {
     Tilt {
         axes,
         pivot,
-        patch,
-        npatch,
         fsum: 0.0,
     }
 }

@@ -930,7 +930,7 @@ fn evaluate(
             // Sticking, linearly implicit: solved with the other sticking pairs
             // of its bodies after this loop (pushed by `linear_block`).
             blk.bodies = [ba, bb];
-            blk.tag = [pi, 0];
+            blk.tag = [pi, mi];
             blk.bank.cone = (mat.mu, f_n, friction::carried_normal(&ctx));
             blk.bank.cap = friction::bank_cap(fp, &ctx);
             // Rolling resistance held by its angular anchor, solved with them
@@ -1020,8 +1020,13 @@ fn evaluate(
         let [ba, bb] = blk.bodies;
         let (sa, sb) = (&st[ba], &st[bb]);
         // f at c, its moment on a held tilt left to the normal springs
-        // (`friction::LinearBlock::wrenches`); its power on both bodies.
-        let [(fa, ta), (fb, tb)] = blk.wrenches();
+        // (`friction::LinearBlock::wrenches`, its patch read from the
+        // manifold's points: `tag` is (pair, manifold)); its power on both bodies.
+        let points = contacts
+            .manifolds
+            .get(blk.tag[1])
+            .map_or(&[][..], |m| contacts.points_of(m));
+        let [(fa, ta), (fb, tb)] = blk.wrenches(points);
         wrench[ba].force += fa;
         wrench[ba].torque += ta;
         wrench[bb].force += fb;

@@ -1033,7 +1033,7 @@ fn implicit_friction(
     let linear = &mut implicit.linear;
     set_free_rates(linear, dynamic, free, cx.h);
     linear.solve(cx.h);
-    any |= linear_apply(cx, linear, k, Some((wrench, manifold_force)), 1.0);
+    any |= linear_apply((cx, set), linear, k, Some((wrench, manifold_force)), 1.0);
     any
 }
 
@@ -1072,7 +1072,7 @@ fn late_friction(
     // The first friction solve's anchor wrenches out of the rates and reports:
     // the solve of every block together replaces them.
     linear_apply(
-        cx,
+        (cx, set),
         &implicit.linear,
         k,
         Some((&mut *wrench, &mut *manifold_force)),
@@ -1112,7 +1112,7 @@ fn late_friction(
     let linear = &mut implicit.linear;
     set_free_rates(linear, dynamic, free, cx.h);
     linear.resolve(cx.h);
-    linear_apply(cx, linear, k, Some((wrench, manifold_force)), 1.0);
+    linear_apply((cx, set), linear, k, Some((wrench, manifold_force)), 1.0);
     added
 }
 
@@ -1297,7 +1297,7 @@ fn pair_friction(
 /// the rates `k` of the free bodies and, if given, to the reported wrenches and
 /// the manifolds' forces; true if any is non-zero.
 fn linear_apply(
-    cx: &ForceCtx<'_>,
+    (cx, set): (&ForceCtx<'_>, &ContactSet),
     linear: &friction::LinearSticks,
     k: &mut [Deriv],
     mut report: Option<(&mut [Wrench], &mut [Vec3])>,
@@ -1325,8 +1325,10 @@ fn linear_apply(
     for blk in &linear.blocks {
         let ([ba, bb], [mi, _]) = (blk.bodies, blk.tag);
         // f at c, its moment on a held tilt left to the normal springs
-        // (`friction::LinearBlock::wrenches`).
-        let [(fa, ta), (fb, tb)] = blk.wrenches();
+        // (`friction::LinearBlock::wrenches`, its patch read from the
+        // manifold's points).
+        let points = set.manifolds.get(mi).map_or(&[][..], |m| set.points_of(m));
+        let [(fa, ta), (fb, tb)] = blk.wrenches(points);
         let wa = Wrench {
             force: fa * s,
             torque: ta * s,
