@@ -687,6 +687,9 @@ pub struct PrimalResults {
     /// `K J` of one side.
     dof_at: Vec<u32>,
     dof_blocks: Vec<u32>,
+    /// The island being solved in DoF space has a factored block (its
+    /// residual without W, [`PrimalSolver::dof_residual`]).
+    dof_lean: bool,
     xd: Vec<f64>,
     gd: Vec<f64>,
     dd: Vec<f64>,
@@ -2905,6 +2908,13 @@ pub struct DofRows {
     pub jac: Vec<f64>,
     /// Per island: solved in DoF space (every moving side a block with its M).
     pub ok: Vec<bool>,
+    /// Per block: M⁻¹ is applied through the Cholesky factor of M in `fac`
+    /// (lower, row-major at `at`; [`DofRows::push_block_factored`], lcp20)
+    /// instead of the dense `minv` (then zeros). An island with such a block
+    /// measures its residual in DoF space ([`PrimalSolver::dof_residual`]):
+    /// the problem's W holds only its diagonal blocks there.
+    pub factored: Vec<bool>,
+    pub fac: Vec<f64>,
     /// Scratch of [`DofRows::push_block`] (the factor of M⁻¹).
     scratch: Vec<f64>,
 }
@@ -2919,6 +2929,8 @@ impl DofRows {
         self.side.clear();
         self.jac.clear();
         self.ok.clear();
+        self.factored.clear();
+        self.fac.clear();
     }
 
     /// Appends a block of `ndof` DoFs from its M⁻¹ (row-major): M = (M⁻¹)⁻¹ by
@@ -2930,6 +2942,8 @@ impl DofRows {
         let at = self.mass.len();
         self.ndof.push(ndof as u32);
         self.at.push(at);
+        self.factored.push(false);
+        self.fac.resize(at + n2, 0.0);
         self.mass.resize(at + n2, 0.0);
         self.minv.resize(at + n2, 0.0);
         if minv.len() != n2 || !all_finite(minv) {
@@ -2973,6 +2987,8 @@ impl DofRows {
         let at = self.mass.len();
         self.ndof.push(ndof as u32);
         self.at.push(at);
+        self.factored.push(false);
+        self.fac.resize(at + n2, 0.0);
         if minv.len() != n2 || mass.len() != n2 || !all_finite(minv) || !all_finite(mass) {
             self.mass.resize(at + n2, 0.0);
             self.minv.resize(at + n2, 0.0);
@@ -2983,6 +2999,33 @@ impl DofRows {
         true
     }
 
+    /// Appends a block of `ndof` DoFs with its M (row-major, symmetric) and
+    /// the lower Cholesky factor L of M (M = L Lᵀ, row-major; [`dense_cholesky`]'s
+    /// layout): M⁻¹ is applied by solves with L, never formed (lcp20). False
+    /// (the block stored as zeros) when either is not finite, not of `ndof²`
+    /// entries, or L has a pivot that is not positive.
+    pub fn push_block_factored(&mut self, mass: &[f64], fac: &[f64], ndof: usize) -> bool {
+        let n2 = ndof * ndof;
+        let at = self.mass.len();
+        self.ndof.push(ndof as u32);
+        self.at.push(at);
+        self.minv.resize(at + n2, 0.0);
+        let ok = mass.len() == n2
+            && fac.len() == n2
+            && all_finite(mass)
+            && all_finite(fac)
+            && (0..ndof).all(|i| fac[i * ndof + i] > 0.0);
+        self.factored.push(ok);
+        if !ok {
+            self.mass.resize(at + n2, 0.0);
+            self.fac.resize(at + n2, 0.0);
+            return false;
+        }
+        self.mass.extend_from_slice(mass);
+        self.fac.extend_from_slice(fac);
+        true
+    }
+
     /// Whether the rows are consistent with `n` points and `islands` islands.
     fn valid(&self, n: usize, islands: usize) -> bool {
         let nb = self.ndof.len();
@@ -2990,6 +3033,8 @@ impl DofRows {
             && self.side.len() == n
             && self.ok.len() == islands
             && self.minv.len() == self.mass.len()
+            && (self.factored.is_empty()
+                || (self.factored.len() == nb && self.fac.len() == self.mass.len()))
             && (0..nb).all(|b| {
                 let d = self.ndof[b] as usize;
                 self.at[b] + d * d <= self.mass.len()
@@ -3008,7 +3053,7 @@ impl DofRows {
 
 /// In-place Cholesky of the `n×n` row-major symmetric `a` (its lower triangle
 /// read): `L` in the lower triangle. False on a pivot that is not positive.
-fn dense_cholesky(a: &mut [f64], n: usize) -> bool {
+pub(crate) fn dense_cholesky(a: &mut [f64], n: usize) -> bool {
     for j in 0..n {
         let rest = &mut a[j * n..];
         let (rj, below) = rest.split_at_mut(n);
@@ -3144,6 +3189,10 @@ impl PrimalSolver {
             None
         } else {
             res.stats.articulated_islands += 1;
+            res.dof_lean = res
+                .dof_blocks
+                .iter()
+                .any(|&b| dofs.factored.get(b as usize).copied().unwrap_or(false));
             Some(self.island_dofs_run(problem, rows, dofs, order, nx, res))
         };
         for &b in &res.dof_blocks {
@@ -3228,7 +3277,11 @@ impl PrimalSolver {
                 let i = i as usize;
                 res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
             }
-            residual = contact_residual(problem, order, &res.z);
+            residual = if res.dof_lean {
+                self.dof_residual(problem, rows, dofs, order, res)
+            } else {
+                contact_residual(problem, order, &res.z)
+            };
             if residual <= p.tolerance {
                 return (true, residual);
             }
@@ -3290,6 +3343,56 @@ impl PrimalSolver {
             res.tangent[i] = piece;
         }
         all_finite(&res.gd)
+    }
+
+    /// [`contact_residual`] of `res.z` without W (lcp20): `w = G M⁻¹ Gᵀ z +
+    /// E z + q` (W = G M⁻¹ Gᵀ + diag(E), `E` = [`BodyRows::cfm`]), with M⁻¹
+    /// applied block by block ([`block_mul`]); `dd` and `td` as scratch.
+    fn dof_residual(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        dofs: &DofRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> f64 {
+        res.dd.fill(0.0);
+        for &i in order {
+            let i = i as usize;
+            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+        }
+        block_mul(
+            dofs,
+            (&res.dof_blocks, &res.dof_at),
+            true,
+            &res.dd,
+            &mut res.td,
+        );
+        let mut out = 0.0_f64;
+        for &i in order {
+            let i = i as usize;
+            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let z = &res.z[3 * i..3 * i + 3];
+            let e = rows.cfm[i];
+            let mut r = [0.0; 3];
+            for a in 0..3 {
+                r[a] = problem.q[3 * i + a] + v[a] + e[a] * z[a];
+            }
+            let en = (z[0] - (z[0] - r[0]).max(0.0)).abs();
+            let (p1, p2) = project_polygon_with(
+                z[1] - r[1],
+                z[2] - r[2],
+                problem.mu[i] * z[0],
+                &problem.table,
+            );
+            let x = en.max((z[1] - p1).abs()).max((z[2] - p2).abs());
+            if x.is_nan() {
+                return f64::INFINITY;
+            }
+            out = out.max(x);
+        }
+        out
     }
 
     /// [`Self::frozen_residual`] in DoF space (`td` = M⁻¹ g as scratch).
@@ -3610,6 +3713,13 @@ fn block_mul(
     for &b in blocks {
         let b = b as usize;
         let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
+        if inverse && dofs.factored.get(b).copied().unwrap_or(false) {
+            // M⁻¹ src by the solves with the factor of M (lcp20).
+            let d = &mut dst[off..off + n];
+            d.copy_from_slice(&src[off..off + n]);
+            dense_cholesky_solve(&dofs.fac[at..at + n * n], n, d);
+            continue;
+        }
         dense_mul(
             &a[at..at + n * n],
             n,
