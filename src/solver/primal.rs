@@ -486,7 +486,16 @@ pub const DOF_PROXIMAL: f64 = 1e-7;
 /// diffdrive_drive_*`, each given up at 3): at 6, 7 converge in 5–7 passes
 /// (as with no stall test); the eighth does not converge in 200 passes at ρ =
 /// 1e-7 either.
-pub const DOF_STALL_PASSES: usize = 6;
+///
+/// lcp20: 3 again, now that a stall switches the island to Newton on the
+/// radii (`radius_newton_on_stall`, as in body space) and only a second
+/// stall hands it over. On the eleven driving dumps (the eight above and
+/// three the pipeline left at 6 with the radius Newton,
+/// `diffdrive_drive_0008`–`0010`), pipeline parameters: at 6 nine converge
+/// (0000 in 8 passes; 0008 in 17; 0009 and 0010 end at the 20-pass limit,
+/// residual 4.8e-4 and 7.6e-4); at 3 all eleven, in 5–9 passes (0009: 6,
+/// 0010: 7); at 4 all eleven, in 6–14.
+pub const DOF_STALL_PASSES: usize = 3;
 
 /// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
 /// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
@@ -687,6 +696,8 @@ pub struct PrimalResults {
     /// `K J` of one side.
     dof_at: Vec<u32>,
     dof_blocks: Vec<u32>,
+    /// `∂x/∂r_l` of the sliding points in DoF space (k columns of nx).
+    dxd: Vec<f64>,
     /// The island being solved in DoF space has a factored block (its
     /// residual without W, [`PrimalSolver::dof_residual`]).
     dof_lean: bool,
@@ -3241,36 +3252,35 @@ impl PrimalSolver {
         let mut residual = f64::INFINITY;
         let mut kept = 0;
         let (mut best, mut stalled) = (f64::INFINITY, 0);
+        // Newton steps on the radii per pass (lcp20, as in body space):
+        // `radius_newton`, or `radius_newton_on_stall` once the island stalls.
+        let mut radius_steps = p.radius_newton;
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             set_proximal(problem, rows, order, res, p.dof_proximal);
             if pass == 0 && res.warm && p.warm_pieces {
                 self.dof_piece_start(problem, dofs, order, nx, res);
             }
-            if !self.dof_evaluate(dofs, order, table, res) {
+            if self.dof_inner(dofs, order, nx, table, res).is_none() {
                 return (false, f64::INFINITY);
             }
-            for _ in 0..p.max_iterations {
-                if self.dof_frozen_residual(dofs, order, table, res) <= 0.5 * p.tolerance {
+            // Newton on the radii at this centre ("Newton on the radii").
+            for _ in 0..radius_steps {
+                if radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance {
                     break;
                 }
-                for &i in order {
-                    let i = i as usize;
-                    res.prev[i] = (res.normal_on[i], res.tangent[i]);
-                }
-                match self.dof_newton_step(dofs, order, nx, res, table) {
+                match self.dof_radius_step(problem, dofs, order, nx, res) {
                     None => return (false, f64::INFINITY),
-                    Some(false) => break,
                     Some(true) => {}
+                    Some(false) => {
+                        for &i in order {
+                            let i = i as usize;
+                            res.radius[i] = problem.mu[i] * res.zs[i][0];
+                        }
+                    }
                 }
-                if !self.dof_evaluate(dofs, order, table, res) {
+                if self.dof_inner(dofs, order, nx, table, res).is_none() {
                     return (false, f64::INFINITY);
-                }
-                if order.iter().all(|&i| {
-                    let i = i as usize;
-                    res.prev[i] == (res.normal_on[i], res.tangent[i])
-                }) {
-                    break;
                 }
             }
             for &i in order {
@@ -3293,7 +3303,12 @@ impl PrimalSolver {
             } else {
                 stalled += 1;
                 if p.dof_stall_passes > 0 && stalled >= p.dof_stall_passes {
-                    return (false, residual);
+                    if radius_steps > 0 || p.radius_newton_on_stall == 0 {
+                        return (false, residual);
+                    }
+                    // Stalled on the radii passes: Newton on the radii from here.
+                    radius_steps = p.radius_newton_on_stall;
+                    stalled = 0;
                 }
             }
             best = best.min(residual);
@@ -3302,7 +3317,13 @@ impl PrimalSolver {
                 res.centre[i] = res.zs[i];
             }
             let m = p.anderson.min(ANDERSON_MAX);
-            if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+            if radius_steps > 0 {
+                // The radii consistent with the centre z (as in body space).
+                for &i in order {
+                    let i = i as usize;
+                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                }
+            } else if m < 2 || !anderson(problem, order, res, m, &mut kept) {
                 for &i in order {
                     let i = i as usize;
                     res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
@@ -3343,6 +3364,131 @@ impl PrimalSolver {
             res.tangent[i] = piece;
         }
         all_finite(&res.gd)
+    }
+
+    /// The inner Newton on f at the pass's centre and radii (DoF space): from
+    /// the current x until the frozen residual is below half the tolerance,
+    /// the pieces repeat, or no step is taken. None on a failure.
+    fn dof_inner(
+        &self,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> Option<()> {
+        let p = &self.params;
+        if !self.dof_evaluate(dofs, order, table, res) {
+            return None;
+        }
+        for _ in 0..p.max_iterations {
+            if self.dof_frozen_residual(dofs, order, table, res) <= 0.5 * p.tolerance {
+                break;
+            }
+            for &i in order {
+                let i = i as usize;
+                res.prev[i] = (res.normal_on[i], res.tangent[i]);
+            }
+            match self.dof_newton_step(dofs, order, nx, res, table) {
+                None => return None,
+                Some(false) => break,
+                Some(true) => {}
+            }
+            if !self.dof_evaluate(dofs, order, table, res) {
+                return None;
+            }
+            if order.iter().all(|&i| {
+                let i = i as usize;
+                res.prev[i] == (res.normal_on[i], res.tangent[i])
+            }) {
+                break;
+            }
+        }
+        Some(())
+    }
+
+    /// [`Self::radius_step`] in DoF space (lcp20): `∂x/∂r_l = H⁻¹ G_lᵀ b_l`
+    /// through the factor of H at the current pieces, `(I − diag(μ) ∂p_n/∂r)
+    /// Δr = μ p_n − r` on the sliding points, `x += Σ_l Δr_l ∂x/∂r_l`, the
+    /// other points' radii `μ p_n` at the new x. `Some(false)`: nothing done;
+    /// None on a failed factorization or a non-finite x.
+    fn dof_radius_step(
+        &self,
+        problem: &ContactProblem,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        res: &mut PrimalResults,
+    ) -> Option<bool> {
+        let k = sliding_set(order, res);
+        if k == 0 || k > RADIUS_NEWTON_MAX {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            return Some(false);
+        }
+        if !self.dof_factor(dofs, order, nx, res) {
+            return None;
+        }
+        let ch = problem.table.half.0;
+        res.dxd.clear();
+        res.dxd.resize(k * nx, 0.0);
+        for a in 0..k {
+            let l = res.slide[a] as usize;
+            let b = slide_direction(&res.zs[l], &res.e[l], res.radius[l], res.tangent[l], ch);
+            let col = &mut res.dxd[a * nx..(a + 1) * nx];
+            gt_add(dofs, &res.dof_at, l, &b, 1.0, col);
+            dense_cholesky_solve(&res.hd, nx, col);
+        }
+        res.kmat.clear();
+        res.kmat.resize(k * k, 0.0);
+        res.krhs.clear();
+        for a in 0..k {
+            let i = res.slide[a] as usize;
+            res.kmat[a * k + a] = 1.0;
+            res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
+            if !res.normal_on[i] {
+                continue;
+            }
+            let c = problem.mu[i] / res.e[i][0];
+            for col in 0..k {
+                let gn = g_of(dofs, &res.dof_at, i, &res.dxd[col * nx..(col + 1) * nx])[0];
+                // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
+                res.kmat[a * k + col] += c * gn;
+            }
+        }
+        if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            return Some(false);
+        }
+        for a in 0..k {
+            let i = res.slide[a] as usize;
+            let r = (res.radius[i] + res.krhs[a]).max(0.0);
+            res.krhs[a] = r - res.radius[i];
+            res.radius[i] = r;
+        }
+        for (j, xv) in res.xd.iter_mut().enumerate() {
+            for (a, &dr) in res.krhs.iter().enumerate() {
+                *xv += dr * res.dxd[a * nx + j];
+            }
+        }
+        if !all_finite(&res.xd) {
+            return None;
+        }
+        let table = problem.table;
+        if !self.dof_evaluate(dofs, order, &table, res) {
+            return None;
+        }
+        for &i in order {
+            let i = i as usize;
+            if !res.in_slide[i] {
+                res.radius[i] = problem.mu[i] * res.zs[i][0];
+            }
+            res.in_slide[i] = false;
+        }
+        Some(true)
     }
 
     /// [`contact_residual`] of `res.z` without W (lcp20): `w = G M⁻¹ Gᵀ z +

@@ -656,7 +656,13 @@ fn primal_on_w(
     if let Some(dir) =
         primal_dump_dir().filter(|_| failed_only && status != PrimalStatus::Converged)
     {
-        // The same problem and guess (`ls.impulse` is still the guess here).
+        // The same problem and guess (`ls.impulse` is still the guess here),
+        // with W and the DoF rows' M⁻¹ complete (lean blocks, lcp20: what the
+        // Newton path builds next anyway; the solve above is unchanged).
+        complete_lean(ls);
+        if dofs {
+            dof_rows(ls);
+        }
         dump_primal_problem(p, ls, warm, dir);
     }
     let st = ls.primal.stats;
@@ -872,6 +878,10 @@ const PRIMAL_DUMP_MAX: usize = 8;
 /// tests/lcp_primal.rs reads them back). With an island not in body space,
 /// also `dof`: the DoF-space rows and W's blocks as assembled (lcp19,
 /// tests/lcp_robots_primal.rs reads them back from tests/data/primal_robots/).
+/// With lean blocks (lcp20, `articulated.rs`) a dump of every solve holds W's
+/// diagonal blocks only on their rows and zeros for their M⁻¹; the dumps of
+/// `RTPHYS_PRIMAL_DUMP_FAILED` are written after `complete_lean` (whole W,
+/// M⁻¹ from the factor of M).
 fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
