@@ -486,7 +486,16 @@ pub const DOF_PROXIMAL: f64 = 1e-7;
 /// diffdrive_drive_*`, each given up at 3): at 6, 7 converge in 5–7 passes
 /// (as with no stall test); the eighth does not converge in 200 passes at ρ =
 /// 1e-7 either.
-pub const DOF_STALL_PASSES: usize = 6;
+///
+/// lcp20: 3 again, now that a stall switches the island to Newton on the
+/// radii (`radius_newton_on_stall`, as in body space) and only a second
+/// stall hands it over. On the eleven driving dumps (the eight above and
+/// three the pipeline left at 6 with the radius Newton,
+/// `diffdrive_drive_0008`–`0010`), pipeline parameters: at 6 nine converge
+/// (0000 in 8 passes; 0008 in 17; 0009 and 0010 end at the 20-pass limit,
+/// residual 4.8e-4 and 7.6e-4); at 3 all eleven, in 5–9 passes (0009: 6,
+/// 0010: 7); at 4 all eleven, in 6–14.
+pub const DOF_STALL_PASSES: usize = 3;
 
 /// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
 /// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
@@ -687,6 +696,11 @@ pub struct PrimalResults {
     /// `K J` of one side.
     dof_at: Vec<u32>,
     dof_blocks: Vec<u32>,
+    /// `∂x/∂r_l` of the sliding points in DoF space (k columns of nx).
+    dxd: Vec<f64>,
+    /// The island being solved in DoF space has a factored block (its
+    /// residual without W, [`PrimalSolver::dof_residual`]).
+    dof_lean: bool,
     xd: Vec<f64>,
     gd: Vec<f64>,
     dd: Vec<f64>,
@@ -2905,6 +2919,13 @@ pub struct DofRows {
     pub jac: Vec<f64>,
     /// Per island: solved in DoF space (every moving side a block with its M).
     pub ok: Vec<bool>,
+    /// Per block: M⁻¹ is applied through the Cholesky factor of M in `fac`
+    /// (lower, row-major at `at`; [`DofRows::push_block_factored`], lcp20)
+    /// instead of the dense `minv` (then zeros). An island with such a block
+    /// measures its residual in DoF space ([`PrimalSolver::dof_residual`]):
+    /// the problem's W holds only its diagonal blocks there.
+    pub factored: Vec<bool>,
+    pub fac: Vec<f64>,
     /// Scratch of [`DofRows::push_block`] (the factor of M⁻¹).
     scratch: Vec<f64>,
 }
@@ -2919,6 +2940,8 @@ impl DofRows {
         self.side.clear();
         self.jac.clear();
         self.ok.clear();
+        self.factored.clear();
+        self.fac.clear();
     }
 
     /// Appends a block of `ndof` DoFs from its M⁻¹ (row-major): M = (M⁻¹)⁻¹ by
@@ -2930,6 +2953,8 @@ impl DofRows {
         let at = self.mass.len();
         self.ndof.push(ndof as u32);
         self.at.push(at);
+        self.factored.push(false);
+        self.fac.resize(at + n2, 0.0);
         self.mass.resize(at + n2, 0.0);
         self.minv.resize(at + n2, 0.0);
         if minv.len() != n2 || !all_finite(minv) {
@@ -2973,6 +2998,8 @@ impl DofRows {
         let at = self.mass.len();
         self.ndof.push(ndof as u32);
         self.at.push(at);
+        self.factored.push(false);
+        self.fac.resize(at + n2, 0.0);
         if minv.len() != n2 || mass.len() != n2 || !all_finite(minv) || !all_finite(mass) {
             self.mass.resize(at + n2, 0.0);
             self.minv.resize(at + n2, 0.0);
@@ -2983,6 +3010,33 @@ impl DofRows {
         true
     }
 
+    /// Appends a block of `ndof` DoFs with its M (row-major, symmetric) and
+    /// the lower Cholesky factor L of M (M = L Lᵀ, row-major; [`dense_cholesky`]'s
+    /// layout): M⁻¹ is applied by solves with L, never formed (lcp20). False
+    /// (the block stored as zeros) when either is not finite, not of `ndof²`
+    /// entries, or L has a pivot that is not positive.
+    pub fn push_block_factored(&mut self, mass: &[f64], fac: &[f64], ndof: usize) -> bool {
+        let n2 = ndof * ndof;
+        let at = self.mass.len();
+        self.ndof.push(ndof as u32);
+        self.at.push(at);
+        self.minv.resize(at + n2, 0.0);
+        let ok = mass.len() == n2
+            && fac.len() == n2
+            && all_finite(mass)
+            && all_finite(fac)
+            && (0..ndof).all(|i| fac[i * ndof + i] > 0.0);
+        self.factored.push(ok);
+        if !ok {
+            self.mass.resize(at + n2, 0.0);
+            self.fac.resize(at + n2, 0.0);
+            return false;
+        }
+        self.mass.extend_from_slice(mass);
+        self.fac.extend_from_slice(fac);
+        true
+    }
+
     /// Whether the rows are consistent with `n` points and `islands` islands.
     fn valid(&self, n: usize, islands: usize) -> bool {
         let nb = self.ndof.len();
@@ -2990,6 +3044,8 @@ impl DofRows {
             && self.side.len() == n
             && self.ok.len() == islands
             && self.minv.len() == self.mass.len()
+            && (self.factored.is_empty()
+                || (self.factored.len() == nb && self.fac.len() == self.mass.len()))
             && (0..nb).all(|b| {
                 let d = self.ndof[b] as usize;
                 self.at[b] + d * d <= self.mass.len()
@@ -3008,7 +3064,7 @@ impl DofRows {
 
 /// In-place Cholesky of the `n×n` row-major symmetric `a` (its lower triangle
 /// read): `L` in the lower triangle. False on a pivot that is not positive.
-fn dense_cholesky(a: &mut [f64], n: usize) -> bool {
+pub(crate) fn dense_cholesky(a: &mut [f64], n: usize) -> bool {
     for j in 0..n {
         let rest = &mut a[j * n..];
         let (rj, below) = rest.split_at_mut(n);
@@ -3144,6 +3200,10 @@ impl PrimalSolver {
             None
         } else {
             res.stats.articulated_islands += 1;
+            res.dof_lean = res
+                .dof_blocks
+                .iter()
+                .any(|&b| dofs.factored.get(b as usize).copied().unwrap_or(false));
             Some(self.island_dofs_run(problem, rows, dofs, order, nx, res))
         };
         for &b in &res.dof_blocks {
@@ -3192,43 +3252,46 @@ impl PrimalSolver {
         let mut residual = f64::INFINITY;
         let mut kept = 0;
         let (mut best, mut stalled) = (f64::INFINITY, 0);
+        // Newton steps on the radii per pass (lcp20, as in body space):
+        // `radius_newton`, or `radius_newton_on_stall` once the island stalls.
+        let mut radius_steps = p.radius_newton;
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             set_proximal(problem, rows, order, res, p.dof_proximal);
             if pass == 0 && res.warm && p.warm_pieces {
                 self.dof_piece_start(problem, dofs, order, nx, res);
             }
-            if !self.dof_evaluate(dofs, order, table, res) {
+            if self.dof_inner(dofs, order, nx, table, res).is_none() {
                 return (false, f64::INFINITY);
             }
-            for _ in 0..p.max_iterations {
-                if self.dof_frozen_residual(dofs, order, table, res) <= 0.5 * p.tolerance {
+            // Newton on the radii at this centre ("Newton on the radii").
+            for _ in 0..radius_steps {
+                if radius_offset(problem, order, res) <= RADIUS_TOL * p.tolerance {
                     break;
                 }
-                for &i in order {
-                    let i = i as usize;
-                    res.prev[i] = (res.normal_on[i], res.tangent[i]);
-                }
-                match self.dof_newton_step(dofs, order, nx, res, table) {
+                match self.dof_radius_step(problem, dofs, order, nx, res) {
                     None => return (false, f64::INFINITY),
-                    Some(false) => break,
                     Some(true) => {}
+                    Some(false) => {
+                        for &i in order {
+                            let i = i as usize;
+                            res.radius[i] = problem.mu[i] * res.zs[i][0];
+                        }
+                    }
                 }
-                if !self.dof_evaluate(dofs, order, table, res) {
+                if self.dof_inner(dofs, order, nx, table, res).is_none() {
                     return (false, f64::INFINITY);
-                }
-                if order.iter().all(|&i| {
-                    let i = i as usize;
-                    res.prev[i] == (res.normal_on[i], res.tangent[i])
-                }) {
-                    break;
                 }
             }
             for &i in order {
                 let i = i as usize;
                 res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
             }
-            residual = contact_residual(problem, order, &res.z);
+            residual = if res.dof_lean {
+                self.dof_residual(problem, rows, dofs, order, res)
+            } else {
+                contact_residual(problem, order, &res.z)
+            };
             if residual <= p.tolerance {
                 return (true, residual);
             }
@@ -3240,7 +3303,12 @@ impl PrimalSolver {
             } else {
                 stalled += 1;
                 if p.dof_stall_passes > 0 && stalled >= p.dof_stall_passes {
-                    return (false, residual);
+                    if radius_steps > 0 || p.radius_newton_on_stall == 0 {
+                        return (false, residual);
+                    }
+                    // Stalled on the radii passes: Newton on the radii from here.
+                    radius_steps = p.radius_newton_on_stall;
+                    stalled = 0;
                 }
             }
             best = best.min(residual);
@@ -3249,7 +3317,13 @@ impl PrimalSolver {
                 res.centre[i] = res.zs[i];
             }
             let m = p.anderson.min(ANDERSON_MAX);
-            if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+            if radius_steps > 0 {
+                // The radii consistent with the centre z (as in body space).
+                for &i in order {
+                    let i = i as usize;
+                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                }
+            } else if m < 2 || !anderson(problem, order, res, m, &mut kept) {
                 for &i in order {
                     let i = i as usize;
                     res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
@@ -3290,6 +3364,181 @@ impl PrimalSolver {
             res.tangent[i] = piece;
         }
         all_finite(&res.gd)
+    }
+
+    /// The inner Newton on f at the pass's centre and radii (DoF space): from
+    /// the current x until the frozen residual is below half the tolerance,
+    /// the pieces repeat, or no step is taken. None on a failure.
+    fn dof_inner(
+        &self,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        table: &PolygonTable,
+        res: &mut PrimalResults,
+    ) -> Option<()> {
+        let p = &self.params;
+        if !self.dof_evaluate(dofs, order, table, res) {
+            return None;
+        }
+        for _ in 0..p.max_iterations {
+            if self.dof_frozen_residual(dofs, order, table, res) <= 0.5 * p.tolerance {
+                break;
+            }
+            for &i in order {
+                let i = i as usize;
+                res.prev[i] = (res.normal_on[i], res.tangent[i]);
+            }
+            match self.dof_newton_step(dofs, order, nx, res, table) {
+                None => return None,
+                Some(false) => break,
+                Some(true) => {}
+            }
+            if !self.dof_evaluate(dofs, order, table, res) {
+                return None;
+            }
+            if order.iter().all(|&i| {
+                let i = i as usize;
+                res.prev[i] == (res.normal_on[i], res.tangent[i])
+            }) {
+                break;
+            }
+        }
+        Some(())
+    }
+
+    /// [`Self::radius_step`] in DoF space (lcp20): `∂x/∂r_l = H⁻¹ G_lᵀ b_l`
+    /// through the factor of H at the current pieces, `(I − diag(μ) ∂p_n/∂r)
+    /// Δr = μ p_n − r` on the sliding points, `x += Σ_l Δr_l ∂x/∂r_l`, the
+    /// other points' radii `μ p_n` at the new x. `Some(false)`: nothing done;
+    /// None on a failed factorization or a non-finite x.
+    fn dof_radius_step(
+        &self,
+        problem: &ContactProblem,
+        dofs: &DofRows,
+        order: &[u32],
+        nx: usize,
+        res: &mut PrimalResults,
+    ) -> Option<bool> {
+        let k = sliding_set(order, res);
+        if k == 0 || k > RADIUS_NEWTON_MAX {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            return Some(false);
+        }
+        if !self.dof_factor(dofs, order, nx, res) {
+            return None;
+        }
+        let ch = problem.table.half.0;
+        res.dxd.clear();
+        res.dxd.resize(k * nx, 0.0);
+        for a in 0..k {
+            let l = res.slide[a] as usize;
+            let b = slide_direction(&res.zs[l], &res.e[l], res.radius[l], res.tangent[l], ch);
+            let col = &mut res.dxd[a * nx..(a + 1) * nx];
+            gt_add(dofs, &res.dof_at, l, &b, 1.0, col);
+            dense_cholesky_solve(&res.hd, nx, col);
+        }
+        res.kmat.clear();
+        res.kmat.resize(k * k, 0.0);
+        res.krhs.clear();
+        for a in 0..k {
+            let i = res.slide[a] as usize;
+            res.kmat[a * k + a] = 1.0;
+            res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
+            if !res.normal_on[i] {
+                continue;
+            }
+            let c = problem.mu[i] / res.e[i][0];
+            for col in 0..k {
+                let gn = g_of(dofs, &res.dof_at, i, &res.dxd[col * nx..(col + 1) * nx])[0];
+                // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
+                res.kmat[a * k + col] += c * gn;
+            }
+        }
+        if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
+            for &i in order {
+                res.in_slide[i as usize] = false;
+            }
+            return Some(false);
+        }
+        for a in 0..k {
+            let i = res.slide[a] as usize;
+            let r = (res.radius[i] + res.krhs[a]).max(0.0);
+            res.krhs[a] = r - res.radius[i];
+            res.radius[i] = r;
+        }
+        for (j, xv) in res.xd.iter_mut().enumerate() {
+            for (a, &dr) in res.krhs.iter().enumerate() {
+                *xv += dr * res.dxd[a * nx + j];
+            }
+        }
+        if !all_finite(&res.xd) {
+            return None;
+        }
+        let table = problem.table;
+        if !self.dof_evaluate(dofs, order, &table, res) {
+            return None;
+        }
+        for &i in order {
+            let i = i as usize;
+            if !res.in_slide[i] {
+                res.radius[i] = problem.mu[i] * res.zs[i][0];
+            }
+            res.in_slide[i] = false;
+        }
+        Some(true)
+    }
+
+    /// [`contact_residual`] of `res.z` without W (lcp20): `w = G M⁻¹ Gᵀ z +
+    /// E z + q` (W = G M⁻¹ Gᵀ + diag(E), `E` = [`BodyRows::cfm`]), with M⁻¹
+    /// applied block by block ([`block_mul`]); `dd` and `td` as scratch.
+    fn dof_residual(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        dofs: &DofRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> f64 {
+        res.dd.fill(0.0);
+        for &i in order {
+            let i = i as usize;
+            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+        }
+        block_mul(
+            dofs,
+            (&res.dof_blocks, &res.dof_at),
+            true,
+            &res.dd,
+            &mut res.td,
+        );
+        let mut out = 0.0_f64;
+        for &i in order {
+            let i = i as usize;
+            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let z = &res.z[3 * i..3 * i + 3];
+            let e = rows.cfm[i];
+            let mut r = [0.0; 3];
+            for a in 0..3 {
+                r[a] = problem.q[3 * i + a] + v[a] + e[a] * z[a];
+            }
+            let en = (z[0] - (z[0] - r[0]).max(0.0)).abs();
+            let (p1, p2) = project_polygon_with(
+                z[1] - r[1],
+                z[2] - r[2],
+                problem.mu[i] * z[0],
+                &problem.table,
+            );
+            let x = en.max((z[1] - p1).abs()).max((z[2] - p2).abs());
+            if x.is_nan() {
+                return f64::INFINITY;
+            }
+            out = out.max(x);
+        }
+        out
     }
 
     /// [`Self::frozen_residual`] in DoF space (`td` = M⁻¹ g as scratch).
@@ -3610,6 +3859,13 @@ fn block_mul(
     for &b in blocks {
         let b = b as usize;
         let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
+        if inverse && dofs.factored.get(b).copied().unwrap_or(false) {
+            // M⁻¹ src by the solves with the factor of M (lcp20).
+            let d = &mut dst[off..off + n];
+            d.copy_from_slice(&src[off..off + n]);
+            dense_cholesky_solve(&dofs.fac[at..at + n * n], n, d);
+            continue;
+        }
         dense_mul(
             &a[at..at + n * n],
             n,

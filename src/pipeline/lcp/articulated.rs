@@ -12,6 +12,7 @@ use crate::math::{Vec3, Wrench};
 use crate::model::robot::RobotJoint;
 use crate::model::{BodyKind, Model};
 use crate::pipeline::robots::{self, Record, RobotLoad};
+use crate::solver::primal::{dense_cholesky, DOF_MAX};
 use crate::solver::reshape_zeroed;
 use nalgebra::Matrix6xX;
 
@@ -46,12 +47,24 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// `record`: the start-of-step torques, accelerations and sensors of this
 /// contact-free evaluation; [`integrate_robots`] evaluates again (and records
 /// over these) only the robots that rows act on.
+///
+/// # Lean blocks (lcp20)
+/// With `lean` (the primal solver on the standard rows) a robot's block that
+/// needs M⁻¹ is built lean when its `nv` fits the DoF-space solve
+/// (`solver::primal::DOF_MAX`): M is stored and factored densely (M = L Lᵀ in
+/// `LcpWorkspace::mfac`), and neither CRBA's sparse factor, M⁻¹, the rows'
+/// M⁻¹ Jᵀ (`rows.rs`) nor W's off-diagonal blocks of its sides (`delassus`)
+/// are built: the DoF-space solve reads M, applies M⁻¹ through L, and takes
+/// only W's diagonal (its proximal term); ν⁺ = ν_f + M⁻¹ Gᵀ p through L
+/// (`velocity_after`). An island that goes to another solver after all (too
+/// large, unconverged) gets the rest built first (`solve::complete_lean`). A
+/// failed dense factorization builds the block as before.
 pub(super) fn robot_blocks(
     model: &Model,
     h: f64,
     robots: &mut [RobotData],
     load: &RobotLoad<'_>,
-    (set, rows_anywhere): (&ContactSet, bool),
+    (set, rows_anywhere, lean_ok): (&ContactSet, bool, bool),
     record: Record<'_>,
     ls: &mut LcpWorkspace,
 ) {
@@ -75,6 +88,7 @@ pub(super) fn robot_blocks(
         let needs_minv = rows_anywhere
             || touches(model, ri, set)
             || r.joints.iter().any(|j| near_limit(j, qr, vr, h));
+        let mut lean = false;
         if needs_minv {
             if crba(&r.tree, &mut rd.ad, qr).is_err() {
                 continue;
@@ -82,15 +96,28 @@ pub(super) fn robot_blocks(
             for k in 0..nv {
                 rd.ad.mass_matrix[(k, k)] += rd.armature[k];
             }
-            if factor_mass(&mut rd.ad).is_err() {
-                continue;
+            if lean_ok && nv <= DOF_MAX {
+                // M symmetric and its dense factor (lean: nothing else).
+                let m = &rd.ad.mass_matrix;
+                ls.lfac.clear();
+                for i in 0..nv {
+                    for j in 0..nv {
+                        ls.lfac.push(0.5 * (m[(i, j)] + m[(j, i)]));
+                    }
+                }
+                lean = ls.lfac.iter().all(|x| x.is_finite()) && dense_cholesky(&mut ls.lfac, nv);
             }
-            reshape_zeroed(&mut ls.hinv, nv, nv);
-            ls.hinv.fill_diagonal(1.0);
-            if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
-                || !ls.hinv.iter().all(|x| x.is_finite())
-            {
-                continue;
+            if !lean {
+                if factor_mass(&mut rd.ad).is_err() {
+                    continue;
+                }
+                reshape_zeroed(&mut ls.hinv, nv, nv);
+                ls.hinv.fill_diagonal(1.0);
+                if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
+                    || !ls.hinv.iter().all(|x| x.is_finite())
+                {
+                    continue;
+                }
             }
         }
         let bi = ls.blocks.len() as u32;
@@ -101,10 +128,14 @@ pub(super) fn robot_blocks(
             minv: ls.minv.len(),
             mass: if needs_minv { ls.mass.len() } else { NO_MASS },
         });
+        ls.lean.resize(bi as usize, false);
+        ls.lean.push(lean);
         if needs_minv {
-            for i in 0..nv {
-                for j in 0..nv {
-                    ls.minv.push(ls.hinv[(i, j)]);
+            if !lean {
+                for i in 0..nv {
+                    for j in 0..nv {
+                        ls.minv.push(ls.hinv[(i, j)]);
+                    }
                 }
             }
             // M itself, symmetric (the primal solver's DoF-space rows).
@@ -113,6 +144,13 @@ pub(super) fn robot_blocks(
                 for j in 0..nv {
                     ls.mass.push(0.5 * (m[(i, j)] + m[(j, i)]));
                 }
+            }
+            // The factor at the same offset as M (lean blocks only).
+            ls.mfac.resize(ls.mass.len() - nv * nv, 0.0);
+            if lean {
+                ls.mfac.extend_from_slice(&ls.lfac);
+            } else {
+                ls.mfac.resize(ls.mass.len(), 0.0);
             }
         }
         for k in vs {
@@ -189,8 +227,10 @@ pub(super) fn limit_rows(
                 ls.minv_jt.resize(off + 3 * nd, 0.0);
                 // Only the normal row: the tangent rows stay zero (see `delassus`).
                 ls.jac[off + j.vi] = sign;
-                for i in 0..nd {
-                    ls.minv_jt[off + i] = sign * ls.minv[block.minv + i * nd + j.vi];
+                if !ls.lean.get(bi).copied().unwrap_or(false) {
+                    for i in 0..nd {
+                        ls.minv_jt[off + i] = sign * ls.minv[block.minv + i * nd + j.vi];
+                    }
                 }
                 for x in &mut ls.minv_jt[off + nd..off + 3 * nd] {
                     *x = 0.0;

@@ -16,74 +16,36 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
     let nc = ls.contacts.len();
     resize_zeroed(&mut ls.qw, 3 * nc);
     block_contacts(ls);
+    {
+        let sp = &mut ls.sparse;
+        sp.row_start.clear();
+        sp.col.clear();
+        sp.w.clear();
+        sp.q.clear();
+        sp.mu.clear();
+        sp.table = PolygonTable::new(p.friction_directions);
+    }
+    for ci in 0..nc {
+        let row0 = ls.sparse.col.len();
+        ls.sparse.row_start.push(row0);
+        w_row(ls, ci, row0);
+    }
     let LcpWorkspace {
         blocks,
         nu,
         nu_f,
         contacts,
         jac,
-        minv_jt,
         qw,
         sparse: sp,
-        blk_start,
-        blk_list,
         q_keep,
         stab,
         ..
     } = ls;
     q_keep.clear();
     stab.clear();
-    sp.row_start.clear();
-    sp.col.clear();
-    sp.w.clear();
-    sp.q.clear();
-    sp.mu.clear();
-    sp.table = PolygonTable::new(p.friction_directions);
     for ci in 0..nc {
         let c = contacts[ci];
-        let row0 = sp.col.len();
-        sp.row_start.push(row0);
-        // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
-        // the body's point list; a second shared body adds into the same block).
-        for sa in c.side.iter().filter(|s| s.block != NO_BLOCK) {
-            let bl = sa.block as usize;
-            let nd = blocks[bl].ndof;
-            for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
-                let d = contacts[cj as usize];
-                for sb in d.side.iter().filter(|s| s.block == sa.block) {
-                    let k = match sp.col[row0..].iter().position(|&x| x == cj) {
-                        Some(k) => row0 + k,
-                        None => {
-                            sp.col.push(cj);
-                            sp.w.push([0.0; 9]);
-                            sp.col.len() - 1
-                        }
-                    };
-                    let blk = &mut sp.w[k];
-                    let (ja, mb) = (
-                        &jac[sa.jac..sa.jac + 3 * nd],
-                        &minv_jt[sb.jac..sb.jac + 3 * nd],
-                    );
-                    if nd == 6 {
-                        // A free body: the same sums over fixed-length rows
-                        // (unrolled; the same products in the same order).
-                        block_add::<6>(blk, ja, mb);
-                    } else {
-                        block_add_dyn(blk, ja, mb, nd);
-                    }
-                }
-            }
-        }
-        // Regularization (a constraint force mixing of ε relative to the diagonal):
-        // several points of one face pair give rows of W that are linearly dependent
-        // (12 rows on 6 DoF of a box on a box), a degenerate LCP on which the pivot
-        // tolerances can end Lemke on a ray; ε = 1e-9 removes the degeneracy and
-        // changes the impulses by a relative 1e-9.
-        if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
-            for a in 0..3 {
-                sp.w[row0 + k][4 * a] *= 1.0 + REGULARIZATION;
-            }
-        }
         // q_W = G ν_f; the normal row's stabilization / restitution term s_n.
         let (mut vn0, mut q3) = (0.0, [0.0; 3]);
         for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
@@ -146,16 +108,6 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
             };
         q_keep.push([q3[0] + s_n.max(rest), q3[1], q3[2]]);
         stab.push([s_n, s_n.max(rest)]);
-        if c.limit {
-            // A joint limit has no tangent rows: its two tangent variables are
-            // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so that
-            // W keeps a positive diagonal and the 3-rows-per-point layout holds; they
-            // carry no impulse.
-            if let Some(k) = sp.col[row0..].iter().position(|&x| x as usize == ci) {
-                sp.w[row0 + k][4] = 1.0;
-                sp.w[row0 + k][8] = 1.0;
-            }
-        }
         qw[3 * ci] = q3[0] + s_n;
         qw[3 * ci + 1] = q3[1];
         qw[3 * ci + 2] = q3[2];
@@ -163,6 +115,157 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
     }
     sp.row_start.push(sp.col.len());
     sp.q.extend_from_slice(qw.as_slice());
+}
+
+/// Point `ci`'s row of W's blocks from `row0` in `ls.sparse` (its columns
+/// pushed when first met, or found when the row exists already: [`refill_w`]):
+/// `W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ`, the regularization on its
+/// diagonal, a joint limit's placeholders. A lean block's sides
+/// (`articulated.rs`, "Lean blocks") add only to the point's own diagonal
+/// block, through the factor of M: `(L⁻¹ J_aᵀ)ᵀ (L⁻¹ J_bᵀ)`.
+fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
+    let LcpWorkspace {
+        blocks,
+        contacts,
+        jac,
+        minv_jt,
+        sparse: sp,
+        blk_start,
+        blk_list,
+        lean,
+        mfac,
+        ly,
+        ..
+    } = ls;
+    let c = contacts[ci];
+    let is_lean = |b: u32| lean.get(b as usize).copied().unwrap_or(false);
+    // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
+    // the body's point list; a second shared body adds into the same block).
+    for sa in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+        let bl = sa.block as usize;
+        let nd = blocks[bl].ndof;
+        let skip = is_lean(sa.block);
+        for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
+            let d = contacts[cj as usize];
+            for sb in d.side.iter().filter(|s| s.block == sa.block) {
+                let k = match sp.col[row0..].iter().position(|&x| x == cj) {
+                    Some(k) => row0 + k,
+                    None => {
+                        sp.col.push(cj);
+                        sp.w.push([0.0; 9]);
+                        sp.col.len() - 1
+                    }
+                };
+                if skip {
+                    continue;
+                }
+                let blk = &mut sp.w[k];
+                let (ja, mb) = (
+                    &jac[sa.jac..sa.jac + 3 * nd],
+                    &minv_jt[sb.jac..sb.jac + 3 * nd],
+                );
+                if nd == 6 {
+                    // A free body: the same sums over fixed-length rows
+                    // (unrolled; the same products in the same order).
+                    block_add::<6>(blk, ja, mb);
+                } else {
+                    block_add_dyn(blk, ja, mb, nd);
+                }
+            }
+        }
+    }
+    let own = sp.col[row0..].iter().position(|&x| x as usize == ci);
+    if c.side
+        .iter()
+        .any(|s| s.block != NO_BLOCK && is_lean(s.block))
+    {
+        // Y_s = L⁻¹ J_sᵀ (3 columns of nd, stored as 3 rows) per lean side.
+        let nd_of = |s: usize| blocks[c.side[s].block as usize].ndof;
+        let lean_side = |s: usize| c.side[s].block != NO_BLOCK && is_lean(c.side[s].block);
+        let n0 = if lean_side(0) { nd_of(0) } else { 0 };
+        let n1 = if lean_side(1) { nd_of(1) } else { 0 };
+        ly.clear();
+        ly.resize(3 * (n0 + n1), 0.0);
+        for (s, (base, nd)) in [(0, n0), (3 * n0, n1)].into_iter().enumerate() {
+            if nd == 0 {
+                continue;
+            }
+            let blk = blocks[c.side[s].block as usize];
+            let l = &mfac[blk.mass..blk.mass + nd * nd];
+            for a in 0..3 {
+                let j = &jac[c.side[s].jac + a * nd..c.side[s].jac + (a + 1) * nd];
+                let y = &mut ly[base + a * nd..base + (a + 1) * nd];
+                forward_solve(l, nd, j, y);
+            }
+        }
+        if let Some(k) = own {
+            let blk = &mut sp.w[row0 + k];
+            for sa in 0..2 {
+                for sb in 0..2 {
+                    let (na, nb) = ([n0, n1][sa], [n0, n1][sb]);
+                    if na == 0 || nb == 0 || c.side[sa].block != c.side[sb].block {
+                        continue;
+                    }
+                    let (ba, bb) = ([0, 3 * n0][sa], [0, 3 * n0][sb]);
+                    for a in 0..3 {
+                        let ya = &ly[ba + a * na..ba + (a + 1) * na];
+                        for b in 0..3 {
+                            let yb = &ly[bb + b * nb..bb + (b + 1) * nb];
+                            blk[3 * a + b] += ya.iter().zip(yb).map(|(x, y)| x * y).sum::<f64>();
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Regularization (a constraint force mixing of ε relative to the diagonal):
+    // several points of one face pair give rows of W that are linearly dependent
+    // (12 rows on 6 DoF of a box on a box), a degenerate LCP on which the pivot
+    // tolerances can end Lemke on a ray; ε = 1e-9 removes the degeneracy and
+    // changes the impulses by a relative 1e-9.
+    if let Some(k) = own {
+        for a in 0..3 {
+            sp.w[row0 + k][4 * a] *= 1.0 + REGULARIZATION;
+        }
+        if c.limit {
+            // A joint limit has no tangent rows: its two tangent variables are
+            // decoupled placeholders (W = 1 on their diagonal, q = 0, μ = 0), so
+            // that W keeps a positive diagonal and the 3-rows-per-point layout
+            // holds; they carry no impulse.
+            sp.w[row0 + k][4] = 1.0;
+            sp.w[row0 + k][8] = 1.0;
+        }
+    }
+}
+
+/// `y = L⁻¹ j` (forward substitution with the lower row-major `n×n` L; the
+/// leading zeros of `j` stay exact zeros of `y`).
+fn forward_solve(l: &[f64], n: usize, j: &[f64], y: &mut [f64]) {
+    let first = j.iter().position(|&x| x != 0.0).unwrap_or(n);
+    for i in first..n {
+        let row = &l[i * n + first..i * n + i];
+        let s = j[i]
+            - row
+                .iter()
+                .zip(&y[first..i])
+                .map(|(a, b)| a * b)
+                .sum::<f64>();
+        y[i] = s / l[i * n + i];
+    }
+}
+
+/// W's blocks again over the existing pattern of `ls.sparse` (after
+/// `solve::complete_lean` gave the lean blocks' rows their M⁻¹ Jᵀ): each row
+/// zeroed and summed as [`delassus`] sums it, so a row without a lean side
+/// gets the same bits.
+pub(super) fn refill_w(ls: &mut LcpWorkspace) {
+    for ci in 0..ls.contacts.len() {
+        let (a, b) = (ls.sparse.row_start[ci], ls.sparse.row_start[ci + 1]);
+        for w in &mut ls.sparse.w[a..b] {
+            *w = [0.0; 9];
+        }
+        w_row(ls, ci, a);
+    }
 }
 
 /// `blk[3a + b] += J_a · (M⁻¹ Jᵀ)_b` for the three rows (n, t₁, t₂) of `ja`

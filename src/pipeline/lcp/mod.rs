@@ -250,6 +250,20 @@ pub struct LcpWorkspace {
     pub(super) minv: Vec<f64>,
     /// The robots' M = H + diag(a) ([`DofBlock::mass`]).
     pub(super) mass: Vec<f64>,
+    /// Per block (robots'; a free body's block has no entry: false): its
+    /// island is left to the primal solver's DoF space (lcp20, `articulated.rs`,
+    /// "Lean blocks"): no M⁻¹ (`minv` holds nothing), no M⁻¹ Jᵀ for its rows
+    /// (`minv_jt` zeros) and only the diagonal blocks of W from its sides; M⁻¹
+    /// is applied by the dense Cholesky factor of M in `mfac` (at
+    /// [`DofBlock::mass`]). `solve::complete_lean` builds what was left out
+    /// when an island goes to another solver, and clears the flag.
+    pub(super) lean: Vec<bool>,
+    pub(super) mfac: Vec<f64>,
+    /// Scratch of the lean blocks: Gᵀ p per DoF (`velocity_after`), L⁻¹ Jᵀ of
+    /// a point's two sides (`delassus`), the factor of one robot's M.
+    pub(super) gtp: Vec<f64>,
+    pub(super) ly: Vec<f64>,
+    pub(super) lfac: Vec<f64>,
     /// ν at the start of the step and ν_f = ν + h M⁻¹ f.
     pub(super) nu: Vec<f64>,
     pub(super) nu_f: Vec<f64>,
@@ -331,6 +345,11 @@ impl Default for LcpWorkspace {
             body_block: Vec::new(),
             minv: Vec::new(),
             mass: Vec::new(),
+            lean: Vec::new(),
+            mfac: Vec::new(),
+            gtp: Vec::new(),
+            ly: Vec::new(),
+            lfac: Vec::new(),
             nu: Vec::new(),
             nu_f: Vec::new(),
             nu_move: Vec::new(),
@@ -395,6 +414,8 @@ impl LcpWorkspace {
     pub fn new(model: &Model) -> Self {
         let points = POINTS_PER_GEOM * model.ngeom();
         let ndof = model.robots.iter().map(|r| r.nv()).fold(6, usize::max);
+        let nv_all = model.robots.iter().map(|r| r.nv()).sum::<usize>();
+        let nv2 = model.robots.iter().map(|r| r.nv() * r.nv()).sum::<usize>();
         let rows = 3 * 2 * ndof * points;
         let nb = model.nbody();
         let k = match model.opt.method {
@@ -405,8 +426,13 @@ impl LcpWorkspace {
             lcp_scale: Vec::with_capacity((k + 2) * points),
             blocks: Vec::with_capacity(nb),
             body_block: Vec::with_capacity(nb),
-            minv: Vec::with_capacity(36 * nb),
-            mass: Vec::new(),
+            minv: Vec::with_capacity(36 * nb + nv2),
+            mass: Vec::with_capacity(nv2),
+            lean: Vec::with_capacity(nb),
+            mfac: Vec::with_capacity(nv2),
+            gtp: Vec::with_capacity(6 * nb + nv_all),
+            ly: Vec::with_capacity(6 * ndof),
+            lfac: Vec::with_capacity(ndof * ndof),
             nu: Vec::with_capacity(6 * nb),
             nu_f: Vec::with_capacity(6 * nb),
             nu_move: Vec::with_capacity(6 * nb),
@@ -518,7 +544,9 @@ impl Stepper for LcpStepper<'_> {
                 passive: qfrc_passive,
                 qacc,
             };
-            articulated::robot_blocks(model, h, robots, &load, (contacts, peg), rec, ls);
+            // Lean blocks (articulated.rs) under the primal solver's DoF space.
+            let lean = p.solver == crate::model::LcpSolverKind::Primal && !peg;
+            articulated::robot_blocks(model, h, robots, &load, (contacts, peg, lean), rec, ls);
         }
         let peg_method = p.contact_model == ContactModel::Peg;
         let mut peg = peg_method;
@@ -763,6 +791,8 @@ fn dof_blocks(
     ls.body_block.clear();
     ls.minv.clear();
     ls.mass.clear();
+    ls.lean.clear();
+    ls.mfac.clear();
     ls.nu.clear();
     ls.nu_f.clear();
     ls.free_rot.clear();
@@ -837,21 +867,52 @@ fn velocity_after(ls: &mut LcpWorkspace, kept: bool) {
         nu_move,
         nu_next,
         contacts,
+        jac,
         minv_jt,
         impulse,
+        lean,
+        mfac,
+        gtp,
         ..
     } = ls;
     let out = if kept { nu_next } else { nu_move };
     out.clone_from(nu_f);
+    let any_lean = lean.iter().any(|&l| l);
+    if any_lean {
+        gtp.clear();
+        gtp.resize(out.len(), 0.0);
+    }
     for (c, row) in contacts.iter().enumerate() {
         let pc = &impulse[3 * c..3 * c + 3];
         for s in row.side.iter().filter(|s| s.block != NO_BLOCK) {
             let blk = blocks[s.block as usize];
             let nd = blk.ndof;
+            if lean.get(s.block as usize).copied().unwrap_or(false) {
+                // Gᵀ p, then M⁻¹ by the factor of M below.
+                for (r, pr) in pc.iter().enumerate() {
+                    for i in 0..nd {
+                        gtp[blk.offset + i] += jac[s.jac + r * nd + i] * pr;
+                    }
+                }
+                continue;
+            }
             for (r, pr) in pc.iter().enumerate() {
                 for i in 0..nd {
                     out[blk.offset + i] += minv_jt[s.jac + r * nd + i] * pr;
                 }
+            }
+        }
+    }
+    if any_lean {
+        for (b, blk) in blocks.iter().enumerate() {
+            if !lean.get(b).copied().unwrap_or(false) {
+                continue;
+            }
+            let (o, nd) = (blk.offset, blk.ndof);
+            let y = &mut gtp[o..o + nd];
+            crate::solver::primal::dense_cholesky_solve(&mfac[blk.mass..blk.mass + nd * nd], nd, y);
+            for (ov, yv) in out[o..o + nd].iter_mut().zip(y.iter()) {
+                *ov += yv;
             }
         }
     }

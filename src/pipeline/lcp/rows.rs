@@ -132,6 +132,10 @@ pub(super) fn contact_rows(
                         }
                         continue;
                     }
+                    if ls.lean.get(blk as usize).copied().unwrap_or(false) {
+                        // A lean block (articulated.rs): no M⁻¹ Jᵀ (zeros).
+                        continue;
+                    }
                     for i in 0..nd {
                         let mut acc = 0.0;
                         for j in 0..nd {

@@ -466,6 +466,7 @@ fn body_rows(ls: &mut LcpWorkspace) {
     let LcpWorkspace {
         blocks,
         minv,
+        lean,
         contacts,
         jac,
         sparse,
@@ -474,9 +475,12 @@ fn body_rows(ls: &mut LcpWorkspace) {
     } = ls;
     br.mass.clear();
     br.minv.clear();
-    for blk in blocks.iter() {
-        let m = (blk.ndof == 6)
-            .then(|| M6::from_row_slice(&minv[blk.minv..blk.minv + 36]))
+    for (b, blk) in blocks.iter().enumerate() {
+        // (A lean robot block stores no M⁻¹: `articulated.rs`.)
+        let m = (blk.ndof == 6 && !lean.get(b).copied().unwrap_or(false))
+            .then(|| minv.get(blk.minv..blk.minv + 36))
+            .flatten()
+            .map(M6::from_row_slice)
             .and_then(|mi| Some((mi, mi.try_inverse()?)))
             .filter(|(_, m)| m.iter().all(|v| v.is_finite()));
         match m {
@@ -537,6 +541,8 @@ fn dof_rows(ls: &mut LcpWorkspace) {
         blocks,
         minv,
         mass,
+        lean,
+        mfac,
         contacts,
         jac,
         sparse,
@@ -562,7 +568,17 @@ fn dof_rows(ls: &mut LcpWorkspace) {
         let n2 = blk.ndof * blk.ndof;
         // One entry per block (its index is the block's); an unused block
         // gets none of the storage.
-        used[b] = if used[b] && blk.minv + n2 <= minv.len() {
+        let lean_b = lean.get(b).copied().unwrap_or(false);
+        used[b] = if used[b] && lean_b {
+            // A lean block (articulated.rs): M and its factor.
+            match (
+                mass.get(blk.mass..blk.mass.saturating_add(n2)),
+                mfac.get(blk.mass..blk.mass.saturating_add(n2)),
+            ) {
+                (Some(m), Some(l)) => dr.push_block_factored(m, l, blk.ndof),
+                _ => dr.push_block_factored(&[], &[], blk.ndof),
+            }
+        } else if used[b] && blk.minv + n2 <= minv.len() {
             let minv = &minv[blk.minv..blk.minv + n2];
             match mass.get(blk.mass..blk.mass.saturating_add(n2)) {
                 // A robot's M as CRBA gave it.
@@ -640,7 +656,13 @@ fn primal_on_w(
     if let Some(dir) =
         primal_dump_dir().filter(|_| failed_only && status != PrimalStatus::Converged)
     {
-        // The same problem and guess (`ls.impulse` is still the guess here).
+        // The same problem and guess (`ls.impulse` is still the guess here),
+        // with W and the DoF rows' M⁻¹ complete (lean blocks, lcp20: what the
+        // Newton path builds next anyway; the solve above is unchanged).
+        complete_lean(ls);
+        if dofs {
+            dof_rows(ls);
+        }
         dump_primal_problem(p, ls, warm, dir);
     }
     let st = ls.primal.stats;
@@ -666,6 +688,8 @@ fn primal_on_w(
             // island list is swapped for theirs during that solve.
             stats.primal_fallback_islands += (st.failed_islands + st.skipped_islands) as u64;
             ls.impulse.copy_from_slice(&ls.primal.z);
+            // The Newton path reads W: the lean blocks' part of it first.
+            complete_lean(ls);
             let LcpWorkspace {
                 sparse,
                 primal,
@@ -695,6 +719,63 @@ fn primal_on_w(
             status
         }
     }
+}
+
+/// What the lean blocks (`articulated.rs`, "Lean blocks") left out, for a
+/// solver that reads W (the Newton path after the primal solver left an
+/// island): M⁻¹ from the factor of M (column by column), the rows' M⁻¹ Jᵀ,
+/// and W's blocks again (`delassus::refill_w`: the rows without a lean side
+/// get the same bits). The blocks are then no longer lean (the kept solve and
+/// `velocity_after` take the full rows). Nothing when no block is lean.
+pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
+    if !ls.lean.iter().any(|&l| l) {
+        return;
+    }
+    for b in 0..ls.blocks.len() {
+        if !ls.lean.get(b).copied().unwrap_or(false) {
+            continue;
+        }
+        let blk = ls.blocks[b];
+        let nd = blk.ndof;
+        let at = ls.minv.len();
+        ls.minv.resize(at + nd * nd, 0.0);
+        let l = &ls.mfac[blk.mass..blk.mass + nd * nd];
+        for c in 0..nd {
+            // Column c of M⁻¹ (= row c: M symmetric).
+            let col = &mut ls.minv[at + c * nd..at + (c + 1) * nd];
+            col[c] = 1.0;
+            crate::solver::primal::dense_cholesky_solve(l, nd, col);
+        }
+        ls.blocks[b].minv = at;
+    }
+    let LcpWorkspace {
+        blocks,
+        contacts,
+        jac,
+        minv_jt,
+        minv,
+        lean,
+        ..
+    } = ls;
+    for c in contacts.iter() {
+        for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+            if !lean.get(s.block as usize).copied().unwrap_or(false) {
+                continue;
+            }
+            let blk = blocks[s.block as usize];
+            let nd = blk.ndof;
+            for r in 0..3 {
+                let row = &jac[s.jac + r * nd..s.jac + (r + 1) * nd];
+                for i in 0..nd {
+                    let mrow = &minv[blk.minv + i * nd..blk.minv + (i + 1) * nd];
+                    minv_jt[s.jac + r * nd + i] =
+                        mrow.iter().zip(row).map(|(a, b)| a * b).sum::<f64>();
+                }
+            }
+        }
+    }
+    lean.iter_mut().for_each(|l| *l = false);
+    super::delassus::refill_w(ls);
 }
 
 /// Solves an island started in the interior method after its line search
@@ -797,6 +878,10 @@ const PRIMAL_DUMP_MAX: usize = 8;
 /// tests/lcp_primal.rs reads them back). With an island not in body space,
 /// also `dof`: the DoF-space rows and W's blocks as assembled (lcp19,
 /// tests/lcp_robots_primal.rs reads them back from tests/data/primal_robots/).
+/// With lean blocks (lcp20, `articulated.rs`) a dump of every solve holds W's
+/// diagonal blocks only on their rows and zeros for their M⁻¹; the dumps of
+/// `RTPHYS_PRIMAL_DUMP_FAILED` are written after `complete_lean` (whole W,
+/// M⁻¹ from the factor of M).
 fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
