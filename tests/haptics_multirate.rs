@@ -345,3 +345,48 @@ fn bad_multirate_keys_name_the_key_and_line() {
         );
     }
 }
+
+/// The frictionless stroke of [`device`] over a table of one box or of two
+/// boxes laid flush with the seam at x = 4 cm, under the stroke's path (the tip
+/// crosses it at t ≈ 1.0 s); the crate parked out of the way. The largest
+/// horizontal force rendered at the haptic rate while the tip slides (ticks 700
+/// to 1150, past the kink's damping step).
+fn stroke_fx(method: &str, seam: bool) -> f64 {
+    let one =
+        "shape = { type = \"box\", half_extents = [0.5, 0.5, 0.05] }\nposition = [0.0, 0.0, -0.05]";
+    let two = "shape = { type = \"box\", half_extents = [0.27, 0.5, 0.05] }\nposition = [-0.23, 0.0, -0.05]\n\
+               material = { mu = 0.0 }\n[[body]]\nname = \"table2\"\nstatic = true\n\
+               shape = { type = \"box\", half_extents = [0.23, 0.5, 0.05] }\nposition = [0.27, 0.0, -0.05]";
+    let text = scene(method, 0.0, Some(8000.0))
+        .replace(
+            "shape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.05] }}\nposition = [0.0, 0.0, -0.05]"
+                .replace("{{", "{")
+                .replace("}}", "}")
+                .as_str(),
+            if seam { two } else { one },
+        )
+        .replace("mu = 0.3", "mu = 0.0")
+        .replace("position = [0.08, 0.0, 0.03]", "position = [0.0, 0.4, 0.03]");
+    let r = run(&text, 1200, device);
+    r.forces[700..1150]
+        .iter()
+        .flatten()
+        .map(|f| f.x.abs())
+        .fold(0.0, f64::max)
+}
+
+/// A haptic tip stroked across two table boxes laid flush feels the table as
+/// one surface (`model::seams`, the local model's pairs as the world's): the
+/// horizontal force while sliding frictionless is that of the one-box table to
+/// 1 mN (a ghost contact with the second box's side face would push back).
+#[test]
+fn a_stroke_across_flush_table_boxes_feels_no_seam() {
+    for method in ["penalty", "lcp"] {
+        let (one, two) = (stroke_fx(method, false), stroke_fx(method, true));
+        println!("{method}: max |Fx| one box {one:.3e} N, two boxes {two:.3e} N");
+        assert!(
+            two <= one + 1e-3,
+            "{method}: {two} N across the seam vs {one} N"
+        );
+    }
+}

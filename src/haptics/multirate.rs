@@ -39,6 +39,7 @@ use crate::collision::ContactSet;
 use crate::data::{BodyState, Data};
 use crate::math::{Pose, Vec3, Wrench};
 use crate::model::{BodyKind, Material, Model};
+use crate::pipeline::collide::clip_to_seams;
 use crate::pipeline::rotation::{self, Inertia};
 
 /// Most sub-steps per world tick (e.g. 16 kHz over a 1 kHz world).
@@ -226,13 +227,24 @@ impl SubSteps {
                     continue;
                 }
                 let before = self.set.manifolds.len();
+                // A static box with a covered face is its extended box, the
+                // points kept over itself (`model::seams`), as in the world's
+                // narrow phase.
+                let xo_seam;
+                let (so, xs) = match &geom.seam {
+                    Some(s) => {
+                        xo_seam = s.pose(&xo);
+                        (&s.shape, &xo_seam)
+                    }
+                    None => (&geom.shape, &xo),
+                };
                 let (a_is_tool, hit) = if collide_pair_within(
                     gt,
                     &gtool.shape,
                     &xt,
                     go,
-                    &geom.shape,
-                    &xo,
+                    so,
+                    xs,
                     &margin,
                     &mut self.scratch,
                     &mut self.set,
@@ -241,8 +253,8 @@ impl SubSteps {
                 } else {
                     let h = collide_pair_within(
                         go,
-                        &geom.shape,
-                        &xo,
+                        so,
+                        xs,
                         gt,
                         &gtool.shape,
                         &xt,
@@ -251,6 +263,10 @@ impl SubSteps {
                         &mut self.set,
                     );
                     (false, h)
+                };
+                let hit = match (&geom.seam, hit) {
+                    (Some(s), true) => clip_to_seams(&mut self.set, s.planes(&xo), false),
+                    _ => hit,
                 };
                 if !hit || self.set.manifolds.len() == before {
                     continue;

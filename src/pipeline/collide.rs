@@ -582,7 +582,7 @@ fn narrow_range(
 ///
 /// The cut points are appended to the contact buffer: a first crossing may grow
 /// it (once; its capacity stays).
-fn clip_to_seams(
+pub(crate) fn clip_to_seams(
     out: &mut ContactSet,
     planes: impl Iterator<Item = (Vec3, f64, bool)>,
     cut: bool,
