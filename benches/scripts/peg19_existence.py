@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import milp, LinearConstraint, Bounds
 from scipy.sparse import lil_matrix, csr_matrix
 
-from peg19_lib import Peg
+from peg19_lib import Peg, gap_rows_factor
 
 f = sys.argv[1]
 Z = float(sys.argv[2]) if len(sys.argv) > 2 else 200.0
@@ -33,19 +33,11 @@ tl = float(sys.argv[3]) if len(sys.argv) > 3 else 600.0
 nofric = len(sys.argv) > 4 and sys.argv[4] == '1'
 P = Peg(f)
 nf, k, M, q = P.nf, P.k, P.M, P.q
-nx = nf if nofric else P.is_                 # p (| beta)
 nsig = 0 if nofric else nf
 nb = sum(len(l) for l in P.members)
 nbeta = 0 if nofric else nf * k
 # The rows over x through their rank-r factor: B = (U s) V^T.
-Ball = [Bj[:nx] for lst in P.members for (a, Bj) in lst]
-if not nofric:
-    Ball += [M[i, :nx] for i in range(nf, P.is_)]
-Ball = np.array(Ball)
-Uf, sv, Vt = np.linalg.svd(Ball, full_matrices=False)
-r = int((sv > 1e-8 * sv[0]).sum())
-US = Uf[:, :r] * sv[:r]
-Vr = Vt[:r]
+nx, Ball, US, Vr, r, sv = gap_rows_factor(P, nofric)   # x = p (| beta)
 print('rows over x: %d, rank %d (s_r+1/s_1 %.2e), factor error %.2e'
       % (Ball.shape[0], r, sv[r] / sv[0] if r < len(sv) else 0.0, np.abs(US @ Vr - Ball).max()))
 # columns: x (nx) | sigma (nsig) | yv (r) | y (nb) | u (nf) | v (nbeta) | s (nsig)

@@ -51,3 +51,17 @@ class Peg:
 
     def set_gaps(self, x):
         return np.array([max(a + B @ x for (a, B) in lst) for lst in self.members])
+
+
+def gap_rows_factor(P, nofric):
+    """The island's rows over x (the members' B and the beta rows' part over x), nx the
+    columns of x, and their rank-r factor B = US Vr (singular values above 1e-8 of the
+    largest): (nx, B, US, Vr, r, sv). The gaps depend on x only through y = Vr x."""
+    nx = P.nf if nofric else P.is_
+    rows = [Bj[:nx] for lst in P.members for (a, Bj) in lst]
+    if not nofric:
+        rows += [P.M[i, :nx] for i in range(P.nf, P.is_)]
+    B = np.array(rows)
+    Uf, sv, Vt = np.linalg.svd(B, full_matrices=False)
+    r = int((sv > 1e-8 * sv[0]).sum())
+    return nx, B, Uf[:, :r] * sv[:r], Vt[:r], r, sv

@@ -15,7 +15,7 @@ import time
 import numpy as np
 from pyscipopt import Model, quicksum
 
-from peg19_lib import Peg
+from peg19_lib import Peg, gap_rows_factor
 
 f = sys.argv[1]
 Z = float(sys.argv[2]) if len(sys.argv) > 2 else float('inf')
@@ -23,15 +23,7 @@ tl = float(sys.argv[3]) if len(sys.argv) > 3 else 600.0
 nofric = len(sys.argv) > 4 and sys.argv[4] == '1'
 P = Peg(f)
 nf, k, M, q = P.nf, P.k, P.M, P.q
-nx = nf if nofric else P.is_
-Ball = [Bj[:nx] for lst in P.members for (a, Bj) in lst]
-if not nofric:
-    Ball += [M[i, :nx] for i in range(nf, P.is_)]
-Ball = np.array(Ball)
-Uf, sv, Vt = np.linalg.svd(Ball, full_matrices=False)
-r = int((sv > 1e-8 * sv[0]).sum())
-US = Uf[:, :r] * sv[:r]
-Vr = Vt[:r]
+nx, Ball, US, Vr, r, sv = gap_rows_factor(P, nofric)
 m = Model()
 m.hideOutput()
 m.setParam('limits/time', tl)
