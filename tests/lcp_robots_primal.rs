@@ -62,12 +62,26 @@ struct Counters {
 }
 
 fn counters(model: &Model, warm: usize, steps: usize) -> Counters {
+    counters_with(model, warm, steps, |_, _| {})
+}
+
+/// [`counters`] with `command` applied before every step (warm-up included).
+fn counters_with(
+    model: &Model,
+    warm: usize,
+    steps: usize,
+    mut command: impl FnMut(&Model, &mut Data),
+) -> Counters {
     let mut d = Data::new(model);
     let mut pipe = rtphys::Pipeline::new(model);
-    common::run(&mut pipe, model, &mut d, warm);
+    for _ in 0..warm {
+        command(model, &mut d);
+        pipe.step(model, &mut d);
+    }
     let s0 = d.stats.clone();
     let (mut newton, mut points) = (0usize, 0usize);
     for _ in 0..steps {
+        command(model, &mut d);
         pipe.step(model, &mut d);
         newton += d.stats.solver_iterations;
         points += d.stats.lcp_size / 3;
@@ -629,33 +643,9 @@ fn driving_rover_dumps_converge() {
 fn arm_table_driven_counters() -> Counters {
     use rtphys::tools::bench::{robot_command, RobotCase};
     let m = with_lcp(&common::load("arm_table.toml"), LcpSolverKind::Primal);
-    let mut d = Data::new(&m);
-    let mut pipe = rtphys::Pipeline::new(&m);
-    for _ in 0..500 {
-        robot_command(RobotCase::ArmTable, &m, &mut d);
-        pipe.step(&m, &mut d);
-    }
-    let s0 = d.stats.clone();
-    let (mut newton, mut points) = (0usize, 0usize);
-    let steps = 1000;
-    for _ in 0..steps {
-        robot_command(RobotCase::ArmTable, &m, &mut d);
-        pipe.step(&m, &mut d);
-        newton += d.stats.solver_iterations;
-        points += d.stats.lcp_size / 3;
-    }
-    assert_eq!(d.stats.quarantined, 0);
-    let s = d.stats.clone();
-    let per = |x: u64| x as f64 / steps as f64;
-    let c = Counters {
-        newton: newton as f64 / steps as f64,
-        factorizations: per(s.newton_factorizations - s0.newton_factorizations),
-        passes: per(s.primal_passes - s0.primal_passes),
-        fallback_islands: s.primal_fallback_islands - s0.primal_fallback_islands,
-        failures: s.solver_failures - s0.solver_failures,
-        unconverged: s.solver_unconverged - s0.solver_unconverged,
-        points: points as f64 / steps as f64,
-    };
+    let c = counters_with(&m, 500, 1000, |m, d| {
+        robot_command(RobotCase::ArmTable, m, d)
+    });
     print_counters("arm_table.toml driven", &c);
     c
 }
