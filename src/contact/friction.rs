@@ -2188,9 +2188,8 @@ mod tests {
             a.max(LinearSticks::weighted(b, b.x(), [0.0; 3]).1)
         });
         let mut worst = 0.0f64;
-        for p in 0..ls.blocks.len() {
+        for &blk in &ls.blocks {
             let mut others = dv;
-            let blk = ls.blocks[p];
             LinearSticks::shift(&mut others, &blk, blk.x(), -h);
             let [a, b] = blk.bodies;
             let mut again = blk;
