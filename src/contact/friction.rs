@@ -577,6 +577,13 @@ impl LinearBlock {
     #[inline]
     fn relax(&mut self, dv: [&Vec3; 4]) -> [f64; 3] {
         let y = block_rates(self, dv);
+        self.relax_at(y)
+    }
+
+    /// [`LinearBlock::relax`] from the rates `y` that the others' velocity
+    /// changes give the block's bodies ([`block_rates`]).
+    #[inline]
+    fn relax_at(&mut self, y: [f64; 3]) -> [f64; 3] {
         let r: [f64; 3] = std::array::from_fn(|i| self.rhs[i] - self.d[i] * y[i]);
         let x: [f64; 3] = (self.inv * Vec3::from(r)).into();
         let mut f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
@@ -764,17 +771,34 @@ impl LinearSticks {
             for blk in blocks.iter_mut() {
                 let x_old = blk.x();
                 self.relaxations += 1;
-                // Taking out a zero x (every block's first sweep: the cold solve
-                // starts from f = −L_t) adds ±0 to the velocity changes: skipped
-                // (the same bits, but that a change exactly −0 stays −0 where
-                // adding +0 made it +0).
-                if x_old != [0.0; 3] {
-                    Self::shift(dv, blk, x_old, -h);
-                }
+                // The others' rates at the block: the bodies' rates less the
+                // block's own response to its old x, h W_pp x_old (W_pp the
+                // rates of the response, `response_matrix`: a 3×3 product in
+                // place of a second `response`); then the bodies move by the
+                // response to x − x_old, one `response` per relaxation (was the
+                // response to x_old taken out of the bodies and the one to x put
+                // back: two). Equal to that up to round-off (the sums of the
+                // velocity changes are grouped differently). A zero x_old (every
+                // block's first sweep: the cold solve starts from f = −L_t)
+                // takes nothing out and moves the bodies by the response to x,
+                // as before, bit for bit (a one-sweep solve is unchanged).
                 let [a, b] = blk.bodies;
                 let (da, db) = (dv[a], dv[b]);
-                let x = blk.relax([&da[0], &da[1], &db[0], &db[1]]);
-                Self::shift(dv, blk, x, h);
+                let mut y = block_rates(blk, [&da[0], &da[1], &db[0], &db[1]]);
+                let x = if x_old == [0.0; 3] {
+                    let x = blk.relax_at(y);
+                    Self::shift(dv, blk, x, h);
+                    x
+                } else {
+                    let own = blk.w_pp * Vec3::from(x_old);
+                    for (yi, oi) in y.iter_mut().zip(own.iter()) {
+                        *yi -= h * oi;
+                    }
+                    let x = blk.relax_at(y);
+                    let dx = [x[0] - x_old[0], x[1] - x_old[1], x[2] - x_old[2]];
+                    Self::shift(dv, blk, dx, h);
+                    x
+                };
                 let (c, s) = Self::weighted(blk, x, x_old);
                 change = change.max(c);
                 scale = scale.max(s);
@@ -1992,4 +2016,194 @@ pub fn rolling_torque(rolling: f64, ctx: &PairContext, forces: &[PointForce]) ->
     // Viscous coefficient of the regularized law, at most 0.5 I_eff / h.
     let c = (rolling * total / OMEGA_REG).min(0.5 / (inv_i.max(1e-300) * ctx.h));
     Some(-dir * (c * speed).min(rolling * total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block between `bodies` at centroid `c` (bodies at `xa`, `xb`, inverse
+    /// mass and isotropic inverse inertia `im`, `ii` per side, 0 for a static
+    /// side), normal `n`, anchor gains (k, b) and torsional (k_t, b_t) solved
+    /// implicitly; optionally a held tilt about `xa`. No cone (limit 1e12): the
+    /// solve is then the island's linear system.
+    #[allow(clippy::type_complexity)]
+    fn block(
+        (bodies, im, ii): ([usize; 2], [f64; 2], [f64; 2]),
+        (n, c, xa, xb): (Vec3, Vec3, Vec3, Vec3),
+        (slip, y0, tilt): (Vec3, [f64; 3], bool),
+        h: f64,
+    ) -> LinearBlock {
+        let n = n.normalize();
+        let (t1, t2) = tangent_basis(&n);
+        let (k, b, kt, bt) = (2.0e4, 150.0, 40.0, 0.3);
+        let kd = slip * -k;
+        let mut blk = LinearBlock {
+            bodies,
+            tag: [0, 0],
+            bank: BankInputs {
+                cone: (0.0, 0.0, 0.0),
+                cap: 0.0,
+                motion: (0.0, 0.0),
+            },
+            inv_mass: im,
+            inv_inertia_w: [Mat3::identity() * ii[0], Mat3::identity() * ii[1]],
+            n,
+            c,
+            r: [c - xa, c - xb],
+            t: [t1, t2],
+            tilt: tilt.then(|| Tilt {
+                axes: t1 * t1.transpose() + t2 * t2.transpose(),
+                pivot: xa,
+                fsum: 10.0,
+            }),
+            rhs: [0.0; 3],
+            d: [0.0; 3],
+            inv: Mat3::zeros(),
+            kd: [kd.dot(&t1), kd.dot(&t2)],
+            y: y0,
+            gains: (k, b),
+            twist: Some((kt, bt, 0.01)),
+            w_pp: Mat3::zeros(),
+            load: Vec3::zeros(),
+            limit: 1e12,
+            lever: 0.1,
+            f: Vec3::zeros(),
+            tau: 0.0,
+            last: 0,
+        };
+        blk.w_pp = blk.response_matrix();
+        blk.time(h);
+        blk
+    }
+
+    /// The cold solve's sweeps move the bodies by one response of x − x_old per
+    /// relaxation (the block's own old response taken out of its rates through
+    /// W_pp): on a coupled island of five sticking blocks over three moving bodies
+    /// and the floor (one block with a held tilt), (1) the bodies' accumulated
+    /// velocity changes equal the free ones plus h Σ_q M⁻¹ J_qᵀ x_q of the final
+    /// forces to round-off (bound 1e-12 of the largest change), and (2) each
+    /// block's x solves its own system with the others' final forces to the
+    /// sweeps' stop tolerance (bound 1e-5 of the largest x, LINEAR_TOL 1e-6 per
+    /// sweep); the solve needs more than one sweep and converges before the cap.
+    #[test]
+    fn coupled_sweeps_keep_the_velocity_changes_and_solve_the_island() {
+        let h = 2e-3;
+        let (s, m) = (0.0, 1.0);
+        let z = Vec3::z();
+        let x = [
+            Vec3::new(0.0, 0.0, -0.5),
+            Vec3::new(0.0, 0.0, 0.1),
+            Vec3::new(0.2, 0.05, 0.1),
+            Vec3::new(0.1, 0.02, 0.3),
+        ];
+        let blocks = [
+            (
+                [0, 1],
+                [s, m],
+                [s, 12.0],
+                z,
+                Vec3::new(0.01, 0.0, 0.0),
+                true,
+            ),
+            (
+                [0, 2],
+                [s, 0.5],
+                [s, 20.0],
+                z,
+                Vec3::new(0.2, 0.05, 0.0),
+                false,
+            ),
+            (
+                [1, 2],
+                [m, 0.5],
+                [12.0, 20.0],
+                Vec3::new(1.0, 0.2, 0.1),
+                Vec3::new(0.1, 0.03, 0.1),
+                false,
+            ),
+            (
+                [1, 3],
+                [m, 2.0],
+                [12.0, 30.0],
+                Vec3::new(0.1, 0.1, 1.0),
+                Vec3::new(0.05, 0.01, 0.2),
+                false,
+            ),
+            (
+                [2, 3],
+                [0.5, 2.0],
+                [20.0, 30.0],
+                Vec3::new(0.3, -1.0, 0.5),
+                Vec3::new(0.15, 0.03, 0.2),
+                false,
+            ),
+        ];
+        let mut ls = LinearSticks::with_capacity(blocks.len(), 4);
+        ls.clear(4);
+        for (i, (bs, im, ii, n, c, tilt)) in blocks.into_iter().enumerate() {
+            let slip = Vec3::new(1e-4 * (i as f64 + 1.0), -2e-4, 5e-5 * i as f64);
+            let y0 = [0.01 * i as f64, -0.02, 0.05];
+            let (xa, xb) = (x[bs[0]], x[bs[1]]);
+            ls.blocks
+                .push(block((bs, im, ii), (n, c, xa, xb), (slip, y0, tilt), h));
+        }
+        let free = [
+            [Vec3::zeros(), Vec3::zeros()],
+            [Vec3::new(0.0, 0.01, -0.0196), Vec3::new(0.1, 0.0, 0.02)],
+            [Vec3::new(0.003, 0.0, -0.0196), Vec3::new(0.0, -0.05, 0.0)],
+            [
+                Vec3::new(-0.002, 0.004, -0.0196),
+                Vec3::new(0.02, 0.03, -0.01),
+            ],
+        ];
+        for (b, f) in free.iter().enumerate().skip(1) {
+            ls.set_free(b, *f);
+        }
+        ls.solve(h);
+        assert!(
+            ls.sweeps > 1 && ls.sweeps < LINEAR_SWEEPS,
+            "sweeps {}",
+            ls.sweeps
+        );
+        // (1) The velocity changes from the final forces.
+        let mut dv = free;
+        for blk in &ls.blocks {
+            LinearSticks::shift(&mut dv, blk, blk.x(), h);
+        }
+        let big = dv
+            .iter()
+            .flatten()
+            .chain(ls.dv.iter().flatten())
+            .fold(0.0f64, |a, v| a.max(v.amax()));
+        let err = dv
+            .iter()
+            .zip(&ls.dv)
+            .flat_map(|(a, b)| [(a[0] - b[0]).amax(), (a[1] - b[1]).amax()])
+            .fold(0.0f64, f64::max);
+        println!("velocity changes: largest {big:.3e}, kept vs recomputed {err:.3e}");
+        assert!(err <= 1e-12 * big, "{err:e} of {big:e}");
+        // (2) Each block solves its system with the others' final forces.
+        let scale = ls.blocks.iter().fold(0.0f64, |a, b| {
+            a.max(LinearSticks::weighted(b, b.x(), [0.0; 3]).1)
+        });
+        let mut worst = 0.0f64;
+        for &blk in &ls.blocks {
+            let mut others = dv;
+            LinearSticks::shift(&mut others, &blk, blk.x(), -h);
+            let [a, b] = blk.bodies;
+            let mut again = blk;
+            let xp = again.relax([&others[a][0], &others[a][1], &others[b][0], &others[b][1]]);
+            worst = worst.max(LinearSticks::weighted(&blk, xp, blk.x()).0);
+        }
+        println!(
+            "sweeps {}, largest x {scale:.3e} N, worst block residual {worst:.3e} N ({:.2e})",
+            ls.sweeps,
+            worst / scale
+        );
+        assert!(
+            scale > 0.0 && worst <= 1e-5 * scale,
+            "{worst:e} of {scale:e}"
+        );
+    }
 }
