@@ -211,3 +211,34 @@ fn a_real_step_stays_a_step() {
         assert!(xmax <= -0.09, "{method}: passed the step (x = {xmax})");
     }
 }
+
+/// A two-box stack (μ = 0.5) resting across the seam of two flush tiles, its
+/// bottom box 3 cm past the seam, for 2 s: neither box drifts along the floor.
+/// Bounds: 1e-8 m under penalty, Hunt–Crossley, LCP and PEG (measured ≤ 1.1e-10;
+/// Hunt–Crossley drifted 1.5e-7 m while its seam cut kept every crossing of a
+/// kept–dropped segment, docs/EXPERIMENTS.md, session 28), 5e-6 m under IPC (its
+/// smoothed static friction creeps at ε_v: 1.7e-6 m measured).
+#[test]
+fn a_stack_resting_across_a_seam_does_not_drift() {
+    let tiles = tiles(&[(-0.5, 0.0), (0.5, 0.0)], 2.0).replace("mu = 0.0", "mu = 0.5");
+    let top = body(BOX, [0.03, 0.0, 0.15], [0.0; 3]).replace("name = \"b\"", "name = \"c\"");
+    let scene =
+        (tiles + &body(BOX, [0.03, 0.0, 0.05], [0.0; 3]) + &top).replace("mu = 0.0", "mu = 0.5");
+    for method in METHODS {
+        let model = load_str(&format!("{HEAD}method = \"{method}\"\n{scene}"));
+        let (b, c) = (
+            model.body_id("b").expect("b"),
+            model.body_id("c").expect("c"),
+        );
+        let mut data = Data::new(&model);
+        let mut pipe = Pipeline::new(&model);
+        for _ in 0..2000 {
+            pipe.step(&model, &mut data);
+        }
+        let drift = |i: usize| (data.state[i].x.x - 0.03).hypot(data.state[i].x.y);
+        let (db, dc) = (drift(b), drift(c));
+        println!("{method}: drift {db:.2e}, {dc:.2e} m");
+        let bound = if method == "ipc" { 5e-6 } else { 1e-8 };
+        assert!(db.max(dc) <= bound, "{method}: drifted {db} / {dc} m");
+    }
+}

@@ -573,15 +573,12 @@ fn narrow_range(
 /// Clip the last manifold (a static box's extended box against the other geom,
 /// `model::seams`) to the real box: by each covered face's plane (n, c, tie),
 /// the points beyond it are dropped (the neighbour's pair holds them). With
-/// `cut`, the points where the segments between a kept and a dropped point
-/// cross the plane are added first (position, depth and lever interpolated —
-/// exact for the affine depth of a face contact), so that the points' hull is
-/// the contact region's part over the box (a volume measure); without, the
-/// point forces split between the two pairs as the points do. The deepest point
-/// is found again; a manifold left empty is removed. Returns whether it stays.
-///
-/// The cut points are appended to the contact buffer: a first crossing may grow
-/// it (once; its capacity stays).
+/// `cut`, the region is cut at the plane first: the section's vertices are
+/// added ([`section_hull`]), so that the points' hull is the contact region's
+/// part over the box (a volume measure: a polytopal manifold lists the vertices
+/// of the intersection polytope); without, the point forces split between the
+/// two pairs as the points do. The deepest point is found again; a manifold
+/// left empty is removed. Returns whether it stays.
 pub(crate) fn clip_to_seams(
     out: &mut ContactSet,
     planes: impl Iterator<Item = (Vec3, f64, bool)>,
@@ -600,25 +597,7 @@ pub(crate) fn clip_to_seams(
         }
         changed = true;
         if cut {
-            for i in start..end {
-                let fi = f(&out.points[i]);
-                if !inside(fi) {
-                    continue;
-                }
-                for j in start..end {
-                    let fj = f(&out.points[j]);
-                    if inside(fj) {
-                        continue;
-                    }
-                    let t = fi / (fi - fj);
-                    let (p, q) = (out.points[i], out.points[j]);
-                    out.points.push(ContactPoint {
-                        p_w: p.p_w + (q.p_w - p.p_w) * t,
-                        depth: p.depth + (q.depth - p.depth) * t,
-                        lever: p.lever + (q.lever - p.lever) * t,
-                    });
-                }
-            }
+            section_hull(out, start..end, (n, c), &inside);
         }
         // Keep the inside points of start..end, in order, and every cut point.
         let mut to = start;
@@ -649,6 +628,96 @@ pub(crate) fn clip_to_seams(
         m.deepest = deepest;
     }
     true
+}
+
+/// The section of the convex hull of `out.points[range]` by the plane
+/// n·x = c (`inside` tells the kept side), appended to `out.points`: the
+/// crossings of the segments between a kept and a dropped point (position,
+/// depth and lever interpolated — exact for the affine depth of a face
+/// contact) include every hull edge's crossing, so the section is their convex
+/// hull in the plane; only its vertices are added (gift wrapping over the
+/// crossings, each recomputed from its segment: no buffer). A flat region's
+/// section is a segment: its two ends. The hull of the kept points and the
+/// section is the kept part of the region's hull, as with every crossing, but
+/// the manifold grows by the section's vertices only (a box's face cut across:
+/// two; a slab cut across: four), within the contact buffer's per-geom budget
+/// (`collision::capacity`; `tests/seams_alloc.rs`).
+fn section_hull(
+    out: &mut ContactSet,
+    range: std::ops::Range<usize>,
+    (n, c): (Vec3, f64),
+    inside: &dyn Fn(f64) -> bool,
+) {
+    let (e1, e2) = crate::math::tangent_basis(&n);
+    let f = |q: &ContactPoint| n.dot(&q.p_w) - c;
+    // The crossing of segment (i, j), i kept and j dropped, if it is one.
+    let crossing = |pts: &[ContactPoint], (i, j): (usize, usize)| {
+        let (p, q) = (pts[i], pts[j]);
+        let (fp, fq) = (f(&p), f(&q));
+        (inside(fp) && !inside(fq)).then(|| {
+            let t = fp / (fp - fq);
+            ContactPoint {
+                p_w: p.p_w + (q.p_w - p.p_w) * t,
+                depth: p.depth + (q.depth - p.depth) * t,
+                lever: p.lever + (q.lever - p.lever) * t,
+            }
+        })
+    };
+    let uv = |x: &ContactPoint| (e1.dot(&x.p_w), e2.dot(&x.p_w));
+    let m = range.len();
+    let segments = move || (0..m).flat_map(move |i| (0..m).map(move |j| (i, j)));
+    let (first, eps, count) = {
+        let pts = &out.points[range.clone()];
+        let spread = (pts.iter())
+            .map(|p| (p.p_w - pts[0].p_w).norm())
+            .fold(0.0, f64::max);
+        let all = || segments().filter_map(|s| crossing(pts, s));
+        // The start: the least (u, v), a vertex of the section.
+        let first = all().min_by(|a, b| {
+            let (pa, pb) = (uv(a), uv(b));
+            pa.0.total_cmp(&pb.0).then(pa.1.total_cmp(&pb.1))
+        });
+        (first, 1e-12 * spread, all().count())
+    };
+    let Some(first) = first else {
+        return;
+    };
+    let (fu, fv) = uv(&first);
+    let mut cur = first;
+    for _ in 0..count {
+        out.points.push(cur);
+        // The next vertex counter-clockwise about n: no crossing to the right
+        // of cur → next (on the line: the farthest).
+        let (cu, cv) = uv(&cur);
+        let mut next: Option<(ContactPoint, f64, f64)> = None;
+        let pts = &out.points[range.clone()];
+        for x in segments().filter_map(|s| crossing(pts, s)) {
+            let (xu, xv) = uv(&x);
+            let (du, dv) = (xu - cu, xv - cv);
+            if du.abs().max(dv.abs()) <= eps {
+                continue;
+            }
+            let better = match next {
+                None => true,
+                Some((_, bu, bv)) => {
+                    let turn = bu * dv - bv * du;
+                    let tol = eps * (bu.abs() + bv.abs());
+                    turn < -tol || (turn <= tol && du * du + dv * dv > bu * bu + bv * bv)
+                }
+            };
+            if better {
+                next = Some((x, du, dv));
+            }
+        }
+        let Some((x, _, _)) = next else {
+            break;
+        };
+        let (xu, xv) = uv(&x);
+        if (xu - fu).abs().max((xv - fv).abs()) <= eps {
+            break;
+        }
+        cur = x;
+    }
 }
 
 /// A geom is *fast* when its points can move more than this fraction of its inner

@@ -200,8 +200,10 @@ impl HuntCrossleyWorkspace {
             // One pair's manifold holds at most the raw points budgeted for its
             // two geoms (`collision::capacity::POINTS_PER_GEOM` each), so the first
             // large intersection met after warm-up does not grow the hull buffers
-            // (`hunt_crossley_alloc`).
+            // (`hunt_crossley_alloc`); nor the per-point forces (a manifold cut at
+            // a seam holds the section's vertices too: `seams_alloc`).
             vol: VolumeScratch::with_capacity(2 * crate::collision::capacity::POINTS_PER_GEOM),
+            point_forces: Vec::with_capacity(2 * crate::collision::capacity::POINTS_PER_GEOM),
             ..Default::default()
         }
     }

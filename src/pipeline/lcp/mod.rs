@@ -613,7 +613,7 @@ impl Stepper for LcpStepper<'_> {
             }
             delassus::delassus(p, h, ls);
             if peg {
-                peg::peg_constants(h, ls);
+                peg::peg_constants(p, h, ls);
             } else {
                 // The stabilization's part no rigid motion can produce is removed
                 // (`consistent.rs`, issue 14).

@@ -47,6 +47,16 @@
 //! over a ridge at 2.3 rad/s, h = 1e-2, sank 3e-4 m per step (2.2e-6 L³ of
 //! overlap), with it 4.4e-10 L³. A resting body has ω = 0 and ℓ = 0.
 //!
+//! **Restitution.** 003's step is inelastic; the materials' restitution e acts
+//! as on the standard rows (`lcp` module doc; `[lcp] restitution`, on by
+//! default): a contact row approaching at G ν < −v_th whose free motion closes
+//! its gap within the step (ψ ≤ 0 or ψ + h G ν_f < 0) takes the constant
+//! G ν_f + min(ψ/h, e G ν), so its end-of-step velocity is at least the rebound
+//! −e G ν (an I or X set: at least one member's). Without it a box thrown at a
+//! wall with e = 0.5 stopped dead under PEG and rebounded at −e v under every
+//! other method (`tests/restitution_methods.rs`). The rebound's kinetic energy
+//! is e² of the approach's: the work check never refuses it.
+//!
 //! **Predicted reach** (lead (b)). ε and ℓ are bounds on the motion within the
 //! step, but the bodies move with ν⁺, not with the start-of-step ν: a body spun
 //! up by the step's own impulse (an impact on a vertex) moves beyond what its
@@ -919,7 +929,8 @@ fn planar_contacts(
 fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWorkspace) {
     let model = inp.model;
     let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
-    let mu = Material::combine(&ga.material, &gb.material).mu;
+    let mat = Material::combine(&ga.material, &gb.material);
+    let mu = mat.mu;
     let bodies = [ga.body, gb.body];
     let blocks = [ls.body_block[ga.body], ls.body_block[gb.body]];
     if blocks.iter().all(|&b| b == NO_BLOCK) {
@@ -994,7 +1005,7 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
             // Friction only on force-carrying contacts (set below).
             mu: 0.0,
             depth: -c.psi,
-            restitution: 0.0,
+            restitution: mat.restitution,
             bodies,
             side,
             limit: false,
@@ -1165,11 +1176,13 @@ fn same_row(
 }
 
 /// Replaces the normal rows' constant of PEG rows by G ν_f + ψ/h (β = 1, no
-/// allowance; module doc), in `ls.qw` and in the sparse problem of the fallback
+/// allowance; module doc), or G ν_f + min(ψ/h, e G ν) at an impact (module
+/// doc, "Restitution"), in `ls.qw` and in the sparse problem of the fallback
 /// (where slack-only contacts are made inactive).
-pub(super) fn peg_constants(h: f64, ls: &mut LcpWorkspace) {
+pub(super) fn peg_constants(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
     let LcpWorkspace {
         blocks,
+        nu,
         nu_f,
         contacts,
         jac,
@@ -1183,17 +1196,24 @@ pub(super) fn peg_constants(h: f64, ls: &mut LcpWorkspace) {
         if psi.is_nan() {
             continue;
         }
-        let mut gv = 0.0;
+        let (mut gv, mut vn0) = (0.0, 0.0);
         for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
             let blk = blocks[s.block as usize];
             let nd = blk.ndof;
-            gv += jac[s.jac..s.jac + nd]
-                .iter()
-                .zip(&nu_f[blk.offset..blk.offset + nd])
-                .map(|(x, y)| x * y)
-                .sum::<f64>();
+            let row = &jac[s.jac..s.jac + nd];
+            let dot = |v: &[f64]| row.iter().zip(v).map(|(x, y)| x * y).sum::<f64>();
+            gv += dot(&nu_f[blk.offset..blk.offset + nd]);
+            vn0 += dot(&nu[blk.offset..blk.offset + nd]);
         }
-        qw[3 * ci] = gv + psi / h;
+        // Newton restitution (module doc, "Restitution"), as on the standard
+        // rows: a contact approaching faster than the threshold whose free motion
+        // closes its gap within the step leaves at −e times its approach.
+        let mut s_n = psi / h;
+        let impact = psi <= 0.0 || psi + h * gv < 0.0;
+        if p.restitution && c.restitution > 0.0 && vn0 < -p.restitution_threshold && impact {
+            s_n = s_n.min(c.restitution * vn0);
+        }
+        qw[3 * ci] = gv + s_n;
         // PGS fallback: force-carrying contacts are unilateral rows; the others
         // never act.
         sparse.q[3 * ci] = if peg.force[ci] == NONE {
