@@ -724,8 +724,9 @@ fn primal_on_w(
 /// What the lean blocks (`articulated.rs`, "Lean blocks") left out, for a
 /// solver that reads W (the Newton path after the primal solver left an
 /// island): M⁻¹ from the factor of M (column by column), the rows' M⁻¹ Jᵀ,
-/// and W's blocks again (`delassus::refill_w`: the rows without a lean side
-/// get the same bits). The blocks are then no longer lean (the kept solve and
+/// and W's blocks and pattern again (`delassus::rebuild_w`: the rows without
+/// a lean side get the same columns and bits; the lean sides' rows, their
+/// diagonal block alone until now, their columns, lcp21). The blocks are then no longer lean (the kept solve and
 /// `velocity_after` take the full rows). Nothing when no block is lean.
 pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
     if !ls.lean.iter().any(|&l| l) {
@@ -775,7 +776,7 @@ pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
         }
     }
     lean.iter_mut().for_each(|l| *l = false);
-    super::delassus::refill_w(ls);
+    super::delassus::rebuild_w(ls);
 }
 
 /// Solves an island started in the interior method after its line search
