@@ -7,6 +7,7 @@
 use super::islands::block_contacts;
 use super::{LcpWorkspace, NO_BLOCK, REGULARIZATION};
 use crate::model::{LcpParams, StabilizationScheme};
+use crate::solver::primal::tree_lt_solve;
 use crate::solver::{reshape_zeroed, resize_zeroed, PolygonTable};
 
 /// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
@@ -122,7 +123,7 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
 /// `W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ`, the regularization on its
 /// diagonal, a joint limit's placeholders. A lean block's sides
 /// (`articulated.rs`, "Lean blocks") add only to the point's own diagonal
-/// block, through the factor of M: `(L⁻¹ J_aᵀ)ᵀ (L⁻¹ J_bᵀ)`, and no
+/// block, through the factor `M = Lᵀ L`: `(L⁻ᵀ J_aᵀ)ᵀ (L⁻ᵀ J_bᵀ)`, and no
 /// column: a row whose moving sides are all lean holds its diagonal block
 /// alone (lcp21; [`rebuild_w`] builds the rest when an island leaves the
 /// DoF solve).
@@ -137,6 +138,7 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         blk_list,
         lean,
         mfac,
+        mpar,
         ly,
         ..
     } = ls;
@@ -191,7 +193,9 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             sp.w.push([0.0; 9]);
             own = Some(sp.col.len() - 1 - row0);
         }
-        // Y_s = L⁻¹ J_sᵀ (3 columns of nd, stored as 3 rows) per lean side.
+        // Y_s = L⁻ᵀ J_sᵀ (3 columns of nd, stored as 3 rows) per lean side,
+        // M = Lᵀ L along the robot's tree (lcp21; a row of G on one chain
+        // costs that chain's depths).
         let nd_of = |s: usize| blocks[c.side[s].block as usize].ndof;
         let lean_side = |s: usize| c.side[s].block != NO_BLOCK && is_lean(c.side[s].block);
         let n0 = if lean_side(0) { nd_of(0) } else { 0 };
@@ -204,10 +208,12 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             }
             let blk = blocks[c.side[s].block as usize];
             let l = &mfac[blk.mass..blk.mass + nd * nd];
+            let par = &mpar[blk.offset..blk.offset + nd];
             for a in 0..3 {
                 let j = &jac[c.side[s].jac + a * nd..c.side[s].jac + (a + 1) * nd];
                 let y = &mut ly[base + a * nd..base + (a + 1) * nd];
-                forward_solve(l, nd, j, y);
+                y.copy_from_slice(j);
+                tree_lt_solve(l, nd, par, y);
             }
         }
         if let Some(k) = own {
@@ -247,22 +253,6 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             sp.w[row0 + k][4] = 1.0;
             sp.w[row0 + k][8] = 1.0;
         }
-    }
-}
-
-/// `y = L⁻¹ j` (forward substitution with the lower row-major `n×n` L; the
-/// leading zeros of `j` stay exact zeros of `y`).
-fn forward_solve(l: &[f64], n: usize, j: &[f64], y: &mut [f64]) {
-    let first = j.iter().position(|&x| x != 0.0).unwrap_or(n);
-    for i in first..n {
-        let row = &l[i * n + first..i * n + i];
-        let s = j[i]
-            - row
-                .iter()
-                .zip(&y[first..i])
-                .map(|(a, b)| a * b)
-                .sum::<f64>();
-        y[i] = s / l[i * n + i];
     }
 }
 
