@@ -356,6 +356,10 @@ pub struct PrimalParams {
     /// [`PrimalParams::stall_passes`] on the islands solved in DoF space
     /// ([`DOF_STALL_PASSES`]).
     pub dof_stall_passes: usize,
+    /// DoF-space islands of at most this many points take Newton on the radii
+    /// (`radius_newton_on_stall` steps per pass) from their first pass, not
+    /// only after a stall ([`DOF_RADIUS_NEWTON_POINTS`], lcp21). 0: off.
+    pub dof_radius_newton_points: usize,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -400,6 +404,7 @@ impl Default for PrimalParams {
             cone_skip_sliding: false,
             dof_proximal: DOF_PROXIMAL,
             dof_stall_passes: DOF_STALL_PASSES,
+            dof_radius_newton_points: DOF_RADIUS_NEWTON_POINTS,
         }
     }
 }
@@ -510,6 +515,14 @@ pub const DOF_PROXIMAL: f64 = 1e-7;
 /// residual 4.8e-4 and 7.6e-4); at 3 all eleven, in 5–9 passes (0009: 6,
 /// 0010: 7); at 4 all eleven, in 6–14.
 pub const DOF_STALL_PASSES: usize = 3;
+
+/// The default of [`PrimalParams::dof_radius_newton_points`] (lcp21): 2. The
+/// arm pressing on the table and swaying (one sliding point) took 2.42 passes
+/// and 3.48 Newton steps per step with the radii's Newton only after a stall
+/// (lcp20); from the first pass on every DoF island, the driving rover (9
+/// points on one island) handed 23 islands to the Newton path in 3,000 steps
+/// (lcp20, not kept). Small islands only: the rover's island is not one.
+pub const DOF_RADIUS_NEWTON_POINTS: usize = 2;
 
 /// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
 /// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
@@ -3464,6 +3477,10 @@ impl PrimalSolver {
         // Newton steps on the radii per pass (lcp20, as in body space):
         // `radius_newton`, or `radius_newton_on_stall` once the island stalls.
         let mut radius_steps = p.radius_newton;
+        if order.len() <= p.dof_radius_newton_points {
+            // A small island: Newton on the radii from the first pass (lcp21).
+            radius_steps = radius_steps.max(p.radius_newton_on_stall);
+        }
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             set_proximal(problem, rows, order, res, p.dof_proximal);
