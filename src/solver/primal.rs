@@ -201,6 +201,20 @@
 //! allocation once the results have been sized (the factor's buffers grow once).
 //! In DoF space: the dense H's assembly (`Σ_points ndof_s · ndof_t · 3` per
 //! factorization) and its Cholesky (`N³/6`), the same passes over the points.
+//!
+//! # H along the tree (lcp21)
+//! A robot's M has the branch-induced sparsity of its DoF parent array λ
+//! (`M_ij ≠ 0` only for i, j on one path to the root), and a point's rows of
+//! G on one link touch only that link's path: `Gᵢᵀ Kᵢ Gᵢ` keeps the sparsity.
+//! An island of one factored block ([`DofRows::push_block_factored`]: M
+//! factored `M = Lᵀ L` along λ by the pipeline) whose points each act on it
+//! from one side, with every side's non-zero columns on one path
+//! (checked once per island solve), factors H as `Lᵀ L` from the last DoF to
+//! the first ([`tree_cholesky`]: no fill-in, `O(Σ d_k²)` for DoF depths
+//! `d_k`) over each DoF's listed ancestors, and solves in `O(Σ d_k)`; other
+//! islands keep the dense Cholesky. The humanoid (32 DoFs, feet at depth 12):
+//! the DoF solve 322k → 262k instructions per step (docs/BENCHMARKS.md,
+//! lcp21).
 
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
@@ -342,6 +356,10 @@ pub struct PrimalParams {
     /// [`PrimalParams::stall_passes`] on the islands solved in DoF space
     /// ([`DOF_STALL_PASSES`]).
     pub dof_stall_passes: usize,
+    /// DoF-space islands of at most this many points take Newton on the radii
+    /// (`radius_newton_on_stall` steps per pass) from their first pass, not
+    /// only after a stall ([`DOF_RADIUS_NEWTON_POINTS`], lcp21). 0: off.
+    pub dof_radius_newton_points: usize,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -386,6 +404,7 @@ impl Default for PrimalParams {
             cone_skip_sliding: false,
             dof_proximal: DOF_PROXIMAL,
             dof_stall_passes: DOF_STALL_PASSES,
+            dof_radius_newton_points: DOF_RADIUS_NEWTON_POINTS,
         }
     }
 }
@@ -496,6 +515,14 @@ pub const DOF_PROXIMAL: f64 = 1e-7;
 /// residual 4.8e-4 and 7.6e-4); at 3 all eleven, in 5–9 passes (0009: 6,
 /// 0010: 7); at 4 all eleven, in 6–14.
 pub const DOF_STALL_PASSES: usize = 3;
+
+/// The default of [`PrimalParams::dof_radius_newton_points`] (lcp21): 2. The
+/// arm pressing on the table and swaying (one sliding point) took 2.42 passes
+/// and 3.48 Newton steps per step with the radii's Newton only after a stall
+/// (lcp20); from the first pass on every DoF island, the driving rover (9
+/// points on one island) handed 23 islands to the Newton path in 3,000 steps
+/// (lcp20, not kept). Small islands only: the rover's island is not one.
+pub const DOF_RADIUS_NEWTON_POINTS: usize = 2;
 
 /// The default of [`PrimalParams::stall_passes`] (lcp14): 3. pile20 resting
 /// (`bench`, radius Newton off): 61 passes, 5.6 islands to Newton and 8,578–
@@ -701,14 +728,26 @@ pub struct PrimalResults {
     /// The island being solved in DoF space has a factored block (its
     /// residual without W, [`PrimalSolver::dof_residual`]).
     dof_lean: bool,
+    /// The island is one factored block (a robot's tree, [`DofRows::parent`])
+    /// whose points each act on it from one side: H keeps the tree's
+    /// sparsity and is factored as `H = Lᵀ L` along it ([`tree_cholesky`],
+    /// lcp21); the block's index. `fact_tree`: the factor in `hd` is such.
+    dof_tree: Option<u32>,
+    fact_tree: bool,
+    /// Per point (lcp21): its sides' non-zero DoF columns at
+    /// `nzc[nz_at[i][s]..nz_at[i][s + 1]]` (ascending), listed once per
+    /// island solve; with `dof_tree`, each DoF's ancestors (nearest first) at
+    /// `anc[anc_at[k]..anc_at[k + 1]]`, the tree's loops over contiguous lists.
+    nzc: Vec<u32>,
+    nz_at: Vec<[u32; 3]>,
+    anc: Vec<u32>,
+    anc_at: Vec<u32>,
     xd: Vec<f64>,
     gd: Vec<f64>,
     dd: Vec<f64>,
     td: Vec<f64>,
     hd: Vec<f64>,
     kj: Vec<f64>,
-    /// Per side of a point: the DoF columns its rows touch.
-    nz_cols: [Vec<u32>; 2],
 }
 
 /// A breakpoint of the line search: `(α, jump of f'')`, ordered by α (then
@@ -2926,6 +2965,12 @@ pub struct DofRows {
     /// the problem's W holds only its diagonal blocks there.
     pub factored: Vec<bool>,
     pub fac: Vec<f64>,
+    /// Per factored block (lcp21): its DoF parent array λ (λ(k) < k,
+    /// [`NO_PARENT`] at a root; local indices) at `par_at`; `fac` then holds
+    /// `M = Lᵀ L` factored along the tree ([`tree_cholesky`]). Other blocks:
+    /// `par_at` = `usize::MAX`.
+    pub parent: Vec<u32>,
+    pub par_at: Vec<usize>,
     /// Scratch of [`DofRows::push_block`] (the factor of M⁻¹).
     scratch: Vec<f64>,
 }
@@ -2942,6 +2987,8 @@ impl DofRows {
         self.ok.clear();
         self.factored.clear();
         self.fac.clear();
+        self.parent.clear();
+        self.par_at.clear();
     }
 
     /// Appends a block of `ndof` DoFs from its M⁻¹ (row-major): M = (M⁻¹)⁻¹ by
@@ -2954,6 +3001,7 @@ impl DofRows {
         self.ndof.push(ndof as u32);
         self.at.push(at);
         self.factored.push(false);
+        self.par_at.push(usize::MAX);
         self.fac.resize(at + n2, 0.0);
         self.mass.resize(at + n2, 0.0);
         self.minv.resize(at + n2, 0.0);
@@ -2999,6 +3047,7 @@ impl DofRows {
         self.ndof.push(ndof as u32);
         self.at.push(at);
         self.factored.push(false);
+        self.par_at.push(usize::MAX);
         self.fac.resize(at + n2, 0.0);
         if minv.len() != n2 || mass.len() != n2 || !all_finite(minv) || !all_finite(mass) {
             self.mass.resize(at + n2, 0.0);
@@ -3010,12 +3059,20 @@ impl DofRows {
         true
     }
 
-    /// Appends a block of `ndof` DoFs with its M (row-major, symmetric) and
-    /// the lower Cholesky factor L of M (M = L Lᵀ, row-major; [`dense_cholesky`]'s
-    /// layout): M⁻¹ is applied by solves with L, never formed (lcp20). False
-    /// (the block stored as zeros) when either is not finite, not of `ndof²`
-    /// entries, or L has a pivot that is not positive.
-    pub fn push_block_factored(&mut self, mass: &[f64], fac: &[f64], ndof: usize) -> bool {
+    /// Appends a block of `ndof` DoFs with its M (row-major, symmetric), its
+    /// DoF parent array λ (λ(k) < k, [`NO_PARENT`] at a root) and the factor
+    /// `M = Lᵀ L` along that tree ([`tree_cholesky`]'s layout: L in the lower
+    /// triangle, row-major; lcp21 — lcp20's dense `L Lᵀ`): M⁻¹ is applied by
+    /// the tree's solves with L, never formed. False (the block stored as
+    /// zeros) when either is not finite, not of `ndof²` entries, λ is not a
+    /// parent array of `ndof` DoFs, or L has a pivot that is not positive.
+    pub fn push_block_factored(
+        &mut self,
+        mass: &[f64],
+        fac: &[f64],
+        parent: &[u32],
+        ndof: usize,
+    ) -> bool {
         let n2 = ndof * ndof;
         let at = self.mass.len();
         self.ndof.push(ndof as u32);
@@ -3023,6 +3080,7 @@ impl DofRows {
         self.minv.resize(at + n2, 0.0);
         let ok = mass.len() == n2
             && fac.len() == n2
+            && parent_array(parent, ndof)
             && all_finite(mass)
             && all_finite(fac)
             && (0..ndof).all(|i| fac[i * ndof + i] > 0.0);
@@ -3030,11 +3088,21 @@ impl DofRows {
         if !ok {
             self.mass.resize(at + n2, 0.0);
             self.fac.resize(at + n2, 0.0);
+            self.par_at.push(usize::MAX);
             return false;
         }
         self.mass.extend_from_slice(mass);
         self.fac.extend_from_slice(fac);
+        self.par_at.push(self.parent.len());
+        self.parent.extend_from_slice(parent);
         true
+    }
+
+    /// Block `b`'s parent array when it is factored along its tree.
+    fn tree_of(&self, b: usize) -> Option<&[u32]> {
+        let n = *self.ndof.get(b)? as usize;
+        let at = *self.par_at.get(b)?;
+        self.parent.get(at..at.checked_add(n)?)
     }
 
     /// Whether the rows are consistent with `n` points and `islands` islands.
@@ -3045,7 +3113,15 @@ impl DofRows {
             && self.ok.len() == islands
             && self.minv.len() == self.mass.len()
             && (self.factored.is_empty()
-                || (self.factored.len() == nb && self.fac.len() == self.mass.len()))
+                || (self.factored.len() == nb
+                    && self.fac.len() == self.mass.len()
+                    && self.par_at.len() == nb
+                    && (0..nb).all(|b| {
+                        !self.factored[b]
+                            || self
+                                .tree_of(b)
+                                .is_some_and(|p| parent_array(p, self.ndof[b] as usize))
+                    })))
             && (0..nb).all(|b| {
                 let d = self.ndof[b] as usize;
                 self.at[b] + d * d <= self.mass.len()
@@ -3104,6 +3180,93 @@ pub(crate) fn dense_cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
             s -= l[k * n + i] * b[k];
         }
         b[i] = s / l[i * n + i];
+    }
+}
+
+/// A DoF without a parent in a parent array ([`tree_cholesky`]).
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// Whether `parent` is a DoF parent array of `n` DoFs: λ(k) < k or
+/// [`NO_PARENT`] (what the tree's loops need to end).
+pub fn parent_array(parent: &[u32], n: usize) -> bool {
+    parent.len() == n
+        && parent
+            .iter()
+            .enumerate()
+            .all(|(k, &p)| p == NO_PARENT || (p as usize) < k)
+}
+
+/// In-place `A = Lᵀ L` of the `n×n` row-major symmetric `a` (its lower
+/// triangle read) along the DoF parent array `parent` (λ(k) < k; Featherstone
+/// §6.5, Table 6.3, as `dynamics::mass::factor_mass`): from the last DoF to
+/// the first, only the entries `(k, i)` with `i` an ancestor of `k` are read
+/// and written — no fill-in, `O(Σ d_k²)` for DoF depths `d_k` instead of
+/// `n³/6` — so `a` must be zero off that branch-induced sparsity (a
+/// kinematic tree's M, plus `Jᵀ K J` of points on one link: its chain). L
+/// in the lower triangle at those entries (the others are left as they
+/// were: [`tree_cholesky_solve`] never reads them). False on a pivot that is
+/// not positive. `parent` must satisfy [`parent_array`].
+pub fn tree_cholesky(a: &mut [f64], n: usize, parent: &[u32]) -> bool {
+    for k in (0..n).rev() {
+        let d = a[k * n + k];
+        if d.is_nan() || d <= 0.0 || !d.is_finite() {
+            return false;
+        }
+        let d = d.sqrt();
+        a[k * n + k] = d;
+        let mut i = parent[k];
+        while i != NO_PARENT {
+            a[k * n + i as usize] /= d;
+            i = parent[i as usize];
+        }
+        let mut i = parent[k];
+        while i != NO_PARENT {
+            let ii = i as usize;
+            let lki = a[k * n + ii];
+            let mut j = i;
+            while j != NO_PARENT {
+                let jj = j as usize;
+                a[ii * n + jj] -= lki * a[k * n + jj];
+                j = parent[jj];
+            }
+            i = parent[ii];
+        }
+    }
+    true
+}
+
+/// `b ← L⁻ᵀ b` with [`tree_cholesky`]'s factor (`M = Lᵀ L`): from the last
+/// DoF to the first; a zero of the result adds nothing to its ancestors, so
+/// a row of G on one chain costs that chain's depths. `J M⁻¹ Jᵀ` is then
+/// `(L⁻ᵀ Jᵀ)ᵀ (L⁻ᵀ Jᵀ)`.
+pub fn tree_lt_solve(l: &[f64], n: usize, parent: &[u32], b: &mut [f64]) {
+    for k in (0..n).rev() {
+        let y = b[k] / l[k * n + k];
+        b[k] = y;
+        if y == 0.0 {
+            continue;
+        }
+        let mut j = parent[k];
+        while j != NO_PARENT {
+            let jj = j as usize;
+            b[jj] -= l[k * n + jj] * y;
+            j = parent[jj];
+        }
+    }
+}
+
+/// Solves `Lᵀ L x = b` in place with [`tree_cholesky`]'s factor: `O(Σ d_k)`.
+pub fn tree_cholesky_solve(l: &[f64], n: usize, parent: &[u32], b: &mut [f64]) {
+    tree_lt_solve(l, n, parent, b);
+    for k in 0..n {
+        let mut s = b[k];
+        let mut j = parent[k];
+        while j != NO_PARENT {
+            let jj = j as usize;
+            s -= l[k * n + jj] * b[jj];
+            j = parent[jj];
+        }
+        b[k] = s / l[k * n + k];
     }
 }
 
@@ -3204,6 +3367,65 @@ impl PrimalSolver {
                 .dof_blocks
                 .iter()
                 .any(|&b| dofs.factored.get(b as usize).copied().unwrap_or(false));
+            // H in the tree's sparsity (lcp21): one factored block, each point
+            // on it from one side.
+            res.dof_tree = match res.dof_blocks[..] {
+                [b] if dofs.tree_of(b as usize).is_some()
+                    && order.iter().all(|&i| {
+                        dofs.side[i as usize]
+                            .iter()
+                            .filter(|&&(s, _)| s != NO_BODY)
+                            .count()
+                            == 1
+                    }) =>
+                {
+                    Some(b)
+                }
+                _ => None,
+            };
+            res.fact_tree = false;
+            // The sides' non-zero columns, once per island solve; the tree
+            // only while each side's columns lie on one chain (a link's path
+            // to the root: what the tree's sparsity holds).
+            let tree = res.dof_tree.and_then(|b| dofs.tree_of(b as usize));
+            res.nzc.clear();
+            res.nz_at.resize(dofs.side.len(), [0; 3]);
+            let mut chains = true;
+            for &i in order {
+                let i = i as usize;
+                let mut at = [res.nzc.len() as u32; 3];
+                for (s, &(b, off)) in dofs.side[i].iter().enumerate() {
+                    if b != NO_BODY {
+                        let n = dofs.ndof[b as usize] as usize;
+                        let j = &dofs.jac[off..off + 3 * n];
+                        let from = res.nzc.len();
+                        res.nzc.extend(
+                            (0..n)
+                                .filter(|&c| j[c] != 0.0 || j[n + c] != 0.0 || j[2 * n + c] != 0.0)
+                                .map(|c| c as u32),
+                        );
+                        chains &= tree.is_none_or(|par| on_chain(&res.nzc[from..], par));
+                    }
+                    at[s + 1] = res.nzc.len() as u32;
+                }
+                res.nz_at[i] = at;
+            }
+            if !chains {
+                res.dof_tree = None;
+            }
+            if let Some(par) = res.dof_tree.and_then(|b| dofs.tree_of(b as usize)) {
+                res.anc.clear();
+                res.anc_at.clear();
+                for k in 0..nx {
+                    res.anc_at.push(res.anc.len() as u32);
+                    let mut j = par[k];
+                    while j != NO_PARENT {
+                        res.anc.push(j);
+                        j = par[j as usize];
+                    }
+                }
+                res.anc_at.push(res.anc.len() as u32);
+            }
             Some(self.island_dofs_run(problem, rows, dofs, order, nx, res))
         };
         for &b in &res.dof_blocks {
@@ -3255,6 +3477,10 @@ impl PrimalSolver {
         // Newton steps on the radii per pass (lcp20, as in body space):
         // `radius_newton`, or `radius_newton_on_stall` once the island stalls.
         let mut radius_steps = p.radius_newton;
+        if order.len() <= p.dof_radius_newton_points {
+            // A small island: Newton on the radii from the first pass (lcp21).
+            radius_steps = radius_steps.max(p.radius_newton_on_stall);
+        }
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             set_proximal(problem, rows, order, res, p.dof_proximal);
@@ -3438,7 +3664,7 @@ impl PrimalSolver {
             let b = slide_direction(&res.zs[l], &res.e[l], res.radius[l], res.tangent[l], ch);
             let col = &mut res.dxd[a * nx..(a + 1) * nx];
             gt_add(dofs, &res.dof_at, l, &b, 1.0, col);
-            dense_cholesky_solve(&res.hd, nx, col);
+            h_solve(res, nx, HVec::Radius, a);
         }
         res.kmat.clear();
         res.kmat.resize(k * k, 0.0);
@@ -3599,9 +3825,13 @@ impl PrimalSolver {
         let PrimalResults {
             dof_blocks,
             dof_at,
+            dof_tree,
             hd,
             kj,
-            nz_cols,
+            nzc,
+            nz_at,
+            anc,
+            anc_at,
             e,
             normal_on,
             tangent,
@@ -3616,26 +3846,16 @@ impl PrimalSolver {
                 hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
             }
         }
-        // The lower triangle only (what `dense_cholesky` reads), over the
-        // columns each side's rows touch (a foot's rows: its chain's DoFs).
+        // The lower triangle only (what the factorizations read), over the
+        // columns each side's rows touch (a foot's rows: its chain's DoFs,
+        // listed in `island_dofs`).
         for &i in order {
             let i = i as usize;
             let Some(k) = hessian(&e[i], normal_on[i], tangent[i]) else {
                 continue;
             };
-            for (side, &(b, off)) in dofs.side[i].iter().enumerate() {
-                let nz = &mut nz_cols[side];
-                nz.clear();
-                if b != NO_BODY {
-                    let n = dofs.ndof[b as usize] as usize;
-                    let j = &dofs.jac[off..off + 3 * n];
-                    nz.extend(
-                        (0..n)
-                            .filter(|&c| j[c] != 0.0 || j[n + c] != 0.0 || j[2 * n + c] != 0.0)
-                            .map(|c| c as u32),
-                    );
-                }
-            }
+            let at = nz_at[i];
+            let cols = |s: usize| &nzc[at[s] as usize..at[s + 1] as usize];
             for (tside, &(bt, offt)) in dofs.side[i].iter().enumerate() {
                 if bt == NO_BODY {
                     continue;
@@ -3643,16 +3863,18 @@ impl PrimalSolver {
                 let nt = dofs.ndof[bt as usize] as usize;
                 let ct = dof_at[bt as usize] as usize;
                 let jt = &dofs.jac[offt..offt + 3 * nt];
-                // K J_t (3 × nt) on its non-zero columns.
+                let tcols = cols(tside);
+                let m = tcols.len();
+                // K J_t (3 × m) on its non-zero columns.
                 kj.clear();
-                kj.resize(3 * nt, 0.0);
-                for &c in &nz_cols[tside] {
+                kj.resize(3 * m, 0.0);
+                for (q, &c) in tcols.iter().enumerate() {
                     let c = c as usize;
                     for (r, kr) in k.iter().enumerate() {
-                        kj[r * nt + c] =
-                            kr[0] * jt[c] + kr[1] * jt[nt + c] + kr[2] * jt[2 * nt + c];
+                        kj[r * m + q] = kr[0] * jt[c] + kr[1] * jt[nt + c] + kr[2] * jt[2 * nt + c];
                     }
                 }
+                let (k0, k1, k2) = (&kj[..m], &kj[m..2 * m], &kj[2 * m..3 * m]);
                 for (sside, &(bs, offs)) in dofs.side[i].iter().enumerate() {
                     if bs == NO_BODY {
                         continue;
@@ -3660,21 +3882,45 @@ impl PrimalSolver {
                     let ns = dofs.ndof[bs as usize] as usize;
                     let cs = dof_at[bs as usize] as usize;
                     let js = &dofs.jac[offs..offs + 3 * ns];
-                    for &r in &nz_cols[sside] {
+                    if sside == tside {
+                        // The side with itself (ascending columns, one block):
+                        // the entries c ≤ r are the columns up to r's (lcp21:
+                        // the same sums as below, without the tests).
+                        for (p, &r) in tcols.iter().enumerate() {
+                            let r = r as usize;
+                            let (j0, j1, j2) = (js[r], js[ns + r], js[2 * ns + r]);
+                            let row = &mut hd[(cs + r) * nx + ct..(cs + r) * nx + nx];
+                            let q = p + 1;
+                            for (((&c, &a0), &a1), &a2) in
+                                tcols[..q].iter().zip(&k0[..q]).zip(&k1[..q]).zip(&k2[..q])
+                            {
+                                row[c as usize] += j0 * a0 + j1 * a1 + j2 * a2;
+                            }
+                        }
+                        continue;
+                    }
+                    for &r in cols(sside) {
                         let r = r as usize;
                         let (j0, j1, j2) = (js[r], js[ns + r], js[2 * ns + r]);
                         let row = &mut hd[(cs + r) * nx..(cs + r) * nx + nx];
-                        for &c in &nz_cols[tside] {
+                        for (q, &c) in tcols.iter().enumerate() {
                             let c = c as usize;
                             if ct + c <= cs + r {
-                                row[ct + c] += j0 * kj[c] + j1 * kj[nt + c] + j2 * kj[2 * nt + c];
+                                row[ct + c] += j0 * kj[q] + j1 * kj[m + q] + j2 * kj[2 * m + q];
                             }
                         }
                     }
                 }
             }
         }
-        if !dense_cholesky(hd, nx) {
+        let tree = dof_tree.is_some();
+        let ok = if tree {
+            tree_cholesky_lists(hd, nx, (anc, anc_at))
+        } else {
+            dense_cholesky(hd, nx)
+        };
+        res.fact_tree = tree;
+        if !ok {
             return false;
         }
         for &i in order {
@@ -3701,7 +3947,7 @@ impl PrimalSolver {
         for (dv, gv) in res.dd.iter_mut().zip(res.gd.iter()) {
             *dv = -gv;
         }
-        dense_cholesky_solve(&res.hd, nx, &mut res.dd);
+        h_solve(res, nx, HVec::Step, 0);
         if !all_finite(&res.dd) {
             return None;
         }
@@ -3776,7 +4022,7 @@ impl PrimalSolver {
             let z = piece_impulse((&q, &e, r), &zg, (res.normal_on[i], res.tangent[i]), ch);
             gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
         }
-        dense_cholesky_solve(&res.hd, nx, &mut res.dd);
+        h_solve(res, nx, HVec::Step, 0);
         if all_finite(&res.dd) {
             res.xd.copy_from_slice(&res.dd);
         }
@@ -3860,10 +4106,14 @@ fn block_mul(
         let b = b as usize;
         let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
         if inverse && dofs.factored.get(b).copied().unwrap_or(false) {
-            // M⁻¹ src by the solves with the factor of M (lcp20).
+            // M⁻¹ src by the tree's solves with the factor of M (lcp20,
+            // lcp21).
             let d = &mut dst[off..off + n];
             d.copy_from_slice(&src[off..off + n]);
-            dense_cholesky_solve(&dofs.fac[at..at + n * n], n, d);
+            match dofs.tree_of(b) {
+                Some(par) => tree_cholesky_solve(&dofs.fac[at..at + n * n], n, par, d),
+                None => d.fill(f64::NAN),
+            }
             continue;
         }
         dense_mul(
@@ -3873,6 +4123,110 @@ fn block_mul(
             &mut dst[off..off + n],
         );
     }
+}
+
+/// `b ← H⁻¹ b` with the factor of H in `hd` ([`PrimalSolver::dof_factor`]):
+/// along the island's tree when `fact_tree` (its ancestor lists), else the
+/// dense `L Lᵀ`.
+fn h_solve(res: &mut PrimalResults, nx: usize, which: HVec, col: usize) {
+    let PrimalResults {
+        hd,
+        anc,
+        anc_at,
+        dd,
+        dxd,
+        fact_tree,
+        ..
+    } = res;
+    let b = match which {
+        HVec::Step => &mut dd[..],
+        HVec::Radius => &mut dxd[col * nx..(col + 1) * nx],
+    };
+    if *fact_tree {
+        tree_cholesky_solve_lists(hd, nx, (anc, anc_at), b);
+    } else {
+        dense_cholesky_solve(hd, nx, b);
+    }
+}
+
+/// The vector [`h_solve`] solves in place: the step `dd`, or column `col`
+/// of `dxd`.
+#[derive(Clone, Copy)]
+enum HVec {
+    Step,
+    Radius,
+}
+
+/// [`tree_cholesky`] with each DoF's ancestors listed (nearest first, at
+/// `anc[anc_at[k]..anc_at[k + 1]]`): the same operations in the same order,
+/// over contiguous lists instead of the parent walk.
+fn tree_cholesky_lists(a: &mut [f64], n: usize, (anc, anc_at): (&[u32], &[u32])) -> bool {
+    for k in (0..n).rev() {
+        let list = &anc[anc_at[k] as usize..anc_at[k + 1] as usize];
+        let (head, tail) = a.split_at_mut(k * n);
+        let rk = &mut tail[..n];
+        let d = rk[k];
+        if d.is_nan() || d <= 0.0 || !d.is_finite() {
+            return false;
+        }
+        let d = d.sqrt();
+        rk[k] = d;
+        for &i in list {
+            rk[i as usize] /= d;
+        }
+        for (p, &i) in list.iter().enumerate() {
+            let ii = i as usize;
+            let lki = rk[ii];
+            let ri = &mut head[ii * n..ii * n + ii + 1];
+            for &j in &list[p..] {
+                let jj = j as usize;
+                ri[jj] -= lki * rk[jj];
+            }
+        }
+    }
+    true
+}
+
+/// [`tree_cholesky_solve`] with the ancestor lists of [`tree_cholesky_lists`].
+fn tree_cholesky_solve_lists(l: &[f64], n: usize, (anc, anc_at): (&[u32], &[u32]), b: &mut [f64]) {
+    let list = |k: usize| &anc[anc_at[k] as usize..anc_at[k + 1] as usize];
+    for k in (0..n).rev() {
+        let y = b[k] / l[k * n + k];
+        b[k] = y;
+        if y == 0.0 {
+            continue;
+        }
+        let lk = &l[k * n..k * n + n];
+        for &j in list(k) {
+            b[j as usize] -= lk[j as usize] * y;
+        }
+    }
+    for k in 0..n {
+        let lk = &l[k * n..k * n + n];
+        let mut s = b[k];
+        for &j in list(k) {
+            s -= lk[j as usize] * b[j as usize];
+        }
+        b[k] = s / lk[k];
+    }
+}
+
+/// Whether the ascending columns `nz` lie on one path to the root of the
+/// parent array `parent` (each an ancestor of the last).
+fn on_chain(nz: &[u32], parent: &[u32]) -> bool {
+    let Some(&last) = nz.last() else {
+        return true;
+    };
+    let mut c = last;
+    for &col in nz.iter().rev() {
+        while c != NO_PARENT && c > col {
+            c = parent[c as usize];
+        }
+        if c != col {
+            return false;
+        }
+    }
+    true
 }
 
 /// `y += s Gᵢᵀ z` for point i into the island vector `y`.

@@ -12,7 +12,7 @@ use crate::math::{Vec3, Wrench};
 use crate::model::robot::RobotJoint;
 use crate::model::{BodyKind, Model};
 use crate::pipeline::robots::{self, Record, RobotLoad};
-use crate::solver::primal::{dense_cholesky, DOF_MAX};
+use crate::solver::primal::{tree_cholesky, DOF_MAX, NO_PARENT};
 use crate::solver::reshape_zeroed;
 use nalgebra::Matrix6xX;
 
@@ -51,8 +51,9 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// # Lean blocks (lcp20)
 /// With `lean` (the primal solver on the standard rows) a robot's block that
 /// needs M⁻¹ is built lean when its `nv` fits the DoF-space solve
-/// (`solver::primal::DOF_MAX`): M is stored and factored densely (M = L Lᵀ in
-/// `LcpWorkspace::mfac`), and neither CRBA's sparse factor, M⁻¹, the rows'
+/// (`solver::primal::DOF_MAX`): M is stored and factored along the tree
+/// (M = Lᵀ L in `LcpWorkspace::mfac`, the DoF parent array in `mpar`; lcp21:
+/// was a dense L Lᵀ), and neither CRBA's sparse factor, M⁻¹, the rows'
 /// M⁻¹ Jᵀ (`rows.rs`) nor W's off-diagonal blocks of its sides (`delassus`)
 /// are built: the DoF-space solve reads M, applies M⁻¹ through L, and takes
 /// only W's diagonal (its proximal term); ν⁺ = ν_f + M⁻¹ Gᵀ p through L
@@ -97,7 +98,9 @@ pub(super) fn robot_blocks(
                 rd.ad.mass_matrix[(k, k)] += rd.armature[k];
             }
             if lean_ok && nv <= DOF_MAX {
-                // M symmetric and its dense factor (lean: nothing else).
+                // M symmetric and its factor M = Lᵀ L along the tree (lean:
+                // nothing else; lcp21, was a dense L Lᵀ): the DoF parent array
+                // at the block's offset in ν.
                 let m = &rd.ad.mass_matrix;
                 ls.lfac.clear();
                 for i in 0..nv {
@@ -105,7 +108,18 @@ pub(super) fn robot_blocks(
                         ls.lfac.push(0.5 * (m[(i, j)] + m[(j, i)]));
                     }
                 }
-                lean = ls.lfac.iter().all(|x| x.is_finite()) && dense_cholesky(&mut ls.lfac, nv);
+                let off = ls.nu.len();
+                ls.mpar.resize(off, NO_PARENT);
+                ls.mpar.extend(
+                    r.tree
+                        .dof_parent()
+                        .iter()
+                        .map(|p| p.map_or(NO_PARENT, |p| p as u32)),
+                );
+                lean = ls.mpar.len() == off + nv
+                    && crate::solver::primal::parent_array(&ls.mpar[off..], nv)
+                    && ls.lfac.iter().all(|x| x.is_finite())
+                    && tree_cholesky(&mut ls.lfac, nv, &ls.mpar[off..]);
             }
             if !lean {
                 if factor_mass(&mut rd.ad).is_err() {

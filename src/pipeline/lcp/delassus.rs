@@ -7,6 +7,7 @@
 use super::islands::block_contacts;
 use super::{LcpWorkspace, NO_BLOCK, REGULARIZATION};
 use crate::model::{LcpParams, StabilizationScheme};
+use crate::solver::primal::tree_lt_solve;
 use crate::solver::{reshape_zeroed, resize_zeroed, PolygonTable};
 
 /// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
@@ -118,11 +119,14 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
 }
 
 /// Point `ci`'s row of W's blocks from `row0` in `ls.sparse` (its columns
-/// pushed when first met, or found when the row exists already: [`refill_w`]):
+/// pushed when first met):
 /// `W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ`, the regularization on its
 /// diagonal, a joint limit's placeholders. A lean block's sides
 /// (`articulated.rs`, "Lean blocks") add only to the point's own diagonal
-/// block, through the factor of M: `(L⁻¹ J_aᵀ)ᵀ (L⁻¹ J_bᵀ)`.
+/// block, through the factor `M = Lᵀ L`: `(L⁻ᵀ J_aᵀ)ᵀ (L⁻ᵀ J_bᵀ)`, and no
+/// column: a row whose moving sides are all lean holds its diagonal block
+/// alone (lcp21; [`rebuild_w`] builds the rest when an island leaves the
+/// DoF solve).
 fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
     let LcpWorkspace {
         blocks,
@@ -134,6 +138,7 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         blk_list,
         lean,
         mfac,
+        mpar,
         ly,
         ..
     } = ls;
@@ -141,10 +146,16 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
     let is_lean = |b: u32| lean.get(b as usize).copied().unwrap_or(false);
     // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
     // the body's point list; a second shared body adds into the same block).
-    for sa in c.side.iter().filter(|s| s.block != NO_BLOCK) {
+    // A lean side adds no off-diagonal block and no column (lcp21): its
+    // points' pattern is built by `complete_lean` only when an island leaves
+    // the DoF solve.
+    for sa in c
+        .side
+        .iter()
+        .filter(|s| s.block != NO_BLOCK && !is_lean(s.block))
+    {
         let bl = sa.block as usize;
         let nd = blocks[bl].ndof;
-        let skip = is_lean(sa.block);
         for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
             let d = contacts[cj as usize];
             for sb in d.side.iter().filter(|s| s.block == sa.block) {
@@ -156,9 +167,6 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
                         sp.col.len() - 1
                     }
                 };
-                if skip {
-                    continue;
-                }
                 let blk = &mut sp.w[k];
                 let (ja, mb) = (
                     &jac[sa.jac..sa.jac + 3 * nd],
@@ -174,12 +182,20 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             }
         }
     }
-    let own = sp.col[row0..].iter().position(|&x| x as usize == ci);
+    let mut own = sp.col[row0..].iter().position(|&x| x as usize == ci);
     if c.side
         .iter()
         .any(|s| s.block != NO_BLOCK && is_lean(s.block))
     {
-        // Y_s = L⁻¹ J_sᵀ (3 columns of nd, stored as 3 rows) per lean side.
+        if own.is_none() {
+            // Every moving side lean: the row is its diagonal block alone.
+            sp.col.push(ci as u32);
+            sp.w.push([0.0; 9]);
+            own = Some(sp.col.len() - 1 - row0);
+        }
+        // Y_s = L⁻ᵀ J_sᵀ (3 columns of nd, stored as 3 rows) per lean side,
+        // M = Lᵀ L along the robot's tree (lcp21; a row of G on one chain
+        // costs that chain's depths).
         let nd_of = |s: usize| blocks[c.side[s].block as usize].ndof;
         let lean_side = |s: usize| c.side[s].block != NO_BLOCK && is_lean(c.side[s].block);
         let n0 = if lean_side(0) { nd_of(0) } else { 0 };
@@ -192,10 +208,12 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             }
             let blk = blocks[c.side[s].block as usize];
             let l = &mfac[blk.mass..blk.mass + nd * nd];
+            let par = &mpar[blk.offset..blk.offset + nd];
             for a in 0..3 {
                 let j = &jac[c.side[s].jac + a * nd..c.side[s].jac + (a + 1) * nd];
                 let y = &mut ly[base + a * nd..base + (a + 1) * nd];
-                forward_solve(l, nd, j, y);
+                y.copy_from_slice(j);
+                tree_lt_solve(l, nd, par, y);
             }
         }
         if let Some(k) = own {
@@ -238,34 +256,22 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
     }
 }
 
-/// `y = L⁻¹ j` (forward substitution with the lower row-major `n×n` L; the
-/// leading zeros of `j` stay exact zeros of `y`).
-fn forward_solve(l: &[f64], n: usize, j: &[f64], y: &mut [f64]) {
-    let first = j.iter().position(|&x| x != 0.0).unwrap_or(n);
-    for i in first..n {
-        let row = &l[i * n + first..i * n + i];
-        let s = j[i]
-            - row
-                .iter()
-                .zip(&y[first..i])
-                .map(|(a, b)| a * b)
-                .sum::<f64>();
-        y[i] = s / l[i * n + i];
-    }
-}
-
-/// W's blocks again over the existing pattern of `ls.sparse` (after
-/// `solve::complete_lean` gave the lean blocks' rows their M⁻¹ Jᵀ): each row
-/// zeroed and summed as [`delassus`] sums it, so a row without a lean side
-/// gets the same bits.
-pub(super) fn refill_w(ls: &mut LcpWorkspace) {
+/// W's blocks and their pattern again (after `solve::complete_lean` gave the
+/// lean blocks' rows their M⁻¹ Jᵀ and cleared the lean flags): every row
+/// built as [`delassus`] builds it, so a row without a lean side gets the same
+/// columns and bits, and a lean side's row (its diagonal block alone until
+/// now, lcp21) its columns and off-diagonal blocks.
+pub(super) fn rebuild_w(ls: &mut LcpWorkspace) {
+    ls.sparse.row_start.clear();
+    ls.sparse.col.clear();
+    ls.sparse.w.clear();
     for ci in 0..ls.contacts.len() {
-        let (a, b) = (ls.sparse.row_start[ci], ls.sparse.row_start[ci + 1]);
-        for w in &mut ls.sparse.w[a..b] {
-            *w = [0.0; 9];
-        }
-        w_row(ls, ci, a);
+        let row0 = ls.sparse.col.len();
+        ls.sparse.row_start.push(row0);
+        w_row(ls, ci, row0);
     }
+    let end = ls.sparse.col.len();
+    ls.sparse.row_start.push(end);
 }
 
 /// `blk[3a + b] += J_a · (M⁻¹ Jᵀ)_b` for the three rows (n, t₁, t₂) of `ja`

@@ -254,11 +254,13 @@ pub struct LcpWorkspace {
     /// island is left to the primal solver's DoF space (lcp20, `articulated.rs`,
     /// "Lean blocks"): no M⁻¹ (`minv` holds nothing), no M⁻¹ Jᵀ for its rows
     /// (`minv_jt` zeros) and only the diagonal blocks of W from its sides; M⁻¹
-    /// is applied by the dense Cholesky factor of M in `mfac` (at
-    /// [`DofBlock::mass`]). `solve::complete_lean` builds what was left out
+    /// is applied by the factor `M = Lᵀ L` along the robot's tree in `mfac`
+    /// (at [`DofBlock::mass`]; its DoF parent array in `mpar` at
+    /// [`DofBlock::offset`], lcp21). `solve::complete_lean` builds what was left out
     /// when an island goes to another solver, and clears the flag.
     pub(super) lean: Vec<bool>,
     pub(super) mfac: Vec<f64>,
+    pub(super) mpar: Vec<u32>,
     /// Scratch of the lean blocks: Gᵀ p per DoF (`velocity_after`), L⁻¹ Jᵀ of
     /// a point's two sides (`delassus`), the factor of one robot's M.
     pub(super) gtp: Vec<f64>,
@@ -347,6 +349,7 @@ impl Default for LcpWorkspace {
             mass: Vec::new(),
             lean: Vec::new(),
             mfac: Vec::new(),
+            mpar: Vec::new(),
             gtp: Vec::new(),
             ly: Vec::new(),
             lfac: Vec::new(),
@@ -430,6 +433,7 @@ impl LcpWorkspace {
             mass: Vec::with_capacity(nv2),
             lean: Vec::with_capacity(nb),
             mfac: Vec::with_capacity(nv2),
+            mpar: Vec::with_capacity(6 * nb + nv_all),
             gtp: Vec::with_capacity(6 * nb + nv_all),
             ly: Vec::with_capacity(6 * ndof),
             lfac: Vec::with_capacity(ndof * ndof),
@@ -872,6 +876,7 @@ fn velocity_after(ls: &mut LcpWorkspace, kept: bool) {
         impulse,
         lean,
         mfac,
+        mpar,
         gtp,
         ..
     } = ls;
@@ -910,7 +915,12 @@ fn velocity_after(ls: &mut LcpWorkspace, kept: bool) {
             }
             let (o, nd) = (blk.offset, blk.ndof);
             let y = &mut gtp[o..o + nd];
-            crate::solver::primal::dense_cholesky_solve(&mfac[blk.mass..blk.mass + nd * nd], nd, y);
+            crate::solver::primal::tree_cholesky_solve(
+                &mfac[blk.mass..][..nd * nd],
+                nd,
+                &mpar[o..o + nd],
+                y,
+            );
             for (ov, yv) in out[o..o + nd].iter_mut().zip(y.iter()) {
                 *ov += yv;
             }

@@ -543,6 +543,7 @@ fn dof_rows(ls: &mut LcpWorkspace) {
         mass,
         lean,
         mfac,
+        mpar,
         contacts,
         jac,
         sparse,
@@ -570,13 +571,15 @@ fn dof_rows(ls: &mut LcpWorkspace) {
         // gets none of the storage.
         let lean_b = lean.get(b).copied().unwrap_or(false);
         used[b] = if used[b] && lean_b {
-            // A lean block (articulated.rs): M and its factor.
+            // A lean block (articulated.rs): M, its factor along the tree
+            // and the tree's parent array (lcp21).
             match (
                 mass.get(blk.mass..blk.mass.saturating_add(n2)),
                 mfac.get(blk.mass..blk.mass.saturating_add(n2)),
+                mpar.get(blk.offset..blk.offset.saturating_add(blk.ndof)),
             ) {
-                (Some(m), Some(l)) => dr.push_block_factored(m, l, blk.ndof),
-                _ => dr.push_block_factored(&[], &[], blk.ndof),
+                (Some(m), Some(l), Some(par)) => dr.push_block_factored(m, l, par, blk.ndof),
+                _ => dr.push_block_factored(&[], &[], &[], blk.ndof),
             }
         } else if used[b] && blk.minv + n2 <= minv.len() {
             let minv = &minv[blk.minv..blk.minv + n2];
@@ -724,8 +727,9 @@ fn primal_on_w(
 /// What the lean blocks (`articulated.rs`, "Lean blocks") left out, for a
 /// solver that reads W (the Newton path after the primal solver left an
 /// island): M⁻¹ from the factor of M (column by column), the rows' M⁻¹ Jᵀ,
-/// and W's blocks again (`delassus::refill_w`: the rows without a lean side
-/// get the same bits). The blocks are then no longer lean (the kept solve and
+/// and W's blocks and pattern again (`delassus::rebuild_w`: the rows without
+/// a lean side get the same columns and bits; the lean sides' rows, their
+/// diagonal block alone until now, their columns, lcp21). The blocks are then no longer lean (the kept solve and
 /// `velocity_after` take the full rows). Nothing when no block is lean.
 pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
     if !ls.lean.iter().any(|&l| l) {
@@ -740,11 +744,12 @@ pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
         let at = ls.minv.len();
         ls.minv.resize(at + nd * nd, 0.0);
         let l = &ls.mfac[blk.mass..blk.mass + nd * nd];
+        let par = &ls.mpar[blk.offset..blk.offset + nd];
         for c in 0..nd {
             // Column c of M⁻¹ (= row c: M symmetric).
             let col = &mut ls.minv[at + c * nd..at + (c + 1) * nd];
             col[c] = 1.0;
-            crate::solver::primal::dense_cholesky_solve(l, nd, col);
+            crate::solver::primal::tree_cholesky_solve(l, nd, par, col);
         }
         ls.blocks[b].minv = at;
     }
@@ -775,7 +780,7 @@ pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
         }
     }
     lean.iter_mut().for_each(|l| *l = false);
-    super::delassus::refill_w(ls);
+    super::delassus::rebuild_w(ls);
 }
 
 /// Solves an island started in the interior method after its line search
