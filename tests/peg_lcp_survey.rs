@@ -648,7 +648,8 @@ fn pour_counters(
             b.0 += 1;
             b.1 += rise;
             b.2 = b.2.max(rise);
-            top.push((rise, i, cause, s.lcp_size, s.solver_residual));
+            let retried = s.peg_retried_steps > s0.peg_retried_steps;
+            top.push((rise, i, cause, s.lcp_size, s.solver_residual, retried));
             prev = ov;
         }
         let wall = t0.elapsed().as_secs_f64() / steps as f64;
@@ -697,10 +698,11 @@ fn pour_counters(
             );
         }
         top.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (rise, i, c, n, r) in top.iter().take(6).filter(|t| t.0 > 0.0) {
+        for (rise, i, c, n, r, re) in top.iter().take(6).filter(|t| t.0 > 0.0) {
             println!(
-                "  step {i}: rise {rise:.3e} {unit}, {} (largest island {n}, residual {r:.2e})",
-                CAUSES[*c]
+                "  step {i}: rise {rise:.3e} {unit}, {} (largest island {n}, residual {r:.2e}){}",
+                CAUSES[*c],
+                if *re { ", retried as sub-steps" } else { "" }
             );
         }
     }
