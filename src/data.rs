@@ -335,6 +335,16 @@ pub struct StepStats {
     /// form", issue 12 peg11) after the single-primary LCP had no solution
     /// Lemke found.
     pub peg_general: u64,
+    /// PEG (003), `[lcp] peg_retry_depth` > 0: steps since the start whose PEG
+    /// solve failed at h and were taken again from their start as sub-steps
+    /// (`pipeline::lcp::peg_retry`); the sub-steps those steps ended up taking
+    /// (2 per retried step at depth 1, up to 2^depth); and the sub-steps that
+    /// started where a geom's motion since the step's start plus the sub-step's
+    /// reach left the broad phase's margin (2 h u + ½ h² |g|): the candidates
+    /// may have missed a pair there.
+    pub peg_retried_steps: u64,
+    pub peg_substeps: u64,
+    pub peg_retry_uncovered: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

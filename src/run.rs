@@ -44,6 +44,11 @@ pub struct RunArgs {
     /// takes lemke only: its LCP is not symmetric and PGS is only its counted fallback.
     #[arg(long)]
     pub lcp_solver: Option<String>,
+    /// PEG (--method peg or a peg scene): `[lcp] peg_retry_depth` — a step whose
+    /// PEG solve failed is taken again as two of h/2, down to h/2^N (0..=8; 0: no
+    /// retry).
+    #[arg(long)]
+    pub peg_retry_depth: Option<usize>,
     /// Override the step size, s.
     #[arg(long)]
     pub dt: Option<f64>,
@@ -217,6 +222,20 @@ pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
     Ok(model.with_options(opt))
 }
 
+/// Apply `--peg-retry-depth` to a model whose method is PEG.
+pub fn apply_peg_retry_depth(model: &Model, depth: usize) -> anyhow::Result<Model> {
+    let mut opt = model.opt;
+    match &mut opt.method {
+        Method::Lcp(p) if p.contact_model == ContactModel::Peg => {
+            p.peg_retry_depth = depth;
+            p.validate()
+                .map_err(|(k, m)| anyhow::anyhow!("--peg-retry-depth ({k}): {m}"))?;
+        }
+        _ => anyhow::bail!("--peg-retry-depth applies to the peg method (give --method peg)"),
+    }
+    Ok(model.with_options(opt))
+}
+
 /// The scene-file spelling of a method.
 fn method_name(m: MethodName) -> &'static str {
     match m {
@@ -357,6 +376,9 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
     let mut model = apply_overrides(&model, a.method, a.dt, a.integrator.as_deref())?;
     if let Some(s) = &a.lcp_solver {
         model = apply_lcp_solver(&model, s)?;
+    }
+    if let Some(n) = a.peg_retry_depth {
+        model = apply_peg_retry_depth(&model, n)?;
     }
     if let Some(m) = a.method {
         let text = std::fs::read_to_string(&a.scene).unwrap_or_default();

@@ -498,8 +498,9 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// predicted passes, peg13), `PEG_CONSISTENT=1` (or `0`) the key `[lcp]
 /// peg_consistent` (the last predicted pass kept only if self-consistent,
 /// peg15/peg16), `PEG_SIGNED=1` the key `[lcp] peg_signed_lead` (the first
-/// pass's signed second-order term in place of the lead, peg17/peg18); unset,
-/// the scene's own.
+/// pass's signed second-order term in place of the lead, peg17/peg18),
+/// `PEG_RETRY=N` the key `[lcp] peg_retry_depth` (a failed step retried as
+/// sub-steps down to h/2^N, peg20); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -526,6 +527,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_SIGNED") {
             p.peg_signed_lead = v == "1";
+        }
+        if let Some(n) = std::env::var("PEG_RETRY").ok().and_then(|v| v.parse().ok()) {
+            p.peg_retry_depth = n;
         }
     }
     model.with_options(opt)
@@ -598,6 +602,8 @@ fn pour_counters(
         let mut by = [(0u32, 0.0f64, 0.0f64); 5];
         let (mut cap_n, mut cap_res, mut top) = (0usize, Vec::new(), Vec::new());
         let mut prev = 0.0;
+        // Steps that kept a failed solve (failures or unconverged solves rose).
+        let mut failing_steps = 0u32;
         let t0 = std::time::Instant::now();
         let steps = (2.0 / h).round() as usize;
         for i in 0..steps {
@@ -612,6 +618,11 @@ fn pour_counters(
                 last_relaxed = data.stats.peg_relaxed;
             }
             let s = &data.stats;
+            if s.solver_failures > s0.solver_failures
+                || s.solver_unconverged > s0.solver_unconverged
+            {
+                failing_steps += 1;
+            }
             let over_cap = s.lcp_size > PEG_MAX_LCP;
             let cause = if s.peg_row_cap_steps > s0.peg_row_cap_steps {
                 0
@@ -637,7 +648,8 @@ fn pour_counters(
             b.0 += 1;
             b.1 += rise;
             b.2 = b.2.max(rise);
-            top.push((rise, i, cause, s.lcp_size, s.solver_residual));
+            let retried = s.peg_retried_steps > s0.peg_retried_steps;
+            top.push((rise, i, cause, s.lcp_size, s.solver_residual, retried));
             prev = ov;
         }
         let wall = t0.elapsed().as_secs_f64() / steps as f64;
@@ -645,7 +657,9 @@ fn pour_counters(
         println!(
             "seed {seed} h {h}: PEG max {max_ov:.3e} {unit}, failures {}, fallbacks {}, unconverged {}, \
              row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), \
-             general-form islands {}, quarantined {}, discarded passes {}, {:.1} ms per step (wall)",
+             general-form islands {}, quarantined {}, discarded passes {}, {:.1} ms per step (wall); \
+             steps keeping a failed solve {failing_steps} of {steps}, retried steps {} ({:.1} %), \
+             sub-steps {}, uncovered sub-steps {}",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -654,7 +668,11 @@ fn pour_counters(
             s.peg_general,
             s.quarantined,
             s.peg_discarded_passes,
-            1e3 * wall
+            1e3 * wall,
+            s.peg_retried_steps,
+            100.0 * s.peg_retried_steps as f64 / steps as f64,
+            s.peg_substeps,
+            s.peg_retry_uncovered
         );
         let total: f64 = by.iter().map(|b| b.1).sum();
         for (c, b) in CAUSES.iter().zip(by) {
@@ -680,10 +698,11 @@ fn pour_counters(
             );
         }
         top.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (rise, i, c, n, r) in top.iter().take(6).filter(|t| t.0 > 0.0) {
+        for (rise, i, c, n, r, re) in top.iter().take(6).filter(|t| t.0 > 0.0) {
             println!(
-                "  step {i}: rise {rise:.3e} {unit}, {} (largest island {n}, residual {r:.2e})",
-                CAUSES[*c]
+                "  step {i}: rise {rise:.3e} {unit}, {} (largest island {n}, residual {r:.2e}){}",
+                CAUSES[*c],
+                if *re { ", retried as sub-steps" } else { "" }
             );
         }
     }

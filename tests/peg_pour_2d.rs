@@ -43,7 +43,7 @@ fn pour_2d_scene_is_planar() {
 /// 4.6e-3 L² (112 / 124 failures), PEG 4.5e-3 / 4.5e-3 L² (2 / 0 failures, no
 /// crash); the second criterion still holds.
 #[test]
-#[ignore = "open: PEG overlaps up to 4.5e-3 L² at h = 1e-2 and 1.1e-3 L² at h = 1e-3 (re-run peg7; docs/EXPERIMENTS.md, 2D pour, peg7); peg11 (peg_lcp_survey pour_2d_counters, h = 1e-2 only): with the general |C| > 1 form seed 1 8.6e-7 L² (0 failures), seed 2 4.5e-3 L² (0 failures, unconverged over-cap islands); h = 1e-3 seed 2 had 0 failures, which the form cannot reach"]
+#[ignore = "open: PEG overlaps up to 4.5e-3 L² at h = 1e-2 and 1.1e-3 L² at h = 1e-3 (re-run peg7; docs/EXPERIMENTS.md, 2D pour, peg7); peg11 (peg_lcp_survey pour_2d_counters, h = 1e-2 only): with the general |C| > 1 form seed 1 8.6e-7 L² (0 failures), seed 2 4.5e-3 L² (0 failures, unconverged over-cap islands); h = 1e-3 seed 2 had 0 failures, which the form cannot reach; peg20 (pour_2d_counters, h = 1e-2): 8.6e-7 / 1.7e-3 L² (3 failures), with `[lcp] peg_retry_depth` 1–3 8.6e-7 / 1.45e-4 L² (2 of 200 steps retried, no failure kept; the 1.45e-4 is a step Lemke solved)"]
 fn pour_2d_peg_criteria() {
     let mut failures = Vec::new();
     for h in [1e-3, 1e-2] {

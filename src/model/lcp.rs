@@ -186,9 +186,20 @@ pub struct LcpParams {
     /// better on some seeds of the 3D pour at h = 5e-2, worse on others).
     /// Ignored by the standard rows.
     pub peg_signed_lead: bool,
+    /// PEG (003): a step whose PEG solve failed (a counted failure — Lemke on a
+    /// ray or at its pivot limit, the work check's refusal, the row cap — or an
+    /// over-cap island the constraint PGS left unconverged) is taken again from
+    /// its start as two steps of h/2, each of which may be split again, down to
+    /// h/2^depth (`pipeline::lcp::peg_retry`; `StepStats::peg_retried_steps`,
+    /// `peg_substeps`). Scene key `peg_retry_depth` (0..=8); default 0 (no
+    /// retry: the step of today, bit for bit). Ignored by the standard rows.
+    pub peg_retry_depth: usize,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
+
+/// The deepest `[lcp] peg_retry_depth` (a failed PEG step split down to h/2⁸).
+pub const MAX_PEG_RETRY_DEPTH: usize = 8;
 
 impl Default for LcpParams {
     fn default() -> Self {
@@ -213,6 +224,7 @@ impl Default for LcpParams {
             peg_passes: 1,
             peg_consistent: false,
             peg_signed_lead: false,
+            peg_retry_depth: 0,
             contact_model: ContactModel::Standard,
         }
     }
@@ -286,6 +298,15 @@ impl LcpParams {
             return Err((
                 "peg_passes",
                 format!("must be an integer in [1, 8], got {}", self.peg_passes),
+            ));
+        }
+        if self.peg_retry_depth > MAX_PEG_RETRY_DEPTH {
+            return Err((
+                "peg_retry_depth",
+                format!(
+                    "must be an integer in [0, {MAX_PEG_RETRY_DEPTH}], got {}",
+                    self.peg_retry_depth
+                ),
             ));
         }
         if self.max_pivots == Some(0) {

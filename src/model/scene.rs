@@ -58,6 +58,8 @@
 //!                                  #  own ν⁺ stays within the reach it was built for
 //! peg_signed_lead = false          # peg: the first pass's lead is each contact's own
 //!                                  #  signed second-order gap term (experimental)
+//! peg_retry_depth = 0              # peg: a failed step taken again as two of h/2,
+//!                                  #  split again down to h/2^depth (0..=8; experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -663,6 +665,7 @@ struct LcpToml {
     peg_passes: Option<i64>,
     peg_consistent: Option<bool>,
     peg_signed_lead: Option<bool>,
+    peg_retry_depth: Option<i64>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -752,6 +755,19 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_passes: count(l.peg_passes, "peg_passes")?.unwrap_or(d.peg_passes),
         peg_consistent: l.peg_consistent.unwrap_or(d.peg_consistent),
         peg_signed_lead: l.peg_signed_lead.unwrap_or(d.peg_signed_lead),
+        peg_retry_depth: match l.peg_retry_depth {
+            Some(n) if !(0..=crate::model::lcp::MAX_PEG_RETRY_DEPTH as i64).contains(&n) => {
+                return Err((
+                    "peg_retry_depth".into(),
+                    format!(
+                        "must be an integer in [0, {}], got {n}",
+                        crate::model::lcp::MAX_PEG_RETRY_DEPTH
+                    ),
+                ))
+            }
+            Some(n) => n as usize,
+            None => d.peg_retry_depth,
+        },
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

@@ -152,6 +152,7 @@ mod consistent;
 mod delassus;
 mod islands;
 pub mod peg;
+mod peg_retry;
 mod rows;
 mod solve;
 mod warm;
@@ -499,6 +500,21 @@ impl Stepper for LcpStepper<'_> {
     }
 
     fn advance(
+        &self,
+        tick: &Tick<'_>,
+        data: &mut Data,
+        col: &mut CollideWorkspace,
+        ls: &mut LcpWorkspace,
+    ) {
+        // PEG with `[lcp] peg_retry_depth` > 0: a failed step taken again as
+        // sub-steps (peg_retry.rs); otherwise the one step below.
+        peg_retry::advance(self, tick, data, col, ls);
+    }
+}
+
+impl LcpStepper<'_> {
+    /// One step of `tick.h` (`peg_retry` calls it with h/2^k).
+    pub(super) fn step_of(
         &self,
         tick: &Tick<'_>,
         data: &mut Data,

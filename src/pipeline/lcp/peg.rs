@@ -440,6 +440,9 @@ pub struct PegWorkspace {
     row_depth: Vec<f64>,
     /// Per body: touched by a pass's impulses ([`work_rejects`]).
     body_touch: Vec<bool>,
+    /// The copies a failed step's retry puts back (`peg_retry.rs`; sized only
+    /// when `[lcp] peg_retry_depth` > 0).
+    pub(super) retry: super::peg_retry::RetryWorkspace,
 }
 
 impl PegWorkspace {
@@ -518,6 +521,7 @@ impl PegWorkspace {
             active_trace,
             pass_trace,
             pivot_budget: usize::MAX,
+            retry: super::peg_retry::RetryWorkspace::new(model),
             ..Default::default()
         }
     }

@@ -1,0 +1,295 @@
+//! PEG: a step whose solve failed, taken again from its start as two steps of
+//! h/2 (`[lcp] peg_retry_depth`, `LcpParams::peg_retry_depth`; issue 12, peg20).
+//!
+//! # Why
+//! The PEG LCPs no solver solves are those of large steps: the reach ε = h(u_a +
+//! u_b) + h²|g| + window and the rotation lead h²|ω|²r grow with h, so at
+//! h = 5e-2 a pair of the 3D pour has ~100 potential contacts and constants of
+//! the bodies' size, and the islands end on Lemke rays, over the size cap or
+//! refused by the work check (docs/EXPERIMENTS.md, peg17–peg19). At a smaller
+//! step the same configuration has fewer, shallower rows. So a failed step is
+//! not kept: the state is put back and the interval is covered by two steps of
+//! h/2, each of which is split again if it fails, down to h/2^depth.
+//!
+//! # What counts as failed
+//! A step (or sub-step) of `LcpStepper::step_of` failed when it raised
+//! `StepStats::solver_failures` (a Lemke ray or pivot limit on an island no
+//! rescue solved, the work check's refusal, the row cap) or
+//! `solver_unconverged` (an island over `PEG_MAX_LCP` the constraint PGS left
+//! unconverged). A failed attempt above the deepest level is discarded with
+//! its counters (the stats are put back; its time stays in `stage_ns` and its
+//! pivots are summed into the step's `solver_iterations`); a failed attempt at
+//! the deepest level is kept and counted as today.
+//!
+//! # What is put back
+//! The start of the attempt: every body's state, the robots' (q, q̇) (their link
+//! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
+//! memory (the warm impulses `warm::remember_impulses` wrote) and the step's
+//! stats — preallocated copies in [`RetryWorkspace`] (capacities from the model;
+//! no allocation per tick, `tests/peg_block_alloc.rs`).
+//!
+//! # The collision inputs of a sub-step
+//! Each sub-step after the first attempt poses the geoms at its start state
+//! (`CollideWorkspace::pose_geoms`), takes the geoms' speed bounds there (the
+//! bound of `collide::broad_phase`, |v| + |ω|(size + |offset|)) and the
+//! speculative reach of its own step h_k (h_k u + h_k²|g| + window), and runs
+//! the narrow phase into `Data::contacts` (`CollideWorkspace::narrow_phase`)
+//! over the **start-of-step broad-phase candidates**. The broad phase is not
+//! run again (it merges the pairs' memory and the sleeping stages hold the
+//! candidates as their active subset until the outline's `sleep::deactivate`).
+//! Why they cover a sub-step: each geom's box was grown by 2 h u₀ plus half of
+//! window + h²|g| (u₀ its speed bound at the start of the step: two steps of
+//! motion), and a sub-step starting at time t needs the pairs within its reach
+//! h_k(u_a + u_b) + h_k²|g| + window at its start; a pair left out was farther
+//! apart than the two boxes' growth at the start, so it is within reach at t
+//! only if a geom's motion since the start d(t) plus its sub-step reach h_k u(t)
+//! exceeds 2 h u₀ + ½ h²|g| — it moved faster than twice its start-of-step
+//! bound. That is checked per sub-step (O(geoms)); a sub-step where it fails is
+//! counted in `StepStats::peg_retry_uncovered` and taken as it is (the same
+//! assumption the predicted passes make, peg.rs "Predicted reach").
+//!
+//! After the retry the workspace's poses and speeds are those of the start of
+//! the step again (the outline's continuous collision and the next step's broad
+//! phase see what they saw without it); `Data::contacts` holds the last
+//! sub-step's start contacts.
+//!
+//! # What the retry means for the issue's figure
+//! A retried step is not a step of size h: its overlap at the end is that of
+//! sub-steps of h/2^k. The pours report the fraction of retried steps beside
+//! the overlap (docs/EXPERIMENTS.md, peg20; `StepStats::peg_retried_steps`).
+//!
+//! Deterministic: the order of the sub-steps and every input are fixed by the
+//! state.
+
+use super::{LcpStepper, LcpWorkspace};
+use crate::data::{BodyState, Data, PairState, StepStats};
+use crate::model::lcp::MAX_PEG_RETRY_DEPTH;
+use crate::model::{ContactModel, Model};
+use crate::pipeline::collide::{CollideWorkspace, Speculative};
+use crate::pipeline::Tick;
+
+/// The copies a retry puts back (capacities kept).
+#[derive(Clone, Debug, Default)]
+pub(super) struct RetryWorkspace {
+    /// The attempt's start: bodies, robots' (q, q̇), pairs' memory, stats.
+    state: Vec<BodyState>,
+    qpos: Vec<f64>,
+    qvel: Vec<f64>,
+    pairs: Vec<PairState>,
+    stats: StepStats,
+    /// The step's start: bodies (for the coverage check), geom poses and speed
+    /// bounds (put back after the retry).
+    start: Vec<BodyState>,
+    geom_pose: Vec<crate::math::Pose>,
+    speed: Vec<f64>,
+}
+
+impl RetryWorkspace {
+    /// Sized from the model (empty unless the model's method retries).
+    pub(super) fn new(model: &Model) -> Self {
+        let on = matches!(&model.opt.method,
+            crate::model::Method::Lcp(p) if p.contact_model == ContactModel::Peg && p.peg_retry_depth > 0);
+        if !on {
+            return RetryWorkspace::default();
+        }
+        let (nb, ng) = (model.nbody(), model.ngeom());
+        let pairs = crate::collision::capacity::PAIRS_PER_GEOM * ng;
+        RetryWorkspace {
+            state: Vec::with_capacity(nb),
+            qpos: Vec::with_capacity(model.nq),
+            qvel: Vec::with_capacity(model.nv),
+            pairs: Vec::with_capacity(pairs),
+            stats: StepStats::default(),
+            start: Vec::with_capacity(nb),
+            geom_pose: Vec::with_capacity(ng),
+            speed: Vec::with_capacity(ng),
+        }
+    }
+
+    /// Copy the start of an attempt.
+    fn save(&mut self, data: &Data) {
+        self.state.clone_from(&data.state);
+        self.qpos.clone_from(&data.qpos);
+        self.qvel.clone_from(&data.qvel);
+        self.pairs.clone_from(&data.pairs);
+        self.stats.clone_from(&data.stats);
+    }
+
+    /// Put the start of the attempt back; the stage timers stay.
+    fn restore(&self, model: &Model, data: &mut Data) {
+        let ns = data.stats.stage_ns;
+        data.state.clone_from(&self.state);
+        data.qpos.clone_from(&self.qpos);
+        data.qvel.clone_from(&self.qvel);
+        data.pairs.clone_from(&self.pairs);
+        data.stats.clone_from(&self.stats);
+        data.stats.stage_ns = ns;
+        if !model.robots.is_empty() {
+            crate::kinematics::link_states_if_moved(
+                model,
+                &mut data.robots,
+                &data.qpos,
+                &data.qvel,
+                &mut data.state,
+            );
+        }
+    }
+}
+
+/// Whether the attempt since `before` failed (module doc, "What counts as
+/// failed").
+fn failed(before: &StepStats, now: &StepStats) -> bool {
+    now.solver_failures > before.solver_failures
+        || now.solver_unconverged > before.solver_unconverged
+}
+
+/// The speed bound of every geom at `state` (as `collide::broad_phase`'s:
+/// |v| + |ω| (size + |offset|), 0 for unbounded geoms).
+fn geom_speeds(model: &Model, state: &[BodyState], out: &mut Vec<f64>) {
+    out.clear();
+    out.extend(model.geoms.iter().map(|geom| {
+        let s = &state[geom.body];
+        let size = geom.shape.size();
+        if size.is_finite() {
+            s.v.norm() + s.w.norm() * (size + geom.x_bg.translation.vector.norm())
+        } else {
+            0.0
+        }
+    }));
+}
+
+/// Whether the start-of-step candidates cover a sub-step of `hk` from `state`
+/// (module doc, "The collision inputs of a sub-step"): every geom's motion since
+/// the step's start plus its sub-step reach within 2 h u₀ + ½ h²|g|.
+fn covered(model: &Model, rw: &RetryWorkspace, state: &[BodyState], h: f64, hk: f64) -> bool {
+    let g = model.opt.gravity.norm();
+    model.geoms.iter().enumerate().all(|(i, geom)| {
+        let size = geom.shape.size();
+        if !size.is_finite() {
+            return true;
+        }
+        let (s0, s) = (&rw.start[geom.body], &state[geom.body]);
+        let arm = size + geom.x_bg.translation.vector.norm();
+        let moved = (s.x - s0.x).norm() + (s.q * s0.q.inverse()).angle() * arm;
+        let u = s.v.norm() + s.w.norm() * arm;
+        let u0 = rw.speed.get(i).copied().unwrap_or(0.0);
+        moved + hk * u <= 2.0 * h * u0 + 0.5 * h * h * g
+    })
+}
+
+/// The LCP stepper's advance: one step of `tick.h`, or, under PEG with
+/// `peg_retry_depth` > 0, the retry of the module doc.
+pub(super) fn advance(
+    st: &LcpStepper<'_>,
+    tick: &Tick<'_>,
+    data: &mut Data,
+    col: &mut CollideWorkspace,
+    ls: &mut LcpWorkspace,
+) {
+    let p = st.params;
+    let depth = match p.contact_model {
+        ContactModel::Peg => p.peg_retry_depth.min(MAX_PEG_RETRY_DEPTH),
+        ContactModel::Standard => 0,
+    };
+    if depth == 0 {
+        st.step_of(tick, data, col, ls);
+        return;
+    }
+    let mut rw = std::mem::take(&mut ls.peg.retry);
+    retry(st, tick, depth, data, col, ls, &mut rw);
+    ls.peg.retry = rw;
+}
+
+/// What the stats of a retried step add up over its attempts.
+#[derive(Clone, Copy, Default)]
+struct Sums {
+    iterations: usize,
+    lcp_size: usize,
+    residual: f64,
+    solver_ns: u64,
+    failed: bool,
+}
+
+/// The step as a sequence of attempts (module doc): a stack of levels k (a
+/// step of h/2^k), popped in time order; an attempt that fails above `depth`
+/// is put back and replaced by two of the next level.
+fn retry(
+    st: &LcpStepper<'_>,
+    tick: &Tick<'_>,
+    depth: usize,
+    data: &mut Data,
+    col: &mut CollideWorkspace,
+    ls: &mut LcpWorkspace,
+    rw: &mut RetryWorkspace,
+) {
+    let (model, h) = (tick.model, tick.h);
+    let spec = col.speculative;
+    let mut stack = [0u8; MAX_PEG_RETRY_DEPTH + 2];
+    let mut top = 1;
+    let mut first = true;
+    let mut retried = false;
+    let mut sums = Sums::default();
+    while top > 0 {
+        top -= 1;
+        let level = stack[top];
+        let hk = h / f64::from(1u32 << level);
+        if !first {
+            // The sub-step's own collision inputs at its start state.
+            col.pose_geoms(model, &data.state);
+            geom_speeds(model, &data.state, &mut col.speed);
+            col.speculative = spec.map(|s| Speculative {
+                h: hk,
+                gravity_reach: hk * hk * model.opt.gravity.norm(),
+                window: s.window,
+            });
+            col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
+            if !covered(model, rw, &data.state, h, hk) {
+                data.stats.peg_retry_uncovered += 1;
+            }
+        } else {
+            // The step's start, put back after the retry.
+            rw.start.clone_from(&data.state);
+            rw.geom_pose.clone_from(&col.geom_pose);
+            rw.speed.clone_from(&col.speed);
+        }
+        rw.save(data);
+        let sub = Tick { model, h: hk };
+        st.step_of(&sub, data, col, ls);
+        let s = &data.stats;
+        if failed(&rw.stats, s) && usize::from(level) < depth {
+            // Not kept: the start put back, two attempts of h_k/2 instead.
+            retried = true;
+            sums.iterations += s.solver_iterations;
+            sums.solver_ns += s.solver_ns;
+            rw.restore(model, data);
+            stack[top] = level + 1;
+            stack[top + 1] = level + 1;
+            top += 2;
+            first = false;
+            continue;
+        }
+        sums.iterations += s.solver_iterations;
+        sums.lcp_size = sums.lcp_size.max(s.lcp_size);
+        sums.residual = sums.residual.max(s.solver_residual);
+        sums.solver_ns += s.solver_ns;
+        sums.failed |= s.solver_failed;
+        if level > 0 {
+            data.stats.peg_substeps += 1;
+        }
+        first = false;
+    }
+    if retried {
+        // The step's stats over its kept sub-steps; the collision workspace as
+        // the outline left it.
+        let s = &mut data.stats;
+        s.peg_retried_steps += 1;
+        s.solver_iterations = sums.iterations;
+        s.lcp_size = sums.lcp_size;
+        s.solver_residual = sums.residual;
+        s.solver_ns = sums.solver_ns;
+        s.solver_failed = sums.failed;
+        col.geom_pose.clone_from(&rw.geom_pose);
+        col.speed.clone_from(&rw.speed);
+        col.speculative = spec;
+    }
+}
