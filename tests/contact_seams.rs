@@ -50,15 +50,7 @@ const BOX: &str = "{ type = \"box\", size = [0.2, 0.2, 0.1] }";
 /// Runs `steps` steps of `scene` under `method`; the body "b"'s state after each.
 fn run(scene: &str, method: &str, steps: usize) -> Vec<rtphys::data::BodyState> {
     let model = load_str(&format!("{HEAD}method = \"{method}\"\n{scene}"));
-    let b = model.body_id("b").expect("body b");
-    let mut data = Data::new(&model);
-    let mut pipe = Pipeline::new(&model);
-    (0..steps)
-        .map(|_| {
-            pipe.step(&model, &mut data);
-            data.state[b]
-        })
-        .collect()
+    common::body_states(&model, "b", steps)
 }
 
 /// A 0.2 × 0.2 × 0.1 m box at 2 m/s across four 1 m tiles (seams at x = 0, 1, 2),

@@ -562,6 +562,21 @@ fn dumped_robot_problems_match_lemke() {
     }
 }
 
+/// The primal solver on a dump with the pipeline's parameters: its status,
+/// results and complementarity residual.
+fn solve_dump(d: &Dump) -> (PrimalStatus, PrimalResults, f64) {
+    let mut r = PrimalResults::default();
+    let st = PrimalSolver::new(pipeline_params(d.tol)).solve_contacts_dofs(
+        &d.problem,
+        &d.rows,
+        Some(&d.dofs),
+        d.guess.as_deref(),
+        &mut r,
+    );
+    let res = rtphys::solver::contact_residual(&d.problem, &d.problem.order, &r.z);
+    (st, r, res)
+}
+
 /// Eleven solves of the rover driving its curve (wheel speeds 4 and 5 rad/s,
 /// `tools::bench::robot_command`) that the pipeline's primal solver handed to
 /// the Newton path (`RTPHYS_PRIMAL_DUMP_FAILED`): `diffdrive_drive_0000`–`0007`
@@ -583,15 +598,7 @@ fn driving_rover_dumps_converge() {
     let (mut converged, mut other) = (0, 0);
     for name in &names {
         let d = dumped(name);
-        let mut r = PrimalResults::default();
-        let st = PrimalSolver::new(pipeline_params(d.tol)).solve_contacts_dofs(
-            &d.problem,
-            &d.rows,
-            Some(&d.dofs),
-            d.guess.as_deref(),
-            &mut r,
-        );
-        let res = rtphys::solver::contact_residual(&d.problem, &d.problem.order, &r.z);
+        let (st, r, res) = solve_dump(&d);
         let diff = common::lemke_contacts(&d.problem)
             .filter(|_| st == PrimalStatus::Converged)
             .map(|zl| {
@@ -656,15 +663,7 @@ fn arm_table_sway_dumps_have_a_solution() {
     let mut converged = 0;
     for name in &names {
         let d = dumped(name);
-        let mut r = PrimalResults::default();
-        let st = PrimalSolver::new(pipeline_params(d.tol)).solve_contacts_dofs(
-            &d.problem,
-            &d.rows,
-            Some(&d.dofs),
-            d.guess.as_deref(),
-            &mut r,
-        );
-        let res = rtphys::solver::contact_residual(&d.problem, &d.problem.order, &r.z);
+        let (st, r, res) = solve_dump(&d);
         let zl = common::lemke_contacts(&d.problem).expect("Lemke solves it");
         let rl = rtphys::solver::contact_residual(&d.problem, &d.problem.order, &zl);
         println!(

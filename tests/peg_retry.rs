@@ -23,6 +23,19 @@ fn retry_depth(model: &Model) -> usize {
     }
 }
 
+/// The step's counters since `sb`: failures, unconverged solves, retried steps,
+/// sub-steps and uncovered sub-steps.
+fn counts(s: &rtphys::data::StepStats, sb: &rtphys::data::StepStats) -> String {
+    format!(
+        "failures +{}, unconverged +{}, retried {}, sub-steps {}, uncovered {}",
+        s.solver_failures - sb.solver_failures,
+        s.solver_unconverged - sb.solver_unconverged,
+        s.peg_retried_steps - sb.peg_retried_steps,
+        s.peg_substeps - sb.peg_substeps,
+        s.peg_retry_uncovered - sb.peg_retry_uncovered,
+    )
+}
+
 /// The scene key: default 0, read, 0..=8 accepted, 9 and −1 refused with the
 /// key named.
 #[test]
@@ -144,15 +157,9 @@ fn retry_solves_the_2d_pours_first_failing_step() {
     let (s0, s1, sb) = (&after0.stats, &after1.stats, &before.stats);
     println!(
         "2D pour s2 h {h}: first failing step {i}; overlap before {ov_before:.3e}, depth 0 {ov0:.3e} \
-         (failures +{}, unconverged +{}), depth 1 {ov1:.3e} (failures +{}, unconverged +{}, \
-         retried {}, sub-steps {}, uncovered {})",
-        s0.solver_failures - sb.solver_failures,
-        s0.solver_unconverged - sb.solver_unconverged,
-        s1.solver_failures - sb.solver_failures,
-        s1.solver_unconverged - sb.solver_unconverged,
-        s1.peg_retried_steps - sb.peg_retried_steps,
-        s1.peg_substeps - sb.peg_substeps,
-        s1.peg_retry_uncovered - sb.peg_retry_uncovered,
+         ({}), depth 1 {ov1:.3e} ({})",
+        counts(s0, sb),
+        counts(s1, sb)
     );
     assert_eq!(i, FAIL_2D);
     assert!(ov0 > 1e-4, "depth 0: {ov0:e} L²");
@@ -186,15 +193,9 @@ fn retry_solves_the_3d_pours_first_failing_step() {
     let (s0, s2, sb) = (&after0.stats, &after2.stats, &before.stats);
     println!(
         "3D pour s2 h {h}: first failing step {i}; overlap before {ov_before:.3e}, depth 0 {ov0:.3e} \
-         (failures +{}, unconverged +{}), depth 2 {ov2:.3e} (failures +{}, unconverged +{}, \
-         retried {}, sub-steps {}, uncovered {})",
-        s0.solver_failures - sb.solver_failures,
-        s0.solver_unconverged - sb.solver_unconverged,
-        s2.solver_failures - sb.solver_failures,
-        s2.solver_unconverged - sb.solver_unconverged,
-        s2.peg_retried_steps - sb.peg_retried_steps,
-        s2.peg_substeps - sb.peg_substeps,
-        s2.peg_retry_uncovered - sb.peg_retry_uncovered,
+         ({}), depth 2 {ov2:.3e} ({})",
+        counts(s0, sb),
+        counts(s2, sb)
     );
     assert_eq!(i, FAIL_3D);
     assert!(s0.solver_failures > sb.solver_failures);

@@ -18,7 +18,6 @@
 mod common;
 
 use common::load_str;
-use rtphys::{Data, Pipeline};
 
 const METHODS: [&str; 4] = ["penalty", "hunt_crossley", "lcp", "peg"];
 
@@ -32,17 +31,12 @@ fn speed_tolerance(method: &str) -> f64 {
 }
 
 fn run(scene: &str, method: &str, steps: usize) -> Vec<rtphys::data::BodyState> {
-    let model =
-        load_str(&scene.replacen("[world]\n", &format!("[world]\nmethod = \"{method}\"\n"), 1));
-    let b = model.body_id("b").expect("body b");
-    let mut data = Data::new(&model);
-    let mut pipe = Pipeline::new(&model);
-    (0..steps)
-        .map(|_| {
-            pipe.step(&model, &mut data);
-            data.state[b]
-        })
-        .collect()
+    let with = format!("[world]\nmethod = \"{method}\"\n");
+    common::body_states(
+        &load_str(&scene.replacen("[world]\n", &with, 1)),
+        "b",
+        steps,
+    )
 }
 
 fn material(e: f64) -> String {

@@ -137,7 +137,7 @@ fn box_window(speculative: &Option<Speculative>) -> f64 {
 
 /// Speed bound of geom `g`'s points (see [`CollideWorkspace::speed`]).
 #[inline]
-fn geom_speed(model: &Model, state: &[BodyState], g: usize) -> f64 {
+pub(crate) fn geom_speed(model: &Model, state: &[BodyState], g: usize) -> f64 {
     let geom = &model.geoms[g];
     let s = &state[geom.body];
     let size = geom.shape.size();

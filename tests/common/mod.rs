@@ -32,6 +32,22 @@ pub fn run(pipeline: &mut rtphys::Pipeline, model: &Model, data: &mut rtphys::Da
     }
 }
 
+/// Steps `model` `steps` times from its initial state; the state of body `name`
+/// after each step.
+pub fn body_states(model: &Model, name: &str, steps: usize) -> Vec<rtphys::data::BodyState> {
+    let b = model
+        .body_id(name)
+        .unwrap_or_else(|| panic!("no body {name}"));
+    let mut data = rtphys::Data::new(model);
+    let mut pipe = rtphys::Pipeline::new(model);
+    (0..steps)
+        .map(|_| {
+            pipe.step(model, &mut data);
+            data.state[b]
+        })
+        .collect()
+}
+
 /// Gravity torques of robot 0 at q (rnea(q, 0, 0)), into `out`.
 pub fn gravity_torques(
     model: &Model,

@@ -143,19 +143,11 @@ fn failed(before: &StepStats, now: &StepStats) -> bool {
         || now.solver_unconverged > before.solver_unconverged
 }
 
-/// The speed bound of every geom at `state` (as `collide::broad_phase`'s:
-/// |v| + |ω| (size + |offset|), 0 for unbounded geoms).
+/// The speed bound of every geom at `state` (`collide::geom_speed`, as the
+/// broad phase's: |v| + |ω| (size + |offset|), 0 for unbounded geoms).
 fn geom_speeds(model: &Model, state: &[BodyState], out: &mut Vec<f64>) {
     out.clear();
-    out.extend(model.geoms.iter().map(|geom| {
-        let s = &state[geom.body];
-        let size = geom.shape.size();
-        if size.is_finite() {
-            s.v.norm() + s.w.norm() * (size + geom.x_bg.translation.vector.norm())
-        } else {
-            0.0
-        }
-    }));
+    out.extend((0..model.ngeom()).map(|g| crate::pipeline::collide::geom_speed(model, state, g)));
 }
 
 /// Whether the start-of-step candidates cover a sub-step of `hk` from `state`
