@@ -1855,36 +1855,13 @@ impl PrimalSolver {
         }
         let nb = res.bodies.len();
         slide_columns(problem, rows, res);
-        res.kmat.clear();
-        res.kmat.resize(k * k, 0.0);
-        res.krhs.clear();
-        for (a, &i) in res.slide.iter().enumerate() {
-            let i = i as usize;
-            res.kmat[a * k + a] = 1.0;
-            res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
-            if !res.normal_on[i] {
-                continue;
-            }
-            let c = problem.mu[i] / res.e[i][0];
-            for col in 0..k {
-                let gn = normal_of(rows, &res.local, i, &res.dxs, col * nb);
-                // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
-                res.kmat[a * k + col] += c * gn;
-            }
-        }
-        if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
-            for &i in order {
-                res.in_slide[i as usize] = false;
-            }
+        let gn = |res: &PrimalResults, i: usize, col: usize| {
+            normal_of(rows, &res.local, i, &res.dxs, col * nb)
+        };
+        if !radius_newton_system(problem, order, k, gn, res) {
             return Some(false);
         }
-        // The new radii (≥ 0) and the minimizer at them on these pieces.
-        for (a, &i) in res.slide.iter().enumerate() {
-            let i = i as usize;
-            let r = (res.radius[i] + res.krhs[a]).max(0.0);
-            res.krhs[a] = r - res.radius[i];
-            res.radius[i] = r;
-        }
+        // The minimizer at the new radii on these pieces.
         for (lb, xv) in res.x.iter_mut().enumerate() {
             for (a, &dr) in res.krhs.iter().enumerate() {
                 *xv += dr * res.dxs[a * nb + lb];
@@ -1899,13 +1876,7 @@ impl PrimalSolver {
         if !self.evaluate(rows, order, &table, res) {
             return None;
         }
-        for &i in order {
-            let i = i as usize;
-            if !res.in_slide[i] {
-                res.radius[i] = problem.mu[i] * res.zs[i][0];
-            }
-            res.in_slide[i] = false;
-        }
+        other_radii(problem, order, res);
         Some(true)
     }
 
@@ -2732,6 +2703,63 @@ fn normal_of(rows: &BodyRows, local: &[u32], i: usize, v: &[V6], off: usize) -> 
         }
     }
     out
+}
+
+/// The radii's Newton system on the `k` sliding points `res.slide`, shared by
+/// the body-space and DoF-space steps ([`PrimalSolver::radius_step`]):
+/// `(I − diag(μ) ∂p_n/∂r) Δr = μ p_n − r`, with `gn(res, i, l)` = (G_i ∂x/∂r_l)_n
+/// in the step's own space. Solved, the new radii (≥ 0) are set and
+/// `res.krhs` holds their change; false (and every `in_slide` cleared) on a
+/// singular system.
+fn radius_newton_system(
+    problem: &ContactProblem,
+    order: &[u32],
+    k: usize,
+    gn: impl Fn(&PrimalResults, usize, usize) -> f64,
+    res: &mut PrimalResults,
+) -> bool {
+    res.kmat.clear();
+    res.kmat.resize(k * k, 0.0);
+    res.krhs.clear();
+    for a in 0..k {
+        let i = res.slide[a] as usize;
+        res.kmat[a * k + a] = 1.0;
+        res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
+        if !res.normal_on[i] {
+            continue;
+        }
+        let c = problem.mu[i] / res.e[i][0];
+        for col in 0..k {
+            // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
+            let g = gn(res, i, col);
+            res.kmat[a * k + col] += c * g;
+        }
+    }
+    if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
+        for &i in order {
+            res.in_slide[i as usize] = false;
+        }
+        return false;
+    }
+    for a in 0..k {
+        let i = res.slide[a] as usize;
+        let r = (res.radius[i] + res.krhs[a]).max(0.0);
+        res.krhs[a] = r - res.radius[i];
+        res.radius[i] = r;
+    }
+    true
+}
+
+/// After a radius step: the points not sliding take `μ p_n` at the new x, and
+/// the sliding marks are cleared.
+fn other_radii(problem: &ContactProblem, order: &[u32], res: &mut PrimalResults) {
+    for &i in order {
+        let i = i as usize;
+        if !res.in_slide[i] {
+            res.radius[i] = problem.mu[i] * res.zs[i][0];
+        }
+        res.in_slide[i] = false;
+    }
 }
 
 /// The sliding points S of the current pieces (on an edge, or at a vertex with a
@@ -3666,34 +3694,11 @@ impl PrimalSolver {
             gt_add(dofs, &res.dof_at, l, &b, 1.0, col);
             h_solve(res, nx, HVec::Radius, a);
         }
-        res.kmat.clear();
-        res.kmat.resize(k * k, 0.0);
-        res.krhs.clear();
-        for a in 0..k {
-            let i = res.slide[a] as usize;
-            res.kmat[a * k + a] = 1.0;
-            res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
-            if !res.normal_on[i] {
-                continue;
-            }
-            let c = problem.mu[i] / res.e[i][0];
-            for col in 0..k {
-                let gn = g_of(dofs, &res.dof_at, i, &res.dxd[col * nx..(col + 1) * nx])[0];
-                // −μ ∂p_n/∂r = μ (G_i ∂x/∂r)_n / e_n.
-                res.kmat[a * k + col] += c * gn;
-            }
-        }
-        if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
-            for &i in order {
-                res.in_slide[i as usize] = false;
-            }
+        let gn = |res: &PrimalResults, i: usize, col: usize| {
+            g_of(dofs, &res.dof_at, i, &res.dxd[col * nx..(col + 1) * nx])[0]
+        };
+        if !radius_newton_system(problem, order, k, gn, res) {
             return Some(false);
-        }
-        for a in 0..k {
-            let i = res.slide[a] as usize;
-            let r = (res.radius[i] + res.krhs[a]).max(0.0);
-            res.krhs[a] = r - res.radius[i];
-            res.radius[i] = r;
         }
         for (j, xv) in res.xd.iter_mut().enumerate() {
             for (a, &dr) in res.krhs.iter().enumerate() {
@@ -3707,13 +3712,7 @@ impl PrimalSolver {
         if !self.dof_evaluate(dofs, order, &table, res) {
             return None;
         }
-        for &i in order {
-            let i = i as usize;
-            if !res.in_slide[i] {
-                res.radius[i] = problem.mu[i] * res.zs[i][0];
-            }
-            res.in_slide[i] = false;
-        }
+        other_radii(problem, order, res);
         Some(true)
     }
 
