@@ -503,8 +503,9 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// sub-steps down to h/2^N, peg20), `PEG_RETRY_OVERLAP=τ` the key
 /// `[lcp] peg_retry_overlap` (also retry a step whose exact overlap rose by more
 /// than τ d³, peg21), `PEG_ROT_EPS=1` the key `[lcp] peg_rotation_eps_theta`
-/// (the first pass's ε_θ from the start's rotation, peg21); unset, the scene's
-/// own.
+/// (the first pass's ε_θ from the start's rotation, peg21), `PEG_DEEP_ROT=1`
+/// the key `[lcp] peg_retry_rotation_eps_theta` (that relaxation on the deepest
+/// retry level's sub-steps only, peg21); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -543,6 +544,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_ROT_EPS") {
             p.peg_rotation_eps_theta = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_DEEP_ROT") {
+            p.peg_retry_rotation_eps_theta = v == "1";
         }
     }
     model.with_options(opt)

@@ -27,7 +27,7 @@ fn load(scene: &PourScene) -> Model {
     load_scene_str(&scene.toml, "<peg-pour>", ".".as_ref()).expect("scene")
 }
 
-/// The two keys as read from a scene: default 0 / false, values read, a
+/// The three keys as read from a scene: default 0 / false / false, values read, a
 /// negative or non-finite tolerance refused with the key named.
 #[test]
 fn overlap_retry_keys_read_and_are_checked() {
@@ -39,17 +39,25 @@ fn overlap_retry_keys_read_and_are_checked() {
     };
     let load = |line: &str| load_scene_str(&scene(line), "retry", ".".as_ref());
     let keys = |m: &Model| match &m.opt.method {
-        Method::Lcp(p) => (p.peg_retry_overlap, p.peg_rotation_eps_theta),
-        _ => (f64::NAN, false),
+        Method::Lcp(p) => (
+            p.peg_retry_overlap,
+            p.peg_rotation_eps_theta,
+            p.peg_retry_rotation_eps_theta,
+        ),
+        _ => (f64::NAN, false, false),
     };
-    assert_eq!(keys(&load("").expect("default")), (0.0, false));
+    assert_eq!(keys(&load("").expect("default")), (0.0, false, false));
     assert_eq!(
         keys(&load("peg_retry_overlap = 1e-11").expect("tau")),
-        (1e-11, false)
+        (1e-11, false, false)
     );
     assert_eq!(
         keys(&load("peg_rotation_eps_theta = true").expect("rot")),
-        (0.0, true)
+        (0.0, true, false)
+    );
+    assert_eq!(
+        keys(&load("peg_retry_rotation_eps_theta = true").expect("deep rot")),
+        (0.0, false, true)
     );
     for bad in ["peg_retry_overlap = -1e-11", "peg_retry_overlap = inf"] {
         let e = load(bad).expect_err(bad).to_string();
@@ -222,6 +230,51 @@ fn overlap_retry_removes_the_2d_pours_first_solved_rise() {
     );
 }
 
+/// The deepest retry level with the start's rotation in ε_θ (`[lcp]
+/// peg_retry_rotation_eps_theta`): the 3D pour, seed 7, h = 5e-2 at depth 2 with
+/// the overlap trigger: its first step whose overlap rises by more than 1e-9 L³
+/// with no failure (asserted: step [`RISE_3D_DEEP`], 0-based; a body at 28 rad/s
+/// whose vertex, 2.6 cm over the floor, still turns 17.5° onto it within the
+/// h/4 sub-step, verdict (a) at the deepest level) rises by more than 1e-4 L³;
+/// from the same data with the key it ends within [`BOUND`] of its start.
+#[test]
+fn deepest_level_rotation_removes_the_3d_pours_kept_rise() {
+    use rtphys::experiments::peg_pour::{pour_scene, L};
+    let h = 5e-2;
+    let scene = pour_scene(7, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let mt = with_keys(&m0, 2, TAU);
+    let mut opt = mt.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_retry_rotation_eps_theta = true;
+    }
+    let md = mt.with_options(opt);
+    let mut metric = PourOverlap::new(&m0);
+    let l3 = L * L * L;
+    let (i, before, after) =
+        first_solved_rise(&scene, &mt, (h, 40), 1e-9, |d| metric.volume(&m0, d) / l3);
+    let mut ov = |d: &Data| metric.volume(&m0, d) / l3;
+    let (ov_b, ov_a) = (ov(&before), ov(&after));
+    let fixed = step_from(&md, &before);
+    let ov_d = ov(&fixed);
+    let (s, sb) = (&fixed.stats, &before.stats);
+    println!(
+        "3D pour s7 h {h} depth 2 + τ: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L³; \
+         with the deepest level's rotation ε_θ: → {ov_d:.3e} L³ (overlap retries +{}, sub-steps +{}, \
+         failures +{})",
+        s.peg_overlap_retries - sb.peg_overlap_retries,
+        s.peg_substeps - sb.peg_substeps,
+        s.solver_failures - sb.solver_failures
+    );
+    assert_eq!(i, RISE_3D_DEEP);
+    assert!(ov_a - ov_b > 1e-4, "depth 2 + τ: {ov_b:e} → {ov_a:e} L³");
+    assert_eq!(s.solver_failures, sb.solver_failures);
+    assert!(ov_d - ov_b <= BOUND, "with the key: {ov_b:e} → {ov_d:e} L³");
+}
+
+/// The 3D pour's (seed 7, h = 5e-2, depth 2 + τ) first solved rise above 1e-9 L³
+/// (0-based).
+const RISE_3D_DEEP: usize = 7;
 /// The 3D pour's first solved rise above 1e-9 L³ at depth 2 (0-based).
 const RISE_3D: usize = 89;
 /// The 2D pour's first solved rise above 1e-9 L² at depth 2 (0-based).

@@ -329,7 +329,8 @@ pub fn run_pour(seed: u64, method: PourMethod, h: f64, duration: f64) -> anyhow:
 }
 
 /// The `[lcp]` PEG keys a sweep may set on its PEG runs (`rtphys experiment
-/// peg-pour --peg-retry-depth N --peg-retry-overlap τ --peg-rotation-eps-theta`;
+/// peg-pour --peg-retry-depth N --peg-retry-overlap τ --peg-rotation-eps-theta
+/// --peg-retry-rotation-eps-theta`;
 /// issue 12, peg20/peg21); the default leaves the scene's own (the keys'
 /// defaults).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -340,6 +341,8 @@ pub struct PegKeys {
     pub retry_overlap: Option<f64>,
     /// `peg_rotation_eps_theta`.
     pub rotation_eps_theta: Option<bool>,
+    /// `peg_retry_rotation_eps_theta`.
+    pub retry_rotation_eps_theta: Option<bool>,
 }
 
 impl PegKeys {
@@ -358,6 +361,9 @@ impl PegKeys {
         }
         if let Some(b) = self.rotation_eps_theta {
             let _ = writeln!(lines, "peg_rotation_eps_theta = {b}");
+        }
+        if let Some(b) = self.retry_rotation_eps_theta {
+            let _ = writeln!(lines, "peg_retry_rotation_eps_theta = {b}");
         }
         if !lines.is_empty() {
             scene.toml = scene

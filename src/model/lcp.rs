@@ -211,6 +211,12 @@ pub struct LcpParams {
     /// at their ν⁺. Scene key `peg_rotation_eps_theta`; default off (the fixed
     /// ε_θ = sin 5°). Ignored by the standard rows.
     pub peg_rotation_eps_theta: bool,
+    /// PEG (003), with `peg_retry_depth` > 0: the sub-steps of the deepest
+    /// retry level (which are not split again) take the first pass's ε_θ from
+    /// their start's rotation as `peg_rotation_eps_theta` does
+    /// (`pipeline::lcp::peg_retry`, "The deepest level"). Scene key
+    /// `peg_retry_rotation_eps_theta`; default off. Ignored by the standard rows.
+    pub peg_retry_rotation_eps_theta: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -244,6 +250,7 @@ impl Default for LcpParams {
             peg_retry_depth: 0,
             peg_retry_overlap: 0.0,
             peg_rotation_eps_theta: false,
+            peg_retry_rotation_eps_theta: false,
             contact_model: ContactModel::Standard,
         }
     }

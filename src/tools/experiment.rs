@@ -98,6 +98,10 @@ pub struct PegPourArgs {
     /// applicability relaxed by the start's rotation).
     #[arg(long)]
     pub peg_rotation_eps_theta: bool,
+    /// PEG runs: `[lcp] peg_retry_rotation_eps_theta = true` (with a retry
+    /// depth, the deepest level's sub-steps take that relaxation).
+    #[arg(long)]
+    pub peg_retry_rotation_eps_theta: bool,
 }
 
 pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
@@ -222,6 +226,7 @@ fn pour_main(pour: Pour, a: PegPourArgs) -> anyhow::Result<()> {
         retry_depth: a.peg_retry_depth,
         retry_overlap: a.peg_retry_overlap,
         rotation_eps_theta: a.peg_rotation_eps_theta.then_some(true),
+        retry_rotation_eps_theta: a.peg_retry_rotation_eps_theta.then_some(true),
     };
     for &h in &steps {
         for seed in 1..=a.seeds {

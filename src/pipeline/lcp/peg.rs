@@ -446,7 +446,7 @@ pub struct PegWorkspace {
     /// `[lcp] peg_rotation_eps_theta` (`LcpParams::peg_rotation_eps_theta`; off
     /// by default): the first pass's ε_θ from the start's rotation
     /// ([`predicted_eps_theta`] at the start-of-step |ω|).
-    rot_eps_theta: bool,
+    pub(super) rot_eps_theta: bool,
 }
 
 impl PegWorkspace {

@@ -38,6 +38,16 @@
 //! exact overlaps at the start and at the end of every attempt above the
 //! deepest level.
 //!
+//! # The deepest level (peg21, `[lcp] peg_retry_rotation_eps_theta`)
+//! A sub-step of the deepest level is kept whatever it ends with. With the key
+//! on, those sub-steps (level = depth > 0) build their first pass with ε_θ from
+//! their start's rotation, sin(clamp(h_k (|ω_a| + |ω_b|), 5°, 90°)) (peg.rs,
+//! `predicted_eps_theta`), as `[lcp] peg_rotation_eps_theta` does for every
+//! step: what is left with the overlap trigger is mostly a vertex of a fast
+//! spinning body that still turns 9–18° within h/4 onto a face it had no
+//! potential contact with (docs/EXPERIMENTS.md, peg21). Steps that are not
+//! retried, and the levels above, keep ε_θ = sin 5°.
+//!
 //! # What is put back
 //! The start of the attempt: every body's state, the robots' (q, q̇) (their link
 //! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
@@ -102,6 +112,8 @@ pub(super) struct RetryWorkspace {
     /// The overlap trigger's start volumes, per candidate pair (module doc,
     /// "The overlap trigger").
     ov0: Vec<f64>,
+    /// `[lcp] peg_retry_rotation_eps_theta` (module doc, "The deepest level").
+    deep_rot: bool,
 }
 
 impl RetryWorkspace {
@@ -124,6 +136,8 @@ impl RetryWorkspace {
             geom_pose: Vec::with_capacity(ng),
             speed: Vec::with_capacity(ng),
             ov0: Vec::with_capacity(pairs),
+            deep_rot: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_retry_rotation_eps_theta),
         }
     }
 
@@ -272,7 +286,12 @@ fn retry(
             super::peg::pair_overlaps(model, &data.state, &col.candidates, ls, &mut rw.ov0);
         }
         let sub = Tick { model, h: hk };
+        let rot0 = ls.peg.rot_eps_theta;
+        if rw.deep_rot && level > 0 && usize::from(level) == depth {
+            ls.peg.rot_eps_theta = true;
+        }
         st.step_of(&sub, data, col, ls);
+        ls.peg.rot_eps_theta = rot0;
         let fail = failed(&rw.stats, &data.stats);
         let rose = watch
             && !fail
