@@ -345,6 +345,12 @@ pub struct StepStats {
     pub peg_retried_steps: u64,
     pub peg_substeps: u64,
     pub peg_retry_uncovered: u64,
+    /// PEG (003), `[lcp] peg_retry_overlap` > 0: attempts since the start that
+    /// were put back and split because a pair's exact overlap rose over them
+    /// by more than the key's tolerance while their solve did not fail
+    /// (`pipeline::lcp::peg_retry`, "The overlap trigger"; the failed ones
+    /// are in `peg_retried_steps` alone).
+    pub peg_overlap_retries: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

@@ -151,3 +151,47 @@ fn peg_retry_steps_without_allocating() {
     assert_eq!(s.quarantined, 0);
     assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
 }
+
+/// The overlap trigger of the retry (`[lcp] peg_retry_overlap`, `peg_retry.rs`,
+/// "The overlap trigger", peg21) allocates nothing once warmed up: the tower of
+/// [`peg_retry_steps_without_allocating`] at depth 2 with τ = 1e-11, so that
+/// every attempt above the deepest level takes its candidates' overlaps at its
+/// start (into the workspace's preallocated `ov0`) and every such attempt whose
+/// solve did not fail compares them with its end (`peg::overlap_rose`, the
+/// stepper's own overlap scratch). Asserted: retries in the counted window, no
+/// allocation in its 20 steps after 300 of warm-up.
+#[test]
+fn peg_overlap_retry_steps_without_allocating() {
+    let text = tower_with(false, false).replace(
+        "peg_active_set = false\n",
+        "peg_active_set = false\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n",
+    );
+    let model = load_scene_str(&text, "tower", std::path::Path::new(".")).expect("tower");
+    let mut data = rtphys::Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    for _ in 0..300 {
+        pl.step(&model, &mut data);
+    }
+    let (r0, o0) = (data.stats.peg_retried_steps, data.stats.peg_overlap_retries);
+    alloc_counter::start();
+    for _ in 0..20 {
+        pl.step(&model, &mut data);
+    }
+    let n = alloc_counter::stop();
+    let s = &data.stats;
+    println!(
+        "tower of {N}, retry depth 2, τ 1e-11: retried steps in the counted 20: {}, overlap retries {} \
+         (in the 20: {}), sub-steps {}, {n} allocations",
+        s.peg_retried_steps - r0,
+        s.peg_overlap_retries,
+        s.peg_overlap_retries - o0,
+        s.peg_substeps,
+    );
+    assert!(
+        s.peg_retried_steps - r0 >= 10,
+        "retried {}",
+        s.peg_retried_steps - r0
+    );
+    assert_eq!(s.quarantined, 0);
+    assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
+}

@@ -176,6 +176,10 @@ fn sweep_csv_reads_back_to_the_same_lines() {
                 out: out.clone(),
                 img: img.clone(),
                 font: FONT.into(),
+                peg_retry_depth: None,
+                peg_retry_overlap: None,
+                peg_rotation_eps_theta: false,
+                peg_retry_rotation_eps_theta: false,
             }),
         })
         .expect("sweep");

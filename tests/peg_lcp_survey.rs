@@ -500,7 +500,12 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// peg15/peg16), `PEG_SIGNED=1` the key `[lcp] peg_signed_lead` (the first
 /// pass's signed second-order term in place of the lead, peg17/peg18),
 /// `PEG_RETRY=N` the key `[lcp] peg_retry_depth` (a failed step retried as
-/// sub-steps down to h/2^N, peg20); unset, the scene's own.
+/// sub-steps down to h/2^N, peg20), `PEG_RETRY_OVERLAP=τ` the key
+/// `[lcp] peg_retry_overlap` (also retry a step whose exact overlap rose by more
+/// than τ d³, peg21), `PEG_ROT_EPS=1` the key `[lcp] peg_rotation_eps_theta`
+/// (the first pass's ε_θ from the start's rotation, peg21), `PEG_DEEP_ROT=1`
+/// the key `[lcp] peg_retry_rotation_eps_theta` (that relaxation on the deepest
+/// retry level's sub-steps only, peg21); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -530,6 +535,18 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Some(n) = std::env::var("PEG_RETRY").ok().and_then(|v| v.parse().ok()) {
             p.peg_retry_depth = n;
+        }
+        if let Some(t) = std::env::var("PEG_RETRY_OVERLAP")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            p.peg_retry_overlap = t;
+        }
+        if let Ok(v) = std::env::var("PEG_ROT_EPS") {
+            p.peg_rotation_eps_theta = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_DEEP_ROT") {
+            p.peg_retry_rotation_eps_theta = v == "1";
         }
     }
     model.with_options(opt)
@@ -659,7 +676,7 @@ fn pour_counters(
              row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), \
              general-form islands {}, quarantined {}, discarded passes {}, {:.1} ms per step (wall); \
              steps keeping a failed solve {failing_steps} of {steps}, retried steps {} ({:.1} %), \
-             sub-steps {}, uncovered sub-steps {}",
+             sub-steps {}, uncovered sub-steps {}, attempts split for an overlap rise {}",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -672,7 +689,8 @@ fn pour_counters(
             s.peg_retried_steps,
             100.0 * s.peg_retried_steps as f64 / steps as f64,
             s.peg_substeps,
-            s.peg_retry_uncovered
+            s.peg_retry_uncovered,
+            s.peg_overlap_retries
         );
         let total: f64 = by.iter().map(|b| b.1).sum();
         for (c, b) in CAUSES.iter().zip(by) {

@@ -904,3 +904,99 @@ fn vertex_vertex(
     out.constraints
         .push(Constraint::Cross { a: faces, b: edges });
 }
+
+/// Why vertex `iv` of A (`of_a`) or of B has the potential contacts it has
+/// against the other body at these poses (a diagnostic for
+/// `RTPHYS_PEG_ATTRIB`, issue 12 peg21; allocates, never on the step's path):
+/// the configuration [`potential_contacts`] puts it in (module doc,
+/// "Classification") with the values that decided it — the distance to the
+/// other body's nearest feature against ε; for a vertex–face configuration the
+/// applicability (eq. (30)) against −ε_θ, the feasibility (Fig. 15) and ψ; for
+/// vertex–edge the two faces' applicabilities — and the applicability of the
+/// vertex against face `face` of the other body (the face it ends the step
+/// behind), with the rotation θ = asin(−applicability) that would have made it
+/// applicable.
+pub fn explain_vertex(
+    (a, xa): (&ConvexPolytope, &Pose),
+    (b, xb): (&ConvexPolytope, &Pose),
+    params: &FeatureParams,
+    (of_a, iv, face): (bool, usize, usize),
+) -> String {
+    let mut wa = WorldHull::default();
+    let mut wb = WorldHull::default();
+    a.world_into(xa, &mut wa.v, &mut wa.p);
+    b.world_into(xb, &mut wb.v, &mut wb.p);
+    let ba = Body {
+        poly: a,
+        w: &wa,
+        side: Side::A,
+    };
+    let bb = Body {
+        poly: b,
+        w: &wb,
+        side: Side::B,
+    };
+    let (p, q) = if of_a { (ba, bb) } else { (bb, ba) };
+    let Some(&v) = p.w.v.get(iv) else {
+        return format!("no vertex {iv}");
+    };
+    let eps = params.distance;
+    let mut s = String::new();
+    let angle = |ap: f64| {
+        if ap >= 0.0 {
+            0.0
+        } else {
+            (-ap).min(1.0).asin().to_degrees()
+        }
+    };
+    if let Some(w) = vertex_at(q, &v, eps) {
+        s += &format!(
+            "vertex–vertex with vertex {w} ({:.3e} m away, radius {:.3e} m)",
+            (v - q.w.v[w]).norm(),
+            vertex_radius(q, w, eps)
+        );
+    } else if let Some(e) = nearest_edge_within(q, &v, eps) {
+        let ed = q.poly.edges[e];
+        let c1 = vertex_face(p, iv, q, ed.faces[0]);
+        let c2 = vertex_face(p, iv, q, ed.faces[1]);
+        s += &format!(
+            "vertex–edge with edge {e}: faces {} / {} applicability {:.3} / {:.3}, ψ {:.3e} / {:.3e}",
+            ed.faces[0], ed.faces[1], c1.applicability, c2.applicability, c1.psi, c2.psi
+        );
+    } else {
+        match nearest_feature(q, &v) {
+            Some((f, d)) if d > eps => {
+                s += &format!("none: nearest feature {f:?} at {d:.3e} m > ε {eps:.3e} m");
+            }
+            Some((Feature::Face(f), d)) => {
+                let c = vertex_face(p, iv, q, f as usize);
+                let feasible = face_feasible(q, f as usize, &v, params);
+                s += &format!(
+                    "vertex–face with face {f} ({d:.3e} m): applicability {:.3} (needs ≥ −ε_θ = {:.3}; \
+                     θ to pass {:.1}°), feasible {feasible}, ψ {:.3e}",
+                    c.applicability,
+                    -params.eps_theta,
+                    angle(c.applicability),
+                    c.psi
+                );
+            }
+            Some((f, d)) => {
+                s += &format!(
+                    "none: nearest feature {f:?} at {d:.3e} m (not a face; no vertex/edge radius)"
+                );
+            }
+            None => s += "none: no nearest feature",
+        }
+    }
+    if face < q.w.p.len() {
+        let c = vertex_face(p, iv, q, face);
+        s += &format!(
+            "; against face {face}: applicability {:.3} (θ to pass {:.1}°), feasible {}, ψ {:.3e}",
+            c.applicability,
+            angle(c.applicability),
+            face_feasible(q, face, &v, params),
+            c.psi
+        );
+    }
+    s
+}

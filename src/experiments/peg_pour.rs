@@ -325,7 +325,64 @@ pub(crate) fn run_scene<P: PourProbe>(
 
 /// Runs the pour of `seed` under `method` at step `h` for `duration` s.
 pub fn run_pour(seed: u64, method: PourMethod, h: f64, duration: f64) -> anyhow::Result<PourRun> {
-    let scene = pour_scene(seed, method, h);
+    run_pour_with(seed, method, h, duration, &PegKeys::default())
+}
+
+/// The `[lcp]` PEG keys a sweep may set on its PEG runs (`rtphys experiment
+/// peg-pour --peg-retry-depth N --peg-retry-overlap τ --peg-rotation-eps-theta
+/// --peg-retry-rotation-eps-theta`;
+/// issue 12, peg20/peg21); the default leaves the scene's own (the keys'
+/// defaults).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PegKeys {
+    /// `peg_retry_depth`.
+    pub retry_depth: Option<usize>,
+    /// `peg_retry_overlap`.
+    pub retry_overlap: Option<f64>,
+    /// `peg_rotation_eps_theta`.
+    pub rotation_eps_theta: Option<bool>,
+    /// `peg_retry_rotation_eps_theta`.
+    pub retry_rotation_eps_theta: Option<bool>,
+}
+
+impl PegKeys {
+    /// `scene` with the keys written into its `[lcp]` table when `method` is
+    /// PEG (the standard model's runs are left as generated).
+    pub fn apply(&self, method: PourMethod, scene: &mut PourScene) {
+        if method != PourMethod::Peg {
+            return;
+        }
+        let mut lines = String::new();
+        if let Some(n) = self.retry_depth {
+            let _ = writeln!(lines, "peg_retry_depth = {n}");
+        }
+        if let Some(t) = self.retry_overlap {
+            let _ = writeln!(lines, "peg_retry_overlap = {t:?}");
+        }
+        if let Some(b) = self.rotation_eps_theta {
+            let _ = writeln!(lines, "peg_rotation_eps_theta = {b}");
+        }
+        if let Some(b) = self.retry_rotation_eps_theta {
+            let _ = writeln!(lines, "peg_retry_rotation_eps_theta = {b}");
+        }
+        if !lines.is_empty() {
+            scene.toml = scene
+                .toml
+                .replacen("[lcp]\n", &format!("[lcp]\n{lines}"), 1);
+        }
+    }
+}
+
+/// [`run_pour`] with the PEG keys `keys` on the PEG runs.
+pub fn run_pour_with(
+    seed: u64,
+    method: PourMethod,
+    h: f64,
+    duration: f64,
+    keys: &PegKeys,
+) -> anyhow::Result<PourRun> {
+    let mut scene = pour_scene(seed, method, h);
+    keys.apply(method, &mut scene);
     run_scene(
         &scene,
         "<peg-pour>",

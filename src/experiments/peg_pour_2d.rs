@@ -34,7 +34,7 @@
 //!   (eq. (33)) resolve. The same count for both models (it is geometry, not the
 //!   method's rows).
 
-use super::peg_pour::{run_scene, PourMethod, PourProbe, PourRun, PourScene};
+use super::peg_pour::{run_scene, PegKeys, PourMethod, PourProbe, PourRun, PourScene};
 use crate::collision::features::{Constraint, FeatureParams};
 use crate::collision::polygon::{
     planar_pose, potential_contacts_2d, ConvexPolygon, PolygonScratch, PotentialContacts2,
@@ -209,7 +209,19 @@ pub fn run_pour_2d(
     h: f64,
     duration: f64,
 ) -> anyhow::Result<PourRun2d> {
-    let scene = pour_scene_2d(seed, method, h);
+    run_pour_2d_with(seed, method, h, duration, &PegKeys::default())
+}
+
+/// [`run_pour_2d`] with the PEG keys `keys` on the PEG runs.
+pub fn run_pour_2d_with(
+    seed: u64,
+    method: PourMethod,
+    h: f64,
+    duration: f64,
+    keys: &PegKeys,
+) -> anyhow::Result<PourRun2d> {
+    let mut scene = pour_scene_2d(seed, method, h);
+    keys.apply(method, &mut scene);
     run_scene(
         &scene,
         "<peg-pour-2d>",

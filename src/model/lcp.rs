@@ -194,6 +194,29 @@ pub struct LcpParams {
     /// `peg_substeps`). Scene key `peg_retry_depth` (0..=8); default 0 (no
     /// retry: the step of today, bit for bit). Ignored by the standard rows.
     pub peg_retry_depth: usize,
+    /// PEG (003), with `peg_retry_depth` > 0: a step (or sub-step) whose solve
+    /// did not fail is retried as well when its exact overlap rose: when some
+    /// polytope pair's overlap volume at its end exceeds the one at its start by
+    /// more than this fraction of d³, d the bounding diameter of the pair's
+    /// smaller geom (`pipeline::lcp::peg_retry`, "The overlap trigger";
+    /// `StepStats::peg_overlap_retries`). Scene key `peg_retry_overlap` (≥ 0);
+    /// default 0 (off: only failed solves are retried). Ignored by the
+    /// standard rows.
+    pub peg_retry_overlap: f64,
+    /// PEG (003): the first pass relaxes applicability by the rotation the
+    /// pair's bodies bring at the start of the step, ε_θ = sin θ with
+    /// θ = h (|ω_a| + |ω_b|) (at least 5°, at most 90°; 003 Sec. 4, "a relaxed
+    /// form of inequality (28) to allow for possible rotation in a time step";
+    /// `pipeline::lcp::peg`, `predicted_eps_theta`), as the predicted passes do
+    /// at their ν⁺. Scene key `peg_rotation_eps_theta`; default off (the fixed
+    /// ε_θ = sin 5°). Ignored by the standard rows.
+    pub peg_rotation_eps_theta: bool,
+    /// PEG (003), with `peg_retry_depth` > 0: the sub-steps of the deepest
+    /// retry level (which are not split again) take the first pass's ε_θ from
+    /// their start's rotation as `peg_rotation_eps_theta` does
+    /// (`pipeline::lcp::peg_retry`, "The deepest level"). Scene key
+    /// `peg_retry_rotation_eps_theta`; default off. Ignored by the standard rows.
+    pub peg_retry_rotation_eps_theta: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -225,6 +248,9 @@ impl Default for LcpParams {
             peg_consistent: false,
             peg_signed_lead: false,
             peg_retry_depth: 0,
+            peg_retry_overlap: 0.0,
+            peg_rotation_eps_theta: false,
+            peg_retry_rotation_eps_theta: false,
             contact_model: ContactModel::Standard,
         }
     }
@@ -306,6 +332,15 @@ impl LcpParams {
                 format!(
                     "must be an integer in [0, {MAX_PEG_RETRY_DEPTH}], got {}",
                     self.peg_retry_depth
+                ),
+            ));
+        }
+        if !(self.peg_retry_overlap.is_finite() && self.peg_retry_overlap >= 0.0) {
+            return Err((
+                "peg_retry_overlap",
+                format!(
+                    "must be a finite number ≥ 0, got {}",
+                    self.peg_retry_overlap
                 ),
             ));
         }

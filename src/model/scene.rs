@@ -60,6 +60,13 @@
 //!                                  #  signed second-order gap term (experimental)
 //! peg_retry_depth = 0              # peg: a failed step taken again as two of h/2,
 //!                                  #  split again down to h/2^depth (0..=8; experimental)
+//! peg_retry_overlap = 0.0          # peg, with peg_retry_depth > 0: also retry a step whose
+//!                                  #  exact overlap rose by more than this × d³ on a pair
+//!                                  #  (d the smaller geom's diameter; 0 = off; experimental)
+//! peg_rotation_eps_theta = false   # peg: applicability relaxed by the start's rotation
+//!                                  #  h(|ω_a| + |ω_b|) (≥ 5°) instead of 5° (experimental)
+//! peg_retry_rotation_eps_theta = false # peg, with peg_retry_depth > 0: the deepest retry
+//!                                  #  level's sub-steps take that relaxation (experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -666,6 +673,9 @@ struct LcpToml {
     peg_consistent: Option<bool>,
     peg_signed_lead: Option<bool>,
     peg_retry_depth: Option<i64>,
+    peg_retry_overlap: Option<f64>,
+    peg_rotation_eps_theta: Option<bool>,
+    peg_retry_rotation_eps_theta: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -768,6 +778,11 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
             Some(n) => n as usize,
             None => d.peg_retry_depth,
         },
+        peg_retry_overlap: l.peg_retry_overlap.unwrap_or(d.peg_retry_overlap),
+        peg_rotation_eps_theta: l.peg_rotation_eps_theta.unwrap_or(d.peg_rotation_eps_theta),
+        peg_retry_rotation_eps_theta: l
+            .peg_retry_rotation_eps_theta
+            .unwrap_or(d.peg_retry_rotation_eps_theta),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

@@ -33,9 +33,9 @@
 //! a sweep split into one invocation per step size).
 
 use crate::experiments::peg_pour::{
-    quartiles, run_pour, step_sizes, PourMethod, PourRun, DURATION,
+    quartiles, run_pour_with, step_sizes, PegKeys, PourMethod, PourRun, DURATION,
 };
-use crate::experiments::peg_pour_2d::run_pour_2d;
+use crate::experiments::peg_pour_2d::run_pour_2d_with;
 use crate::tools::pour_figures::{pour_figures_main, Fig22, FigRow, Pour, PourFiguresArgs};
 use anyhow::Context;
 use std::io::Write;
@@ -86,6 +86,22 @@ pub struct PegPourArgs {
         default_value = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
     )]
     pub font: PathBuf,
+    /// PEG runs: `[lcp] peg_retry_depth` (a failed step retried as sub-steps
+    /// down to h/2^N; 0..=8; default the scene's, 0).
+    #[arg(long)]
+    pub peg_retry_depth: Option<usize>,
+    /// PEG runs: `[lcp] peg_retry_overlap` (with a retry depth, also retry a
+    /// step whose exact overlap rose by more than τ d³; default the scene's, 0).
+    #[arg(long)]
+    pub peg_retry_overlap: Option<f64>,
+    /// PEG runs: `[lcp] peg_rotation_eps_theta = true` (the first pass's
+    /// applicability relaxed by the start's rotation).
+    #[arg(long)]
+    pub peg_rotation_eps_theta: bool,
+    /// PEG runs: `[lcp] peg_retry_rotation_eps_theta = true` (with a retry
+    /// depth, the deepest level's sub-steps take that relaxation).
+    #[arg(long)]
+    pub peg_retry_rotation_eps_theta: bool,
 }
 
 pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
@@ -206,12 +222,18 @@ fn pour_main(pour: Pour, a: PegPourArgs) -> anyhow::Result<()> {
     let mut w = create(&runs_path)?;
     writeln!(w, "{}", pour.runs_header())?;
     let mut runs: Vec<PourRun> = Vec::new();
+    let keys = PegKeys {
+        retry_depth: a.peg_retry_depth,
+        retry_overlap: a.peg_retry_overlap,
+        rotation_eps_theta: a.peg_rotation_eps_theta.then_some(true),
+        retry_rotation_eps_theta: a.peg_retry_rotation_eps_theta.then_some(true),
+    };
     for &h in &steps {
         for seed in 1..=a.seeds {
             for method in [PourMethod::Lcp, PourMethod::Peg] {
                 let r = match pour {
-                    Pour::ThreeD => run_pour(seed, method, h, a.duration)?,
-                    Pour::TwoD => run_pour_2d(seed, method, h, a.duration)?,
+                    Pour::ThreeD => run_pour_with(seed, method, h, a.duration, &keys)?,
+                    Pour::TwoD => run_pour_2d_with(seed, method, h, a.duration, &keys)?,
                 };
                 let line = run_line(pour, &r);
                 writeln!(w, "{line}")?;

@@ -443,6 +443,10 @@ pub struct PegWorkspace {
     /// The copies a failed step's retry puts back (`peg_retry.rs`; sized only
     /// when `[lcp] peg_retry_depth` > 0).
     pub(super) retry: super::peg_retry::RetryWorkspace,
+    /// `[lcp] peg_rotation_eps_theta` (`LcpParams::peg_rotation_eps_theta`; off
+    /// by default): the first pass's ε_θ from the start's rotation
+    /// ([`predicted_eps_theta`] at the start-of-step |ω|).
+    pub(super) rot_eps_theta: bool,
 }
 
 impl PegWorkspace {
@@ -489,6 +493,7 @@ impl PegWorkspace {
         let gen_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_general);
         let signed_lead = matches!(&model.opt.method, Method::Lcp(p) if p.peg_signed_lead);
         let active_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_active_set);
+        let rot_eps_theta = matches!(&model.opt.method, Method::Lcp(p) if p.peg_rotation_eps_theta);
         let pass_trace = std::env::var("RTPHYS_PEG_PASS_TRACE")
             .ok()
             .and_then(|v| {
@@ -522,6 +527,7 @@ impl PegWorkspace {
             pass_trace,
             pivot_budget: usize::MAX,
             retry: super::peg_retry::RetryWorkspace::new(model),
+            rot_eps_theta,
             ..Default::default()
         }
     }
@@ -701,7 +707,9 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
             continue;
         }
         let mut params = FeatureParams::with_distance(eps);
-        if inp.predicted {
+        if inp.predicted || ls.peg.rot_eps_theta {
+            // A predicted pass at its ν⁺; the first pass (`peg_rotation_eps_theta`)
+            // at the start's |ω| (`w2_pred` holds it until a pass grows it).
             params.eps_theta = predicted_eps_theta(inp, &ls.peg, a, b, params.eps_theta);
         }
         ls.peg.pair_eps[i] = (eps, 0.0, ls.contacts.len() as u32, params.eps_theta);
@@ -2704,6 +2712,60 @@ pub fn overlap_volume(
     total
 }
 
+/// Per candidate pair of two polytopes, its exact overlap volume at `state`
+/// (m³; 0 for a pair that is not two polytopes) into `out` (cleared first;
+/// capacity kept): the start of a retried attempt's overlap trigger
+/// (`peg_retry.rs`, "The overlap trigger").
+pub(super) fn pair_overlaps(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    ls: &mut LcpWorkspace,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    let pw = &mut ls.peg;
+    for &pair in candidates {
+        out.push(overlap_volume(
+            model,
+            state,
+            &[pair],
+            &pw.hull,
+            &mut pw.overlap,
+        ));
+    }
+}
+
+/// Whether some candidate pair's exact overlap at `state` exceeds its volume
+/// in `start` ([`pair_overlaps`] of the attempt's start) by more than
+/// `tol` d³, d = 2 × the smaller geom's bounding radius (`peg_retry.rs`, "The
+/// overlap trigger"). Pairs of two static bodies are skipped (they do not
+/// move).
+pub(super) fn overlap_rose(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    ls: &mut LcpWorkspace,
+    (start, tol): (&[f64], f64),
+) -> bool {
+    let pw = &mut ls.peg;
+    candidates.iter().zip(start).any(|(&(a, b), &v0)| {
+        let (ga, gb) = (&model.geoms[a as usize], &model.geoms[b as usize]);
+        let moving = |g: &crate::model::Geom| {
+            !matches!(model.bodies[g.body].kind, crate::model::BodyKind::Static)
+        };
+        if !(moving(ga) || moving(gb)) {
+            return false;
+        }
+        let d = 2.0 * ga.shape.size().min(gb.shape.size());
+        if !d.is_finite() {
+            return false;
+        }
+        let v1 = overlap_volume(model, state, &[(a, b)], &pw.hull, &mut pw.overlap);
+        v1 - v0 > tol * d * d * d
+    })
+}
+
 /// The overlap metric of a model, for any method: Σ of the exact overlap
 /// volumes over every pair of polytope geoms (boxes, hulls) of different bodies,
 /// with or without the pairs of two static bodies (`rtphys run --overlap` keeps
@@ -2992,6 +3054,18 @@ fn attribute_overlap(
             stats.lcp_size,
             stats.solver_residual,
         );
+        if planar_pair(model, &ls.peg, a, b) {
+            let ctx = Attrib2 {
+                model,
+                state,
+                poses,
+                h,
+                eps,
+                eps_theta,
+            };
+            attribute_2d(&ctx, (a, b), ls, &mut out);
+            continue;
+        }
         // The deepest vertex of either geom inside the other, at the end.
         let (mut va, mut pa, mut vb, mut pb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         ha.world_into(&xa, &mut va, &mut pa);
@@ -3077,6 +3151,30 @@ fn attribute_overlap(
             pc.contacts.len(),
             mine.len()
         );
+        {
+            // What decided the vertex's contacts (peg21): its configuration and
+            // the applicability / feasibility values, at the step's ε and ε_θ.
+            let mut params = FeatureParams::with_distance(eps);
+            if eps_theta.is_finite() {
+                params.eps_theta = eps_theta;
+            }
+            let why = crate::collision::features::explain_vertex(
+                (&ha, &poses[a]),
+                (&hb, &poses[b]),
+                &params,
+                (of_a, vtx, face),
+            );
+            let turn = h * (sa.w.norm() + sb.w.norm());
+            let w0 =
+                |g: &crate::model::Geom| ls.peg.w2_pred.get(g.body).copied().unwrap_or(0.0).sqrt();
+            let turn0 = h * (w0(ga) + w0(gb));
+            let _ = writeln!(
+                out,
+                "  decided by: {why}; h(|ω_a| + |ω_b|) at the start {:.1}°, at ν⁺ {:.1}°",
+                turn0.to_degrees(),
+                turn.to_degrees()
+            );
+        }
         for &k in &mine {
             let c = &pc.contacts[k];
             let _ = writeln!(
@@ -3135,6 +3233,280 @@ fn attribute_overlap(
     if !out.is_empty() {
         diag::emit(diag::Output::Stderr(out));
     }
+}
+
+/// What the planar attribution reads of the step ([`attribute_2d`]).
+struct Attrib2<'a> {
+    model: &'a Model,
+    state: &'a [BodyState],
+    poses: &'a [crate::math::Pose],
+    h: f64,
+    eps: f64,
+    eps_theta: f64,
+}
+
+/// The planar world's attribution of a pair's rise (peg21; `RTPHYS_PEG_ATTRIB=1`,
+/// as [`attribute_overlap`] in 3D, on the polygons and the 2D potential
+/// contacts the step built, `polygon::potential_contacts_2d`): the deepest
+/// vertex of either polygon inside the other at the end (and the edge it is
+/// least deep behind), its distance to that edge's line at the start, the
+/// vertex's potential contacts at the start with ψ, applicability and their
+/// linearized end gap ψ + h nᵀ(u_a − u_b) at ν⁺, the constraints over them, the
+/// values that decided the vertex's configuration (its distance to the other
+/// polygon's nearest vertex against the vertex radius, to its nearest edge
+/// against ε; its applicability against that edge, eq. (29), against −ε_θ) and
+/// the verdict (a)/(b)/(c)/(e) of [`attribute_overlap`].
+fn attribute_2d(c: &Attrib2<'_>, (a, b): (usize, usize), ls: &LcpWorkspace, out: &mut String) {
+    use crate::math::{Point2, Vec2};
+    let model = c.model;
+    if !c.eps.is_finite() {
+        out.push_str("  verdict (s): not a PEG pair this step (no potential contacts)\n");
+        return;
+    }
+    let (Some(Some(pa)), Some(Some(pb))) = (ls.peg.polygon.get(a), ls.peg.polygon.get(b)) else {
+        return;
+    };
+    let (ga, gb) = (&model.geoms[a], &model.geoms[b]);
+    let (sa, sb) = (&c.state[ga.body], &c.state[gb.body]);
+    let end = |g: &crate::model::Geom| planar_pose(&(c.state[g.body].pose() * g.x_bg));
+    let (Some(xa1), Some(xb1), Some(xa0), Some(xb0)) = (
+        end(ga),
+        end(gb),
+        planar_pose(&c.poses[a]),
+        planar_pose(&c.poses[b]),
+    ) else {
+        out.push_str("  (2D) a pose left the plane\n");
+        return;
+    };
+    // World vertices and edges (outward normal, offset; edge i from vertex i to i+1).
+    let world = |p: &ConvexPolygon, x: &crate::math::Pose2| {
+        let v: Vec<Vec2> = p
+            .vertices
+            .iter()
+            .map(|q| (x * Point2::from(*q)).coords)
+            .collect();
+        let n = v.len();
+        let e: Vec<(Vec2, f64)> = (0..n)
+            .map(|i| {
+                let d = v[(i + 1) % n] - v[i];
+                let l = d.norm();
+                let nrm = if l > 0.0 {
+                    Vec2::new(d.y, -d.x) / l
+                } else {
+                    Vec2::zeros()
+                };
+                (nrm, nrm.dot(&v[i]))
+            })
+            .collect();
+        (v, e)
+    };
+    let ((va1, ea1), (vb1, eb1)) = (world(pa, &xa1), world(pb, &xb1));
+    let ((va0, ea0), (vb0, eb0)) = (world(pa, &xa0), world(pb, &xb0));
+    let area = crate::collision::polygon::overlap_area(
+        pa,
+        &xa1,
+        pb,
+        &xb1,
+        &mut crate::collision::polygon::AreaScratch::default(),
+    );
+    let area0 = crate::collision::polygon::overlap_area(
+        pa,
+        &xa0,
+        pb,
+        &xb0,
+        &mut crate::collision::polygon::AreaScratch::default(),
+    );
+    let _ = writeln!(out, "  (2D) area {area0:.3e} → {area:.3e} m²");
+    let deepest = |v: &[Vec2], e: &[(Vec2, f64)]| {
+        let mut best: Option<(usize, usize, f64)> = None;
+        for (k, x) in v.iter().enumerate() {
+            let (f, s) = e
+                .iter()
+                .enumerate()
+                .map(|(f, (n, d))| (f, n.dot(x) - d))
+                .fold((0, f64::NEG_INFINITY), |m, q| if q.1 > m.1 { q } else { m });
+            if s < 0.0 && best.is_none_or(|bb| -s > bb.2) {
+                best = Some((k, f, -s));
+            }
+        }
+        best
+    };
+    let pick = match (deepest(&va1, &eb1), deepest(&vb1, &ea1)) {
+        (Some(x), Some(y)) => Some(if x.2 >= y.2 { (true, x) } else { (false, y) }),
+        (Some(x), None) => Some((true, x)),
+        (None, Some(y)) => Some((false, y)),
+        (None, None) => None,
+    };
+    let name = |g: &crate::model::Geom| model.bodies[g.body].name.clone();
+    let Some((of_a, (vtx, edge, depth))) = pick else {
+        out.push_str("  verdict (e): no vertex inside (2D)\n");
+        return;
+    };
+    let (pv0, qv0, qe0) = if of_a {
+        (&va0, &vb0, &eb0)
+    } else {
+        (&vb0, &va0, &ea0)
+    };
+    let v = pv0[vtx];
+    let start_gap = qe0[edge].0.dot(&v) - qe0[edge].1;
+    let _ = writeln!(
+        out,
+        "  deepest: vertex {vtx} of {} inside {} by {depth:.3e} m, least deep behind edge {edge}; \
+         at the start {start_gap:.3e} m from that edge's line",
+        if of_a { name(ga) } else { name(gb) },
+        if of_a { name(gb) } else { name(ga) },
+    );
+    // What decides its configuration (polygon.rs, "Classification"): the
+    // nearest vertex of the other polygon against its radius, the nearest edge
+    // against ε, and the applicability (eq. (29)) against the end's edge.
+    let nq = qv0.len();
+    let radius = |w: usize| {
+        let l1 = (qv0[(w + 1) % nq] - qv0[w]).norm();
+        let l0 = (qv0[w] - qv0[(w + nq - 1) % nq]).norm();
+        (0.5 * l0.min(l1)).min(c.eps)
+    };
+    let (w, dw) = (0..nq)
+        .map(|w| (w, (v - qv0[w]).norm()))
+        .fold((0, f64::INFINITY), |m, q| if q.1 < m.1 { q } else { m });
+    let seg = |i: usize| {
+        let (p0, p1) = (qv0[i], qv0[(i + 1) % nq]);
+        let d = p1 - p0;
+        let t = ((v - p0).dot(&d) / d.norm_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+        (v - (p0 + d * t)).norm()
+    };
+    let (ei, de) = (0..nq)
+        .map(|i| (i, seg(i)))
+        .fold((0, f64::INFINITY), |m, q| if q.1 < m.1 { q } else { m });
+    let np = pv0.len();
+    let appl = |n: &Vec2| {
+        [pv0[(vtx + 1) % np], pv0[(vtx + np - 1) % np]]
+            .iter()
+            .map(|k| {
+                let d = k - v;
+                let l = d.norm();
+                if l > 0.0 {
+                    n.dot(&d) / l
+                } else {
+                    f64::INFINITY
+                }
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let ap = appl(&qe0[edge].0);
+    let theta = if ap >= 0.0 {
+        0.0
+    } else {
+        (-ap).min(1.0).asin().to_degrees()
+    };
+    let w0 = |g: &crate::model::Geom| ls.peg.w2_pred.get(g.body).copied().unwrap_or(0.0).sqrt();
+    let _ = writeln!(
+        out,
+        "  decided by: nearest vertex {w} at {dw:.3e} m (radius {:.3e}), nearest edge {ei} at {de:.3e} m \
+         (ε {:.3e}); applicability against edge {edge} {ap:.3} (needs ≥ −ε_θ = {:.3}; θ to pass {theta:.1}°); \
+         h(|ω_a| + |ω_b|) at the start {:.1}°, at ν⁺ {:.1}°",
+        radius(w),
+        c.eps,
+        -c.eps_theta,
+        (c.h * (w0(ga) + w0(gb))).to_degrees(),
+        (c.h * (sa.w.norm() + sb.w.norm())).to_degrees(),
+    );
+    let mut params = FeatureParams::with_distance(c.eps);
+    if c.eps_theta.is_finite() {
+        params.eps_theta = c.eps_theta;
+    }
+    let mut pc = PotentialContacts2::default();
+    potential_contacts_2d(
+        pa,
+        &xa0,
+        pb,
+        &xb0,
+        &params,
+        &mut PolygonScratch::default(),
+        &mut pc,
+    );
+    let x0 = |s: &BodyState| s.x - c.h * s.v;
+    let (ca, cb) = (x0(sa), x0(sb));
+    let lin: Vec<f64> = pc
+        .contacts
+        .iter()
+        .map(|k| {
+            let ra = Vec3::new(k.p_a.x - ca.x, k.p_a.y - ca.y, 0.0);
+            let rb = Vec3::new(k.p_b.x - cb.x, k.p_b.y - cb.y, 0.0);
+            let ua = sa.v + sa.w.cross(&ra);
+            let ub = sb.v + sb.w.cross(&rb);
+            k.psi + c.h * (k.normal.x * (ua.x - ub.x) + k.normal.y * (ua.y - ub.y))
+        })
+        .collect();
+    let me = Feature2::Vertex(vtx as u32);
+    let mine: Vec<usize> = pc
+        .contacts
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| {
+            if of_a {
+                k.feature_a == me
+            } else {
+                k.feature_b == me
+            }
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let _ = writeln!(
+        out,
+        "  start: {} potential contacts of the pair, {} of the vertex",
+        pc.contacts.len(),
+        mine.len()
+    );
+    for &i in &mine {
+        let k = &pc.contacts[i];
+        let _ = writeln!(
+            out,
+            "    c{i}: {:?}–{:?} ψ {:.3e} appl {:.3} linearized end gap {:.3e}",
+            k.feature_a, k.feature_b, k.psi, k.applicability, lin[i]
+        );
+    }
+    if mine.is_empty() {
+        out.push_str("  verdict (a): no potential contact of the vertex at the start (no row)\n");
+        return;
+    }
+    let (mut worst, mut held_by) = (f64::INFINITY, 0);
+    for con in &pc.constraints {
+        let m = |r: &std::ops::Range<u32>| pc.members[r.start as usize..r.end as usize].to_vec();
+        let ids: Vec<u32> = match con {
+            Constraint::Unilateral { contact } => vec![*contact],
+            Constraint::Intercontact { primary, others } => {
+                let mut v = vec![*primary];
+                v.extend(m(others));
+                v
+            }
+            Constraint::Cross { a, b } => {
+                let mut v = m(a);
+                v.extend(m(b));
+                v
+            }
+        };
+        if !ids.iter().any(|&i| mine.contains(&(i as usize))) {
+            continue;
+        }
+        held_by += 1;
+        let val = ids
+            .iter()
+            .map(|&i| lin[i as usize])
+            .fold(f64::NEG_INFINITY, f64::max);
+        worst = worst.min(val);
+        let _ = writeln!(out, "    {con:?}: linearized value {val:.3e}");
+    }
+    let verdict = if held_by == 0 {
+        "(a) the vertex's contacts are in no constraint (no row)"
+    } else if worst < -1e-9 {
+        "(b) a constraint over the vertex is violated at ν⁺ (the solve did not enforce it)"
+    } else {
+        "(c) every constraint over the vertex holds at ν⁺; the integrated poses overlap (linearization)"
+    };
+    let _ = writeln!(
+        out,
+        "  verdict {verdict}; least linearized value {worst:.3e}"
+    );
 }
 
 /// The potential contacts of a pair as the step built them (reach `eps`, rotation

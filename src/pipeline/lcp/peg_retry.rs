@@ -21,6 +21,33 @@
 //! pivots are summed into the step's `solver_iterations`); a failed attempt at
 //! the deepest level is kept and counted as today.
 //!
+//! # The overlap trigger (peg21, `[lcp] peg_retry_overlap` = τ > 0)
+//! A step Lemke solved can still end with its bodies overlapping: a vertex a
+//! body's rotation within the step brings down onto a face it had no potential
+//! contact with (the applicability test at ε_θ, verdict (a) of
+//! `RTPHYS_PEG_ATTRIB`), or every row held at ν⁺ and the integrated rotation
+//! carried a vertex in all the same (the linearization, verdict (c))
+//! (docs/EXPERIMENTS.md, peg21). Neither raises a failure counter. With τ > 0
+//! an attempt above the deepest level is also put back and split when some
+//! candidate pair's exact overlap volume at its end exceeds the one at its
+//! start by more than τ d³ (d: twice the smaller geom's bounding radius;
+//! `peg::overlap_rose`); both reasons split the same way. A sub-step of h/2^k
+//! turns its bodies by 1/2^k of the angle and its second-order gap term falls
+//! by 4^k. The attempts put back for the overlap alone (the solve did not fail)
+//! are counted in `StepStats::peg_overlap_retries`. Cost: the candidates'
+//! exact overlaps at the start and at the end of every attempt above the
+//! deepest level.
+//!
+//! # The deepest level (peg21, `[lcp] peg_retry_rotation_eps_theta`)
+//! A sub-step of the deepest level is kept whatever it ends with. With the key
+//! on, those sub-steps (level = depth > 0) build their first pass with ε_θ from
+//! their start's rotation, sin(clamp(h_k (|ω_a| + |ω_b|), 5°, 90°)) (peg.rs,
+//! `predicted_eps_theta`), as `[lcp] peg_rotation_eps_theta` does for every
+//! step: what is left with the overlap trigger is mostly a vertex of a fast
+//! spinning body that still turns 9–18° within h/4 onto a face it had no
+//! potential contact with (docs/EXPERIMENTS.md, peg21). Steps that are not
+//! retried, and the levels above, keep ε_θ = sin 5°.
+//!
 //! # What is put back
 //! The start of the attempt: every body's state, the robots' (q, q̇) (their link
 //! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
@@ -82,6 +109,11 @@ pub(super) struct RetryWorkspace {
     start: Vec<BodyState>,
     geom_pose: Vec<crate::math::Pose>,
     speed: Vec<f64>,
+    /// The overlap trigger's start volumes, per candidate pair (module doc,
+    /// "The overlap trigger").
+    ov0: Vec<f64>,
+    /// `[lcp] peg_retry_rotation_eps_theta` (module doc, "The deepest level").
+    deep_rot: bool,
 }
 
 impl RetryWorkspace {
@@ -103,6 +135,9 @@ impl RetryWorkspace {
             start: Vec::with_capacity(nb),
             geom_pose: Vec::with_capacity(ng),
             speed: Vec::with_capacity(ng),
+            ov0: Vec::with_capacity(pairs),
+            deep_rot: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_retry_rotation_eps_theta),
         }
     }
 
@@ -215,6 +250,7 @@ fn retry(
     rw: &mut RetryWorkspace,
 ) {
     let (model, h) = (tick.model, tick.h);
+    let tau = st.params.peg_retry_overlap;
     let spec = col.speculative;
     let mut stack = [0u8; MAX_PEG_RETRY_DEPTH + 2];
     let mut top = 1;
@@ -245,15 +281,31 @@ fn retry(
             rw.speed.clone_from(&col.speed);
         }
         rw.save(data);
+        let watch = tau > 0.0 && usize::from(level) < depth;
+        if watch {
+            super::peg::pair_overlaps(model, &data.state, &col.candidates, ls, &mut rw.ov0);
+        }
         let sub = Tick { model, h: hk };
+        let rot0 = ls.peg.rot_eps_theta;
+        if rw.deep_rot && level > 0 && usize::from(level) == depth {
+            ls.peg.rot_eps_theta = true;
+        }
         st.step_of(&sub, data, col, ls);
+        ls.peg.rot_eps_theta = rot0;
+        let fail = failed(&rw.stats, &data.stats);
+        let rose = watch
+            && !fail
+            && super::peg::overlap_rose(model, &data.state, &col.candidates, ls, (&rw.ov0, tau));
         let s = &data.stats;
-        if failed(&rw.stats, s) && usize::from(level) < depth {
+        if (fail || rose) && usize::from(level) < depth {
             // Not kept: the start put back, two attempts of h_k/2 instead.
             retried = true;
             sums.iterations += s.solver_iterations;
             sums.solver_ns += s.solver_ns;
             rw.restore(model, data);
+            if rose {
+                data.stats.peg_overlap_retries += 1;
+            }
             stack[top] = level + 1;
             stack[top + 1] = level + 1;
             top += 2;

@@ -1,0 +1,283 @@
+//! A PEG step Lemke solved whose bodies still end overlapping, retried as
+//! sub-steps on its own end-of-step exact overlap rise (`[lcp]
+//! peg_retry_overlap`, `pipeline/lcp/peg_retry.rs`, "The overlap trigger";
+//! issue 12, peg21), and the first pass's applicability relaxed by the start's
+//! rotation (`[lcp] peg_rotation_eps_theta`): the keys, the default step left
+//! bit for bit as it was, and the first rise of the 3D and 2D pours at
+//! h = 1e-2 (verdict (a) of `RTPHYS_PEG_ATTRIB`: a vertex turned down onto the
+//! floor within the step, with no potential contact at ε_θ = sin 5°;
+//! docs/EXPERIMENTS.md, peg21) before and after.
+
+use rtphys::experiments::peg_pour::{PourDriver, PourMethod, PourOverlap, PourScene};
+use rtphys::model::scene::load_scene_str;
+use rtphys::model::Method;
+use rtphys::{Data, Model, Pipeline};
+
+/// `model` with `[lcp] peg_retry_depth` = `depth`, `peg_retry_overlap` = `tau`.
+fn with_keys(model: &Model, depth: usize, tau: f64) -> Model {
+    let mut opt = model.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_retry_depth = depth;
+        p.peg_retry_overlap = tau;
+    }
+    model.with_options(opt)
+}
+
+fn load(scene: &PourScene) -> Model {
+    load_scene_str(&scene.toml, "<peg-pour>", ".".as_ref()).expect("scene")
+}
+
+/// The three keys as read from a scene: default 0 / false / false, values read, a
+/// negative or non-finite tolerance refused with the key named.
+#[test]
+fn overlap_retry_keys_read_and_are_checked() {
+    let scene = |line: &str| {
+        format!(
+            "[world]\nmethod = \"peg\"\n\n[lcp]\n{line}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
+             shape = {{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }}\n"
+        )
+    };
+    let load = |line: &str| load_scene_str(&scene(line), "retry", ".".as_ref());
+    let keys = |m: &Model| match &m.opt.method {
+        Method::Lcp(p) => (
+            p.peg_retry_overlap,
+            p.peg_rotation_eps_theta,
+            p.peg_retry_rotation_eps_theta,
+        ),
+        _ => (f64::NAN, false, false),
+    };
+    assert_eq!(keys(&load("").expect("default")), (0.0, false, false));
+    assert_eq!(
+        keys(&load("peg_retry_overlap = 1e-11").expect("tau")),
+        (1e-11, false, false)
+    );
+    assert_eq!(
+        keys(&load("peg_rotation_eps_theta = true").expect("rot")),
+        (0.0, true, false)
+    );
+    assert_eq!(
+        keys(&load("peg_retry_rotation_eps_theta = true").expect("deep rot")),
+        (0.0, false, true)
+    );
+    for bad in ["peg_retry_overlap = -1e-11", "peg_retry_overlap = inf"] {
+        let e = load(bad).expect_err(bad).to_string();
+        assert!(e.contains("peg_retry_overlap"), "{bad}: {e}");
+    }
+}
+
+/// One pour stepped by `model`; `f(i, &data_before, &data_after)` sees each
+/// step and returns whether to go on.
+fn pour(
+    scene: &PourScene,
+    model: &Model,
+    h: f64,
+    steps: usize,
+    mut f: impl FnMut(usize, &Data, &Data) -> bool,
+) {
+    let mut data = Data::new(model);
+    let mut driver = PourDriver::new(model, scene, &mut data).expect("driver");
+    let mut pl = Pipeline::new(model);
+    for i in 0..steps {
+        driver.before_step(&mut data, h);
+        let before = data.clone();
+        pl.step(model, &mut data);
+        if !f(i, &before, &data) {
+            break;
+        }
+    }
+}
+
+/// The step `before` → one step of `model` (a fresh pipeline: it holds no
+/// state).
+fn step_from(model: &Model, before: &Data) -> Data {
+    let mut d = before.clone();
+    Pipeline::new(model).step(model, &mut d);
+    d
+}
+
+/// The tolerance of the overlap trigger in these tests (relative to d³, d the
+/// smaller geom's diameter: 1e-11 d³ ≤ 1e-11 (0.35 m)³ < 1e-9 L³ at L = 0.2 m).
+const TAU: f64 = 1e-11;
+
+/// Without a retry depth the tolerance does nothing (the trigger splits only
+/// above the deepest level): the 3D pour, seed 2, h = 1e-2, 200 steps, with
+/// `peg_retry_overlap` = [`TAU`] at depth 0 is bit-identical to the default at
+/// every step.
+#[test]
+fn overlap_tolerance_without_depth_is_the_default_step() {
+    let h = 1e-2;
+    let scene = rtphys::experiments::peg_pour::pour_scene(2, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let mt = with_keys(&m0, 0, TAU);
+    let mut states = Vec::new();
+    pour(&scene, &m0, h, 200, |_, _, d| {
+        states.push(d.state.clone());
+        true
+    });
+    pour(&scene, &mt, h, 200, |i, _, d| {
+        assert_eq!(d.state, states[i], "step {i}");
+        assert_eq!(d.stats.peg_retried_steps + d.stats.peg_overlap_retries, 0);
+        true
+    });
+}
+
+/// The first step of a pour (stepped by `model`) whose overlap metric `ov`
+/// rises by more than `rise`, with no failure counted on it: its index, the
+/// data at its start and after it.
+fn first_solved_rise(
+    scene: &PourScene,
+    model: &Model,
+    (h, steps): (f64, usize),
+    rise: f64,
+    mut ov: impl FnMut(&Data) -> f64,
+) -> (usize, Data, Data) {
+    let mut found = None;
+    pour(scene, model, h, steps, |i, b, a| {
+        let failed = a.stats.solver_failures > b.stats.solver_failures
+            || a.stats.solver_unconverged > b.stats.solver_unconverged;
+        let hit = !failed && ov(a) - ov(b) > rise;
+        if hit {
+            found = Some((i, b.clone(), a.clone()));
+        }
+        !hit
+    });
+    found.expect("a rising step")
+}
+
+/// The 3D pour, seed 2, h = 1e-2 at peg20's depth 2 (its 4.80e-4 L³ on a step
+/// Lemke solved): its first step whose overlap rises by more than 1e-9 L³
+/// (asserted to be step [`RISE_3D`], 0-based: floor / poly1, a vertex turned
+/// 16° down onto the floor's face with no potential contact at ε_θ = sin 5°,
+/// verdict (a)) rises by more than 1e-5 L³ at depth 2 alone, with no failure;
+/// from the same data with the overlap trigger it is split (an overlap retry
+/// counted, no failure) and ends within [`BOUND`] of its start; twice, bit for
+/// bit.
+#[test]
+fn overlap_retry_removes_the_3d_pours_first_solved_rise() {
+    use rtphys::experiments::peg_pour::{pour_scene, L};
+    let h = 1e-2;
+    let scene = pour_scene(2, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let m2 = with_keys(&m0, 2, 0.0);
+    let mt = with_keys(&m0, 2, TAU);
+    let mut metric = PourOverlap::new(&m0);
+    let l3 = L * L * L;
+    let (i, before, after) =
+        first_solved_rise(&scene, &m2, (h, 200), 1e-9, |d| metric.volume(&m0, d) / l3);
+    let mut ov = |d: &Data| metric.volume(&m0, d) / l3;
+    let (ov_b, ov_a) = (ov(&before), ov(&after));
+    let fixed = step_from(&mt, &before);
+    let ov_t = ov(&fixed);
+    let (s, sb) = (&fixed.stats, &before.stats);
+    println!(
+        "3D pour s2 h {h} depth 2: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L³; \
+         with peg_retry_overlap {TAU:e}: → {ov_t:.3e} L³ (overlap retries +{}, sub-steps +{}, \
+         failures +{})",
+        s.peg_overlap_retries - sb.peg_overlap_retries,
+        s.peg_substeps - sb.peg_substeps,
+        s.solver_failures - sb.solver_failures
+    );
+    assert_eq!(i, RISE_3D);
+    assert!(ov_a - ov_b > 1e-5, "depth 2 alone: {ov_b:e} → {ov_a:e} L³");
+    assert!(s.peg_overlap_retries > sb.peg_overlap_retries);
+    assert_eq!(s.solver_failures, sb.solver_failures);
+    assert!(
+        ov_t - ov_b <= BOUND,
+        "with the trigger: {ov_b:e} → {ov_t:e} L³"
+    );
+    assert_eq!(step_from(&mt, &before).state, fixed.state);
+}
+
+/// The 2D pour, seed 2, h = 1e-2 at depth 2 (peg20's 1.45e-4 L² on a step Lemke
+/// solved): its first step whose overlap area rises by more than 1e-9 L²
+/// (asserted: step [`RISE_2D`], 0-based) rises by more than 1e-5 L² with no
+/// failure; from the same data with the overlap trigger it ends within
+/// [`BOUND`] of its start.
+#[test]
+fn overlap_retry_removes_the_2d_pours_first_solved_rise() {
+    use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
+    use rtphys::pipeline::lcp::peg::OverlapArea;
+    let h = 1e-2;
+    let scene = pour_scene_2d(2, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let m2 = with_keys(&m0, 2, 0.0);
+    let mt = with_keys(&m0, 2, TAU);
+    let mut area = OverlapArea::new(&m0);
+    let l2 = L * L;
+    let (i, before, after) = first_solved_rise(&scene, &m2, (h, 200), 1e-9, |d| {
+        area.area(&m0, &d.state) / l2
+    });
+    let mut ov = |d: &Data| area.area(&m0, &d.state) / l2;
+    let (ov_b, ov_a) = (ov(&before), ov(&after));
+    let fixed = step_from(&mt, &before);
+    let ov_t = ov(&fixed);
+    let (s, sb) = (&fixed.stats, &before.stats);
+    println!(
+        "2D pour s2 h {h} depth 2: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L²; \
+         with peg_retry_overlap {TAU:e}: → {ov_t:.3e} L² (overlap retries +{}, sub-steps +{}, \
+         failures +{})",
+        s.peg_overlap_retries - sb.peg_overlap_retries,
+        s.peg_substeps - sb.peg_substeps,
+        s.solver_failures - sb.solver_failures
+    );
+    assert_eq!(i, RISE_2D);
+    assert!(ov_a - ov_b > 1e-5, "depth 2 alone: {ov_b:e} → {ov_a:e} L²");
+    assert!(s.peg_overlap_retries > sb.peg_overlap_retries);
+    assert_eq!(s.solver_failures, sb.solver_failures);
+    assert!(
+        ov_t - ov_b <= BOUND,
+        "with the trigger: {ov_b:e} → {ov_t:e} L²"
+    );
+}
+
+/// The deepest retry level with the start's rotation in ε_θ (`[lcp]
+/// peg_retry_rotation_eps_theta`): the 3D pour, seed 7, h = 5e-2 at depth 2 with
+/// the overlap trigger: its first step whose overlap rises by more than 1e-9 L³
+/// with no failure (asserted: step [`RISE_3D_DEEP`], 0-based; a body at 28 rad/s
+/// whose vertex, 2.6 cm over the floor, still turns 17.5° onto it within the
+/// h/4 sub-step, verdict (a) at the deepest level) rises by more than 1e-4 L³;
+/// from the same data with the key it ends within [`BOUND`] of its start.
+#[test]
+fn deepest_level_rotation_removes_the_3d_pours_kept_rise() {
+    use rtphys::experiments::peg_pour::{pour_scene, L};
+    let h = 5e-2;
+    let scene = pour_scene(7, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let mt = with_keys(&m0, 2, TAU);
+    let mut opt = mt.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_retry_rotation_eps_theta = true;
+    }
+    let md = mt.with_options(opt);
+    let mut metric = PourOverlap::new(&m0);
+    let l3 = L * L * L;
+    let (i, before, after) =
+        first_solved_rise(&scene, &mt, (h, 40), 1e-9, |d| metric.volume(&m0, d) / l3);
+    let mut ov = |d: &Data| metric.volume(&m0, d) / l3;
+    let (ov_b, ov_a) = (ov(&before), ov(&after));
+    let fixed = step_from(&md, &before);
+    let ov_d = ov(&fixed);
+    let (s, sb) = (&fixed.stats, &before.stats);
+    println!(
+        "3D pour s7 h {h} depth 2 + τ: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L³; \
+         with the deepest level's rotation ε_θ: → {ov_d:.3e} L³ (overlap retries +{}, sub-steps +{}, \
+         failures +{})",
+        s.peg_overlap_retries - sb.peg_overlap_retries,
+        s.peg_substeps - sb.peg_substeps,
+        s.solver_failures - sb.solver_failures
+    );
+    assert_eq!(i, RISE_3D_DEEP);
+    assert!(ov_a - ov_b > 1e-4, "depth 2 + τ: {ov_b:e} → {ov_a:e} L³");
+    assert_eq!(s.solver_failures, sb.solver_failures);
+    assert!(ov_d - ov_b <= BOUND, "with the key: {ov_b:e} → {ov_d:e} L³");
+}
+
+/// The 3D pour's (seed 7, h = 5e-2, depth 2 + τ) first solved rise above 1e-9 L³
+/// (0-based).
+const RISE_3D_DEEP: usize = 7;
+/// The 3D pour's first solved rise above 1e-9 L³ at depth 2 (0-based).
+const RISE_3D: usize = 89;
+/// The 2D pour's first solved rise above 1e-9 L² at depth 2 (0-based).
+const RISE_2D: usize = 146;
+/// The issue's bound on the rise of the retried step: 1e-9 (L³ in 3D, L² in 2D).
+const BOUND: f64 = 1e-9;
