@@ -736,11 +736,12 @@ pub struct PrimalResults {
     fact_tree: bool,
     /// Per point (lcp21): its sides' non-zero DoF columns at
     /// `nzc[nz_at[i][s]..nz_at[i][s + 1]]` (ascending), listed once per
-    /// island solve; with `dof_tree`, each DoF's ancestors (nearest first) at
-    /// `anc[anc_at[k]..anc_at[k + 1]]`, the tree's loops over contiguous lists.
+    /// island solve; with `dof_tree`, each DoF's ancestors as runs of
+    /// consecutive DoFs (nearest first, `(lo, hi)` for hi, …, lo; lcp22: were listed
+    /// one by one) at `anc[anc_at[k]..anc_at[k + 1]]`.
     nzc: Vec<u32>,
     nz_at: Vec<[u32; 3]>,
-    anc: Vec<u32>,
+    anc: Vec<(u32, u32)>,
     anc_at: Vec<u32>,
     xd: Vec<f64>,
     gd: Vec<f64>,
@@ -3298,6 +3299,75 @@ pub fn tree_cholesky_solve(l: &[f64], n: usize, parent: &[u32], b: &mut [f64]) {
     }
 }
 
+/// Row `k` of [`tree_cholesky`] (`rk`, with the rows above it in `head`) given
+/// its ancestor runs (nearest first, `(lo, hi)` for hi, hi − 1, …, lo): the
+/// parent walk's operations, each entry `(i, j)` written once per row k as
+/// there, over contiguous slices (lcp22; H's factor only, where the runs are
+/// listed once per island solve). False on a pivot that is not positive.
+#[inline]
+fn factor_row(head: &mut [f64], rk: &mut [f64], k: usize, runs: &[(u32, u32)]) -> bool {
+    let n = rk.len();
+    let d = rk[k];
+    if d.is_nan() || d <= 0.0 || !d.is_finite() {
+        return false;
+    }
+    let d = d.sqrt();
+    rk[k] = d;
+    for &(lo, hi) in runs {
+        for x in &mut rk[lo as usize..=hi as usize] {
+            *x /= d;
+        }
+    }
+    for (r, &(lo, hi)) in runs.iter().enumerate() {
+        let lo = lo as usize;
+        for ii in (lo..=hi as usize).rev() {
+            let lki = rk[ii];
+            let ri = &mut head[ii * n..ii * n + ii + 1];
+            // Row ii's part: its own run down from ii, the farther runs whole.
+            sub_scaled(&mut ri[lo..=ii], lki, &rk[lo..=ii]);
+            for &(l2, h2) in &runs[r + 1..] {
+                let (l2, h2) = (l2 as usize, h2 as usize);
+                sub_scaled(&mut ri[l2..=h2], lki, &rk[l2..=h2]);
+            }
+        }
+    }
+    true
+}
+
+/// `y ← y − s x` entry by entry.
+#[inline]
+fn sub_scaled(y: &mut [f64], s: f64, x: &[f64]) {
+    for (yv, xv) in y.iter_mut().zip(x) {
+        *yv -= s * xv;
+    }
+}
+
+/// `b_j −= L_kj y` over row k's ancestor runs (the `L⁻ᵀ` sweep; one update
+/// per entry, the walk's).
+#[inline]
+fn lt_row(lk: &[f64], y: f64, runs: &[(u32, u32)], b: &mut [f64]) {
+    for &(lo, hi) in runs {
+        let (lo, hi) = (lo as usize, hi as usize);
+        for (bv, lv) in b[lo..=hi].iter_mut().zip(&lk[lo..=hi]) {
+            *bv -= lv * y;
+        }
+    }
+}
+
+/// `(b_k − Σ_j L_kj b_j) / L_kk` over row k's ancestors, nearest first (the
+/// `L⁻¹` sweep; the walk's order of the sum).
+#[inline]
+fn l_row(lk: &[f64], k: usize, runs: &[(u32, u32)], b: &[f64]) -> f64 {
+    let mut s = b[k];
+    for &(lo, hi) in runs {
+        let (lo, hi) = (lo as usize, hi as usize);
+        for (lv, bv) in lk[lo..=hi].iter().zip(&b[lo..=hi]).rev() {
+            s -= lv * bv;
+        }
+    }
+    s / lk[k]
+}
+
 /// `y = A x` for a dense `n×n` row-major A.
 #[inline]
 fn dense_mul(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
@@ -3445,10 +3515,14 @@ impl PrimalSolver {
                 res.anc.clear();
                 res.anc_at.clear();
                 for k in 0..nx {
-                    res.anc_at.push(res.anc.len() as u32);
+                    let start = res.anc.len();
+                    res.anc_at.push(start as u32);
                     let mut j = par[k];
                     while j != NO_PARENT {
-                        res.anc.push(j);
+                        match res.anc[start..].last_mut() {
+                            Some(run) if run.0 == j + 1 => run.0 = j,
+                            _ => res.anc.push((j, j)),
+                        }
                         j = par[j as usize];
                     }
                 }
@@ -3476,7 +3550,8 @@ impl PrimalSolver {
             v.clear();
             v.resize(nx, 0.0);
         }
-        res.hd.clear();
+        // H's storage; `dof_factor` writes what it reads before every
+        // factorization (lcp22: not zeroed here as well).
         res.hd.resize(nx * nx, 0.0);
         res.fact_valid = false;
         res.cone = false;
@@ -3836,13 +3911,29 @@ impl PrimalSolver {
             tangent,
             ..
         } = res;
-        hd.fill(0.0);
-        for &b in dof_blocks.iter() {
-            let b = b as usize;
-            let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
-            for r in 0..n {
-                let src = &dofs.mass[at + r * n..at + (r + 1) * n];
-                hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
+        if let Some(b) = *dof_tree {
+            // M on the tree's sparsity only (lcp22): the entries (k, k) and
+            // (k, ancestors of k), all that the assembly below, the factor and
+            // its solves touch (the island is this block, at offset 0).
+            let (n, at) = (dofs.ndof[b as usize] as usize, dofs.at[b as usize]);
+            let m = &dofs.mass[at..at + n * n];
+            for k in 0..n.min(nx) {
+                let (mk, hk) = (&m[k * n..(k + 1) * n], &mut hd[k * nx..(k + 1) * nx]);
+                hk[k] = mk[k];
+                for &(lo, hi) in &anc[anc_at[k] as usize..anc_at[k + 1] as usize] {
+                    let (lo, hi) = (lo as usize, hi as usize);
+                    hk[lo..=hi].copy_from_slice(&mk[lo..=hi]);
+                }
+            }
+        } else {
+            hd.fill(0.0);
+            for &b in dof_blocks.iter() {
+                let b = b as usize;
+                let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
+                for r in 0..n {
+                    let src = &dofs.mass[at + r * n..at + (r + 1) * n];
+                    hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
+                }
             }
         }
         // The lower triangle only (what the factorizations read), over the
@@ -3914,7 +4005,7 @@ impl PrimalSolver {
         }
         let tree = dof_tree.is_some();
         let ok = if tree {
-            tree_cholesky_lists(hd, nx, (anc, anc_at))
+            tree_cholesky_runs(hd, nx, (anc, anc_at))
         } else {
             dense_cholesky(hd, nx)
         };
@@ -4142,7 +4233,7 @@ fn h_solve(res: &mut PrimalResults, nx: usize, which: HVec, col: usize) {
         HVec::Radius => &mut dxd[col * nx..(col + 1) * nx],
     };
     if *fact_tree {
-        tree_cholesky_solve_lists(hd, nx, (anc, anc_at), b);
+        tree_cholesky_solve_runs(hd, nx, (anc, anc_at), b);
     } else {
         dense_cholesky_solve(hd, nx, b);
     }
@@ -4156,57 +4247,36 @@ enum HVec {
     Radius,
 }
 
-/// [`tree_cholesky`] with each DoF's ancestors listed (nearest first, at
-/// `anc[anc_at[k]..anc_at[k + 1]]`): the same operations in the same order,
-/// over contiguous lists instead of the parent walk.
-fn tree_cholesky_lists(a: &mut [f64], n: usize, (anc, anc_at): (&[u32], &[u32])) -> bool {
+/// [`tree_cholesky`] with each DoF's ancestor runs listed ([`factor_row`],
+/// at `runs[runs_at[k]..runs_at[k + 1]]`): the same operations.
+fn tree_cholesky_runs(a: &mut [f64], n: usize, (runs, runs_at): (&[(u32, u32)], &[u32])) -> bool {
     for k in (0..n).rev() {
-        let list = &anc[anc_at[k] as usize..anc_at[k + 1] as usize];
         let (head, tail) = a.split_at_mut(k * n);
-        let rk = &mut tail[..n];
-        let d = rk[k];
-        if d.is_nan() || d <= 0.0 || !d.is_finite() {
+        let rk = &runs[runs_at[k] as usize..runs_at[k + 1] as usize];
+        if !factor_row(head, &mut tail[..n], k, rk) {
             return false;
-        }
-        let d = d.sqrt();
-        rk[k] = d;
-        for &i in list {
-            rk[i as usize] /= d;
-        }
-        for (p, &i) in list.iter().enumerate() {
-            let ii = i as usize;
-            let lki = rk[ii];
-            let ri = &mut head[ii * n..ii * n + ii + 1];
-            for &j in &list[p..] {
-                let jj = j as usize;
-                ri[jj] -= lki * rk[jj];
-            }
         }
     }
     true
 }
 
-/// [`tree_cholesky_solve`] with the ancestor lists of [`tree_cholesky_lists`].
-fn tree_cholesky_solve_lists(l: &[f64], n: usize, (anc, anc_at): (&[u32], &[u32]), b: &mut [f64]) {
-    let list = |k: usize| &anc[anc_at[k] as usize..anc_at[k + 1] as usize];
+/// [`tree_cholesky_solve`] with the runs of [`tree_cholesky_runs`].
+fn tree_cholesky_solve_runs(
+    l: &[f64],
+    n: usize,
+    (runs, runs_at): (&[(u32, u32)], &[u32]),
+    b: &mut [f64],
+) {
+    let of = |k: usize| &runs[runs_at[k] as usize..runs_at[k + 1] as usize];
     for k in (0..n).rev() {
         let y = b[k] / l[k * n + k];
         b[k] = y;
-        if y == 0.0 {
-            continue;
-        }
-        let lk = &l[k * n..k * n + n];
-        for &j in list(k) {
-            b[j as usize] -= lk[j as usize] * y;
+        if y != 0.0 {
+            lt_row(&l[k * n..k * n + n], y, of(k), b);
         }
     }
     for k in 0..n {
-        let lk = &l[k * n..k * n + n];
-        let mut s = b[k];
-        for &j in list(k) {
-            s -= lk[j as usize] * b[j as usize];
-        }
-        b[k] = s / lk[k];
+        b[k] = l_row(&l[k * n..k * n + n], k, of(k), b);
     }
 }
 
