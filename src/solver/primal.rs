@@ -4100,13 +4100,18 @@ impl PrimalSolver {
     ) {
         let ch = problem.table.half.0;
         pieces_of_impulses(&problem.table, order, res);
-        // A normal row without impulse in the guess that closes at the
-        // guess's x (u_n < 0) starts on (lcp22): a joint limit's row has no
-        // warm start, and the humanoid's four turned on in the first Newton
-        // step of every step, a second factorization of H.
+        // A frictionless normal row without impulse in the guess that closes
+        // at the guess's x (u_n < 0) starts on (lcp22): a joint limit's row
+        // (μ = 0) has no warm start, and the humanoid's four turned on in the
+        // first Newton step of every step, a second factorization of H. (On
+        // every row it cost the rover 9k instructions per step, its
+        // factorizations 22.2k → 26.8k.)
         for &i in order {
             let i = i as usize;
-            if !res.normal_on[i] && res.q[i][0] + g_of(dofs, &res.dof_at, i, &res.xd)[0] < 0.0 {
+            if !res.normal_on[i]
+                && problem.mu[i] == 0.0
+                && res.q[i][0] + g_of(dofs, &res.dof_at, i, &res.xd)[0] < 0.0
+            {
                 res.normal_on[i] = true;
             }
         }
