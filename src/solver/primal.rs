@@ -110,7 +110,11 @@
 //! (stored with the pairs, so in the snapshot): nothing else is carried across
 //! ticks. H depends on the pieces and `E'` only: its factor is kept while the
 //! pieces do not change ([`PrimalParams::reuse_factor`]), across the Newton
-//! steps, radius steps and passes of an island.
+//! steps, radius steps and passes of an island. In DoF space (lcp22) a
+//! frictionless row (μ = 0: a joint limit, which has no pair and so no
+//! guess) without impulse in the guess starts loaded where the guess's x
+//! closes it (`u_n < 0`): the standing humanoid's four limit rows turned on in
+//! the first Newton step of every tick, a second factorization of H.
 //!
 //! # Soft identification (lcp17, [`PrimalParams::soft_proximal`], off)
 //! At ρ = 1e-6 a loaded row's kink is `1/e' ≈ 1e6` of W's diagonal: the exact
@@ -211,10 +215,13 @@
 //! from one side, with every side's non-zero columns on one path
 //! (checked once per island solve), factors H as `Lᵀ L` from the last DoF to
 //! the first ([`tree_cholesky`]: no fill-in, `O(Σ d_k²)` for DoF depths
-//! `d_k`) over each DoF's listed ancestors, and solves in `O(Σ d_k)`; other
-//! islands keep the dense Cholesky. The humanoid (32 DoFs, feet at depth 12):
-//! the DoF solve 322k → 262k instructions per step (docs/BENCHMARKS.md,
-//! lcp21).
+//! `d_k`) over each DoF's ancestors, listed once per island solve as runs of
+//! consecutive DoFs (lcp22; were listed one by one), and solves in
+//! `O(Σ d_k)`; H is written only on that sparsity (lcp22: no dense zero
+//! fill). Other islands keep the dense Cholesky. The humanoid (32 DoFs, feet
+//! at depth 12): the DoF solve 322k → 262k instructions per step (lcp21),
+//! → 147k with one factorization per step and G read by its non-zero
+//! columns (lcp22; docs/BENCHMARKS.md).
 
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
@@ -734,6 +741,9 @@ pub struct PrimalResults {
     /// lcp21); the block's index. `fact_tree`: the factor in `hd` is such.
     dof_tree: Option<u32>,
     fact_tree: bool,
+    /// The island's rows of G are read by their non-zero columns
+    /// ([`SPARSE_SIDE`], lcp22).
+    dof_sparse: bool,
     /// Per point (lcp21): its sides' non-zero DoF columns at
     /// `nzc[nz_at[i][s]..nz_at[i][s + 1]]` (ascending), listed once per
     /// island solve; with `dof_tree`, each DoF's ancestors as runs of
@@ -3489,12 +3499,14 @@ impl PrimalSolver {
             res.nzc.clear();
             res.nz_at.resize(dofs.side.len(), [0; 3]);
             let mut chains = true;
+            let mut side_cols = 0;
             for &i in order {
                 let i = i as usize;
                 let mut at = [res.nzc.len() as u32; 3];
                 for (s, &(b, off)) in dofs.side[i].iter().enumerate() {
                     if b != NO_BODY {
                         let n = dofs.ndof[b as usize] as usize;
+                        side_cols += n;
                         let j = &dofs.jac[off..off + 3 * n];
                         let from = res.nzc.len();
                         res.nzc.extend(
@@ -3508,6 +3520,7 @@ impl PrimalSolver {
                 }
                 res.nz_at[i] = at;
             }
+            res.dof_sparse = nx >= SPARSE_SIDE.0 && res.nzc.len() * SPARSE_SIDE.1 < side_cols;
             if !chains {
                 res.dof_tree = None;
             }
@@ -3559,7 +3572,14 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
-            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.td);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                1.0,
+                &mut res.td,
+            );
         }
         block_mul(
             dofs,
@@ -3680,13 +3700,25 @@ impl PrimalSolver {
         );
         for &i in order {
             let i = i as usize;
-            let gx = g_of(dofs, &res.dof_at, i, &res.xd);
+            let gx = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.xd,
+            );
             let mut u = res.q[i];
             for a in 0..3 {
                 u[a] += gx[a];
             }
             let (z, on, piece) = point_impulse(&u, &res.e[i], res.radius[i], table);
-            gt_add(dofs, &res.dof_at, i, &z, -1.0, &mut res.gd);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                -1.0,
+                &mut res.gd,
+            );
             res.u[i] = u;
             res.zs[i] = z;
             res.normal_on[i] = on;
@@ -3766,11 +3798,23 @@ impl PrimalSolver {
             let l = res.slide[a] as usize;
             let b = slide_direction(&res.zs[l], &res.e[l], res.radius[l], res.tangent[l], ch);
             let col = &mut res.dxd[a * nx..(a + 1) * nx];
-            gt_add(dofs, &res.dof_at, l, &b, 1.0, col);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                l,
+                &b,
+                1.0,
+                col,
+            );
             h_solve(res, nx, HVec::Radius, a);
         }
         let gn = |res: &PrimalResults, i: usize, col: usize| {
-            g_of(dofs, &res.dof_at, i, &res.dxd[col * nx..(col + 1) * nx])[0]
+            g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.dxd[col * nx..(col + 1) * nx],
+            )[0]
         };
         if !radius_newton_system(problem, order, k, gn, res) {
             return Some(false);
@@ -3806,7 +3850,14 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
-            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                1.0,
+                &mut res.dd,
+            );
         }
         block_mul(
             dofs,
@@ -3818,7 +3869,12 @@ impl PrimalSolver {
         let mut out = 0.0_f64;
         for &i in order {
             let i = i as usize;
-            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let v = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.td,
+            );
             let z = &res.z[3 * i..3 * i + 3];
             let e = rows.cfm[i];
             let mut r = [0.0; 3];
@@ -3860,7 +3916,12 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let (z, e) = (res.zs[i], res.e[i]);
-            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let v = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.td,
+            );
             let mut w = [0.0; 3];
             for a in 0..3 {
                 w[a] = res.u[i][a] + e[a] * z[a] - v[a];
@@ -4044,7 +4105,12 @@ impl PrimalSolver {
         let mut moved = false;
         for &i in order {
             let i = i as usize;
-            let v = g_of(dofs, &res.dof_at, i, &res.dd);
+            let v = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.dd,
+            );
             moved |= v.iter().any(|&c| c != 0.0);
             res.du[i] = v;
         }
@@ -4110,7 +4176,14 @@ impl PrimalSolver {
             let i = i as usize;
             if !res.normal_on[i]
                 && problem.mu[i] == 0.0
-                && res.q[i][0] + g_of(dofs, &res.dof_at, i, &res.xd)[0] < 0.0
+                && res.q[i][0]
+                    + g_of(
+                        dofs,
+                        (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                        i,
+                        &res.xd,
+                    )[0]
+                    < 0.0
             {
                 res.normal_on[i] = true;
             }
@@ -4125,7 +4198,14 @@ impl PrimalSolver {
             let (q, e, r) = (res.q[i], res.e[i], res.radius[i]);
             let zg = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
             let z = piece_impulse((&q, &e, r), &zg, (res.normal_on[i], res.tangent[i]), ch);
-            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                1.0,
+                &mut res.dd,
+            );
         }
         h_solve(res, nx, HVec::Step, 0);
         if all_finite(&res.dd) {
@@ -4313,27 +4393,71 @@ fn on_chain(nz: &[u32], parent: &[u32]) -> bool {
     true
 }
 
-/// `y += s Gᵢᵀ z` for point i into the island vector `y`.
-fn gt_add(dofs: &DofRows, dof_at: &[u32], i: usize, z: &[f64; 3], s: f64, y: &mut [f64]) {
-    for &(b, off) in &dofs.side[i] {
+/// An island's rows of G are read over their sides' non-zero columns
+/// (lcp22) when it has at least `SPARSE_SIDE.0` unknowns and those columns
+/// are fewer than half of its sides' (the humanoid: a foot's 13 of 32, a
+/// joint limit's 1). Elsewhere the contiguous loops stay: with the lists on
+/// every side the rover (8 DoFs, its wheels' 7) was 10k instructions per
+/// step slower, with a per-side test 5k.
+const SPARSE_SIDE: (usize, usize) = (16, 2);
+
+/// The island's DoF offsets per block, its points' non-zero columns per side
+/// and whether they are read ([`SPARSE_SIDE`]; `PrimalResults::{dof_at, nzc,
+/// nz_at, dof_sparse}`).
+type Cols<'a> = (&'a [u32], &'a [u32], &'a [[u32; 3]], bool);
+
+/// `y += s Gᵢᵀ z` for point i into the island vector `y`; in a sparse island
+/// ([`SPARSE_SIDE`]) over its non-zero columns only (lcp22: a zero column
+/// adds a zero).
+fn gt_add(
+    dofs: &DofRows,
+    (dof_at, nzc, nz_at, sparse): Cols<'_>,
+    i: usize,
+    z: &[f64; 3],
+    s: f64,
+    y: &mut [f64],
+) {
+    for (sd, &(b, off)) in dofs.side[i].iter().enumerate() {
         if b != NO_BODY {
             let n = dofs.ndof[b as usize] as usize;
             let at = dof_at[b as usize] as usize;
-            jdt_add(&dofs.jac[off..off + 3 * n], z, s, &mut y[at..at + n]);
+            let (j, y) = (&dofs.jac[off..off + 3 * n], &mut y[at..at + n]);
+            if !sparse {
+                jdt_add(j, z, s, y);
+                continue;
+            }
+            for &c in &nzc[nz_at[i][sd] as usize..nz_at[i][sd + 1] as usize] {
+                let c = c as usize;
+                y[c] += s * (j[c] * z[0] + j[n + c] * z[1] + j[2 * n + c] * z[2]);
+            }
         }
     }
 }
 
-/// `Gᵢ v` for point i from the island vector `v`.
-fn g_of(dofs: &DofRows, dof_at: &[u32], i: usize, v: &[f64]) -> [f64; 3] {
+/// `Gᵢ v` for point i from the island vector `v`; in a sparse island
+/// ([`SPARSE_SIDE`]) over its non-zero columns in ascending order (lcp22:
+/// [`jd_times`]'s sums without their zero terms).
+fn g_of(dofs: &DofRows, (dof_at, nzc, nz_at, sparse): Cols<'_>, i: usize, v: &[f64]) -> [f64; 3] {
     let mut out = [0.0; 3];
-    for &(b, off) in &dofs.side[i] {
+    for (sd, &(b, off)) in dofs.side[i].iter().enumerate() {
         if b != NO_BODY {
             let n = dofs.ndof[b as usize] as usize;
             let at = dof_at[b as usize] as usize;
-            let gx = jd_times(&dofs.jac[off..off + 3 * n], &v[at..at + n]);
-            for a in 0..3 {
-                out[a] += gx[a];
+            let (j, v) = (&dofs.jac[off..off + 3 * n], &v[at..at + n]);
+            if !sparse {
+                let gx = jd_times(j, v);
+                for a in 0..3 {
+                    out[a] += gx[a];
+                }
+                continue;
+            }
+            let cols = &nzc[nz_at[i][sd] as usize..nz_at[i][sd + 1] as usize];
+            for (a, o) in out.iter_mut().enumerate() {
+                let ja = &j[a * n..(a + 1) * n];
+                *o += cols
+                    .iter()
+                    .map(|&c| ja[c as usize] * v[c as usize])
+                    .sum::<f64>();
             }
         }
     }
