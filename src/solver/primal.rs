@@ -110,7 +110,11 @@
 //! (stored with the pairs, so in the snapshot): nothing else is carried across
 //! ticks. H depends on the pieces and `E'` only: its factor is kept while the
 //! pieces do not change ([`PrimalParams::reuse_factor`]), across the Newton
-//! steps, radius steps and passes of an island.
+//! steps, radius steps and passes of an island. In DoF space (lcp22) a
+//! frictionless row (μ = 0: a joint limit, which has no pair and so no
+//! guess) without impulse in the guess starts loaded where the guess's x
+//! closes it (`u_n < 0`): the standing humanoid's four limit rows turned on in
+//! the first Newton step of every tick, a second factorization of H.
 //!
 //! # Soft identification (lcp17, [`PrimalParams::soft_proximal`], off)
 //! At ρ = 1e-6 a loaded row's kink is `1/e' ≈ 1e6` of W's diagonal: the exact
@@ -211,10 +215,13 @@
 //! from one side, with every side's non-zero columns on one path
 //! (checked once per island solve), factors H as `Lᵀ L` from the last DoF to
 //! the first ([`tree_cholesky`]: no fill-in, `O(Σ d_k²)` for DoF depths
-//! `d_k`) over each DoF's listed ancestors, and solves in `O(Σ d_k)`; other
-//! islands keep the dense Cholesky. The humanoid (32 DoFs, feet at depth 12):
-//! the DoF solve 322k → 262k instructions per step (docs/BENCHMARKS.md,
-//! lcp21).
+//! `d_k`) over each DoF's ancestors, listed once per island solve as runs of
+//! consecutive DoFs (lcp22; were listed one by one), and solves in
+//! `O(Σ d_k)`; H is written only on that sparsity (lcp22: no dense zero
+//! fill). Other islands keep the dense Cholesky. The humanoid (32 DoFs, feet
+//! at depth 12): the DoF solve 322k → 262k instructions per step (lcp21),
+//! → 147k with one factorization per step and G read by its non-zero
+//! columns (lcp22; docs/BENCHMARKS.md).
 
 use super::block_cholesky::{BlockCholesky, M6, V6};
 use super::lcp::all_finite;
@@ -734,13 +741,17 @@ pub struct PrimalResults {
     /// lcp21); the block's index. `fact_tree`: the factor in `hd` is such.
     dof_tree: Option<u32>,
     fact_tree: bool,
+    /// The island's rows of G are read by their non-zero columns
+    /// ([`SPARSE_SIDE`], lcp22).
+    dof_sparse: bool,
     /// Per point (lcp21): its sides' non-zero DoF columns at
     /// `nzc[nz_at[i][s]..nz_at[i][s + 1]]` (ascending), listed once per
-    /// island solve; with `dof_tree`, each DoF's ancestors (nearest first) at
-    /// `anc[anc_at[k]..anc_at[k + 1]]`, the tree's loops over contiguous lists.
+    /// island solve; with `dof_tree`, each DoF's ancestors as runs of
+    /// consecutive DoFs (nearest first, `(lo, hi)` for hi, …, lo; lcp22: were listed
+    /// one by one) at `anc[anc_at[k]..anc_at[k + 1]]`.
     nzc: Vec<u32>,
     nz_at: Vec<[u32; 3]>,
-    anc: Vec<u32>,
+    anc: Vec<(u32, u32)>,
     anc_at: Vec<u32>,
     xd: Vec<f64>,
     gd: Vec<f64>,
@@ -3298,6 +3309,75 @@ pub fn tree_cholesky_solve(l: &[f64], n: usize, parent: &[u32], b: &mut [f64]) {
     }
 }
 
+/// Row `k` of [`tree_cholesky`] (`rk`, with the rows above it in `head`) given
+/// its ancestor runs (nearest first, `(lo, hi)` for hi, hi − 1, …, lo): the
+/// parent walk's operations, each entry `(i, j)` written once per row k as
+/// there, over contiguous slices (lcp22; H's factor only, where the runs are
+/// listed once per island solve). False on a pivot that is not positive.
+#[inline]
+fn factor_row(head: &mut [f64], rk: &mut [f64], k: usize, runs: &[(u32, u32)]) -> bool {
+    let n = rk.len();
+    let d = rk[k];
+    if d.is_nan() || d <= 0.0 || !d.is_finite() {
+        return false;
+    }
+    let d = d.sqrt();
+    rk[k] = d;
+    for &(lo, hi) in runs {
+        for x in &mut rk[lo as usize..=hi as usize] {
+            *x /= d;
+        }
+    }
+    for (r, &(lo, hi)) in runs.iter().enumerate() {
+        let lo = lo as usize;
+        for ii in (lo..=hi as usize).rev() {
+            let lki = rk[ii];
+            let ri = &mut head[ii * n..ii * n + ii + 1];
+            // Row ii's part: its own run down from ii, the farther runs whole.
+            sub_scaled(&mut ri[lo..=ii], lki, &rk[lo..=ii]);
+            for &(l2, h2) in &runs[r + 1..] {
+                let (l2, h2) = (l2 as usize, h2 as usize);
+                sub_scaled(&mut ri[l2..=h2], lki, &rk[l2..=h2]);
+            }
+        }
+    }
+    true
+}
+
+/// `y ← y − s x` entry by entry.
+#[inline]
+fn sub_scaled(y: &mut [f64], s: f64, x: &[f64]) {
+    for (yv, xv) in y.iter_mut().zip(x) {
+        *yv -= s * xv;
+    }
+}
+
+/// `b_j −= L_kj y` over row k's ancestor runs (the `L⁻ᵀ` sweep; one update
+/// per entry, the walk's).
+#[inline]
+fn lt_row(lk: &[f64], y: f64, runs: &[(u32, u32)], b: &mut [f64]) {
+    for &(lo, hi) in runs {
+        let (lo, hi) = (lo as usize, hi as usize);
+        for (bv, lv) in b[lo..=hi].iter_mut().zip(&lk[lo..=hi]) {
+            *bv -= lv * y;
+        }
+    }
+}
+
+/// `(b_k − Σ_j L_kj b_j) / L_kk` over row k's ancestors, nearest first (the
+/// `L⁻¹` sweep; the walk's order of the sum).
+#[inline]
+fn l_row(lk: &[f64], k: usize, runs: &[(u32, u32)], b: &[f64]) -> f64 {
+    let mut s = b[k];
+    for &(lo, hi) in runs {
+        let (lo, hi) = (lo as usize, hi as usize);
+        for (lv, bv) in lk[lo..=hi].iter().zip(&b[lo..=hi]).rev() {
+            s -= lv * bv;
+        }
+    }
+    s / lk[k]
+}
+
 /// `y = A x` for a dense `n×n` row-major A.
 #[inline]
 fn dense_mul(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
@@ -3419,12 +3499,14 @@ impl PrimalSolver {
             res.nzc.clear();
             res.nz_at.resize(dofs.side.len(), [0; 3]);
             let mut chains = true;
+            let mut side_cols = 0;
             for &i in order {
                 let i = i as usize;
                 let mut at = [res.nzc.len() as u32; 3];
                 for (s, &(b, off)) in dofs.side[i].iter().enumerate() {
                     if b != NO_BODY {
                         let n = dofs.ndof[b as usize] as usize;
+                        side_cols += n;
                         let j = &dofs.jac[off..off + 3 * n];
                         let from = res.nzc.len();
                         res.nzc.extend(
@@ -3438,6 +3520,7 @@ impl PrimalSolver {
                 }
                 res.nz_at[i] = at;
             }
+            res.dof_sparse = nx >= SPARSE_SIDE.0 && res.nzc.len() * SPARSE_SIDE.1 < side_cols;
             if !chains {
                 res.dof_tree = None;
             }
@@ -3445,10 +3528,14 @@ impl PrimalSolver {
                 res.anc.clear();
                 res.anc_at.clear();
                 for k in 0..nx {
-                    res.anc_at.push(res.anc.len() as u32);
+                    let start = res.anc.len();
+                    res.anc_at.push(start as u32);
                     let mut j = par[k];
                     while j != NO_PARENT {
-                        res.anc.push(j);
+                        match res.anc[start..].last_mut() {
+                            Some(run) if run.0 == j + 1 => run.0 = j,
+                            _ => res.anc.push((j, j)),
+                        }
                         j = par[j as usize];
                     }
                 }
@@ -3476,7 +3563,8 @@ impl PrimalSolver {
             v.clear();
             v.resize(nx, 0.0);
         }
-        res.hd.clear();
+        // H's storage; `dof_factor` writes what it reads before every
+        // factorization (lcp22: not zeroed here as well).
         res.hd.resize(nx * nx, 0.0);
         res.fact_valid = false;
         res.cone = false;
@@ -3484,7 +3572,14 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
-            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.td);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                1.0,
+                &mut res.td,
+            );
         }
         block_mul(
             dofs,
@@ -3605,13 +3700,25 @@ impl PrimalSolver {
         );
         for &i in order {
             let i = i as usize;
-            let gx = g_of(dofs, &res.dof_at, i, &res.xd);
+            let gx = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.xd,
+            );
             let mut u = res.q[i];
             for a in 0..3 {
                 u[a] += gx[a];
             }
             let (z, on, piece) = point_impulse(&u, &res.e[i], res.radius[i], table);
-            gt_add(dofs, &res.dof_at, i, &z, -1.0, &mut res.gd);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                -1.0,
+                &mut res.gd,
+            );
             res.u[i] = u;
             res.zs[i] = z;
             res.normal_on[i] = on;
@@ -3691,11 +3798,23 @@ impl PrimalSolver {
             let l = res.slide[a] as usize;
             let b = slide_direction(&res.zs[l], &res.e[l], res.radius[l], res.tangent[l], ch);
             let col = &mut res.dxd[a * nx..(a + 1) * nx];
-            gt_add(dofs, &res.dof_at, l, &b, 1.0, col);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                l,
+                &b,
+                1.0,
+                col,
+            );
             h_solve(res, nx, HVec::Radius, a);
         }
         let gn = |res: &PrimalResults, i: usize, col: usize| {
-            g_of(dofs, &res.dof_at, i, &res.dxd[col * nx..(col + 1) * nx])[0]
+            g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.dxd[col * nx..(col + 1) * nx],
+            )[0]
         };
         if !radius_newton_system(problem, order, k, gn, res) {
             return Some(false);
@@ -3731,7 +3850,14 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
-            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                1.0,
+                &mut res.dd,
+            );
         }
         block_mul(
             dofs,
@@ -3743,7 +3869,12 @@ impl PrimalSolver {
         let mut out = 0.0_f64;
         for &i in order {
             let i = i as usize;
-            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let v = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.td,
+            );
             let z = &res.z[3 * i..3 * i + 3];
             let e = rows.cfm[i];
             let mut r = [0.0; 3];
@@ -3785,7 +3916,12 @@ impl PrimalSolver {
         for &i in order {
             let i = i as usize;
             let (z, e) = (res.zs[i], res.e[i]);
-            let v = g_of(dofs, &res.dof_at, i, &res.td);
+            let v = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.td,
+            );
             let mut w = [0.0; 3];
             for a in 0..3 {
                 w[a] = res.u[i][a] + e[a] * z[a] - v[a];
@@ -3836,13 +3972,29 @@ impl PrimalSolver {
             tangent,
             ..
         } = res;
-        hd.fill(0.0);
-        for &b in dof_blocks.iter() {
-            let b = b as usize;
-            let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
-            for r in 0..n {
-                let src = &dofs.mass[at + r * n..at + (r + 1) * n];
-                hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
+        if let Some(b) = *dof_tree {
+            // M on the tree's sparsity only (lcp22): the entries (k, k) and
+            // (k, ancestors of k), all that the assembly below, the factor and
+            // its solves touch (the island is this block, at offset 0).
+            let (n, at) = (dofs.ndof[b as usize] as usize, dofs.at[b as usize]);
+            let m = &dofs.mass[at..at + n * n];
+            for k in 0..n.min(nx) {
+                let (mk, hk) = (&m[k * n..(k + 1) * n], &mut hd[k * nx..(k + 1) * nx]);
+                hk[k] = mk[k];
+                for &(lo, hi) in &anc[anc_at[k] as usize..anc_at[k + 1] as usize] {
+                    let (lo, hi) = (lo as usize, hi as usize);
+                    hk[lo..=hi].copy_from_slice(&mk[lo..=hi]);
+                }
+            }
+        } else {
+            hd.fill(0.0);
+            for &b in dof_blocks.iter() {
+                let b = b as usize;
+                let (n, at, off) = (dofs.ndof[b] as usize, dofs.at[b], dof_at[b] as usize);
+                for r in 0..n {
+                    let src = &dofs.mass[at + r * n..at + (r + 1) * n];
+                    hd[(off + r) * nx + off..(off + r) * nx + off + n].copy_from_slice(src);
+                }
             }
         }
         // The lower triangle only (what the factorizations read), over the
@@ -3914,7 +4066,7 @@ impl PrimalSolver {
         }
         let tree = dof_tree.is_some();
         let ok = if tree {
-            tree_cholesky_lists(hd, nx, (anc, anc_at))
+            tree_cholesky_runs(hd, nx, (anc, anc_at))
         } else {
             dense_cholesky(hd, nx)
         };
@@ -3953,7 +4105,12 @@ impl PrimalSolver {
         let mut moved = false;
         for &i in order {
             let i = i as usize;
-            let v = g_of(dofs, &res.dof_at, i, &res.dd);
+            let v = g_of(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &res.dd,
+            );
             moved |= v.iter().any(|&c| c != 0.0);
             res.du[i] = v;
         }
@@ -4009,6 +4166,28 @@ impl PrimalSolver {
     ) {
         let ch = problem.table.half.0;
         pieces_of_impulses(&problem.table, order, res);
+        // A frictionless normal row without impulse in the guess that closes
+        // at the guess's x (u_n < 0) starts on (lcp22): a joint limit's row
+        // (μ = 0) has no warm start, and the humanoid's four turned on in the
+        // first Newton step of every step, a second factorization of H. (On
+        // every row it cost the rover 9k instructions per step, its
+        // factorizations 22.2k → 26.8k.)
+        for &i in order {
+            let i = i as usize;
+            if !res.normal_on[i]
+                && problem.mu[i] == 0.0
+                && res.q[i][0]
+                    + g_of(
+                        dofs,
+                        (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                        i,
+                        &res.xd,
+                    )[0]
+                    < 0.0
+            {
+                res.normal_on[i] = true;
+            }
+        }
         res.stats.iterations += 1;
         if !self.dof_factor(dofs, order, nx, res) {
             return;
@@ -4019,7 +4198,14 @@ impl PrimalSolver {
             let (q, e, r) = (res.q[i], res.e[i], res.radius[i]);
             let zg = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
             let z = piece_impulse((&q, &e, r), &zg, (res.normal_on[i], res.tangent[i]), ch);
-            gt_add(dofs, &res.dof_at, i, &z, 1.0, &mut res.dd);
+            gt_add(
+                dofs,
+                (&res.dof_at, &res.nzc, &res.nz_at, res.dof_sparse),
+                i,
+                &z,
+                1.0,
+                &mut res.dd,
+            );
         }
         h_solve(res, nx, HVec::Step, 0);
         if all_finite(&res.dd) {
@@ -4142,7 +4328,7 @@ fn h_solve(res: &mut PrimalResults, nx: usize, which: HVec, col: usize) {
         HVec::Radius => &mut dxd[col * nx..(col + 1) * nx],
     };
     if *fact_tree {
-        tree_cholesky_solve_lists(hd, nx, (anc, anc_at), b);
+        tree_cholesky_solve_runs(hd, nx, (anc, anc_at), b);
     } else {
         dense_cholesky_solve(hd, nx, b);
     }
@@ -4156,57 +4342,36 @@ enum HVec {
     Radius,
 }
 
-/// [`tree_cholesky`] with each DoF's ancestors listed (nearest first, at
-/// `anc[anc_at[k]..anc_at[k + 1]]`): the same operations in the same order,
-/// over contiguous lists instead of the parent walk.
-fn tree_cholesky_lists(a: &mut [f64], n: usize, (anc, anc_at): (&[u32], &[u32])) -> bool {
+/// [`tree_cholesky`] with each DoF's ancestor runs listed ([`factor_row`],
+/// at `runs[runs_at[k]..runs_at[k + 1]]`): the same operations.
+fn tree_cholesky_runs(a: &mut [f64], n: usize, (runs, runs_at): (&[(u32, u32)], &[u32])) -> bool {
     for k in (0..n).rev() {
-        let list = &anc[anc_at[k] as usize..anc_at[k + 1] as usize];
         let (head, tail) = a.split_at_mut(k * n);
-        let rk = &mut tail[..n];
-        let d = rk[k];
-        if d.is_nan() || d <= 0.0 || !d.is_finite() {
+        let rk = &runs[runs_at[k] as usize..runs_at[k + 1] as usize];
+        if !factor_row(head, &mut tail[..n], k, rk) {
             return false;
-        }
-        let d = d.sqrt();
-        rk[k] = d;
-        for &i in list {
-            rk[i as usize] /= d;
-        }
-        for (p, &i) in list.iter().enumerate() {
-            let ii = i as usize;
-            let lki = rk[ii];
-            let ri = &mut head[ii * n..ii * n + ii + 1];
-            for &j in &list[p..] {
-                let jj = j as usize;
-                ri[jj] -= lki * rk[jj];
-            }
         }
     }
     true
 }
 
-/// [`tree_cholesky_solve`] with the ancestor lists of [`tree_cholesky_lists`].
-fn tree_cholesky_solve_lists(l: &[f64], n: usize, (anc, anc_at): (&[u32], &[u32]), b: &mut [f64]) {
-    let list = |k: usize| &anc[anc_at[k] as usize..anc_at[k + 1] as usize];
+/// [`tree_cholesky_solve`] with the runs of [`tree_cholesky_runs`].
+fn tree_cholesky_solve_runs(
+    l: &[f64],
+    n: usize,
+    (runs, runs_at): (&[(u32, u32)], &[u32]),
+    b: &mut [f64],
+) {
+    let of = |k: usize| &runs[runs_at[k] as usize..runs_at[k + 1] as usize];
     for k in (0..n).rev() {
         let y = b[k] / l[k * n + k];
         b[k] = y;
-        if y == 0.0 {
-            continue;
-        }
-        let lk = &l[k * n..k * n + n];
-        for &j in list(k) {
-            b[j as usize] -= lk[j as usize] * y;
+        if y != 0.0 {
+            lt_row(&l[k * n..k * n + n], y, of(k), b);
         }
     }
     for k in 0..n {
-        let lk = &l[k * n..k * n + n];
-        let mut s = b[k];
-        for &j in list(k) {
-            s -= lk[j as usize] * b[j as usize];
-        }
-        b[k] = s / lk[k];
+        b[k] = l_row(&l[k * n..k * n + n], k, of(k), b);
     }
 }
 
@@ -4228,27 +4393,71 @@ fn on_chain(nz: &[u32], parent: &[u32]) -> bool {
     true
 }
 
-/// `y += s Gᵢᵀ z` for point i into the island vector `y`.
-fn gt_add(dofs: &DofRows, dof_at: &[u32], i: usize, z: &[f64; 3], s: f64, y: &mut [f64]) {
-    for &(b, off) in &dofs.side[i] {
+/// An island's rows of G are read over their sides' non-zero columns
+/// (lcp22) when it has at least `SPARSE_SIDE.0` unknowns and those columns
+/// are fewer than half of its sides' (the humanoid: a foot's 13 of 32, a
+/// joint limit's 1). Elsewhere the contiguous loops stay: with the lists on
+/// every side the rover (8 DoFs, its wheels' 7) was 10k instructions per
+/// step slower, with a per-side test 5k.
+const SPARSE_SIDE: (usize, usize) = (16, 2);
+
+/// The island's DoF offsets per block, its points' non-zero columns per side
+/// and whether they are read ([`SPARSE_SIDE`]; `PrimalResults::{dof_at, nzc,
+/// nz_at, dof_sparse}`).
+type Cols<'a> = (&'a [u32], &'a [u32], &'a [[u32; 3]], bool);
+
+/// `y += s Gᵢᵀ z` for point i into the island vector `y`; in a sparse island
+/// ([`SPARSE_SIDE`]) over its non-zero columns only (lcp22: a zero column
+/// adds a zero).
+fn gt_add(
+    dofs: &DofRows,
+    (dof_at, nzc, nz_at, sparse): Cols<'_>,
+    i: usize,
+    z: &[f64; 3],
+    s: f64,
+    y: &mut [f64],
+) {
+    for (sd, &(b, off)) in dofs.side[i].iter().enumerate() {
         if b != NO_BODY {
             let n = dofs.ndof[b as usize] as usize;
             let at = dof_at[b as usize] as usize;
-            jdt_add(&dofs.jac[off..off + 3 * n], z, s, &mut y[at..at + n]);
+            let (j, y) = (&dofs.jac[off..off + 3 * n], &mut y[at..at + n]);
+            if !sparse {
+                jdt_add(j, z, s, y);
+                continue;
+            }
+            for &c in &nzc[nz_at[i][sd] as usize..nz_at[i][sd + 1] as usize] {
+                let c = c as usize;
+                y[c] += s * (j[c] * z[0] + j[n + c] * z[1] + j[2 * n + c] * z[2]);
+            }
         }
     }
 }
 
-/// `Gᵢ v` for point i from the island vector `v`.
-fn g_of(dofs: &DofRows, dof_at: &[u32], i: usize, v: &[f64]) -> [f64; 3] {
+/// `Gᵢ v` for point i from the island vector `v`; in a sparse island
+/// ([`SPARSE_SIDE`]) over its non-zero columns in ascending order (lcp22:
+/// [`jd_times`]'s sums without their zero terms).
+fn g_of(dofs: &DofRows, (dof_at, nzc, nz_at, sparse): Cols<'_>, i: usize, v: &[f64]) -> [f64; 3] {
     let mut out = [0.0; 3];
-    for &(b, off) in &dofs.side[i] {
+    for (sd, &(b, off)) in dofs.side[i].iter().enumerate() {
         if b != NO_BODY {
             let n = dofs.ndof[b as usize] as usize;
             let at = dof_at[b as usize] as usize;
-            let gx = jd_times(&dofs.jac[off..off + 3 * n], &v[at..at + n]);
-            for a in 0..3 {
-                out[a] += gx[a];
+            let (j, v) = (&dofs.jac[off..off + 3 * n], &v[at..at + n]);
+            if !sparse {
+                let gx = jd_times(j, v);
+                for a in 0..3 {
+                    out[a] += gx[a];
+                }
+                continue;
+            }
+            let cols = &nzc[nz_at[i][sd] as usize..nz_at[i][sd + 1] as usize];
+            for (a, o) in out.iter_mut().enumerate() {
+                let ja = &j[a * n..(a + 1) * n];
+                *o += cols
+                    .iter()
+                    .map(|&c| ja[c as usize] * v[c as usize])
+                    .sum::<f64>();
             }
         }
     }

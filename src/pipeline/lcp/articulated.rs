@@ -90,6 +90,8 @@ pub(super) fn robot_blocks(
             || touches(model, ri, set)
             || r.joints.iter().any(|j| near_limit(j, qr, vr, h));
         let mut lean = false;
+        // M's offset in `ls.mass` (and its factor's in `ls.mfac`) when stored.
+        let at = ls.mass.len();
         if needs_minv {
             if crba(&r.tree, &mut rd.ad, qr).is_err() {
                 continue;
@@ -97,17 +99,15 @@ pub(super) fn robot_blocks(
             for k in 0..nv {
                 rd.ad.mass_matrix[(k, k)] += rd.armature[k];
             }
+            // M symmetric, row-major, written once at its offset (lcp22: was
+            // copied twice through nalgebra's indexing, the same sums).
+            push_symmetric(rd.ad.mass_matrix.as_slice(), nv, &mut ls.mass);
+            ls.mfac.resize(at, 0.0);
             if lean_ok && nv <= DOF_MAX {
-                // M symmetric and its factor M = Lᵀ L along the tree (lean:
-                // nothing else; lcp21, was a dense L Lᵀ): the DoF parent array
-                // at the block's offset in ν.
-                let m = &rd.ad.mass_matrix;
-                ls.lfac.clear();
-                for i in 0..nv {
-                    for j in 0..nv {
-                        ls.lfac.push(0.5 * (m[(i, j)] + m[(j, i)]));
-                    }
-                }
+                // Its factor M = Lᵀ L along the tree, in place at the same
+                // offset (lean: nothing else; lcp21, was a dense L Lᵀ): the DoF
+                // parent array at the block's offset in ν.
+                ls.mfac.extend_from_slice(&ls.mass[at..]);
                 let off = ls.nu.len();
                 ls.mpar.resize(off, NO_PARENT);
                 ls.mpar.extend(
@@ -118,11 +118,16 @@ pub(super) fn robot_blocks(
                 );
                 lean = ls.mpar.len() == off + nv
                     && crate::solver::primal::parent_array(&ls.mpar[off..], nv)
-                    && ls.lfac.iter().all(|x| x.is_finite())
-                    && tree_cholesky(&mut ls.lfac, nv, &ls.mpar[off..]);
+                    && ls.mfac[at..].iter().all(|x| x.is_finite())
+                    && tree_cholesky(&mut ls.mfac[at..], nv, &ls.mpar[off..]);
             }
             if !lean {
+                // The factor's place holds zeros.
+                ls.mfac.truncate(at);
+                ls.mfac.resize(at + nv * nv, 0.0);
                 if factor_mass(&mut rd.ad).is_err() {
+                    ls.mass.truncate(at);
+                    ls.mfac.truncate(at);
                     continue;
                 }
                 reshape_zeroed(&mut ls.hinv, nv, nv);
@@ -130,6 +135,8 @@ pub(super) fn robot_blocks(
                 if solve_mass_columns(&rd.ad, &mut ls.hinv).is_err()
                     || !ls.hinv.iter().all(|x| x.is_finite())
                 {
+                    ls.mass.truncate(at);
+                    ls.mfac.truncate(at);
                     continue;
                 }
             }
@@ -140,31 +147,15 @@ pub(super) fn robot_blocks(
             offset: ls.nu.len(),
             ndof: nv,
             minv: ls.minv.len(),
-            mass: if needs_minv { ls.mass.len() } else { NO_MASS },
+            mass: if needs_minv { at } else { NO_MASS },
         });
         ls.lean.resize(bi as usize, false);
         ls.lean.push(lean);
-        if needs_minv {
-            if !lean {
-                for i in 0..nv {
-                    for j in 0..nv {
-                        ls.minv.push(ls.hinv[(i, j)]);
-                    }
-                }
-            }
-            // M itself, symmetric (the primal solver's DoF-space rows).
-            let m = &rd.ad.mass_matrix;
+        if needs_minv && !lean {
             for i in 0..nv {
                 for j in 0..nv {
-                    ls.mass.push(0.5 * (m[(i, j)] + m[(j, i)]));
+                    ls.minv.push(ls.hinv[(i, j)]);
                 }
-            }
-            // The factor at the same offset as M (lean blocks only).
-            ls.mfac.resize(ls.mass.len() - nv * nv, 0.0);
-            if lean {
-                ls.mfac.extend_from_slice(&ls.lfac);
-            } else {
-                ls.mfac.resize(ls.mass.len(), 0.0);
             }
         }
         for k in vs {
@@ -176,6 +167,23 @@ pub(super) fn robot_blocks(
                 ls.body_block[b] = bi;
             }
         }
+    }
+}
+
+/// Appends the `n×n` matrix `m` (column-major, nalgebra's storage) to `out`
+/// row-major and symmetrized, `0.5 (m_ij + m_ji)`.
+fn push_symmetric(m: &[f64], n: usize, out: &mut Vec<f64>) {
+    if m.len() != n * n {
+        out.resize(out.len() + n * n, f64::NAN);
+        return;
+    }
+    for (i, col) in m.chunks_exact(n).enumerate() {
+        // Row i: m_ij at m[i + j n], m_ji = col[j] (column i).
+        out.extend(
+            col.iter()
+                .zip(m[i..].iter().step_by(n))
+                .map(|(&mji, &mij)| 0.5 * (mij + mji)),
+        );
     }
 }
 

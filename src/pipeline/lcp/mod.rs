@@ -263,10 +263,9 @@ pub struct LcpWorkspace {
     pub(super) mfac: Vec<f64>,
     pub(super) mpar: Vec<u32>,
     /// Scratch of the lean blocks: Gᵀ p per DoF (`velocity_after`), L⁻¹ Jᵀ of
-    /// a point's two sides (`delassus`), the factor of one robot's M.
+    /// a point's two sides (`delassus`).
     pub(super) gtp: Vec<f64>,
     pub(super) ly: Vec<f64>,
-    pub(super) lfac: Vec<f64>,
     /// ν at the start of the step and ν_f = ν + h M⁻¹ f.
     pub(super) nu: Vec<f64>,
     pub(super) nu_f: Vec<f64>,
@@ -353,7 +352,6 @@ impl Default for LcpWorkspace {
             mpar: Vec::new(),
             gtp: Vec::new(),
             ly: Vec::new(),
-            lfac: Vec::new(),
             nu: Vec::new(),
             nu_f: Vec::new(),
             nu_move: Vec::new(),
@@ -437,7 +435,6 @@ impl LcpWorkspace {
             mpar: Vec::with_capacity(6 * nb + nv_all),
             gtp: Vec::with_capacity(6 * nb + nv_all),
             ly: Vec::with_capacity(6 * ndof),
-            lfac: Vec::with_capacity(ndof * ndof),
             nu: Vec::with_capacity(6 * nb),
             nu_f: Vec::with_capacity(6 * nb),
             nu_move: Vec::with_capacity(6 * nb),
