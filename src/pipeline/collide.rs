@@ -67,8 +67,8 @@ pub struct CollideWorkspace {
 /// one model (as the pipeline's other memories: `FixedGeoms`, `small_pairs`).
 #[derive(Clone, Debug, Default)]
 pub struct NarrowMemo {
-    /// Off: every pair collides (the memo is neither read nor kept, no
-    /// `rest_poses` are set).
+    /// Off (the default, until a per-world key turns it on): every pair
+    /// collides (the memo is neither read nor kept, no `rest_poses` are set).
     pub off: bool,
     /// The rest tolerance, m: how far (|Δx| + R |Δθ|, R the geom's bounding
     /// radius) each geom of a pair may be from the poses its kept manifold was
@@ -137,6 +137,10 @@ impl NarrowMemo {
         let ngeom = model.ngeom();
         let (m, p) = (MANIFOLDS_PER_GEOM * ngeom, POINTS_PER_GEOM * ngeom);
         NarrowMemo {
+            // Off by default: under the tolerance one existing test's physics
+            // does not hold (tests/sleep.rs `pushed_pile_clamped_ends_as_without_sleeping`,
+            // docs/BENCHMARKS.md scale14); to be a per-world key.
+            off: true,
             radius: model.geoms.iter().map(|g| g.shape.size()).collect(),
             set: ContactSet::with_capacity(m, p),
             key: Vec::with_capacity(m),
@@ -1438,6 +1442,7 @@ mod tests {
             load_scene_str(&grid_scene(), "grid", std::path::Path::new(".")).expect("scene");
         let mut data = Data::new(&model);
         let mut pipe = Pipeline::new(&model);
+        pipe.collide.memo.off = false;
         for k in 0..550 {
             inputs(&model, &mut data, k);
             pipe.step(&model, &mut data);
@@ -1464,12 +1469,14 @@ mod tests {
         // A pipeline whose memo is another world's (the grid at its start).
         let mut other = Data::new(&model);
         let mut other_pipe = Pipeline::new(&model);
+        other_pipe.collide.memo.off = false;
         for k in 0..50 {
             inputs(&model, &mut other, k);
             other_pipe.step(&model, &mut other);
         }
         let mut fresh = Data::new(&model);
         let mut fresh_pipe = Pipeline::new(&model);
+        fresh_pipe.collide.memo.off = false;
         assert!(fresh.restore(&snap));
         assert!(other.restore(&snap));
         for (i, k) in (550..1300).enumerate() {
