@@ -115,6 +115,13 @@ pub struct PairState {
     /// N·s in the contact frame, and how many are valid (the warm start).
     pub lcp_impulse: [[f64; 3]; LCP_WARM_POINTS],
     pub lcp_points: u8,
+    /// The world poses of the pair's two geoms (candidate order) at which its
+    /// penetrating manifold was last found (the pair routine's, which reads
+    /// the poses alone); while both geoms stay within the narrow phase's rest
+    /// tolerance of these, the pair's manifold is the one found at these poses
+    /// (penalty: `pipeline::collide::NarrowMemo`). Part of the state, so that a
+    /// restored world reuses what the original did. `None`: found anew.
+    pub rest_poses: Option<[Pose; 2]>,
 }
 
 impl PairState {
@@ -133,6 +140,7 @@ impl PairState {
             hc_stiffness: 0.0,
             lcp_impulse: [[0.0; 3]; LCP_WARM_POINTS],
             lcp_points: 0,
+            rest_poses: None,
         }
     }
 }

@@ -40,7 +40,8 @@ pub mod volume;
 pub use broadphase::{Aabb, BroadPhase};
 pub use hull::{ConvexPolytope, Edge, Face};
 pub use narrowphase::{
-    collide_pair, collide_pair_within, pair_supported, Margin, NarrowScratch, CYLINDER_SIDES,
+    collide_pair, collide_pair_traced, collide_pair_within, pair_supported, Found, Margin,
+    NarrowScratch, CYLINDER_SIDES,
 };
 pub use shape::{MassProperties, Shape, ShapeKind};
 

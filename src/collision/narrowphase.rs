@@ -199,8 +199,39 @@ pub fn collide_pair_within(
     scratch: &mut NarrowScratch,
     out: &mut ContactSet,
 ) -> bool {
+    collide_pair_traced(ga, sa, xa, gb, sb, xb, margin, scratch, out) != Found::Nothing
+}
+
+/// What [`collide_pair_traced`] appended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// No manifold.
+    Nothing,
+    /// The pair routine's manifold of penetrating geoms: a function of the two
+    /// shapes and poses alone (the margin is not read on this path).
+    Penetrating,
+    /// A manifold of gap points (the margin's path: it depends on the margin).
+    Gap,
+}
+
+/// [`collide_pair_within`], telling which path appended the manifold: a
+/// [`Found::Penetrating`] manifold is the same for any margin, so a memo of it
+/// keyed on the two poses bit for bit is exact (`pipeline::collide`'s narrow
+/// phase memo).
+#[allow(clippy::too_many_arguments)]
+pub fn collide_pair_traced(
+    ga: usize,
+    sa: &Shape,
+    xa: &Pose,
+    gb: usize,
+    sb: &Shape,
+    xb: &Pose,
+    margin: &Margin,
+    scratch: &mut NarrowScratch,
+    out: &mut ContactSet,
+) -> Found {
     let Some(entry) = TABLE[sa.kind() as usize][sb.kind() as usize] else {
-        return false;
+        return Found::Nothing;
     };
     if routine(
         entry,
@@ -215,10 +246,10 @@ pub fn collide_pair_within(
         gb,
         out,
     ) {
-        return true;
+        return Found::Penetrating;
     }
     if margin.reach.is_nan() || margin.reach <= 0.0 {
-        return false;
+        return Found::Nothing;
     }
     let sep = match gjk::separation(sa, xa, sb, xb) {
         Some(sep) => sep,
@@ -229,14 +260,14 @@ pub fn collide_pair_within(
         // routine's normal must face it, `routine`).
         None => match touching_direction(xa, xb) {
             Some(dir) => gjk::Separation { distance: 0.0, dir },
-            None => return false,
+            None => return Found::Nothing,
         },
     };
     // Only gaps the step's motion can close: the window widens the features
     // found, not the reach.
     let motion = margin.reach - margin.window;
     if sep.distance > motion {
-        return false;
+        return Found::Nothing;
     }
     // (A distance below 0 is round-off at touching: the routine found nothing.)
     // The shift: the window, but at least `touching_floor` — the translated copies
@@ -253,13 +284,13 @@ pub fn collide_pair_within(
     let xa_s = Pose::from_parts((xa.translation.vector - s * sep.dir).into(), xa.rotation);
     let start = out.points.len();
     if !routine(entry, sa, &xa_s, sb, xb, scratch, s, &sep.dir, ga, gb, out) {
-        return false;
+        return Found::Nothing;
     }
     // Keep the points whose gap the step can close (the others would only add
     // rows) and, when the floor set the shift, those within the window of the
     // closest one; the deepest point (gap ≈ d ≤ motion) stays.
     let Some(m) = out.manifolds.last_mut() else {
-        return false;
+        return Found::Nothing;
     };
     let deepest = out.points[m.deepest];
     let within = if margin.window < floor {
@@ -280,7 +311,7 @@ pub fn collide_pair_within(
     }
     out.points.truncate(keep);
     m.points = start..keep;
-    true
+    Found::Gap
 }
 
 /// The pair routines' touching tolerance relative to the pair's scale

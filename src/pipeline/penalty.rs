@@ -524,6 +524,8 @@ impl Stepper for PenaltyStepper<'_> {
         } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
         let t = Instant::now();
+        // The step's manifolds as the pairs' rest poses say (`collide::NarrowMemo`).
+        rest_manifolds(model, col, pairs, (contacts, contact_pair));
 
         // Nothing moves (every free body asleep or frozen, no robot, no contact):
         // the step's outputs without its passes.
@@ -532,6 +534,7 @@ impl Stepper for PenaltyStepper<'_> {
             && free.iter().all(|&b| frozen[b as usize])
         {
             update_pair_memory(p, contacts, contact_pair, pairs);
+            keep_rest_poses(col, contact_pair, pairs);
             report_contacts(contacts, stats);
             quiet_step(contact_wrench, contact_force, stats);
             lap(stats, Stage::Integrate, t);
@@ -541,6 +544,7 @@ impl Stepper for PenaltyStepper<'_> {
         // Contact: pair memory (eq. (2)), impacts (Fig. 2). Impulses change
         // velocities only, so the world inertias stay valid for stage 0.
         update_pair_memory(p, contacts, contact_pair, pairs);
+        keep_rest_poses(col, contact_pair, pairs);
         report_contacts(contacts, stats);
         body_mass_props(model, state, frozen, robots, contacts, bodies);
         let semi_implicit = model.opt.integrator == Integrator::SemiImplicitEuler;
@@ -599,7 +603,7 @@ impl Stepper for PenaltyStepper<'_> {
                 let tn = Instant::now();
                 link_states(model, robots, q, v, st);
                 col.pose_geoms(model, st);
-                col.narrow_phase(model, stage_contacts, stage_contact_pair);
+                col.narrow_phase_stage(model, stage_contacts, stage_contact_pair);
                 narrow_ns += tn.elapsed().as_nanos() as u64;
                 (&*stage_contacts, &stage_contact_pair[..])
             };
@@ -744,6 +748,41 @@ fn quiet_step(contact_wrench: &mut [Wrench], contact_force: &mut Vec<Vec3>, stat
     stats.impact_sweeps = 0;
     stats.impact_visits = 0;
     stats.solver_iterations = 0;
+}
+
+/// The narrow phase's rest memo under the penalty stepper
+/// (`collide::NarrowMemo`, tolerance [`collide::REST_TOL`]): the step's contact
+/// set must be the one the state's `PairState::rest_poses` say — a pair whose
+/// geoms are within the tolerance of its rest poses has the manifold found at
+/// those, the others the one found at their poses — whatever the pipeline's
+/// memo held (a fresh pipeline, a restored world, another world stepped by the
+/// same pipeline): checked, and the narrow phase redone so if it was not.
+fn rest_manifolds(
+    model: &Model,
+    col: &mut CollideWorkspace,
+    pairs: &[PairState],
+    (contacts, contact_pair): (&mut ContactSet, &mut Vec<usize>),
+) {
+    if col.memo.off {
+        return;
+    }
+    col.memo.tol = super::collide::REST_TOL;
+    if !col.rest_consistent(pairs, contact_pair) {
+        col.narrow_phase_rest(model, pairs, contacts, contact_pair);
+    }
+}
+
+/// The poses each pair's manifold of the step was found at, for the next
+/// step's narrow phase (`PairState::rest_poses`: the pair routine's penetrating
+/// manifolds; `None` for gap manifolds; pairs without a manifold were reset by
+/// [`update_pair_memory`]).
+fn keep_rest_poses(col: &CollideWorkspace, contact_pair: &[usize], pairs: &mut [PairState]) {
+    if col.memo.off {
+        return;
+    }
+    for (m, &pi) in contact_pair.iter().enumerate() {
+        pairs[pi].rest_poses = col.found_at(m);
+    }
 }
 
 /// Integral term of eq. (2) of 000, I_t = λ I_{t−1} + max_y d(y, t−1), and the
