@@ -281,6 +281,13 @@ pub struct IpcParams {
     /// How a body's rotation is predicted before the contact solve (scene key
     /// `[ipc] rotation`).
     pub rotation: IpcRotation,
+    /// Count each contact once (`[ipc] count_once`): the constraint set takes the
+    /// max approximator's weighted terms (`ipc::mesh::max_approximator_terms`), so
+    /// that the barrier's push does not depend on the triangulation (a cube dropped
+    /// flat across a diagonal of the floor's triangles no longer spins). Default
+    /// false (004's set, each primitive pair once), until the slide on the incline
+    /// holds its 1 % with it (docs/EXPERIMENTS.md, "Outside scenes, session 29").
+    pub count_once: bool,
 }
 
 /// The rotation prediction Q̃ of Rigid IPC's incremental potential (`[ipc] rotation`).
@@ -305,6 +312,7 @@ impl Default for IpcParams {
             friction_iterations: 1,
             plane_half_width: 100.0,
             rotation: IpcRotation::FreeFlow,
+            count_once: false,
         }
     }
 }

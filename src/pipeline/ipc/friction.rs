@@ -218,8 +218,10 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                 pl += rotation(&th).transpose() * (n * rl);
             }
             let (b1, _) = super::newton::barrier_derivatives(d, dhat2);
-            let lambda = -nw.kappa * moll * b1 * 2.0 * d.sqrt();
-            if lambda.is_nan() || lambda <= 0.0 || !lambda.is_finite() {
+            // A max-approximator term's weight scales its normal force as its barrier
+            // (negative for the terms that take repeats out).
+            let lambda = -nw.kappa * nw.weights[ci] * moll * b1 * 2.0 * d.sqrt();
+            if lambda == 0.0 || !lambda.is_finite() {
                 continue;
             }
             nw.contacts.push(FrictionContact {

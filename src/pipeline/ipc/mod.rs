@@ -215,6 +215,7 @@ impl Stepper for IpcStepper<'_> {
             friction_passes: self.params.friction_iterations,
             eps_vh: self.params.friction_eps_v * h,
         };
+        nw.count_once = self.params.count_once;
         let res = if n > 0 {
             nw.solve(&ws.bodies, &prm)
         } else {
@@ -252,7 +253,7 @@ impl Stepper for IpcStepper<'_> {
         st.ipc_kappa = res.kappa;
         st.solver_ns = t0.elapsed().as_nanos() as u64;
         st.contact_pairs = nw.ranges.len();
-        st.contact_points = nw.cands.len();
+        st.contact_points = nw.plain;
         st.candidate_pairs = nw.ranges.len();
         super::lap(st, crate::data::Stage::Contact, t0);
     }

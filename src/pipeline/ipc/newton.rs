@@ -34,7 +34,7 @@ use super::linesearch::CcdFilter;
 use super::IpcBody;
 use crate::ipc::ad::{Real, D2};
 use crate::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, rotate, V3};
-use crate::ipc::mesh::{constraint_set, Candidate};
+use crate::ipc::mesh::{constraint_set, max_approximator_terms, ApproxScratch, Candidate};
 use crate::ipc::potential::{
     edge_edge_term, pair_vars, point_triangle_term, vertex_edge_term, vertex_vertex_term,
 };
@@ -102,6 +102,14 @@ pub struct Newton {
     pub chol: Vec<f64>,
     /// Constraint set: candidates and the body pair owning each range.
     pub cands: Vec<(bool, Candidate)>,
+    /// Each candidate's weight: 1 for the plain set's pairs, the max approximator's
+    /// for the terms it adds (`ipc::mesh::max_approximator_terms`).
+    pub weights: Vec<f64>,
+    pub approx: ApproxScratch,
+    /// How many of `cands` are the plain set's pairs (the rest are the approximator's).
+    pub plain: usize,
+    /// Add the max approximator's terms (`[ipc] count_once`).
+    pub count_once: bool,
     pub ranges: Vec<(u32, u32, usize, usize)>,
     pub contacts: Vec<FrictionContact>,
     pub ccd: CcdFilter,
@@ -196,6 +204,8 @@ impl Newton {
     /// The constraint set at the world (`trial` = false) or trial vertices.
     fn collect(&mut self, bodies: &[IpcBody], trial: bool, dhat2: f64) {
         self.cands.clear();
+        self.weights.clear();
+        self.plain = 0;
         self.ranges.clear();
         let r = dhat2.sqrt();
         let nb = self.bufs.len();
@@ -227,6 +237,18 @@ impl Newton {
                     dhat2,
                     &mut self.cands,
                 );
+                self.weights.resize(self.cands.len(), 1.0);
+                self.plain += self.cands.len() - start;
+                if self.count_once {
+                    max_approximator_terms(
+                        (&bodies[k].mesh, vk),
+                        (&bodies[l].mesh, vl),
+                        dhat2,
+                        start,
+                        (&mut self.cands, &mut self.weights),
+                        &mut self.approx,
+                    );
+                }
                 if self.cands.len() > start {
                     self.ranges
                         .push((k as u32, l as u32, start, self.cands.len()));
@@ -242,7 +264,7 @@ impl Newton {
         let mut dmin = f64::INFINITY;
         for &(k, l, s, e) in &self.ranges {
             let (k, l) = (k as usize, l as usize);
-            for (_, c) in &self.cands[s..e] {
+            for ((_, c), &w) in self.cands[s..e].iter().zip(&self.weights[s..e]) {
                 let d = c.d();
                 if d <= 0.0 || !d.is_finite() {
                     return (f64::INFINITY, 0.0);
@@ -264,7 +286,7 @@ impl Newton {
                     let bb = eb.map(|i| V3::<f64>::cst(&wl[i as usize]));
                     b *= edge_mollifier([&a[0], &a[1]], [&bb[0], &bb[1]], eps);
                 }
-                sum += b;
+                sum += w * b;
             }
         }
         (sum, dmin)
@@ -334,10 +356,24 @@ impl Newton {
         for ri in 0..self.ranges.len() {
             let (k, l, s, e) = self.ranges[ri];
             let (k, l) = (k as usize, l as usize);
+            // A pair with the max approximator's terms is summed before its
+            // Hessian is projected: its negative terms cancel repeats of the
+            // positive ones, and projected alone they would be dropped (a Hessian
+            // several times too stiff, and Newton steps as many times too short).
+            let weighted = self.weights[s..e].iter().any(|&w| w != 1.0);
+            let mut sum = D2::<12>::cst(0.0);
             for ci in s..e {
                 let (b_vertex, c) = self.cands[ci];
-                let t = self.pair_term(bodies, (k, l), (b_vertex, &c), kappa, prm.dhat2);
-                self.scatter(k, l, &t);
+                let w = self.weights[ci];
+                let t = self.pair_term(bodies, (k, l), (b_vertex, &c), kappa * w, prm.dhat2);
+                if weighted {
+                    sum = sum + t;
+                } else {
+                    self.scatter(k, l, &t);
+                }
+            }
+            if weighted {
+                self.scatter(k, l, &sum);
             }
         }
         if !barrier_only {
