@@ -235,7 +235,7 @@ use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_
 use crate::collision::features::{
     potential_contacts, Constraint, FeatureParams, FeatureScratch, PotentialContacts,
 };
-use crate::collision::features::{Feature, PotentialContact};
+use crate::collision::features::{ContactSets, Feature, PotentialContact};
 use crate::collision::overlap::{intersection_volume, OverlapScratch};
 use crate::collision::polygon::{
     planar_pose, potential_contacts_2d, prism_section, ConvexPolygon, Feature2, PolygonScratch,
@@ -3189,46 +3189,7 @@ fn attribute_overlap(
             );
             continue;
         }
-        let mut worst = f64::INFINITY;
-        let mut held_by = 0;
-        for con in &pc.constraints {
-            let m =
-                |r: &std::ops::Range<u32>| pc.members[r.start as usize..r.end as usize].to_vec();
-            let ids: Vec<u32> = match con {
-                Constraint::Unilateral { contact } => vec![*contact],
-                Constraint::Intercontact { primary, others } => {
-                    let mut v = vec![*primary];
-                    v.extend(m(others));
-                    v
-                }
-                Constraint::Cross { a, b } => {
-                    let mut v = m(a);
-                    v.extend(m(b));
-                    v
-                }
-            };
-            if !ids.iter().any(|&c| mine.contains(&(c as usize))) {
-                continue;
-            }
-            held_by += 1;
-            let val = ids
-                .iter()
-                .map(|&c| lin[c as usize])
-                .fold(f64::NEG_INFINITY, f64::max);
-            worst = worst.min(val);
-            let _ = writeln!(out, "    {con:?}: linearized value {val:.3e}");
-        }
-        let verdict = if held_by == 0 {
-            "(a) the vertex's contacts are in no constraint (no row)"
-        } else if worst < -1e-9 {
-            "(b) a constraint over the vertex is violated at ν⁺ (the solve did not enforce it)"
-        } else {
-            "(c) every constraint over the vertex holds at ν⁺; the integrated poses overlap (linearization)"
-        };
-        let _ = writeln!(
-            out,
-            "  verdict {verdict}; least linearized value {worst:.3e}"
-        );
+        write_verdict(&pc, &mine, &lin, &mut out);
     }
     if !out.is_empty() {
         diag::emit(diag::Output::Stderr(out));
@@ -3469,6 +3430,14 @@ fn attribute_2d(c: &Attrib2<'_>, (a, b): (usize, usize), ls: &LcpWorkspace, out:
         out.push_str("  verdict (a): no potential contact of the vertex at the start (no row)\n");
         return;
     }
+    write_verdict(&pc, &mine, &lin, out);
+}
+
+/// The attribution's verdict for a vertex whose potential contacts are `mine` (of
+/// `pc`, linearized end gaps `lin`): the constraints over them with their largest
+/// member's linearized value, then (a) no constraint, (b) one violated at ν⁺, or
+/// (c) all held (the linearization). Shared by the 3D and 2D attributions.
+fn write_verdict<C>(pc: &ContactSets<C>, mine: &[usize], lin: &[f64], out: &mut String) {
     let (mut worst, mut held_by) = (f64::INFINITY, 0);
     for con in &pc.constraints {
         let m = |r: &std::ops::Range<u32>| pc.members[r.start as usize..r.end as usize].to_vec();
