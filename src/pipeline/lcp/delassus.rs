@@ -507,3 +507,134 @@ pub(super) fn stewart_trinkle_lcp(ls: &mut LcpWorkspace) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::primal::{dense_cholesky, dense_cholesky_solve, tree_cholesky};
+
+    /// A deterministic generator of numbers in [−1, 1) (no dependency).
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        }
+    }
+
+    /// The per-link diagonal block (lcp23: `link_gram`, `point_block`) is
+    /// `G M⁻¹ Gᵀ` of the point's rows `G = A J`, `a_r = (p × u_r, u_r)`,
+    /// against a dense Cholesky solve of M: to 1e-12 relative to the
+    /// block's largest entry, on random trees (M = Lᵀ L with the tree's
+    /// sparsity), chains, points up to 20 m from the world origin and
+    /// reference points elsewhere on the link.
+    #[test]
+    fn link_gram_block_is_g_minv_gt() {
+        let mut rng = Lcg(23);
+        let mut worst = 0.0f64;
+        for case in 0..40 {
+            let n = 6 + case % 20;
+            // A tree: a floating base's six DoFs in a chain, then random parents.
+            let par: Vec<u32> = (0..n)
+                .map(|k| match k {
+                    0 => NO_PARENT,
+                    1..=5 => k as u32 - 1,
+                    _ => ((rng.next() * 0.5 + 0.5) * k as f64) as u32,
+                })
+                .collect();
+            let anc = |k: usize, i: usize| {
+                let mut j = par[k];
+                while j != NO_PARENT {
+                    if j as usize == i {
+                        return true;
+                    }
+                    j = par[j as usize];
+                }
+                false
+            };
+            // L with the tree's pattern (row k: k and its ancestors), M = Lᵀ L.
+            let mut l = vec![0.0; n * n];
+            for k in 0..n {
+                l[k * n + k] = 1.0 + rng.next().abs();
+                for i in 0..k {
+                    if anc(k, i) {
+                        l[k * n + i] = 0.5 * rng.next();
+                    }
+                }
+            }
+            let mut m = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    m[i * n + j] = (0..n).map(|k| l[k * n + i] * l[k * n + j]).sum();
+                }
+            }
+            let mut fac = m.clone();
+            assert!(
+                tree_cholesky(&mut fac, n, &par),
+                "case {case}: M not factored"
+            );
+            // A link on the chain of DoF d: J's columns d and its ancestors.
+            let d = n - 1 - (case % n.min(4));
+            let mut jac = vec![0.0; 6 * n];
+            for k in 0..n {
+                if k == d || anc(d, k) {
+                    for r in 0..6 {
+                        jac[r * n + k] = rng.next();
+                    }
+                }
+            }
+            let scale = 20.0 * rng.next();
+            let mut link = LinkRows {
+                body: 0,
+                block: 0,
+                jac: 0,
+                o: Vec3::new(scale, 0.3 * scale, 0.1),
+                gram: [0.0; 36],
+                gram_ok: false,
+            };
+            let mut ly = Vec::new();
+            link_gram(&mut link, &jac, (&fac, &par), n, &mut ly);
+            let mut dense = m.clone();
+            assert!(dense_cholesky(&mut dense, n));
+            for _ in 0..4 {
+                let p = link.o + Vec3::new(0.1 * rng.next(), 0.1 * rng.next(), 0.1 * rng.next());
+                let nrm = Vec3::new(rng.next(), rng.next(), 1.0).normalize();
+                let t1 = nrm.cross(&Vec3::new(1.0, 0.0, 0.0)).normalize();
+                let t2 = nrm.cross(&t1);
+                let mut blk = [0.0; 9];
+                point_block(&mut blk, &link.gram, &(p - link.o), [&nrm, &t1, &t2]);
+                // The reference: rows g_r = uᵀ (v_O + ω × p) per column, W = G M⁻¹ Gᵀ.
+                let rows: Vec<Vec<f64>> = [nrm, t1, t2]
+                    .iter()
+                    .map(|u| {
+                        (0..n)
+                            .map(|k| {
+                                let w = Vec3::new(jac[k], jac[n + k], jac[2 * n + k]);
+                                let v = Vec3::new(jac[3 * n + k], jac[4 * n + k], jac[5 * n + k]);
+                                u.dot(&(v + w.cross(&p)))
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let mut reference = [0.0; 9];
+                for b in 0..3 {
+                    let mut x = rows[b].clone();
+                    dense_cholesky_solve(&dense, n, &mut x);
+                    for a in 0..3 {
+                        reference[3 * a + b] = rows[a].iter().zip(&x).map(|(g, y)| g * y).sum();
+                    }
+                }
+                let big = reference.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+                for (x, y) in blk.iter().zip(&reference) {
+                    let e = (x - y).abs() / big;
+                    worst = worst.max(e);
+                    assert!(e <= 1e-12, "case {case}: |ΔW| / max|W| = {e:e}");
+                }
+            }
+        }
+        eprintln!("link_gram_block_is_g_minv_gt: worst |ΔW| / max|W| = {worst:e}");
+    }
+}
