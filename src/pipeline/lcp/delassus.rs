@@ -243,6 +243,8 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             let n1 = if lean_side(1) { nd_of(1) } else { 0 };
             ly.clear();
             ly.resize(3 * (n0 + n1), 0.0);
+            // Per side, the rows left zero (their products add nothing).
+            let mut zero = [[false; 3]; 2];
             for (s, (base, nd)) in [(0, n0), (3 * n0, n1)].into_iter().enumerate() {
                 if nd == 0 {
                     continue;
@@ -255,6 +257,7 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
                     // A zero row (a joint limit's tangents) has Y = 0: left as
                     // `ly`'s zeros (lcp23: was solved).
                     if j.iter().all(|&x| x == 0.0) {
+                        zero[s][a] = true;
                         continue;
                     }
                     let y = &mut ly[base + a * nd..base + (a + 1) * nd];
@@ -271,9 +274,9 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
                             continue;
                         }
                         let (ba, bb) = ([0, 3 * n0][sa], [0, 3 * n0][sb]);
-                        for a in 0..3 {
+                        for a in (0..3).filter(|&a| !zero[sa][a]) {
                             let ya = &ly[ba + a * na..ba + (a + 1) * na];
-                            for b in 0..3 {
+                            for b in (0..3).filter(|&b| !zero[sb][b]) {
                                 let yb = &ly[bb + b * nb..bb + (b + 1) * nb];
                                 blk[3 * a + b] +=
                                     ya.iter().zip(yb).map(|(x, y)| x * y).sum::<f64>();
