@@ -72,6 +72,80 @@ pub(crate) fn derivatives_of(
     mut record: Option<Record<'_>>,
     which: impl Fn(usize) -> bool,
 ) {
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
+        if !which(ri) {
+            continue;
+        }
+        // None: the caller wants no configuration rates (`kq` empty).
+        let kq = kq.get_mut(r.q_offset..r.q_offset + r.nq());
+        let kv = &mut kv[r.v_offset..r.v_offset + r.nv()];
+        derivatives_of_robot(r, rd, load, h, (kq, kv), record.as_mut());
+    }
+}
+
+/// [`derivatives_of`] for robot `r` alone: `kq` and `kv` its entries (`kq`
+/// None: no configuration rates), `record` the flat records.
+pub(crate) fn derivatives_of_robot(
+    r: &RobotModel,
+    rd: &mut RobotData,
+    load: &RobotLoad<'_>,
+    h: f64,
+    (mut kq, kv): (Option<&mut [f64]>, &mut [f64]),
+    mut record: Option<&mut Record<'_>>,
+) {
+    let (qr, vr) = robot_slices(r, load.q, load.v);
+    if rd.frozen {
+        if let Some(kq) = kq.as_deref_mut() {
+            kq.fill(0.0);
+        }
+        kv.fill(0.0);
+        return;
+    }
+    loads_of(r, rd, load, h, record.as_deref_mut());
+    let ext = ExtInputs {
+        f_ext: Some(&rd.f_ext),
+        damping: None,
+        armature: Some(&rd.armature),
+    };
+    if aba(&r.tree, &mut rd.ad, qr, vr, &rd.tau, &ext).is_err() {
+        kv.fill(f64::NAN);
+        if let Some(kq) = kq.as_deref_mut() {
+            kq.fill(0.0);
+        }
+        return;
+    }
+    if let Some(rec) = record.as_mut() {
+        // The implicit parts, now that q̈ is known: τ = τ₀ − a q̈.
+        for j in &r.joints {
+            let k = r.v_offset + j.vi;
+            let qdd = rd.ad.qdd[j.vi];
+            rec.actuator[k] -= rd.arm_act[j.vi] * qdd;
+            rec.passive[k] -= (rd.armature[j.vi] - rd.arm_act[j.vi]) * qdd;
+        }
+    }
+    kv.copy_from_slice(rd.ad.qdd.as_slice());
+    if let Some(kq) = kq {
+        configuration_rate(r, qr, vr, kq);
+    }
+    if let Some(rec) = record.as_mut() {
+        rec.qacc[r.v_offset..r.v_offset + r.nv()].copy_from_slice(kv);
+        read_sensors(r, rd);
+    }
+}
+
+/// What ABA reads for robot `r` under `load` (the first part of
+/// [`derivatives_of`], lcp23: also the LCP's primal path, which solves with
+/// M's factor instead): the external forces on the links (`rd.f_ext`), the
+/// joint torques τ₀ (`rd.tau`) and the implicit diagonal a (`rd.armature`,
+/// of which the actuation's `rd.arm_act`); with `record`, τ₀'s actuator and
+/// passive parts.
+pub(crate) fn loads_of(
+    r: &RobotModel,
+    rd: &mut RobotData,
+    load: &RobotLoad<'_>,
+    h: f64,
+    mut record: Option<&mut Record<'_>>,
+) {
     let RobotLoad {
         q,
         v,
@@ -80,103 +154,59 @@ pub(crate) fn derivatives_of(
         contact,
         xfrc,
     } = *load;
-    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
-        if !which(ri) {
-            continue;
-        }
-        let (qr, vr) = robot_slices(r, q, v);
-        // None: the caller wants no configuration rates (`kq` empty).
-        let mut kq = kq.get_mut(r.q_offset..r.q_offset + r.nq());
-        let kv = &mut kv[r.v_offset..r.v_offset + r.nv()];
-        if rd.frozen {
-            if let Some(kq) = kq.as_deref_mut() {
-                kq.fill(0.0);
-            }
-            kv.fill(0.0);
-            continue;
-        }
-        // External forces: proxy wrench about its COM x → link frame about the link
-        // origin o: n = E (τ + (x − o) × F), f = E F.
-        rd.f_ext.iter_mut().for_each(|f| *f = ForceVec::zero());
-        for (i, b) in r.link_body.iter().enumerate() {
-            let Some(b) = *b else { continue };
-            let w = Wrench {
-                force: contact[b].force + xfrc[b].force,
-                torque: contact[b].torque + xfrc[b].torque,
-            };
-            // A link nothing pushes keeps the zero set above (the transform of a
-            // zero wrench is zero: a link without contact costs nothing here).
-            if w.force != Vec3::zeros() || w.torque != Vec3::zeros() {
-                rd.f_ext[i] = rd.ad.x_base[i].force_from_world(&w, &state[b].x);
-            }
-        }
-        // Joint torques: actuation and passive terms, each a law τ = τ₀ − a q̈ whose
-        // implicit part a (stable PD: h k_d + h² k_p) goes to ABA as armature.
-        rd.tau.fill(0.0);
-        rd.armature.fill(0.0);
-        let cmd_r = &cmd[r.v_offset..r.v_offset + r.nv()];
-        for j in &r.joints {
-            let (qj, vj) = (qr[j.qi], vr[j.vi]);
-            let servo = j
-                .servo
-                .map(|k| (&r.servos[k], &rd.servo[k]))
-                .filter(|(_, t)| t.enabled);
-            let (mut act, mut a_act) = (cmd_r[j.vi], 0.0);
-            if let Some((s, t)) = servo {
-                // τ = kp (q* − q − h q̇) + kd (q̇* − q̇ − h q̈) + τ_ff
-                let tau_s = s.kp * (t.position - qj - h * vj) + s.kd * (t.velocity - vj) + t.torque;
-                if tau_s.abs() <= s.max_torque {
-                    act += tau_s;
-                    a_act = h * s.kd + h * h * s.kp;
-                } else {
-                    act += tau_s.clamp(-s.max_torque, s.max_torque);
-                }
-            }
-            if !act.is_finite() {
-                act = 0.0;
-                a_act = 0.0;
-            } else if act.abs() > j.effort {
-                // Saturated: a constant torque, nothing implicit.
-                act = act.clamp(-j.effort, j.effort);
-                a_act = 0.0;
-            }
-            let (pas, a_pas) = passive_torque(j, qj, vj, h);
-            rd.tau[j.vi] = act + pas;
-            rd.armature[j.vi] = a_act + a_pas;
-            rd.arm_act[j.vi] = a_act;
-            if let Some(rec) = record.as_mut() {
-                rec.actuator[r.v_offset + j.vi] = act;
-                rec.passive[r.v_offset + j.vi] = pas;
-            }
-        }
-        let ext = ExtInputs {
-            f_ext: Some(&rd.f_ext),
-            damping: None,
-            armature: Some(&rd.armature),
+    let (qr, vr) = robot_slices(r, q, v);
+    // External forces: proxy wrench about its COM x → link frame about the link
+    // origin o: n = E (τ + (x − o) × F), f = E F.
+    rd.f_ext.iter_mut().for_each(|f| *f = ForceVec::zero());
+    for (i, b) in r.link_body.iter().enumerate() {
+        let Some(b) = *b else { continue };
+        let w = Wrench {
+            force: contact[b].force + xfrc[b].force,
+            torque: contact[b].torque + xfrc[b].torque,
         };
-        if aba(&r.tree, &mut rd.ad, qr, vr, &rd.tau, &ext).is_err() {
-            kv.fill(f64::NAN);
-            if let Some(kq) = kq.as_deref_mut() {
-                kq.fill(0.0);
+        // A link nothing pushes keeps the zero set above (the transform of a
+        // zero wrench is zero: a link without contact costs nothing here).
+        if w.force != Vec3::zeros() || w.torque != Vec3::zeros() {
+            rd.f_ext[i] = rd.ad.x_base[i].force_from_world(&w, &state[b].x);
+        }
+    }
+    // Joint torques: actuation and passive terms, each a law τ = τ₀ − a q̈ whose
+    // implicit part a (stable PD: h k_d + h² k_p) goes to ABA as armature.
+    rd.tau.fill(0.0);
+    rd.armature.fill(0.0);
+    let cmd_r = &cmd[r.v_offset..r.v_offset + r.nv()];
+    for j in &r.joints {
+        let (qj, vj) = (qr[j.qi], vr[j.vi]);
+        let servo = j
+            .servo
+            .map(|k| (&r.servos[k], &rd.servo[k]))
+            .filter(|(_, t)| t.enabled);
+        let (mut act, mut a_act) = (cmd_r[j.vi], 0.0);
+        if let Some((s, t)) = servo {
+            // τ = kp (q* − q − h q̇) + kd (q̇* − q̇ − h q̈) + τ_ff
+            let tau_s = s.kp * (t.position - qj - h * vj) + s.kd * (t.velocity - vj) + t.torque;
+            if tau_s.abs() <= s.max_torque {
+                act += tau_s;
+                a_act = h * s.kd + h * h * s.kp;
+            } else {
+                act += tau_s.clamp(-s.max_torque, s.max_torque);
             }
-            continue;
         }
+        if !act.is_finite() {
+            act = 0.0;
+            a_act = 0.0;
+        } else if act.abs() > j.effort {
+            // Saturated: a constant torque, nothing implicit.
+            act = act.clamp(-j.effort, j.effort);
+            a_act = 0.0;
+        }
+        let (pas, a_pas) = passive_torque(j, qj, vj, h);
+        rd.tau[j.vi] = act + pas;
+        rd.armature[j.vi] = a_act + a_pas;
+        rd.arm_act[j.vi] = a_act;
         if let Some(rec) = record.as_mut() {
-            // The implicit parts, now that q̈ is known: τ = τ₀ − a q̈.
-            for j in &r.joints {
-                let k = r.v_offset + j.vi;
-                let qdd = rd.ad.qdd[j.vi];
-                rec.actuator[k] -= rd.arm_act[j.vi] * qdd;
-                rec.passive[k] -= (rd.armature[j.vi] - rd.arm_act[j.vi]) * qdd;
-            }
-        }
-        kv.copy_from_slice(rd.ad.qdd.as_slice());
-        if let Some(kq) = kq {
-            configuration_rate(r, qr, vr, kq);
-        }
-        if let Some(rec) = record.as_mut() {
-            rec.qacc[r.v_offset..r.v_offset + r.nv()].copy_from_slice(kv);
-            read_sensors(r, rd);
+            rec.actuator[r.v_offset + j.vi] = act;
+            rec.passive[r.v_offset + j.vi] = pas;
         }
     }
 }

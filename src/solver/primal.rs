@@ -2986,7 +2986,8 @@ pub const DOF_MAX: usize = 160;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DofRows {
     /// Per block: its DoFs and the offset of its M and M⁻¹ (`ndof²` each,
-    /// row-major) in `mass` and `minv`.
+    /// row-major) in `mass` and `minv`; a factored block has no M⁻¹ (`minv`
+    /// is shorter than `mass` when one is last; lcp23).
     pub ndof: Vec<u32>,
     pub at: Vec<usize>,
     pub mass: Vec<f64>,
@@ -2999,7 +3000,7 @@ pub struct DofRows {
     pub ok: Vec<bool>,
     /// Per block: M⁻¹ is applied through the Cholesky factor of M in `fac`
     /// (lower, row-major at `at`; [`DofRows::push_block_factored`], lcp20)
-    /// instead of the dense `minv` (then zeros). An island with such a block
+    /// instead of the dense `minv` (then absent, lcp23). An island with such a block
     /// measures its residual in DoF space ([`PrimalSolver::dof_residual`]):
     /// the problem's W holds only its diagonal blocks there.
     pub factored: Vec<bool>,
@@ -3042,6 +3043,8 @@ impl DofRows {
         self.factored.push(false);
         self.par_at.push(usize::MAX);
         self.fac.resize(at + n2, 0.0);
+        // A factored block before this one left `minv` short (lcp23).
+        self.minv.resize(at, 0.0);
         self.mass.resize(at + n2, 0.0);
         self.minv.resize(at + n2, 0.0);
         if minv.len() != n2 || !all_finite(minv) {
@@ -3088,6 +3091,8 @@ impl DofRows {
         self.factored.push(false);
         self.par_at.push(usize::MAX);
         self.fac.resize(at + n2, 0.0);
+        // A factored block before this one left `minv` short (lcp23).
+        self.minv.resize(at, 0.0);
         if minv.len() != n2 || mass.len() != n2 || !all_finite(minv) || !all_finite(mass) {
             self.mass.resize(at + n2, 0.0);
             self.minv.resize(at + n2, 0.0);
@@ -3116,15 +3121,19 @@ impl DofRows {
         let at = self.mass.len();
         self.ndof.push(ndof as u32);
         self.at.push(at);
-        self.minv.resize(at + n2, 0.0);
+        // M and L are checked finite here (and only here: `valid` does not
+        // read a factored block's M again); `minv` is not padded for a
+        // factored block, which never reads it (lcp23: was 8 KB of zeros per
+        // humanoid block).
         let ok = mass.len() == n2
             && fac.len() == n2
             && parent_array(parent, ndof)
-            && all_finite(mass)
-            && all_finite(fac)
+            && finite_all(mass)
+            && finite_all(fac)
             && (0..ndof).all(|i| fac[i * ndof + i] > 0.0);
         self.factored.push(ok);
         if !ok {
+            self.minv.resize(at + n2, 0.0);
             self.mass.resize(at + n2, 0.0);
             self.fac.resize(at + n2, 0.0);
             self.par_at.push(usize::MAX);
@@ -3150,7 +3159,7 @@ impl DofRows {
         self.at.len() == nb
             && self.side.len() == n
             && self.ok.len() == islands
-            && self.minv.len() == self.mass.len()
+            && self.minv.len() <= self.mass.len()
             && (self.factored.is_empty()
                 || (self.factored.len() == nb
                     && self.fac.len() == self.mass.len()
@@ -3162,8 +3171,15 @@ impl DofRows {
                                 .is_some_and(|p| parent_array(p, self.ndof[b] as usize))
                     })))
             && (0..nb).all(|b| {
+                // A block that is not factored reads its M⁻¹ (lcp23: a
+                // factored one has none, `minv` may end before it) and its M,
+                // checked finite here; a factored block's M was checked by
+                // `push_block_factored`, the only one that marks it.
                 let d = self.ndof[b] as usize;
-                self.at[b] + d * d <= self.mass.len()
+                let m = self.at[b]..self.at[b] + d * d;
+                m.end <= self.mass.len()
+                    && (self.factored.get(b).copied().unwrap_or(false)
+                        || (m.end <= self.minv.len() && finite_all(&self.mass[m])))
             })
             && self.side.iter().all(|s| {
                 s.iter().all(|&(b, off)| {
@@ -3172,9 +3188,27 @@ impl DofRows {
                             && off + 3 * self.ndof[b as usize] as usize <= self.jac.len())
                 })
             })
-            && all_finite(&self.jac)
-            && all_finite(&self.mass)
+            && finite_all(&self.jac)
     }
+}
+
+/// Whether every entry of `v` is finite, without an early exit (lcp23): the
+/// sums of `x · 0` over four lanes are ±0 exactly when every `x` is finite
+/// (`∞ · 0` and `NaN · 0` are NaN), a loop the compiler vectorizes
+/// (`lcp::all_finite` tests entry by entry).
+pub(crate) fn finite_all(v: &[f64]) -> bool {
+    let mut acc = [0.0f64; 4];
+    let chunks = v.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            *a += x * 0.0;
+        }
+    }
+    for (a, x) in acc.iter_mut().zip(rest) {
+        *a += x * 0.0;
+    }
+    acc.iter().all(|&a| a == 0.0)
 }
 
 /// In-place Cholesky of the `n×n` row-major symmetric `a` (its lower triangle

@@ -6,13 +6,13 @@
 use super::{ContactRow, DofBlock, DofKind, LcpWorkspace, Side, NO_BLOCK, NO_MASS, NO_PAIR};
 use crate::collision::ContactSet;
 use crate::data::{BodyState, RobotData};
-use crate::dynamics::{crba, factor_mass, solve_mass_columns};
+use crate::dynamics::{crba, factor_mass, rnea, solve_mass_columns, ExtInputs};
 use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
 use crate::model::robot::RobotJoint;
 use crate::model::{BodyKind, Model};
 use crate::pipeline::robots::{self, Record, RobotLoad};
-use crate::solver::primal::{tree_cholesky, DOF_MAX, NO_PARENT};
+use crate::solver::primal::{tree_cholesky, tree_cholesky_solve, DOF_MAX, NO_PARENT};
 use crate::solver::reshape_zeroed;
 use nalgebra::Matrix6xX;
 
@@ -60,6 +60,16 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// (`velocity_after`). An island that goes to another solver after all (too
 /// large, unconverged) gets the rest built first (`solve::complete_lean`). A
 /// failed dense factorization builds the block as before.
+///
+/// # ν_f by M's factor (lcp23)
+/// A robot whose block will be lean (`lean_ok`, it needs M⁻¹, `nv` ≤
+/// `DOF_MAX`; `LcpWorkspace::rnea_free`) gets no contact-free ABA: its loads
+/// (`robots::loads_of`), then q̈_free = M⁻¹(τ₀ − c) with c = RNEA(q, q̇, 0,
+/// f_ext) and M's tree factor ([`free_by_factor`]; the same q̈ to round-off,
+/// without ABA's articulated inertias). It records nothing here:
+/// [`integrate_robots`] evaluates it after the solve in any case. If its
+/// block is not lean after all (the tree factor failed) or the RNEA fails,
+/// ABA runs as for the other robots.
 pub(super) fn robot_blocks(
     model: &Model,
     h: f64,
@@ -77,11 +87,54 @@ pub(super) fn robot_blocks(
         ls.jrob
             .extend(model.robots.iter().map(|r| Matrix6xX::zeros(r.nv())));
     }
-    robots::derivatives(model, h, robots, load, &mut ls.kq, &mut ls.kv, Some(record));
+    // The robots whose block will likely be lean (lcp23): their free
+    // acceleration comes from M's factor and an RNEA below, not from ABA;
+    // `integrate_robots` evaluates them after the solve whether rows act on
+    // them or not (their records are written there).
+    ls.rnea_free.clear();
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
+        let nv = r.nv();
+        let (qr, vr) = (
+            &rs.q[r.q_offset..r.q_offset + r.nq()],
+            &rs.v[r.v_offset..r.v_offset + nv],
+        );
+        ls.rnea_free.push(
+            lean_ok
+                && !rd.frozen
+                && nv > 0
+                && nv <= DOF_MAX
+                && (rows_anywhere
+                    || touches(model, ri, set)
+                    || r.joints.iter().any(|j| near_limit(j, qr, vr, h))),
+        );
+    }
+    let Record {
+        actuator,
+        passive,
+        qacc,
+    } = record;
+    {
+        let rf = &ls.rnea_free;
+        robots::derivatives_of(
+            model,
+            h,
+            robots,
+            load,
+            (&mut ls.kq, &mut ls.kv),
+            Some(Record {
+                actuator: &mut *actuator,
+                passive: &mut *passive,
+                qacc: &mut *qacc,
+            }),
+            |ri| !rf[ri],
+        );
+    }
     for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
         let nv = r.nv();
         let vs = r.v_offset..r.v_offset + nv;
-        if rd.frozen || nv == 0 || !ls.kv[vs.clone()].iter().all(|x| x.is_finite()) {
+        let rnea_free = ls.rnea_free[ri];
+        if rd.frozen || nv == 0 || (!rnea_free && !ls.kv[vs.clone()].iter().all(|x| x.is_finite()))
+        {
             continue;
         }
         let qr = &rs.q[r.q_offset..r.q_offset + r.nq()];
@@ -89,6 +142,10 @@ pub(super) fn robot_blocks(
         let needs_minv = rows_anywhere
             || touches(model, ri, set)
             || r.joints.iter().any(|j| near_limit(j, qr, vr, h));
+        if rnea_free {
+            // τ₀, a and the link forces (what ABA would read).
+            robots::loads_of(r, rd, load, h, None);
+        }
         let mut lean = false;
         // M's offset in `ls.mass` (and its factor's in `ls.mfac`) when stored.
         let at = ls.mass.len();
@@ -120,6 +177,25 @@ pub(super) fn robot_blocks(
                     && crate::solver::primal::parent_array(&ls.mpar[off..], nv)
                     && ls.mfac[at..].iter().all(|x| x.is_finite())
                     && tree_cholesky(&mut ls.mfac[at..], nv, &ls.mpar[off..]);
+            }
+            if rnea_free && !(lean && free_by_factor(r, rd, (qr, vr), ls, at)) {
+                // Not lean after all, or the RNEA failed: ABA as for the
+                // other robots, recording.
+                ls.rnea_free[ri] = false;
+                let kq = ls.kq.get_mut(r.q_offset..r.q_offset + r.nq());
+                let kv = &mut ls.kv[vs.clone()];
+                let mut rec = Record {
+                    actuator: &mut *actuator,
+                    passive: &mut *passive,
+                    qacc: &mut *qacc,
+                };
+                robots::derivatives_of_robot(r, rd, load, h, (kq, kv), Some(&mut rec));
+                if !ls.kv[vs.clone()].iter().all(|x| x.is_finite()) {
+                    ls.mass.truncate(at);
+                    ls.mfac.truncate(at);
+                    ls.mpar.truncate(ls.nu.len());
+                    continue;
+                }
             }
             if !lean {
                 // The factor's place holds zeros.
@@ -168,6 +244,45 @@ pub(super) fn robot_blocks(
             }
         }
     }
+}
+
+/// The free acceleration of a lean robot block (lcp23, primal only): q̈_f =
+/// M⁻¹ (τ₀ − c) with c = RNEA(q, q̇, 0, f_ext) (gravity, the velocity
+/// terms and the external link forces) and M = Lᵀ L the factor at `at` in
+/// `ls.mfac` (its parent array at the block's offset in `ls.mpar`), into
+/// `ls.kv` (and `ls.kq`); what `derivatives_of`'s ABA gives, to round-off,
+/// without its articulated inertias. Reads `rd.tau`, `rd.f_ext` from
+/// `robots::loads_of`. False when the RNEA fails or q̈_f is not finite.
+fn free_by_factor(
+    r: &crate::model::robot::RobotModel,
+    rd: &mut RobotData,
+    (qr, vr): (&[f64], &[f64]),
+    ls: &mut LcpWorkspace,
+    at: usize,
+) -> bool {
+    let nv = r.nv();
+    let off = ls.nu.len();
+    ls.qdd0.resize(nv.max(ls.qdd0.len()), 0.0);
+    let ext = ExtInputs {
+        f_ext: Some(&rd.f_ext),
+        damping: None,
+        armature: None,
+    };
+    if rnea(&r.tree, &mut rd.ad, qr, vr, &ls.qdd0[..nv], &ext).is_err() {
+        return false;
+    }
+    let kv = &mut ls.kv[r.v_offset..r.v_offset + nv];
+    for ((k, t), c) in kv.iter_mut().zip(&rd.tau).zip(rd.ad.tau.iter()) {
+        *k = t - c;
+    }
+    tree_cholesky_solve(&ls.mfac[at..at + nv * nv], nv, &ls.mpar[off..off + nv], kv);
+    if !kv.iter().all(|x| x.is_finite()) {
+        return false;
+    }
+    if let Some(kq) = ls.kq.get_mut(r.q_offset..r.q_offset + r.nq()) {
+        robots::configuration_rate(r, qr, vr, kq);
+    }
+    true
 }
 
 /// Appends the `n×n` matrix `m` (column-major, nalgebra's storage) to `out`
@@ -322,14 +437,17 @@ pub(super) fn integrate_robots(
     };
     // Robots no row acts on had ν⁺ = ν_f and no contact wrench: the evaluation of
     // `robot_blocks` (same q, q̇, τ, f_ext) recorded them already, bit for bit.
-    let (contacts, blocks) = (&ls.contacts, &ls.blocks);
+    let (contacts, blocks, rnea_free) = (&ls.contacts, &ls.blocks, &ls.rnea_free);
+    // A robot whose free acceleration came from M's factor (lcp23) has no
+    // records yet: evaluated too.
     let acted_on = |ri: usize| {
-        contacts.iter().any(|c| {
-            c.side.iter().any(|s| {
-                blocks.get(s.block as usize).map(|b| b.kind)
-                    == Some(DofKind::Articulated { robot: ri as u32 })
+        rnea_free.get(ri).copied().unwrap_or(false)
+            || contacts.iter().any(|c| {
+                c.side.iter().any(|s| {
+                    blocks.get(s.block as usize).map(|b| b.kind)
+                        == Some(DofKind::Articulated { robot: ri as u32 })
+                })
             })
-        })
     };
     robots::derivatives_of(
         model,

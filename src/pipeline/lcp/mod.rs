@@ -113,7 +113,7 @@
 //! damping h b, the friction's linear zone), so that servos and dampers stay
 //! implicit; M⁻¹ dense from the sparse LᵀL factor (nv ≤ 32). ν_f = q̇ + h q̈_free with
 //! q̈_free = ABA(q, q̇, τ₀, f_ext = the applied wrenches `xfrc` on the link proxies,
-//! armature a): everything but contact. A contact on a link proxy maps through the
+//! armature a): everything but contact (lean blocks, lcp23: M⁻¹(τ₀ − RNEA(q, q̇, 0, f_ext)) by M's factor). A contact on a link proxy maps through the
 //! link's point Jacobian at the contact point (rows ω then v_p, world): the row of
 //! direction u is uᵀ J_v. Links welded to the world (and a frozen robot's links)
 //! are static for the LCP.
@@ -332,6 +332,16 @@ pub struct LcpWorkspace {
     pub(super) kq: Vec<f64>,
     pub(super) kv: Vec<f64>,
     pub(super) jrob: Vec<Matrix6xX<f64>>,
+    /// Per link with contact points this step (lcp23, `rows::LinkRows`): its
+    /// 6 × nv Jacobian at the world origin in `link_jac`, and per body its
+    /// entry in `links` (`rows::NO_LINK`: none).
+    pub(super) links: Vec<rows::LinkRows>,
+    pub(super) link_jac: Vec<f64>,
+    pub(super) link_of: Vec<u32>,
+    /// Per robot: its free acceleration came from M's factor and an RNEA
+    /// (lcp23, `articulated::robot_blocks`); zeros for the RNEA's q̈.
+    pub(super) rnea_free: Vec<bool>,
+    pub(super) qdd0: Vec<f64>,
     pub(super) hinv: DMatrix<f64>,
     pub(super) q_new: Vec<f64>,
     /// Robots: the velocities q⁺ is integrated with (ν⁺ of the stabilized problem).
@@ -392,6 +402,11 @@ impl Default for LcpWorkspace {
             kq: Vec::new(),
             kv: Vec::new(),
             jrob: Vec::new(),
+            links: Vec::new(),
+            link_jac: Vec::new(),
+            link_of: Vec::new(),
+            rnea_free: Vec::new(),
+            qdd0: Vec::new(),
             hinv: DMatrix::zeros(0, 0),
             q_new: Vec::new(),
             v_move: Vec::new(),
@@ -465,6 +480,11 @@ impl LcpWorkspace {
             parent: Vec::with_capacity(nb.max(points)),
             island_of: Vec::with_capacity(points),
             peg: peg::PegWorkspace::new(model),
+            links: Vec::with_capacity(nb),
+            link_jac: Vec::with_capacity(6 * nv_all.max(1) * nb.min(8)),
+            link_of: Vec::with_capacity(nb),
+            rnea_free: Vec::with_capacity(model.robots.len()),
+            qdd0: vec![0.0; ndof],
             ..Default::default()
         }
     }

@@ -9,6 +9,7 @@ use crate::data::{BodyState, RobotData, LCP_WARM_POINTS};
 use crate::dynamics::point_jacobian;
 use crate::math::{tangent_basis, Vec3};
 use crate::model::{BodyKind, Material, Model};
+use nalgebra::Matrix6xX;
 
 /// The row of direction `u` at world point `p` on a block, times `sign`
 /// (the velocity of the block's material point at `p` along `u`).
@@ -39,6 +40,27 @@ pub(super) fn point_row(
     }
 }
 
+/// `LcpWorkspace::link_of` of a body without a [`LinkRows`] this step.
+pub(super) const NO_LINK: u32 = u32::MAX;
+
+/// A robot link with contact points this step (lcp23): its 6 × nv Jacobian at
+/// the world origin `[ω; v_O]` (rows ω then v_O, world) at `jac` in
+/// `LcpWorkspace::link_jac`, computed once for all its points (each point's
+/// rows are `uᵀ (v_O + ω × p)` per column, the sums `point_jacobian` forms at
+/// `p`); and for a lean block (`delassus::w_row`) the Gram `S = Yᵀ Y` of
+/// `Y = L⁻ᵀ J(o)ᵀ` at the link's reference point `o` (its first point), built
+/// on first use (`gram_ok`), which gives each point's diagonal block of W as
+/// `A S Aᵀ` with the rows `a = ((p − o) × u, u)`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LinkRows {
+    pub body: usize,
+    pub block: u32,
+    pub jac: usize,
+    pub o: Vec3,
+    pub gram: [f64; 36],
+    pub gram_ok: bool,
+}
+
 /// Contact points of every manifold (merged and reduced to ≤ 4), their frames,
 /// Jacobian rows and M⁻¹ Jᵀ.
 pub(super) fn contact_rows(
@@ -52,6 +74,14 @@ pub(super) fn contact_rows(
     ls.contacts.clear();
     ls.jac.clear();
     ls.minv_jt.clear();
+    for l in &ls.links {
+        if let Some(x) = ls.link_of.get_mut(l.body) {
+            *x = NO_LINK;
+        }
+    }
+    ls.links.clear();
+    ls.link_jac.clear();
+    ls.link_of.resize(model.bodies.len(), NO_LINK);
     for (m, &pi) in set.manifolds.iter().zip(set_pair) {
         let (ga, gb) = (&model.geoms[m.geom_a], &model.geoms[m.geom_b]);
         let bodies = [ga.body, gb.body];
@@ -80,34 +110,45 @@ pub(super) fn contact_rows(
                 ls.jac.resize(off + 3 * nd, 0.0);
                 ls.minv_jt.resize(off + 3 * nd, 0.0);
                 if let DofKind::Articulated { robot } = block.kind {
-                    // The link's point Jacobian at the contact point (6 × nv, rows ω
-                    // then v_p, world).
-                    let ri = robot as usize;
-                    let link = match model.bodies[bodies[sd]].kind {
-                        BodyKind::Link { link, .. } => link as usize,
-                        _ => usize::MAX,
+                    // The link's Jacobian at the world origin (6 × nv, rows ω
+                    // then v_O, world), once per link and step (lcp23: was the
+                    // point Jacobian per point).
+                    let li = match ls.link_of[bodies[sd]] {
+                        NO_LINK => link_jacobian(
+                            model,
+                            robots,
+                            (robot as usize, bodies[sd]),
+                            &mut ls.jrob,
+                            LinkCache {
+                                jac: &mut ls.link_jac,
+                                links: &mut ls.links,
+                                of: &mut ls.link_of,
+                            },
+                        ),
+                        li => li as usize,
                     };
-                    let jm = &mut ls.jrob[ri];
-                    if point_jacobian(&model.robots[ri].tree, &robots[ri].ad, link, &cp.lever, jm)
-                        .is_err()
-                    {
-                        jm.fill(0.0);
+                    if ls.links[li].block == NO_BLOCK {
+                        ls.links[li].block = blk;
+                        ls.links[li].o = cp.lever;
+                    }
+                    // Rows uᵀ v_p with v_p = v_O + ω × p per column: the sums
+                    // and order of `point_jacobian` at p (the same bits up to
+                    // the sign of an exact zero).
+                    let lj = &ls.link_jac[ls.links[li].jac..ls.links[li].jac + 6 * nd];
+                    let rows = &mut ls.jac[off..off + 3 * nd];
+                    for k in 0..nd {
+                        let ang = Vec3::new(lj[k], lj[nd + k], lj[2 * nd + k]);
+                        let lin = Vec3::new(lj[3 * nd + k], lj[4 * nd + k], lj[5 * nd + k]);
+                        let v = lin + ang.cross(&cp.lever);
+                        for (r, u) in [n, t1, t2].iter().enumerate() {
+                            rows[r * nd + k] = sign * (u.x * v.x + u.y * v.y + u.z * v.z);
+                        }
                     }
                 }
                 for (r, u) in [n, t1, t2].iter().enumerate() {
-                    let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
-                    match block.kind {
-                        DofKind::Free { .. } => {
-                            point_row(block.kind, state, &cp.lever, u, sign, row)
-                        }
-                        DofKind::Articulated { robot } => {
-                            // Row uᵀ J_v: the velocity of the link point along u.
-                            let jm = &ls.jrob[robot as usize];
-                            for (k, x) in row.iter_mut().enumerate() {
-                                *x =
-                                    sign * (u.x * jm[(3, k)] + u.y * jm[(4, k)] + u.z * jm[(5, k)]);
-                            }
-                        }
+                    if let DofKind::Free { .. } = block.kind {
+                        let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
+                        point_row(block.kind, state, &cp.lever, u, sign, row);
                     }
                     // M⁻¹ Jᵀ for this row. A free body's M⁻¹ = diag(1/m I₃, I_w⁻¹)
                     // (`dof_blocks`): the dense sums' other terms are 0 · J_j, exact
@@ -165,6 +206,49 @@ pub(super) fn contact_rows(
             });
         }
     }
+}
+
+/// The per-link rows of `LcpWorkspace` (`link_jac`, `links`, `link_of`).
+struct LinkCache<'a> {
+    jac: &'a mut Vec<f64>,
+    links: &'a mut Vec<LinkRows>,
+    of: &'a mut Vec<u32>,
+}
+
+/// A [`LinkRows`] for `body` (a link of robot `ri`; another body gets zero
+/// rows, as `point_jacobian`'s error gave): its Jacobian at the world origin
+/// appended to `ls.link_jac`. Returns its index in `ls.links`.
+fn link_jacobian(
+    model: &Model,
+    robots: &[RobotData],
+    (ri, body): (usize, usize),
+    jrob: &mut [Matrix6xX<f64>],
+    ls: LinkCache<'_>,
+) -> usize {
+    let link = match model.bodies[body].kind {
+        BodyKind::Link { link, .. } => link as usize,
+        _ => usize::MAX,
+    };
+    let jm = &mut jrob[ri];
+    let origin = Vec3::zeros();
+    if point_jacobian(&model.robots[ri].tree, &robots[ri].ad, link, &origin, jm).is_err() {
+        jm.fill(0.0);
+    }
+    let at = ls.jac.len();
+    // Row-major: row r of the 6 × nv matrix at `at + r nv`.
+    for r in 0..6 {
+        ls.jac.extend(jm.row(r).iter());
+    }
+    ls.of[body] = ls.links.len() as u32;
+    ls.links.push(LinkRows {
+        body,
+        block: NO_BLOCK,
+        jac: at,
+        o: Vec3::zeros(),
+        gram: [0.0; 36],
+        gram_ok: false,
+    });
+    ls.links.len() - 1
 }
 
 /// Indices of at most [`LCP_WARM_POINTS`] points of a manifold: points within 1 µm

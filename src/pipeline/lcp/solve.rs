@@ -593,7 +593,9 @@ fn dof_rows(ls: &mut LcpWorkspace) {
             false
         };
     }
-    dr.jac.extend_from_slice(jac);
+    // G's rows themselves (lcp23: were copied): `dof_rows_back` returns them
+    // after the solve.
+    std::mem::swap(&mut dr.jac, jac);
     for c in contacts.iter() {
         let side = |s: usize| {
             let sd = c.side[s];
@@ -616,6 +618,12 @@ fn dof_rows(ls: &mut LcpWorkspace) {
             });
         dr.ok.push(ok);
     }
+}
+
+/// `ls.jac` back from the DoF rows ([`dof_rows`] moved it there for the
+/// solve).
+fn dof_rows_back(ls: &mut LcpWorkspace) {
+    std::mem::swap(&mut ls.jac, &mut ls.dof_rows.jac);
 }
 
 /// Whether DoF block `b` is a free body with a usable M (6 DoFs).
@@ -656,6 +664,9 @@ fn primal_on_w(
         if warm { Some(&ls.impulse) } else { None },
         &mut ls.primal,
     );
+    if dofs {
+        dof_rows_back(ls);
+    }
     if let Some(dir) =
         primal_dump_dir().filter(|_| failed_only && status != PrimalStatus::Converged)
     {
@@ -667,6 +678,9 @@ fn primal_on_w(
             dof_rows(ls);
         }
         dump_primal_problem(p, ls, warm, dir);
+        if dofs {
+            dof_rows_back(ls);
+        }
     }
     let st = ls.primal.stats;
     stats.lcp_size = stats.lcp_size.max(3 * ls.contacts.len());
@@ -919,11 +933,15 @@ fn dump_primal_problem(p: &LcpParams, ls: &LcpWorkspace, warm: bool, dir: &str) 
     if br.ok.iter().any(|&ok| !ok) {
         // The DoF-space rows (lcp19) and W as the pipeline assembled it.
         let dr = &ls.dof_rows;
+        // M⁻¹ padded to M's length (a factored block has none, lcp23; the
+        // dumps keep their layout: zeros there).
+        let mut minv = dr.minv.clone();
+        minv.resize(dr.mass.len(), 0.0);
         json["dof"] = serde_json::json!({
             "ndof": dr.ndof,
             "at": dr.at,
             "mass": dr.mass,
-            "minv": dr.minv,
+            "minv": minv,
             "side": dr.side,
             "jac": dr.jac,
             "ok": dr.ok,
