@@ -12,9 +12,9 @@
 //!
 //! [penalty]                        # optional; defaults kp, kv, ki = 2e4, 300, 1e3 per kg
 //! kp_per_mass = 20000.0            # or kp = 5000.0 (N/m)
-//! rest_tol = 0.0                   # m (and m/s), 0 = off: a resting pair keeps its
-//!                                  #  manifold (semi-implicit Euler) and its normal rows
-//!                                  #  while its bodies stay within it (≤ 1e-9)
+//! rest_tol = 0.0                   # m, 0 = off (≤ 1e-9): a pair whose geoms stay within
+//!                                  #  it of where its manifold was found keeps that
+//!                                  #  manifold and (semi-implicit Euler) its normal rows
 //! [penalty.friction]               # optional; the sticking anchor (k_stick, b_stick, …)
 //! implicit = false                 # two sticking rows in the implicit normal solve
 //! linear = true                    # default: anchors linearly implicit, solved together
