@@ -78,3 +78,57 @@ fn snapshot_restore_is_bitwise() {
         assert_eq!(&bits(&other.state), expect);
     }
 }
+
+/// With the rest memo and the kept normal rows on (`[penalty] rest_tol`), on
+/// grid_100 at rest (manifolds served and rows kept: state in `PairState`), a
+/// snapshot restores bit for bit — through `Data::snapshot` and through the
+/// runtime's `Saved::fill_from` (what a lockstep client's save/restore uses),
+/// into the same world and into a fresh one, whose pipeline never saw it.
+#[test]
+fn snapshot_restore_is_bitwise_with_rest_rows() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rtphys::tools::scaling::SCALING_DIR)
+        .join("grid_100.json");
+    let text = rtphys::tools::scaling::scene_from_json_file(&path)
+        .expect("scaling scene")
+        .replacen("[penalty]\n", "[penalty]\nrest_tol = 1e-12\n", 1);
+    assert!(text.contains("rest_tol"));
+    let model = common_scene::load_str(&text);
+    let mut world = rtphys::runtime::World::new(1, "grid".into(), model.clone(), 1, 4);
+    let step = |w: &mut rtphys::runtime::World| {
+        w.step_with_device(None, &mut || 0.0);
+    };
+    for _ in 0..700 {
+        step(&mut world);
+    }
+    let mut saved = world.new_saved();
+    saved.fill_from(&world);
+    let snap = world.data.snapshot();
+    let kept = snap.pairs.iter().filter(|p| p.rest_rows.is_some()).count();
+    assert!(kept >= 50, "{kept} pairs hold rows at the snapshot");
+    assert!(saved.snap == snap, "Saved and Data::snapshot differ");
+    let mut first = Vec::new();
+    for _ in 0..300 {
+        step(&mut world);
+        first.push(bits(&world.data.state));
+    }
+    assert!(world.data.restore(&saved.snap));
+    for (k, expect) in first.iter().enumerate() {
+        step(&mut world);
+        assert_eq!(
+            &bits(&world.data.state),
+            expect,
+            "same world: {k} steps after"
+        );
+    }
+    let mut fresh = rtphys::runtime::World::new(2, "grid".into(), model, 1, 4);
+    assert!(fresh.data.restore(&snap));
+    for (k, expect) in first.iter().enumerate() {
+        step(&mut fresh);
+        assert_eq!(
+            &bits(&fresh.data.state),
+            expect,
+            "fresh world: {k} steps after"
+        );
+    }
+}

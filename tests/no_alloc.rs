@@ -64,6 +64,30 @@ fn scaling_scenes_step_without_allocating() {
     }
 }
 
+/// The same with the rest memo and the kept normal rows on (`[penalty]
+/// rest_tol = 1e-12`): grid_1000 counted from step 600 (resting: manifolds and
+/// rows kept) and pile_100 from step 500 (creeping: found and built anew).
+#[test]
+fn scaling_scenes_with_rest_tol_step_without_allocating() {
+    for (name, warm, counted) in [("grid_1000", 600, 200), ("pile_100", 500, 200)] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(rtphys::tools::scaling::SCALING_DIR)
+            .join(format!("{name}.json"));
+        let text = rtphys::tools::scaling::scene_from_json_file(&path)
+            .expect("scaling scene")
+            .replacen("[penalty]\n", "[penalty]\nrest_tol = 1e-12\n", 1);
+        assert!(text.contains("rest_tol"), "{name}: no [penalty] table");
+        let model = load_scene_str(&text, name, std::path::Path::new(".")).expect("scene");
+        let (data, n) = alloc_counter::warmed_step_allocations(&model, warm, counted);
+        assert!(
+            data.stats.contact_points >= 100,
+            "{name}: {} contact points",
+            data.stats.contact_points
+        );
+        assert_eq!(n, 0, "{name}: {n} allocations in {counted} warmed-up steps");
+    }
+}
+
 /// With sleeping on, no step allocates either: the 5-stack falls asleep, is woken
 /// by a push on its top box, falls asleep again — the counted second cycle runs
 /// the wake, activate, mask and fall-asleep stages on warmed buffers.

@@ -134,6 +134,17 @@ pub struct PenaltyParams {
     pub stiffness_limit: f64,
     pub friction: FrictionParams,
     pub impacts: ImpactParams,
+    /// The rest tolerance, m (and m/s), of penalty's semi-implicit path; 0 (the
+    /// default) is off. A pair whose geoms stay within it of the poses its
+    /// penetrating manifold was found at keeps that manifold
+    /// (`pipeline::collide::NarrowMemo`), and one whose manifold is so kept, whose
+    /// load repeats bit for bit, whose integral term stays within it and whose
+    /// normal rate at the points moves by at most kp·tol/kv from those its normal
+    /// rows were built at keeps those rows (`pipeline::penalty`). A point's
+    /// normal force is then within (2 kp + ki)·tol of the law at the present
+    /// state. Scene key
+    /// `[penalty] rest_tol` (0 ≤ tol ≤ 1e-9).
+    pub rest_tol: f64,
 }
 
 /// Static/sliding friction of the penalty method.
@@ -206,6 +217,7 @@ impl Default for PenaltyParams {
             stiffness_limit: 0.5,
             friction: FrictionParams::default(),
             impacts: ImpactParams::default(),
+            rest_tol: 0.0,
         }
     }
 }

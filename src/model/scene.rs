@@ -12,6 +12,9 @@
 //!
 //! [penalty]                        # optional; defaults kp, kv, ki = 2e4, 300, 1e3 per kg
 //! kp_per_mass = 20000.0            # or kp = 5000.0 (N/m)
+//! rest_tol = 0.0                   # m, 0 = off (≤ 1e-9): a pair whose geoms stay within
+//!                                  #  it of where its manifold was found keeps that
+//!                                  #  manifold and (semi-implicit Euler) its normal rows
 //! [penalty.friction]               # optional; the sticking anchor (k_stick, b_stick, …)
 //! implicit = false                 # two sticking rows in the implicit normal solve
 //! linear = true                    # default: anchors linearly implicit, solved together
@@ -477,6 +480,7 @@ struct PenaltyToml {
     forgetting: Option<f64>,
     damping_limit: Option<f64>,
     stiffness_limit: Option<f64>,
+    rest_tol: Option<f64>,
     #[serde(default)]
     friction: FrictionToml,
     #[serde(default)]
@@ -1467,6 +1471,15 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             ));
         }
         pp.stiffness_limit = d;
+    }
+    if let Some(t) = p.rest_tol {
+        if !(0.0..=1e-9).contains(&t) {
+            return Err((
+                "rest_tol".into(),
+                format!("must be in [0, 1e-9] m (0 = off), got {t}"),
+            ));
+        }
+        pp.rest_tol = t;
     }
     let f = &p.friction;
     let df = FrictionParams::default();

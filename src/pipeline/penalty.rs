@@ -16,7 +16,9 @@ use crate::contact::{
     friction::{self, StickMode},
     model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch, SupportLoads,
 };
-use crate::data::{BodyState, ContactPhase, Data, PairState, Stage, StepStats};
+use crate::data::{
+    BodyState, ContactPhase, Data, PairState, RestRows, Stage, StepStats, REST_ROW_POINTS,
+};
 use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Integrator, Material, Model, PenaltyParams};
@@ -117,6 +119,10 @@ struct ForceCtx<'a> {
     loads: &'a [f64],
     /// Normal forces of free-body pairs linearly implicit (semi-implicit Euler).
     implicit: bool,
+    /// The rest tolerance under which a resting pair keeps its normal rows
+    /// (`PairState::rest_rows`, [`rest_rows_hold`]), m — the memo's; 0: the
+    /// rows are built every step.
+    rest_tol: f64,
 }
 
 /// The contact model's buffers of one evaluation.
@@ -525,7 +531,7 @@ impl Stepper for PenaltyStepper<'_> {
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
         let t = Instant::now();
         // The step's manifolds as the pairs' rest poses say (`collide::NarrowMemo`).
-        rest_manifolds(model, col, pairs, (contacts, contact_pair));
+        rest_manifolds(model, p, col, pairs, (contacts, contact_pair));
 
         // Nothing moves (every free body asleep or frozen, no robot, no contact):
         // the step's outputs without its passes.
@@ -559,6 +565,13 @@ impl Stepper for PenaltyStepper<'_> {
         }
         let weights = &*support;
         let loads = &weights.load[..];
+        // The normal rows are kept at rest where the narrow phase's memo keeps
+        // the manifolds (the same tolerance, `[penalty] rest_tol`).
+        let rest_tol = if col.memo.off || col.memo.rows_off {
+            0.0
+        } else {
+            col.memo.tol
+        };
         let cx = ForceCtx {
             model,
             p,
@@ -567,6 +580,7 @@ impl Stepper for PenaltyStepper<'_> {
             bodies,
             loads,
             implicit: semi_implicit,
+            rest_tol,
         };
         let mut mb = ModelBufs {
             sel: &mut *sel,
@@ -618,6 +632,7 @@ impl Stepper for PenaltyStepper<'_> {
                 bodies,
                 loads,
                 implicit: semi_implicit,
+                rest_tol,
             };
             let mut mb = ModelBufs {
                 sel: &mut *sel,
@@ -759,6 +774,7 @@ fn quiet_step(contact_wrench: &mut [Wrench], contact_force: &mut Vec<Vec3>, stat
 /// same pipeline): checked, and the narrow phase redone so if it was not.
 fn rest_manifolds(
     model: &Model,
+    p: &PenaltyParams,
     col: &mut CollideWorkspace,
     pairs: &[PairState],
     (contacts, contact_pair): (&mut ContactSet, &mut Vec<usize>),
@@ -766,7 +782,12 @@ fn rest_manifolds(
     if col.memo.off {
         return;
     }
-    col.memo.tol = super::collide::REST_TOL;
+    // The world's key, or (a test that turned the memo on) `REST_TOL`.
+    col.memo.tol = if p.rest_tol > 0.0 {
+        p.rest_tol
+    } else {
+        super::collide::REST_TOL
+    };
     if !col.rest_consistent(pairs, contact_pair) {
         col.narrow_phase_rest(model, pairs, contacts, contact_pair);
     }
@@ -781,7 +802,14 @@ fn keep_rest_poses(col: &CollideWorkspace, contact_pair: &[usize], pairs: &mut [
         return;
     }
     for (m, &pi) in contact_pair.iter().enumerate() {
-        pairs[pi].rest_poses = col.found_at(m);
+        let found = col.found_at(m);
+        let pair = &mut pairs[pi];
+        // Rows kept are those of the manifold found at the rest poses: found
+        // anew elsewhere, they are built anew.
+        if found != pair.rest_poses {
+            pair.rest_rows = None;
+        }
+        pair.rest_poses = found;
     }
 }
 
@@ -1862,11 +1890,28 @@ fn contact_wrenches(
         let f_before = wrench[ba].force;
         let gains = pair_gains(cx, &ctx, ba, bb);
         pf.clear();
-        cm.normal_forces(&ctx, &gains, sel, pf);
+        let implicit_rows = rows.as_deref_mut().filter(|_| implicit_pair(cx, ba, bb));
+        // A resting pair's rows, kept (`PairState::rest_rows`): at the first
+        // stage of the linearly implicit path, with the rest tolerance on.
+        let keep = first_stage && implicit_rows.is_some() && cx.rest_tol > 0.0;
+        match keep
+            .then(|| rest_rows_hold(cx.rest_tol, &ctx, &gains, &pairs[pi]))
+            .flatten()
+        {
+            Some(rr) => pf.extend((0..rr.n as usize).map(|k| PointForce {
+                point: rr.point[k] as u32,
+                f_n: rr.f_n[k],
+            })),
+            None => {
+                cm.normal_forces(&ctx, &gains, sel, pf);
+                if keep {
+                    pairs[pi].rest_rows = rest_rows_of(&ctx, &pairs[pi], pf);
+                }
+            }
+        }
         let (xa, xb) = (ctx.a.x, ctx.b.x);
         // r of eq. (3): the points carrying force.
         let r = pf.len() as f64;
-        let implicit_rows = rows.as_deref_mut().filter(|_| implicit_pair(cx, ba, bb));
         for f in pf.iter() {
             let pt = ctx.points[f.point as usize].lever;
             let fv = ctx.normal * f.f_n;
@@ -1936,6 +1981,84 @@ fn contact_wrenches(
             mf[mi] = wrench[ba].force - f_before;
         }
     }
+}
+
+/// The sum of a vector's components' magnitudes (≥ its norm).
+#[inline]
+fn l1(v: &Vec3) -> f64 {
+    v.x.abs() + v.y.abs() + v.z.abs()
+}
+
+/// A resting pair's kept normal rows, if they hold at this state
+/// ([`PairState::rest_rows`]): the manifold is the one they were built on
+/// (the pair's `rest_poses` unchanged since: [`keep_rest_poses`] drops the
+/// rows otherwise), its gain mass is the one they were built with bit for bit,
+/// its integral term I within `tol` (m·steps) of the built-at one (I = λ I +
+/// d approaches its fixed point by λ per step: bit for bit only ≈ 350 steps
+/// after the depth last changed), and the normal rate ṡ at every kept point
+/// is within Δs of the one they were built at, kv Δs ≤ kp `tol` — the rate's
+/// error no larger than the depth's under the memo's tolerance (grid_100's
+/// gains: Δs ≤ 6.7e-11 m/s; a resting box's velocity moves by ≈ 6e-13 m/s a
+/// step, so 1e-12 m/s kept almost nothing, measured). Each body's part of
+/// that rate, v + ω × (p − x), differs from the built-at one by at most
+/// |Δv| + |Δω| |p − x| + |ω₀| |Δx| (norms bounded by component sums), summed
+/// over the two bodies. The law f = kp d − kv ṡ + ki I at the same depths and
+/// load then differs by at most (kp + ki)·`tol` per point (the clamp at 0 is
+/// 1-Lipschitz; the contact model's candidates are read from the manifold's
+/// geometry alone, so they are the same), 2.1e-8 N per point of grid_100's
+/// 1 kg boxes at 1e-12 m — with the memo's own kp·`tol`, (2 kp + ki)·`tol` =
+/// 4.1e-8 N per point from the forces at the present state. What the rows
+/// do not hold — a client's wrench, the other pairs' forces — enters the solve
+/// through the rates, not the rows; an impact changes the velocities before
+/// the rows are built, and fails the test.
+#[inline]
+fn rest_rows_hold<'p>(
+    tol: f64,
+    ctx: &PairContext<'_>,
+    gains: &PidGains,
+    pair: &'p PairState,
+) -> Option<&'p RestRows> {
+    let rr = pair.rest_rows.as_ref()?;
+    if rr.m_pair.to_bits() != ctx.m_pair.to_bits() || (ctx.integral - rr.integral).abs() > tol {
+        return None;
+    }
+    let (mut la, mut lb) = (0.0f64, 0.0f64);
+    for &i in &rr.point[..rr.n as usize] {
+        let p = ctx.points.get(i as usize)?.lever;
+        la = la.max(l1(&(p - ctx.a.x)));
+        lb = lb.max(l1(&(p - ctx.b.x)));
+    }
+    let moved = |s: &BodyState, at: &[Vec3; 3], l: f64| {
+        l1(&(s.v - at[1])) + l * l1(&(s.w - at[2])) + l1(&at[2]) * l1(&(s.x - at[0]))
+    };
+    let ds = moved(ctx.a, &rr.at[0], la) + moved(ctx.b, &rr.at[1], lb);
+    (gains.kv * ds <= gains.kp * tol).then_some(rr)
+}
+
+/// The rows just built for a pair at rest poses, to be kept
+/// ([`PairState::rest_rows`]); `None` for a manifold not found at rest poses
+/// (a gap's or a pair without them) or with more force-carrying points than
+/// [`REST_ROW_POINTS`].
+fn rest_rows_of(ctx: &PairContext<'_>, pair: &PairState, pf: &[PointForce]) -> Option<RestRows> {
+    if pair.rest_poses.is_none()
+        || pf.len() > REST_ROW_POINTS
+        || pf.iter().any(|f| f.point > u8::MAX as u32)
+    {
+        return None;
+    }
+    let mut rr = RestRows {
+        n: pf.len() as u8,
+        point: [0; REST_ROW_POINTS],
+        f_n: [0.0; REST_ROW_POINTS],
+        m_pair: ctx.m_pair,
+        integral: ctx.integral,
+        at: [[ctx.a.x, ctx.a.v, ctx.a.w], [ctx.b.x, ctx.b.v, ctx.b.w]],
+    };
+    for (k, f) in pf.iter().enumerate() {
+        rr.point[k] = f.point as u8;
+        rr.f_n[k] = f.f_n;
+    }
+    Some(rr)
 }
 
 #[cfg(test)]
