@@ -1198,6 +1198,7 @@ fn cost_beside_standard() {
                                 rotation_eps_theta: None,
                                 retry_rotation_eps_theta: None,
                                 retry_second_chance: keys.contains("second").then_some(true),
+                                outline_ccd: None,
                             };
                             k.apply(pm, &mut s);
                         }

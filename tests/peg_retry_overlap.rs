@@ -395,3 +395,57 @@ const RISE_3D: usize = 89;
 const RISE_2D: usize = 146;
 /// The issue's bound on the rise of the retried step: 1e-9 (L³ in 3D, L² in 2D).
 const BOUND: f64 = 1e-9;
+
+/// `[lcp] peg_outline_ccd` (peg22, a diagnostic; default true) is read, and the
+/// rise the PEG step never sees is the outline's continuous collision: the 3D
+/// pour, seed 1, h = 1.76e-2 (2 s) at depth 2 + τ keeps a rise the stepper does
+/// not make (peg22's sweep: **1.569e-4 L³** at step 111, poly0 / poly1, no
+/// attempt of the stepper ending with it; asserted > 1e-4 L³); the same pour
+/// with the outline's continuous collision off for PEG ends ≤ [`BOUND`] L³
+/// (measured 8.6e-12 L³).
+#[test]
+fn outline_ccd_makes_the_3d_pours_unseen_rise() {
+    use rtphys::experiments::peg_pour::{pour_scene, L};
+    let text = |line: &str| {
+        format!(
+            "[world]\nmethod = \"peg\"\n\n[lcp]\n{line}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
+             shape = {{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }}\n"
+        )
+    };
+    let ccd = |line: &str| match load_scene_str(&text(line), "ccd", ".".as_ref())
+        .expect("scene")
+        .opt
+        .method
+    {
+        Method::Lcp(p) => p.peg_outline_ccd,
+        _ => false,
+    };
+    assert!(ccd(""));
+    assert!(!ccd("peg_outline_ccd = false"));
+    let h = 1.76e-2;
+    let scene = pour_scene(1, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let mt = with_keys(&m0, 2, TAU);
+    let mut opt = mt.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_outline_ccd = false;
+    }
+    let mn = mt.with_options(opt);
+    let mut metric = PourOverlap::new(&m0);
+    let l3 = L * L * L;
+    let steps = (2.0 / h).round() as usize;
+    let mut max_of = |model: &Model| {
+        let mut max = 0.0f64;
+        pour(&scene, model, h, steps, |_, _, a| {
+            max = max.max(metric.volume(&m0, a) / l3);
+            true
+        });
+        max
+    };
+    let (with, without) = (max_of(&mt), max_of(&mn));
+    println!(
+        "3D pour s1 h {h} depth 2 + τ: max {with:.3e} L³ with the outline's CCD, {without:.3e} without"
+    );
+    assert!(with > 1e-4, "with the outline's CCD: {with:e} L³");
+    assert!(without <= BOUND, "without: {without:e} L³");
+}

@@ -368,6 +368,8 @@ pub struct PegKeys {
     pub retry_rotation_eps_theta: Option<bool>,
     /// `peg_retry_second_chance` (peg22).
     pub retry_second_chance: Option<bool>,
+    /// `peg_outline_ccd` (peg22).
+    pub outline_ccd: Option<bool>,
 }
 
 impl PegKeys {
@@ -392,6 +394,9 @@ impl PegKeys {
         }
         if let Some(b) = self.retry_second_chance {
             let _ = writeln!(lines, "peg_retry_second_chance = {b}");
+        }
+        if let Some(b) = self.outline_ccd {
+            let _ = writeln!(lines, "peg_outline_ccd = {b}");
         }
         if !lines.is_empty() {
             scene.toml = scene

@@ -225,6 +225,13 @@ pub struct LcpParams {
     /// chance"; peg22). Scene key `peg_retry_second_chance`; default off.
     /// Ignored by the standard rows.
     pub peg_retry_second_chance: bool,
+    /// PEG (003): whether the outline's continuous-collision stage runs after
+    /// the PEG step (`pipeline::Stepper::outline_ccd`; it rewinds a fast body to
+    /// its time of impact against the world, after the step). Scene key
+    /// `peg_outline_ccd`; default true (as every stepper but IPC). A diagnostic
+    /// for the overlap rises the PEG step never sees (peg22). Ignored by the
+    /// standard rows.
+    pub peg_outline_ccd: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -260,6 +267,7 @@ impl Default for LcpParams {
             peg_rotation_eps_theta: false,
             peg_retry_rotation_eps_theta: false,
             peg_retry_second_chance: false,
+            peg_outline_ccd: true,
             contact_model: ContactModel::Standard,
         }
     }

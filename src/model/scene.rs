@@ -71,6 +71,8 @@
 //!                                  #  deepest-level sub-step that failed or rose is taken
 //!                                  #  again with ε_θ from its start's and end's rotation,
 //!                                  #  the better kept (experimental)
+//! peg_outline_ccd = true           # peg: the outline's continuous collision after the step
+//!                                  #  (false: off for PEG; a diagnostic)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -686,6 +688,7 @@ struct LcpToml {
     peg_rotation_eps_theta: Option<bool>,
     peg_retry_rotation_eps_theta: Option<bool>,
     peg_retry_second_chance: Option<bool>,
+    peg_outline_ccd: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -796,6 +799,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_retry_second_chance: l
             .peg_retry_second_chance
             .unwrap_or(d.peg_retry_second_chance),
+        peg_outline_ccd: l.peg_outline_ccd.unwrap_or(d.peg_outline_ccd),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

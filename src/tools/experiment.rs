@@ -107,6 +107,10 @@ pub struct PegPourArgs {
     /// rotation's ε_θ, the better attempt kept).
     #[arg(long)]
     pub peg_retry_second_chance: bool,
+    /// PEG runs: `[lcp] peg_outline_ccd = false` (the outline's continuous
+    /// collision off after the PEG step; a diagnostic).
+    #[arg(long)]
+    pub peg_no_outline_ccd: bool,
 }
 
 pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
@@ -238,6 +242,7 @@ fn pour_main(pour: Pour, a: PegPourArgs) -> anyhow::Result<()> {
         rotation_eps_theta: a.peg_rotation_eps_theta.then_some(true),
         retry_rotation_eps_theta: a.peg_retry_rotation_eps_theta.then_some(true),
         retry_second_chance: a.peg_retry_second_chance.then_some(true),
+        outline_ccd: a.peg_no_outline_ccd.then_some(false),
     };
     for &h in &steps {
         for seed in 1..=a.seeds {
