@@ -389,6 +389,12 @@ pub struct StepStats {
     /// (`pipeline::lcp::peg_retry`, "The overlap trigger"; the failed ones
     /// are in `peg_retried_steps` alone).
     pub peg_overlap_retries: u64,
+    /// PEG (003), `[lcp] peg_retry_second_chance`: deepest-level sub-steps since
+    /// the start that failed or rose and were taken a second time with the
+    /// rotation's ε_θ, and of them those whose second attempt was kept
+    /// (`pipeline::lcp::peg_retry`, "The second chance"; peg22).
+    pub peg_second_chances: u64,
+    pub peg_second_kept: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

@@ -195,3 +195,42 @@ fn peg_overlap_retry_steps_without_allocating() {
     assert_eq!(s.quarantined, 0);
     assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
 }
+
+/// The retry's second chance (`[lcp] peg_retry_second_chance`, peg22) takes no
+/// allocation either: the same tower at depth 2 with τ = 1e-11 and the key,
+/// whose deepest-level sub-steps fail (the over-cap island left unconverged) and
+/// are each taken a second time, 0 allocations in 20 steps after the warm-up.
+#[test]
+fn peg_second_chance_steps_without_allocating() {
+    let text = tower_with(false, false).replace(
+        "peg_active_set = false\n",
+        "peg_active_set = false\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n\
+         peg_retry_second_chance = true\n",
+    );
+    let model = load_scene_str(&text, "tower", std::path::Path::new(".")).expect("tower");
+    let mut data = rtphys::Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    for _ in 0..300 {
+        pl.step(&model, &mut data);
+    }
+    let c0 = data.stats.peg_second_chances;
+    alloc_counter::start();
+    for _ in 0..20 {
+        pl.step(&model, &mut data);
+    }
+    let n = alloc_counter::stop();
+    let s = &data.stats;
+    println!(
+        "tower of {N}, retry depth 2, τ 1e-11, second chance: second chances in the counted 20: {} \
+         (kept {} since the start), {n} allocations",
+        s.peg_second_chances - c0,
+        s.peg_second_kept,
+    );
+    assert!(
+        s.peg_second_chances - c0 >= 10,
+        "second chances {}",
+        s.peg_second_chances - c0
+    );
+    assert_eq!(s.quarantined, 0);
+    assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
+}

@@ -180,6 +180,8 @@ fn sweep_csv_reads_back_to_the_same_lines() {
                 peg_retry_overlap: None,
                 peg_rotation_eps_theta: false,
                 peg_retry_rotation_eps_theta: false,
+                peg_retry_second_chance: false,
+                peg_no_outline_ccd: false,
             }),
         })
         .expect("sweep");

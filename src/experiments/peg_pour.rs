@@ -243,6 +243,16 @@ pub struct PourRun {
     pub crash_time: Option<f64>,
     /// Wall time of the run's steps, s (excluding the metrics).
     pub step_seconds: f64,
+    /// Steps that kept a failed solve (`solver_failures` or
+    /// `solver_unconverged` rose over the step) and the unconverged solves.
+    pub failed_steps: u64,
+    pub solver_unconverged: u64,
+    /// PEG with `[lcp] peg_retry_depth` > 0: steps retried as sub-steps (a
+    /// retried step is not a step of h), the sub-steps they took, and the
+    /// attempts split for an overlap rise (`peg_retry_overlap`).
+    pub retried_steps: u64,
+    pub substeps: u64,
+    pub overlap_retries: u64,
 }
 
 impl PourRun {
@@ -304,13 +314,22 @@ pub(crate) fn run_scene<P: PourProbe>(
         quarantined: 0,
         crash_time: None,
         step_seconds: 0.0,
+        failed_steps: 0,
+        solver_unconverged: 0,
+        retried_steps: 0,
+        substeps: 0,
+        overlap_retries: 0,
     };
     for _ in 0..steps {
         driver.before_step(&mut data, h);
         probe.before_step(&model, &data, &mut run);
+        let kept = data.stats.solver_failures + data.stats.solver_unconverged;
         let t0 = std::time::Instant::now();
         pl.step(&model, &mut data);
         run.step_seconds += t0.elapsed().as_secs_f64();
+        if data.stats.solver_failures + data.stats.solver_unconverged > kept {
+            run.failed_steps += 1;
+        }
         if data.stats.quarantined > 0 && run.crash_time.is_none() {
             run.crash_time = Some(data.time);
         }
@@ -320,6 +339,10 @@ pub(crate) fn run_scene<P: PourProbe>(
     run.solver_failures = data.stats.solver_failures;
     run.solver_fallbacks = data.stats.solver_fallbacks;
     run.quarantined = data.stats.quarantined;
+    run.solver_unconverged = data.stats.solver_unconverged;
+    run.retried_steps = data.stats.peg_retried_steps;
+    run.substeps = data.stats.peg_substeps;
+    run.overlap_retries = data.stats.peg_overlap_retries;
     Ok(run)
 }
 
@@ -343,6 +366,10 @@ pub struct PegKeys {
     pub rotation_eps_theta: Option<bool>,
     /// `peg_retry_rotation_eps_theta`.
     pub retry_rotation_eps_theta: Option<bool>,
+    /// `peg_retry_second_chance` (peg22).
+    pub retry_second_chance: Option<bool>,
+    /// `peg_outline_ccd` (peg22).
+    pub outline_ccd: Option<bool>,
 }
 
 impl PegKeys {
@@ -364,6 +391,12 @@ impl PegKeys {
         }
         if let Some(b) = self.retry_rotation_eps_theta {
             let _ = writeln!(lines, "peg_retry_rotation_eps_theta = {b}");
+        }
+        if let Some(b) = self.retry_second_chance {
+            let _ = writeln!(lines, "peg_retry_second_chance = {b}");
+        }
+        if let Some(b) = self.outline_ccd {
+            let _ = writeln!(lines, "peg_outline_ccd = {b}");
         }
         if !lines.is_empty() {
             scene.toml = scene

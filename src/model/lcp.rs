@@ -217,6 +217,21 @@ pub struct LcpParams {
     /// (`pipeline::lcp::peg_retry`, "The deepest level"). Scene key
     /// `peg_retry_rotation_eps_theta`; default off. Ignored by the standard rows.
     pub peg_retry_rotation_eps_theta: bool,
+    /// PEG (003), with `peg_retry_depth` > 0 and `peg_retry_overlap` > 0: a
+    /// sub-step of the deepest retry level that failed or whose overlap rose by
+    /// more than τ d³ is taken once more from its start with the first pass's
+    /// ε_θ from the larger of its start's and its end's rotation; the better of
+    /// the two attempts is kept (`pipeline::lcp::peg_retry`, "The second
+    /// chance"; peg22). Scene key `peg_retry_second_chance`; default off.
+    /// Ignored by the standard rows.
+    pub peg_retry_second_chance: bool,
+    /// PEG (003): whether the outline's continuous-collision stage runs after
+    /// the PEG step (`pipeline::Stepper::outline_ccd`; it rewinds a fast body to
+    /// its time of impact against the world, after the step). Scene key
+    /// `peg_outline_ccd`; default true (as every stepper but IPC). A diagnostic
+    /// for the overlap rises the PEG step never sees (peg22). Ignored by the
+    /// standard rows.
+    pub peg_outline_ccd: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -251,6 +266,8 @@ impl Default for LcpParams {
             peg_retry_overlap: 0.0,
             peg_rotation_eps_theta: false,
             peg_retry_rotation_eps_theta: false,
+            peg_retry_second_chance: false,
+            peg_outline_ccd: true,
             contact_model: ContactModel::Standard,
         }
     }

@@ -70,6 +70,12 @@
 //!                                  #  h(|ω_a| + |ω_b|) (≥ 5°) instead of 5° (experimental)
 //! peg_retry_rotation_eps_theta = false # peg, with peg_retry_depth > 0: the deepest retry
 //!                                  #  level's sub-steps take that relaxation (experimental)
+//! peg_retry_second_chance = false  # peg, with peg_retry_depth and peg_retry_overlap > 0: a
+//!                                  #  deepest-level sub-step that failed or rose is taken
+//!                                  #  again with ε_θ from its start's and end's rotation,
+//!                                  #  the better kept (experimental)
+//! peg_outline_ccd = true           # peg: the outline's continuous collision after the step
+//!                                  #  (false: off for PEG; a diagnostic)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -685,6 +691,8 @@ struct LcpToml {
     peg_retry_overlap: Option<f64>,
     peg_rotation_eps_theta: Option<bool>,
     peg_retry_rotation_eps_theta: Option<bool>,
+    peg_retry_second_chance: Option<bool>,
+    peg_outline_ccd: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -792,6 +800,10 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_retry_rotation_eps_theta: l
             .peg_retry_rotation_eps_theta
             .unwrap_or(d.peg_retry_rotation_eps_theta),
+        peg_retry_second_chance: l
+            .peg_retry_second_chance
+            .unwrap_or(d.peg_retry_second_chance),
+        peg_outline_ccd: l.peg_outline_ccd.unwrap_or(d.peg_outline_ccd),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

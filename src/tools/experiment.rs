@@ -102,6 +102,15 @@ pub struct PegPourArgs {
     /// depth, the deepest level's sub-steps take that relaxation).
     #[arg(long)]
     pub peg_retry_rotation_eps_theta: bool,
+    /// PEG runs: `[lcp] peg_retry_second_chance = true` (with a retry depth and
+    /// τ, a deepest-level sub-step that failed or rose is taken again with the
+    /// rotation's ε_θ, the better attempt kept).
+    #[arg(long)]
+    pub peg_retry_second_chance: bool,
+    /// PEG runs: `[lcp] peg_outline_ccd = false` (the outline's continuous
+    /// collision off after the PEG step; a diagnostic).
+    #[arg(long)]
+    pub peg_no_outline_ccd: bool,
 }
 
 pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
@@ -161,7 +170,7 @@ fn run_line(pour: Pour, r: &PourRun) -> String {
         ),
     };
     format!(
-        "{},{},{:?},{},{q1:e},{q2:e},{q3:e},{:e},{mid},{},{},{},{},{:.1}",
+        "{},{},{:?},{},{q1:e},{q2:e},{q3:e},{:e},{mid},{},{},{},{},{:.1},{},{},{},{},{}",
         r.method.name(),
         r.seed,
         r.h,
@@ -171,7 +180,12 @@ fn run_line(pour: Pour, r: &PourRun) -> String {
         r.solver_fallbacks,
         r.quarantined,
         r.crash_time.map(|t| format!("{t:.4}")).unwrap_or_default(),
-        1e6 * r.step_seconds / n
+        1e6 * r.step_seconds / n,
+        r.failed_steps,
+        r.solver_unconverged,
+        r.retried_steps,
+        r.substeps,
+        r.overlap_retries
     )
 }
 
@@ -227,6 +241,8 @@ fn pour_main(pour: Pour, a: PegPourArgs) -> anyhow::Result<()> {
         retry_overlap: a.peg_retry_overlap,
         rotation_eps_theta: a.peg_rotation_eps_theta.then_some(true),
         retry_rotation_eps_theta: a.peg_retry_rotation_eps_theta.then_some(true),
+        retry_second_chance: a.peg_retry_second_chance.then_some(true),
+        outline_ccd: a.peg_no_outline_ccd.then_some(false),
     };
     for &h in &steps {
         for seed in 1..=a.seeds {

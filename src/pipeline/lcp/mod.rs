@@ -516,6 +516,12 @@ impl Stepper for LcpStepper<'_> {
         self.params.restitution
     }
 
+    fn outline_ccd(&self) -> bool {
+        // PEG with `[lcp] peg_outline_ccd = false` (a diagnostic, peg22): the
+        // outline's continuous collision off; every other case as before.
+        self.params.contact_model != ContactModel::Peg || self.params.peg_outline_ccd
+    }
+
     fn advance(
         &self,
         tick: &Tick<'_>,

@@ -447,6 +447,10 @@ pub struct PegWorkspace {
     /// by default): the first pass's ε_θ from the start's rotation
     /// ([`predicted_eps_theta`] at the start-of-step |ω|).
     pub(super) rot_eps_theta: bool,
+    /// Per body, a floor under the start's |ω|² in `w2_pred` for the next
+    /// step's first pass (empty: none; the retry's second chance sets it to an
+    /// attempt's end |ω|² and clears it after, `peg_retry.rs`, peg22).
+    pub(super) w2_floor: Vec<f64>,
 }
 
 impl PegWorkspace {
@@ -667,6 +671,9 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         pw.w2_pred.clear();
         pw.w2_pred
             .extend(inp.state.iter().map(|s| s.w.norm_squared()));
+        for (w2, &f) in pw.w2_pred.iter_mut().zip(&pw.w2_floor) {
+            *w2 = w2.max(f);
+        }
         if pw.signed_lead {
             // The start-of-step motion for [`second_order_gap`]
             // (`peg_signed_lead`): x + h v, the rotation exp(hω) (peg17's
@@ -2764,6 +2771,42 @@ pub(super) fn overlap_rose(
         let v1 = overlap_volume(model, state, &[(a, b)], &pw.hull, &mut pw.overlap);
         v1 - v0 > tol * d * d * d
     })
+}
+
+/// The largest rise of a candidate pair's exact overlap at `state` over its
+/// volume in `start` ([`pair_overlaps`] of the attempt's start), relative to
+/// d³ as in [`overlap_rose`] (pairs of two static bodies skipped; 0 if none
+/// rose): the measure by which the retry's second chance compares two
+/// attempts (`peg_retry.rs`, "The second chance"; peg22).
+pub(super) fn overlap_rise(
+    model: &Model,
+    state: &[BodyState],
+    candidates: &[(u32, u32)],
+    ls: &mut LcpWorkspace,
+    start: &[f64],
+) -> f64 {
+    let pw = &mut ls.peg;
+    let mut worst = 0.0f64;
+    for (&(a, b), &v0) in candidates.iter().zip(start) {
+        let (ga, gb) = (&model.geoms[a as usize], &model.geoms[b as usize]);
+        let moving = |g: &crate::model::Geom| {
+            !matches!(model.bodies[g.body].kind, crate::model::BodyKind::Static)
+        };
+        if !(moving(ga) || moving(gb)) {
+            continue;
+        }
+        let d = 2.0 * ga.shape.size().min(gb.shape.size());
+        if !d.is_finite() || d <= 0.0 {
+            continue;
+        }
+        let v1 = overlap_volume(model, state, &[(a, b)], &pw.hull, &mut pw.overlap);
+        let r = (v1 - v0) / (d * d * d);
+        if r.is_nan() {
+            return f64::INFINITY;
+        }
+        worst = worst.max(r);
+    }
+    worst
 }
 
 /// The overlap metric of a model, for any method: Σ of the exact overlap

@@ -48,6 +48,24 @@
 //! potential contact with (docs/EXPERIMENTS.md, peg21). Steps that are not
 //! retried, and the levels above, keep ε_θ = sin 5°.
 //!
+//! # The second chance (peg22, `[lcp] peg_retry_second_chance`)
+//! With the key, τ > 0 and a retry depth, a sub-step of the deepest level that
+//! failed or whose overlap rose by more than τ d³ (the attempts the levels
+//! above would have split) is not kept at once: it is put back and taken a
+//! second time, its first pass with ε_θ = sin(clamp(h_k (|ω_a| + |ω_b|), 5°,
+//! 90°)) from each body's larger of its start's |ω| and the |ω| the first
+//! attempt ended with (`PegWorkspace::w2_floor`; a body spun up by its own
+//! impact within the sub-step is at rest at its start). The better of the two
+//! attempts is kept: one whose solve did not fail before one that failed,
+//! then the smaller largest overlap rise (`peg::overlap_rise`); ties keep the
+//! first. Unlike `peg_retry_rotation_eps_theta`, which relaxes every
+//! deepest-level sub-step and moved seed 2 of the 3D pour into a jam
+//! (docs/EXPERIMENTS.md, peg21), only the sub-steps that would keep a
+//! failure or a rise are taken again, and only a better end is kept. Counted:
+//! `StepStats::peg_second_chances` (second attempts), `peg_second_kept` (of
+//! them kept). Cost: the deepest level's overlaps at start and end, and one
+//! more attempt per such sub-step.
+//!
 //! # What is put back
 //! The start of the attempt: every body's state, the robots' (q, q̇) (their link
 //! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
@@ -114,6 +132,15 @@ pub(super) struct RetryWorkspace {
     ov0: Vec<f64>,
     /// `[lcp] peg_retry_rotation_eps_theta` (module doc, "The deepest level").
     deep_rot: bool,
+    /// `[lcp] peg_retry_second_chance` (module doc, "The second chance"): the
+    /// first attempt's end while the second runs, and its bodies' |ω|².
+    second: bool,
+    alt_state: Vec<BodyState>,
+    alt_qpos: Vec<f64>,
+    alt_qvel: Vec<f64>,
+    alt_pairs: Vec<PairState>,
+    alt_stats: StepStats,
+    w2_end: Vec<f64>,
 }
 
 impl RetryWorkspace {
@@ -138,6 +165,43 @@ impl RetryWorkspace {
             ov0: Vec::with_capacity(pairs),
             deep_rot: matches!(&model.opt.method,
                 crate::model::Method::Lcp(p) if p.peg_retry_rotation_eps_theta),
+            second: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_retry_second_chance && p.peg_retry_overlap > 0.0),
+            alt_state: Vec::with_capacity(nb),
+            alt_qpos: Vec::with_capacity(model.nq),
+            alt_qvel: Vec::with_capacity(model.nv),
+            alt_pairs: Vec::with_capacity(pairs),
+            alt_stats: StepStats::default(),
+            w2_end: Vec::with_capacity(nb),
+        }
+    }
+
+    /// Copy the end of a first attempt (the second chance).
+    fn save_alt(&mut self, data: &Data) {
+        self.alt_state.clone_from(&data.state);
+        self.alt_qpos.clone_from(&data.qpos);
+        self.alt_qvel.clone_from(&data.qvel);
+        self.alt_pairs.clone_from(&data.pairs);
+        self.alt_stats.clone_from(&data.stats);
+    }
+
+    /// Put the first attempt's end back; the stage timers stay.
+    fn restore_alt(&self, model: &Model, data: &mut Data) {
+        let ns = data.stats.stage_ns;
+        data.state.clone_from(&self.alt_state);
+        data.qpos.clone_from(&self.alt_qpos);
+        data.qvel.clone_from(&self.alt_qvel);
+        data.pairs.clone_from(&self.alt_pairs);
+        data.stats.clone_from(&self.alt_stats);
+        data.stats.stage_ns = ns;
+        if !model.robots.is_empty() {
+            crate::kinematics::link_states_if_moved(
+                model,
+                &mut data.robots,
+                &data.qpos,
+                &data.qvel,
+                &mut data.state,
+            );
         }
     }
 
@@ -237,6 +301,59 @@ struct Sums {
     failed: bool,
 }
 
+/// The second chance of a deepest-level sub-step (module doc): the first
+/// attempt (failed: `fail`) is at `data`'s end, its start in `rw`; take it
+/// again with the rotation's ε_θ and keep the better end. Returns the
+/// discarded attempt's solver iterations and time (the step's stats sum them).
+fn second_chance(
+    st: &LcpStepper<'_>,
+    sub: &Tick<'_>,
+    (fail, spec): (bool, Option<Speculative>),
+    data: &mut Data,
+    col: &mut CollideWorkspace,
+    ls: &mut LcpWorkspace,
+    rw: &mut RetryWorkspace,
+) -> (usize, u64) {
+    let model = sub.model;
+    let rise_a = super::peg::overlap_rise(model, &data.state, &col.candidates, ls, &rw.ov0);
+    rw.w2_end.clear();
+    rw.w2_end
+        .extend(data.state.iter().map(|s| s.w.norm_squared()));
+    rw.save_alt(data);
+    let (it_a, ns_a) = (data.stats.solver_iterations, data.stats.solver_ns);
+    rw.restore(model, data);
+    // The sub-step's collision inputs at its start again.
+    col.pose_geoms(model, &data.state);
+    geom_speeds(model, &data.state, &mut col.speed);
+    col.speculative = spec.map(|s| Speculative {
+        h: sub.h,
+        gravity_reach: sub.h * sub.h * model.opt.gravity.norm(),
+        window: s.window,
+    });
+    col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
+    std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
+    let rot0 = ls.peg.rot_eps_theta;
+    ls.peg.rot_eps_theta = true;
+    st.step_of(sub, data, col, ls);
+    ls.peg.rot_eps_theta = rot0;
+    std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
+    let fail_b = failed(&rw.stats, &data.stats);
+    let rise_b = super::peg::overlap_rise(model, &data.state, &col.candidates, ls, &rw.ov0);
+    let better = (fail && !fail_b) || (fail == fail_b && rise_b < rise_a);
+    let discarded = if better {
+        (it_a, ns_a)
+    } else {
+        let b = (data.stats.solver_iterations, data.stats.solver_ns);
+        rw.restore_alt(model, data);
+        b
+    };
+    data.stats.peg_second_chances += 1;
+    if better {
+        data.stats.peg_second_kept += 1;
+    }
+    discarded
+}
+
 /// The step as a sequence of attempts (module doc): a stack of levels k (a
 /// step of h/2^k), popped in time order; an attempt that fails above `depth`
 /// is put back and replaced by two of the next level.
@@ -281,7 +398,8 @@ fn retry(
             rw.speed.clone_from(&col.speed);
         }
         rw.save(data);
-        let watch = tau > 0.0 && usize::from(level) < depth;
+        let deep = usize::from(level) == depth;
+        let watch = tau > 0.0 && (!deep || rw.second);
         if watch {
             super::peg::pair_overlaps(model, &data.state, &col.candidates, ls, &mut rw.ov0);
         }
@@ -312,6 +430,13 @@ fn retry(
             first = false;
             continue;
         }
+        if deep && rw.second && (fail || rose) {
+            let sub = Tick { model, h: hk };
+            let (it, ns) = second_chance(st, &sub, (fail, spec), data, col, ls, rw);
+            sums.iterations += it;
+            sums.solver_ns += ns;
+        }
+        let s = &data.stats;
         sums.iterations += s.solver_iterations;
         sums.lcp_size = sums.lcp_size.max(s.lcp_size);
         sums.residual = sums.residual.max(s.solver_residual);
