@@ -1187,4 +1187,68 @@ mod tests {
             .count();
         assert_eq!(got, n);
     }
+
+    /// Diagnostic (docs/EXPERIMENTS.md, "Outside scenes, session 30"): the barrier
+    /// energy Σ w m b of two unit cubes stacked with their corners aligned (gap
+    /// 4.57e-4 m, d̂ = 1 mm), the top one yawed by φ, for the plain and the weighted
+    /// set: the aligned pose is a maximum in yaw for both (half the top corners move
+    /// beyond the lower cube's edges).
+    #[test]
+    #[ignore = "diagnostic: prints the yaw energy of two aligned cubes"]
+    fn aligned_cubes_yaw_energy() {
+        let (g, d_hat) = (4.57e-4, 1e-6);
+        let m = SurfaceMesh::cuboid(&Vec3::new(0.5, 0.5, 0.5));
+        let energy = |phi: f64, once: bool| -> f64 {
+            let wa = m.vertices.clone();
+            let (s, c) = phi.sin_cos();
+            let wb: Vec<Vec3> = (m.vertices.iter())
+                .map(|v| Vec3::new(c * v.x - s * v.y, s * v.x + c * v.y, v.z + 1.0 + g))
+                .collect();
+            let (mut out, mut w) = (Vec::new(), Vec::new());
+            constraint_set((&m, &wa), (&m, &wb), d_hat, &mut out);
+            w.resize(out.len(), 1.0);
+            let mut sc = ApproxScratch::default();
+            if once
+                && max_approximator_terms(
+                    (&m, &wa),
+                    (&m, &wb),
+                    d_hat,
+                    0,
+                    (&mut out, &mut w),
+                    &mut sc,
+                ) > 0
+            {
+                merge_identical_terms((&m, &m), 0, (&mut out, &mut w), &mut sc);
+            }
+            (out.iter().zip(&w))
+                .map(|((_, cand), w)| {
+                    let moll = match *cand {
+                        Candidate::EdgeEdge { edge_a, edge_b, .. } => {
+                            let (a, b) = (m.edges[edge_a as usize], m.edges[edge_b as usize]);
+                            let v = |i: u32| m.vertices[i as usize];
+                            let eps = mollifier_threshold(&v(a[0]), &v(a[1]), &v(b[0]), &v(b[1]));
+                            let av = a.map(|i| V3::<f64>::cst(&wa[i as usize]));
+                            let bv = b.map(|i| V3::<f64>::cst(&wb[i as usize]));
+                            crate::ipc::geom::edge_mollifier(
+                                [&av[0], &av[1]],
+                                [&bv[0], &bv[1]],
+                                eps,
+                            )
+                        }
+                        _ => 1.0,
+                    };
+                    w * moll * super::super::geom::barrier(cand.d(), d_hat)
+                })
+                .sum()
+        };
+        for once in [false, true] {
+            let e0 = energy(0.0, once);
+            let slope = (energy(1e-7, once) - energy(-1e-7, once)) / 2e-7;
+            print!("count_once {once}: E(0) {e0:.4e}, dE/dφ(0) {slope:.1e}; E(φ)/E(0) − 1:");
+            for phi in [1e-6, 1e-4, 1e-3, 1e-2] {
+                print!(" φ {phi:e}: {:.2e}", energy(phi, once) / e0 - 1.0);
+            }
+            println!();
+        }
+    }
 }
