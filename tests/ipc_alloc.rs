@@ -1,7 +1,9 @@
 //! The Rigid IPC step performs no heap allocation once warmed up: three cubes (a
 //! two-stack and one sliding on its own) on a static slab, friction on (μ = 0.5,
 //! two lagged passes), so that the constraint set, the friction pairs, the CCD
-//! buffers and the dense Newton system are all in use.
+//! buffers and the dense Newton system are all in use; with and without
+//! `[ipc] count_once` (the max approximator's terms, their merge, the gathered
+//! friction: scratch kept between steps).
 
 use rtphys::model::scene::load_scene_str;
 use rtphys::Data;
@@ -49,7 +51,16 @@ material = { mu = 0.5 }
 
 #[test]
 fn ipc_steps_without_allocating() {
-    let model = load_scene_str(SCENE, "ipc_alloc", std::path::Path::new(".")).expect("scene");
+    for scene in [
+        SCENE.to_string(),
+        SCENE.replace("[ipc]\n", "[ipc]\ncount_once = true\n"),
+    ] {
+        steps_without_allocating(&scene);
+    }
+}
+
+fn steps_without_allocating(scene: &str) {
+    let model = load_scene_str(scene, "ipc_alloc", std::path::Path::new(".")).expect("scene");
     let mut data = Data::new(&model);
     let mut pipeline = rtphys::Pipeline::new(&model);
     for _ in 0..100 {

@@ -14,7 +14,8 @@ use common::load_str;
 use rtphys::collision::Shape;
 use rtphys::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, V3};
 use rtphys::ipc::mesh::{
-    constraint_set, max_approximator_terms, ApproxScratch, Candidate, SurfaceMesh,
+    constraint_set, max_approximator_terms, merge_identical_terms, ApproxScratch, Candidate,
+    SurfaceMesh,
 };
 use rtphys::math::Vec3;
 use rtphys::pipeline::ipc::tessellate::shape_triangles;
@@ -27,10 +28,11 @@ use rtphys::pipeline::ipc::tessellate::shape_triangles;
 /// Measured: the plain set (weights 1) gives the corner (−0.1, −0.1) 7 (2
 /// vertex–face pairs on the diagonal's two triangles + 5 edge–edge pairs with the
 /// diagonal: its three box edges and two side faces' diagonals), the opposite
-/// corner (0.1, 0.1) 5 (2 + 3), the two off the diagonal 1. With the weights each
-/// corner on the diagonal is met once from its vertex and once from its edges (2),
-/// each corner off it once (1): the two corners on the diagonal are counted alike
-/// (to 1e-12), so the barrier's push is symmetric about the cube's centre.
+/// corner (0.1, 0.1) 5 (2 + 3), the two off the diagonal 1. With the weights every
+/// corner is met once (to 1e-12): the plane's diagonal is a flat edge (its two
+/// triangles in one plane), no feature of the surface, so the cube's edges crossing
+/// it add nothing, and the barrier's push is symmetric about the cube's centre
+/// (session 29's weights, before flat edges were left out: 2, 1, 1, 2).
 #[test]
 fn corners_on_a_shared_diagonal_are_counted_alike() {
     let counts = |weighted: bool| {
@@ -116,12 +118,8 @@ fn corners_on_a_shared_diagonal_are_counted_alike() {
         assert_eq!(on.len(), 2);
         if weighted {
             assert!(
-                (on[0] - on[1]).abs() < 1e-12,
-                "corners on the diagonal counted {on:?}"
-            );
-            assert!(
-                count.iter().all(|&n| n >= 1.0 - 1e-12),
-                "a corner under-counted: {count:?}"
+                count.iter().all(|&n| (n - 1.0).abs() < 1e-12),
+                "corners counted {count:?}"
             );
         } else {
             // The premise: the plain set counts them 7 and 5.
@@ -163,6 +161,109 @@ fn a_cube_dropped_flat_at_the_origin_does_not_spin() {
             );
         }
     }
+}
+
+/// Merging the terms that are one function (`ipc::mesh::merge_identical_terms`, run
+/// under `[ipc] count_once` after the max approximator) changes the set's barrier
+/// only by round-off: Σ w m b over the merged set equals the unmerged one to 1e-12
+/// relative, for the cube at the origin over the plane (as above) and for two unit
+/// cubes stacked face on face with their corners aligned (the stack of
+/// `ipc_stack5`), and the merged set is smaller. Measured: ≤ 3.2e-16 relative;
+/// 8 → 4 and 176 → 32 terms (the plain set: 15 and 111; the flat edges' pairs
+/// leave before the approximator adds its terms).
+#[test]
+fn merging_identical_terms_keeps_the_barrier() {
+    let cube = |h: f64, dz: f64| {
+        let c = Shape::cuboid(Vec3::new(h, h, h)).expect("cube");
+        let (v, f) = shape_triangles(&c, 100.0);
+        let v: Vec<Vec3> = v.iter().map(|p| p + Vec3::new(0.0, 0.0, dz)).collect();
+        SurfaceMesh::new(v, f)
+    };
+    let (pv, pf) = shape_triangles(&Shape::plane(), 100.0);
+    let cases = [
+        (cube(0.1, 0.1005), SurfaceMesh::new(pv, pf), 1e-6),
+        (cube(0.5, 1.0 + 4.57e-4), cube(0.5, 0.0), 1e-6),
+    ];
+    for (a, b, d_hat) in cases {
+        let (mut pairs, mut w) = (Vec::new(), Vec::new());
+        constraint_set((&a, &a.vertices), (&b, &b.vertices), d_hat, &mut pairs);
+        let plain = pairs.len();
+        w.resize(plain, 1.0);
+        let mut scratch = ApproxScratch::default();
+        max_approximator_terms(
+            (&a, &a.vertices),
+            (&b, &b.vertices),
+            d_hat,
+            0,
+            (&mut pairs, &mut w),
+            &mut scratch,
+        );
+        let sum = |pairs: &[(bool, Candidate)], w: &[f64]| -> f64 {
+            (pairs.iter().zip(w))
+                .map(|((_, c), w)| {
+                    let m = match *c {
+                        Candidate::EdgeEdge { edge_a, edge_b, .. } => {
+                            let ea = a.edges[edge_a as usize].map(|i| a.vertices[i as usize]);
+                            let eb = b.edges[edge_b as usize].map(|i| b.vertices[i as usize]);
+                            let eps = mollifier_threshold(&ea[0], &ea[1], &eb[0], &eb[1]);
+                            let (x, y) = (
+                                ea.map(|p| V3::<f64>::cst(&p)),
+                                eb.map(|p| V3::<f64>::cst(&p)),
+                            );
+                            edge_mollifier([&x[0], &x[1]], [&y[0], &y[1]], eps)
+                        }
+                        _ => 1.0,
+                    };
+                    w * m * barrier(c.d(), d_hat)
+                })
+                .sum()
+        };
+        let before = (pairs.len(), sum(&pairs, &w));
+        merge_identical_terms((&a, &b), 0, (&mut pairs, &mut w), &mut scratch);
+        let after = (pairs.len(), sum(&pairs, &w));
+        println!(
+            "plain {plain}, weighted {} -> merged {} terms; Σ w m b {:.15e} -> {:.15e}",
+            before.0, after.0, before.1, after.1
+        );
+        assert!(
+            (after.1 - before.1).abs() <= 1e-12 * before.1.abs(),
+            "{before:?} -> {after:?}"
+        );
+        assert!(after.0 < before.0, "{before:?} -> {after:?}");
+        assert!(w.iter().all(|&w| w != 0.0));
+    }
+}
+
+/// `ipc_stack5` with `[ipc] count_once = true`, 1,000 steps: every step's Newton
+/// solve converges. Not yet: measured 22 of 1,000 steps stop at the iteration
+/// limit once the stack rests (the first at step 179), against 0 without the key
+/// and 0 with the key at μ = 0. At a failing iterate the Newton step is 1.3e-10 m
+/// and its predicted decrease 8e-18, below the energy's rounding (2.2e-16 of
+/// 1.25): the residual velocity stays above the tolerance while the step is
+/// invisible to the line search — the weighted pairs' friction leaves a residual
+/// that the Newton step does not reduce (docs/EXPERIMENTS.md, "Outside scenes,
+/// session 30").
+#[test]
+#[ignore = "22 of 1,000 steps stop at the iteration limit at rest with count_once (0 without, 0 at μ = 0)"]
+fn a_stack_counting_once_converges_every_step() {
+    let text = std::fs::read_to_string(common::scene_path("ipc_stack5.toml")).expect("scene");
+    let model = load_str(&text.replace("[ipc]\n", "[ipc]\ncount_once = true\n"));
+    assert!(matches!(&model.opt.method, rtphys::model::Method::Ipc(p) if p.count_once));
+    let mut data = rtphys::Data::new(&model);
+    let mut pipe = rtphys::Pipeline::new(&model);
+    let mut failed = Vec::new();
+    for step in 1..=1000 {
+        pipe.step(&model, &mut data);
+        if data.stats.solver_failed {
+            failed.push(step);
+        }
+    }
+    println!("{} failed steps: {failed:?}", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} failed steps: {failed:?}",
+        failed.len()
+    );
 }
 
 /// Where segment p–q meets the vertical plane x = y (its lower end for a

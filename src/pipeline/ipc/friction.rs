@@ -20,7 +20,9 @@ use super::newton::{rotation, vars, BodyBuf, Newton};
 use super::IpcBody;
 use crate::collision::pairs::segment_segment;
 use crate::ipc::ad::Real;
-use crate::ipc::geom::{closest_on_segment, edge_mollifier, mollifier_threshold, rotate, V3};
+use crate::ipc::geom::{
+    closest_on_segment, edge_mollifier, mollifier_threshold, rotate, EdgeEdge, V3,
+};
 use crate::ipc::mesh::Candidate;
 use crate::math::Vec3;
 use crate::model::Material;
@@ -37,6 +39,14 @@ pub struct FrictionContact {
     pub t: [Vec3; 2],
     /// μ λ, N·s² (the step's h²-scaled units, as the barrier).
     pub mu_lambda: f64,
+    /// μ λ of the term whose geometry this is (= `mu_lambda` unless gathered).
+    pub lead: f64,
+    /// The pair's set has max-approximator weights other than 1: its friction terms
+    /// are summed before their Hessian is projected, as its barrier terms.
+    pub weighted: bool,
+    /// Midpoint of the two world contact points at the lag iterate (where a weighted
+    /// pair's terms are gathered, [`gather_weighted`]).
+    pub at: Vec3,
 }
 
 /// Barycentric coordinates of the point of triangle (a, b, c) closest to p
@@ -99,6 +109,8 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
         if mu <= 0.0 {
             continue;
         }
+        let weighted = nw.weights[s..e].iter().any(|&w| w != 1.0);
+        let first = nw.contacts.len();
         for ci in s..e {
             let (b_vertex, c) = nw.cands[ci];
             let (bk, bl) = (&nw.bufs[ku], &nw.bufs[lu]);
@@ -167,16 +179,34 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                     (bk.xt[va], bl.xt[vb], bk.world[va], bl.world[vb], d)
                 }
                 Candidate::EdgeEdge {
-                    edge_a, edge_b, d, ..
+                    edge_a,
+                    edge_b,
+                    ty,
+                    d,
                 } => {
                     let ea = bodies[ku].mesh.edges[edge_a as usize].map(|i| i as usize);
                     let eb = bodies[lu].mesh.edges[edge_b as usize].map(|i| i as usize);
-                    let (s, u) = segment_segment(
-                        &bk.world[ea[0]],
-                        &bk.world[ea[1]],
-                        &bl.world[eb[0]],
-                        &bl.world[eb[1]],
-                    );
+                    let (a0, a1) = (&bk.world[ea[0]], &bk.world[ea[1]]);
+                    let (b0, b1) = (&bl.world[eb[0]], &bl.world[eb[1]]);
+                    // The max approximator's edge–edge terms have a forced type (an
+                    // end of one edge against the other's line, or two ends): their
+                    // friction acts between the points their distance is taken at,
+                    // as the point–edge and point–point terms they stand beside.
+                    let on_line = |p: &Vec3, e0: &Vec3, e1: &Vec3| {
+                        let de = e1 - e0;
+                        (p - e0).dot(&de) / de.norm_squared().max(1e-300)
+                    };
+                    let end = |i: u8| f64::from(i);
+                    let (s, u) = match ty {
+                        EdgeEdge::PointA(i) if nw.count_once => {
+                            (end(i), on_line(&bk.world[ea[i as usize]], b0, b1))
+                        }
+                        EdgeEdge::PointB(j) if nw.count_once => {
+                            (on_line(&bl.world[eb[j as usize]], a0, a1), end(j))
+                        }
+                        EdgeEdge::Points(i, j) if nw.count_once => (end(i), end(j)),
+                        _ => segment_segment(a0, a1, b0, b1),
+                    };
                     let eps = mollifier_threshold(
                         &bk.xt[ea[0]],
                         &bk.xt[ea[1]],
@@ -231,9 +261,51 @@ pub fn lag(nw: &mut Newton, bodies: &[IpcBody], dhat2: f64) {
                 pb: pl,
                 t: tangents(&n),
                 mu_lambda: mu * lambda,
+                lead: mu * lambda,
+                weighted,
+                at: (wk + wl) * 0.5,
             });
         }
+        if weighted {
+            gather_weighted(&mut nw.contacts, first, dhat2.sqrt());
+        }
     }
+}
+
+/// One friction term per contact of a weighted pair (`contacts[first..]`, one body
+/// pair's terms). The max approximator's terms for one contact (within d̂ of each
+/// other: every term it adds lies within d̂ of the feature it corrects) carry
+/// weights that sum to one count, but their closest points and normals differ at
+/// round-off or by up to d̂, so their friction terms — some with a negative μλ —
+/// would not cancel: a sticking contact would get anti-friction in the directions
+/// where a negative term's tangent plane leans past the positive ones', and Newton
+/// fails at rest (the stack of `ipc_stack5`). Each group of terms within d̂ (of its
+/// first term) becomes one term with the group's summed μλ at the point and tangent
+/// plane of its largest term; a group whose sum is not positive (no contact left
+/// after the repeats are taken out) is dropped. In place, order kept.
+fn gather_weighted(contacts: &mut Vec<FrictionContact>, first: usize, d_hat: f64) {
+    let mut kept = first;
+    for i in first..contacts.len() {
+        let c = contacts[i];
+        match (first..kept).find(|&j| (contacts[j].at - c.at).norm() <= d_hat) {
+            Some(j) => {
+                let g = &mut contacts[j];
+                // The group's largest term lends its geometry; its sum is kept
+                // in `mu_lambda`, its largest term's in `lead`.
+                let sum = g.mu_lambda + c.mu_lambda;
+                if c.lead > g.lead {
+                    *g = c;
+                }
+                g.mu_lambda = sum;
+            }
+            None => {
+                contacts[kept] = c;
+                kept += 1;
+            }
+        }
+    }
+    contacts.truncate(kept);
+    contacts.retain(|c| c.mu_lambda > 0.0);
 }
 
 /// f₀ of the squared slip s = y² (written in s so that it is smooth at s = 0).

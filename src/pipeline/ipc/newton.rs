@@ -34,7 +34,9 @@ use super::linesearch::CcdFilter;
 use super::IpcBody;
 use crate::ipc::ad::{Real, D2};
 use crate::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, rotate, V3};
-use crate::ipc::mesh::{constraint_set, max_approximator_terms, ApproxScratch, Candidate};
+use crate::ipc::mesh::{
+    constraint_set, max_approximator_terms, merge_identical_terms, ApproxScratch, Candidate,
+};
 use crate::ipc::potential::{
     edge_edge_term, pair_vars, point_triangle_term, vertex_edge_term, vertex_vertex_term,
 };
@@ -240,7 +242,7 @@ impl Newton {
                 self.weights.resize(self.cands.len(), 1.0);
                 self.plain += self.cands.len() - start;
                 if self.count_once {
-                    max_approximator_terms(
+                    let added = max_approximator_terms(
                         (&bodies[k].mesh, vk),
                         (&bodies[l].mesh, vl),
                         dhat2,
@@ -248,6 +250,16 @@ impl Newton {
                         (&mut self.cands, &mut self.weights),
                         &mut self.approx,
                     );
+                    // Merged only where the approximator added terms: elsewhere the
+                    // set stays the plain set, in its order, bit for bit.
+                    if added > 0 {
+                        merge_identical_terms(
+                            (&bodies[k].mesh, &bodies[l].mesh),
+                            start,
+                            (&mut self.cands, &mut self.weights),
+                            &mut self.approx,
+                        );
+                    }
                 }
                 if self.cands.len() > start {
                     self.ranges
@@ -377,6 +389,9 @@ impl Newton {
             }
         }
         if !barrier_only {
+            // A weighted pair's friction terms (contiguous: `lag` walks the pairs in
+            // order) are summed before the projection, as its barrier terms.
+            let mut sum = D2::<12>::cst(0.0);
             for ci in 0..self.contacts.len() {
                 let c = self.contacts[ci];
                 let (k, l) = (c.body_a as usize, c.body_b as usize);
@@ -389,7 +404,19 @@ impl Newton {
                     (&v[2], &v[3], &self.bufs[l].q0),
                     prm.eps_vh,
                 );
-                self.scatter(k, l, &t);
+                if !c.weighted {
+                    self.scatter(k, l, &t);
+                    continue;
+                }
+                sum = sum + t;
+                let last = self
+                    .contacts
+                    .get(ci + 1)
+                    .is_none_or(|n| (n.body_a, n.body_b) != (c.body_a, c.body_b));
+                if last {
+                    self.scatter(k, l, &sum);
+                    sum = D2::<12>::cst(0.0);
+                }
             }
         }
     }
