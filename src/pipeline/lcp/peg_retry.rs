@@ -116,12 +116,8 @@ use crate::pipeline::Tick;
 /// The copies a retry puts back (capacities kept).
 #[derive(Clone, Debug, Default)]
 pub(super) struct RetryWorkspace {
-    /// The attempt's start: bodies, robots' (q, q̇), pairs' memory, stats.
-    state: Vec<BodyState>,
-    qpos: Vec<f64>,
-    qvel: Vec<f64>,
-    pairs: Vec<PairState>,
-    stats: StepStats,
+    /// The attempt's start.
+    at_start: Attempt,
     /// The step's start: bodies (for the coverage check), geom poses and speed
     /// bounds (put back after the retry).
     start: Vec<BodyState>,
@@ -135,77 +131,33 @@ pub(super) struct RetryWorkspace {
     /// `[lcp] peg_retry_second_chance` (module doc, "The second chance"): the
     /// first attempt's end while the second runs, and its bodies' |ω|².
     second: bool,
-    alt_state: Vec<BodyState>,
-    alt_qpos: Vec<f64>,
-    alt_qvel: Vec<f64>,
-    alt_pairs: Vec<PairState>,
-    alt_stats: StepStats,
+    alt: Attempt,
     w2_end: Vec<f64>,
 }
 
-impl RetryWorkspace {
-    /// Sized from the model (empty unless the model's method retries).
-    pub(super) fn new(model: &Model) -> Self {
-        let on = matches!(&model.opt.method,
-            crate::model::Method::Lcp(p) if p.contact_model == ContactModel::Peg && p.peg_retry_depth > 0);
-        if !on {
-            return RetryWorkspace::default();
-        }
-        let (nb, ng) = (model.nbody(), model.ngeom());
-        let pairs = crate::collision::capacity::PAIRS_PER_GEOM * ng;
-        RetryWorkspace {
-            state: Vec::with_capacity(nb),
+/// What an attempt puts back: bodies, robots' (q, q̇), pairs' memory, stats
+/// (capacities kept).
+#[derive(Clone, Debug, Default)]
+struct Attempt {
+    state: Vec<BodyState>,
+    qpos: Vec<f64>,
+    qvel: Vec<f64>,
+    pairs: Vec<PairState>,
+    stats: StepStats,
+}
+
+impl Attempt {
+    fn with_capacity(model: &Model, pairs: usize) -> Self {
+        Attempt {
+            state: Vec::with_capacity(model.nbody()),
             qpos: Vec::with_capacity(model.nq),
             qvel: Vec::with_capacity(model.nv),
             pairs: Vec::with_capacity(pairs),
             stats: StepStats::default(),
-            start: Vec::with_capacity(nb),
-            geom_pose: Vec::with_capacity(ng),
-            speed: Vec::with_capacity(ng),
-            ov0: Vec::with_capacity(pairs),
-            deep_rot: matches!(&model.opt.method,
-                crate::model::Method::Lcp(p) if p.peg_retry_rotation_eps_theta),
-            second: matches!(&model.opt.method,
-                crate::model::Method::Lcp(p) if p.peg_retry_second_chance && p.peg_retry_overlap > 0.0),
-            alt_state: Vec::with_capacity(nb),
-            alt_qpos: Vec::with_capacity(model.nq),
-            alt_qvel: Vec::with_capacity(model.nv),
-            alt_pairs: Vec::with_capacity(pairs),
-            alt_stats: StepStats::default(),
-            w2_end: Vec::with_capacity(nb),
         }
     }
 
-    /// Copy the end of a first attempt (the second chance).
-    fn save_alt(&mut self, data: &Data) {
-        self.alt_state.clone_from(&data.state);
-        self.alt_qpos.clone_from(&data.qpos);
-        self.alt_qvel.clone_from(&data.qvel);
-        self.alt_pairs.clone_from(&data.pairs);
-        self.alt_stats.clone_from(&data.stats);
-    }
-
-    /// Put the first attempt's end back; the stage timers stay.
-    fn restore_alt(&self, model: &Model, data: &mut Data) {
-        let ns = data.stats.stage_ns;
-        data.state.clone_from(&self.alt_state);
-        data.qpos.clone_from(&self.alt_qpos);
-        data.qvel.clone_from(&self.alt_qvel);
-        data.pairs.clone_from(&self.alt_pairs);
-        data.stats.clone_from(&self.alt_stats);
-        data.stats.stage_ns = ns;
-        if !model.robots.is_empty() {
-            crate::kinematics::link_states_if_moved(
-                model,
-                &mut data.robots,
-                &data.qpos,
-                &data.qvel,
-                &mut data.state,
-            );
-        }
-    }
-
-    /// Copy the start of an attempt.
+    /// Copy `data`'s.
     fn save(&mut self, data: &Data) {
         self.state.clone_from(&data.state);
         self.qpos.clone_from(&data.qpos);
@@ -214,7 +166,7 @@ impl RetryWorkspace {
         self.stats.clone_from(&data.stats);
     }
 
-    /// Put the start of the attempt back; the stage timers stay.
+    /// Put it back into `data`; the stage timers stay.
     fn restore(&self, model: &Model, data: &mut Data) {
         let ns = data.stats.stage_ns;
         data.state.clone_from(&self.state);
@@ -231,6 +183,32 @@ impl RetryWorkspace {
                 &data.qvel,
                 &mut data.state,
             );
+        }
+    }
+}
+
+impl RetryWorkspace {
+    /// Sized from the model (empty unless the model's method retries).
+    pub(super) fn new(model: &Model) -> Self {
+        let on = matches!(&model.opt.method,
+            crate::model::Method::Lcp(p) if p.contact_model == ContactModel::Peg && p.peg_retry_depth > 0);
+        if !on {
+            return RetryWorkspace::default();
+        }
+        let (nb, ng) = (model.nbody(), model.ngeom());
+        let pairs = crate::collision::capacity::PAIRS_PER_GEOM * ng;
+        RetryWorkspace {
+            at_start: Attempt::with_capacity(model, pairs),
+            start: Vec::with_capacity(nb),
+            geom_pose: Vec::with_capacity(ng),
+            speed: Vec::with_capacity(ng),
+            ov0: Vec::with_capacity(pairs),
+            deep_rot: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_retry_rotation_eps_theta),
+            second: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_retry_second_chance && p.peg_retry_overlap > 0.0),
+            alt: Attempt::with_capacity(model, pairs),
+            w2_end: Vec::with_capacity(nb),
         }
     }
 }
@@ -319,9 +297,9 @@ fn second_chance(
     rw.w2_end.clear();
     rw.w2_end
         .extend(data.state.iter().map(|s| s.w.norm_squared()));
-    rw.save_alt(data);
+    rw.alt.save(data);
     let (it_a, ns_a) = (data.stats.solver_iterations, data.stats.solver_ns);
-    rw.restore(model, data);
+    rw.at_start.restore(model, data);
     // The sub-step's collision inputs at its start again.
     col.pose_geoms(model, &data.state);
     geom_speeds(model, &data.state, &mut col.speed);
@@ -337,14 +315,14 @@ fn second_chance(
     st.step_of(sub, data, col, ls);
     ls.peg.rot_eps_theta = rot0;
     std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
-    let fail_b = failed(&rw.stats, &data.stats);
+    let fail_b = failed(&rw.at_start.stats, &data.stats);
     let rise_b = super::peg::overlap_rise(model, &data.state, &col.candidates, ls, &rw.ov0);
     let better = (fail && !fail_b) || (fail == fail_b && rise_b < rise_a);
     let discarded = if better {
         (it_a, ns_a)
     } else {
         let b = (data.stats.solver_iterations, data.stats.solver_ns);
-        rw.restore_alt(model, data);
+        rw.alt.restore(model, data);
         b
     };
     data.stats.peg_second_chances += 1;
@@ -397,7 +375,7 @@ fn retry(
             rw.geom_pose.clone_from(&col.geom_pose);
             rw.speed.clone_from(&col.speed);
         }
-        rw.save(data);
+        rw.at_start.save(data);
         let deep = usize::from(level) == depth;
         let watch = tau > 0.0 && (!deep || rw.second);
         if watch {
@@ -410,7 +388,7 @@ fn retry(
         }
         st.step_of(&sub, data, col, ls);
         ls.peg.rot_eps_theta = rot0;
-        let fail = failed(&rw.stats, &data.stats);
+        let fail = failed(&rw.at_start.stats, &data.stats);
         let rose = watch
             && !fail
             && super::peg::overlap_rose(model, &data.state, &col.candidates, ls, (&rw.ov0, tau));
@@ -420,7 +398,7 @@ fn retry(
             retried = true;
             sums.iterations += s.solver_iterations;
             sums.solver_ns += s.solver_ns;
-            rw.restore(model, data);
+            rw.at_start.restore(model, data);
             if rose {
                 data.stats.peg_overlap_retries += 1;
             }
