@@ -12,10 +12,10 @@ mod common;
 
 use common::load_str;
 use rtphys::collision::Shape;
-use rtphys::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, V3};
+use rtphys::ipc::geom::barrier;
 use rtphys::ipc::mesh::{
-    constraint_set, max_approximator_terms, merge_identical_terms, ApproxScratch, Candidate,
-    SurfaceMesh,
+    constraint_set, max_approximator_terms, merge_identical_terms, term_mollifier, ApproxScratch,
+    Candidate, SurfaceMesh,
 };
 use rtphys::math::Vec3;
 use rtphys::pipeline::ipc::tessellate::shape_triangles;
@@ -71,15 +71,9 @@ fn corners_on_a_shared_diagonal_are_counted_alike() {
                     (Some(bv[vertex as usize]), 1.0)
                 }
                 Candidate::VertexVertex { vertex_a, .. } => (Some(bv[vertex_a as usize]), 1.0),
-                Candidate::EdgeEdge { edge_a, edge_b, .. } => {
+                Candidate::EdgeEdge { edge_a, .. } => {
                     let ea = mb.edges[edge_a as usize].map(|i| bv[i as usize]);
-                    let eb = mp.edges[edge_b as usize].map(|i| mp.vertices[i as usize]);
-                    let eps = mollifier_threshold(&ea[0], &ea[1], &eb[0], &eb[1]);
-                    let (a, b) = (
-                        ea.map(|p| V3::<f64>::cst(&p)),
-                        eb.map(|p| V3::<f64>::cst(&p)),
-                    );
-                    let m: f64 = edge_mollifier([&a[0], &a[1]], [&b[0], &b[1]], eps);
+                    let m = term_mollifier(c, (&mb, &bv), (&mp, &mp.vertices));
                     (meets_diagonal_at(ea[0], ea[1]), m)
                 }
                 _ => panic!("a term with a plane vertex near the cube: {c:?}"),
@@ -201,19 +195,7 @@ fn merging_identical_terms_keeps_the_barrier() {
         let sum = |pairs: &[(bool, Candidate)], w: &[f64]| -> f64 {
             (pairs.iter().zip(w))
                 .map(|((_, c), w)| {
-                    let m = match *c {
-                        Candidate::EdgeEdge { edge_a, edge_b, .. } => {
-                            let ea = a.edges[edge_a as usize].map(|i| a.vertices[i as usize]);
-                            let eb = b.edges[edge_b as usize].map(|i| b.vertices[i as usize]);
-                            let eps = mollifier_threshold(&ea[0], &ea[1], &eb[0], &eb[1]);
-                            let (x, y) = (
-                                ea.map(|p| V3::<f64>::cst(&p)),
-                                eb.map(|p| V3::<f64>::cst(&p)),
-                            );
-                            edge_mollifier([&x[0], &x[1]], [&y[0], &y[1]], eps)
-                        }
-                        _ => 1.0,
-                    };
+                    let m = term_mollifier(c, (&a, &a.vertices), (&b, &b.vertices));
                     w * m * barrier(c.d(), d_hat)
                 })
                 .sum()

@@ -463,6 +463,31 @@ pub fn constraint_set(
     }
 }
 
+/// The edge–edge mollifier m of a term of meshes a and b at world vertices `wa`,
+/// `wb` (1 for a term that is not edge–edge), its threshold ε_× from the meshes' own
+/// vertices — for checks and diagnostics of a set; the stepper takes ε_× from its
+/// pre-rotated body frames (`pipeline::ipc`).
+pub fn term_mollifier(
+    cand: &Candidate,
+    (ma, wa): (&SurfaceMesh, &[Vec3]),
+    (mb, wb): (&SurfaceMesh, &[Vec3]),
+) -> f64 {
+    let Candidate::EdgeEdge { edge_a, edge_b, .. } = *cand else {
+        return 1.0;
+    };
+    let (ea, eb) = (ma.edges[edge_a as usize], mb.edges[edge_b as usize]);
+    let (ra, rb) = (
+        ea.map(|i| &ma.vertices[i as usize]),
+        eb.map(|i| &mb.vertices[i as usize]),
+    );
+    let eps = mollifier_threshold(ra[0], ra[1], rb[0], rb[1]);
+    let (a, b) = (
+        ea.map(|i| V3::<f64>::cst(&wa[i as usize])),
+        eb.map(|i| V3::<f64>::cst(&wb[i as usize])),
+    );
+    super::geom::edge_mollifier([&a[0], &a[1]], [&b[0], &b[1]], eps)
+}
+
 /// Working lists of [`max_approximator_terms`] (kept between steps: no allocation
 /// once they have grown to the largest set met).
 #[derive(Clone, Debug, Default)]
@@ -1222,21 +1247,7 @@ mod tests {
             }
             (out.iter().zip(&w))
                 .map(|((_, cand), w)| {
-                    let moll = match *cand {
-                        Candidate::EdgeEdge { edge_a, edge_b, .. } => {
-                            let (a, b) = (m.edges[edge_a as usize], m.edges[edge_b as usize]);
-                            let v = |i: u32| m.vertices[i as usize];
-                            let eps = mollifier_threshold(&v(a[0]), &v(a[1]), &v(b[0]), &v(b[1]));
-                            let av = a.map(|i| V3::<f64>::cst(&wa[i as usize]));
-                            let bv = b.map(|i| V3::<f64>::cst(&wb[i as usize]));
-                            crate::ipc::geom::edge_mollifier(
-                                [&av[0], &av[1]],
-                                [&bv[0], &bv[1]],
-                                eps,
-                            )
-                        }
-                        _ => 1.0,
-                    };
+                    let moll = term_mollifier(cand, (&m, &wa), (&m, &wb));
                     w * moll * super::super::geom::barrier(cand.d(), d_hat)
                 })
                 .sum()

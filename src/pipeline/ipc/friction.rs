@@ -304,8 +304,15 @@ fn gather_weighted(contacts: &mut Vec<FrictionContact>, first: usize, d_hat: f64
             }
         }
     }
-    contacts.truncate(kept);
-    contacts.retain(|c| c.mu_lambda > 0.0);
+    // The groups left with no contact go; the pairs before `first` are not read.
+    let mut out = first;
+    for j in first..kept {
+        if contacts[j].mu_lambda > 0.0 {
+            contacts[out] = contacts[j];
+            out += 1;
+        }
+    }
+    contacts.truncate(out);
 }
 
 /// f₀ of the squared slip s = y² (written in s so that it is smooth at s = 0).
