@@ -16,7 +16,7 @@
 
 use crate::data::{BodyState, ImuReading, RobotData};
 use crate::dynamics::{
-    aba, joint_wrenches_from, point_acceleration, q_derivative, ExtInputs, ForceVec,
+    aba, joint_wrenches_from, point_acceleration, q_derivative, rnea, ExtInputs, ForceVec,
 };
 use crate::kinematics::robot_slices;
 use crate::math::{Vec3, Wrench};
@@ -129,7 +129,45 @@ pub(crate) fn derivatives_of_robot(
     }
     if let Some(rec) = record.as_mut() {
         rec.qacc[r.v_offset..r.v_offset + r.nv()].copy_from_slice(kv);
-        read_sensors(r, rd);
+        read_sensors(r, rd, false);
+    }
+}
+
+/// The records of robot `r` at a q̈ the step took (lcp24: the LCP step's
+/// (ν⁺ − ν)/h, every constraint impulse in it), under `load` (its `contact`
+/// the contact impulses / h): the actuator and passive torques τ₀ − a q̈ (the
+/// implicit parts at that q̈), `qacc` = q̈, and the IMUs and F/T sensors from
+/// RNEA(q, q̇, q̈, f_ext) — no forward dynamics. A generalized impulse that is
+/// no link wrench (a joint limit's) is in q̈ and so in the sensors; its torque
+/// is the caller's to add (the F/T sensors carry it as transmitted wrench).
+/// Nothing for a frozen robot; a failed RNEA leaves the sensors as they were.
+pub(crate) fn records_at(
+    r: &RobotModel,
+    rd: &mut RobotData,
+    load: &RobotLoad<'_>,
+    h: f64,
+    qdd: &[f64],
+    record: &mut Record<'_>,
+) {
+    if rd.frozen {
+        return;
+    }
+    loads_of(r, rd, load, h, Some(&mut *record));
+    for j in &r.joints {
+        let k = r.v_offset + j.vi;
+        let a = qdd[j.vi];
+        record.actuator[k] -= rd.arm_act[j.vi] * a;
+        record.passive[k] -= (rd.armature[j.vi] - rd.arm_act[j.vi]) * a;
+    }
+    record.qacc[r.v_offset..r.v_offset + r.nv()].copy_from_slice(qdd);
+    let (qr, vr) = robot_slices(r, load.q, load.v);
+    let ext = ExtInputs {
+        f_ext: Some(&rd.f_ext),
+        damping: None,
+        armature: None,
+    };
+    if rnea(&r.tree, &mut rd.ad, qr, vr, qdd, &ext).is_ok() {
+        read_sensors(r, rd, true);
     }
 }
 
@@ -260,8 +298,10 @@ fn passive_torque(j: &RobotJoint, q: f64, qd: f64, h: f64) -> (f64, f64) {
     (tau, a)
 }
 
-/// IMUs and force/torque sensors from the accelerations ABA just computed.
-fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
+/// IMUs and force/torque sensors from the accelerations ABA (or RNEA) just
+/// computed; `wrenches_done`: RNEA left the transmitted wrenches in `rd.ad.f`
+/// (its backward pass is the F/T sensors' pass, the same sums in the same order).
+fn read_sensors(r: &RobotModel, rd: &mut RobotData, wrenches_done: bool) {
     let ad = &rd.ad;
     for (s, out) in r.imus.iter().zip(rd.imu.iter_mut()) {
         // The accelerometer at the link origin (ABA's base acceleration −a_g makes
@@ -275,6 +315,12 @@ fn read_sensors(r: &RobotModel, rd: &mut RobotData) {
         }
     }
     if r.ft_sensors.is_empty() {
+        return;
+    }
+    if wrenches_done {
+        for (s, out) in r.ft_sensors.iter().zip(rd.ft.iter_mut()) {
+            *out = rd.ad.f[s.link];
+        }
         return;
     }
     // RNEA's backward pass with ABA's accelerations (Featherstone Table 5.1), over

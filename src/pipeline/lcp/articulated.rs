@@ -45,8 +45,8 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// stores nothing); ν⁺ = ν_f is then ABA's free motion.
 ///
 /// `record`: the start-of-step torques, accelerations and sensors of this
-/// contact-free evaluation; [`integrate_robots`] evaluates again (and records
-/// over these) only the robots that rows act on.
+/// contact-free evaluation; [`integrate_robots`] records again (by RNEA at the
+/// step's q̈, lcp24) only the robots that rows act on.
 ///
 /// # Lean blocks (lcp20)
 /// With `lean` (the primal solver on the standard rows) a robot's block that
@@ -67,7 +67,7 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// (`robots::loads_of`), then q̈_free = M⁻¹(τ₀ − c) with c = RNEA(q, q̇, 0,
 /// f_ext) and M's tree factor ([`free_by_factor`]; the same q̈ to round-off,
 /// without ABA's articulated inertias). It records nothing here:
-/// [`integrate_robots`] evaluates it after the solve in any case. If its
+/// [`integrate_robots`] records it after the solve in any case. If its
 /// block is not lean after all (the tree factor failed) or the RNEA fails,
 /// ABA runs as for the other robots.
 pub(super) fn robot_blocks(
@@ -89,8 +89,8 @@ pub(super) fn robot_blocks(
     }
     // The robots whose block will likely be lean (lcp23): their free
     // acceleration comes from M's factor and an RNEA below, not from ABA;
-    // `integrate_robots` evaluates them after the solve whether rows act on
-    // them or not (their records are written there).
+    // `integrate_robots` records them after the solve whether rows act on
+    // them or not.
     ls.rnea_free.clear();
     for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
         let nv = r.nv();
@@ -401,11 +401,13 @@ pub(super) fn limit_rows(
 }
 
 /// After the solve: records the start-of-step torques, accelerations and sensors
-/// (ABA with the contact impulses as wrenches, `contact` = impulse / h, gives
-/// (ν⁺ − ν)/h up to the joint-limit impulses, which are added to the passive
-/// torques); q̇ ← ν⁺, q ← q ⊕ h ν⁺ (SE(3) exponential for a floating base),
-/// normalized; the link proxies at the new state. A moving robot without a block
-/// (a failed CRBA/factorization) gets NaN velocities for the quarantine.
+/// at the step's motion q̈ = (ν⁺ − ν)/h (lcp24, `robots::records_at`: RNEA at
+/// that q̈ with the contact impulses as wrenches, `contact` = impulse / h; every
+/// constraint impulse, contact and joint limit, is in q̈, so the IMUs and F/T
+/// sensors read the motion the step took; the limit impulses are added to the
+/// passive torques); q̇ ← ν⁺, q ← q ⊕ h ν⁺ (SE(3) exponential for a floating
+/// base), normalized; the link proxies at the new state. A moving robot without a
+/// block (a failed CRBA/factorization) gets NaN velocities for the quarantine.
 pub(super) fn integrate_robots(
     model: &Model,
     h: f64,
@@ -427,42 +429,7 @@ pub(super) fn integrate_robots(
         passive,
         qacc,
     } = rec;
-    let load = RobotLoad {
-        q: qpos,
-        v: qvel,
-        cmd,
-        state,
-        contact,
-        xfrc,
-    };
-    // Robots no row acts on had ν⁺ = ν_f and no contact wrench: the evaluation of
-    // `robot_blocks` (same q, q̇, τ, f_ext) recorded them already, bit for bit.
-    let (contacts, blocks, rnea_free) = (&ls.contacts, &ls.blocks, &ls.rnea_free);
-    // A robot whose free acceleration came from M's factor (lcp23) has no
-    // records yet: evaluated too.
-    let acted_on = |ri: usize| {
-        rnea_free.get(ri).copied().unwrap_or(false)
-            || contacts.iter().any(|c| {
-                c.side.iter().any(|s| {
-                    blocks.get(s.block as usize).map(|b| b.kind)
-                        == Some(DofKind::Articulated { robot: ri as u32 })
-                })
-            })
-    };
-    robots::derivatives_of(
-        model,
-        h,
-        robots,
-        &load,
-        (&mut ls.kq, &mut ls.kv),
-        Some(Record {
-            actuator: &mut *actuator,
-            passive: &mut *passive,
-            qacc: &mut *qacc,
-        }),
-        acted_on,
-    );
-    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter()).enumerate() {
+    for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
         if rd.frozen {
             continue;
         }
@@ -476,13 +443,44 @@ pub(super) fn integrate_robots(
             continue;
         };
         let nu = &ls.nu_next[blk.offset..blk.offset + blk.ndof];
-        // The implicit parts at the actual q̈ = (ν⁺ − ν)/h.
-        for (i, k) in vs.clone().enumerate() {
-            let qdd = (nu[i] - qvel[k]) / h;
-            let d = ls.kv[k] - qdd;
-            actuator[k] += rd.arm_act[i] * d;
-            passive[k] += (rd.armature[i] - rd.arm_act[i]) * d;
-            qacc[k] = qdd;
+        // A robot no row acts on had ν⁺ = ν_f and no contact wrench: the
+        // evaluation of `robot_blocks` (same q, q̇, τ, f_ext) recorded it; only
+        // the implicit parts move to the actual q̈. One whose free acceleration
+        // came from M's factor (lcp23) has no records yet: recorded here.
+        let acted_on = ls.rnea_free.get(ri).copied().unwrap_or(false)
+            || ls.contacts.iter().any(|c| {
+                c.side.iter().any(|s| {
+                    ls.blocks.get(s.block as usize).map(|b| b.kind)
+                        == Some(DofKind::Articulated { robot: ri as u32 })
+                })
+            });
+        if acted_on {
+            ls.qdd_step.clear();
+            ls.qdd_step
+                .extend(nu.iter().zip(&qvel[vs.clone()]).map(|(n, v)| (n - v) / h));
+            let load = RobotLoad {
+                q: qpos,
+                v: qvel,
+                cmd,
+                state,
+                contact,
+                xfrc,
+            };
+            let mut rec = Record {
+                actuator: &mut *actuator,
+                passive: &mut *passive,
+                qacc: &mut *qacc,
+            };
+            robots::records_at(r, rd, &load, h, &ls.qdd_step, &mut rec);
+        } else {
+            // The implicit parts at the actual q̈ = (ν⁺ − ν)/h.
+            for (i, k) in vs.clone().enumerate() {
+                let qdd = (nu[i] - qvel[k]) / h;
+                let d = ls.kv[k] - qdd;
+                actuator[k] += rd.arm_act[i] * d;
+                passive[k] += (rd.armature[i] - rd.arm_act[i]) * d;
+                qacc[k] = qdd;
+            }
         }
         qvel[vs].copy_from_slice(nu);
     }

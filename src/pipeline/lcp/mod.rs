@@ -132,14 +132,20 @@
 //!
 //! After the solve: q̇ ← ν⁺, q ← q ⊕ h ν⁺ (`dynamics::integrate`: the SE(3)
 //! exponential for a floating base), normalized, and the proxies are posed at the
-//! new state (`robots::link_states`). The recorded `qfrc_actuator`, `qfrc_passive`,
-//! IMUs and F/T sensors come from a second ABA with the contact impulses as link
-//! wrenches (impulse/h): by linearity it reproduces (ν⁺ − ν)/h, so the recorded
-//! values include contact (as the penalty path's do). `qacc` = (ν⁺ − ν)/h, and the
-//! implicit parts of the torques are taken at that q̈. A joint-limit impulse is a
-//! generalized force (not a wrench): it is added to `qfrc_passive` as impulse/h (the
-//! penalty path reports its limit spring there too), but the F/T sensors (from the
-//! second ABA) do not see it.
+//! new state (`robots::link_states`). The records read the motion the step took,
+//! every constraint impulse (contact and joint limit) included, for every LCP
+//! solver alike (lcp24; as MuJoCo's post-constraint RNEA): `qacc` = q̈ =
+//! (ν⁺ − ν)/h, the recorded `qfrc_actuator` and `qfrc_passive` are τ₀ − a q̈ (the
+//! implicit parts at that q̈), and the IMUs and F/T sensors come from an RNEA at
+//! (q, q̇, q̈) with the contact impulses as link wrenches (impulse/h;
+//! `robots::records_at`) — no second forward dynamics. A joint-limit impulse is a
+//! generalized force (not a wrench): it is in q̈, so an IMU on a link held by its
+//! limit reads the static specific force and the F/T sensor at the joint carries
+//! the load (`tests/lcp_sensors.rs`); it is added to `qfrc_passive` as
+//! impulse/h (where the penalty path reports its limit spring), and it is the
+//! part of the F/T sensor's moment about the joint axis that no torque of τ₀
+//! explains. A robot no row acts on keeps the records of its contact-free ABA
+//! (ν⁺ = ν_f), with the implicit parts taken at (ν⁺ − ν)/h.
 //!
 //! # Warm start
 //! Each pair remembers the impulses (p_n, f_t₁, f_t₂) of its points
@@ -342,6 +348,8 @@ pub struct LcpWorkspace {
     /// (lcp23, `articulated::robot_blocks`); zeros for the RNEA's q̈.
     pub(super) rnea_free: Vec<bool>,
     pub(super) qdd0: Vec<f64>,
+    /// One robot's q̈ = (ν⁺ − ν)/h of the step, for its records (lcp24).
+    pub(super) qdd_step: Vec<f64>,
     pub(super) hinv: DMatrix<f64>,
     pub(super) q_new: Vec<f64>,
     /// Robots: the velocities q⁺ is integrated with (ν⁺ of the stabilized problem).
@@ -407,6 +415,7 @@ impl Default for LcpWorkspace {
             link_of: Vec::new(),
             rnea_free: Vec::new(),
             qdd0: Vec::new(),
+            qdd_step: Vec::new(),
             hinv: DMatrix::zeros(0, 0),
             q_new: Vec::new(),
             v_move: Vec::new(),
@@ -485,6 +494,7 @@ impl LcpWorkspace {
             link_of: Vec::with_capacity(nb),
             rnea_free: Vec::with_capacity(model.robots.len()),
             qdd0: vec![0.0; ndof],
+            qdd_step: Vec::with_capacity(ndof),
             ..Default::default()
         }
     }
