@@ -217,16 +217,13 @@ fn merging_identical_terms_keeps_the_barrier() {
 }
 
 /// `ipc_stack5` with `[ipc] count_once = true`, 1,000 steps: every step's Newton
-/// solve converges. Not yet: measured 22 of 1,000 steps stop at the iteration
-/// limit once the stack rests (the first at step 179), against 0 without the key
-/// and 0 with the key at μ = 0. At a failing iterate the Newton step is 1.3e-10 m
-/// and its predicted decrease 8e-18, below the energy's rounding (2.2e-16 of
-/// 1.25): the residual velocity stays above the tolerance while the step is
-/// invisible to the line search — the weighted pairs' friction leaves a residual
-/// that the Newton step does not reduce (docs/EXPERIMENTS.md, "Outside scenes,
-/// session 30").
+/// solve converges. Measured before the inertial energy was written relative to
+/// its start value (`Newton::inertial`): 22 of 1,000 steps stopped at the
+/// iteration limit once the stack rested (the first at step 179) — the last
+/// Newton decreases (~1e-17) were below the rounding of an O(1) energy
+/// (−tr(R A) ≈ −1.25), so the line search cut the step at random and the residual
+/// velocity stayed above the tolerance. Now 0.
 #[test]
-#[ignore = "22 of 1,000 steps stop at the iteration limit at rest with count_once (0 without, 0 at μ = 0)"]
 fn a_stack_counting_once_converges_every_step() {
     let text = std::fs::read_to_string(common::scene_path("ipc_stack5.toml")).expect("scene");
     let model = load_str(&text.replace("[ipc]\n", "[ipc]\ncount_once = true\n"));

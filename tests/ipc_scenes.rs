@@ -439,7 +439,8 @@ fn incline(mu: f64, passes: usize, count_once: bool) -> [(f64, f64); 2] {
 /// v_c = ε_v (1 − √(1 − tan θ/μ)) (= 0.9978 ε_v = 9.98e-5 m/s at ε_v = 1e-4 m/s),
 /// 0.2 mm in 2 s: asserted v(1 s), v(2 s) within 10 % of v_c, and the distance
 /// under 1 mm in 2 s; with three lagged passes (004's fixed point on λ, T) and with
-/// the default single pass (λ lagged from the previous step's solution).
+/// the default single pass (λ lagged from the previous step's solution); with each
+/// contact counted once (`[ipc] count_once`, the default) and with 004's set.
 ///
 /// Slide at μ = 0.49: a = g (sin θ − μ cos θ) = 0.0877 m/s², measured as
 /// (v(2 s) − v(1 s))/1 s, within 1 %: the sliding force is μλ for slip faster
@@ -451,9 +452,9 @@ fn incline_holds_at_mu_0_5() {
     let th = 26.565f64.to_radians();
     let eps_v = 1e-4;
     let vc = eps_v * (1.0 - (1.0 - th.tan() / 0.5).sqrt());
-    for passes in [3, 1] {
-        let [(s1, v1), (s2, v2)] = incline(0.5, passes, false);
-        println!("μ = 0.5, {passes} passes: s(1 s) {s1:.3e} m, s(2 s) {s2:.3e} m, v {v1:.4e}, {v2:.4e} m/s vs v_c {vc:.4e}");
+    for (passes, once) in [(3, false), (1, false), (3, true), (1, true)] {
+        let [(s1, v1), (s2, v2)] = incline(0.5, passes, once);
+        println!("μ = 0.5, {passes} passes, count_once {once}: s(1 s) {s1:.3e} m, s(2 s) {s2:.3e} m, v {v1:.4e}, {v2:.4e} m/s vs v_c {vc:.4e}");
         assert!(s2.abs() < 1e-3, "moved {s2} m");
         for v in [v1, v2] {
             assert!(

@@ -39,8 +39,7 @@ for once in [False, True]:
     for fl in ['plane', 'slab']:
         for mu in [0.0, 0.5]:
             head = '[world]\ngravity = [0.0, 0.0, -9.81]\ndt = 0.001\nmethod = "ipc"\n'
-            if once:
-                head += '[ipc]\ncount_once = true\n'
+            head += '[ipc]\ncount_once = %s\n' % ('true' if once else 'false')
             if fl == 'plane':
                 f = '[[body]]\nname = "floor"\nstatic = true\nshape = { type = "plane" }\nmaterial = { mu = %r }\n' % mu
             else:
@@ -55,7 +54,7 @@ for once in [False, True]:
 print('ipc_stack5 (1,000 steps)')
 base = open(os.path.join(os.path.dirname(__file__), '../../config/scenes/ipc_stack5.toml')).read()
 for once in [False, True]:
-    sc = base.replace('friction_iterations = 1', 'friction_iterations = 1\ncount_once = true') if once else base
+    sc = base.replace('friction_iterations = 1', 'friction_iterations = 1\ncount_once = %s' % ('true' if once else 'false'))
     r, t = run(sc, 1000)
     names = sorted({k.split('.')[0] for k in r[0] if k.endswith('.wx')})
     drift = max(max(abs(float(x[n + '.x'])), abs(float(x[n + '.y']))) for x in r for n in names)

@@ -65,10 +65,10 @@ impl<T: Real> V3<T> {
 /// terms: truncation ≤ t⁴/9! ≈ 3e-18, and of the derivatives ≈ t³/10⁵).
 const SERIES_T: f64 = 1e-3;
 
-/// R(θ) x for a rotation vector θ (Rodrigues), smooth through θ = 0.
-pub fn rotate<T: Real>(theta: &V3<T>, x: &V3<T>) -> V3<T> {
-    let t = theta.norm2();
-    let (a, b) = if t.val() < SERIES_T {
+/// Rodrigues' coefficients (sin s / s, (1 − cos s) / s²) of t = s² = |θ|², smooth
+/// through θ = 0.
+fn rodrigues_coefficients<T: Real>(t: T) -> (T, T) {
+    if t.val() < SERIES_T {
         // a = 1 − t/6 + t²/120 − t³/5040, b = 1/2 − t/24 + t²/720 − t³/40320.
         let a =
             T::cst(1.0) + t * (T::cst(-1.0 / 6.0) + t * (T::cst(1.0 / 120.0) - t * (1.0 / 5040.0)));
@@ -81,10 +81,23 @@ pub fn rotate<T: Real>(theta: &V3<T>, x: &V3<T>) -> V3<T> {
     } else {
         let s = t.sqrt();
         (s.sin() / s, (T::cst(1.0) - s.cos()) / t)
-    };
+    }
+}
+
+/// R(θ) x for a rotation vector θ (Rodrigues), smooth through θ = 0.
+pub fn rotate<T: Real>(theta: &V3<T>, x: &V3<T>) -> V3<T> {
+    let (a, b) = rodrigues_coefficients(theta.norm2());
     // R x = x + a θ×x + b θ×(θ×x).
     let tx = theta.cross(x);
     x.add(&tx.scale(a)).add(&theta.cross(&tx).scale(b))
+}
+
+/// (R(θ) − I) x = a θ×x + b θ×(θ×x), the displacement of x by the rotation, with
+/// no cancellation at small θ (R(θ) x − x loses |x| ε to rounding).
+pub fn rotate_delta<T: Real>(theta: &V3<T>, x: &V3<T>) -> V3<T> {
+    let (a, b) = rodrigues_coefficients(theta.norm2());
+    let tx = theta.cross(x);
+    tx.scale(a).add(&theta.cross(&tx).scale(b))
 }
 
 /// World position of a body-frame point: φ = R(θ) x̂ + q (eq. 4).

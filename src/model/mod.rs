@@ -296,11 +296,10 @@ pub struct IpcParams {
     /// Count each contact once (`[ipc] count_once`): the constraint set takes the
     /// max approximator's weighted terms (`ipc::mesh::max_approximator_terms`), so
     /// that the barrier's push does not depend on the triangulation (a cube dropped
-    /// flat across a diagonal of the floor's triangles no longer spins; a slide
-    /// across a diagonal gets no kick). Default false (004's set, each primitive
-    /// pair once) until the weighted set's friction converges at rest: with it the
-    /// stack of `ipc_stack5` leaves 22 of 1,000 steps at the iteration limit
-    /// (docs/EXPERIMENTS.md, "Outside scenes, session 29" and "session 30").
+    /// flat across a diagonal of the floor's triangles does not spin; a slide across
+    /// a diagonal gets no kick). Default true; false is 004's set (each primitive
+    /// pair once: a contact on a shared vertex or edge counts once per face and
+    /// edge around it). docs/EXPERIMENTS.md, "Outside scenes", sessions 29–31.
     pub count_once: bool,
 }
 
@@ -326,7 +325,7 @@ impl Default for IpcParams {
             friction_iterations: 1,
             plane_half_width: 100.0,
             rotation: IpcRotation::FreeFlow,
-            count_once: false,
+            count_once: true,
         }
     }
 }

@@ -89,11 +89,10 @@
 //! rotation = "free_flow"           # the rotation's prediction: the torque-free flow (a
 //!                                  #  free spin kept), or "implicit_euler" (004's; damps
 //!                                  #  a free spin by ≈ (ωh)² a step)
-//! count_once = false               # weight the constraint set so that each contact
+//! count_once = true                # weight the constraint set so that each contact
 //!                                  #  counts once, whatever the triangulation (the
-//!                                  #  max approximator; flat edges no feature); opt-in:
-//!                                  #  ≈ 2.7× the cost on a stack, 22 of its 1,000
-//!                                  #  steps unconverged at rest
+//!                                  #  max approximator; flat edges no feature);
+//!                                  #  false: 004's set, each primitive pair once
 //!
 //! [[body]]
 //! name = "box"

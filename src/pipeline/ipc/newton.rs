@@ -33,7 +33,7 @@ use super::friction::{self, FrictionContact};
 use super::linesearch::CcdFilter;
 use super::IpcBody;
 use crate::ipc::ad::{Real, D2};
-use crate::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, rotate, V3};
+use crate::ipc::geom::{barrier, edge_mollifier, mollifier_threshold, rotate, rotate_delta, V3};
 use crate::ipc::mesh::{
     constraint_set, max_approximator_terms, merge_identical_terms, ApproxScratch, Candidate,
 };
@@ -312,8 +312,16 @@ impl Newton {
                 continue;
             }
             let (th, dq) = vars(b, x);
-            let r = rotation(&th);
-            e += 0.5 * b.mass * (dq - b.delta).norm_squared() - (r * b.a).trace();
+            // −tr((R(θ) − I) A): −tr(R A) less its value at θ = 0 (tr A, of the order
+            // of the inertia), so that the energy keeps the precision the line search
+            // needs near θ = 0 (Newton's last decreases at rest are ~1e-17 of an O(1)
+            // −tr(R A): below its rounding, they were accepted or cut at random).
+            let t = V3::<f64>::cst(&th);
+            let mut rot = 0.0;
+            for i in 0..3 {
+                rot -= rotate_delta(&t, &V3::cst(&b.a.column(i).into_owned())).0[i];
+            }
+            e += 0.5 * b.mass * (dq - b.delta).norm_squared() + rot;
         }
         e
     }
@@ -877,6 +885,43 @@ mod tests {
         for i in 0..n {
             let r: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
             assert!((r - b[i]).abs() < 1e-14);
+        }
+    }
+
+    /// The inertial energy resolves the small rotations of a body at rest: its change
+    /// over θ ~ 1e-8 rad (a Newton step's size at rest) against the series
+    /// −tr([θ]× A) − ½ tr([θ]×² A) (the cubic term is ~1e-24 · |A|, below 1e-8 of
+    /// the change), to 1e-9 relative. Written as −tr(R(θ) A) (an O(|A|) value) the
+    /// change was lost to rounding: ~2e-17 absolute against a change of ~1e-15.
+    #[test]
+    fn inertial_energy_resolves_small_rotations() {
+        // A = Qᵗ J Q̃ᵀ for a body spinning slowly: J rotated by 1e-6 rad about an axis.
+        let j = Mat3::from_diagonal(&Vec3::new(0.17, 0.23, 0.31));
+        let a = j * rotation(&Vec3::new(0.3e-6, -0.2e-6, 1e-6)).transpose();
+        let nw = Newton {
+            bufs: vec![BodyBuf {
+                dof: Some(0),
+                mass: 1.0,
+                a,
+                ..Default::default()
+            }],
+            n: 6,
+            ..Default::default()
+        };
+        let skew = |t: &Vec3| t.cross_matrix();
+        for th in [
+            Vec3::new(1e-8, -2e-8, 0.5e-8),
+            Vec3::new(0.0, 0.0, 3e-9),
+            Vec3::new(-4e-8, 1e-9, 2e-8),
+        ] {
+            let x = [th.x, th.y, th.z, 0.0, 0.0, 0.0];
+            let change = nw.inertial(&x) - nw.inertial(&[0.0; 6]);
+            let k = skew(&th);
+            let series = -(k * a).trace() - 0.5 * (k * k * a).trace();
+            assert!(
+                (change - series).abs() <= 1e-9 * series.abs(),
+                "θ {th:?}: change {change:e}, series {series:e}"
+            );
         }
     }
 
