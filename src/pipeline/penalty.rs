@@ -2000,10 +2000,11 @@ fn contact_wrenches(
 /// the forces are those of the fresh selection wherever the selection is the
 /// same set: the contact model's candidates are read from the manifold's
 /// geometry alone (positions, depths, normal), which the kept pair's carry
-/// moves by at most twice the rest tolerance in depth and not at all in
-/// position or normal — a set that changes under that needs two points'
-/// order or a classification to turn on a 2e-12 m difference (the
-/// selection's own tolerances are ≥ 1e-9 of the extent, `contact::bottom`).
+/// moves by at most about twice the rest tolerance (depths and points, m; the
+/// normal by the mean turn, ≤ tol/R rad) — a set that changes under that
+/// needs two points' order or a classification to turn on a 2e-12 m
+/// difference (the selection's own tolerances are ≥ 1e-9 of the extent,
+/// `contact::bottom`).
 #[inline]
 fn rest_rows_hold<'p>(ctx: &PairContext<'_>, pair: &'p PairState) -> Option<&'p RestRows> {
     let rr = pair.rest_rows.as_ref()?;
