@@ -122,35 +122,25 @@ pub struct PairState {
     /// (penalty: `pipeline::collide::NarrowMemo`). Part of the state, so that a
     /// restored world reuses what the original did. `None`: found anew.
     pub rest_poses: Option<[Pose; 2]>,
-    /// The normal rows the pair's manifold (at `rest_poses`) last had built, and
-    /// the inputs they were built from; while the pair's manifold stays the one
-    /// found at the same rest poses, its load is the same bit for bit and its
-    /// integral and both bodies' velocities stay within the rest tolerance of these,
-    /// the rows are these (penalty: `pipeline::penalty`, `[penalty] rest_tol`).
-    /// Part of the state, so that a restored world reuses what the original did.
-    /// `None`: built anew.
+    /// The contact model's candidates (the points that may carry force) last
+    /// selected on the pair's manifold at `rest_poses`; while the pair's
+    /// manifold stays the one found at the same rest poses, they are these, and
+    /// the force law is evaluated at them (penalty: `pipeline::penalty`,
+    /// `[penalty] rest_tol`). Part of the state, so that a restored world
+    /// reuses what the original did. `None`: selected anew.
     pub rest_rows: Option<RestRows>,
 }
 
-/// Force-carrying points per manifold whose normal rows a pair can keep
-/// ([`RestRows`]); a manifold with more is built anew every step.
+/// Candidates per manifold a resting pair can keep ([`RestRows`]); a manifold
+/// with more has them selected anew every step.
 pub const REST_ROW_POINTS: usize = 8;
 
-/// A resting pair's normal rows and the inputs they were built at
-/// ([`PairState::rest_rows`]): the force-carrying points (indices into the
-/// manifold) and their normal forces f_n (N), the pair's gain mass m (kg,
-/// compared bit for bit) and integral term I (m·steps), and both bodies' centre
-/// of mass, velocity and angular velocity (world) at the build — compared
-/// within the rest tolerance (the velocities at the points' levers).
+/// A resting pair's kept candidates ([`PairState::rest_rows`]): the indices
+/// (into the manifold's points) of the contact model's selection, in its order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestRows {
     pub n: u8,
     pub point: [u8; REST_ROW_POINTS],
-    pub f_n: [f64; REST_ROW_POINTS],
-    pub m_pair: f64,
-    pub integral: f64,
-    /// Per body (candidate order): x, v, ω.
-    pub at: [[Vec3; 3]; 2],
 }
 
 impl PairState {

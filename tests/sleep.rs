@@ -191,6 +191,34 @@ fn pushed_pile_clamped_ends_as_without_sleeping() {
     );
 }
 
+/// Both pushed piles with the rest memo on (`[penalty] rest_tol = 1e-12`: the
+/// resting pairs' manifolds served from poses up to 1e-12 m away, carried to
+/// the present poses, and their candidates kept). Before the memo's manifolds
+/// were carried, its resting forces were not in balance at round-off: the
+/// pusher fell asleep at 4.96e-11 m/s instead of 7.9e-17, and the clamped pile
+/// ended 2.6e-3 m from its run without sleeping (docs/BENCHMARKS.md scale15,
+/// scale16). With the carry the pusher falls asleep at 7.9e-17 m/s and the
+/// clamped pile's sleeping and awake runs agree to 1.2e-14 m at the push's end,
+/// but the settling after the push amplifies round-off by ≈ 1e11 (without the
+/// memo 9.3e-6 m there → 6.9e-5 m at the end): measured 2026-12-01 03:49 UTC,
+/// the linear pile's body 2 ends 1.302e-3 m apart (bound 1e-3 m; without the
+/// memo 5.0e-4 m), the clamped pile 3.0e-3 m (tests/sleep_trace.rs).
+#[test]
+#[ignore = "fails: the linear pile's body 2 ends 1.302e-3 m from the run without sleeping (bound 1e-3 m; memo off 5.0e-4 m) — the post-push settling amplifies round-off ~1e11 (scale16)"]
+fn pushed_piles_with_the_rest_memo_end_as_without_sleeping() {
+    let rest = |s: String| {
+        s.replacen(
+            "forgetting = 0.9\n",
+            "forgetting = 0.9\nrest_tol = 1e-12\n",
+            1,
+        )
+    };
+    let pile = rest(row_pile("penalty"));
+    assert!(pile.contains("rest_tol"));
+    pushed_pile_ends_as_without_sleeping(&pile);
+    pushed_pile_ends_as_without_sleeping(&(pile + "[penalty.friction]\nlinear = false\n"));
+}
+
 fn pushed_pile_ends_as_without_sleeping(pile: &str) {
     // The pile sleeps by t = 1.5 s; from 1.5 s to 2.0 s a 40 N push (more than
     // the 29 N of friction under all six boxes) shoves the pile ≈ cm along x;

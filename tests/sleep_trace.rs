@@ -1,7 +1,8 @@
 //! Where the pushed row pile (clamped anchor; and linear) parts, sleeping against not
 //! sleeping, with the rest memo on (`[penalty] rest_tol`) and off: a
 //! diagnostic (`cargo test --release --test sleep_trace -- --ignored
-//! --nocapture`) whose figures are in docs/BENCHMARKS.md "scale15".
+//! --nocapture`) whose figures are in docs/BENCHMARKS.md "scale15" (the memo's
+//! manifolds held) and "scale16" (carried to the present poses).
 
 mod common;
 

@@ -119,9 +119,9 @@ struct ForceCtx<'a> {
     loads: &'a [f64],
     /// Normal forces of free-body pairs linearly implicit (semi-implicit Euler).
     implicit: bool,
-    /// The rest tolerance under which a resting pair keeps its normal rows
-    /// (`PairState::rest_rows`, [`rest_rows_hold`]), m — the memo's; 0: the
-    /// rows are built every step.
+    /// The rest tolerance under which a resting pair keeps its contact
+    /// model's candidates (`PairState::rest_rows`, [`rest_rows_hold`]), m —
+    /// the memo's; 0: they are selected every step.
     rest_tol: f64,
 }
 
@@ -791,6 +791,9 @@ fn rest_manifolds(
     if !col.rest_consistent(pairs, contact_pair) {
         col.narrow_phase_rest(model, pairs, contacts, contact_pair);
     }
+    // The served manifolds' depths at the present poses (to first order), so
+    // that the forces keep their stiffness within the tolerance.
+    col.carry_to_present(contacts, contact_pair);
 }
 
 /// The poses each pair's manifold of the step was found at, for the next
@@ -1894,21 +1897,26 @@ fn contact_wrenches(
         // A resting pair's rows, kept (`PairState::rest_rows`): at the first
         // stage of the linearly implicit path, with the rest tolerance on.
         let keep = first_stage && implicit_rows.is_some() && cx.rest_tol > 0.0;
-        match keep
-            .then(|| rest_rows_hold(cx.rest_tol, &ctx, &gains, &pairs[pi]))
-            .flatten()
-        {
-            Some(rr) => pf.extend((0..rr.n as usize).map(|k| PointForce {
-                point: rr.point[k] as u32,
-                f_n: rr.f_n[k],
-            })),
+        // The candidates (the contact model's selection from the manifold's
+        // geometry), then eq. (3) at them from this state's depths, rates and
+        // integral. A resting pair keeps its candidates (`PairState::rest_rows`)
+        // at the first stage of the linearly implicit path, with the rest
+        // tolerance on; the law is evaluated every step.
+        let mut selected = std::mem::take(&mut sel.selected);
+        match keep.then(|| rest_rows_hold(&ctx, &pairs[pi])).flatten() {
+            Some(rr) => {
+                selected.clear();
+                selected.extend(rr.point[..rr.n as usize].iter().map(|&i| i as u32));
+            }
             None => {
-                cm.normal_forces(&ctx, &gains, sel, pf);
+                cm.candidates(&ctx, sel, &mut selected);
                 if keep {
-                    pairs[pi].rest_rows = rest_rows_of(&ctx, &pairs[pi], pf);
+                    pairs[pi].rest_rows = rest_rows_of(&pairs[pi], &selected);
                 }
             }
         }
+        cm.forces_at(&ctx, &gains, &selected, pf);
+        sel.selected = selected;
         let (xa, xb) = (ctx.a.x, ctx.b.x);
         // r of eq. (3): the points carrying force.
         let r = pf.len() as f64;
@@ -1983,80 +1991,48 @@ fn contact_wrenches(
     }
 }
 
-/// The sum of a vector's components' magnitudes (≥ its norm).
+/// A resting pair's kept candidates, if they hold ([`PairState::rest_rows`]):
+/// the manifold is the one they were selected on, up to the carry of its
+/// depths to the present poses (the pair's `rest_poses` unchanged since:
+/// [`keep_rest_poses`] drops them otherwise; `collide::CollideWorkspace::
+/// carry_to_present`), and every index is one of its points. The law is
+/// evaluated at them from this step's depths, rates, integral and load, so
+/// the forces are those of the fresh selection wherever the selection is the
+/// same set: the contact model's candidates are read from the manifold's
+/// geometry alone (positions, depths, normal), which the kept pair's carry
+/// moves by at most about twice the rest tolerance (depths and points, m; the
+/// normal by the mean turn, ≤ tol/R rad) — a set that changes under that
+/// needs two points' order or a classification to turn on a 2e-12 m
+/// difference (the selection's own tolerances are ≥ 1e-9 of the extent,
+/// `contact::bottom`).
 #[inline]
-fn l1(v: &Vec3) -> f64 {
-    v.x.abs() + v.y.abs() + v.z.abs()
-}
-
-/// A resting pair's kept normal rows, if they hold at this state
-/// ([`PairState::rest_rows`]): the manifold is the one they were built on
-/// (the pair's `rest_poses` unchanged since: [`keep_rest_poses`] drops the
-/// rows otherwise), its gain mass is the one they were built with bit for bit,
-/// its integral term I within `tol` (m·steps) of the built-at one (I = λ I +
-/// d approaches its fixed point by λ per step: bit for bit only ≈ 350 steps
-/// after the depth last changed), and the normal rate ṡ at every kept point
-/// is within Δs of the one they were built at, kv Δs ≤ kp `tol` — the rate's
-/// error no larger than the depth's under the memo's tolerance (grid_100's
-/// gains: Δs ≤ 6.7e-11 m/s; a resting box's velocity moves by ≈ 6e-13 m/s a
-/// step, so 1e-12 m/s kept almost nothing, measured). Each body's part of
-/// that rate, v + ω × (p − x), differs from the built-at one by at most
-/// |Δv| + |Δω| |p − x| + |ω₀| |Δx| (norms bounded by component sums), summed
-/// over the two bodies. The law f = kp d − kv ṡ + ki I at the same depths and
-/// load then differs by at most (kp + ki)·`tol` per point (the clamp at 0 is
-/// 1-Lipschitz; the contact model's candidates are read from the manifold's
-/// geometry alone, so they are the same), 2.1e-8 N per point of grid_100's
-/// 1 kg boxes at 1e-12 m — with the memo's own kp·`tol`, (2 kp + ki)·`tol` =
-/// 4.1e-8 N per point from the forces at the present state. What the rows
-/// do not hold — a client's wrench, the other pairs' forces — enters the solve
-/// through the rates, not the rows; an impact changes the velocities before
-/// the rows are built, and fails the test.
-#[inline]
-fn rest_rows_hold<'p>(
-    tol: f64,
-    ctx: &PairContext<'_>,
-    gains: &PidGains,
-    pair: &'p PairState,
-) -> Option<&'p RestRows> {
+fn rest_rows_hold<'p>(ctx: &PairContext<'_>, pair: &'p PairState) -> Option<&'p RestRows> {
     let rr = pair.rest_rows.as_ref()?;
-    if rr.m_pair.to_bits() != ctx.m_pair.to_bits() || (ctx.integral - rr.integral).abs() > tol {
-        return None;
-    }
-    let (mut la, mut lb) = (0.0f64, 0.0f64);
-    for &i in &rr.point[..rr.n as usize] {
-        let p = ctx.points.get(i as usize)?.lever;
-        la = la.max(l1(&(p - ctx.a.x)));
-        lb = lb.max(l1(&(p - ctx.b.x)));
-    }
-    let moved = |s: &BodyState, at: &[Vec3; 3], l: f64| {
-        l1(&(s.v - at[1])) + l * l1(&(s.w - at[2])) + l1(&at[2]) * l1(&(s.x - at[0]))
-    };
-    let ds = moved(ctx.a, &rr.at[0], la) + moved(ctx.b, &rr.at[1], lb);
-    (gains.kv * ds <= gains.kp * tol).then_some(rr)
+    let n = rr.n as usize;
+    (n <= REST_ROW_POINTS
+        && rr.point[..n]
+            .iter()
+            .all(|&i| (i as usize) < ctx.points.len()))
+    .then_some(rr)
 }
 
-/// The rows just built for a pair at rest poses, to be kept
+/// The candidates just selected for a pair at rest poses, to be kept
 /// ([`PairState::rest_rows`]); `None` for a manifold not found at rest poses
-/// (a gap's or a pair without them) or with more force-carrying points than
+/// (a gap's or a pair without them) or with more candidates than
 /// [`REST_ROW_POINTS`].
-fn rest_rows_of(ctx: &PairContext<'_>, pair: &PairState, pf: &[PointForce]) -> Option<RestRows> {
+fn rest_rows_of(pair: &PairState, selected: &[u32]) -> Option<RestRows> {
     if pair.rest_poses.is_none()
-        || pf.len() > REST_ROW_POINTS
-        || pf.iter().any(|f| f.point > u8::MAX as u32)
+        || selected.len() > REST_ROW_POINTS
+        || selected.iter().any(|&i| i > u8::MAX as u32)
     {
         return None;
     }
     let mut rr = RestRows {
-        n: pf.len() as u8,
+        n: selected.len() as u8,
         point: [0; REST_ROW_POINTS],
-        f_n: [0.0; REST_ROW_POINTS],
-        m_pair: ctx.m_pair,
-        integral: ctx.integral,
-        at: [[ctx.a.x, ctx.a.v, ctx.a.w], [ctx.b.x, ctx.b.v, ctx.b.w]],
     };
-    for (k, f) in pf.iter().enumerate() {
-        rr.point[k] = f.point as u8;
-        rr.f_n[k] = f.f_n;
+    for (k, &i) in selected.iter().enumerate() {
+        rr.point[k] = i as u8;
     }
     Some(rr)
 }
