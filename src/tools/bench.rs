@@ -82,6 +82,10 @@ pub struct BenchArgs {
     /// (`[penalty.friction] implicit = true`).
     #[arg(long)]
     pub implicit_friction: bool,
+    /// Physics, penalty scenes: `[penalty] rest_tol`, m (0 ≤ tol ≤ 1e-9; 0 = off):
+    /// the rest memo and the kept rows of a resting pair (default: the scene's).
+    #[arg(long)]
+    pub rest_tol: Option<f64>,
     /// Physics: a rolling resistance length (m) of at least this for every geom's
     /// material (`material.rolling`; the bench and scaling piles have none: their
     /// spheres and capsules roll ideally, without loss, and never rest).
@@ -268,6 +272,15 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
     model = model.with_min_rolling(a.rolling);
     if let (true, crate::model::Method::Penalty(mut p)) = (a.implicit_friction, model.opt.method) {
         p.friction.implicit = true;
+        let mut opt = model.opt;
+        opt.method = crate::model::Method::Penalty(p);
+        model = model.with_options(opt);
+    }
+    if let (Some(t), crate::model::Method::Penalty(mut p)) = (a.rest_tol, model.opt.method) {
+        if !(0.0..=1e-9).contains(&t) {
+            anyhow::bail!("--rest-tol: must be in [0, 1e-9] m (0 = off), got {t}");
+        }
+        p.rest_tol = t;
         let mut opt = model.opt;
         opt.method = crate::model::Method::Penalty(p);
         model = model.with_options(opt);
@@ -661,6 +674,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
             "integrator": a.integrator,
             "sleep": a.sleep,
             "implicit_friction": a.implicit_friction,
+            "rest_tol": a.rest_tol,
             "rolling": a.rolling,
             "settle": a.settle,
             "awake": a.awake,
