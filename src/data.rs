@@ -385,6 +385,13 @@ pub struct StepStats {
     /// (`pipeline::lcp::peg_retry`, "The second chance"; peg22).
     pub peg_second_chances: u64,
     pub peg_second_kept: u64,
+    /// PEG (003), `[lcp] peg_ccd_retry`: attempts since the start put back and
+    /// split because their swept motion met an impact the step would not have
+    /// caught (`collide::missed_impacts`), and the impacts the deepest level's
+    /// kept sub-steps rewound (`collide::continuous_collision` over the
+    /// sub-step; `pipeline::lcp::peg_retry`, "The continuous collision"; peg23).
+    pub peg_ccd_retries: u64,
+    pub peg_ccd_impacts: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

@@ -234,3 +234,38 @@ fn peg_second_chance_steps_without_allocating() {
     assert_eq!(s.quarantined, 0);
     assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
 }
+
+/// The retry's continuous collision (`[lcp] peg_ccd_retry` with `peg_ccd_held`,
+/// peg23) takes no allocation: the same tower at depth 2 with τ = 1e-11 and
+/// both keys (each attempt's sweep check, the rows' scan, a kept attempt's
+/// sweep), 0 allocations in 20 steps after the warm-up.
+#[test]
+fn peg_ccd_retry_steps_without_allocating() {
+    let text = tower_with(false, false).replace(
+        "peg_active_set = false\n",
+        "peg_active_set = false\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n\
+         peg_ccd_retry = true\npeg_ccd_held = true\n",
+    );
+    let model = load_scene_str(&text, "tower", std::path::Path::new(".")).expect("tower");
+    let mut data = rtphys::Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    for _ in 0..300 {
+        pl.step(&model, &mut data);
+    }
+    let r0 = data.stats.peg_retried_steps;
+    alloc_counter::start();
+    for _ in 0..20 {
+        pl.step(&model, &mut data);
+    }
+    let n = alloc_counter::stop();
+    let s = &data.stats;
+    println!(
+        "tower of {N}, retry depth 2, τ 1e-11, peg_ccd_retry + held: retried steps in the counted 20: {}, \
+         CCD splits {}, rewinds {} since the start, {n} allocations",
+        s.peg_retried_steps - r0,
+        s.peg_ccd_retries,
+        s.peg_ccd_impacts,
+    );
+    assert_eq!(s.quarantined, 0);
+    assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
+}

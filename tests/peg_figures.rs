@@ -182,6 +182,8 @@ fn sweep_csv_reads_back_to_the_same_lines() {
                 peg_retry_rotation_eps_theta: false,
                 peg_retry_second_chance: false,
                 peg_no_outline_ccd: false,
+                peg_ccd_retry: false,
+                peg_ccd_held: false,
             }),
         })
         .expect("sweep");

@@ -507,8 +507,10 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// the key `[lcp] peg_retry_rotation_eps_theta` (that relaxation on the deepest
 /// retry level's sub-steps only, peg21), `PEG_SECOND=1` the key
 /// `[lcp] peg_retry_second_chance` (a deepest-level sub-step that failed or rose
-/// taken again with the rotation's ε_θ, the better kept, peg22); unset, the
-/// scene's own.
+/// taken again with the rotation's ε_θ, the better kept, peg22), `PEG_CCD=1`
+/// the key `[lcp] peg_ccd_retry` (the continuous collision per attempt, an
+/// impact splits, peg23), `PEG_CCD_HELD=1` the key `[lcp] peg_ccd_held`; unset,
+/// the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -553,6 +555,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_SECOND") {
             p.peg_retry_second_chance = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_CCD") {
+            p.peg_ccd_retry = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_CCD_HELD") {
+            p.peg_ccd_held = v == "1";
         }
     }
     model.with_options(opt)
@@ -1199,6 +1207,8 @@ fn cost_beside_standard() {
                                 retry_rotation_eps_theta: None,
                                 retry_second_chance: keys.contains("second").then_some(true),
                                 outline_ccd: None,
+                                ccd_retry: None,
+                                ccd_held: None,
                             };
                             k.apply(pm, &mut s);
                         }

@@ -57,7 +57,9 @@ def table(dim, out):
         if os.path.exists(p):
             figs += list(csv.DictReader(open(p)))
     hs = sorted({float(r["h"]) for r in rows})
-    print("| h, s | seeds | standard: median / q3 / max; runs failing | PEG: median / q3 / max; runs failing; steps keeping a failure; retried steps (fraction); overlap splits |")
+    ccd = any("ccd_retries" in r for r in rows)
+    ccd_head = "; CCD splits; deepest-level CCD impacts" if ccd else ""
+    print("| h, s | seeds | standard: median / q3 / max; runs failing | PEG: median / q3 / max; runs failing; steps keeping a failure; retried steps (fraction); overlap splits" + ccd_head + " |")
     print("|---|---|---|---|")
     above = []
     for h in hs:
@@ -82,6 +84,10 @@ def table(dim, out):
                 ret = sum(int(r.get("retried_steps", 0) or 0) for r in rr)
                 ov = sum(int(r.get("overlap_retries", 0) or 0) for r in rr)
                 s += "; %d; %d (%.1f %%); %d" % (kept, ret, 100.0 * ret / max(steps, 1), ov)
+                if ccd:
+                    cs = sum(int(r.get("ccd_retries", 0) or 0) for r in rr)
+                    ci = sum(int(r.get("ccd_impacts", 0) or 0) for r in rr)
+                    s += "; %d; %d" % (cs, ci)
                 for r in rr:
                     if float(r["overlap_max"]) > 1e-9:
                         above.append((h, int(r["seed"]), float(r["overlap_max"]), int(r.get("failed_steps", 0) or 0),

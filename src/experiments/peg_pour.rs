@@ -253,6 +253,10 @@ pub struct PourRun {
     pub retried_steps: u64,
     pub substeps: u64,
     pub overlap_retries: u64,
+    /// `[lcp] peg_ccd_retry` (peg23): attempts split for an impact of their
+    /// swept motion, and the impacts the deepest level rewound.
+    pub ccd_retries: u64,
+    pub ccd_impacts: u64,
 }
 
 impl PourRun {
@@ -319,6 +323,8 @@ pub(crate) fn run_scene<P: PourProbe>(
         retried_steps: 0,
         substeps: 0,
         overlap_retries: 0,
+        ccd_retries: 0,
+        ccd_impacts: 0,
     };
     for _ in 0..steps {
         driver.before_step(&mut data, h);
@@ -343,6 +349,8 @@ pub(crate) fn run_scene<P: PourProbe>(
     run.retried_steps = data.stats.peg_retried_steps;
     run.substeps = data.stats.peg_substeps;
     run.overlap_retries = data.stats.peg_overlap_retries;
+    run.ccd_retries = data.stats.peg_ccd_retries;
+    run.ccd_impacts = data.stats.peg_ccd_impacts;
     Ok(run)
 }
 
@@ -370,6 +378,9 @@ pub struct PegKeys {
     pub retry_second_chance: Option<bool>,
     /// `peg_outline_ccd` (peg22).
     pub outline_ccd: Option<bool>,
+    /// `peg_ccd_retry` and `peg_ccd_held` (peg23).
+    pub ccd_retry: Option<bool>,
+    pub ccd_held: Option<bool>,
 }
 
 impl PegKeys {
@@ -397,6 +408,12 @@ impl PegKeys {
         }
         if let Some(b) = self.outline_ccd {
             let _ = writeln!(lines, "peg_outline_ccd = {b}");
+        }
+        if let Some(b) = self.ccd_retry {
+            let _ = writeln!(lines, "peg_ccd_retry = {b}");
+        }
+        if let Some(b) = self.ccd_held {
+            let _ = writeln!(lines, "peg_ccd_held = {b}");
         }
         if !lines.is_empty() {
             scene.toml = scene

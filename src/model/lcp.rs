@@ -232,6 +232,23 @@ pub struct LcpParams {
     /// for the overlap rises the PEG step never sees (peg22). Ignored by the
     /// standard rows.
     pub peg_outline_ccd: bool,
+    /// PEG (003), with `peg_retry_depth` > 0: the continuous collision is the
+    /// retry's, not the outline's. After each attempt (the step or a sub-step)
+    /// the bodies' swept motion over it is checked as the outline's stage
+    /// checks it (`collide::missed_impacts`); an attempt above the deepest
+    /// level whose motion meets an impact is put back and split like a failed
+    /// one (`StepStats::peg_ccd_retries`), and a kept attempt rewinds a body to
+    /// an impact over its own motion alone
+    /// (`collide::continuous_collision_outside`; `StepStats::peg_ccd_impacts`). The
+    /// outline's stage is then off for PEG (`pipeline::lcp::peg_retry`, "The
+    /// continuous collision"; peg23). Scene key `peg_ccd_retry`; default off.
+    /// Ignored by the standard rows and without a retry depth.
+    pub peg_ccd_retry: bool,
+    /// PEG, with `peg_ccd_retry`: the retry's continuous collision leaves out
+    /// the body pairs the attempt had contact rows with (held by its rows, 003
+    /// Sec. 4; `pipeline::lcp::peg_retry`, "The continuous collision"). Scene
+    /// key `peg_ccd_held`; default off (every pair swept, as the outline's).
+    pub peg_ccd_held: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -268,6 +285,8 @@ impl Default for LcpParams {
             peg_retry_rotation_eps_theta: false,
             peg_retry_second_chance: false,
             peg_outline_ccd: true,
+            peg_ccd_retry: false,
+            peg_ccd_held: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -76,6 +76,11 @@
 //!                                  #  the better kept (experimental)
 //! peg_outline_ccd = true           # peg: the outline's continuous collision after the step
 //!                                  #  (false: off for PEG; a diagnostic)
+//! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
+//!                                  #  motion meets an impact is split like a failed one; only
+//!                                  #  the deepest level rewinds, over its sub-step (experimental)
+//! peg_ccd_held = false             # peg, with peg_ccd_retry: that sweep leaves out the body
+//!                                  #  pairs the attempt had contact rows with (experimental)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -694,6 +699,8 @@ struct LcpToml {
     peg_retry_rotation_eps_theta: Option<bool>,
     peg_retry_second_chance: Option<bool>,
     peg_outline_ccd: Option<bool>,
+    peg_ccd_retry: Option<bool>,
+    peg_ccd_held: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -805,6 +812,8 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
             .peg_retry_second_chance
             .unwrap_or(d.peg_retry_second_chance),
         peg_outline_ccd: l.peg_outline_ccd.unwrap_or(d.peg_outline_ccd),
+        peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
+        peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

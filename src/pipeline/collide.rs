@@ -1300,61 +1300,25 @@ pub fn continuous_collision(
     state: &mut [BodyState],
     ws: &CollideWorkspace,
 ) -> usize {
+    continuous_collision_outside(model, sw, state, ws, |_, _| false)
+}
+
+/// [`continuous_collision`] with the body pairs `held(b, other)` says the
+/// method's step already holds left out of the sweeps (PEG's retry, `[lcp]
+/// peg_ccd_retry`: the pairs its step had rows for; `pipeline::lcp::peg_retry`,
+/// "The continuous collision"). With `held` always false it is
+/// [`continuous_collision`].
+pub fn continuous_collision_outside(
+    model: &Model,
+    sw: &Sweeps<'_>,
+    state: &mut [BodyState],
+    ws: &CollideWorkspace,
+    held: impl Fn(usize, usize) -> bool,
+) -> usize {
     let mut impacts = 0;
     for &b in sw.bodies {
         let b = b as usize;
-        if sw.frozen[b] || model.bodies[b].kind != BodyKind::Free {
-            continue;
-        }
-        // The earliest impact of the body's fast geoms: (t, normal toward b, other body).
-        let mut first: Option<(f64, Vec3, usize)> = None;
-        for g in model.bodies[b].geoms.clone() {
-            let geom = &model.geoms[g];
-            let inner = inner_radius(&geom.shape);
-            let sweep_g = geom_sweep(model, g, &sw.start[b], &state[b]);
-            if sweep_g <= CCD_FRACTION * inner {
-                continue;
-            }
-            for &(ca, cb) in &ws.candidates {
-                let (ca, cb) = (ca as usize, cb as usize);
-                let o = match (ca == g, cb == g) {
-                    (true, _) => cb,
-                    (_, true) => ca,
-                    _ => continue,
-                };
-                let ob = model.geoms[o].body;
-                if ob == b {
-                    continue;
-                }
-                let bound = sweep_g + geom_sweep(model, o, &sw.start[ob], &state[ob]);
-                let (s0, s1) = (&sw.start[b], &state[b]);
-                let (o0, o1) = (&sw.start[ob], &state[ob]);
-                let x_bg = geom.x_bg;
-                let x_og = model.geoms[o].x_bg;
-                let tol = (1e-2 * inner).min(1e-4);
-                let Some(hit) = time_of_impact(
-                    &geom.shape,
-                    |t| body_pose_at(s0, s1, t) * x_bg,
-                    &model.geoms[o].shape,
-                    |t| body_pose_at(o0, o1, t) * x_og,
-                    bound,
-                    tol,
-                ) else {
-                    continue;
-                };
-                // Would the method have caught it? Not if the rest of the step
-                // carries the geom deeper than the fast threshold.
-                let n = hit.sep.dir;
-                let vn = n.dot(&((s1.x - s0.x) - (o1.x - o0.x)));
-                if -vn * (1.0 - hit.t) <= CCD_FRACTION * inner {
-                    continue;
-                }
-                if first.is_none_or(|(t, _, _)| hit.t < t) {
-                    first = Some((hit.t, n, ob));
-                }
-            }
-        }
-        let Some((t, n, ob)) = first else {
+        let Some((t, n, ob)) = first_impact(model, sw, state, ws, b, &held) else {
             continue;
         };
         impacts += 1;
@@ -1402,6 +1366,92 @@ pub fn continuous_collision(
         }
     }
     impacts
+}
+
+/// The earliest impact of body `b`'s fast geoms over the step that the method
+/// would not have caught ([`continuous_collision`]'s test): (fraction of the
+/// step t, the separating normal toward `b`, the other body). `None` for a
+/// frozen or non-free body and when no fast geom meets anything.
+fn first_impact(
+    model: &Model,
+    sw: &Sweeps<'_>,
+    state: &[BodyState],
+    ws: &CollideWorkspace,
+    b: usize,
+    held: &impl Fn(usize, usize) -> bool,
+) -> Option<(f64, Vec3, usize)> {
+    if sw.frozen[b] || model.bodies[b].kind != BodyKind::Free {
+        return None;
+    }
+    // The earliest impact of the body's fast geoms: (t, normal toward b, other body).
+    let mut first: Option<(f64, Vec3, usize)> = None;
+    for g in model.bodies[b].geoms.clone() {
+        let geom = &model.geoms[g];
+        let inner = inner_radius(&geom.shape);
+        let sweep_g = geom_sweep(model, g, &sw.start[b], &state[b]);
+        if sweep_g <= CCD_FRACTION * inner {
+            continue;
+        }
+        for &(ca, cb) in &ws.candidates {
+            let (ca, cb) = (ca as usize, cb as usize);
+            let o = match (ca == g, cb == g) {
+                (true, _) => cb,
+                (_, true) => ca,
+                _ => continue,
+            };
+            let ob = model.geoms[o].body;
+            if ob == b || held(b, ob) {
+                continue;
+            }
+            let bound = sweep_g + geom_sweep(model, o, &sw.start[ob], &state[ob]);
+            let (s0, s1) = (&sw.start[b], &state[b]);
+            let (o0, o1) = (&sw.start[ob], &state[ob]);
+            let x_bg = geom.x_bg;
+            let x_og = model.geoms[o].x_bg;
+            let tol = (1e-2 * inner).min(1e-4);
+            let Some(hit) = time_of_impact(
+                &geom.shape,
+                |t| body_pose_at(s0, s1, t) * x_bg,
+                &model.geoms[o].shape,
+                |t| body_pose_at(o0, o1, t) * x_og,
+                bound,
+                tol,
+            ) else {
+                continue;
+            };
+            // Would the method have caught it? Not if the rest of the step
+            // carries the geom deeper than the fast threshold.
+            let n = hit.sep.dir;
+            let vn = n.dot(&((s1.x - s0.x) - (o1.x - o0.x)));
+            if -vn * (1.0 - hit.t) <= CCD_FRACTION * inner {
+                continue;
+            }
+            if first.is_none_or(|(t, _, _)| hit.t < t) {
+                first = Some((hit.t, n, ob));
+            }
+        }
+    }
+    first
+}
+
+/// The bodies of `sw.bodies` with an impact [`continuous_collision`] would
+/// rewind, counted without changing anything (each body's sweep against the
+/// others' end states as they are: the stage itself sees the bodies it rewound
+/// before). Used by PEG's retry (`[lcp] peg_ccd_retry`, `pipeline::lcp::peg_retry`)
+/// to take a step whose swept motion meets an impact again as sub-steps; the
+/// body pairs `held(b, other)` says the step holds are left out, as in
+/// [`continuous_collision_outside`].
+pub fn missed_impacts(
+    model: &Model,
+    sw: &Sweeps<'_>,
+    state: &[BodyState],
+    ws: &CollideWorkspace,
+    held: impl Fn(usize, usize) -> bool,
+) -> usize {
+    sw.bodies
+        .iter()
+        .filter(|&&b| first_impact(model, sw, state, ws, b as usize, &held).is_some())
+        .count()
 }
 
 #[cfg(test)]

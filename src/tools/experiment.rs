@@ -111,6 +111,15 @@ pub struct PegPourArgs {
     /// collision off after the PEG step; a diagnostic).
     #[arg(long)]
     pub peg_no_outline_ccd: bool,
+    /// PEG runs: `[lcp] peg_ccd_retry = true` (with a retry depth, an attempt
+    /// whose swept motion meets an impact is split; only the deepest level
+    /// rewinds, over its sub-step).
+    #[arg(long)]
+    pub peg_ccd_retry: bool,
+    /// PEG runs: `[lcp] peg_ccd_held = true` (with `--peg-ccd-retry`, the sweep
+    /// leaves out the body pairs the attempt had contact rows with).
+    #[arg(long)]
+    pub peg_ccd_held: bool,
 }
 
 pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
@@ -170,7 +179,7 @@ fn run_line(pour: Pour, r: &PourRun) -> String {
         ),
     };
     format!(
-        "{},{},{:?},{},{q1:e},{q2:e},{q3:e},{:e},{mid},{},{},{},{},{:.1},{},{},{},{},{}",
+        "{},{},{:?},{},{q1:e},{q2:e},{q3:e},{:e},{mid},{},{},{},{},{:.1},{},{},{},{},{},{},{}",
         r.method.name(),
         r.seed,
         r.h,
@@ -185,7 +194,9 @@ fn run_line(pour: Pour, r: &PourRun) -> String {
         r.solver_unconverged,
         r.retried_steps,
         r.substeps,
-        r.overlap_retries
+        r.overlap_retries,
+        r.ccd_retries,
+        r.ccd_impacts
     )
 }
 
@@ -243,6 +254,8 @@ fn pour_main(pour: Pour, a: PegPourArgs) -> anyhow::Result<()> {
         retry_rotation_eps_theta: a.peg_retry_rotation_eps_theta.then_some(true),
         retry_second_chance: a.peg_retry_second_chance.then_some(true),
         outline_ccd: a.peg_no_outline_ccd.then_some(false),
+        ccd_retry: a.peg_ccd_retry.then_some(true),
+        ccd_held: a.peg_ccd_held.then_some(true),
     };
     for &h in &steps {
         for seed in 1..=a.seeds {

@@ -58,8 +58,8 @@ impl Pour {
     /// Header of the per-run CSV.
     pub fn runs_header(self) -> &'static str {
         match self {
-            Pour::ThreeD => "method,seed,h,steps,overlap_q1,overlap_median,overlap_q3,overlap_max,contacts_mean,contacts_max,solver_failures,solver_fallbacks,quarantined,crash_time,us_per_step,failed_steps,solver_unconverged,retried_steps,substeps,overlap_retries",
-            Pour::TwoD => "method,seed,h,steps,overlap_q1,overlap_median,overlap_q3,overlap_max,points_mean,contacts_mean,traps_mean,steps_with_trap,solver_failures,solver_fallbacks,quarantined,crash_time,us_per_step,failed_steps,solver_unconverged,retried_steps,substeps,overlap_retries",
+            Pour::ThreeD => "method,seed,h,steps,overlap_q1,overlap_median,overlap_q3,overlap_max,contacts_mean,contacts_max,solver_failures,solver_fallbacks,quarantined,crash_time,us_per_step,failed_steps,solver_unconverged,retried_steps,substeps,overlap_retries,ccd_retries,ccd_impacts",
+            Pour::TwoD => "method,seed,h,steps,overlap_q1,overlap_median,overlap_q3,overlap_max,points_mean,contacts_mean,traps_mean,steps_with_trap,solver_failures,solver_fallbacks,quarantined,crash_time,us_per_step,failed_steps,solver_unconverged,retried_steps,substeps,overlap_retries,ccd_retries,ccd_impacts",
         }
     }
     /// Header of the per-(method, h) CSV.

@@ -66,6 +66,42 @@
 //! them kept). Cost: the deepest level's overlaps at start and end, and one
 //! more attempt per such sub-step.
 //!
+//! # The continuous collision (peg23, `[lcp] peg_ccd_retry`)
+//! The outline's continuous-collision stage runs after the whole step: a fast
+//! body whose swept motion (x lerped, q slerped from the step's start to its
+//! end) meets a geom deeper than the step would have caught is rewound to its
+//! time of impact with its start velocity and an impulse. Under PEG that pose
+//! is not the PEG step's: it can overlap a neighbour the step's rows had kept
+//! apart, and those rises were the largest of the pours' sweep (verdict (r),
+//! docs/EXPERIMENTS.md, peg22). PEG's rows hold for the pairs within the
+//! step's reach (003 Sec. 4: the potential contacts are found at the start of
+//! the step, within ε of the motion one step can make, and the LCP's end state
+//! keeps them apart), and a sub-step of h/2^k has a reach, and a swept motion,
+//! 2^k times shorter: an impact is met by a shorter step rather than by a pose
+//! the step did not make. With the key (and a retry depth) the outline's stage
+//! is off for PEG (`LcpStepper::outline_ccd`) and this driver runs it per
+//! attempt, over the attempt's own motion; with `[lcp] peg_ccd_held` as well,
+//! the sweep leaves out the body pairs the attempt's last pass had rows for
+//! (`has_rows`, `LcpWorkspace::contacts`: a pair with rows is, by 003's
+//! argument, held by them, and rewinding it puts a body where the LCP did
+//! not — but peg23 measured PEG letting a body with rows through a thin wall,
+//! so it is not the default of the key):
+//! - an attempt above the deepest level whose solve neither failed nor rose
+//!   and whose motion meets an impact (`collide::missed_impacts`,
+//!   non-mutating) is put back and split like a failed one
+//!   (`StepStats::peg_ccd_retries`): its second half starts where the body is,
+//!   so the pair is a candidate there with rows of its own;
+//! - a kept attempt (the deepest level's sub-steps, and the attempts above it,
+//!   which have no such impact) runs the outline's stage over its own motion
+//!   (`collide::continuous_collision_outside` from the attempt's start;
+//!   `StepStats::peg_ccd_impacts` counts its rewinds): the guard against a
+//!   body passing through a neighbour the step did not see stays, over at most
+//!   h/2^depth of motion.
+//!
+//! Cost: one sweep check per attempt (one pass over the geoms when none is
+//! fast; a scan of the rows per swept candidate pair) and the attempts it
+//! splits. No allocation.
+//!
 //! # What is put back
 //! The start of the attempt: every body's state, the robots' (q, q̇) (their link
 //! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
@@ -110,7 +146,9 @@ use super::{LcpStepper, LcpWorkspace};
 use crate::data::{BodyState, Data, PairState, StepStats};
 use crate::model::lcp::MAX_PEG_RETRY_DEPTH;
 use crate::model::{ContactModel, Model};
-use crate::pipeline::collide::{CollideWorkspace, Speculative};
+use crate::pipeline::collide::{
+    continuous_collision_outside, missed_impacts, CollideWorkspace, Speculative, Sweeps,
+};
 use crate::pipeline::Tick;
 
 /// The copies a retry puts back (capacities kept).
@@ -133,6 +171,10 @@ pub(super) struct RetryWorkspace {
     second: bool,
     alt: Attempt,
     w2_end: Vec<f64>,
+    /// `[lcp] peg_ccd_retry` and `peg_ccd_held` (module doc, "The continuous
+    /// collision").
+    ccd: bool,
+    held: bool,
 }
 
 /// What an attempt puts back: bodies, robots' (q, q̇), pairs' memory, stats
@@ -209,6 +251,10 @@ impl RetryWorkspace {
                 crate::model::Method::Lcp(p) if p.peg_retry_second_chance && p.peg_retry_overlap > 0.0),
             alt: Attempt::with_capacity(model, pairs),
             w2_end: Vec::with_capacity(nb),
+            ccd: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_ccd_retry),
+            held: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_ccd_held),
         }
     }
 }
@@ -244,6 +290,37 @@ fn covered(model: &Model, rw: &RetryWorkspace, state: &[BodyState], h: f64, hk: 
         let u0 = rw.speed.get(i).copied().unwrap_or(0.0);
         moved + hk * u <= 2.0 * h * u0 + 0.5 * h * h * g
     })
+}
+
+/// Whether the attempt of `hk` that ended at `data` (its start in `rw.at_start`)
+/// moved a body through an impact the outline's continuous collision would
+/// rewind (module doc, "The continuous collision").
+fn impact_missed(
+    model: &Model,
+    data: &Data,
+    col: &CollideWorkspace,
+    (rw, ls): (&RetryWorkspace, &LcpWorkspace),
+    hk: f64,
+) -> bool {
+    let sweeps = Sweeps {
+        start: &rw.at_start.state,
+        bodies: &data.awake,
+        frozen: &data.frozen,
+        h: hk,
+        restitution: false,
+    };
+    missed_impacts(model, &sweeps, &data.state, col, |b, o| {
+        rw.held && has_rows(ls, b, o)
+    }) > 0
+}
+
+/// Whether the attempt just taken had contact rows between bodies `b` and `o`
+/// (its last pass's rows, `LcpWorkspace::contacts`): the pair was within the
+/// step's reach and its rows hold it (module doc, "The continuous collision").
+fn has_rows(ls: &LcpWorkspace, b: usize, o: usize) -> bool {
+    ls.contacts
+        .iter()
+        .any(|r| r.bodies == [b, o] || r.bodies == [o, b])
 }
 
 /// The LCP stepper's advance: one step of `tick.h`, or, under PEG with
@@ -392,8 +469,10 @@ fn retry(
         let rose = watch
             && !fail
             && super::peg::overlap_rose(model, &data.state, &col.candidates, ls, (&rw.ov0, tau));
+        let hit =
+            rw.ccd && !fail && !rose && !deep && impact_missed(model, data, col, (rw, ls), hk);
         let s = &data.stats;
-        if (fail || rose) && usize::from(level) < depth {
+        if (fail || rose || hit) && usize::from(level) < depth {
             // Not kept: the start put back, two attempts of h_k/2 instead.
             retried = true;
             sums.iterations += s.solver_iterations;
@@ -401,6 +480,9 @@ fn retry(
             rw.at_start.restore(model, data);
             if rose {
                 data.stats.peg_overlap_retries += 1;
+            }
+            if hit {
+                data.stats.peg_ccd_retries += 1;
             }
             stack[top] = level + 1;
             stack[top + 1] = level + 1;
@@ -413,6 +495,22 @@ fn retry(
             let (it, ns) = second_chance(st, &sub, (fail, spec), data, col, ls, rw);
             sums.iterations += it;
             sums.solver_ns += ns;
+        }
+        if rw.ccd {
+            // The kept attempt's continuous collision, over its own motion.
+            let sweeps = Sweeps {
+                start: &rw.at_start.state,
+                bodies: &data.awake,
+                frozen: &data.frozen,
+                h: hk,
+                restitution: st.params.restitution,
+            };
+            let held = |b: usize, o: usize| rw.held && has_rows(ls, b, o);
+            let n = continuous_collision_outside(model, &sweeps, &mut data.state, col, held);
+            if n > 0 {
+                data.stats.peg_ccd_impacts += n as u64;
+                data.pose_links(model);
+            }
         }
         let s = &data.stats;
         sums.iterations += s.solver_iterations;
