@@ -40,48 +40,72 @@ fn allowed(method: &str) -> f64 {
 #[test]
 fn fast_cube_does_not_pass_a_thin_wall() {
     for (method, extra) in METHODS {
-        let text = format!(
-            "[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\nmethod = \"{method}\"\n{extra}\n\
-             [[body]]\nname = \"wall\"\nstatic = true\nshape = {{ type = \"box\", half_extents = [0.01, 5.0, 5.0] }}\n\
-             position = [0.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n\n\
-             [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\nmass = 1.0\n\
-             position = [-20.25, 0.0, 0.0]\nvelocity = [1000.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n"
-        );
-        let model = load_str(&text);
-        let b = model.body_id("cube").expect("cube");
-        let mut data = Data::new(&model);
-        let mut pipeline = rtphys::Pipeline::new(&model);
-        let (mut depth, mut vmax_after) = (f64::NEG_INFINITY, 0.0f64);
-        for i in 0..20 {
-            pipeline.step(&model, &mut data);
-            let s = data.state[b];
-            // Depth of the cube's leading face past the wall's near face (x = −0.01).
-            depth = depth.max(s.x.x + 0.5 + 0.01);
-            if i >= 3 {
-                vmax_after = vmax_after.max(s.v.norm());
-            }
-        }
-        let s = data.state[b];
-        eprintln!(
-            "{method} {}: wall: deepest {depth:.3e} m, end x = {:.4} m, speed after impact ≤ {vmax_after:.3e} m/s",
-            extra.trim(),
-            s.x.x
-        );
-        assert_eq!(data.stats.quarantined, 0, "{method}");
-        assert!(
-            s.x.x < 0.0,
-            "{method}: cube passed the wall (x = {})",
-            s.x.x
-        );
-        assert!(
-            depth <= allowed(method),
-            "{method} {extra}: depth {depth:.3e} m"
-        );
-        assert!(
-            vmax_after <= 1.0,
-            "{method} {extra}: speed {vmax_after:.3e} m/s"
-        );
+        wall_holds(method, extra, allowed(method));
     }
+}
+
+/// The same wall under PEG (the method's defaults): not yet. Measured (session
+/// 31): the outline's continuous collision rewinds the cube to the wall's face at
+/// 974 m/s; the next PEG step's Lemke solve fails (LCP of 208 variables, residual
+/// 3.4e12) and the cube goes on into the wall at 1.70 m/s (after 0.2 s: 0.306 m
+/// deep, end x = −0.2040 m; LCP with Lemke: 1.0e-5 m, 1.8e-6 m/s). Attributed with `RTPHYS_PEG_TRACE`:
+/// the wall's far back corner (6.4 m away, within the step's reach ε = 9.74 m)
+/// has the cube's front corner as its nearest feature, so `collision::features`
+/// classifies the pair vertex–vertex and also holds the cube's corner to the
+/// faces at the wall's far corner (back face and two sides) — a subset of the
+/// wall's faces that excludes the front face the corner lies on, so "outside one
+/// of them" pushes it through. Not at ≤ 500 m/s (reach ≤ 5 m), nor with a wall
+/// 1.2 m wide. Building the vertex–vertex I set only for a vertex classified at
+/// the other stops the cube (−9.7e-7 m/s) but made a clean 3D pour (seed 1,
+/// h = 1e-2) fail one solve: docs/EXPERIMENTS.md, "Outside scenes, session 31".
+#[test]
+#[ignore = "PEG: Lemke fails after the rewind (a far vertex–vertex configuration's I set excludes the face the corner lies on); the cube enters the wall at 1.70 m/s"]
+fn fast_cube_does_not_pass_a_thin_wall_under_peg() {
+    wall_holds("peg", "", 1e-4);
+}
+
+/// The wall scene under `method` (+ `extra` scene text): the cube never reaches
+/// the wall's far side, enters its near face by at most `allowed`, and leaves at
+/// ≤ 1 m/s.
+fn wall_holds(method: &str, extra: &str, allowed: f64) {
+    let text = format!(
+        "[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\nmethod = \"{method}\"\n{extra}\n\
+         [[body]]\nname = \"wall\"\nstatic = true\nshape = {{ type = \"box\", half_extents = [0.01, 5.0, 5.0] }}\n\
+         position = [0.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n\n\
+         [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\nmass = 1.0\n\
+         position = [-20.25, 0.0, 0.0]\nvelocity = [1000.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n"
+    );
+    let model = load_str(&text);
+    let b = model.body_id("cube").expect("cube");
+    let mut data = Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    let (mut depth, mut vmax_after) = (f64::NEG_INFINITY, 0.0f64);
+    for i in 0..20 {
+        pipeline.step(&model, &mut data);
+        let s = data.state[b];
+        // Depth of the cube's leading face past the wall's near face (x = −0.01).
+        depth = depth.max(s.x.x + 0.5 + 0.01);
+        if i >= 3 {
+            vmax_after = vmax_after.max(s.v.norm());
+        }
+    }
+    let s = data.state[b];
+    eprintln!(
+        "{method} {}: wall: deepest {depth:.3e} m, end x = {:.4} m, speed after impact ≤ {vmax_after:.3e} m/s",
+        extra.trim(),
+        s.x.x
+    );
+    assert_eq!(data.stats.quarantined, 0, "{method}");
+    assert!(
+        s.x.x < 0.0,
+        "{method}: cube passed the wall (x = {})",
+        s.x.x
+    );
+    assert!(depth <= allowed, "{method} {extra}: depth {depth:.3e} m");
+    assert!(
+        vmax_after <= 1.0,
+        "{method} {extra}: speed {vmax_after:.3e} m/s"
+    );
 }
 
 /// The cube on the ground plane (gravity on), 1 s at h = 0.01, from `z` with
