@@ -68,13 +68,7 @@ fn fast_cube_does_not_pass_a_thin_wall_under_peg() {
 /// the wall's far side, enters its near face by at most `allowed`, and leaves at
 /// ≤ 1 m/s.
 fn wall_holds(method: &str, extra: &str, allowed: f64) {
-    let text = format!(
-        "[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\nmethod = \"{method}\"\n{extra}\n\
-         [[body]]\nname = \"wall\"\nstatic = true\nshape = {{ type = \"box\", half_extents = [0.01, 5.0, 5.0] }}\n\
-         position = [0.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n\n\
-         [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\nmass = 1.0\n\
-         position = [-20.25, 0.0, 0.0]\nvelocity = [1000.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n"
-    );
+    let text = common::thin_wall_scene(method, extra);
     let model = load_str(&text);
     let b = model.body_id("cube").expect("cube");
     let mut data = Data::new(&model);

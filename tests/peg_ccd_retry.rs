@@ -10,6 +10,8 @@
 //! that overlaps a neighbour PEG had kept apart; docs/EXPERIMENTS.md, peg22).
 //! The two cells peg22 diagnosed, before and after.
 
+mod common;
+
 use rtphys::experiments::peg_pour::{PourDriver, PourMethod, PourOverlap, PourScene};
 use rtphys::model::scene::load_scene_str;
 use rtphys::model::Method;
@@ -216,15 +218,9 @@ fn ccd_retry_fast_cube_does_not_pass_a_thin_wall() {
 /// The wall scene under PEG at depth 2 + τ with `key`: (deepest entry, end x,
 /// largest speed after the first 3 steps, stats).
 fn wall_run(key: &str) -> (f64, f64, f64, rtphys::data::StepStats) {
-    let text = format!(
-        "[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\nmethod = \"peg\"\n\
-         [lcp]\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n{key}\n\n\
-         [[body]]\nname = \"wall\"\nstatic = true\n\
-         shape = {{ type = \"box\", half_extents = [0.01, 5.0, 5.0] }}\n\
-         position = [0.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n\n\
-         [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\n\
-         mass = 1.0\nposition = [-20.25, 0.0, 0.0]\nvelocity = [1000.0, 0.0, 0.0]\n\
-         material = {{ mu = 0.5, restitution = 0.0 }}\n"
+    let text = common::thin_wall_scene(
+        "peg",
+        &format!("[lcp]\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n{key}\n"),
     );
     let model = load_scene_str(&text, "wall", ".".as_ref()).expect("scene");
     let b = model.body_id("cube").expect("cube");

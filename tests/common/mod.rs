@@ -181,3 +181,17 @@ pub fn lemke_contacts(p: &rtphys::solver::ContactProblem) -> Option<Vec<f64>> {
     }
     Some(z)
 }
+
+/// The tunnelling wall (`tests/contact_torture_ccd.rs`): a 1 m, 1 kg cube at
+/// 1,000 m/s from x = −20.25 m toward a static wall 2 cm thick and 10 m × 10 m at
+/// x = 0, no gravity, h = 0.01, μ = 0.5, restitution 0; `method` and `extra`
+/// (scene text after `[world]`) as given. The cube is body "cube".
+pub fn thin_wall_scene(method: &str, extra: &str) -> String {
+    format!(
+        "[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\nmethod = \"{method}\"\n{extra}\n\
+         [[body]]\nname = \"wall\"\nstatic = true\nshape = {{ type = \"box\", half_extents = [0.01, 5.0, 5.0] }}\n\
+         position = [0.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n\n\
+         [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", half_extents = [0.5, 0.5, 0.5] }}\nmass = 1.0\n\
+         position = [-20.25, 0.0, 0.0]\nvelocity = [1000.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n"
+    )
+}
