@@ -69,31 +69,17 @@ fn fast_cube_does_not_pass_a_thin_wall_under_peg() {
 /// ≤ 1 m/s.
 fn wall_holds(method: &str, extra: &str, allowed: f64) {
     let text = common::thin_wall_scene(method, extra);
-    let model = load_str(&text);
-    let b = model.body_id("cube").expect("cube");
-    let mut data = Data::new(&model);
-    let mut pipeline = rtphys::Pipeline::new(&model);
-    let (mut depth, mut vmax_after) = (f64::NEG_INFINITY, 0.0f64);
-    for i in 0..20 {
-        pipeline.step(&model, &mut data);
-        let s = data.state[b];
-        // Depth of the cube's leading face past the wall's near face (x = −0.01).
-        depth = depth.max(s.x.x + 0.5 + 0.01);
-        if i >= 3 {
-            vmax_after = vmax_after.max(s.v.norm());
-        }
-    }
-    let s = data.state[b];
+    let (depth, end_x, vmax_after, stats) = common::thin_wall_run(&text);
     eprintln!(
         "{method} {}: wall: deepest {depth:.3e} m, end x = {:.4} m, speed after impact ≤ {vmax_after:.3e} m/s",
         extra.trim(),
-        s.x.x
+        end_x
     );
-    assert_eq!(data.stats.quarantined, 0, "{method}");
+    assert_eq!(stats.quarantined, 0, "{method}");
     assert!(
-        s.x.x < 0.0,
+        end_x < 0.0,
         "{method}: cube passed the wall (x = {})",
-        s.x.x
+        end_x
     );
     assert!(depth <= allowed, "{method} {extra}: depth {depth:.3e} m");
     assert!(

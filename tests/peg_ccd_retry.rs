@@ -222,18 +222,5 @@ fn wall_run(key: &str) -> (f64, f64, f64, rtphys::data::StepStats) {
         "peg",
         &format!("[lcp]\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n{key}\n"),
     );
-    let model = load_scene_str(&text, "wall", ".".as_ref()).expect("scene");
-    let b = model.body_id("cube").expect("cube");
-    let mut data = Data::new(&model);
-    let mut pl = Pipeline::new(&model);
-    let (mut depth, mut vmax_after) = (f64::NEG_INFINITY, 0.0f64);
-    for i in 0..20 {
-        pl.step(&model, &mut data);
-        let s = data.state[b];
-        depth = depth.max(s.x.x + 0.5 + 0.01);
-        if i >= 3 {
-            vmax_after = vmax_after.max(s.v.norm());
-        }
-    }
-    (depth, data.state[b].x.x, vmax_after, data.stats)
+    common::thin_wall_run(&text)
 }

@@ -143,7 +143,7 @@ pub struct PenaltyParams {
     /// rows were built at keeps those rows (`pipeline::penalty`). A point's
     /// normal force is then within (2 kp + ki)·tol of the law at the present
     /// state. Scene key
-    /// `[penalty] rest_tol` (0 ≤ tol ≤ 1e-9).
+    /// `[penalty] rest_tol` (0 ≤ tol ≤ [`PenaltyParams::REST_TOL_MAX`]).
     pub rest_tol: f64,
 }
 
@@ -203,6 +203,18 @@ pub struct ImpactParams {
     pub enabled: bool,
     /// Normal approach speed (m/s) above which a new contact is an impact (ε of Fig. 2).
     pub epsilon: f64,
+}
+
+impl PenaltyParams {
+    /// The largest `rest_tol`, m: the rest memo's error bound (2 kp + ki)·tol per
+    /// point stays far below the solves' own tolerances (docs/BENCHMARKS.md,
+    /// scale15).
+    pub const REST_TOL_MAX: f64 = 1e-9;
+
+    /// Whether `tol` is a valid `rest_tol` (0 = off).
+    pub fn rest_tol_valid(tol: f64) -> bool {
+        (0.0..=Self::REST_TOL_MAX).contains(&tol)
+    }
 }
 
 impl Default for PenaltyParams {

@@ -1495,10 +1495,13 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
         pp.stiffness_limit = d;
     }
     if let Some(t) = p.rest_tol {
-        if !(0.0..=1e-9).contains(&t) {
+        if !PenaltyParams::rest_tol_valid(t) {
             return Err((
                 "rest_tol".into(),
-                format!("must be in [0, 1e-9] m (0 = off), got {t}"),
+                format!(
+                    "must be in [0, {:e}] m (0 = off), got {t}",
+                    PenaltyParams::REST_TOL_MAX
+                ),
             ));
         }
         pp.rest_tol = t;

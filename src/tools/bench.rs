@@ -277,8 +277,11 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
         model = model.with_options(opt);
     }
     if let (Some(t), crate::model::Method::Penalty(mut p)) = (a.rest_tol, model.opt.method) {
-        if !(0.0..=1e-9).contains(&t) {
-            anyhow::bail!("--rest-tol: must be in [0, 1e-9] m (0 = off), got {t}");
+        if !crate::model::PenaltyParams::rest_tol_valid(t) {
+            anyhow::bail!(
+                "--rest-tol: must be in [0, {:e}] m (0 = off), got {t}",
+                crate::model::PenaltyParams::REST_TOL_MAX
+            );
         }
         p.rest_tol = t;
         let mut opt = model.opt;

@@ -195,3 +195,23 @@ pub fn thin_wall_scene(method: &str, extra: &str) -> String {
          position = [-20.25, 0.0, 0.0]\nvelocity = [1000.0, 0.0, 0.0]\nmaterial = {{ mu = 0.5, restitution = 0.0 }}\n"
     )
 }
+
+/// Steps [`thin_wall_scene`]'s `text` for 0.2 s (20 steps): (deepest entry of the
+/// cube's leading face past the wall's near face x = −0.01, m; the cube's end x,
+/// m; its largest speed after the first 3 steps, m/s; the stats).
+pub fn thin_wall_run(text: &str) -> (f64, f64, f64, rtphys::data::StepStats) {
+    let model = load_str(text);
+    let b = model.body_id("cube").expect("cube");
+    let mut data = rtphys::Data::new(&model);
+    let mut pipeline = rtphys::Pipeline::new(&model);
+    let (mut depth, mut vmax_after) = (f64::NEG_INFINITY, 0.0f64);
+    for i in 0..20 {
+        pipeline.step(&model, &mut data);
+        let s = data.state[b];
+        depth = depth.max(s.x.x + 0.5 + 0.01);
+        if i >= 3 {
+            vmax_after = vmax_after.max(s.v.norm());
+        }
+    }
+    (depth, data.state[b].x.x, vmax_after, data.stats)
+}
