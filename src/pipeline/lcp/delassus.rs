@@ -3,6 +3,19 @@
 //! normal rows; the kept velocity's normal q = G_n ν_f + s_v in
 //! `LcpWorkspace::q_keep`), and the dense forms Lemke takes: W itself and the Stewart–Trinkle
 //! LCP over (p_n, β, σ).
+//!
+//! # Diagonal-only rows (lcp26)
+//! The primal solver (`solver::primal`) reads of W only each point's
+//! diagonal block on the islands it solves in body space (its CFM and
+//! proximal weights; its residual is formed from the rows,
+//! `PrimalParams::residual_from_rows`). Under it, the points of such an
+//! island (`solve::body_space`) get their diagonal block alone
+//! (`LcpWorkspace::w_diagonal`), summed as the full row sums it — the same
+//! products in the same order, so its bits and every trajectory are those of
+//! the full W. `solve::complete_diagonal` builds the rows whole when a reader
+//! of W needs them (the Newton path for an island the primal solver left, the
+//! dumps). The 5-stack: `w_row` 96.3k → ≈ 8k instructions per step (20 points,
+//! each coupled with 16 blocks through its two boxes).
 
 use super::islands::block_contacts;
 use super::rows::{LinkRows, NO_LINK};
@@ -15,10 +28,25 @@ use crate::solver::{reshape_zeroed, resize_zeroed, PolygonTable};
 /// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
 /// (`ls.sparse`: only points sharing a moving body couple), and q_W = G ν_f + s;
 /// the points' islands (connected through moving bodies) in `ls.sparse.order`.
-pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
+/// `diagonal`: the rows of the body-space islands hold their diagonal block
+/// alone (module doc, "Diagonal-only rows").
+pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorkspace) {
     let nc = ls.contacts.len();
     resize_zeroed(&mut ls.qw, 3 * nc);
     block_contacts(ls);
+    ls.w_diagonal.clear();
+    ls.w_diagonal.resize(nc, false);
+    if diagonal {
+        let sp = &ls.sparse;
+        for s in 0..sp.island_start.len().saturating_sub(1) {
+            let order = &sp.order[sp.island_start[s]..sp.island_start[s + 1]];
+            if super::solve::body_space(&ls.blocks, &ls.contacts, order) {
+                for &i in order {
+                    ls.w_diagonal[i as usize] = true;
+                }
+            }
+        }
+    }
     {
         let sp = &mut ls.sparse;
         sp.row_start.clear();
@@ -145,10 +173,14 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         links,
         link_jac,
         link_of,
+        w_diagonal,
         ..
     } = ls;
     let c = contacts[ci];
     let is_lean = |b: u32| lean.get(b as usize).copied().unwrap_or(false);
+    // Diagonal-only (module doc): of each side's points, the point itself.
+    let diagonal = w_diagonal.get(ci).copied().unwrap_or(false);
+    let own_point = [ci as u32];
     // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
     // the body's point list; a second shared body adds into the same block).
     // A lean side adds no off-diagonal block and no column (lcp21): its
@@ -161,7 +193,12 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
     {
         let bl = sa.block as usize;
         let nd = blocks[bl].ndof;
-        for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
+        let points = if diagonal {
+            &own_point[..]
+        } else {
+            &blk_list[blk_start[bl]..blk_start[bl + 1]]
+        };
+        for &cj in points {
             let d = contacts[cj as usize];
             for sb in d.side.iter().filter(|s| s.block == sa.block) {
                 let k = match sp.col[row0..].iter().position(|&x| x == cj) {
