@@ -82,6 +82,21 @@ pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorksp
         for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
             let blk = blocks[s.block as usize];
             let nd = blk.ndof;
+            let six = (
+                <&[f64; 18]>::try_from(jac.get(s.jac..s.jac + 18).unwrap_or(&[])),
+                <&[f64; 6]>::try_from(nu_f.get(blk.offset..blk.offset + 6).unwrap_or(&[])),
+                <&[f64; 6]>::try_from(nu.get(blk.offset..blk.offset + 6).unwrap_or(&[])),
+            );
+            if let (6, Ok(j), Ok(vf), Ok(v)) = (nd, six.0, six.1, six.2) {
+                // A free body (lcp26): the same sums over fixed-length rows.
+                for (a, qa) in q3.iter_mut().enumerate() {
+                    let ja: &[f64; 6] = j[6 * a..6 * a + 6].try_into().unwrap_or(&[0.0; 6]);
+                    *qa += ja.iter().zip(vf).map(|(x, y)| x * y).sum::<f64>();
+                }
+                let j0: &[f64; 6] = j[..6].try_into().unwrap_or(&[0.0; 6]);
+                vn0 += j0.iter().zip(v).map(|(x, y)| x * y).sum::<f64>();
+                continue;
+            }
             for (a, qa) in q3.iter_mut().enumerate() {
                 let ja = &jac[s.jac + a * nd..s.jac + (a + 1) * nd];
                 *qa += ja

@@ -964,6 +964,19 @@ fn velocity_after(ls: &mut LcpWorkspace, kept: bool) {
                 }
                 continue;
             }
+            if let (6, Some(o), Some(m)) = (
+                nd,
+                out.get_mut(blk.offset..blk.offset + 6),
+                minv_jt.get(s.jac..s.jac + 18),
+            ) {
+                // A free body (lcp26): the same sums over fixed-length rows.
+                for (r, pr) in pc.iter().enumerate() {
+                    for (ov, mv) in o.iter_mut().zip(&m[6 * r..6 * r + 6]) {
+                        *ov += mv * pr;
+                    }
+                }
+                continue;
+            }
             for (r, pr) in pc.iter().enumerate() {
                 for i in 0..nd {
                     out[blk.offset + i] += minv_jt[s.jac + r * nd + i] * pr;
