@@ -457,10 +457,7 @@ fn residual_from_rows_matches_w() {
     let mut rng = Rng::new(13);
     let (mut identical, mut worst_res) = (0, 0.0_f64);
     for case in 0..60 {
-        let nb = 1 + case % 6;
-        let np = 1 + (case * 7) % 14;
-        let b = random_bodies(&mut rng, nb, np);
-        let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+        let (_, p, rows) = random_case(&mut rng, case);
         let base = variant(Variant::Anderson);
         let (sw, rw) = primal_with(&p, &rows, None, base);
         let from_rows = PrimalParams {
@@ -500,6 +497,13 @@ fn residual_from_rows_matches_w() {
     eprintln!("residual from the rows: {identical} of 60 cases bit-identical impulses; worst |Δ residual| {worst_res:.3e}");
 }
 
+/// Random case `case` of the 60: 1–6 bodies, 1–14 points, a 4- or 8-gon.
+fn random_case(rng: &mut Rng, case: usize) -> (Bodies, ContactProblem, BodyRows) {
+    let b = random_bodies(rng, 1 + case % 6, 1 + (case * 7) % 14);
+    let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+    (b, p, rows)
+}
+
 /// Solves the 60 random problems with the variant; asserts the residual and the
 /// agreement with Newton on those it converges on; returns the others.
 fn random_problems(v: Variant) -> Vec<usize> {
@@ -507,10 +511,8 @@ fn random_problems(v: Variant) -> Vec<usize> {
     let (mut solved, mut compared, mut worst) = (0, 0, 0.0_f64);
     let mut failed: Vec<usize> = Vec::new();
     for case in 0..60 {
-        let nb = 1 + case % 6;
-        let np = 1 + (case * 7) % 14;
-        let b = random_bodies(&mut rng, nb, np);
-        let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+        let (b, p, rows) = random_case(&mut rng, case);
+        let (nb, np) = (b.mass.len(), b.mu.len());
         let (st, r) = primal_with(&p, &rows, None, variant(v));
         let res = residual(&p, &r.z);
         let (sn, zn) = newton(&p);
