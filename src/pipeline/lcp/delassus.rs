@@ -11,11 +11,12 @@
 //! `PrimalParams::residual_from_rows`). Under it, the points of such an
 //! island (`solve::body_space`) get their diagonal block alone
 //! (`LcpWorkspace::w_diagonal`), summed as the full row sums it — the same
-//! products in the same order, so its bits and every trajectory are those of
-//! the full W. `solve::complete_diagonal` builds the rows whole when a reader
-//! of W needs them (the Newton path for an island the primal solver left, the
-//! dumps). The 5-stack: `w_row` 96.3k → ≈ 8k instructions per step (20 points,
-//! each coupled with 16 blocks through its two boxes).
+//! products in the same order, so its bits are the full W's (the residual's
+//! are not: another sum; no trajectory measured moved, docs/BENCHMARKS.md,
+//! lcp26). `solve::complete_diagonal` builds the rows whole when a reader of
+//! W needs them (the Newton path for an island the primal solver left, the
+//! dumps). The 5-stack: `w_row` 96.3k → 15.2k instructions per step (20
+//! points, 272 block sums into 208 blocks before).
 
 use super::islands::block_contacts;
 use super::rows::{LinkRows, NO_LINK};
