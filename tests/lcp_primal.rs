@@ -441,6 +441,69 @@ fn random_problems_soft_identification() {
     assert!(failed.len() <= 4, "primal (soft) failed on {failed:?}");
 }
 
+/// The residual formed from the rows (lcp26, `PrimalParams::residual_from_rows`:
+/// `w = G (M⁻¹ Gᵀ z) + E z + q` per body, as the pipeline sets it, where its W
+/// holds only the diagonal blocks) against the residual on W (`W z + q`) on the
+/// 60 random problems (W = G M⁻¹ Gᵀ + diag(E) assembled by the test): the same
+/// status on every case, the same impulses (the residual decides only when a
+/// pass stops: bit-identical unless a decision sits within round-off of the
+/// tolerance, then both are solutions to it, within 1e-8 of each other as in
+/// `random_problems`), and the reported residual of the converged ones equal to
+/// 1e-13 m/s: the same natural map of the same w summed in another order, whose
+/// round-off is ≈ 1e-16 × the largest term (|q| ≤ 0.1 m/s, a few dozen terms per
+/// row), far below the 1e-9 tolerance it is compared with.
+#[test]
+fn residual_from_rows_matches_w() {
+    let mut rng = Rng::new(13);
+    let (mut identical, mut worst_res) = (0, 0.0_f64);
+    for case in 0..60 {
+        let (_, p, rows) = random_case(&mut rng, case);
+        let base = variant(Variant::Anderson);
+        let (sw, rw) = primal_with(&p, &rows, None, base);
+        let from_rows = PrimalParams {
+            residual_from_rows: true,
+            ..base
+        };
+        let (sr, rr) = primal_with(&p, &rows, None, from_rows);
+        assert_eq!(
+            sw, sr,
+            "case {case}: status on W {sw:?}, from the rows {sr:?}"
+        );
+        let scale = rw.z.iter().fold(1.0_f64, |a, x| a.max(x.abs()));
+        let dz =
+            rw.z.iter()
+                .zip(&rr.z)
+                .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()));
+        assert!(dz <= 1e-8 * scale, "case {case}: |Δz| = {dz:.3e}");
+        if rw
+            .z
+            .iter()
+            .zip(&rr.z)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+        {
+            identical += 1;
+        }
+        if sw == PrimalStatus::Converged {
+            let d = (rw.stats.residual - rr.stats.residual).abs();
+            worst_res = worst_res.max(d);
+            assert!(
+                d <= 1e-13,
+                "case {case}: residuals {:.3e} and {:.3e}",
+                rw.stats.residual,
+                rr.stats.residual
+            );
+        }
+    }
+    eprintln!("residual from the rows: {identical} of 60 cases bit-identical impulses; worst |Δ residual| {worst_res:.3e}");
+}
+
+/// Random case `case` of the 60: 1–6 bodies, 1–14 points, a 4- or 8-gon.
+fn random_case(rng: &mut Rng, case: usize) -> (Bodies, ContactProblem, BodyRows) {
+    let b = random_bodies(rng, 1 + case % 6, 1 + (case * 7) % 14);
+    let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+    (b, p, rows)
+}
+
 /// Solves the 60 random problems with the variant; asserts the residual and the
 /// agreement with Newton on those it converges on; returns the others.
 fn random_problems(v: Variant) -> Vec<usize> {
@@ -448,10 +511,8 @@ fn random_problems(v: Variant) -> Vec<usize> {
     let (mut solved, mut compared, mut worst) = (0, 0, 0.0_f64);
     let mut failed: Vec<usize> = Vec::new();
     for case in 0..60 {
-        let nb = 1 + case % 6;
-        let np = 1 + (case * 7) % 14;
-        let b = random_bodies(&mut rng, nb, np);
-        let (p, rows) = b.problems(4 + 4 * (case as u32 % 2));
+        let (b, p, rows) = random_case(&mut rng, case);
+        let (nb, np) = (b.mass.len(), b.mu.len());
         let (st, r) = primal_with(&p, &rows, None, variant(v));
         let res = residual(&p, &r.z);
         let (sn, zn) = newton(&p);

@@ -367,6 +367,12 @@ pub struct PrimalParams {
     /// (`radius_newton_on_stall` steps per pass) from their first pass, not
     /// only after a stall ([`DOF_RADIUS_NEWTON_POINTS`], lcp21). 0: off.
     pub dof_radius_newton_points: usize,
+    /// A body-space island's residual ([`contact_residual`]'s natural map) from
+    /// the rows instead of W (lcp26): `w = G M⁻¹ Gᵀ z + E z + q`, M⁻¹ per body
+    /// ([`BodyRows::minv`]), E = [`BodyRows::cfm`] — the pipeline's W holds
+    /// only each point's diagonal block for such islands (the primal solver
+    /// reads nothing else of it). Off: `w = W z + q` on the problem's blocks.
+    pub residual_from_rows: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -412,6 +418,7 @@ impl Default for PrimalParams {
             dof_proximal: DOF_PROXIMAL,
             dof_stall_passes: DOF_STALL_PASSES,
             dof_radius_newton_points: DOF_RADIUS_NEWTON_POINTS,
+            residual_from_rows: false,
         }
     }
 }
@@ -671,6 +678,9 @@ pub struct PrimalResults {
     x: Vec<V6>,
     g: Vec<V6>,
     d: Vec<V6>,
+    /// Per local body: M⁻¹ Gᵀ z of the residual from the rows
+    /// ([`PrimalParams::residual_from_rows`]).
+    vz: Vec<V6>,
     /// Per point: the effective CFM E' and q' of the pass, the radius, u, δu = G d,
     /// the projection's impulse and piece.
     e: Vec<[f64; 3]>,
@@ -798,6 +808,7 @@ impl PrimalResults {
             x: Vec::with_capacity(bodies),
             g: Vec::with_capacity(bodies),
             d: Vec::with_capacity(bodies),
+            vz: Vec::with_capacity(bodies),
             e: Vec::with_capacity(points),
             q: Vec::with_capacity(points),
             radius: Vec::with_capacity(points),
@@ -1236,7 +1247,7 @@ impl PrimalSolver {
                 u32::MAX
             };
         }
-        for v in [&mut res.x, &mut res.g, &mut res.d] {
+        for v in [&mut res.x, &mut res.g, &mut res.d, &mut res.vz] {
             v.clear();
             v.resize(nb, V6::zeros());
         }
@@ -1332,7 +1343,7 @@ impl PrimalSolver {
                 let i = i as usize;
                 res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
             }
-            residual = contact_residual(problem, order, &res.z);
+            residual = self.island_residual(problem, rows, order, res);
             if residual <= p.tolerance {
                 return (true, residual);
             }
@@ -1394,23 +1405,48 @@ impl PrimalSolver {
 
     /// `x = M⁻¹ Gᵀ z` (the warm start's velocities) from the impulses `z`.
     fn start_velocities(&self, rows: &BodyRows, order: &[u32], res: &mut PrimalResults) {
-        for v in res.x.iter_mut() {
-            *v = V6::zeros();
+        minv_gt(rows, order, (&res.local, &res.bodies), &res.z, &mut res.x);
+    }
+
+    /// The island's natural-map residual of `res.z` (the coupled LCP's, on W):
+    /// [`contact_residual`], or from the rows ([`PrimalParams::residual_from_rows`],
+    /// lcp26): `w = G v + E z + q`, `v = M⁻¹ Gᵀ z` per body (`res.vz`).
+    fn island_residual(
+        &self,
+        problem: &ContactProblem,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> f64 {
+        if !self.params.residual_from_rows {
+            return contact_residual(problem, order, &res.z);
         }
+        minv_gt(rows, order, (&res.local, &res.bodies), &res.z, &mut res.vz);
+        let mut out = 0.0_f64;
         for &i in order {
             let i = i as usize;
-            let z = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
+            let z = &res.z[3 * i..3 * i + 3];
+            let e = rows.cfm[i];
+            let mut r = [0.0; 3];
             for s in 0..2 {
                 let b = rows.body[i][s];
                 if b != NO_BODY {
-                    let lb = res.local[b as usize] as usize;
-                    res.x[lb] += jt_times(&rows.jac[i][s], &z);
+                    let v = j_times(&rows.jac[i][s], &res.vz[res.local[b as usize] as usize]);
+                    for a in 0..3 {
+                        r[a] += v[a];
+                    }
                 }
             }
+            for a in 0..3 {
+                r[a] += problem.q[3 * i + a] + e[a] * z[a];
+            }
+            let x = natural_map(z, &r, problem.mu[i], &problem.table);
+            if x.is_nan() {
+                return f64::INFINITY;
+            }
+            out = out.max(x);
         }
-        for (lb, &b) in res.bodies.iter().enumerate() {
-            res.x[lb] = rows.minv[b as usize] * res.x[lb];
-        }
+        out
     }
 
     /// The cone run ("The cone run first"): Newton on the dual of the convex QP
@@ -1458,7 +1494,7 @@ impl PrimalSolver {
                 res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
             }
             let last = r;
-            r = contact_residual(problem, order, &res.z);
+            r = self.island_residual(problem, rows, order, res);
             if r <= p.tolerance || !r.is_finite() || r > 0.5 * last || p.cone_proximal == 0.0 {
                 break;
             }
@@ -2961,6 +2997,44 @@ fn j_times(j: &[f64; 18], x: &V6) -> [f64; 3] {
     out
 }
 
+/// `out = M⁻¹ Gᵀ z` per local body of the island (`local`, `bodies`) from
+/// the impulses `z` of its points `order`.
+fn minv_gt(
+    rows: &BodyRows,
+    order: &[u32],
+    (local, bodies): (&[u32], &[u32]),
+    z: &[f64],
+    out: &mut [V6],
+) {
+    for v in out.iter_mut() {
+        *v = V6::zeros();
+    }
+    for &i in order {
+        let i = i as usize;
+        let zi = [z[3 * i], z[3 * i + 1], z[3 * i + 2]];
+        for s in 0..2 {
+            let b = rows.body[i][s];
+            if b != NO_BODY {
+                let lb = local[b as usize] as usize;
+                out[lb] += jt_times(&rows.jac[i][s], &zi);
+            }
+        }
+    }
+    for (lb, &b) in bodies.iter().enumerate() {
+        out[lb] = rows.minv[b as usize] * out[lb];
+    }
+}
+
+/// A point's natural-map residual `max(|z_n − max(0, z_n − w_n)|, |f_t − Π(f_t −
+/// w_t)|)` over the k-gon of radius `μ z_n` (the residual of
+/// [`contact_residual`]) at its `w = r`.
+#[inline]
+fn natural_map(z: &[f64], r: &[f64; 3], mu: f64, table: &PolygonTable) -> f64 {
+    let en = (z[0] - (z[0] - r[0]).max(0.0)).abs();
+    let (p1, p2) = project_polygon_with(z[1] - r[1], z[2] - r[2], mu * z[0], table);
+    en.max((z[1] - p1).abs()).max((z[2] - p2).abs())
+}
+
 /// The diagonal (W_nn, W_t₁t₁, W_t₂t₂) of point i's block.
 fn diag_block(problem: &ContactProblem, i: usize) -> [f64; 3] {
     let (a, b) = (problem.row_start[i], problem.row_start[i + 1]);
@@ -3915,14 +3989,7 @@ impl PrimalSolver {
             for a in 0..3 {
                 r[a] = problem.q[3 * i + a] + v[a] + e[a] * z[a];
             }
-            let en = (z[0] - (z[0] - r[0]).max(0.0)).abs();
-            let (p1, p2) = project_polygon_with(
-                z[1] - r[1],
-                z[2] - r[2],
-                problem.mu[i] * z[0],
-                &problem.table,
-            );
-            let x = en.max((z[1] - p1).abs()).max((z[2] - p2).abs());
+            let x = natural_map(z, &r, problem.mu[i], &problem.table);
             if x.is_nan() {
                 return f64::INFINITY;
             }

@@ -280,14 +280,25 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                             Ok(a) => a,
                             Err(_) => continue,
                         };
-                        // A diagonal block's entries j ≤ i only.
-                        let w = if ob == oa { i + 1 } else { B };
-                        for (j, x) in arow.iter_mut().enumerate().take(w) {
+                        // A diagonal block's entries j ≤ i only; a block below
+                        // the diagonal takes its B entries in one fixed-length
+                        // loop (lcp26: the same three terms per entry in the
+                        // same order, without the bound test per entry).
+                        let add = |j: usize, x: &mut f64| {
                             let mut v = *x;
                             v += l0 * jb[j];
                             v += l1 * jb[B + j];
                             v += l2 * jb[2 * B + j];
                             *x = v;
+                        };
+                        if ob == oa {
+                            for (j, x) in arow.iter_mut().enumerate().take(i + 1) {
+                                add(j, x);
+                            }
+                        } else {
+                            for (j, x) in arow.iter_mut().enumerate() {
+                                add(j, x);
+                            }
                         }
                     }
                 }
@@ -390,15 +401,15 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         let (kb, k0) = (k / B, k / B * B);
         let mut y = cw.b[k];
         let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
-        for j in rk
-            .iter()
-            .flat_map(|&jb| jb as usize * B..jb as usize * B + B)
-            .chain(k0..k)
-        {
-            let l = cw.a[k * n + j];
-            y[0] -= l * cw.b[j][0];
-            y[1] -= l * cw.b[j][1];
+        // Row k's blocks left of its diagonal block, then the diagonal block's
+        // columns k0..k (plain loops, lcp26: were one chained iterator; the
+        // same terms in the same order).
+        let row = &cw.a[k * n..k * n + k];
+        for &jb in rk {
+            let j0 = jb as usize * B;
+            sub_rows(&mut y, &row[j0..j0 + B], &cw.b[j0..j0 + B]);
         }
+        sub_rows(&mut y, &row[k0..k], &cw.b[k0..k]);
         let d = cw.a[k * n + k];
         cw.b[k] = [y[0] / d, y[1] / d];
     }
@@ -409,13 +420,19 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
         let (kb, k0) = (k / B, k / B * B);
         let mut x = cw.b[k];
         let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
-        for i in (k + 1..k0 + B).chain(
-            ck.iter()
-                .flat_map(|&ib| ib as usize * B..ib as usize * B + B),
-        ) {
+        // Column k below the diagonal: the diagonal block's rows k+1..k0+B,
+        // then the blocks below (plain loops, lcp26; the same order).
+        for i in k + 1..k0 + B {
             let l = cw.a[i * n + k];
             x[0] -= l * cw.b[i][0];
             x[1] -= l * cw.b[i][1];
+        }
+        for &ib in ck {
+            for i in ib as usize * B..ib as usize * B + B {
+                let l = cw.a[i * n + k];
+                x[0] -= l * cw.b[i][0];
+                x[1] -= l * cw.b[i][1];
+            }
         }
         let d = cw.a[k * n + k];
         cw.b[k] = [x[0] / d, x[1] / d];
@@ -433,6 +450,12 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                 let ba = sa.block as usize;
                 let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
                 let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
+                if cw.all_move[ba] {
+                    // Every DoF moves (lcp26): no per-entry test; the same
+                    // terms in the same order.
+                    add_rows(gr, ja, &cw.b[oa..oa + na]);
+                    continue;
+                }
                 for i in (0..na).filter(|&i| cw.moves[ma + i]) {
                     gr[0] += ja[i] * cw.b[oa + i][0];
                     gr[1] += ja[i] * cw.b[oa + i][1];
@@ -488,6 +511,25 @@ fn sub_dot(mut x: f64, u: &[f64], v: &[f64]) -> f64 {
         x -= a * b;
     }
     x
+}
+
+/// `acc − Σ_j l_j y_j` for the two right-hand sides, the terms subtracted one
+/// by one in ascending j.
+#[inline(always)]
+fn sub_rows(acc: &mut [f64; 2], l: &[f64], y: &[[f64; 2]]) {
+    for (a, b) in l.iter().zip(y) {
+        acc[0] -= a * b[0];
+        acc[1] -= a * b[1];
+    }
+}
+
+/// `acc + Σ_j l_j y_j` for the two right-hand sides, in ascending j.
+#[inline(always)]
+fn add_rows(acc: &mut [f64; 2], l: &[f64], y: &[[f64; 2]]) {
+    for (a, b) in l.iter().zip(y) {
+        acc[0] += a * b[0];
+        acc[1] += a * b[1];
+    }
 }
 
 /// [`sub_dot`] over one block's B entries (unrolled).

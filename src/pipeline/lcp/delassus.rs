@@ -3,6 +3,20 @@
 //! normal rows; the kept velocity's normal q = G_n ν_f + s_v in
 //! `LcpWorkspace::q_keep`), and the dense forms Lemke takes: W itself and the Stewart–Trinkle
 //! LCP over (p_n, β, σ).
+//!
+//! # Diagonal-only rows (lcp26)
+//! The primal solver (`solver::primal`) reads of W only each point's
+//! diagonal block on the islands it solves in body space (its CFM and
+//! proximal weights; its residual is formed from the rows,
+//! `PrimalParams::residual_from_rows`). Under it, the points of such an
+//! island (`solve::body_space`) get their diagonal block alone
+//! (`LcpWorkspace::w_diagonal`), summed as the full row sums it — the same
+//! products in the same order, so its bits are the full W's (the residual's
+//! are not: another sum; no trajectory measured moved, docs/BENCHMARKS.md,
+//! lcp26). `solve::complete_diagonal` builds the rows whole when a reader of
+//! W needs them (the Newton path for an island the primal solver left, the
+//! dumps). The 5-stack: `w_row` 96.3k → 15.2k instructions per step (20
+//! points, 272 block sums into 208 blocks before).
 
 use super::islands::block_contacts;
 use super::rows::{LinkRows, NO_LINK};
@@ -15,10 +29,25 @@ use crate::solver::{reshape_zeroed, resize_zeroed, PolygonTable};
 /// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
 /// (`ls.sparse`: only points sharing a moving body couple), and q_W = G ν_f + s;
 /// the points' islands (connected through moving bodies) in `ls.sparse.order`.
-pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
+/// `diagonal`: the rows of the body-space islands hold their diagonal block
+/// alone (module doc, "Diagonal-only rows").
+pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorkspace) {
     let nc = ls.contacts.len();
     resize_zeroed(&mut ls.qw, 3 * nc);
     block_contacts(ls);
+    ls.w_diagonal.clear();
+    ls.w_diagonal.resize(nc, false);
+    if diagonal {
+        let sp = &ls.sparse;
+        for s in 0..sp.island_start.len().saturating_sub(1) {
+            let order = &sp.order[sp.island_start[s]..sp.island_start[s + 1]];
+            if super::solve::body_space(&ls.blocks, &ls.contacts, order) {
+                for &i in order {
+                    ls.w_diagonal[i as usize] = true;
+                }
+            }
+        }
+    }
     {
         let sp = &mut ls.sparse;
         sp.row_start.clear();
@@ -54,6 +83,21 @@ pub(super) fn delassus(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
         for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
             let blk = blocks[s.block as usize];
             let nd = blk.ndof;
+            let six = (
+                <&[f64; 18]>::try_from(jac.get(s.jac..s.jac + 18).unwrap_or(&[])),
+                <&[f64; 6]>::try_from(nu_f.get(blk.offset..blk.offset + 6).unwrap_or(&[])),
+                <&[f64; 6]>::try_from(nu.get(blk.offset..blk.offset + 6).unwrap_or(&[])),
+            );
+            if let (6, Ok(j), Ok(vf), Ok(v)) = (nd, six.0, six.1, six.2) {
+                // A free body (lcp26): the same sums over fixed-length rows.
+                for (a, qa) in q3.iter_mut().enumerate() {
+                    let ja: &[f64; 6] = j[6 * a..6 * a + 6].try_into().unwrap_or(&[0.0; 6]);
+                    *qa += ja.iter().zip(vf).map(|(x, y)| x * y).sum::<f64>();
+                }
+                let j0: &[f64; 6] = j[..6].try_into().unwrap_or(&[0.0; 6]);
+                vn0 += j0.iter().zip(v).map(|(x, y)| x * y).sum::<f64>();
+                continue;
+            }
             for (a, qa) in q3.iter_mut().enumerate() {
                 let ja = &jac[s.jac + a * nd..s.jac + (a + 1) * nd];
                 *qa += ja
@@ -145,10 +189,14 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         links,
         link_jac,
         link_of,
+        w_diagonal,
         ..
     } = ls;
     let c = contacts[ci];
     let is_lean = |b: u32| lean.get(b as usize).copied().unwrap_or(false);
+    // Diagonal-only (module doc): of each side's points, the point itself.
+    let diagonal = w_diagonal.get(ci).copied().unwrap_or(false);
+    let own_point = [ci as u32];
     // Blocks W_ij = Σ over shared bodies of J_i M⁻¹ J_jᵀ (j in column order of
     // the body's point list; a second shared body adds into the same block).
     // A lean side adds no off-diagonal block and no column (lcp21): its
@@ -161,7 +209,12 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
     {
         let bl = sa.block as usize;
         let nd = blocks[bl].ndof;
-        for &cj in &blk_list[blk_start[bl]..blk_start[bl + 1]] {
+        let points = if diagonal {
+            &own_point[..]
+        } else {
+            &blk_list[blk_start[bl]..blk_start[bl + 1]]
+        };
+        for &cj in points {
             let d = contacts[cj as usize];
             for sb in d.side.iter().filter(|s| s.block == sa.block) {
                 let k = match sp.col[row0..].iter().position(|&x| x == cj) {

@@ -313,6 +313,10 @@ pub struct LcpWorkspace {
     pub(super) dirs: Vec<(f64, f64)>,
     /// Block-sparse W and q_W with the islands, and the PGS buffers on it.
     pub(super) sparse: ContactProblem,
+    /// Per point: its row of W holds its diagonal block alone (lcp26,
+    /// `delassus`, "Diagonal-only rows"; `solve::complete_diagonal` builds the
+    /// rest for a reader of W).
+    pub(super) w_diagonal: Vec<bool>,
     pub(super) contact_res: ContactPgsResults,
     /// The Newton solver's iterate and buffers (`solver::newton`).
     pub(super) newton: NewtonResults,
@@ -395,6 +399,7 @@ impl Default for LcpWorkspace {
             pick: Vec::new(),
             dirs: Vec::new(),
             sparse: ContactProblem::default(),
+            w_diagonal: Vec::new(),
             contact_res: ContactPgsResults::default(),
             newton: NewtonResults::default(),
             body_rows: BodyRows::default(),
@@ -476,6 +481,7 @@ impl LcpWorkspace {
             minv_jt: Vec::with_capacity(rows),
             impulse: Vec::with_capacity(3 * points),
             sparse: ContactProblem::with_capacity(points, BLOCKS_PER_POINT * points),
+            w_diagonal: Vec::with_capacity(points),
             contact_res: ContactPgsResults::with_capacity(points),
             newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS, k),
             body_rows: BodyRows::with_capacity(points, nb),
@@ -668,7 +674,10 @@ impl LcpStepper<'_> {
                     peg = false;
                 }
             }
-            delassus::delassus(p, h, ls);
+            // The primal solver reads only the diagonal blocks of its body-space
+            // islands (delassus.rs, "Diagonal-only rows").
+            let diagonal = !peg && p.solver == crate::model::LcpSolverKind::Primal;
+            delassus::delassus(p, h, diagonal, ls);
             if peg {
                 peg::peg_constants(p, h, ls);
             } else {
@@ -731,7 +740,8 @@ impl LcpStepper<'_> {
                     articulated::limit_rows(model, robots, qpos, qvel, h, ls);
                 }
                 peg = false;
-                delassus::delassus(p, h, ls);
+                let diagonal = p.solver == crate::model::LcpSolverKind::Primal;
+                delassus::delassus(p, h, diagonal, ls);
                 consistent::project(ls);
                 (stats.solver_failures, stats.solver_fallbacks) = counted;
                 solve::solve(p, (pairs, lcp_interior), ls, stats);
@@ -950,6 +960,19 @@ fn velocity_after(ls: &mut LcpWorkspace, kept: bool) {
                 for (r, pr) in pc.iter().enumerate() {
                     for i in 0..nd {
                         gtp[blk.offset + i] += jac[s.jac + r * nd + i] * pr;
+                    }
+                }
+                continue;
+            }
+            if let (6, Some(o), Some(m)) = (
+                nd,
+                out.get_mut(blk.offset..blk.offset + 6),
+                minv_jt.get(s.jac..s.jac + 18),
+            ) {
+                // A free body (lcp26): the same sums over fixed-length rows.
+                for (r, pr) in pc.iter().enumerate() {
+                    for (ov, mv) in o.iter_mut().zip(&m[6 * r..6 * r + 6]) {
+                        *ov += mv * pr;
                     }
                 }
                 continue;

@@ -341,13 +341,26 @@ pub(super) fn sort_by_angle(pts: &[crate::collision::ContactPoint], n: &Vec3, pi
         let d = pts[k].p_w - c;
         d.dot(&t2).atan2(d.dot(&t1))
     };
-    // Insertion sort (at most 4 entries, no allocation).
-    for i in 1..pick.len() {
+    // Each point's angle once (lcp26: was two atan2 per comparison; the same
+    // values compared, so the same order), then an insertion sort of (angle,
+    // point) pairs (`select_points` picks at most `LCP_WARM_POINTS`; no
+    // allocation).
+    let mut keyed = [(0.0, 0usize); LCP_WARM_POINTS];
+    let Some(keyed) = keyed.get_mut(..pick.len()) else {
+        return;
+    };
+    for (e, &k) in keyed.iter_mut().zip(pick.iter()) {
+        *e = (angle(k), k);
+    }
+    for i in 1..keyed.len() {
         let mut j = i;
-        while j > 0 && angle(pick[j - 1]) > angle(pick[j]) {
-            pick.swap(j - 1, j);
+        while j > 0 && keyed[j - 1].0 > keyed[j].0 {
+            keyed.swap(j - 1, j);
             j -= 1;
         }
+    }
+    for (k, e) in pick.iter_mut().zip(keyed.iter()) {
+        *k = e.1;
     }
 }
 

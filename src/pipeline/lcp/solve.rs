@@ -453,6 +453,9 @@ fn primal_params(p: &LcpParams) -> PrimalParams {
         tolerance: p.tolerance,
         max_iterations: NEWTON_STEPS,
         max_passes: PRIMAL_PASSES,
+        // W holds only the diagonal blocks of the body-space islands (lcp26,
+        // `delassus`, "Diagonal-only rows").
+        residual_from_rows: true,
         ..PrimalParams::default()
     }
 }
@@ -520,15 +523,24 @@ fn body_rows(ls: &mut LcpWorkspace) {
     br.ok.clear();
     for s in 0..sparse.island_start.len().saturating_sub(1) {
         let order = &sparse.order[sparse.island_start[s]..sparse.island_start[s + 1]];
-        let ok = order.iter().all(|&i| {
-            let c = &contacts[i as usize];
-            !c.limit
-                && c.side
-                    .iter()
-                    .all(|sd| sd.block == NO_BLOCK || free(sd.block))
-        });
-        br.ok.push(ok);
+        br.ok.push(body_space(blocks, contacts, order));
     }
+}
+
+/// Whether the island of the points `order` is solved in body space: no joint
+/// limit, and every moving side a free body (a DoF block of 6; [`br_free`]).
+pub(super) fn body_space(
+    blocks: &[super::DofBlock],
+    contacts: &[super::ContactRow],
+    order: &[u32],
+) -> bool {
+    order.iter().all(|&i| {
+        let c = &contacts[i as usize];
+        !c.limit
+            && c.side
+                .iter()
+                .all(|sd| sd.block == NO_BLOCK || br_free(blocks, sd.block))
+    })
 }
 
 /// The DoF-space rows (`solver::primal::DofRows`, lcp19) of the islands that
@@ -654,6 +666,8 @@ fn primal_on_w(
     }
     let failed_only = primal_dump_dir().is_some() && primal_dump_failed();
     if let Some(dir) = primal_dump_dir().filter(|_| !failed_only) {
+        // The dump holds W whole (its blocks off the diagonal, lcp26).
+        complete_diagonal(ls);
         dump_primal_problem(p, ls, warm, dir);
     }
     let solver = PrimalSolver::new(primal_params(p));
@@ -747,6 +761,7 @@ fn primal_on_w(
 /// `velocity_after` take the full rows). Nothing when no block is lean.
 pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
     if !ls.lean.iter().any(|&l| l) {
+        complete_diagonal(ls);
         return;
     }
     for b in 0..ls.blocks.len() {
@@ -794,7 +809,19 @@ pub(super) fn complete_lean(ls: &mut LcpWorkspace) {
         }
     }
     lean.iter_mut().for_each(|l| *l = false);
+    ls.w_diagonal.iter_mut().for_each(|d| *d = false);
     super::delassus::rebuild_w(ls);
+}
+
+/// W's blocks off the diagonal of the rows `delassus` built diagonal-only
+/// (lcp26, `delassus`, "Diagonal-only rows"), for a reader of W (the Newton
+/// path, the dumps): every row again as `delassus` builds it without the
+/// flag, so the diagonal blocks keep their bits. Nothing when no row is.
+pub(super) fn complete_diagonal(ls: &mut LcpWorkspace) {
+    if ls.w_diagonal.iter().any(|&d| d) {
+        ls.w_diagonal.iter_mut().for_each(|d| *d = false);
+        super::delassus::rebuild_w(ls);
+    }
 }
 
 /// Solves an island started in the interior method after its line search
