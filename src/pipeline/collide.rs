@@ -645,12 +645,29 @@ impl CollideWorkspace {
             // Per point p (found): depth += n·(δ_b(p) − δ_a(p)) = g·p + c, and
             // p += M p + e (the weighted mean motion), both affine in p.
             let n = man.normal;
-            let zero = (nalgebra::Matrix3::zeros(), Vec3::zeros());
-            let (ta, ea) = cma.as_ref().map_or(zero, Carry::affine);
-            let (tb, eb) = cmb.as_ref().map_or(zero, Carry::affine);
-            let g = (tb - ta).transpose() * n;
-            let c = n.dot(&(eb - ea));
-            let (mt, me) = (wa * ta + wb * tb, wa * ea + wb * eb);
+            let (g, c, mt, me) = match (fa, fb, &cma, &cmb) {
+                // A plane (unbounded, not moved) under a moving geom: only the
+                // moving geom's (T, e) — δ of the plane is 0, so g = ±Tᵀn,
+                // c = ±n·e, M = T (the weight 1 on the moving geom): the
+                // general sums below with the zero motion left out, equal up
+                // to the sign of an exact zero.
+                (true, false, None, Some(cb)) => {
+                    let (tb, eb) = cb.affine();
+                    (tb.transpose() * n, n.dot(&eb), tb, eb)
+                }
+                (false, true, Some(ca), None) => {
+                    let (ta, ea) = ca.affine();
+                    (-(ta.transpose() * n), -n.dot(&ea), ta, ea)
+                }
+                _ => {
+                    let zero = (nalgebra::Matrix3::zeros(), Vec3::zeros());
+                    let (ta, ea) = cma.as_ref().map_or(zero, Carry::affine);
+                    let (tb, eb) = cmb.as_ref().map_or(zero, Carry::affine);
+                    let g = (tb - ta).transpose() * n;
+                    let c = n.dot(&(eb - ea));
+                    (g, c, wa * ta + wb * tb, wa * ea + wb * eb)
+                }
+            };
             for p in &mut points[man.points.clone()] {
                 p.depth += g.dot(&p.p_w) + c;
                 let at_lever = p.lever == p.p_w;
