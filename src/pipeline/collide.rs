@@ -75,6 +75,13 @@ pub struct NarrowMemo {
     /// rows (`PairState::rest_rows`): the memo alone (a test switch; false by
     /// default).
     pub rows_off: bool,
+    /// With the memo and the rows on, the penalty stepper also keeps a resting
+    /// pair's linear-anchor block (`penalty_implicit::KeptBlock`). A
+    /// measurement switch, false by default and not set by the key: the kept
+    /// block is working memory, not state, so a world restored into a fresh
+    /// pipeline builds it anew and parts from the original at round-off
+    /// (docs/BENCHMARKS.md, scale17).
+    pub blocks: bool,
     /// The rest tolerance, m: how far (|Δx| + R |Δθ|, R the geom's bounding
     /// radius) each geom of a pair may be from the poses its kept manifold was
     /// found at; 0: bit for bit. Set by the stepper (0 until it does).
@@ -1553,23 +1560,33 @@ mod tests {
         /// Per tick, the pairs whose normal rows were kept (`rest_rows` as
         /// the tick before) of those with a manifold.
         rows: Vec<(usize, usize)>,
+        /// Per tick, the linear-anchor blocks kept, of the manifolds.
+        blocks: Vec<(usize, usize)>,
     }
 
     /// Runs the scenario for `steps` ticks with the narrow phase memo on or
     /// off, and with it on, the resting pairs' normal rows kept or not.
     fn run(memo: bool, rows: bool, steps: usize) -> Run {
+        run_with(memo, rows, false, steps)
+    }
+
+    /// [`run`], with the resting pairs' linear-anchor blocks kept or not
+    /// (`NarrowMemo::blocks`).
+    fn run_with(memo: bool, rows: bool, blocks: bool, steps: usize) -> Run {
         let model =
             load_scene_str(&grid_scene(), "grid", std::path::Path::new(".")).expect("scene");
         let mut data = Data::new(&model);
         let mut pipe = Pipeline::new(&model);
         pipe.collide.memo.off = !memo;
         pipe.collide.memo.rows_off = !rows;
+        pipe.collide.memo.blocks = blocks;
         let mut r = Run {
             states: Vec::new(),
             wrench: Vec::new(),
             bits: Vec::new(),
             counts: Vec::new(),
             rows: Vec::new(),
+            blocks: Vec::new(),
         };
         for k in 0..steps {
             inputs(&model, &mut data, k);
@@ -1582,6 +1599,11 @@ mod tests {
                 .push((pipe.collide.memo.reused, data.contacts.manifolds.len()));
             r.rows
                 .push((kept_rows(&before, &data), data.contacts.manifolds.len()));
+            let kept = match &pipe.method {
+                super::super::MethodWorkspace::Penalty(ws) => ws.kept_blocks(),
+                _ => 0,
+            };
+            r.blocks.push((kept, data.contacts.manifolds.len()));
         }
         r
     }
@@ -1699,6 +1721,57 @@ mod tests {
         assert!(
             rest.0 * 5 >= rest.1 * 4,
             "rows kept at rest for {} of {}",
+            rest.0,
+            rest.1
+        );
+    }
+
+    /// The resting pairs' linear-anchor blocks kept (`penalty_implicit::
+    /// KeptBlock`, `NarrowMemo::blocks`, under `REST_TOL` = 1e-12 with the
+    /// candidates kept) against the candidates alone and against neither memo
+    /// nor rows, over the same scenario (a grid at rest, (a) a client's 0.5 N
+    /// sideways for 0.1 s, (b) a box dropped on another from 5 cm; 2 s):
+    /// positions within 1e-9 m and contact wrenches within 1e-6 N — the
+    /// bounds of the rows' test. A kept block differs from the one built anew
+    /// only by its geometry: its f_end within kp·tol (2e-8 N per row at these
+    /// gains) moves the centroid c by ≤ Σ|Δf| L / Σf ≈ 1e-9 m (8 rows, L =
+    /// 0.07 m, Σf = 9.8 N), W_pp and the levers by that over L (≈ 2e-8
+    /// relative), the cone by μ Σ|Δf| ≈ 1.3e-7 N: far below the bounds (the
+    /// anchor's stretch and rates are read anew every step). At rest the
+    /// blocks are kept for at least 80 % of the manifolds (the grid's pairs
+    /// all stick; measured 100 %).
+    #[test]
+    fn kept_blocks_stay_within_bounds_of_the_runs_without() {
+        let steps = 2000;
+        let blocks = run_with(true, true, true, steps);
+        let rows = run(true, true, steps);
+        let neither = run(false, false, steps);
+        assert!(rows.blocks.iter().all(|&(k, _)| k == 0));
+        let (dx, df) = parted(&blocks, &rows);
+        let (dx0, df0) = parted(&blocks, &neither);
+        let mut rest = (0, 0);
+        for (what, r) in PHASES {
+            let (kept, all) =
+                (blocks.blocks[r].iter()).fold((0, 0), |(x, y), &(k, m)| (x + k, y + m));
+            println!("{what}: blocks kept for {kept} of {all} manifolds");
+            if what == "at rest" {
+                rest = (kept, all);
+            }
+        }
+        println!(
+            "blocks kept vs the rows alone: {dx:e} m, {df:e} N; vs neither: {dx0:e} m, {df0:e} N"
+        );
+        assert!(
+            dx <= 1e-9 && dx0 <= 1e-9,
+            "positions part by {dx:e} / {dx0:e} m"
+        );
+        assert!(
+            df <= 1e-6 && df0 <= 1e-6,
+            "forces part by {df:e} / {df0:e} N"
+        );
+        assert!(
+            rest.0 * 5 >= rest.1 * 4,
+            "blocks kept at rest for {} of {}",
             rest.0,
             rest.1
         );
