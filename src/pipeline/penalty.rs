@@ -1487,7 +1487,7 @@ fn keep_block(
     pairs: &[PairState],
     rows: &[Row],
     blk: &friction::LinearBlock,
-    kept: &mut Vec<Option<KeptBlock>>,
+    kept: &mut [Option<KeptBlock>],
 ) {
     let pair = &pairs[pi];
     let rows = &rows[start..end];
