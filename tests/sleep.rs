@@ -191,21 +191,56 @@ fn pushed_pile_clamped_ends_as_without_sleeping() {
     );
 }
 
-/// Both pushed piles with the rest memo on (`[penalty] rest_tol = 1e-12`: the
+/// The pushed pile with the rest memo on (`[penalty] rest_tol = 1e-12`: the
 /// resting pairs' manifolds served from poses up to 1e-12 m away, carried to
-/// the present poses, and their candidates kept). Before the memo's manifolds
-/// were carried, its resting forces were not in balance at round-off: the
-/// pusher fell asleep at 4.96e-11 m/s instead of 7.9e-17, and the clamped pile
-/// ended 2.6e-3 m from its run without sleeping (docs/BENCHMARKS.md scale15,
-/// scale16). With the carry the pusher falls asleep at 7.9e-17 m/s and the
-/// clamped pile's sleeping and awake runs agree to 1.2e-14 m at the push's end,
-/// but the settling after the push amplifies round-off by ≈ 1e11 (without the
-/// memo 9.3e-6 m there → 6.9e-5 m at the end): measured 2026-12-01 03:49 UTC,
-/// the linear pile's body 2 ends 1.302e-3 m apart (bound 1e-3 m; without the
-/// memo 5.0e-4 m), the clamped pile 3.0e-3 m (tests/sleep_trace.rs).
+/// the present poses, and their candidates kept), against the pile's own
+/// amplification of round-off ([`memo_pile_ends_within_its_spread`]).
+/// Measured 2026-12-01 07:53 UTC: sleeping vs awake 6.50e-4 m / 4.36e-3 rad;
+/// the awake run without the memo against itself nudged 1e-15 m 5.07e-4 m /
+/// 4.54e-3 rad (with the memo 4.20e-4 m / 3.79e-3 rad): within the fixed
+/// 1e-3 m / 1e-2 rad as well.
 #[test]
-#[ignore = "fails: the linear pile's body 2 ends 1.302e-3 m from the run without sleeping (bound 1e-3 m; memo off 5.0e-4 m) — the post-push settling amplifies round-off ~1e11 (scale16)"]
-fn pushed_piles_with_the_rest_memo_end_as_without_sleeping() {
+fn pushed_pile_with_the_rest_memo_ends_as_without_sleeping() {
+    memo_pile_ends_within_its_spread("linear", "");
+}
+
+/// The same under the clamped explicit anchor. Measured 2026-12-01 07:53 UTC:
+/// the memo's sleeping run ends 3.00e-3 m / 1.44e-4 rad from its awake run;
+/// without the memo the awake run against itself nudged 1e-15 m parts by only
+/// 4.73e-5 m / 1.02e-4 rad, but with the memo by 3.03e-3 m / 1.20e-3 rad — the
+/// size of the sleeping run's parting. So sleeping adds nothing beyond
+/// round-off to the memo's run, but the memo makes this pile's post-push
+/// settling ≈ 60× more sensitive to round-off than it is without it (its
+/// served/found choice at the 1e-12 m threshold is a step in the dynamics):
+/// by the rule stated there the bound may not be restated, and the test fails.
+#[test]
+#[ignore = "fails: the clamped pile with the memo ends 3.00e-3 m from its awake run; round-off's own spread without the memo is 4.7e-5 m (with it 3.0e-3 m): the memo makes the post-push settling more sensitive (scale17)"]
+fn pushed_pile_clamped_with_the_rest_memo_ends_as_without_sleeping() {
+    memo_pile_ends_within_its_spread("clamped", "[penalty.friction]\nlinear = false\n");
+}
+
+/// A pushed row pile (`friction` appended to its scene) with the rest memo on
+/// ends, sleeping against awake, within its own amplification of round-off.
+///
+/// Why not the fixed 1e-3 m of the runs without the memo alone: with the carry
+/// the pusher falls asleep at 7.9e-17 m/s (as without the memo) and the clamped
+/// pile's sleeping and awake runs agree to 1.2e-14 m at the push's end; what
+/// parts them is the settling after the push, which amplifies whatever the two
+/// runs differ by when it starts by ≈ 1e11 with or without the memo (without:
+/// 9.3e-6 m at the push's end → 6.9e-5 m at 5 s; an intermediate build within
+/// the same error bound ended 1.8e-5 m apart where scale16's ends 3.0e-3 m:
+/// docs/BENCHMARKS.md scale16, tests/sleep_trace.rs). The end figure is one
+/// draw of that amplification, not a measure of the memo's error. So the bound
+/// is the draw's own spread where the pile's physics sets it: the awake run
+/// *without* the memo against itself with the pusher moved by 1e-15 m (a few
+/// ulp of its position; four directions, ±x and ±y) at the push's first tick —
+/// what round-off alone makes of the push. The memo's sleeping run must end
+/// within that spread of its awake run, or within the fixed 1e-3 m / 1e-2 rad
+/// when the spread is smaller: a memo whose error exceeded round-off at the
+/// push, or that made the settling more chaotic than the pile is, shows as a
+/// larger parting. The same spread of the memo's own awake run is printed
+/// (not a bound: the memo is what is under test).
+fn memo_pile_ends_within_its_spread(what: &str, friction: &str) {
     let rest = |s: String| {
         s.replacen(
             "forgetting = 0.9\n",
@@ -213,13 +248,72 @@ fn pushed_piles_with_the_rest_memo_end_as_without_sleeping() {
             1,
         )
     };
-    let pile = rest(row_pile("penalty"));
+    let nudges = [Vec3::x(), -Vec3::x(), Vec3::y(), -Vec3::y()];
+    let spread = |pile: &str| {
+        let base = pushed_awake_end(pile, Vec3::zeros());
+        nudges
+            .iter()
+            .map(|n| parted(&pushed_awake_end(pile, n * 1e-15), &base))
+            .fold((0.0f64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)))
+    };
+    let plain = row_pile("penalty") + friction;
+    let pile = rest(plain.clone());
     assert!(pile.contains("rest_tol"));
-    pushed_pile_ends_as_without_sleeping(&pile);
-    pushed_pile_ends_as_without_sleeping(&(pile + "[penalty.friction]\nlinear = false\n"));
+    let (own, with_memo) = (spread(&plain), spread(&pile));
+    let ends = pushed_pile_runs(&pile);
+    let (dx, dq) = parted(&ends[1], &ends[0]);
+    println!(
+        "{what}: sleeping vs awake with the memo {dx:.3e} m / {dq:.3e} rad; the awake run \
+         against itself nudged 1e-15 m: without the memo {:.3e} m / {:.3e} rad, with it \
+         {:.3e} m / {:.3e} rad",
+        own.0, own.1, with_memo.0, with_memo.1
+    );
+    let bound = (own.0.max(V_REST * REST_TIME), own.1.max(W_REST * REST_TIME));
+    assert!(
+        dx <= bound.0 && dq <= bound.1,
+        "{what}: the memo's sleeping run ends {dx:.3e} m / {dq:.3e} rad from its awake run, \
+         beyond round-off's own spread {:.3e} m / {:.3e} rad",
+        bound.0,
+        bound.1
+    );
+}
+
+/// The largest distance and angle between the same body's poses in two runs.
+fn parted(a: &Data, b: &Data) -> (f64, f64) {
+    (a.state.iter().zip(&b.state)).fold((0.0f64, 0.0f64), |(dx, dq), (x, y)| {
+        (dx.max((x.x - y.x).norm()), dq.max(x.q.angle_to(&y.q)))
+    })
+}
+
+/// The pushed pile without sleeping at 5 s (the push of
+/// [`pushed_pile_runs`]), the pusher (body 1) moved by `nudge` at the push's
+/// first tick (an edit: `Data::edited`, for the zero nudge too).
+fn pushed_awake_end(pile: &str, nudge: Vec3) -> Data {
+    let push = (1500, 2000, 40.0);
+    let model = load(&with_sleep(pile, false));
+    let mut d = Data::new(&model);
+    let mut p = Pipeline::new(&model);
+    run_pushed(&model, &mut d, &mut p, 1500, push);
+    d.state[1].x += nudge;
+    d.edited();
+    run_pushed(&model, &mut d, &mut p, 3500, push);
+    d
 }
 
 fn pushed_pile_ends_as_without_sleeping(pile: &str) {
+    let ends = pushed_pile_runs(pile);
+    let moved = (ends[0].state[4].x
+        - load(&row_pile("penalty")).bodies[4]
+            .pose0
+            .translation
+            .vector)
+        .norm();
+    assert!(moved > 0.01, "the push moved the far box {moved} m");
+    assert_poses_close(&ends[1], &ends[0], "row pile pushed");
+}
+
+/// The pushed row pile at 5 s without sleeping and with it (in that order).
+fn pushed_pile_runs(pile: &str) -> Vec<Data> {
     // The pile sleeps by t = 1.5 s; from 1.5 s to 2.0 s a 40 N push (more than
     // the 29 N of friction under all six boxes) shoves the pile ≈ cm along x;
     // then everything settles again and sleeps.
@@ -246,14 +340,7 @@ fn pushed_pile_ends_as_without_sleeping(pile: &str) {
         run_pushed(&model, &mut d, &mut p, 3490, push);
         ends.push(d);
     }
-    let moved = (ends[0].state[4].x
-        - load(&row_pile("penalty")).bodies[4]
-            .pose0
-            .translation
-            .vector)
-        .norm();
-    assert!(moved > 0.01, "the push moved the far box {moved} m");
-    assert_poses_close(&ends[1], &ends[0], "row pile pushed");
+    ends
 }
 
 #[test]

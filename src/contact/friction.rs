@@ -452,6 +452,22 @@ impl LinearBlock {
     /// [`linear_block`]): D = h k + b, D_t = h k_t + b_t, the right-hand side
     /// −K θ − D y and (E + h diag(D) W_pp)⁻¹.
     pub fn time(&mut self, h: f64) {
+        self.time_rhs(h);
+        let mut a = Mat3::zeros();
+        for j in 0..3 {
+            for i in 0..3 {
+                a[(i, j)] = f64::from(u8::from(i == j)) + h * self.d[i] * self.w_pp[(i, j)];
+            }
+        }
+        self.inv = a
+            .try_inverse()
+            .filter(|m| m.iter().all(|v| v.is_finite()))
+            .unwrap_or_else(Mat3::zeros);
+    }
+
+    /// The damping D (h k + b, h k_t + b_t) and the right-hand side
+    /// −k δ − D y of [`LinearBlock::time`] (not the inverse).
+    fn time_rhs(&mut self, h: f64) {
         let (k, b) = self.gains;
         let d = h * k + b;
         let y = self.y;
@@ -463,16 +479,46 @@ impl LinearBlock {
             self.d[2] = dt;
             self.rhs[2] = -kt * twist - dt * y[2];
         }
-        let mut a = Mat3::zeros();
-        for j in 0..3 {
-            for i in 0..3 {
-                a[(i, j)] = f64::from(u8::from(i == j)) + h * self.d[i] * self.w_pp[(i, j)];
-            }
+    }
+
+    /// A kept block ([`LinearBlock::kept_holds`]) at this step's state: what
+    /// moves at rest — the anchor's stretch δ and twist θ_n (from the anchor's
+    /// material points and orientation at the present poses) and the
+    /// start-of-step rates y — evaluated anew; what the geometry and the normal
+    /// forces fix (c, the tangents, the tilt, W_pp, (E + h D W_pp)⁻¹, the cone,
+    /// the load) kept. The solve starts from zero as a fresh block does.
+    pub fn refresh(&mut self, ctx: &PairContext, anchor: &StickAnchor, h: f64) {
+        let rot = anchor_rotation(ctx, anchor);
+        let slip = match &self.tilt {
+            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip_of(ctx, &rot, &self.c, tl),
+            None => anchor_slip(ctx, anchor),
+        };
+        let kd = slip * -self.gains.0;
+        self.kd = [kd.dot(&self.t[0]), kd.dot(&self.t[1])];
+        if let Some((_, _, twist)) = self.twist.as_mut() {
+            *twist = rot.dot(&ctx.normal);
         }
-        self.inv = a
-            .try_inverse()
-            .filter(|m| m.iter().all(|v| v.is_finite()))
-            .unwrap_or_else(Mat3::zeros);
+        self.y = block_rates(self, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
+        self.f = -self.load;
+        self.tau = 0.0;
+        self.last = 0;
+        self.time_rhs(h);
+    }
+
+    /// Whether a kept block's anchor still sticks (the cone test of
+    /// [`update_state_at`] on its kept load and limit): ‖L_t + k δ‖ ≤ limit and
+    /// k_t |θ_n| ≤ limit r. False: the pair goes the full way (the anchor is
+    /// dragged or dropped there).
+    pub fn kept_holds(&self) -> bool {
+        let held = [
+            self.load.dot(&self.t[0]) - self.kd[0],
+            self.load.dot(&self.t[1]) - self.kd[1],
+        ];
+        let inside = held[0].hypot(held[1]) <= self.limit;
+        let twist = self
+            .twist
+            .is_none_or(|(kt, _, tw)| kt * tw.abs() <= self.limit * self.lever);
+        inside && twist
     }
 
     /// The torques about the centres of mass of a and b of the tangential force

@@ -5,7 +5,7 @@
 use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts};
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
-use super::penalty_implicit::{ImplicitContact, Row, StickGroup};
+use super::penalty_implicit::{ImplicitContact, KeptBlock, Row, StickGroup};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
 use crate::collision::ContactSet;
@@ -72,6 +72,12 @@ pub struct PenaltyWorkspace {
 impl PenaltyWorkspace {
     /// The implicit solve's last block factorization ([`ImplicitContact::chol_stats`];
     /// all zero while every island is one body).
+    /// The resting pairs' linear-anchor blocks kept at the last step
+    /// ([`KeptBlock`], `collide::NarrowMemo::blocks`).
+    pub fn kept_blocks(&self) -> usize {
+        self.implicit.kept_served
+    }
+
     pub fn direct_stats(&self) -> crate::solver::block_cholesky::BlockCholeskyStats {
         if self.implicit.solved_single() {
             Default::default()
@@ -123,6 +129,9 @@ struct ForceCtx<'a> {
     /// model's candidates (`PairState::rest_rows`, [`rest_rows_hold`]), m —
     /// the memo's; 0: they are selected every step.
     rest_tol: f64,
+    /// A resting sticking pair keeps its linear anchor's block
+    /// ([`KeptBlock`]; `collide::NarrowMemo::blocks`, with `rest_tol` > 0).
+    keep_blocks: bool,
 }
 
 /// The contact model's buffers of one evaluation.
@@ -581,6 +590,7 @@ impl Stepper for PenaltyStepper<'_> {
             loads,
             implicit: semi_implicit,
             rest_tol,
+            keep_blocks: rest_tol > 0.0 && col.memo.blocks,
         };
         let mut mb = ModelBufs {
             sel: &mut *sel,
@@ -633,6 +643,7 @@ impl Stepper for PenaltyStepper<'_> {
                 loads,
                 implicit: semi_implicit,
                 rest_tol,
+                keep_blocks: rest_tol > 0.0 && col.memo.blocks,
             };
             let mut mb = ModelBufs {
                 sel: &mut *sel,
@@ -1032,6 +1043,10 @@ fn implicit_friction(
     // anchors) with `late_pairs` (`late_friction`).
     let late_on = split_on && p.friction.late_pairs;
     implicit.late.clear();
+    implicit.kept_served = 0;
+    if cx.keep_blocks && implicit.kept.len() < pairs.len() {
+        implicit.kept.resize(pairs.len(), None);
+    }
     if implicit.late.capacity() < nm {
         implicit.late.reserve(nm - implicit.late.len());
     }
@@ -1202,6 +1217,29 @@ fn pair_friction(
     (state, support, dynamic): (&[BodyState], &SupportLoads, &dyn Fn(usize) -> bool),
 ) -> bool {
     let p = cx.p;
+    // The sticking rows, or the explicit anchor linearly implicit in the
+    // pair's own velocity (stable at any h: `friction::StickMode::Linear`).
+    let mode = if p.friction.implicit {
+        StickMode::Rows
+    } else {
+        let m = &set.manifolds[mi];
+        friction::explicit_mode(
+            &p.friction,
+            cx.model.geoms[m.geom_a].shape.kind(),
+            cx.model.geoms[m.geom_b].shape.kind(),
+        )
+    };
+    // A resting pair's block kept from an earlier step (`KeptBlock`), else
+    // none until this step's is built.
+    if cx.keep_blocks {
+        let kept = (mi, pi, (start, end));
+        if kept_block(cx, kept, ctx, (mat, mode), pairs, implicit) {
+            return false;
+        }
+        if let Some(slot) = implicit.kept.get_mut(pi) {
+            *slot = None;
+        }
+    }
     let mut any = false;
     // The weight the contact carries: the sticking cone is taken on
     // max(f⁺, W_n) and the load fed forward (`contact::friction`), as under
@@ -1218,18 +1256,6 @@ fn pair_friction(
         None
     };
     let implicit_stick = p.friction.implicit;
-    // The sticking rows, or the explicit anchor linearly implicit in the
-    // pair's own velocity (stable at any h: `friction::StickMode::Linear`).
-    let mode = if implicit_stick {
-        StickMode::Rows
-    } else {
-        let m = &set.manifolds[mi];
-        friction::explicit_mode(
-            &p.friction,
-            cx.model.geoms[m.geom_a].shape.kind(),
-            cx.model.geoms[m.geom_b].shape.kind(),
-        )
-    };
     let terms =
         friction::update_state_at(&p.friction, mat.mu, ctx, (pf, cen), &mut pairs[pi], mode);
     // Read in place (the ≈ 200-byte anchor is not copied): `pairs[pi]` is written
@@ -1291,6 +1317,18 @@ fn pair_friction(
         }
         blk.bodies = [ba, bb];
         blk.tag = [mi, pi];
+        if cx.keep_blocks {
+            let rows = &implicit.rows;
+            keep_block(
+                cx,
+                (pi, (start, end)),
+                (mat, mode),
+                pairs,
+                rows,
+                blk,
+                &mut implicit.kept,
+            );
+        }
         // Rolling resistance held by its angular anchor, solved with them
         // (`friction::RollBlock`).
         if let Some(a) = pairs[pi].anchor.as_mut().filter(|_| mat.rolling > 0.0) {
@@ -1361,6 +1399,120 @@ fn pair_friction(
         *mf += wa.force;
     }
     any
+}
+
+/// Whether a pair may keep its linear anchor's block (`KeptBlock`): under
+/// `[penalty] rest_tol`, sticking on the linear anchors without rolling
+/// resistance, its manifold served at rest poses with its candidates kept
+/// (`PairState::rest_rows`), at most `REST_ROW_POINTS` rows.
+fn block_keepable(
+    cx: &ForceCtx<'_>,
+    (mat, mode): (Material, StickMode),
+    pair: &PairState,
+    rows: usize,
+) -> bool {
+    cx.keep_blocks
+        && mat.mu > 0.0
+        && mat.rolling <= 0.0
+        && matches!(mode, StickMode::Linear { .. })
+        && pair.anchor.is_some()
+        && pair.rest_poses.is_some()
+        && pair.rest_rows.is_some()
+        && rows <= REST_ROW_POINTS
+}
+
+/// The tolerance on a kept block's f_end, N: kp `rest_tol` (the force the
+/// contact law gives a depth error of the rest tolerance).
+#[inline]
+fn kept_force_tol(cx: &ForceCtx<'_>, ctx: &PairContext<'_>) -> f64 {
+    cx.rest_tol * cx.p.kp.value(ctx.m_pair)
+}
+
+/// A kept block served (`KeptBlock`), pushed for the coupled solve: the pair
+/// keepable, its manifold found at the same rest poses, the same rows, each
+/// f_end within [`kept_force_tol`] of the build's, and its anchor inside its
+/// cone at this state (`LinearBlock::kept_holds`). The anchor is not
+/// recentred (its stretch is read from it at the present poses).
+fn kept_block(
+    cx: &ForceCtx<'_>,
+    (mi, pi, (start, end)): (usize, usize, (usize, usize)),
+    ctx: &PairContext<'_>,
+    (mat, mode): (Material, StickMode),
+    pairs: &[PairState],
+    implicit: &mut ImplicitContact,
+) -> bool {
+    let pair = &pairs[pi];
+    let rows = &implicit.rows[start..end];
+    if !block_keepable(cx, (mat, mode), pair, rows.len()) {
+        return false;
+    }
+    let (Some(anchor), Some(rp)) = (pair.anchor.as_ref(), pair.rest_poses.as_ref()) else {
+        return false;
+    };
+    let Some(Some(kb)) = implicit.kept.get(pi) else {
+        return false;
+    };
+    let tol = kept_force_tol(cx, ctx);
+    let same = kb.geoms == (pair.geom_a, pair.geom_b)
+        && kb.rows as usize == rows.len()
+        && kb.rest_poses == *rp
+        && rows.iter().enumerate().all(|(k, r)| {
+            r.point == kb.point[k]
+                && (r.f_end > 0.0) == (kb.f_end[k] > 0.0)
+                && (r.f_end - kb.f_end[k]).abs() <= tol
+        });
+    if !same {
+        return false;
+    }
+    let blocks = &mut implicit.linear.blocks;
+    blocks.push(kb.block);
+    let Some(blk) = blocks.last_mut() else {
+        return false;
+    };
+    blk.refresh(ctx, anchor, ctx.h);
+    if !blk.kept_holds() {
+        blocks.pop();
+        return false;
+    }
+    blk.tag = [mi, pi];
+    implicit.kept_served += 1;
+    true
+}
+
+/// Keeps a block just built (`KeptBlock`) where the pair may keep it.
+fn keep_block(
+    cx: &ForceCtx<'_>,
+    (pi, (start, end)): (usize, (usize, usize)),
+    (mat, mode): (Material, StickMode),
+    pairs: &[PairState],
+    rows: &[Row],
+    blk: &friction::LinearBlock,
+    kept: &mut [Option<KeptBlock>],
+) {
+    let pair = &pairs[pi];
+    let rows = &rows[start..end];
+    let Some(rp) = pair
+        .rest_poses
+        .filter(|_| block_keepable(cx, (mat, mode), pair, rows.len()))
+    else {
+        return;
+    };
+    let Some(slot) = kept.get_mut(pi) else {
+        return;
+    };
+    let mut kb = KeptBlock {
+        geoms: (pair.geom_a, pair.geom_b),
+        rest_poses: rp,
+        rows: rows.len() as u8,
+        point: [0; REST_ROW_POINTS],
+        f_end: [0.0; REST_ROW_POINTS],
+        block: *blk,
+    };
+    for (k, r) in rows.iter().enumerate() {
+        kb.point[k] = r.point;
+        kb.f_end[k] = r.f_end;
+    }
+    *slot = Some(kb);
 }
 
 /// Adds `s` times the linear anchors' wrenches (blocks and rolling anchors) to
