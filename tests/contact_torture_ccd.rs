@@ -44,24 +44,31 @@ fn fast_cube_does_not_pass_a_thin_wall() {
     }
 }
 
-/// The same wall under PEG (the method's defaults): not yet. Measured (session
-/// 31): the outline's continuous collision rewinds the cube to the wall's face at
-/// 974 m/s; the next PEG step's Lemke solve fails (LCP of 208 variables, residual
-/// 3.4e12) and the cube goes on into the wall at 1.70 m/s (after 0.2 s: 0.306 m
-/// deep, end x = −0.2040 m; LCP with Lemke: 1.0e-5 m, 1.8e-6 m/s). Attributed with `RTPHYS_PEG_TRACE`:
-/// the wall's far back corner (6.4 m away, within the step's reach ε = 9.74 m)
-/// has the cube's front corner as its nearest feature, so `collision::features`
-/// classifies the pair vertex–vertex and also holds the cube's corner to the
-/// faces at the wall's far corner (back face and two sides) — a subset of the
-/// wall's faces that excludes the front face the corner lies on, so "outside one
-/// of them" pushes it through. Not at ≤ 500 m/s (reach ≤ 5 m), nor with a wall
-/// 1.2 m wide. Building the vertex–vertex I set only for a vertex classified at
-/// the other stops the cube (−9.7e-7 m/s) but made a clean 3D pour (seed 1,
-/// h = 1e-2) fail one solve: docs/EXPERIMENTS.md, "Outside scenes, session 31".
+/// The same wall under PEG's defaults: not yet. Measured (session 31, again in
+/// peg24): the outline's continuous collision rewinds the cube to the wall's face
+/// at 974 m/s; the next PEG step's Lemke solve fails (208 variables, residual
+/// 3.4e12) and the cube goes on into the wall at 1.70 m/s (0.306 m deep after
+/// 0.2 s, end x = −0.2040 m). Attributed: the wall's far back corner, 6.4 m away
+/// but within the step's reach ε = h|v| = 9.74 m, has the cube's front corner as
+/// its nearest feature, and the vertex–vertex configuration (eqs. (37)–(38) as
+/// printed) also holds the cube's corner to the faces at the wall's far corner,
+/// a set without the front face it lies on (ψ = −0.02 m at the start). Holds
+/// with `[lcp] peg_vv_one_sided` (below), which is opt-in.
 #[test]
-#[ignore = "PEG: Lemke fails after the rewind (a far vertex–vertex configuration's I set excludes the face the corner lies on); the cube enters the wall at 1.70 m/s"]
+#[ignore = "PEG defaults: Lemke fails after the rewind (a far vertex–vertex configuration's I set excludes the face the corner lies on); the cube enters the wall at 1.70 m/s. Holds with [lcp] peg_vv_one_sided (next test)"]
 fn fast_cube_does_not_pass_a_thin_wall_under_peg() {
     wall_holds("peg", "", 1e-4);
+}
+
+/// The wall under PEG with `[lcp] peg_vv_one_sided = true` (the I set of a
+/// vertex–vertex pair only for a vertex at the other, the X only when both are;
+/// `collision::features`, "Vertex–vertex is one-sided"), with the LCP's landing
+/// bound 1e-4 m (the issue's; the defaults go 0.306 m deep). Measured (peg24):
+/// deepest 1.95e-8 m, end x = −0.5100 m, ≤ 2.03e-6 m/s after the impact (LCP
+/// with Lemke: 1.0e-5 m, 1.85e-6 m/s).
+#[test]
+fn fast_cube_does_not_pass_a_thin_wall_under_peg_one_sided() {
+    wall_holds("peg", "[lcp]\npeg_vv_one_sided = true\n", 1e-4);
 }
 
 /// The wall scene under `method` (+ `extra` scene text): the cube never reaches

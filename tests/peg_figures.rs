@@ -184,6 +184,7 @@ fn sweep_csv_reads_back_to_the_same_lines() {
                 peg_no_outline_ccd: false,
                 peg_ccd_retry: false,
                 peg_ccd_held: false,
+                peg_vv_one_sided: false,
             }),
         })
         .expect("sweep");

@@ -1209,6 +1209,7 @@ fn cost_beside_standard() {
                                 outline_ccd: None,
                                 ccd_retry: None,
                                 ccd_held: None,
+                                vv_one_sided: None,
                             };
                             k.apply(pm, &mut s);
                         }

@@ -11,7 +11,7 @@
 //! | vertex–face | U(C(v, f)) | eq. (34) |
 //! | edge–edge (nearest points farther than ε from the edges' vertices) | U(C(e_a, e_b)) | eq. (35) |
 //! | vertex–edge | I(Cι, Cκ) over the vertex against the edge's two faces; X({C(e_i, e)}, {C₁}) for each edge e_i of the vertex on f₁'s side, X({C(e_j, e)}, {C₂}) for each on f₂'s | eq. (36) |
-//! | vertex–vertex | I over v_a against the faces of v_b, I over v_b against the faces of v_a (eq. (37)); one X over all separating candidates (below) | eqs. (37)–(38) |
+//! | vertex–vertex | I over v_a against the faces of v_b, I over v_b against the faces of v_a (eq. (37)); one X over all separating candidates (below). One-sided (opt-in, below): each I set only for a vertex at the other, the X only when both are | eqs. (37)–(38) |
 //!
 //! Edge–face and face–face configurations are not separate cases: they are covered
 //! by their vertices and edges (Sec. 5.2). Every I constraint gets a single primary
@@ -72,6 +72,36 @@
 //! put every vertex pair of two 0.2 m hulls in a vertex–vertex configuration
 //! with the wrong faces: a 2,045-variable LCP for two bodies, 7 s per Lemke
 //! attempt.)
+//!
+//! # Vertex–vertex is one-sided: each I set belongs to the vertex that is at the other
+//! (Opt-in: [`FeatureParams::one_sided_vertex_vertex`], `[lcp] peg_vv_one_sided`;
+//! off, every pair gets both I sets and the X, as eqs. (37)–(38) are printed.)
+//! "At" is not symmetric: through the nearest-feature relaxation, v_b can be at
+//! v_a (v_a is v_b's nearest feature of A, within ε) while v_a is at a face or
+//! an edge of B. Each half of eq. (37) is a statement about one vertex: "v_a
+//! outside at least one face of v_b" follows from the bodies being apart only
+//! when v_a lies in v_b's Voronoi region (then v_a − v_b is a non-negative
+//! combination Σ αᵢ η̂ᵢ of v_b's face normals, and 0 < ‖v_a − v_b‖² =
+//! Σ αᵢ η̂ᵢ·(v_a − v_b) puts v_a outside some face of v_b). So the I set of v_a
+//! against v_b's faces is built when v_a is at v_b, and that of v_b against
+//! v_a's faces when v_b is at v_a; a vertex that is not at the other keeps its
+//! own configuration (vertex–edge, vertex–face, or none). The X of eq. (38) is a
+//! statement about the two vertex cones together: they are the bodies near the
+//! closest points only when each vertex is at the other (the closest-feature
+//! pair of Sec. 4's Voronoi regions), so it is built only then. (Both I sets and
+//! the X for every pair, as before, failed the tunnelling wall of
+//! `tests/contact_torture_ccd.rs`: the wall's far back corner, 6.4 m from the
+//! cube's front corner with ε = h|v| = 9.74 m, has that corner as its nearest
+//! feature, and the cube's corner against the three faces at the wall's far
+//! corner — a set without the front face it lies on — asked it through the
+//! back face; ψ = −0.02 m at the start, an inconsistent LCP. With the I sets
+//! one-sided but the X still built for every pair, the X over two far vertices'
+//! cones — which overlap while the bodies are 5–9 cm apart — was violated at
+//! the start of steps of a clean 3D pour, and one of its solves failed:
+//! docs/EXPERIMENTS.md, peg24. The rule stops the wall; over the pours' large
+//! steps it is better in as many cells as it is worse — a changed trajectory,
+//! the worse cells' overlaps attributed to vertices without an applicable row
+//! under fast rotation and to Lemke failures — so it is not the default.)
 //!
 //! # Conventions
 //! Body A is `a`, body B is `b`. Every [`PotentialContact`] follows the engine's
@@ -258,16 +288,21 @@ pub struct FeatureParams {
     pub delta: f64,
     /// ϕ: half-angle of the feasibility cone outside a face's Voronoi region, rad.
     pub phi: f64,
+    /// Vertex–vertex one-sided (module doc, "Vertex–vertex is one-sided"): the I
+    /// set of a vertex only when it is at the other, the X only when both are.
+    /// Off: both I sets and the X for every pair (`[lcp] peg_vv_one_sided`).
+    pub one_sided_vertex_vertex: bool,
 }
 
 impl FeatureParams {
-    /// ε = `distance`, θ = 5°, δ = ε, ϕ = 45°.
+    /// ε = `distance`, θ = 5°, δ = ε, ϕ = 45°, both vertex–vertex I sets.
     pub fn with_distance(distance: f64) -> Self {
         FeatureParams {
             distance,
             eps_theta: 5f64.to_radians().sin(),
             delta: distance,
             phi: 45f64.to_radians(),
+            one_sided_vertex_vertex: false,
         }
     }
 }
@@ -284,8 +319,10 @@ struct WorldHull {
 pub struct FeatureScratch {
     a: WorldHull,
     b: WorldHull,
-    /// Vertex pairs (v_a, v_b) handled as vertex–vertex.
-    vv: Vec<(u32, u32)>,
+    /// Vertex pairs (v_a, v_b) handled as vertex–vertex, with which vertex is at
+    /// the other ([`AT_A`]: v_a at v_b, [`AT_B`]: v_b at v_a; module doc,
+    /// "Vertex–vertex is one-sided").
+    vv: Vec<(u32, u32, u8)>,
     lists: Lists,
 }
 
@@ -343,35 +380,46 @@ pub fn potential_contacts(
     };
     let eps = params.distance;
 
-    // Vertex–vertex first (eqs. (37)–(38)): those vertices are not also tested
-    // against faces and edges. Each vertex is classified by the other body's
-    // feature it is at (module doc, "Classification"): at most one vertex–vertex
-    // configuration per vertex of either body.
+    // Vertex–vertex first (eqs. (37)–(38)): a vertex at a vertex of the other
+    // body is not also tested against faces and edges. Each vertex is classified
+    // by the other body's feature it is at (module doc, "Classification"): at
+    // most one vertex–vertex configuration per vertex of either body; a pair
+    // records which of its vertices is at the other ("Vertex–vertex is
+    // one-sided").
     vv.clear();
     for (p, q) in [(ba, bb), (bb, ba)] {
         for (iv, v) in p.w.v.iter().enumerate() {
             let Some(w) = vertex_at(q, v, eps) else {
                 continue;
             };
-            let pair = match p.side {
-                Side::A => (iv as u32, w as u32),
-                Side::B => (w as u32, iv as u32),
+            let (pair, at) = match p.side {
+                Side::A => ((iv as u32, w as u32), AT_A),
+                Side::B => ((w as u32, iv as u32), AT_B),
             };
-            if !vv.contains(&pair) {
-                vv.push(pair);
+            match vv.iter_mut().find(|x| (x.0, x.1) == pair) {
+                Some(x) => x.2 |= at,
+                None => vv.push((pair.0, pair.1, at)),
             }
         }
     }
-    for &(ia, ib) in vv.iter() {
-        vertex_vertex(ba, ia as usize, bb, ib as usize, params, lists, out);
+    if !params.one_sided_vertex_vertex {
+        // Both I sets and the X for every pair (eqs. (37)–(38) as printed).
+        for x in vv.iter_mut() {
+            x.2 = AT_A | AT_B;
+        }
+    }
+    for &(ia, ib, at) in vv.iter() {
+        vertex_vertex((ba, ia as usize), (bb, ib as usize), at, params, lists, out);
     }
 
-    // Each remaining vertex against the other body's nearest feature.
+    // Each remaining vertex (not at a vertex of the other body) against the
+    // other body's nearest feature.
     for (p, q) in [(ba, bb), (bb, ba)] {
         for iv in 0..p.w.v.len() {
-            let in_vv = vv
-                .iter()
-                .any(|&(x, y)| (if p.side == Side::A { x } else { y }) as usize == iv);
+            let in_vv = vv.iter().any(|&(x, y, at)| match p.side {
+                Side::A => x as usize == iv && at & AT_A != 0,
+                Side::B => y as usize == iv && at & AT_B != 0,
+            });
             if in_vv {
                 continue;
             }
@@ -802,12 +850,17 @@ fn vertex_edge(
     }
 }
 
-/// Vertex `ia` of A near vertex `ib` of B: eqs. (37)–(38).
+/// Which vertex of a vertex–vertex pair is at the other: v_a at v_b, v_b at v_a.
+const AT_A: u8 = 1;
+const AT_B: u8 = 2;
+
+/// Vertex `ia` of A near vertex `ib` of B: eqs. (37)–(38), `at` saying which is
+/// at the other (module doc, "Vertex–vertex is one-sided"): the I set of each
+/// vertex that is at the other, and the X when both are.
 fn vertex_vertex(
-    a: Body,
-    ia: usize,
-    b: Body,
-    ib: usize,
+    (a, ia): (Body, usize),
+    (b, ib): (Body, usize),
+    at: u8,
     params: &FeatureParams,
     lists: &mut Lists,
     out: &mut PotentialContacts,
@@ -816,11 +869,18 @@ fn vertex_vertex(
         first: ids,
         second: ids2,
     } = lists;
-    // I over v_a against the faces of v_b, then v_b against the faces of v_a.
-    // `ids` keeps C(v_a, f_b) in the order of B's vertex faces, `ids2` C(v_b, f_a).
+    // I over v_a against the faces of v_b (v_a at v_b), then v_b against the
+    // faces of v_a (v_b at v_a). `ids` keeps C(v_a, f_b) in the order of B's
+    // vertex faces, `ids2` C(v_b, f_a).
     ids.clear();
     ids2.clear();
-    for (p, ip, q, iq, dst) in [(a, ia, b, ib, &mut *ids), (b, ib, a, ia, &mut *ids2)] {
+    for (p, ip, q, iq, dst, bit) in [
+        (a, ia, b, ib, &mut *ids, AT_A),
+        (b, ib, a, ia, &mut *ids2, AT_B),
+    ] {
+        if at & bit == 0 {
+            continue;
+        }
         let start = out.contacts.len();
         for &f in &q.poly.vertex_faces[iq] {
             let id = out.push_contact(vertex_face(p, ip, q, f));
@@ -849,6 +909,10 @@ fn vertex_vertex(
         });
     }
 
+    // The X is over the two vertex cones: only when each vertex is at the other.
+    if at != AT_A | AT_B {
+        return;
+    }
     // One X over every separating candidate (see the module doc, "Vertex–vertex"):
     // the applicable vertex–face contacts of both I sets, and the applicable,
     // feasible edge–edge contacts of the edges at v_a against those at v_b. When
@@ -986,6 +1050,18 @@ pub fn explain_vertex(
                 );
             }
             None => s += "none: no nearest feature",
+        }
+    }
+    // The other body's vertices at this vertex whose pair is one-sided (module
+    // doc, "Vertex–vertex is one-sided"): their I sets are built, this vertex's
+    // against their faces is not.
+    let mine = vertex_at(q, &v, eps);
+    for (k, w) in q.w.v.iter().enumerate() {
+        if vertex_at(p, w, eps) == Some(iv) && mine != Some(k) {
+            s += &format!(
+                "; vertex {k} of the other body ({:.3e} m away) is at this vertex, one-sided",
+                (v - w).norm()
+            );
         }
     }
     if face < q.w.p.len() {

@@ -8,7 +8,8 @@
 //!   U(C(v, e));
 //! - **vertex–vertex** (eq. (33)): vertices v_a, v_b within ε of each other get
 //!   I(C₁, C₂) over v_a against the two edges of v_b, I(C₃, C₄) over v_b against the
-//!   two edges of v_a, and X({C₁}, {C₄}), X({C₂}, {C₃}). With each vertex's edges
+//!   two edges of v_a, and X({C₁}, {C₄}), X({C₂}, {C₃}) (one-sided, opt-in: each I
+//!   set only for a vertex at the other, the X only when both are; below). With each vertex's edges
 //!   named by the counter-clockwise order, e_out from the vertex and e_in into it:
 //!   C₁ = C(v_a, e_out(v_b)), C₂ = C(v_a, e_in(v_b)), C₃ = C(v_b, e_out(v_a)),
 //!   C₄ = C(v_b, e_in(v_a)). Two corners facing each other have B's outgoing edge on
@@ -25,6 +26,12 @@
 //! other polygon with its nearest boundary point within ε of it and within r(w) of
 //! w; then it is in the vertex–vertex configuration (v, w). Otherwise it is
 //! against the nearest edge whose inside it projects onto within ε (vertex–edge).
+//! With `one_sided_vertex_vertex` (opt-in, `[lcp] peg_vv_one_sided`) "at" is
+//! one-sided, as in 3D ([`super::features`], "Vertex–vertex is one-sided"): v_a's I set against v_b's edges holds for separate polygons only
+//! when v_a is in v_b's (relaxed) Voronoi region, so it is built when v_a is at
+//! v_b; a vertex of the pair that is not at the other keeps its own
+//! (vertex–edge) configuration, and the X constraints, which pair the two
+//! vertices' contacts, need both I sets.
 //! So each vertex of either polygon is in at most one configuration, whatever ε:
 //! at most V_a + V_b vertex–vertex configurations (4 contacts each) and
 //! V_a + V_b vertex–edge contacts per pair. (Before, every vertex pair within ε
@@ -126,7 +133,7 @@ pub struct PolygonScratch {
     vb: Vec<Vec2>,
     na: Vec<(Vec2, f64)>,
     nb: Vec<(Vec2, f64)>,
-    vv: Vec<(u32, u32)>,
+    vv: Vec<(u32, u32, u8)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -187,30 +194,39 @@ pub fn potential_contacts_2d(
     let eps = params.distance;
     // Vertex–vertex first (eq. (33)): each vertex is classified by the other
     // polygon's feature it is at (module doc, "Classification"), so a vertex is
-    // in at most one vertex–vertex configuration, whatever ε.
+    // in at most one vertex–vertex configuration, whatever ε; a pair records
+    // which of its vertices is at the other.
     s.vv.clear();
     for (p, q) in [(pa, pb), (pb, pa)] {
         for (iv, v) in p.v.iter().enumerate() {
             let Some(w) = vertex_at(q, v, eps) else {
                 continue;
             };
-            let pair = match p.side {
-                Side::A => (iv as u32, w as u32),
-                Side::B => (w as u32, iv as u32),
+            let (pair, at) = match p.side {
+                Side::A => ((iv as u32, w as u32), AT_A),
+                Side::B => ((w as u32, iv as u32), AT_B),
             };
-            if !s.vv.contains(&pair) {
-                s.vv.push(pair);
+            match s.vv.iter_mut().find(|x| (x.0, x.1) == pair) {
+                Some(x) => x.2 |= at,
+                None => s.vv.push((pair.0, pair.1, at)),
             }
         }
     }
-    for &(i, j) in &s.vv {
-        vertex_vertex(pa, i as usize, pb, j as usize, out);
+    if !params.one_sided_vertex_vertex {
+        // Both I sets and the X pairs for every pair (eq. (33) as printed).
+        for x in s.vv.iter_mut() {
+            x.2 = AT_A | AT_B;
+        }
+    }
+    for &(i, j, at) in &s.vv {
+        vertex_vertex(pa, i as usize, pb, j as usize, at, out);
     }
     for (p, q) in [(pa, pb), (pb, pa)] {
         for iv in 0..p.v.len() {
-            let in_vv =
-                s.vv.iter()
-                    .any(|&(i, j)| (if p.side == Side::A { i } else { j }) as usize == iv);
+            let in_vv = s.vv.iter().any(|&(i, j, at)| match p.side {
+                Side::A => i as usize == iv && at & AT_A != 0,
+                Side::B => j as usize == iv && at & AT_B != 0,
+            });
             if in_vv {
                 continue;
             }
@@ -361,15 +377,25 @@ fn vertex_edge(p: Poly, iv: usize, q: Poly, k: usize) -> PotentialContact2 {
     }
 }
 
-/// Eq. (33) for vertex `ia` of A and `ib` of B.
-fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, out: &mut PotentialContacts2) {
+/// Eq. (33) for vertex `ia` of A and `ib` of B, `at` saying which is at the
+/// other: the I set of each vertex that is at the other, the X pairs when both are.
+fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, at: u8, out: &mut PotentialContacts2) {
     let (na, nb) = (a.v.len(), b.v.len());
     // e_out(v) = edge v → v+1 (id v), e_in(v) = edge v−1 → v (id v−1).
-    let c1 = out.push_contact(vertex_edge(a, ia, b, ib));
-    let c2 = out.push_contact(vertex_edge(a, ia, b, (ib + nb - 1) % nb));
-    let c3 = out.push_contact(vertex_edge(b, ib, a, ia));
-    let c4 = out.push_contact(vertex_edge(b, ib, a, (ia + na - 1) % na));
-    for (x, y) in [(c1, c2), (c3, c4)] {
+    let mut c = [0u32; 4];
+    if at & AT_A != 0 {
+        c[0] = out.push_contact(vertex_edge(a, ia, b, ib));
+        c[1] = out.push_contact(vertex_edge(a, ia, b, (ib + nb - 1) % nb));
+    }
+    if at & AT_B != 0 {
+        c[2] = out.push_contact(vertex_edge(b, ib, a, ia));
+        c[3] = out.push_contact(vertex_edge(b, ib, a, (ia + na - 1) % na));
+    }
+    let [c1, c2, c3, c4] = c;
+    for (x, y, bit) in [(c1, c2, AT_A), (c3, c4, AT_B)] {
+        if at & bit == 0 {
+            continue;
+        }
         let (p, o) =
             if out.contacts[y as usize].applicability > out.contacts[x as usize].applicability {
                 (y, x)
@@ -380,12 +406,20 @@ fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, out: &mut PotentialCont
         out.constraints
             .push(Constraint::Intercontact { primary: p, others });
     }
+    // The X pairs need both I sets (a one-sided pair has one).
+    if at != AT_A | AT_B {
+        return;
+    }
     for (x, y) in [(c1, c4), (c2, c3)] {
         let a = out.push_members(&[x]);
         let b = out.push_members(&[y]);
         out.constraints.push(Constraint::Cross { a, b });
     }
 }
+
+/// Which vertex of a vertex–vertex pair is at the other: v_a at v_b, v_b at v_a.
+const AT_A: u8 = 1;
+const AT_B: u8 = 2;
 
 /// Reusable buffers of [`overlap_area`].
 #[derive(Clone, Debug, Default)]

@@ -381,6 +381,8 @@ pub struct PegKeys {
     /// `peg_ccd_retry` and `peg_ccd_held` (peg23).
     pub ccd_retry: Option<bool>,
     pub ccd_held: Option<bool>,
+    /// `peg_vv_one_sided` (peg24).
+    pub vv_one_sided: Option<bool>,
 }
 
 impl PegKeys {
@@ -414,6 +416,9 @@ impl PegKeys {
         }
         if let Some(b) = self.ccd_held {
             let _ = writeln!(lines, "peg_ccd_held = {b}");
+        }
+        if let Some(b) = self.vv_one_sided {
+            let _ = writeln!(lines, "peg_vv_one_sided = {b}");
         }
         if !lines.is_empty() {
             scene.toml = scene

@@ -249,6 +249,14 @@ pub struct LcpParams {
     /// Sec. 4; `pipeline::lcp::peg_retry`, "The continuous collision"). Scene
     /// key `peg_ccd_held`; default off (every pair swept, as the outline's).
     pub peg_ccd_held: bool,
+    /// PEG: a vertex–vertex configuration's I set only for a vertex *at* the
+    /// other, its X only when both are (`collision::features`, "Vertex–vertex is
+    /// one-sided"; the 2D pairs likewise, `collision::polygon`). Off: both I
+    /// sets and the X for every pair, as 003 prints eq. (37)–(38) — which holds a
+    /// far vertex to faces it is not near (the tunnelling wall of
+    /// `tests/contact_torture_ccd.rs`). Scene key `peg_vv_one_sided`; default
+    /// off (peg24: it moves the pours' trajectories; docs/EXPERIMENTS.md).
+    pub peg_vv_one_sided: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -287,6 +295,7 @@ impl Default for LcpParams {
             peg_outline_ccd: true,
             peg_ccd_retry: false,
             peg_ccd_held: false,
+            peg_vv_one_sided: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -81,6 +81,8 @@
 //!                                  #  the deepest level rewinds, over its sub-step (experimental)
 //! peg_ccd_held = false             # peg, with peg_ccd_retry: that sweep leaves out the body
 //!                                  #  pairs the attempt had contact rows with (experimental)
+//! peg_vv_one_sided = false         # peg: a vertex–vertex I set only for a vertex at the
+//!                                  #  other, the X only when both are (experimental, peg24)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -701,6 +703,7 @@ struct LcpToml {
     peg_outline_ccd: Option<bool>,
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
+    peg_vv_one_sided: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -814,6 +817,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_outline_ccd: l.peg_outline_ccd.unwrap_or(d.peg_outline_ccd),
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
+        peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

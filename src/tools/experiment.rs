@@ -120,6 +120,10 @@ pub struct PegPourArgs {
     /// leaves out the body pairs the attempt had contact rows with).
     #[arg(long)]
     pub peg_ccd_held: bool,
+    /// PEG runs: `[lcp] peg_vv_one_sided = true` (a vertex–vertex I set only for
+    /// a vertex at the other, the X only when both are; peg24).
+    #[arg(long)]
+    pub peg_vv_one_sided: bool,
 }
 
 pub fn experiment_main(a: ExperimentArgs) -> anyhow::Result<()> {
@@ -256,6 +260,7 @@ fn pour_main(pour: Pour, a: PegPourArgs) -> anyhow::Result<()> {
         outline_ccd: a.peg_no_outline_ccd.then_some(false),
         ccd_retry: a.peg_ccd_retry.then_some(true),
         ccd_held: a.peg_ccd_held.then_some(true),
+        vv_one_sided: a.peg_vv_one_sided.then_some(true),
     };
     for &h in &steps {
         for seed in 1..=a.seeds {

@@ -447,6 +447,10 @@ pub struct PegWorkspace {
     /// by default): the first pass's ε_θ from the start's rotation
     /// ([`predicted_eps_theta`] at the start-of-step |ω|).
     pub(super) rot_eps_theta: bool,
+    /// `[lcp] peg_vv_one_sided` (`LcpParams::peg_vv_one_sided`; off by
+    /// default): `FeatureParams::one_sided_vertex_vertex` of every pair
+    /// ([`PegWorkspace::feature_params`]).
+    vv_one_sided: bool,
     /// Per body, a floor under the start's |ω|² in `w2_pred` for the next
     /// step's first pass (empty: none; the retry's second chance sets it to an
     /// attempt's end |ω|² and clears it after, `peg_retry.rs`, peg22).
@@ -498,6 +502,7 @@ impl PegWorkspace {
         let signed_lead = matches!(&model.opt.method, Method::Lcp(p) if p.peg_signed_lead);
         let active_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_active_set);
         let rot_eps_theta = matches!(&model.opt.method, Method::Lcp(p) if p.peg_rotation_eps_theta);
+        let vv_one_sided = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_one_sided);
         let pass_trace = std::env::var("RTPHYS_PEG_PASS_TRACE")
             .ok()
             .and_then(|v| {
@@ -532,6 +537,7 @@ impl PegWorkspace {
             pivot_budget: usize::MAX,
             retry: super::peg_retry::RetryWorkspace::new(model),
             rot_eps_theta,
+            vv_one_sided,
             ..Default::default()
         }
     }
@@ -713,7 +719,7 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
         if !eps.is_finite() {
             continue;
         }
-        let mut params = FeatureParams::with_distance(eps);
+        let mut params = ls.peg.feature_params(eps, f64::NAN);
         if inp.predicted || ls.peg.rot_eps_theta {
             // A predicted pass at its ν⁺; the first pass (`peg_rotation_eps_theta`)
             // at the start's |ω| (`w2_pred` holds it until a pass grows it).
@@ -2991,7 +2997,11 @@ fn trace_overlap(
             diag::emit(diag::Output::Stderr(out));
             continue;
         }
-        let pc = traced_contacts((&ha, &poses[a]), (&hb, &poses[b]), eps, eps_theta);
+        let pc = traced_contacts(
+            (&ha, &poses[a]),
+            (&hb, &poses[b]),
+            &ls.peg.feature_params(eps, eps_theta),
+        );
         for (k, c) in pc.contacts.iter().enumerate() {
             let row = row0 as usize + k;
             let (force, imp) = match ls.peg.force.get(row) {
@@ -3161,7 +3171,11 @@ fn attribute_overlap(
         } else {
             pa0[face].0.dot(&vb0[vtx]) - pa0[face].1
         };
-        let pc = traced_contacts((&ha, &poses[a]), (&hb, &poses[b]), eps, eps_theta);
+        let pc = traced_contacts(
+            (&ha, &poses[a]),
+            (&hb, &poses[b]),
+            &ls.peg.feature_params(eps, eps_theta),
+        );
         // Start centres of mass (x⁺ = x + h v⁺ for a moving body).
         let x0 = |s: &BodyState| s.x - h * s.v;
         let (ca, cb) = (x0(sa), x0(sb));
@@ -3197,10 +3211,7 @@ fn attribute_overlap(
         {
             // What decided the vertex's contacts (peg21): its configuration and
             // the applicability / feasibility values, at the step's ε and ε_θ.
-            let mut params = FeatureParams::with_distance(eps);
-            if eps_theta.is_finite() {
-                params.eps_theta = eps_theta;
-            }
+            let params = ls.peg.feature_params(eps, eps_theta);
             let why = crate::collision::features::explain_vertex(
                 (&ha, &poses[a]),
                 (&hb, &poses[b]),
@@ -3414,10 +3425,7 @@ fn attribute_2d(c: &Attrib2<'_>, (a, b): (usize, usize), ls: &LcpWorkspace, out:
         (c.h * (w0(ga) + w0(gb))).to_degrees(),
         (c.h * (sa.w.norm() + sb.w.norm())).to_degrees(),
     );
-    let mut params = FeatureParams::with_distance(c.eps);
-    if c.eps_theta.is_finite() {
-        params.eps_theta = c.eps_theta;
-    }
+    let params = ls.peg.feature_params(c.eps, c.eps_theta);
     let mut pc = PotentialContacts2::default();
     potential_contacts_2d(
         pa,
@@ -3527,15 +3535,24 @@ fn write_verdict<C>(pc: &ContactSets<C>, mine: &[usize], lin: &[f64], out: &mut 
 fn traced_contacts(
     (ha, pa): (&ConvexPolytope, &crate::math::Pose),
     (hb, pb): (&ConvexPolytope, &crate::math::Pose),
-    eps: f64,
-    eps_theta: f64,
+    params: &FeatureParams,
 ) -> PotentialContacts {
-    let mut params = FeatureParams::with_distance(eps);
-    if eps_theta.is_finite() {
-        params.eps_theta = eps_theta;
-    }
     let mut scratch = FeatureScratch::default();
     let mut pc = PotentialContacts::default();
-    potential_contacts(ha, pa, hb, pb, &params, &mut scratch, &mut pc);
+    potential_contacts(ha, pa, hb, pb, params, &mut scratch, &mut pc);
     pc
+}
+
+impl PegWorkspace {
+    /// The feature parameters of a pair at reach `eps` (and rotation allowance
+    /// `eps_theta` when finite), with the workspace's `[lcp]` keys: the step's
+    /// and the diagnostics' one rule.
+    fn feature_params(&self, eps: f64, eps_theta: f64) -> FeatureParams {
+        let mut params = FeatureParams::with_distance(eps);
+        if eps_theta.is_finite() {
+            params.eps_theta = eps_theta;
+        }
+        params.one_sided_vertex_vertex = self.vv_one_sided;
+        params
+    }
 }
