@@ -70,14 +70,14 @@ pub struct PenaltyWorkspace {
 }
 
 impl PenaltyWorkspace {
-    /// The implicit solve's last block factorization ([`ImplicitContact::chol_stats`];
-    /// all zero while every island is one body).
     /// The resting pairs' linear-anchor blocks kept at the last step
     /// ([`KeptBlock`], `collide::NarrowMemo::blocks`).
     pub fn kept_blocks(&self) -> usize {
         self.implicit.kept_served
     }
 
+    /// The implicit solve's last block factorization ([`ImplicitContact::chol_stats`];
+    /// all zero while every island is one body).
     pub fn direct_stats(&self) -> crate::solver::block_cholesky::BlockCholeskyStats {
         if self.implicit.solved_single() {
             Default::default()
