@@ -92,11 +92,7 @@ fn rock(method: &str) -> Rocking {
     let model = load_str(&scene(method));
     let mut data = Data::new(&model);
     let mut pipe = Pipeline::new(&model);
-    let b = model
-        .bodies
-        .iter()
-        .position(|x| x.name == "block")
-        .expect("block");
+    let b = model.body_id("block").expect("block");
     let (mut landing, mut slip, mut rebound, mut landings) = (None, 0.0f64, 0.0f64, 0);
     for _ in 0..(1.0 / H) as usize {
         pipe.step(&model, &mut data);
