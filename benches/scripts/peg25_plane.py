@@ -5,6 +5,7 @@ run by a given binary: max energy gain over E0 per m g L, the deepest
 penetration (CSV max_penetration) over the run and over its last 0.5 s.
 
     python3 benches/scripts/peg25_plane.py BIN [h ...]
+    ROCK=h[,h...] python3 benches/scripts/peg25_plane.py BIN   (the rocking block)
 """
 import csv, math, os, subprocess, sys, tempfile
 
@@ -62,5 +63,49 @@ def main():
                   f"deepest {max(pen):.2e} m, last 0.5 s {max(last):.2e} m, max v_z {vz:+.3f} m/s")
 
 
-if __name__ == "__main__":
+
+
+def rocking(binary, h):
+    """Housner's rocking block (tests/contact_rocking.rs's scene) under PEG at
+    step h: (first landing, s; energy kept at the first landing)."""
+    a, b, th0 = 0.05, 0.1, 0.2
+    rx, rz = a * math.cos(th0) - b * math.sin(th0), -a * math.sin(th0) - b * math.cos(th0)
+    text = f"""[world]
+gravity = [0.0, 0.0, -{G}]
+dt = {h}
+method = "peg"
+
+[[body]]
+name = "ground"
+static = true
+shape = {{ type = "plane" }}
+material = {{ mu = 1.0 }}
+
+[[body]]
+name = "block"
+shape = {{ type = "box", half_extents = [{a}, 0.05, {b}] }}
+mass = 1.0
+position = [{-rx}, 0.0, {-rz + 1e-9}]
+rpy = [0.0, {th0}, 0.0]
+material = {{ mu = 1.0 }}
+"""
+    rows = run(binary, text, round(1.0 / h))
+    al = math.atan2(a, b)
+    energy = lambda th: math.cos(al - abs(th)) - math.cos(al)
+    landing, landings, rebound = None, 0, 0.0
+    for r in rows:
+        th = 2 * math.atan2(float(r["block.qy"]), float(r["block.qw"]))
+        if landings == 0 and th <= 0:
+            landings, landing = 1, float(r["time"])
+        elif landings == 1 and th > 0:
+            break
+        elif landings == 1:
+            rebound = max(rebound, -th)
+    return landing, energy(rebound) / energy(th0)
+
+
+if __name__ == "__main__" and not os.environ.get("ROCK"):
     main()
+elif __name__ == "__main__":
+    for h in [float(x) for x in os.environ["ROCK"].split(",")]:
+        print("rocking h = %g: landing %.4f s, energy kept %.3f" % ((h,) + rocking(sys.argv[1], h)))

@@ -13,6 +13,9 @@
 //! | vertex–edge | I(Cι, Cκ) over the vertex against the edge's two faces; X({C(e_i, e)}, {C₁}) for each edge e_i of the vertex on f₁'s side, X({C(e_j, e)}, {C₂}) for each on f₂'s | eq. (36) |
 //! | vertex–vertex | I over v_a against the faces of v_b, I over v_b against the faces of v_a (eq. (37)); one X over all separating candidates (below). One-sided (opt-in, below): each I set only for a vertex at the other, the X only when both are | eqs. (37)–(38) |
 //!
+//! Against a plane (a half-space: `plane_potential_contacts`, peg25) the only
+//! configuration is vertex–face: a U per vertex within ε or below it.
+//!
 //! Edge–face and face–face configurations are not separate cases: they are covered
 //! by their vertices and edges (Sec. 5.2). Every I constraint gets a single primary
 //! contact (|Cι| = 1, the pure-LCP form of eq. (24)): **the contact of largest
