@@ -12,8 +12,9 @@ import csv, math, os, subprocess, sys, tempfile
 HALF, G = 0.1, 9.81
 
 
-def scene(rpy, dt):
-    z = HALF * math.sqrt(3) + 0.05
+def body_on_plane(name, half, pos, rpy, dt, mu):
+    """A PEG scene: a 1 kg box `name` of half-extents `half` at `pos`, `rpy`
+    on a static plane, friction `mu` on both."""
     return f"""[world]
 gravity = [0.0, 0.0, -{G}]
 dt = {dt}
@@ -23,16 +24,21 @@ method = "peg"
 name = "ground"
 static = true
 shape = {{ type = "plane" }}
-material = {{ mu = 0.5 }}
+material = {{ mu = {mu} }}
 
 [[body]]
-name = "cube"
-shape = {{ type = "box", half_extents = [{HALF}, {HALF}, {HALF}] }}
+name = "{name}"
+shape = {{ type = "box", half_extents = [{half[0]}, {half[1]}, {half[2]}] }}
 mass = 1.0
-position = [0.0, 0.0, {z}]
+position = [{pos[0]}, {pos[1]}, {pos[2]}]
 rpy = [{rpy[0]}, {rpy[1]}, {rpy[2]}]
-material = {{ mu = 0.5 }}
+material = {{ mu = {mu} }}
 """
+
+
+def scene(rpy, dt):
+    z = HALF * math.sqrt(3) + 0.05
+    return body_on_plane("cube", (HALF,) * 3, (0, 0, z), rpy, dt, 0.5)
 
 
 def run(binary, text, steps):
@@ -55,7 +61,6 @@ def main():
             steps = round(2.0 / h)
             rows = run(binary, scene(rpy, h), steps)
             e = [float(r["kinetic"]) + float(r["potential"]) for r in rows]
-            e0 = e[0] - float(rows[0]["kinetic"])  # at rest at t = 0 (approx: V after 1 step)
             pen = [float(r["max_penetration"]) for r in rows]
             last = [p for r, p in zip(rows, pen) if float(r["time"]) >= 1.5]
             vz = max(float(r["cube.vz"]) for r in rows)
@@ -63,32 +68,12 @@ def main():
                   f"deepest {max(pen):.2e} m, last 0.5 s {max(last):.2e} m, max v_z {vz:+.3f} m/s")
 
 
-
-
 def rocking(binary, h):
     """Housner's rocking block (tests/contact_rocking.rs's scene) under PEG at
     step h: (first landing, s; energy kept at the first landing)."""
     a, b, th0 = 0.05, 0.1, 0.2
     rx, rz = a * math.cos(th0) - b * math.sin(th0), -a * math.sin(th0) - b * math.cos(th0)
-    text = f"""[world]
-gravity = [0.0, 0.0, -{G}]
-dt = {h}
-method = "peg"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = 1.0 }}
-
-[[body]]
-name = "block"
-shape = {{ type = "box", half_extents = [{a}, 0.05, {b}] }}
-mass = 1.0
-position = [{-rx}, 0.0, {-rz + 1e-9}]
-rpy = [0.0, {th0}, 0.0]
-material = {{ mu = 1.0 }}
-"""
+    text = body_on_plane("block", (a, 0.05, b), (-rx, 0.0, -rz + 1e-9), (0.0, th0, 0.0), h, 1.0)
     rows = run(binary, text, round(1.0 / h))
     al = math.atan2(a, b)
     energy = lambda th: math.cos(al - abs(th)) - math.cos(al)
