@@ -6,6 +6,7 @@ penetration (CSV max_penetration) over the run and over its last 0.5 s.
 
     python3 benches/scripts/peg25_plane.py BIN [h ...]
     ROCK=h[,h...] python3 benches/scripts/peg25_plane.py BIN   (the rocking block)
+    ROCK=slope python3 benches/scripts/peg25_plane.py BIN     (a box on a 20° plane)
 """
 import csv, math, os, subprocess, sys, tempfile
 
@@ -89,8 +90,35 @@ def rocking(binary, h):
     return landing, energy(rebound) / energy(th0)
 
 
+def slope(binary, mu, h=1e-3, th=math.radians(20)):
+    """A 0.1 m box resting on a plane tilted by th (20°) under PEG, 1 s at h:
+    (distance slid down the slope, m; Coulomb's ½ g (sin θ − μ cos θ)⁺ t²;
+    the CSV's largest max_penetration)."""
+    c, s = math.cos(th / 2), math.sin(th / 2)
+    n = (math.sin(th), 0.0, math.cos(th))
+    text = body_on_plane("box", (0.05,) * 3, ((0.05 + 1e-9) * n[0], 0.0, (0.05 + 1e-9) * n[2]),
+                         (0.0, 0.0, 0.0), h, mu)
+    # The plane and the box tilted alike (orientation instead of rpy).
+    text = text.replace('shape = { type = "plane" }',
+                        f'shape = {{ type = "plane" }}\norientation = [{c}, 0.0, {s}, 0.0]')
+    text = text.replace("rpy = [0.0, 0.0, 0.0]", f"orientation = [{c}, 0.0, {s}, 0.0]")
+    rows = run(binary, text, round(1.0 / h))
+    x0, z0 = float(rows[0]["box.x"]), float(rows[0]["box.z"])
+    x1, z1 = float(rows[-1]["box.x"]), float(rows[-1]["box.z"])
+    # Downhill along the slope: (cos θ, 0, −sin θ) for a plane turned +θ about y
+    # (normal (sin θ, 0, cos θ)).
+    d = (x1 - x0) * math.cos(th) - (z1 - z0) * math.sin(th)
+    t = float(rows[-1]["time"])
+    coulomb = 0.5 * max(G * (math.sin(th) - mu * math.cos(th)), 0.0) * t * t
+    return d, coulomb, max(float(r["max_penetration"]) for r in rows)
+
+
 if __name__ == "__main__" and not os.environ.get("ROCK"):
     main()
+elif __name__ == "__main__" and os.environ.get("ROCK") == "slope":
+    for mu in (0.5, 0.2):
+        print("slope 20°, mu = %g: slid %.5f m in 1 s (Coulomb %.5f), max penetration %.2e"
+              % ((mu,) + slope(sys.argv[1], mu)))
 elif __name__ == "__main__":
     for h in [float(x) for x in os.environ["ROCK"].split(",")]:
         print("rocking h = %g: landing %.4f s, energy kept %.3f" % ((h,) + rocking(sys.argv[1], h)))
