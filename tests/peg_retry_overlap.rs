@@ -204,11 +204,38 @@ fn overlap_retry_removes_the_3d_pours_first_solved_rise() {
 /// [`BOUND`] of its start.
 #[test]
 fn overlap_retry_removes_the_2d_pours_first_solved_rise() {
+    assert_eq!(overlap_retry_2d_first_solved_rise(false, 1e-5), RISE_2D);
+}
+
+/// The same event re-found on the trajectory of `[lcp] peg_vv_one_sided`
+/// (peg25): the first solved rise of that pour is then step 170
+/// ([`RISE_2D_ONE_SIDED`]), a smaller one — 2.1e-11 → 1.4e-8 L², above the
+/// issue's 1e-9 (the search's threshold; the 1e-5 of the default's event is not
+/// reached) — and the trigger takes it back within [`BOUND`] (measured
+/// 5.6e-12 L², 2 overlap retries, 3 sub-steps, no failure).
+#[test]
+fn overlap_retry_removes_the_2d_pours_first_solved_rise_under_the_one_sided_key() {
+    assert_eq!(
+        overlap_retry_2d_first_solved_rise(true, 1e-9),
+        RISE_2D_ONE_SIDED
+    );
+}
+
+/// [`overlap_retry_removes_the_2d_pours_first_solved_rise`]'s run with `[lcp]
+/// peg_vv_one_sided` = `one_sided`: asserts the rise at depth 2 alone is above
+/// `min_rise` with no failure and the trigger's step ends within [`BOUND`] of
+/// its start; returns the step.
+fn overlap_retry_2d_first_solved_rise(one_sided: bool, min_rise: f64) -> usize {
     use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
     use rtphys::pipeline::lcp::peg::OverlapArea;
     let h = 1e-2;
     let scene = pour_scene_2d(2, PourMethod::Peg, h);
     let m0 = load(&scene);
+    let mut opt = m0.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_vv_one_sided = one_sided;
+    }
+    let m0 = m0.with_options(opt);
     let m2 = with_keys(&m0, 2, 0.0);
     let mt = with_keys(&m0, 2, TAU);
     let mut area = OverlapArea::new(&m0);
@@ -222,21 +249,25 @@ fn overlap_retry_removes_the_2d_pours_first_solved_rise() {
     let ov_t = ov(&fixed);
     let (s, sb) = (&fixed.stats, &before.stats);
     println!(
-        "2D pour s2 h {h} depth 2: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L²; \
+        "2D pour s2 h {h} depth 2{}: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L²; \
          with peg_retry_overlap {TAU:e}: → {ov_t:.3e} L² (overlap retries +{}, sub-steps +{}, \
          failures +{})",
+        if one_sided { " (one-sided key)" } else { "" },
         s.peg_overlap_retries - sb.peg_overlap_retries,
         s.peg_substeps - sb.peg_substeps,
         s.solver_failures - sb.solver_failures
     );
-    assert_eq!(i, RISE_2D);
-    assert!(ov_a - ov_b > 1e-5, "depth 2 alone: {ov_b:e} → {ov_a:e} L²");
+    assert!(
+        ov_a - ov_b > min_rise,
+        "depth 2 alone: {ov_b:e} → {ov_a:e} L²"
+    );
     assert!(s.peg_overlap_retries > sb.peg_overlap_retries);
     assert_eq!(s.solver_failures, sb.solver_failures);
     assert!(
         ov_t - ov_b <= BOUND,
         "with the trigger: {ov_b:e} → {ov_t:e} L²"
     );
+    i
 }
 
 /// The deepest retry level with the start's rotation in ε_θ (`[lcp]
@@ -393,6 +424,8 @@ const RISE_3D_DEEP: usize = 7;
 const RISE_3D: usize = 89;
 /// The 2D pour's first solved rise above 1e-9 L² at depth 2 (0-based).
 const RISE_2D: usize = 146;
+/// The 2D pour's first solved rise under `[lcp] peg_vv_one_sided` (0-based).
+const RISE_2D_ONE_SIDED: usize = 170;
 /// The issue's bound on the rise of the retried step: 1e-9 (L³ in 3D, L² in 2D).
 const BOUND: f64 = 1e-9;
 
