@@ -3,6 +3,8 @@
 //! fails left bit for bit as it was, and a failing step of the pours turned into
 //! a solved one.
 
+mod common;
+
 use rtphys::experiments::peg_pour::{PourDriver, PourMethod, PourOverlap, PourScene};
 use rtphys::model::scene::load_scene_str;
 use rtphys::model::Method;
@@ -157,11 +159,7 @@ fn retry_2d_first_failing_step(seed: u64, h: f64, one_sided: bool) -> (usize, f6
     use rtphys::pipeline::lcp::peg::OverlapArea;
     let scene = pour_scene_2d(seed, PourMethod::Peg, h);
     let m0 = load(&scene);
-    let mut opt = m0.opt;
-    if let Method::Lcp(p) = &mut opt.method {
-        p.peg_vv_one_sided = one_sided;
-    }
-    let m0 = m0.with_options(opt);
+    let m0 = common::with_one_sided(&m0, one_sided);
     let m1 = with_retry(&m0, 1);
     let (i, before, after0) = first_failing_step(&scene, &m0, h, (2.0 / h).round() as usize);
     let mut area = OverlapArea::new(&m0);
@@ -239,11 +237,7 @@ fn retry_3d_first_failing_step(
     let h = 5e-2;
     let scene = pour_scene(2, PourMethod::Peg, h);
     let m0 = load(&scene);
-    let mut opt = m0.opt;
-    if let Method::Lcp(p) = &mut opt.method {
-        p.peg_vv_one_sided = one_sided;
-    }
-    let m0 = m0.with_options(opt);
+    let m0 = common::with_one_sided(&m0, one_sided);
     let m2 = with_retry(&m0, 2);
     let (i, before, after0) = first_failing_step(&scene, &m0, h, 40);
     let mut metric = PourOverlap::new(&m0);

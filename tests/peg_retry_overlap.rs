@@ -8,6 +8,8 @@
 //! floor within the step, with no potential contact at ε_θ = sin 5°;
 //! docs/EXPERIMENTS.md, peg21) before and after.
 
+mod common;
+
 use rtphys::experiments::peg_pour::{PourDriver, PourMethod, PourOverlap, PourScene};
 use rtphys::model::scene::load_scene_str;
 use rtphys::model::Method;
@@ -231,11 +233,7 @@ fn overlap_retry_2d_first_solved_rise(one_sided: bool, min_rise: f64) -> usize {
     let h = 1e-2;
     let scene = pour_scene_2d(2, PourMethod::Peg, h);
     let m0 = load(&scene);
-    let mut opt = m0.opt;
-    if let Method::Lcp(p) = &mut opt.method {
-        p.peg_vv_one_sided = one_sided;
-    }
-    let m0 = m0.with_options(opt);
+    let m0 = common::with_one_sided(&m0, one_sided);
     let m2 = with_keys(&m0, 2, 0.0);
     let mt = with_keys(&m0, 2, TAU);
     let mut area = OverlapArea::new(&m0);
