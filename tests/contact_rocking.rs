@@ -163,15 +163,18 @@ fn rocking_block_turns_about_its_edge_and_keeps_housners_share() {
     }
 }
 
-/// PEG at h = 1 ms (found, not fixed): the landing step pushes the block off the
-/// floor — it leaves at v_z = +0.30 m/s and flies for four steps — and the
-/// rebound keeps 0.61 of the energy against Housner's 0.49 (+24 %). At h = 0.1 ms
-/// the rebound is 0.0849 rad (Housner 0.0852). The landing step's impulse is
-/// applied while the landing corner is already 0.22 mm deep. On a static box
-/// floor in place of the plane PEG keeps 0.476: the defect is the plane pair's
-/// (standard rows inside the PEG step).
+/// PEG at h = 1 ms, with the bounds of every method above.
+///
+/// Found in session 32: the landing step pushed the block off the floor — it
+/// left at v_z = +0.30 m/s and flew for four steps — and the rebound kept 0.61
+/// of the energy (Housner 0.49): the plane pair kept the standard rows inside
+/// the PEG step, a penetrating pair's manifold has no gap points, so the landing
+/// corners had no row, landed 0.22 mm deep, and PEG kept the next step's
+/// push-out as velocity. On a static box floor PEG kept 0.476. Fixed (peg25):
+/// the plane–polytope pair takes PEG's own rows, a vertex–face U per vertex
+/// within the reach (`pipeline::lcp::peg`, "Plane"). Measured: landing 0.1450 s,
+/// edge slip 8.1e-6 m, energy kept 0.476 — the static box floor's figure.
 #[test]
-#[ignore = "found, not fixed: PEG's landing step at h = 1 ms throws the block off the floor (energy kept 0.61 vs 0.49)"]
 fn rocking_block_under_peg_keeps_housners_share() {
     let (t1, _) = analytic_landing();
     let kept = (1.0 - 1.5 * alpha().sin().powi(2)).powi(2);

@@ -269,3 +269,31 @@ fn peg_ccd_retry_steps_without_allocating() {
     assert_eq!(s.quarantined, 0);
     assert_eq!(n, 0, "{n} allocations in 20 warmed-up steps");
 }
+
+/// PEG's rows on a plane (peg25, `features::plane_potential_contacts`): a box
+/// tilted 0.2 rad on one bottom edge of a plane (Housner's rocking block of
+/// `tests/contact_rocking.rs`, h = 1 ms) falls back, lands on its other edge at
+/// step ≈ 145 and rocks on with smaller landings until it rests on its face:
+/// the plane pair's rows change in number (two corners, four at a landing, two,
+/// then four) with no allocation over 1,000 steps once the motion has set the
+/// buffers' capacity (600 steps of warm-up). Measured per window of 100 steps
+/// from the start: 41, 9 (the first landing), 0, 0, 0, 1 (step 500–600), then
+/// 0 through step 2,000 — growth to a new size, not per tick.
+#[test]
+fn peg_plane_rows_step_without_allocating() {
+    let (a, b, th) = (0.05f64, 0.1f64, 0.2f64);
+    let (rx, rz) = (a * th.cos() - b * th.sin(), -a * th.sin() - b * th.cos());
+    let text = format!(
+        "[world]\ndt = 0.001\nmethod = \"peg\"\n\n\
+         [[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = 1.0 }}\n\n\
+         [[body]]\nname = \"block\"\nmass = 1.0\nshape = {{ type = \"box\", half_extents = [{a}, 0.05, {b}] }}\n\
+         position = [{}, 0.0, {}]\nrpy = [0.0, {th}, 0.0]\nmaterial = {{ mu = 1.0 }}\n",
+        -rx,
+        -rz + 1e-9
+    );
+    let model = load_scene_str(&text, "rocking", std::path::Path::new(".")).expect("rocking");
+    let (data, n) = alloc_counter::warmed_step_allocations(&model, 600, 1000);
+    assert!(data.stats.lcp_size > 0, "no contacts");
+    assert_eq!(data.stats.quarantined, 0);
+    assert_eq!(n, 0, "{n} allocations in 1,000 warmed-up steps");
+}

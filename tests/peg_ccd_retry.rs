@@ -99,33 +99,14 @@ fn ccd_retry_key_reads() {
 #[test]
 fn ccd_retry_keeps_the_3d_pours_end_state() {
     use rtphys::experiments::peg_pour::{pour_scene, L};
+    println!("3D pour s1 h 1.76e-2:");
     let h = 1.76e-2;
     let scene = pour_scene(1, PourMethod::Peg, h);
     let m0 = load(&scene);
     let mut metric = PourOverlap::new(&m0);
     let l3 = L * L * L;
-    let steps = (2.0 / h).round() as usize;
-    let mut max_of = |model: &Model| run(&scene, model, (h, steps), |d| metric.volume(&m0, d) / l3);
-    let (before, _) = max_of(&with_keys(&m0, false, false));
-    let (after, s) = max_of(&with_keys(&m0, true, false));
-    let (held, sh) = max_of(&with_keys(&m0, true, true));
-    println!(
-        "3D pour s1 h {h} depth 2 + τ: max {before:.3e} L³ with the outline's CCD, {after:.3e} \
-         with peg_ccd_retry (CCD splits {}, rewinds {}, retried steps {}, failures {}), \
-         {held:.3e} with peg_ccd_held too (splits {}, rewinds {})",
-        s.peg_ccd_retries,
-        s.peg_ccd_impacts,
-        s.peg_retried_steps,
-        s.solver_failures,
-        sh.peg_ccd_retries,
-        sh.peg_ccd_impacts
-    );
-    assert!(before > 1e-4, "with the outline's CCD: {before:e} L³");
-    assert!(s.peg_ccd_retries > 0);
-    assert_eq!(s.solver_failures + s.solver_unconverged, 0);
-    assert!(after <= BOUND, "with peg_ccd_retry: {after:e} L³");
-    assert_eq!(sh.solver_failures + sh.solver_unconverged, 0);
-    assert!(held <= BOUND, "with peg_ccd_held: {held:e} L³");
+    let runs = three_ways(&scene, &m0, h, |d| metric.volume(&m0, d) / l3);
+    assert_kept(&runs, 1e-4);
 }
 
 /// The 2D pour, seed 2, h = 3.68e-3, 2 s at depth 2 + τ: with the outline's
@@ -223,4 +204,75 @@ fn wall_run(key: &str) -> (f64, f64, f64, rtphys::data::StepStats) {
         &format!("[lcp]\npeg_retry_depth = 2\npeg_retry_overlap = 1e-11\n{key}\n"),
     );
     common::thin_wall_run(&text)
+}
+
+/// A pour of 2 s at `h` at depth 2 + τ with the outline's continuous collision,
+/// with `peg_ccd_retry`, and with `peg_ccd_held` too: per run the largest of
+/// `metric` and the end's stats (printed).
+fn three_ways(
+    scene: &PourScene,
+    m0: &Model,
+    h: f64,
+    mut metric: impl FnMut(&Data) -> f64,
+) -> [(f64, rtphys::data::StepStats); 3] {
+    let steps = (2.0 / h).round() as usize;
+    let mut max_of = |model: &Model| run(scene, model, (h, steps), &mut metric);
+    let out = [
+        max_of(&with_keys(m0, false, false)),
+        max_of(&with_keys(m0, true, false)),
+        max_of(&with_keys(m0, true, true)),
+    ];
+    let [(before, _), (after, s), (held, sh)] = &out;
+    println!(
+        "  depth 2 + τ: max {before:.3e} with the outline's CCD, {after:.3e} with peg_ccd_retry \
+         (CCD splits {}, rewinds {}, retried steps {}, failures {}, unconverged {}), {held:.3e} \
+         with peg_ccd_held too (splits {}, rewinds {}, failures {}, unconverged {})",
+        s.peg_ccd_retries,
+        s.peg_ccd_impacts,
+        s.peg_retried_steps,
+        s.solver_failures,
+        s.solver_unconverged,
+        sh.peg_ccd_retries,
+        sh.peg_ccd_impacts,
+        sh.solver_failures,
+        sh.solver_unconverged
+    );
+    out
+}
+
+/// The same re-found on the trajectory of `[lcp] peg_vv_one_sided` (peg25), where
+/// the 3D cell's rise is gone (1.24e-11 L³ with the outline's pass): the 2D pour,
+/// seed 3, h = 1.05e-2, 2 s at depth 2 + τ keeps **0.155 L²** with the outline's
+/// continuous collision (asserted > 1e-2 L²;
+/// `peg_retry_overlap::outline_ccd_makes_the_2d_pours_rise_under_the_one_sided_key`);
+/// with `peg_ccd_retry` the attempts meeting an impact are split (measured 2
+/// splits, 1 rewind at the deepest level) and the pour stays ≤ [`BOUND`] L²
+/// (measured 2.1e-11) with no solve failed; with `peg_ccd_held` too, 1.2e-11 L²
+/// (0 splits).
+#[test]
+fn ccd_retry_keeps_the_2d_pours_end_state_under_the_one_sided_key() {
+    use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
+    use rtphys::pipeline::lcp::peg::OverlapArea;
+    let h = 1.05e-2;
+    let scene = pour_scene_2d(3, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let m0 = common::with_one_sided(&m0, true);
+    let mut area = OverlapArea::new(&m0);
+    let l2 = L * L;
+    println!("2D pour s3 h 1.05e-2, one-sided key:");
+    let runs = three_ways(&scene, &m0, h, |d| area.area(&m0, &d.state) / l2);
+    assert_kept(&runs, 1e-2);
+}
+
+/// [`three_ways`]' runs: the outline's rise above `rise`, and with
+/// `peg_ccd_retry` (an attempt split, no solve failed) and with `peg_ccd_held`
+/// too (no solve failed) the pour ≤ [`BOUND`] at every step.
+fn assert_kept(runs: &[(f64, rtphys::data::StepStats); 3], rise: f64) {
+    let [(before, _), (after, s), (held, sh)] = runs;
+    assert!(*before > rise, "with the outline's CCD: {before:e}");
+    assert!(s.peg_ccd_retries > 0);
+    assert_eq!(s.solver_failures + s.solver_unconverged, 0);
+    assert!(*after <= BOUND, "with peg_ccd_retry: {after:e}");
+    assert_eq!(sh.solver_failures + sh.solver_unconverged, 0);
+    assert!(*held <= BOUND, "with peg_ccd_held: {held:e}");
 }

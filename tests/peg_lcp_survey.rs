@@ -509,8 +509,10 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// `[lcp] peg_retry_second_chance` (a deepest-level sub-step that failed or rose
 /// taken again with the rotation's ε_θ, the better kept, peg22), `PEG_CCD=1`
 /// the key `[lcp] peg_ccd_retry` (the continuous collision per attempt, an
-/// impact splits, peg23), `PEG_CCD_HELD=1` the key `[lcp] peg_ccd_held`; unset,
-/// the scene's own.
+/// impact splits, peg23), `PEG_CCD_HELD=1` the key `[lcp] peg_ccd_held`,
+/// `PEG_VV_ONE_SIDED=1` the key `[lcp] peg_vv_one_sided` (peg24),
+/// `PEG_OUTLINE_CCD=0` the key `[lcp] peg_outline_ccd = false` (a diagnostic,
+/// peg22); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -561,6 +563,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_CCD_HELD") {
             p.peg_ccd_held = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_VV_ONE_SIDED") {
+            p.peg_vv_one_sided = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_OUTLINE_CCD") {
+            p.peg_outline_ccd = v == "1";
         }
     }
     model.with_options(opt)
@@ -655,6 +663,14 @@ fn pour_counters(
         let mut prev = 0.0;
         // Steps that kept a failed solve (failures or unconverged solves rose).
         let mut failing_steps = 0u32;
+        let mut first_rises = 0;
+        // Per pair of polytopes, its overlap (m³; 3D only: the pairs' volumes,
+        // to name which pair rose and whether it was a broad-phase pair).
+        let mut pair_metric = rtphys::pipeline::lcp::peg::OverlapMetric::new(&model, false);
+        let (mut pv0, mut pv1) = (Vec::new(), Vec::new());
+        if unit == "L³" {
+            pair_metric.pair_volumes(&model, &data.state, &mut pv0);
+        }
         let t0 = std::time::Instant::now();
         let steps = (2.0 / h).round() as usize;
         for i in 0..steps {
@@ -701,6 +717,44 @@ fn pour_counters(
             b.1 += rise;
             b.2 = b.2.max(rise);
             let retried = s.peg_retried_steps > s0.peg_retried_steps;
+            // Where the overlap begins (peg25): the first rises above 1e-12.
+            if rise > 1e-12 && (first_rises < 8 || rise > 1e-9) {
+                first_rises += 1;
+                println!(
+                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}",
+                    data.time,
+                    CAUSES[cause],
+                    if retried {
+                        ", retried as sub-steps"
+                    } else {
+                        ""
+                    },
+                    if s.peg_retry_uncovered > s0.peg_retry_uncovered {
+                        ", a sub-step uncovered"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            if unit == "L³" {
+                pair_metric.pair_volumes(&model, &data.state, &mut pv1);
+                for (&(a, b, v0), &(_, _, v1)) in pv0.iter().zip(&pv1) {
+                    if v1 - v0 > 1e-9 * 1e-3 && rise > 1e-9 {
+                        let name = |g: u32| &model.bodies[model.geoms[g as usize].body].name;
+                        let candidate = data
+                            .pairs
+                            .iter()
+                            .any(|p| (p.geom_a, p.geom_b) == (a.min(b), a.max(b)));
+                        println!(
+                            "    pair {} / {}: {v0:.3e} → {v1:.3e} m³, {} broad-phase pair of the step",
+                            name(a),
+                            name(b),
+                            if candidate { "a" } else { "not a" }
+                        );
+                    }
+                }
+                std::mem::swap(&mut pv0, &mut pv1);
+            }
             top.push((rise, i, cause, s.lcp_size, s.solver_residual, retried));
             prev = ov;
         }

@@ -215,3 +215,13 @@ pub fn thin_wall_run(text: &str) -> (f64, f64, f64, rtphys::data::StepStats) {
     }
     (depth, data.state[b].x.x, vmax_after, data.stats)
 }
+
+/// `model` with `[lcp] peg_vv_one_sided` = `on` (PEG's one-sided vertex–vertex
+/// I sets, peg24; the pinned pour events re-found on its trajectory, peg25).
+pub fn with_one_sided(model: &Model, on: bool) -> Model {
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.peg_vv_one_sided = on;
+    }
+    model.with_options(opt)
+}

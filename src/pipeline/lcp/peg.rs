@@ -9,9 +9,10 @@
 //! of the standard model, h (u_a + u_b) + h² |g| + window) and their U, I and X
 //! constraints. Each potential contact becomes one [`ContactRow`] (normal + two
 //! tangent rows; A's row at its point p_a, B's at p_b, so that the normal row is the
-//! rate of the gap ψ between the features). Every other pair (a plane, sphere,
-//! capsule or cylinder in it, or a robot link) keeps the standard model's rows
-//! (`rows.rs`), so a scene may mix both. With g_i = G_iᵀ ν⁺ + ψ_i/h the gap of
+//! rate of the gap ψ between the features). A plane and a polytope take PEG's
+//! rows too ("Plane" below). Every other pair (a sphere, capsule or cylinder in
+//! it, or a robot link) keeps the standard model's rows (`rows.rs`), so a scene
+//! may mix both. With g_i = G_iᵀ ν⁺ + ψ_i/h the gap of
 //! contact i predicted at the end of the step (over h), the LCP is over
 //! z = (p, β, σ, c):
 //!
@@ -117,6 +118,20 @@
 //!
 //! The aligned 5-stack's LCP drops from 424 variables (52 forces, 112 slacks) to
 //! 120 (20 forces, no slack), the standard model's size.
+//!
+//! **Plane** (peg25). A plane is a half-space, one face whose Voronoi region is
+//! the whole space above it: against a polytope the only configuration is
+//! vertex–face, and the pair's rows are a U (eq. (34)) per vertex within ε of
+//! the plane or below it (`features::plane_potential_contacts`, which says why
+//! every such vertex and no applicability test), built, stabilized and solved
+//! as every PEG row. Before, the plane pair kept the standard rows inside the
+//! PEG step, and a pair that already penetrated got the narrow phase's
+//! penetration manifold and no gap points (`collision::collide_pair_within`):
+//! Housner's rocking block (`tests/contact_rocking.rs`) landed its corners
+//! 0.22 mm deep at h = 1 ms with no row for them in the landing step, and PEG,
+//! which keeps no split impulse, kept the next step's push-out β(ψ + δ)/h as
+//! velocity — the block left the floor and the rebound kept 0.61 of the energy
+//! (Housner 0.49; docs/EXPERIMENTS.md, peg25).
 //!
 //! **Planar world** (003's 2D experiment, Figs. 20–22). A geom is planar when
 //! its body is locked to the plane (`model::Locks`: z, rx, ry; or static) and its
@@ -233,7 +248,8 @@ mod seams;
 use super::rows::point_row;
 use super::{ContactRow, DofKind, LcpWorkspace, Side, LEMKE_ACCEPT, NO_BLOCK, NO_PAIR};
 use crate::collision::features::{
-    potential_contacts, Constraint, FeatureParams, FeatureScratch, PotentialContacts,
+    plane_potential_contacts, potential_contacts, Constraint, FeatureParams, FeatureScratch,
+    PotentialContacts,
 };
 use crate::collision::features::{ContactSets, Feature, PotentialContact};
 use crate::collision::overlap::{intersection_volume, OverlapScratch};
@@ -607,7 +623,8 @@ fn planar_pair(model: &Model, pw: &PegWorkspace, a: usize, b: usize) -> bool {
         && (locked(a) || locked(b))
 }
 
-/// Whether a geom pair takes PEG's rows: two polytopes, each on a free body or a
+/// Whether a geom pair takes PEG's rows: two polytopes, or a plane (a static
+/// half-space; module doc, "Plane") and a polytope, each on a free body or a
 /// static one (no robot link).
 fn peg_eligible(model: &Model, ls: &LcpWorkspace, a: usize, b: usize) -> bool {
     let pw = &ls.peg;
@@ -617,10 +634,32 @@ fn peg_eligible(model: &Model, ls: &LcpWorkspace, a: usize, b: usize) -> bool {
         blk == NO_BLOCK && !matches!(model.bodies[body].kind, crate::model::BodyKind::Link { .. })
             || blk != NO_BLOCK && matches!(ls.blocks[blk as usize].kind, DofKind::Free { .. })
     };
-    pw.hull.get(a).is_some_and(|h| h.is_some())
-        && pw.hull.get(b).is_some_and(|h| h.is_some())
+    let polytope_or_plane =
+        |g: usize| pw.hull.get(g).is_some_and(|h| h.is_some()) || is_plane(model, g);
+    polytope_or_plane(a)
+        && polytope_or_plane(b)
+        && !(is_plane(model, a) && is_plane(model, b))
         && on_free_or_static(ga.body)
         && on_free_or_static(gb.body)
+}
+
+/// Whether geom `g` is a plane (always on a static body: `model`).
+fn is_plane(model: &Model, g: usize) -> bool {
+    matches!(model.geoms[g].shape, Shape::Plane)
+}
+
+/// The size of a PEG pair for its tolerances (m): the geoms' bounding radii
+/// summed, a plane counting 0 (its radius is infinite; as the narrow phase's
+/// `pair_scale`).
+fn pair_size(model: &Model, a: usize, b: usize) -> f64 {
+    let r = |g: usize| {
+        if is_plane(model, g) {
+            0.0
+        } else {
+            model.geoms[g].shape.size()
+        }
+    };
+    r(a) + r(b)
 }
 
 /// What the PEG rows read of the step.
@@ -703,9 +742,6 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
             continue;
         }
         let (a, b) = (a as usize, b as usize);
-        let (Some(ha), Some(hb)) = (ls.peg.hull[a].clone(), ls.peg.hull[b].clone()) else {
-            continue;
-        };
         let speed = |g: usize| {
             let s = if inp.predicted {
                 ls.peg.speed_pred.get(g)
@@ -726,6 +762,33 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
             params.eps_theta = predicted_eps_theta(inp, &ls.peg, a, b, params.eps_theta);
         }
         ls.peg.pair_eps[i] = (eps, 0.0, ls.contacts.len() as u32, params.eps_theta);
+        // A plane and a polytope: a vertex–face U per vertex within ε (module
+        // doc, "Plane").
+        let plane = match (is_plane(model, a), is_plane(model, b)) {
+            (true, _) => Some((a, b, true)),
+            (_, true) => Some((b, a, false)),
+            _ => None,
+        };
+        if let Some((gp, gq, plane_is_a)) = plane {
+            let pw = &mut ls.peg;
+            let Some(Some(hq)) = pw.hull.get(gq).cloned() else {
+                continue;
+            };
+            plane_potential_contacts(
+                &inp.poses[gp],
+                &hq,
+                &inp.poses[gq],
+                plane_is_a,
+                &params,
+                &mut pw.scratch,
+                &mut pw.pc,
+            );
+            pair_rows(inp, i, a, b, ls);
+            continue;
+        }
+        let (Some(ha), Some(hb)) = (ls.peg.hull[a].clone(), ls.peg.hull[b].clone()) else {
+            continue;
+        };
         if planar_pair(model, &ls.peg, a, b) {
             let pw = &mut ls.peg;
             if planar_contacts(inp, a, b, &params, pw) {
@@ -1046,7 +1109,7 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
         ls.peg.force.push(NONE);
     }
     // Rows that are one row (module doc, "Equal rows").
-    let size = ga.shape.size() + gb.shape.size();
+    let size = pair_size(model, a, b);
     // The pair's relative rotation in the step, at least 1e-7 rad (what the step's
     // own impulses may add to a resting pair): two contacts on one plane whose
     // points lie d apart predict gaps that differ by at most d times it.
@@ -2178,8 +2241,7 @@ pub(super) fn spun_up(
             continue;
         }
         let (a, b) = (a as usize, b as usize);
-        let size = model.geoms[a].shape.size() + model.geoms[b].shape.size();
-        let tol = 1e-10 * size;
+        let tol = 1e-10 * pair_size(model, a, b);
         for g in [a, b] {
             let geom = &model.geoms[g];
             let blk = body_block[geom.body];
