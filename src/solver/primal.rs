@@ -2070,17 +2070,20 @@ impl PrimalSolver {
             let [b0, b1] = rows.body[i];
             let j0 = &rows.jac[i][0];
             let j1 = &rows.jac[i][1];
+            // K J₁ once for J₁ᵀ K J₁ and J₀ᵀ K J₁ (lcp27: was formed twice; the
+            // same products).
+            let kj1 = (b1 != NO_BODY).then(|| k_times(&k, j1));
             if b0 != NO_BODY {
                 let l0 = local[b0 as usize] as usize;
-                chol.add_diag(l0, &jt_k_j(j0, &k, j0));
+                chol.add_diag(l0, &jt_times_kj(j0, &k_times(&k, j0)));
             }
-            if b1 != NO_BODY {
+            if let Some(kj1) = &kj1 {
                 let l1 = local[b1 as usize] as usize;
-                chol.add_diag(l1, &jt_k_j(j1, &k, j1));
+                chol.add_diag(l1, &jt_times_kj(j1, kj1));
             }
-            if b0 != NO_BODY && b1 != NO_BODY {
+            if let (true, Some(kj1)) = (b0 != NO_BODY, &kj1) {
                 let (l0, l1) = (local[b0 as usize], local[b1 as usize]);
-                let m = jt_k_j(j0, &k, j1);
+                let m = jt_times_kj(j0, kj1);
                 if l0 == l1 {
                     chol.add_diag(l0 as usize, &(m + m.transpose()));
                 } else {
@@ -2958,16 +2961,22 @@ fn hessian(e: &[f64; 3], on: bool, piece: Tangent) -> Option<[[f64; 3]; 3]> {
     any.then_some(k)
 }
 
-/// `J_aᵀ K J_b` (6×6) for two sides' rows (3×6 row-major each).
+/// `K J_b` (3×6) for a side's rows (3×6 row-major).
 #[inline]
-fn jt_k_j(ja: &[f64; 18], k: &[[f64; 3]; 3], jb: &[f64; 18]) -> M6 {
-    // K J_b (3×6).
+fn k_times(k: &[[f64; 3]; 3], jb: &[f64; 18]) -> [[f64; 6]; 3] {
     let mut kj = [[0.0; 6]; 3];
     for (r, row) in kj.iter_mut().enumerate() {
         for (c, v) in row.iter_mut().enumerate() {
             *v = k[r][0] * jb[c] + k[r][1] * jb[6 + c] + k[r][2] * jb[12 + c];
         }
     }
+    kj
+}
+
+/// `J_aᵀ K J_b` (6×6) for two sides' rows (3×6 row-major each), from `kj` =
+/// [`k_times`]`(K, J_b)`.
+#[inline]
+fn jt_times_kj(ja: &[f64; 18], kj: &[[f64; 6]; 3]) -> M6 {
     let mut m = M6::zeros();
     for r in 0..6 {
         for c in 0..6 {
