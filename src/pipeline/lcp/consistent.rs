@@ -481,20 +481,45 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                 continue;
             }
             let mut g = [[0.0f64; 2]; 3];
-            for (r, gr) in g.iter_mut().enumerate() {
-                for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
-                    let ba = sa.block as usize;
-                    let (oa, na, ma) = (local[ba] as usize, blocks[ba].ndof, moves_start[ba]);
-                    let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
-                    if all_move[ba] {
-                        // Every DoF moves (lcp26): no per-entry test; the same
-                        // terms in the same order.
-                        add_rows(gr, ja, &b[oa..oa + na]);
-                        continue;
+            // A free body's side (every DoF moves): its three rows against u over
+            // fixed-length rows of B (lcp27). Each g[r] takes side 0's terms,
+            // then side 1's, in ascending DoF order, as in the loop below.
+            let fixed = |s: &super::Side| {
+                let bl = s.block as usize;
+                if !all_move[bl] || blocks[bl].ndof != B {
+                    return None;
+                }
+                let o = local[bl] as usize;
+                let ja = <&[f64; 3 * B]>::try_from(jac.get(s.jac..s.jac + 3 * B)?).ok()?;
+                let u = <&[[f64; 2]; B]>::try_from(b.get(o..o + B)?).ok()?;
+                Some((ja, u))
+            };
+            let sides = row.side.map(|s| (s.block != NO_BLOCK).then(|| fixed(&s)));
+            if !sides.iter().any(|s| matches!(s, Some(None))) {
+                for (ja, u) in sides.iter().flatten().flatten() {
+                    for (gr, jr) in g.iter_mut().zip(ja.chunks_exact(B)) {
+                        for (l, y) in jr.iter().zip(u.iter()) {
+                            gr[0] += l * y[0];
+                            gr[1] += l * y[1];
+                        }
                     }
-                    for i in (0..na).filter(|&i| moves[ma + i]) {
-                        gr[0] += ja[i] * b[oa + i][0];
-                        gr[1] += ja[i] * b[oa + i][1];
+                }
+            } else {
+                for (r, gr) in g.iter_mut().enumerate() {
+                    for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                        let ba = sa.block as usize;
+                        let (oa, na, ma) = (local[ba] as usize, blocks[ba].ndof, moves_start[ba]);
+                        let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
+                        if all_move[ba] {
+                            // Every DoF moves (lcp26): no per-entry test; the
+                            // same terms in the same order.
+                            add_rows(gr, ja, &b[oa..oa + na]);
+                            continue;
+                        }
+                        for i in (0..na).filter(|&i| moves[ma + i]) {
+                            gr[0] += ja[i] * b[oa + i][0];
+                            gr[1] += ja[i] * b[oa + i][1];
+                        }
                     }
                 }
             }
