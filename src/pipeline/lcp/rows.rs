@@ -24,20 +24,26 @@ pub(super) fn point_row(
 ) {
     match kind {
         DofKind::Free { body } => {
-            let r = p - state[body as usize].x;
-            let a = r.cross(u);
-            out.copy_from_slice(&[
-                sign * u.x,
-                sign * u.y,
-                sign * u.z,
-                sign * a.x,
-                sign * a.y,
-                sign * a.z,
-            ]);
+            out.copy_from_slice(&lever_row(&(p - state[body as usize].x), u, sign));
         }
         // Built from the link's point Jacobian in `contact_rows`.
         DofKind::Articulated { .. } => out.fill(0.0),
     }
+}
+
+/// A free body's row of direction `u` at lever `r` (the point minus the body's
+/// origin), times `sign`: `sign · (u, r × u)`.
+#[inline(always)]
+fn lever_row(r: &Vec3, u: &Vec3, sign: f64) -> [f64; 6] {
+    let a = r.cross(u);
+    [
+        sign * u.x,
+        sign * u.y,
+        sign * u.z,
+        sign * a.x,
+        sign * a.y,
+        sign * a.z,
+    ]
 }
 
 /// `LcpWorkspace::link_of` of a body without a [`LinkRows`] this step.
@@ -245,18 +251,7 @@ fn free_rows(
     (jac, minv_jt): (&mut [f64], &mut [f64]),
 ) -> bool {
     let r = cp.lever - state[body as usize].x;
-    let mut rows = [[0.0f64; 6]; 3];
-    for (row, u) in rows.iter_mut().zip(&dirs) {
-        let a = r.cross(u);
-        *row = [
-            sign * u.x,
-            sign * u.y,
-            sign * u.z,
-            sign * a.x,
-            sign * a.y,
-            sign * a.z,
-        ];
-    }
+    let rows = dirs.map(|u| lever_row(&r, &u, sign));
     if !rows.iter().flatten().all(|x| x.is_finite()) {
         return false;
     }
