@@ -4337,10 +4337,15 @@ fn pieces_of_impulses(table: &PolygonTable, order: &[u32], res: &mut PrimalResul
             Tangent::Fixed
         } else {
             let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
-            let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+            // The nearest vertex only off a stick (lcp27: was searched for every
+            // point; `most_aligned` is a pure search, the same result).
+            let at_vertex = || {
+                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+                (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r
+            };
             if best < r * ch * (1.0 - 1e-9) {
                 Tangent::Stick
-            } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
+            } else if at_vertex() {
                 Tangent::Fixed
             } else {
                 Tangent::Edge(-bs, bc)
