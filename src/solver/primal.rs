@@ -1059,8 +1059,7 @@ impl PrimalSolver {
         let n = problem.n();
         let nb = rows.mass.len();
         let islands = problem.island_start.len().saturating_sub(1);
-        res.z.clear();
-        res.z.resize(3 * n, 0.0);
+        refill(&mut res.z, 3 * n, 0.0);
         res.island_solved.clear();
         res.island_skipped.clear();
         let p = &self.params;
@@ -1101,41 +1100,27 @@ impl PrimalSolver {
             z[0] = z[0].max(0.0);
             (z[1], z[2]) = project_polygon_with(z[1], z[2], problem.mu[i] * z[0], &problem.table);
         }
-        res.local.clear();
-        res.local.resize(nb, u32::MAX);
+        refill(&mut res.local, nb, u32::MAX);
         for v in [&mut res.e, &mut res.q, &mut res.u, &mut res.du, &mut res.zs] {
-            v.clear();
-            v.resize(n, [0.0; 3]);
+            refill(v, n, [0.0; 3]);
         }
-        res.radius.clear();
-        res.radius.resize(n, 0.0);
-        res.normal_on.clear();
-        res.normal_on.resize(n, false);
-        res.tangent.clear();
-        res.tangent.resize(n, Tangent::Fixed);
-        res.prev.clear();
-        res.prev.resize(n, (false, Tangent::Fixed));
-        res.point_edge.clear();
-        res.point_edge.resize(n, u32::MAX);
+        refill(&mut res.radius, n, 0.0);
+        refill(&mut res.normal_on, n, false);
+        refill(&mut res.tangent, n, Tangent::Fixed);
+        refill(&mut res.prev, n, (false, Tangent::Fixed));
+        refill(&mut res.point_edge, n, u32::MAX);
         let m = p.anderson.min(ANDERSON_MAX);
-        res.hist_g.clear();
-        res.hist_g.resize(3 * m * n, 0.0);
-        res.hist_f.clear();
-        res.hist_f.resize(3 * m * n, 0.0);
-        res.centre.clear();
-        res.centre.resize(n, [0.0; 3]);
+        refill(&mut res.hist_g, 3 * m * n, 0.0);
+        refill(&mut res.hist_f, 3 * m * n, 0.0);
+        refill(&mut res.centre, n, [0.0; 3]);
         res.guess.clear();
         if p.cone_first && !p.cone_warm {
             res.guess.resize(n, [0.0; 3]);
         }
-        res.in_slide.clear();
-        res.in_slide.resize(n, false);
-        res.fact_pieces.clear();
-        res.fact_pieces.resize(n, (false, Tangent::Fixed));
-        res.soft_pieces.clear();
-        res.soft_pieces.resize(n, (false, Tangent::Fixed));
-        res.soft_y.clear();
-        res.soft_y.resize(n, [0.0; 3]);
+        refill(&mut res.in_slide, n, false);
+        refill(&mut res.fact_pieces, n, (false, Tangent::Fixed));
+        refill(&mut res.soft_pieces, n, (false, Tangent::Fixed));
+        refill(&mut res.soft_y, n, [0.0; 3]);
         let table = &problem.table;
         res.poly_n.clear();
         res.poly_v.clear();
@@ -2070,17 +2055,20 @@ impl PrimalSolver {
             let [b0, b1] = rows.body[i];
             let j0 = &rows.jac[i][0];
             let j1 = &rows.jac[i][1];
+            // K J₁ once for J₁ᵀ K J₁ and J₀ᵀ K J₁ (lcp27: was formed twice; the
+            // same products).
+            let kj1 = (b1 != NO_BODY).then(|| k_times(&k, j1));
             if b0 != NO_BODY {
                 let l0 = local[b0 as usize] as usize;
-                chol.add_diag(l0, &jt_k_j(j0, &k, j0));
+                chol.add_diag(l0, &jt_times_kj(j0, &k_times(&k, j0)));
             }
-            if b1 != NO_BODY {
+            if let Some(kj1) = &kj1 {
                 let l1 = local[b1 as usize] as usize;
-                chol.add_diag(l1, &jt_k_j(j1, &k, j1));
+                chol.add_diag(l1, &jt_times_kj(j1, kj1));
             }
-            if b0 != NO_BODY && b1 != NO_BODY {
+            if let (true, Some(kj1)) = (b0 != NO_BODY, &kj1) {
                 let (l0, l1) = (local[b0 as usize], local[b1 as usize]);
-                let m = jt_k_j(j0, &k, j1);
+                let m = jt_times_kj(j0, kj1);
                 if l0 == l1 {
                     chol.add_diag(l0 as usize, &(m + m.transpose()));
                 } else {
@@ -2958,16 +2946,35 @@ fn hessian(e: &[f64; 3], on: bool, piece: Tangent) -> Option<[[f64; 3]; 3]> {
     any.then_some(k)
 }
 
-/// `J_aᵀ K J_b` (6×6) for two sides' rows (3×6 row-major each).
+/// `v` becomes `n` copies of `x` — the contents of `v.clear(); v.resize(n, x)` —
+/// filled in place when its length already is `n` (lcp27: `resize` is an
+/// out-of-line call per buffer, 18 per solve).
+#[inline(always)]
+fn refill<T: Copy>(v: &mut Vec<T>, n: usize, x: T) {
+    if v.len() == n {
+        v.fill(x);
+    } else {
+        v.clear();
+        v.resize(n, x);
+    }
+}
+
+/// `K J_b` (3×6) for a side's rows (3×6 row-major).
 #[inline]
-fn jt_k_j(ja: &[f64; 18], k: &[[f64; 3]; 3], jb: &[f64; 18]) -> M6 {
-    // K J_b (3×6).
+fn k_times(k: &[[f64; 3]; 3], jb: &[f64; 18]) -> [[f64; 6]; 3] {
     let mut kj = [[0.0; 6]; 3];
     for (r, row) in kj.iter_mut().enumerate() {
         for (c, v) in row.iter_mut().enumerate() {
             *v = k[r][0] * jb[c] + k[r][1] * jb[6 + c] + k[r][2] * jb[12 + c];
         }
     }
+    kj
+}
+
+/// `J_aᵀ K J_b` (6×6) for two sides' rows (3×6 row-major each), from `kj` =
+/// [`k_times`]`(K, J_b)`.
+#[inline]
+fn jt_times_kj(ja: &[f64; 18], kj: &[[f64; 6]; 3]) -> M6 {
     let mut m = M6::zeros();
     for r in 0..6 {
         for c in 0..6 {
@@ -4330,10 +4337,15 @@ fn pieces_of_impulses(table: &PolygonTable, order: &[u32], res: &mut PrimalResul
             Tangent::Fixed
         } else {
             let (best, (bc, bs)) = table.most_aligned(f1, f2, table.half);
-            let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+            // The nearest vertex only off a stick (lcp27: was searched for every
+            // point; `most_aligned` is a pure search, the same result).
+            let at_vertex = || {
+                let (_, (vc, vs)) = table.most_aligned(f1, f2, (1.0, 0.0));
+                (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r
+            };
             if best < r * ch * (1.0 - 1e-9) {
                 Tangent::Stick
-            } else if (f1 - r * vc).hypot(f2 - r * vs) <= 1e-9 * r {
+            } else if at_vertex() {
                 Tangent::Fixed
             } else {
                 Tangent::Edge(-bs, bc)

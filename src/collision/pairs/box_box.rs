@@ -235,14 +235,14 @@ pub(crate) fn collide(
         for p in pts {
             let s = (sg * p[k] - off).abs();
             st.0 += usize::from(s <= on);
-            st.1 = st.1.max(s);
+            st.1 = worse(st.1, s);
         }
     }
     for (st, &(n, d)) in stats[6..].iter_mut().zip(&fa) {
         for p in pts {
             let s = (n.dot(p) - d).abs();
             st.0 += usize::from(s <= on);
-            st.1 = st.1.max(s);
+            st.1 = worse(st.1, s);
         }
     }
     let mut best: Option<(Candidate, usize)> = None;
@@ -291,6 +291,19 @@ pub(crate) fn collide(
         }
     }
     Some(rb * if of_a { -n } else { n })
+}
+
+/// `worst.max(s)` for a running worst `worst` (never NaN, ≥ +0) and a distance
+/// `s = |·|` (≥ +0 or NaN), without `f64::max`'s NaN selection (lcp27): a NaN
+/// `s` keeps `worst` as `max` does, and neither is ever −0, so the result is
+/// the same value.
+#[inline(always)]
+fn worse(worst: f64, s: f64) -> f64 {
+    if s > worst {
+        s
+    } else {
+        worst
+    }
 }
 
 #[inline]

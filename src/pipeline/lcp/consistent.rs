@@ -223,122 +223,162 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
     if cw.a.len() < n * n {
         cw.a.resize(n * n, 0.0);
     }
-    for ib in 0..nbk {
-        for &jb in &cw.row_list[cw.row_start[ib]..cw.row_start[ib + 1]] {
-            let jb = jb as usize;
-            for i in ib * B..ib * B + B {
-                cw.a[i * n + jb * B..i * n + jb * B + B].fill(0.0);
-            }
-        }
-    }
     cw.b.clear();
     cw.b.resize(n, [0.0; 2]);
-    // A = G_Sᵀ G_S (lower triangle: the factorization reads no other entry), b =
-    // G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row, each entry's
-    // terms in the order of the dense assembly (point, row, side, side).
-    for &c in &sparse.order[i0..i1] {
-        let c = c as usize;
-        let row = &contacts[c];
-        if row.limit || row.depth < 0.0 {
-            continue;
-        }
-        // Distinct bodies whose DoFs all move (every point of the shipped scenes):
-        // each entry of A takes its three rows' terms r = 0, 1, 2 from one pair of
-        // sides, the dense loop's order, so the pairs can take the rows fused
-        // (fixed-length rows of B, unrolled).
-        let [s0, s1] = row.side;
-        let fused = s0.block != s1.block
-            && row
-                .side
-                .iter()
-                .all(|s| s.block == NO_BLOCK || cw.all_move[s.block as usize]);
-        if fused {
-            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
-                let oa = cw.local[sa.block as usize] as usize;
-                let ja: &[f64; 3 * B] = match jac[sa.jac..sa.jac + 3 * B].try_into() {
-                    Ok(j) => j,
-                    Err(_) => continue,
-                };
-                for (i, &l) in ja[..B].iter().enumerate() {
-                    cw.b[oa + i][0] += l * stab[c][0];
-                    cw.b[oa + i][1] += l * stab[c][1];
+    cw.dropped.clear();
+    cw.dropped.resize(n, false);
+    {
+        // The buffers as local slices (lcp27): their pointers and lengths stay in
+        // registers instead of being re-read from the workspace after every store
+        // into A or b. The arithmetic below is unchanged, term for term.
+        let ConsistentWorkspace {
+            local,
+            moves,
+            moves_start,
+            all_move,
+            a,
+            b,
+            dropped,
+            pat,
+            row_start,
+            row_list,
+            col_start,
+            col_list,
+            ..
+        } = &mut *cw;
+        let (local, moves, moves_start, all_move) =
+            (&local[..], &moves[..], &moves_start[..], &all_move[..]);
+        let (pat, row_start, row_list, col_start, col_list) = (
+            &pat[..],
+            &row_start[..],
+            &row_list[..],
+            &col_start[..],
+            &col_list[..],
+        );
+        let a = &mut a[..n * n];
+        let b = &mut b[..n];
+        let dropped = &mut dropped[..n];
+        let jac = &jac[..];
+        let order = &sparse.order[i0..i1];
+        for ib in 0..nbk {
+            for &jb in &row_list[row_start[ib]..row_start[ib + 1]] {
+                let jb = jb as usize;
+                for i in ib * B..ib * B + B {
+                    a[i * n + jb * B..i * n + jb * B + B].fill(0.0);
                 }
-                for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
-                    let ob = cw.local[sb.block as usize] as usize;
-                    if ob > oa {
-                        // Upper block: never read.
-                        continue;
-                    }
-                    let jb: &[f64; 3 * B] = match jac[sb.jac..sb.jac + 3 * B].try_into() {
+            }
+        }
+        // A = G_Sᵀ G_S (lower triangle: the factorization reads no other entry), b =
+        // G_Sᵀ t_S (t = (s, 0, 0) per point): rank-one updates per row, each entry's
+        // terms in the order of the dense assembly (point, row, side, side).
+        for &c in order {
+            let c = c as usize;
+            let row = &contacts[c];
+            if row.limit || row.depth < 0.0 {
+                continue;
+            }
+            let st = stab[c];
+            // Distinct bodies whose DoFs all move (every point of the shipped scenes):
+            // each entry of A takes its three rows' terms r = 0, 1, 2 from one pair of
+            // sides, the dense loop's order, so the pairs can take the rows fused
+            // (fixed-length rows of B, unrolled).
+            let [s0, s1] = row.side;
+            let fused = s0.block != s1.block
+                && row
+                    .side
+                    .iter()
+                    .all(|s| s.block == NO_BLOCK || all_move[s.block as usize]);
+            if fused {
+                for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                    let oa = local[sa.block as usize] as usize;
+                    let ja: &[f64; 3 * B] = match jac[sa.jac..sa.jac + 3 * B].try_into() {
                         Ok(j) => j,
                         Err(_) => continue,
                     };
-                    for i in 0..B {
-                        let (l0, l1, l2) = (ja[i], ja[B + i], ja[2 * B + i]);
-                        let arow: &mut [f64] = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + B];
-                        let arow: &mut [f64; B] = match arow.try_into() {
-                            Ok(a) => a,
+                    let ba: &mut [[f64; 2]; B] = match (&mut b[oa..oa + B]).try_into() {
+                        Ok(x) => x,
+                        Err(_) => continue,
+                    };
+                    for (bi, &l) in ba.iter_mut().zip(&ja[..B]) {
+                        bi[0] += l * st[0];
+                        bi[1] += l * st[1];
+                    }
+                    for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                        let ob = local[sb.block as usize] as usize;
+                        if ob > oa {
+                            // Upper block: never read.
+                            continue;
+                        }
+                        let jb: &[f64; 3 * B] = match jac[sb.jac..sb.jac + 3 * B].try_into() {
+                            Ok(j) => j,
                             Err(_) => continue,
                         };
-                        // A diagonal block's entries j ≤ i only; a block below
-                        // the diagonal takes its B entries in one fixed-length
-                        // loop (lcp26: the same three terms per entry in the
-                        // same order, without the bound test per entry).
-                        let add = |j: usize, x: &mut f64| {
-                            let mut v = *x;
-                            v += l0 * jb[j];
-                            v += l1 * jb[B + j];
-                            v += l2 * jb[2 * B + j];
-                            *x = v;
-                        };
-                        if ob == oa {
-                            for (j, x) in arow.iter_mut().enumerate().take(i + 1) {
-                                add(j, x);
-                            }
-                        } else {
-                            for (j, x) in arow.iter_mut().enumerate() {
-                                add(j, x);
+                        for i in 0..B {
+                            let (l0, l1, l2) = (ja[i], ja[B + i], ja[2 * B + i]);
+                            let arow: &mut [f64] = &mut a[(oa + i) * n + ob..(oa + i) * n + ob + B];
+                            let arow: &mut [f64; B] = match arow.try_into() {
+                                Ok(a) => a,
+                                Err(_) => continue,
+                            };
+                            // A diagonal block's entries j ≤ i only; a block below
+                            // the diagonal takes its B entries in one fixed-length
+                            // loop (lcp26: the same three terms per entry in the
+                            // same order, without the bound test per entry).
+                            let add = |j: usize, x: &mut f64| {
+                                let mut v = *x;
+                                v += l0 * jb[j];
+                                v += l1 * jb[B + j];
+                                v += l2 * jb[2 * B + j];
+                                *x = v;
+                            };
+                            if ob == oa {
+                                for (j, x) in arow.iter_mut().enumerate().take(i + 1) {
+                                    add(j, x);
+                                }
+                            } else {
+                                for (j, x) in arow.iter_mut().enumerate() {
+                                    add(j, x);
+                                }
                             }
                         }
                     }
                 }
+                continue;
             }
-            continue;
-        }
-        for r in 0..3 {
-            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
-                let ba = sa.block as usize;
-                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
-                let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
-                if r == 0 {
-                    for i in (0..na).filter(|&i| cw.moves[ma + i]) {
-                        cw.b[oa + i][0] += ja[i] * stab[c][0];
-                        cw.b[oa + i][1] += ja[i] * stab[c][1];
+            for r in 0..3 {
+                for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                    let ba = sa.block as usize;
+                    let (oa, na, ma) = (local[ba] as usize, blocks[ba].ndof, moves_start[ba]);
+                    let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
+                    if r == 0 {
+                        for i in (0..na).filter(|&i| moves[ma + i]) {
+                            b[oa + i][0] += ja[i] * st[0];
+                            b[oa + i][1] += ja[i] * st[1];
+                        }
                     }
-                }
-                for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
-                    let bb = sb.block as usize;
-                    let (ob, nbd, mb) =
-                        (cw.local[bb] as usize, blocks[bb].ndof, cw.moves_start[bb]);
-                    if ob > oa {
-                        // Upper block: never read.
-                        continue;
-                    }
-                    let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
-                    let all_b = cw.all_move[bb];
-                    for i in (0..na).filter(|&i| cw.moves[ma + i]) {
-                        // A diagonal block's entries j ≤ i only.
-                        let w = if ob == oa { i + 1 } else { nbd };
-                        let arow = &mut cw.a[(oa + i) * n + ob..(oa + i) * n + ob + w];
-                        let l = ja[i];
-                        if all_b {
-                            for (x, &y) in arow.iter_mut().zip(jb) {
-                                *x += l * y;
-                            }
-                        } else {
-                            for (j, x) in arow.iter_mut().enumerate() {
-                                if cw.moves[mb + j] {
-                                    *x += l * jb[j];
+                    for sb in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                        let bb = sb.block as usize;
+                        let (ob, nbd, mb) = (local[bb] as usize, blocks[bb].ndof, moves_start[bb]);
+                        if ob > oa {
+                            // Upper block: never read.
+                            continue;
+                        }
+                        let jb = &jac[sb.jac + r * nbd..sb.jac + (r + 1) * nbd];
+                        let all_b = all_move[bb];
+                        for i in (0..na).filter(|&i| moves[ma + i]) {
+                            // A diagonal block's entries j ≤ i only.
+                            let w = if ob == oa { i + 1 } else { nbd };
+                            let arow = &mut a[(oa + i) * n + ob..(oa + i) * n + ob + w];
+                            let l = ja[i];
+                            if all_b {
+                                for (x, &y) in arow.iter_mut().zip(jb) {
+                                    *x += l * y;
+                                }
+                            } else {
+                                for (j, x) in arow.iter_mut().enumerate() {
+                                    if moves[mb + j] {
+                                        *x += l * jb[j];
+                                    }
                                 }
                             }
                         }
@@ -346,131 +386,153 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
                 }
             }
         }
-    }
-    // Cholesky A = L Lᵀ (lower, in place, dot-product form), dropping pivots below
-    // DROP · max diag; the sums run over the blocks of L's pattern only, in the
-    // dense order (ascending j): the terms skipped are exact zeros, so L and u are
-    // those of the dense factorization bit for bit.
-    let dmax = (0..n).map(|i| cw.a[i * n + i]).fold(0.0f64, f64::max);
-    cw.dropped.clear();
-    cw.dropped.resize(n, false);
-    for k in 0..n {
-        let (kb, k0) = (k / B, k / B * B);
-        // Row k's blocks left of the diagonal block (its list ends with kb).
-        let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
-        let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
-        let d = pattern_update(&cw.a, n, k, k, rk.iter().map(|&jb| jb as usize));
-        if d.is_nan() || d <= DROP * dmax {
-            cw.dropped[k] = true;
-            for i in k..k0 + B {
-                cw.a[i * n + k] = 0.0;
+        // Cholesky A = L Lᵀ (lower, in place, dot-product form), dropping pivots below
+        // DROP · max diag; the sums run over the blocks of L's pattern only, in the
+        // dense order (ascending j): the terms skipped are exact zeros, so L and u are
+        // those of the dense factorization bit for bit.
+        let dmax = (0..n).map(|i| a[i * n + i]).fold(0.0f64, f64::max);
+        for k in 0..n {
+            let (kb, k0) = (k / B, k / B * B);
+            // Row k's blocks left of the diagonal block (its list ends with kb).
+            let rk = &row_list[row_start[kb]..row_start[kb + 1] - 1];
+            let ck = &col_list[col_start[kb]..col_start[kb + 1]];
+            let d = pattern_update(a, n, k, k, rk.iter().map(|&jb| jb as usize));
+            if d.is_nan() || d <= DROP * dmax {
+                dropped[k] = true;
+                for i in k..k0 + B {
+                    a[i * n + k] = 0.0;
+                }
+                for &ib in ck {
+                    for i in ib as usize * B..ib as usize * B + B {
+                        a[i * n + k] = 0.0;
+                    }
+                }
+                continue;
+            }
+            let l = d.sqrt();
+            a[k * n + k] = l;
+            // Rows of the diagonal block below k: every block of row k is in theirs.
+            for i in k + 1..k0 + B {
+                let x = pattern_update(a, n, i, k, rk.iter().map(|&jb| jb as usize));
+                a[i * n + k] = x / l;
+            }
+            // Rows of the blocks below: the blocks common to both rows.
+            for &ib in ck {
+                let ib = ib as usize;
+                let prow = &pat[ib * nbk..ib * nbk + nbk];
+                for i in ib * B..ib * B + B {
+                    let common = rk.iter().map(|&jb| jb as usize).filter(|&jb| prow[jb]);
+                    let x = pattern_update(a, n, i, k, common);
+                    a[i * n + k] = x / l;
+                }
+            }
+        }
+        // L y = b, Lᵀ u = y (dropped DoFs: u = 0), over L's pattern in the dense order.
+        for k in 0..n {
+            if dropped[k] {
+                b[k] = [0.0; 2];
+                continue;
+            }
+            let (kb, k0) = (k / B, k / B * B);
+            let mut y = b[k];
+            let rk = &row_list[row_start[kb]..row_start[kb + 1] - 1];
+            // Row k's blocks left of its diagonal block, then the diagonal block's
+            // columns k0..k (plain loops, lcp26: were one chained iterator; the
+            // same terms in the same order).
+            let row = &a[k * n..k * n + k];
+            for &jb in rk {
+                let j0 = jb as usize * B;
+                sub_rows(&mut y, &row[j0..j0 + B], &b[j0..j0 + B]);
+            }
+            sub_rows(&mut y, &row[k0..k], &b[k0..k]);
+            let d = a[k * n + k];
+            b[k] = [y[0] / d, y[1] / d];
+        }
+        for k in (0..n).rev() {
+            if dropped[k] {
+                continue;
+            }
+            let (kb, k0) = (k / B, k / B * B);
+            let mut x = b[k];
+            let ck = &col_list[col_start[kb]..col_start[kb + 1]];
+            // Column k below the diagonal: the diagonal block's rows k+1..k0+B,
+            // then the blocks below (plain loops, lcp26; the same order).
+            for i in k + 1..k0 + B {
+                let l = a[i * n + k];
+                x[0] -= l * b[i][0];
+                x[1] -= l * b[i][1];
             }
             for &ib in ck {
                 for i in ib as usize * B..ib as usize * B + B {
-                    cw.a[i * n + k] = 0.0;
+                    let l = a[i * n + k];
+                    x[0] -= l * b[i][0];
+                    x[1] -= l * b[i][1];
                 }
             }
-            continue;
+            let d = a[k * n + k];
+            b[k] = [x[0] / d, x[1] / d];
         }
-        let l = d.sqrt();
-        cw.a[k * n + k] = l;
-        // Rows of the diagonal block below k: every block of row k is in theirs.
-        for i in k + 1..k0 + B {
-            let x = pattern_update(&cw.a, n, i, k, rk.iter().map(|&jb| jb as usize));
-            cw.a[i * n + k] = x / l;
-        }
-        // Rows of the blocks below: the blocks common to both rows.
-        for &ib in ck {
-            let ib = ib as usize;
-            for i in ib * B..ib * B + B {
-                let common = rk
-                    .iter()
-                    .map(|&jb| jb as usize)
-                    .filter(|&jb| cw.pat[ib * nbk + jb]);
-                let x = pattern_update(&cw.a, n, i, k, common);
-                cw.a[i * n + k] = x / l;
+        // t_S ← G_S u: q_W and the kept rows get G_S u − t_S.
+        let b = &*b;
+        for &c in order {
+            let c = c as usize;
+            let row = &contacts[c];
+            if row.limit || row.depth < 0.0 {
+                continue;
             }
-        }
-    }
-    // L y = b, Lᵀ u = y (dropped DoFs: u = 0), over L's pattern in the dense order.
-    for k in 0..n {
-        if cw.dropped[k] {
-            cw.b[k] = [0.0; 2];
-            continue;
-        }
-        let (kb, k0) = (k / B, k / B * B);
-        let mut y = cw.b[k];
-        let rk = &cw.row_list[cw.row_start[kb]..cw.row_start[kb + 1] - 1];
-        // Row k's blocks left of its diagonal block, then the diagonal block's
-        // columns k0..k (plain loops, lcp26: were one chained iterator; the
-        // same terms in the same order).
-        let row = &cw.a[k * n..k * n + k];
-        for &jb in rk {
-            let j0 = jb as usize * B;
-            sub_rows(&mut y, &row[j0..j0 + B], &cw.b[j0..j0 + B]);
-        }
-        sub_rows(&mut y, &row[k0..k], &cw.b[k0..k]);
-        let d = cw.a[k * n + k];
-        cw.b[k] = [y[0] / d, y[1] / d];
-    }
-    for k in (0..n).rev() {
-        if cw.dropped[k] {
-            continue;
-        }
-        let (kb, k0) = (k / B, k / B * B);
-        let mut x = cw.b[k];
-        let ck = &cw.col_list[cw.col_start[kb]..cw.col_start[kb + 1]];
-        // Column k below the diagonal: the diagonal block's rows k+1..k0+B,
-        // then the blocks below (plain loops, lcp26; the same order).
-        for i in k + 1..k0 + B {
-            let l = cw.a[i * n + k];
-            x[0] -= l * cw.b[i][0];
-            x[1] -= l * cw.b[i][1];
-        }
-        for &ib in ck {
-            for i in ib as usize * B..ib as usize * B + B {
-                let l = cw.a[i * n + k];
-                x[0] -= l * cw.b[i][0];
-                x[1] -= l * cw.b[i][1];
-            }
-        }
-        let d = cw.a[k * n + k];
-        cw.b[k] = [x[0] / d, x[1] / d];
-    }
-    // t_S ← G_S u: q_W and the kept rows get G_S u − t_S.
-    for &c in &sparse.order[i0..i1] {
-        let c = c as usize;
-        let row = &contacts[c];
-        if row.limit || row.depth < 0.0 {
-            continue;
-        }
-        let mut g = [[0.0f64; 2]; 3];
-        for (r, gr) in g.iter_mut().enumerate() {
-            for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
-                let ba = sa.block as usize;
-                let (oa, na, ma) = (cw.local[ba] as usize, blocks[ba].ndof, cw.moves_start[ba]);
-                let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
-                if cw.all_move[ba] {
-                    // Every DoF moves (lcp26): no per-entry test; the same
-                    // terms in the same order.
-                    add_rows(gr, ja, &cw.b[oa..oa + na]);
-                    continue;
+            let mut g = [[0.0f64; 2]; 3];
+            // A free body's side (every DoF moves): its three rows against u over
+            // fixed-length rows of B (lcp27). Each g[r] takes side 0's terms,
+            // then side 1's, in ascending DoF order, as in the loop below.
+            let fixed = |s: &super::Side| {
+                let bl = s.block as usize;
+                if !all_move[bl] || blocks[bl].ndof != B {
+                    return None;
                 }
-                for i in (0..na).filter(|&i| cw.moves[ma + i]) {
-                    gr[0] += ja[i] * cw.b[oa + i][0];
-                    gr[1] += ja[i] * cw.b[oa + i][1];
+                let o = local[bl] as usize;
+                let ja = <&[f64; 3 * B]>::try_from(jac.get(s.jac..s.jac + 3 * B)?).ok()?;
+                let u = <&[[f64; 2]; B]>::try_from(b.get(o..o + B)?).ok()?;
+                Some((ja, u))
+            };
+            let sides = row.side.map(|s| (s.block != NO_BLOCK).then(|| fixed(&s)));
+            if !sides.iter().any(|s| matches!(s, Some(None))) {
+                for (ja, u) in sides.iter().flatten().flatten() {
+                    for (gr, jr) in g.iter_mut().zip(ja.chunks_exact(B)) {
+                        for (l, y) in jr.iter().zip(u.iter()) {
+                            gr[0] += l * y[0];
+                            gr[1] += l * y[1];
+                        }
+                    }
+                }
+            } else {
+                for (r, gr) in g.iter_mut().enumerate() {
+                    for sa in row.side.iter().filter(|s| s.block != NO_BLOCK) {
+                        let ba = sa.block as usize;
+                        let (oa, na, ma) = (local[ba] as usize, blocks[ba].ndof, moves_start[ba]);
+                        let ja = &jac[sa.jac + r * na..sa.jac + (r + 1) * na];
+                        if all_move[ba] {
+                            // Every DoF moves (lcp26): no per-entry test; the
+                            // same terms in the same order.
+                            add_rows(gr, ja, &b[oa..oa + na]);
+                            continue;
+                        }
+                        for i in (0..na).filter(|&i| moves[ma + i]) {
+                            gr[0] += ja[i] * b[oa + i][0];
+                            gr[1] += ja[i] * b[oa + i][1];
+                        }
+                    }
                 }
             }
-        }
-        let t = stab[c];
-        qw[3 * c] += g[0][0] - t[0];
-        qw[3 * c + 1] += g[1][0];
-        qw[3 * c + 2] += g[2][0];
-        q_keep[c][0] += g[0][1] - t[1];
-        q_keep[c][1] += g[1][1];
-        q_keep[c][2] += g[2][1];
-        for a in 0..3 {
-            sparse.q[3 * c + a] = qw[3 * c + a];
+            let t = stab[c];
+            qw[3 * c] += g[0][0] - t[0];
+            qw[3 * c + 1] += g[1][0];
+            qw[3 * c + 2] += g[2][0];
+            q_keep[c][0] += g[0][1] - t[1];
+            q_keep[c][1] += g[1][1];
+            q_keep[c][2] += g[2][1];
+            for a in 0..3 {
+                sparse.q[3 * c + a] = qw[3 * c + a];
+            }
         }
     }
     reset(cw);

@@ -77,7 +77,7 @@ pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorksp
     q_keep.clear();
     stab.clear();
     for ci in 0..nc {
-        let c = contacts[ci];
+        let c = &contacts[ci];
         // q_W = G ν_f; the normal row's stabilization / restitution term s_n.
         let (mut vn0, mut q3) = (0.0, [0.0; 3]);
         for s in c.side.iter().filter(|s| s.block != NO_BLOCK) {
@@ -192,7 +192,7 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         w_diagonal,
         ..
     } = ls;
-    let c = contacts[ci];
+    let c = &contacts[ci];
     let is_lean = |b: u32| lean.get(b as usize).copied().unwrap_or(false);
     // Diagonal-only (module doc): of each side's points, the point itself.
     let diagonal = w_diagonal.get(ci).copied().unwrap_or(false);
@@ -215,7 +215,7 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             &blk_list[blk_start[bl]..blk_start[bl + 1]]
         };
         for &cj in points {
-            let d = contacts[cj as usize];
+            let d = &contacts[cj as usize];
             for sb in d.side.iter().filter(|s| s.block == sa.block) {
                 let k = match sp.col[row0..].iter().position(|&x| x == cj) {
                     Some(k) => row0 + k,

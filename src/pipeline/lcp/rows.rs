@@ -24,20 +24,26 @@ pub(super) fn point_row(
 ) {
     match kind {
         DofKind::Free { body } => {
-            let r = p - state[body as usize].x;
-            let a = r.cross(u);
-            out.copy_from_slice(&[
-                sign * u.x,
-                sign * u.y,
-                sign * u.z,
-                sign * a.x,
-                sign * a.y,
-                sign * a.z,
-            ]);
+            out.copy_from_slice(&lever_row(&(p - state[body as usize].x), u, sign));
         }
         // Built from the link's point Jacobian in `contact_rows`.
         DofKind::Articulated { .. } => out.fill(0.0),
     }
+}
+
+/// A free body's row of direction `u` at lever `r` (the point minus the body's
+/// origin), times `sign`: `sign · (u, r × u)`.
+#[inline(always)]
+fn lever_row(r: &Vec3, u: &Vec3, sign: f64) -> [f64; 6] {
+    let a = r.cross(u);
+    [
+        sign * u.x,
+        sign * u.y,
+        sign * u.z,
+        sign * a.x,
+        sign * a.y,
+        sign * a.z,
+    ]
 }
 
 /// `LcpWorkspace::link_of` of a body without a [`LinkRows`] this step.
@@ -145,6 +151,25 @@ pub(super) fn contact_rows(
                         }
                     }
                 }
+                if let DofKind::Free { body } = block.kind {
+                    if nd == 6
+                        && free_rows(
+                            state,
+                            body,
+                            cp,
+                            [n, t1, t2],
+                            sign,
+                            &ls.minv[block.minv..],
+                            (&mut ls.jac[off..off + 18], &mut ls.minv_jt[off..off + 18]),
+                        )
+                    {
+                        side[sd] = Side {
+                            block: blk,
+                            jac: off,
+                        };
+                        continue;
+                    }
+                }
                 for (r, u) in [n, t1, t2].iter().enumerate() {
                     if let DofKind::Free { .. } = block.kind {
                         let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
@@ -206,6 +231,56 @@ pub(super) fn contact_rows(
             });
         }
     }
+}
+
+/// A free body's three rows (`point_row` for n, t₁, t₂) and their M⁻¹ Jᵀ at
+/// `jac` and `minv_jt` (18 each) in one pass over local arrays (lcp27:
+/// the general loop re-read the workspace's buffers after every store). The
+/// same sums in the same order as the general loop's free-body branch: r = p − x
+/// once (the loop formed the same difference per row), M⁻¹ = diag(1/m I₃, I_w⁻¹)
+/// with the other terms' exact zeros left out from the same 0.0. False (nothing
+/// written but the rows) when a row is not finite: the general loop then runs.
+#[inline]
+fn free_rows(
+    state: &[BodyState],
+    body: u32,
+    cp: &crate::collision::ContactPoint,
+    dirs: [Vec3; 3],
+    sign: f64,
+    minv: &[f64],
+    (jac, minv_jt): (&mut [f64], &mut [f64]),
+) -> bool {
+    let r = cp.lever - state[body as usize].x;
+    let rows = dirs.map(|u| lever_row(&r, &u, sign));
+    if !rows.iter().flatten().all(|x| x.is_finite()) {
+        return false;
+    }
+    let Some(mv) = minv.get(..36).and_then(|m| <&[f64; 36]>::try_from(m).ok()) else {
+        return false;
+    };
+    let zero = 0.0f64;
+    let mut out = [[0.0f64; 6]; 3];
+    for (o, j) in out.iter_mut().zip(&rows) {
+        *o = [
+            zero + mv[0] * j[0],
+            zero + mv[7] * j[1],
+            zero + mv[14] * j[2],
+            zero + mv[21] * j[3] + mv[22] * j[4] + mv[23] * j[5],
+            zero + mv[27] * j[3] + mv[28] * j[4] + mv[29] * j[5],
+            zero + mv[33] * j[3] + mv[34] * j[4] + mv[35] * j[5],
+        ];
+    }
+    let (Ok(jac), Ok(minv_jt)) = (
+        <&mut [f64; 18]>::try_from(jac),
+        <&mut [f64; 18]>::try_from(minv_jt),
+    ) else {
+        return false;
+    };
+    for r in 0..3 {
+        jac[6 * r..6 * r + 6].copy_from_slice(&rows[r]);
+        minv_jt[6 * r..6 * r + 6].copy_from_slice(&out[r]);
+    }
+    true
 }
 
 /// The per-link rows of `LcpWorkspace` (`link_jac`, `links`, `link_of`).

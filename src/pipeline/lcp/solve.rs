@@ -484,12 +484,11 @@ fn body_rows(ls: &mut LcpWorkspace) {
             .then(|| minv.get(blk.minv..blk.minv + 36))
             .flatten()
             .map(M6::from_row_slice)
-            .and_then(|mi| Some((mi, mi.try_inverse()?)))
-            .filter(|(_, m)| m.iter().all(|v| v.is_finite()));
+            .and_then(|mi| Some((mi, mass_of_free(&mi)?)));
         match m {
             Some((mi, m)) => {
                 br.minv.push(mi);
-                br.mass.push(0.5 * (m + m.transpose()));
+                br.mass.push(m);
             }
             None => {
                 br.minv.push(M6::zeros());
@@ -525,6 +524,49 @@ fn body_rows(ls: &mut LcpWorkspace) {
         let order = &sparse.order[sparse.island_start[s]..sparse.island_start[s + 1]];
         br.ok.push(body_space(blocks, contacts, order));
     }
+}
+
+/// M = `(M⁻¹)⁻¹` of a free body's 6×6 M⁻¹, symmetrized `(M + Mᵀ)/2`, or None
+/// when the inverse fails or is not finite; bit for bit the 6×6 `try_inverse`
+/// (LU with partial pivoting, nalgebra's `try_invert_to`) then the symmetrization
+/// (lcp27). When M⁻¹ = diag(1/m I₃, I_w⁻¹) with its off-diagonal entries +0.0 (as
+/// `dof_blocks` writes them), the 6×6 elimination's first three pivots are 1/m > 0
+/// with multipliers +0 and the updates it makes to the rest are `x + (−0)`, no
+/// change: the LU of the 3×3 I_w⁻¹ alone does the same operations on the same
+/// entries, and the first three columns' substitutions give 1/(1/m) on the
+/// diagonal. The 6×6 inverse's off-diagonal blocks are ±0 with its D rows' part
+/// +0, so their symmetrized sums are +0, as here; the inverse is finite where
+/// its 12 computed entries are. Anything else takes the 6×6 inverse.
+fn mass_of_free(mi: &M6) -> Option<M6> {
+    // Free to be nonzero: 1/m's diagonal and the I_w⁻¹ block; all else +0.0.
+    let free = |r: usize, c: usize| if r < 3 { r == c } else { c >= 3 };
+    let split = (0..6).all(|r| (0..6).all(|c| free(r, c) || mi[(r, c)].to_bits() == 0))
+        && (0..3).all(|i| mi[(i, i)] > 0.0);
+    if !split {
+        let m = mi.try_inverse()?;
+        return m
+            .iter()
+            .all(|v| v.is_finite())
+            .then(|| 0.5 * (m + m.transpose()));
+    }
+    let b = mi.fixed_view::<3, 3>(3, 3).into_owned();
+    let mut bi = nalgebra::Matrix3::zeros();
+    let d = [0, 1, 2].map(|i| 1.0 / mi[(i, i)]);
+    if !nalgebra::linalg::try_invert_to(b, &mut bi)
+        || !d.iter().chain(bi.iter()).all(|v| v.is_finite())
+    {
+        return None;
+    }
+    let mut m = M6::zeros();
+    for (i, d) in d.iter().enumerate() {
+        m[(i, i)] = 0.5 * (d + d);
+    }
+    for r in 0..3 {
+        for c in 0..3 {
+            m[(3 + r, 3 + c)] = 0.5 * (bi[(r, c)] + bi[(c, r)]);
+        }
+    }
+    Some(m)
 }
 
 /// Whether the island of the points `order` is solved in body space: no joint
