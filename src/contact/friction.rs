@@ -237,6 +237,15 @@ pub struct BankInputs {
     pub motion: (f64, f64),
 }
 
+impl BankInputs {
+    /// Nothing to bank (a block's inputs before its caller sets them).
+    pub const NONE: BankInputs = BankInputs {
+        cone: (0.0, 0.0, 0.0),
+        cap: 0.0,
+        motion: (0.0, 0.0),
+    };
+}
+
 /// One sticking pair of the coupled anchor solve ([`LinearSticks`]): the
 /// backward-Euler block of the anchor's spring–dampers at its centroid c — the two
 /// tangential ones of [`linear_stick`] and the torsional one about the normal —
@@ -354,11 +363,7 @@ impl LinearBlock {
         blocks.push(LinearBlock {
             bodies: [0, 0],
             tag: [0, 0],
-            bank: BankInputs {
-                cone: (0.0, 0.0, 0.0),
-                cap: 0.0,
-                motion: (0.0, 0.0),
-            },
+            bank: BankInputs::NONE,
             inv_mass: ctx.inv_mass,
             inv_inertia_w: ctx.inv_inertia_w,
             n: ctx.normal,
@@ -543,11 +548,7 @@ impl LinearBlock {
         blocks.push(LinearBlock {
             bodies: [0, 0],
             tag: [0, 0],
-            bank: BankInputs {
-                cone: (0.0, 0.0, 0.0),
-                cap: 0.0,
-                motion: (0.0, 0.0),
-            },
+            bank: BankInputs::NONE,
             inv_mass: [0.0; 2],
             inv_inertia_w: [Mat3::zeros(); 2],
             n: zero3,
@@ -2272,11 +2273,7 @@ mod tests {
         let mut blk = LinearBlock {
             bodies,
             tag: [0, 0],
-            bank: BankInputs {
-                cone: (0.0, 0.0, 0.0),
-                cap: 0.0,
-                motion: (0.0, 0.0),
-            },
+            bank: BankInputs::NONE,
             inv_mass: im,
             inv_inertia_w: [Mat3::identity() * ii[0], Mat3::identity() * ii[1]],
             n,
