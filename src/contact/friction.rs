@@ -2305,6 +2305,65 @@ mod tests {
         blk
     }
 
+    /// A kept block's words (`data::RestBlock::words`) give back the block
+    /// bit for bit (`LinearBlock::save`, `load`): every field but those
+    /// `refresh` sets anew (δ, θ_n's rates, the force, the torque, the event
+    /// count) and the caller's tags — with and without a held tilt and a
+    /// solved torque, all within `REST_BLOCK_WORDS` (a layout that outgrew
+    /// them would lose its last fields silently in a release build).
+    #[test]
+    fn saved_block_loads_bit_for_bit() {
+        for (tilt, twist) in [(true, true), (false, false), (true, false)] {
+            let mut blk = block(
+                ([3, 7], [0.5, 0.25], [2.0, 3.0]),
+                (
+                    Vec3::new(0.1, -0.2, 1.0),
+                    Vec3::new(0.3, 0.1, 0.02),
+                    Vec3::new(0.35, 0.05, 0.1),
+                    Vec3::new(0.2, 0.2, -0.4),
+                ),
+                (Vec3::new(1e-7, -2e-7, 0.0), [1e-3, -2e-3, 5e-4], tilt),
+                1e-3,
+            );
+            if !twist {
+                blk.twist = None;
+            }
+            blk.bank = BankInputs {
+                cone: (0.4, 9.81, 2.5),
+                cap: 1e-3,
+                motion: (-1e-9, 3e-9),
+            };
+            blk.load = Vec3::new(0.7, -0.1, 1e-17);
+            let mut words = [f64::NAN; REST_BLOCK_WORDS];
+            blk.save(&mut words);
+            let mut blocks = Vec::new();
+            let loaded = *LinearBlock::load(&mut blocks, &words).expect("pushed");
+            // What `refresh` and the caller set anew, as `load` leaves it: zero.
+            let expect = LinearBlock {
+                tag: [0, 0],
+                kd: [0.0; 2],
+                y: [0.0; 3],
+                f: Vec3::zeros(),
+                tau: 0.0,
+                last: 0,
+                ..blk
+            };
+            assert_eq!(
+                format!("{expect:?}"),
+                format!("{loaded:?}"),
+                "tilt {tilt}, twist {twist}"
+            );
+            // `{:?}` prints each f64 to its shortest round trip: equal strings
+            // are equal bits, but for the sign of a zero — compared apart.
+            let bits = |b: &LinearBlock| {
+                let mut w = [0.0; REST_BLOCK_WORDS];
+                b.save(&mut w);
+                w.map(f64::to_bits)
+            };
+            assert_eq!(bits(&blk), bits(&loaded));
+        }
+    }
+
     /// The cold solve's sweeps move the bodies by one response of x − x_old per
     /// relaxation (the block's own old response taken out of its rates through
     /// W_pp): on a coupled island of five sticking blocks over three moving bodies
