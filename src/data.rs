@@ -129,6 +129,39 @@ pub struct PairState {
     /// `[penalty] rest_tol`). Part of the state, so that a restored world
     /// reuses what the original did. `None`: selected anew.
     pub rest_rows: Option<RestRows>,
+    /// The slot of [`Data::rest_blocks`] holding this pair's friction block
+    /// kept at rest (penalty, `[penalty] rest_tol`; [`RestBlock`]), valid
+    /// while that slot names this pair's geoms; [`NO_REST_BLOCK`]: none.
+    pub rest_block: u32,
+}
+
+/// [`PairState::rest_block`] of a pair with no kept friction block.
+pub const NO_REST_BLOCK: u32 = u32::MAX;
+
+/// Words of a [`RestBlock`]'s block: the stepper's layout (the penalty
+/// stepper's linear-anchor block, `contact::friction::LinearBlock::save`).
+pub const REST_BLOCK_WORDS: usize = 96;
+
+/// A resting pair's friction block kept across steps ([`Data::rest_blocks`],
+/// penalty under `[penalty] rest_tol`): the inputs its kept part was built from
+/// — the pair, its manifold's rest poses, its rows' points and end-of-step
+/// normal forces f_end — and the block itself as plain words written and read
+/// by the stepper (this file names no contact type). State, so that a restored
+/// world serves the blocks the original did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RestBlock {
+    /// The pair's geoms (candidate order); `[u32::MAX; 2]`: a free slot.
+    pub geoms: [u32; 2],
+    pub rest_poses: [Pose; 2],
+    pub rows: u8,
+    pub point: [u32; REST_ROW_POINTS],
+    pub f_end: [f64; REST_ROW_POINTS],
+    pub words: [f64; REST_BLOCK_WORDS],
+}
+
+impl RestBlock {
+    /// The geoms of a free slot.
+    pub const FREE: [u32; 2] = [u32::MAX; 2];
 }
 
 /// Candidates per manifold a resting pair can keep ([`RestRows`]); a manifold
@@ -161,6 +194,7 @@ impl PairState {
             lcp_points: 0,
             rest_poses: None,
             rest_rows: None,
+            rest_block: NO_REST_BLOCK,
         }
     }
 }
@@ -427,6 +461,8 @@ pub struct Snapshot {
     pub xfrc: Vec<Wrench>,
     pub frozen: Vec<bool>,
     pub pairs: Vec<PairState>,
+    /// [`Data::rest_blocks`].
+    pub rest_blocks: Vec<RestBlock>,
     pub qpos: Vec<f64>,
     pub qvel: Vec<f64>,
     pub qfrc_cmd: Vec<f64>,
@@ -503,6 +539,11 @@ pub struct Data {
     pub robots: Vec<RobotData>,
     /// Contact memory of each broad-phase pair, sorted by (geom_a, geom_b).
     pub pairs: Vec<PairState>,
+    /// The resting pairs' kept friction blocks ([`RestBlock`]), each named by
+    /// its pair's [`PairState::rest_block`]; free slots are reused (first free
+    /// first). Empty unless the penalty stepper keeps blocks (`[penalty]
+    /// rest_tol`).
+    pub rest_blocks: Vec<RestBlock>,
     /// Contacts found at the start of the last step.
     pub contacts: ContactSet,
     /// For each manifold in `contacts`, the index of its pair in `pairs`.
@@ -539,6 +580,7 @@ impl Data {
             // Caches sized from the model (a settling scene does not grow them in
             // its first ticks; beyond these sizes they grow by doubling).
             pairs: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),
+            rest_blocks: Vec::new(),
             contacts: ContactSet::with_capacity(
                 MANIFOLDS_PER_GEOM * model.ngeom(),
                 POINTS_PER_GEOM * model.ngeom(),
@@ -601,6 +643,7 @@ impl Data {
         self.rebuild_awake();
         self.edited();
         self.pairs.clear();
+        self.rest_blocks.clear();
         self.contacts.clear();
         self.contact_pair.clear();
         self.contact_force.clear();
@@ -739,6 +782,7 @@ impl Data {
             xfrc: self.xfrc.clone(),
             frozen: self.frozen.clone(),
             pairs: self.pairs.clone(),
+            rest_blocks: self.rest_blocks.clone(),
             qpos: self.qpos.clone(),
             qvel: self.qvel.clone(),
             qfrc_cmd: self.qfrc_cmd.clone(),
@@ -793,6 +837,8 @@ impl Data {
         }
         self.pairs.clear();
         self.pairs.extend_from_slice(&s.pairs);
+        self.rest_blocks.clear();
+        self.rest_blocks.extend_from_slice(&s.rest_blocks);
         self.contacts.clear();
         self.contact_pair.clear();
         true

@@ -79,11 +79,12 @@ fn snapshot_restore_is_bitwise() {
     }
 }
 
-/// With the rest memo and the kept normal rows on (`[penalty] rest_tol`), on
-/// grid_100 at rest (manifolds served and rows kept: state in `PairState`), a
-/// snapshot restores bit for bit — through `Data::snapshot` and through the
-/// runtime's `Saved::fill_from` (what a lockstep client's save/restore uses),
-/// into the same world and into a fresh one, whose pipeline never saw it.
+/// With the rest memo, the kept normal rows and the kept linear-anchor blocks
+/// on (`[penalty] rest_tol`), on grid_100 at rest (manifolds served, rows and
+/// blocks kept: state in `PairState` and `Data::rest_blocks`), a snapshot
+/// restores bit for bit — through `Data::snapshot` and through the runtime's
+/// `Saved::fill_from` (what a lockstep client's save/restore uses), into the
+/// same world and into a fresh one, whose pipeline never saw it.
 #[test]
 fn snapshot_restore_is_bitwise_with_rest_rows() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -106,6 +107,10 @@ fn snapshot_restore_is_bitwise_with_rest_rows() {
     let snap = world.data.snapshot();
     let kept = snap.pairs.iter().filter(|p| p.rest_rows.is_some()).count();
     assert!(kept >= 50, "{kept} pairs hold rows at the snapshot");
+    let blocks = (snap.rest_blocks.iter())
+        .filter(|b| b.geoms != rtphys::data::RestBlock::FREE)
+        .count();
+    assert!(blocks >= 50, "{blocks} kept blocks at the snapshot");
     assert!(saved.snap == snap, "Saved and Data::snapshot differ");
     let mut first = Vec::new();
     for _ in 0..300 {

@@ -38,7 +38,7 @@
 
 use super::{PairContext, PointForce};
 use crate::collision::ContactPoint;
-use crate::data::{PairState, StickAnchor};
+use crate::data::{PairState, StickAnchor, REST_BLOCK_WORDS};
 use crate::math::{tangent_basis, Mat3, Quat, Vec3};
 use crate::model::FrictionParams;
 
@@ -237,6 +237,15 @@ pub struct BankInputs {
     pub motion: (f64, f64),
 }
 
+impl BankInputs {
+    /// Nothing to bank (a block's inputs before its caller sets them).
+    pub const NONE: BankInputs = BankInputs {
+        cone: (0.0, 0.0, 0.0),
+        cap: 0.0,
+        motion: (0.0, 0.0),
+    };
+}
+
 /// One sticking pair of the coupled anchor solve ([`LinearSticks`]): the
 /// backward-Euler block of the anchor's spring–dampers at its centroid c — the two
 /// tangential ones of [`linear_stick`] and the torsional one about the normal —
@@ -354,11 +363,7 @@ impl LinearBlock {
         blocks.push(LinearBlock {
             bodies: [0, 0],
             tag: [0, 0],
-            bank: BankInputs {
-                cone: (0.0, 0.0, 0.0),
-                cap: 0.0,
-                motion: (0.0, 0.0),
-            },
+            bank: BankInputs::NONE,
             inv_mass: ctx.inv_mass,
             inv_inertia_w: ctx.inv_inertia_w,
             n: ctx.normal,
@@ -489,10 +494,7 @@ impl LinearBlock {
     /// the load) kept. The solve starts from zero as a fresh block does.
     pub fn refresh(&mut self, ctx: &PairContext, anchor: &StickAnchor, h: f64) {
         let rot = anchor_rotation(ctx, anchor);
-        let slip = match &self.tilt {
-            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip_of(ctx, &rot, &self.c, tl),
-            None => anchor_slip(ctx, anchor),
-        };
+        let slip = held_slip(ctx, anchor, &rot, &self.c, self.tilt.as_ref());
         let kd = slip * -self.gains.0;
         self.kd = [kd.dot(&self.t[0]), kd.dot(&self.t[1])];
         if let Some((_, _, twist)) = self.twist.as_mut() {
@@ -514,11 +516,136 @@ impl LinearBlock {
             self.load.dot(&self.t[0]) - self.kd[0],
             self.load.dot(&self.t[1]) - self.kd[1],
         ];
-        let inside = held[0].hypot(held[1]) <= self.limit;
-        let twist = self
-            .twist
-            .is_none_or(|(kt, _, tw)| kt * tw.abs() <= self.limit * self.lever);
-        inside && twist
+        let twist = self.twist.map_or(0.0, |(kt, _, tw)| kt * tw.abs());
+        let (over_force, over_twist) =
+            over_cone(held[0].hypot(held[1]), twist, (self.limit, self.lever));
+        !(over_force || over_twist)
+    }
+
+    /// The block as the words of a kept block (`data::RestBlock::words`):
+    /// everything but what [`LinearBlock::refresh`] sets anew (δ, θ_n, the
+    /// rates, the force, the torque, the event count) and the caller's tags.
+    /// [`LinearBlock::load`] reads them back bit for bit.
+    pub fn save(&self, words: &mut [f64; REST_BLOCK_WORDS]) {
+        let (mut blk, mut i) = (*self, 0);
+        blk.words(|v| {
+            if let Some(w) = words.get_mut(i..i + v.len()) {
+                w.copy_from_slice(v);
+            }
+            i += v.len();
+        });
+        debug_assert!(i <= REST_BLOCK_WORDS, "{i} words");
+    }
+
+    /// Pushes the block saved as `words` ([`LinearBlock::save`]) onto `blocks`;
+    /// its δ, θ_n, rates, force and tags are for the caller to set
+    /// ([`LinearBlock::refresh`]).
+    pub fn load<'b>(
+        blocks: &'b mut Vec<LinearBlock>,
+        words: &[f64; REST_BLOCK_WORDS],
+    ) -> Option<&'b mut LinearBlock> {
+        let zero3 = Vec3::zeros();
+        blocks.push(LinearBlock {
+            bodies: [0, 0],
+            tag: [0, 0],
+            bank: BankInputs::NONE,
+            inv_mass: [0.0; 2],
+            inv_inertia_w: [Mat3::zeros(); 2],
+            n: zero3,
+            c: zero3,
+            r: [zero3; 2],
+            t: [zero3; 2],
+            tilt: None,
+            rhs: [0.0; 3],
+            d: [0.0; 3],
+            inv: Mat3::zeros(),
+            kd: [0.0; 2],
+            y: [0.0; 3],
+            gains: (0.0, 0.0),
+            twist: None,
+            w_pp: Mat3::zeros(),
+            load: zero3,
+            limit: 0.0,
+            lever: 0.0,
+            f: zero3,
+            tau: 0.0,
+            last: 0,
+        });
+        let (blk, mut i) = (blocks.last_mut()?, 0);
+        blk.words(|v| {
+            if let Some(w) = words.get(i..i + v.len()) {
+                v.copy_from_slice(w);
+            }
+            i += v.len();
+        });
+        Some(blk)
+    }
+
+    /// The one layout of [`LinearBlock::save`] and [`LinearBlock::load`]:
+    /// `io` given each group of kept fields in turn (the next words written
+    /// from it or read into it; one monomorphic pass each way).
+    #[inline(always)]
+    fn words(&mut self, mut io: impl FnMut(&mut [f64])) {
+        let (bank, tilt, twist) = (self.bank, self.tilt.as_ref(), self.twist);
+        let mut head = [
+            self.bodies[0] as f64,
+            self.bodies[1] as f64,
+            bank.cone.0,
+            bank.cone.1,
+            bank.cone.2,
+            bank.cap,
+            bank.motion.0,
+            bank.motion.1,
+            self.inv_mass[0],
+            self.inv_mass[1],
+            self.gains.0,
+            self.gains.1,
+            self.limit,
+            self.lever,
+            f64::from(u8::from(tilt.is_some())),
+            f64::from(u8::from(twist.is_some())),
+        ];
+        // A held tilt's axes, pivot and Σf, and the torsional gains and twist
+        // (k_t, b_t, θ_n), zero where there is none.
+        let mut tl = [0.0; 13];
+        if let Some(t) = tilt {
+            tl[..9].copy_from_slice(t.axes.as_slice());
+            tl[9..12].copy_from_slice(t.pivot.as_slice());
+            tl[12] = t.fsum;
+        }
+        let mut tw = twist.map_or([0.0; 3], |(kt, bt, th)| [kt, bt, th]);
+        io(&mut head);
+        io(&mut tl);
+        io(&mut tw);
+        for m in &mut self.inv_inertia_w {
+            io(m.as_mut_slice());
+        }
+        for v in [&mut self.n, &mut self.c, &mut self.load] {
+            io(v.as_mut_slice());
+        }
+        for v in self.r.iter_mut().chain(self.t.iter_mut()) {
+            io(v.as_mut_slice());
+        }
+        io(&mut self.rhs);
+        io(&mut self.d);
+        io(self.inv.as_mut_slice());
+        io(self.w_pp.as_mut_slice());
+        let h = head;
+        self.bodies = [h[0] as usize, h[1] as usize];
+        self.bank = BankInputs {
+            cone: (h[2], h[3], h[4]),
+            cap: h[5],
+            motion: (h[6], h[7]),
+        };
+        self.inv_mass = [h[8], h[9]];
+        self.gains = (h[10], h[11]);
+        (self.limit, self.lever) = (h[12], h[13]);
+        self.tilt = (h[14] != 0.0).then(|| Tilt {
+            axes: Mat3::from_column_slice(&tl[..9]),
+            pivot: Vec3::new(tl[9], tl[10], tl[11]),
+            fsum: tl[12],
+        });
+        self.twist = (h[15] != 0.0).then_some((tw[0], tw[1], tw[2]));
     }
 
     /// The torques about the centres of mass of a and b of the tangential force
@@ -1274,6 +1401,32 @@ fn anchor_slip(ctx: &PairContext, anchor: &StickAnchor) -> Vec3 {
     tangential(&ctx.normal, pa - pb)
 }
 
+/// The anchor's stretch δ that its spring holds: [`anchor_slip`] less the held
+/// tilt's part ([`tilt_slip_of`] of the relative rotation `rot` =
+/// [`anchor_rotation`] about centroid `c`) where the contact holds a tilt.
+#[inline]
+fn held_slip(
+    ctx: &PairContext,
+    anchor: &StickAnchor,
+    rot: &Vec3,
+    c: &Vec3,
+    tilt: Option<&Tilt>,
+) -> Vec3 {
+    match tilt {
+        Some(tl) => anchor_slip(ctx, anchor) - tilt_slip_of(ctx, rot, c, tl),
+        None => anchor_slip(ctx, anchor),
+    }
+}
+
+/// The anchor's cone test: whether the held tangential force `held` =
+/// ‖L_t + k δ‖ exceeds the cone `limit`, and whether the torsional spring's
+/// torque `twist` = k_t |θ_n| exceeds limit r (`lever` r): the anchor sticks
+/// while neither does ([`update_state_at`], [`LinearBlock::kept_holds`]).
+#[inline]
+fn over_cone(held: f64, twist: f64, (limit, lever): (f64, f64)) -> (bool, bool) {
+    (held > limit, twist > limit * lever)
+}
+
 /// The elastic tilt of a contact: the relative rotations about tangent axes that
 /// its normal springs hold, and the point they turn about.
 ///
@@ -1727,10 +1880,7 @@ impl StickTerms {
         // The relative rotation since the anchor was set, once for the tilt's
         // slip and the twist (the same value either would compute).
         let rot = anchor_rotation(ctx, anchor);
-        let slip = match &tilt {
-            Some(tl) => anchor_slip(ctx, anchor) - tilt_slip_of(ctx, &rot, c, tl),
-            None => anchor_slip(ctx, anchor),
-        };
+        let slip = held_slip(ctx, anchor, &rot, c, tilt.as_ref());
         StickTerms {
             load: tangential(&ctx.normal, ctx.weight),
             k,
@@ -1817,8 +1967,7 @@ pub fn update_state_at(
             let (k, kt) = (terms.k, terms.kt);
             let (delta, twist) = (terms.slip, terms.twist);
             let held = terms.load + delta * k;
-            let over_force = held.norm() > limit;
-            let over_twist = kt * twist.abs() > limit * r;
+            let (over_force, over_twist) = over_cone(held.norm(), kt * twist.abs(), (limit, r));
             if !(over_force || over_twist) {
                 recentre(ctx, &c, delta, twist, anchor);
                 return Some(terms);
@@ -2124,11 +2273,7 @@ mod tests {
         let mut blk = LinearBlock {
             bodies,
             tag: [0, 0],
-            bank: BankInputs {
-                cone: (0.0, 0.0, 0.0),
-                cap: 0.0,
-                motion: (0.0, 0.0),
-            },
+            bank: BankInputs::NONE,
             inv_mass: im,
             inv_inertia_w: [Mat3::identity() * ii[0], Mat3::identity() * ii[1]],
             n,
@@ -2158,6 +2303,65 @@ mod tests {
         blk.w_pp = blk.response_matrix();
         blk.time(h);
         blk
+    }
+
+    /// A kept block's words (`data::RestBlock::words`) give back the block
+    /// bit for bit (`LinearBlock::save`, `load`): every field but those
+    /// `refresh` sets anew (δ, θ_n's rates, the force, the torque, the event
+    /// count) and the caller's tags — with and without a held tilt and a
+    /// solved torque, all within `REST_BLOCK_WORDS` (a layout that outgrew
+    /// them would lose its last fields silently in a release build).
+    #[test]
+    fn saved_block_loads_bit_for_bit() {
+        for (tilt, twist) in [(true, true), (false, false), (true, false)] {
+            let mut blk = block(
+                ([3, 7], [0.5, 0.25], [2.0, 3.0]),
+                (
+                    Vec3::new(0.1, -0.2, 1.0),
+                    Vec3::new(0.3, 0.1, 0.02),
+                    Vec3::new(0.35, 0.05, 0.1),
+                    Vec3::new(0.2, 0.2, -0.4),
+                ),
+                (Vec3::new(1e-7, -2e-7, 0.0), [1e-3, -2e-3, 5e-4], tilt),
+                1e-3,
+            );
+            if !twist {
+                blk.twist = None;
+            }
+            blk.bank = BankInputs {
+                cone: (0.4, 9.81, 2.5),
+                cap: 1e-3,
+                motion: (-1e-9, 3e-9),
+            };
+            blk.load = Vec3::new(0.7, -0.1, 1e-17);
+            let mut words = [f64::NAN; REST_BLOCK_WORDS];
+            blk.save(&mut words);
+            let mut blocks = Vec::new();
+            let loaded = *LinearBlock::load(&mut blocks, &words).expect("pushed");
+            // What `refresh` and the caller set anew, as `load` leaves it: zero.
+            let expect = LinearBlock {
+                tag: [0, 0],
+                kd: [0.0; 2],
+                y: [0.0; 3],
+                f: Vec3::zeros(),
+                tau: 0.0,
+                last: 0,
+                ..blk
+            };
+            assert_eq!(
+                format!("{expect:?}"),
+                format!("{loaded:?}"),
+                "tilt {tilt}, twist {twist}"
+            );
+            // `{:?}` prints each f64 to its shortest round trip: equal strings
+            // are equal bits, but for the sign of a zero — compared apart.
+            let bits = |b: &LinearBlock| {
+                let mut w = [0.0; REST_BLOCK_WORDS];
+                b.save(&mut w);
+                w.map(f64::to_bits)
+            };
+            assert_eq!(bits(&blk), bits(&loaded));
+        }
     }
 
     /// The cold solve's sweeps move the bodies by one response of x − x_old per

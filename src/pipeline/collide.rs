@@ -75,13 +75,11 @@ pub struct NarrowMemo {
     /// rows (`PairState::rest_rows`): the memo alone (a test switch; false by
     /// default).
     pub rows_off: bool,
-    /// With the memo and the rows on, the penalty stepper also keeps a resting
-    /// pair's linear-anchor block (`penalty_implicit::KeptBlock`). A
-    /// measurement switch, false by default and not set by the key: the kept
-    /// block is working memory, not state, so a world restored into a fresh
-    /// pipeline builds it anew and parts from the original at round-off
-    /// (docs/BENCHMARKS.md, scale17).
-    pub blocks: bool,
+    /// With the memo and the rows on, the penalty stepper keeps no resting
+    /// pair's linear-anchor block (`Data::rest_blocks`, kept in the state
+    /// with the rows under the key): the rows alone (a test switch; false by
+    /// default).
+    pub blocks_off: bool,
     /// The rest tolerance, m: how far (|Δx| + R |Δθ|, R the geom's bounding
     /// radius) each geom of a pair may be from the poses its kept manifold was
     /// found at; 0: bit for bit. Set by the stepper (0 until it does).
@@ -1571,7 +1569,7 @@ mod tests {
     }
 
     /// [`run`], with the resting pairs' linear-anchor blocks kept or not
-    /// (`NarrowMemo::blocks`).
+    /// (`NarrowMemo::blocks_off`).
     fn run_with(memo: bool, rows: bool, blocks: bool, steps: usize) -> Run {
         let model =
             load_scene_str(&grid_scene(), "grid", std::path::Path::new(".")).expect("scene");
@@ -1579,7 +1577,7 @@ mod tests {
         let mut pipe = Pipeline::new(&model);
         pipe.collide.memo.off = !memo;
         pipe.collide.memo.rows_off = !rows;
-        pipe.collide.memo.blocks = blocks;
+        pipe.collide.memo.blocks_off = !blocks;
         let mut r = Run {
             states: Vec::new(),
             wrench: Vec::new(),
@@ -1599,13 +1597,19 @@ mod tests {
                 .push((pipe.collide.memo.reused, data.contacts.manifolds.len()));
             r.rows
                 .push((kept_rows(&before, &data), data.contacts.manifolds.len()));
-            let kept = match &pipe.method {
-                super::super::MethodWorkspace::Penalty(ws) => ws.kept_blocks(),
-                _ => 0,
-            };
-            r.blocks.push((kept, data.contacts.manifolds.len()));
+            r.blocks
+                .push((kept_blocks(&pipe), data.contacts.manifolds.len()));
         }
         r
+    }
+
+    /// The linear-anchor blocks the penalty stepper served from the state at
+    /// its last step (`Data::rest_blocks`).
+    fn kept_blocks(pipe: &Pipeline) -> usize {
+        match &pipe.method {
+            super::super::MethodWorkspace::Penalty(ws) => ws.kept_blocks(),
+            _ => 0,
+        }
     }
 
     /// The pairs of `data` whose normal rows are the ones they held before
@@ -1700,8 +1704,8 @@ mod tests {
         within_bounds("rows", &rows, &rows.rows, (&memo, &neither));
     }
 
-    /// The resting pairs' linear-anchor blocks kept (`penalty_implicit::
-    /// KeptBlock`, `NarrowMemo::blocks`, under `REST_TOL` = 1e-12 with the
+    /// The resting pairs' linear-anchor blocks kept (`Data::rest_blocks`,
+    /// `NarrowMemo::blocks_off` false, under `REST_TOL` = 1e-12 with the
     /// candidates kept) against the candidates alone and against neither memo
     /// nor rows, over the same scenario (a grid at rest, (a) a client's 0.5 N
     /// sideways for 0.1 s, (b) a box dropped on another from 5 cm; 2 s):
@@ -1780,7 +1784,8 @@ mod tests {
     }
 
     /// A snapshot taken while the memo serves the grid (and the resting pairs
-    /// keep their normal rows) restores bit for bit:
+    /// keep their normal rows and their linear-anchor blocks, `Data::
+    /// rest_blocks`) restores bit for bit:
     /// into the same world and pipeline, into a fresh world and pipeline, and
     /// into a pipeline that stepped another world meanwhile (its memo is that
     /// world's): the step's manifolds follow from the state (`rest_poses`).
@@ -1798,7 +1803,7 @@ mod tests {
         let snap = data.snapshot();
         let mut first = Vec::new();
         let mut reused = 0;
-        let mut kept = 0;
+        let (mut kept, mut blocks) = (0, 0);
         for k in 550..1300 {
             inputs(&model, &mut data, k);
             let before = data.pairs.clone();
@@ -1806,10 +1811,11 @@ mod tests {
             first.push(bits(&data));
             reused += pipe.collide.memo.reused;
             kept += kept_rows(&before, &data);
+            blocks += kept_blocks(&pipe);
         }
         assert!(
-            reused > 0 && kept > 0,
-            "{reused} manifolds served, {kept} rows kept"
+            reused > 0 && kept > 0 && blocks > 0,
+            "{reused} manifolds served, {kept} rows kept, {blocks} blocks served"
         );
         assert!(data.restore(&snap));
         for (i, k) in (550..1300).enumerate() {

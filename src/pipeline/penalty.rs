@@ -5,7 +5,7 @@
 use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts};
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
-use super::penalty_implicit::{ImplicitContact, KeptBlock, Row, StickGroup};
+use super::penalty_implicit::{ImplicitContact, Row, StickGroup};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
 use crate::collision::ContactSet;
@@ -17,7 +17,8 @@ use crate::contact::{
     model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch, SupportLoads,
 };
 use crate::data::{
-    BodyState, ContactPhase, Data, PairState, RestRows, Stage, StepStats, REST_ROW_POINTS,
+    BodyState, ContactPhase, Data, PairState, RestBlock, RestRows, Stage, StepStats, NO_REST_BLOCK,
+    REST_BLOCK_WORDS, REST_ROW_POINTS,
 };
 use crate::kinematics::link_states;
 use crate::math::{Vec3, Wrench};
@@ -70,8 +71,8 @@ pub struct PenaltyWorkspace {
 }
 
 impl PenaltyWorkspace {
-    /// The resting pairs' linear-anchor blocks kept at the last step
-    /// ([`KeptBlock`], `collide::NarrowMemo::blocks`).
+    /// The resting pairs' linear-anchor blocks served from the state at the
+    /// last step (`Data::rest_blocks`, [`kept_block`]).
     pub fn kept_blocks(&self) -> usize {
         self.implicit.kept_served
     }
@@ -129,8 +130,9 @@ struct ForceCtx<'a> {
     /// model's candidates (`PairState::rest_rows`, [`rest_rows_hold`]), m —
     /// the memo's; 0: they are selected every step.
     rest_tol: f64,
-    /// A resting sticking pair keeps its linear anchor's block
-    /// ([`KeptBlock`]; `collide::NarrowMemo::blocks`, with `rest_tol` > 0).
+    /// A resting sticking pair keeps its linear anchor's block in the state
+    /// (`Data::rest_blocks`, [`kept_block`]): with `rest_tol` > 0 unless a
+    /// test turned it off (`collide::NarrowMemo::blocks_off`).
     keep_blocks: bool,
 }
 
@@ -508,6 +510,7 @@ impl Stepper for PenaltyStepper<'_> {
             xfrc,
             frozen,
             pairs,
+            rest_blocks,
             contacts,
             contact_pair,
             contact_wrench,
@@ -590,7 +593,7 @@ impl Stepper for PenaltyStepper<'_> {
             loads,
             implicit: semi_implicit,
             rest_tol,
-            keep_blocks: rest_tol > 0.0 && col.memo.blocks,
+            keep_blocks: rest_tol > 0.0 && !col.memo.blocks_off,
         };
         let mut mb = ModelBufs {
             sel: &mut *sel,
@@ -643,7 +646,7 @@ impl Stepper for PenaltyStepper<'_> {
                 loads,
                 implicit: semi_implicit,
                 rest_tol,
-                keep_blocks: rest_tol > 0.0 && col.memo.blocks,
+                keep_blocks: rest_tol > 0.0 && !col.memo.blocks_off,
             };
             let mut mb = ModelBufs {
                 sel: &mut *sel,
@@ -674,7 +677,7 @@ impl Stepper for PenaltyStepper<'_> {
                     &cx,
                     st,
                     (set, set_pair),
-                    pairs,
+                    (&mut *pairs, &mut *rest_blocks),
                     (&mut *implicit, &mut *point_forces),
                     (contact_wrench, contact_force, k_explicit),
                     (weights, &dynamic, &*k),
@@ -696,7 +699,7 @@ impl Stepper for PenaltyStepper<'_> {
                             &cx,
                             st,
                             (set, set_pair),
-                            pairs,
+                            (&mut *pairs, &mut *rest_blocks),
                             (&mut *implicit, &mut *point_forces),
                             (contact_wrench, contact_force, k_explicit),
                             (weights, &dynamic, &*k_free),
@@ -994,7 +997,7 @@ fn implicit_friction(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
     (set, set_pair): (&ContactSet, &[usize]),
-    pairs: &mut [PairState],
+    (pairs, kept): (&mut [PairState], &mut Vec<RestBlock>),
     (implicit, pf): (&mut ImplicitContact, &mut Vec<PointForce>),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
     (support, dynamic, free): (&SupportLoads, &dyn Fn(usize) -> bool, &[Deriv]),
@@ -1044,8 +1047,16 @@ fn implicit_friction(
     let late_on = split_on && p.friction.late_pairs;
     implicit.late.clear();
     implicit.kept_served = 0;
-    if cx.keep_blocks && implicit.kept.len() < pairs.len() {
-        implicit.kept.resize(pairs.len(), None);
+    if cx.keep_blocks {
+        // Sized as the step's other per-manifold buffers (by the contact set's
+        // capacity): a slot per manifold.
+        if kept.capacity() < nm {
+            kept.reserve(nm - kept.len());
+        }
+        if implicit.kept_live.capacity() < nm {
+            implicit.kept_live.reserve(nm - implicit.kept_live.len());
+        }
+        free_unheld_blocks(set_pair, pairs, kept, implicit);
     }
     if implicit.late.capacity() < nm {
         implicit.late.reserve(nm - implicit.late.len());
@@ -1105,7 +1116,7 @@ fn implicit_friction(
             cx,
             (set, mi, pi, (start, end)),
             (&mut pc.0, pc.1, pc.2, pc.3),
-            pairs,
+            (&mut *pairs, &mut *kept),
             (&mut *implicit, &*pf),
             (&mut *wrench, &mut *manifold_force, &mut *k),
             (state, support, dynamic),
@@ -1140,7 +1151,7 @@ fn late_friction(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
     (set, set_pair): (&ContactSet, &[usize]),
-    pairs: &mut [PairState],
+    (pairs, kept): (&mut [PairState], &mut Vec<RestBlock>),
     (implicit, pf): (&mut ImplicitContact, &mut Vec<PointForce>),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
     (support, dynamic, free): (&SupportLoads, &dyn Fn(usize) -> bool, &[Deriv]),
@@ -1187,7 +1198,7 @@ fn late_friction(
             cx,
             (set, mi, pi, (start, end)),
             (&mut pc.0, pc.1, pc.2, pc.3),
-            pairs,
+            (&mut *pairs, &mut *kept),
             (&mut *implicit, &*pf),
             (&mut *wrench, &mut *manifold_force, &mut *k),
             (state, support, dynamic),
@@ -1211,7 +1222,7 @@ fn pair_friction(
     cx: &ForceCtx<'_>,
     (set, mi, pi, (start, end)): (&ContactSet, usize, usize, (usize, usize)),
     (ctx, ba, bb, mat): (&mut PairContext<'_>, usize, usize, Material),
-    pairs: &mut [PairState],
+    (pairs, kept): (&mut [PairState], &mut Vec<RestBlock>),
     (implicit, pf): (&mut ImplicitContact, &[PointForce]),
     (wrench, manifold_force, k): (&mut [Wrench], &mut [Vec3], &mut [Deriv]),
     (state, support, dynamic): (&[BodyState], &SupportLoads, &dyn Fn(usize) -> bool),
@@ -1232,13 +1243,11 @@ fn pair_friction(
     // A resting pair's block kept from an earlier step (`KeptBlock`), else
     // none until this step's is built.
     if cx.keep_blocks {
-        let kept = (mi, pi, (start, end));
-        if kept_block(cx, kept, ctx, (mat, mode), pairs, implicit) {
+        let at = (mi, pi, (start, end));
+        if kept_block(cx, at, ctx, (mat, mode), (pairs, kept), implicit) {
             return false;
         }
-        if let Some(slot) = implicit.kept.get_mut(pi) {
-            *slot = None;
-        }
+        drop_block(&mut pairs[pi], kept);
     }
     let mut any = false;
     // The weight the contact carries: the sticking cone is taken on
@@ -1318,16 +1327,9 @@ fn pair_friction(
         blk.bodies = [ba, bb];
         blk.tag = [mi, pi];
         if cx.keep_blocks {
-            let rows = &implicit.rows;
-            keep_block(
-                cx,
-                (pi, (start, end)),
-                (mat, mode),
-                pairs,
-                rows,
-                blk,
-                &mut implicit.kept,
-            );
+            let rows = &implicit.rows[start..end];
+            let cursor = &mut implicit.kept_cursor;
+            keep_block(cx, (pi, rows), (mat, mode), (pairs, kept), blk, cursor);
         }
         // Rolling resistance held by its angular anchor, solved with them
         // (`friction::RollBlock`).
@@ -1428,17 +1430,19 @@ fn kept_force_tol(cx: &ForceCtx<'_>, ctx: &PairContext<'_>) -> f64 {
     cx.rest_tol * cx.p.kp.value(ctx.m_pair)
 }
 
-/// A kept block served (`KeptBlock`), pushed for the coupled solve: the pair
-/// keepable, its manifold found at the same rest poses, the same rows, each
-/// f_end within [`kept_force_tol`] of the build's, and its anchor inside its
-/// cone at this state (`LinearBlock::kept_holds`). The anchor is not
-/// recentred (its stretch is read from it at the present poses).
+/// A kept block served (`Data::rest_blocks`), pushed for the coupled solve:
+/// the pair keepable, its slot naming it, its manifold found at the same rest
+/// poses, the same rows, each f_end within [`kept_force_tol`] of the build's,
+/// and its anchor inside its cone at this state (`LinearBlock::kept_holds`).
+/// The anchor is not recentred (its stretch is read from it at the present
+/// poses). The block is read from the state's words (`LinearBlock::load`), so a
+/// restored world, in any pipeline, serves what the original did.
 fn kept_block(
     cx: &ForceCtx<'_>,
     (mi, pi, (start, end)): (usize, usize, (usize, usize)),
     ctx: &PairContext<'_>,
     (mat, mode): (Material, StickMode),
-    pairs: &[PairState],
+    (pairs, kept): (&[PairState], &[RestBlock]),
     implicit: &mut ImplicitContact,
 ) -> bool {
     let pair = &pairs[pi];
@@ -1449,11 +1453,11 @@ fn kept_block(
     let (Some(anchor), Some(rp)) = (pair.anchor.as_ref(), pair.rest_poses.as_ref()) else {
         return false;
     };
-    let Some(Some(kb)) = implicit.kept.get(pi) else {
+    let Some(kb) = kept.get(pair.rest_block as usize) else {
         return false;
     };
     let tol = kept_force_tol(cx, ctx);
-    let same = kb.geoms == (pair.geom_a, pair.geom_b)
+    let same = kb.geoms == [pair.geom_a, pair.geom_b]
         && kb.rows as usize == rows.len()
         && kb.rest_poses == *rp
         && rows.iter().enumerate().all(|(k, r)| {
@@ -1465,8 +1469,7 @@ fn kept_block(
         return false;
     }
     let blocks = &mut implicit.linear.blocks;
-    blocks.push(kb.block);
-    let Some(blk) = blocks.last_mut() else {
+    let Some(blk) = friction::LinearBlock::load(blocks, &kb.words) else {
         return false;
     };
     blk.refresh(ctx, anchor, ctx.h);
@@ -1479,40 +1482,106 @@ fn kept_block(
     true
 }
 
-/// Keeps a block just built (`KeptBlock`) where the pair may keep it.
+/// Frees the pair's kept block's slot, if it holds one.
+fn drop_block(pair: &mut PairState, kept: &mut [RestBlock]) {
+    if let Some(kb) = kept.get_mut(pair.rest_block as usize) {
+        if kb.geoms == [pair.geom_a, pair.geom_b] {
+            kb.geoms = RestBlock::FREE;
+        }
+    }
+    pair.rest_block = NO_REST_BLOCK;
+}
+
+/// Keeps a block just built (`Data::rest_blocks`) where the pair may keep it:
+/// in the first free slot from `cursor` (reset each step by
+/// [`free_unheld_blocks`]; the pairs are visited in the step's order, so the
+/// slots are a function of the state), else a new one.
 fn keep_block(
     cx: &ForceCtx<'_>,
-    (pi, (start, end)): (usize, (usize, usize)),
+    (pi, rows): (usize, &[Row]),
     (mat, mode): (Material, StickMode),
-    pairs: &[PairState],
-    rows: &[Row],
+    (pairs, kept): (&mut [PairState], &mut Vec<RestBlock>),
     blk: &friction::LinearBlock,
-    kept: &mut [Option<KeptBlock>],
+    cursor: &mut usize,
 ) {
-    let pair = &pairs[pi];
-    let rows = &rows[start..end];
+    let pair = &mut pairs[pi];
     let Some(rp) = pair
         .rest_poses
         .filter(|_| block_keepable(cx, (mat, mode), pair, rows.len()))
     else {
         return;
     };
-    let Some(slot) = kept.get_mut(pi) else {
-        return;
-    };
-    let mut kb = KeptBlock {
-        geoms: (pair.geom_a, pair.geom_b),
+    let mut kb = RestBlock {
+        geoms: [pair.geom_a, pair.geom_b],
         rest_poses: rp,
         rows: rows.len() as u8,
         point: [0; REST_ROW_POINTS],
         f_end: [0.0; REST_ROW_POINTS],
-        block: *blk,
+        words: [0.0; REST_BLOCK_WORDS],
     };
     for (k, r) in rows.iter().enumerate() {
         kb.point[k] = r.point;
         kb.f_end[k] = r.f_end;
     }
-    *slot = Some(kb);
+    blk.save(&mut kb.words);
+    while *cursor < kept.len() && kept[*cursor].geoms != RestBlock::FREE {
+        *cursor += 1;
+    }
+    match kept.get_mut(*cursor) {
+        Some(slot) => *slot = kb,
+        None => kept.push(kb),
+    }
+    pair.rest_block = *cursor as u32;
+    *cursor += 1;
+}
+
+/// The step's sweep of the kept blocks (`Data::rest_blocks`): only the pairs
+/// with a manifold this step (`set_pair`) hold theirs (at most one slot per
+/// manifold: the table stays within the contact set's capacity); every other
+/// slot is freed and a pair naming a freed slot, or one that does not name
+/// it, holds none; the free slots at the end are dropped, and new blocks are
+/// kept from the first free slot on.
+fn free_unheld_blocks(
+    set_pair: &[usize],
+    pairs: &mut [PairState],
+    kept: &mut Vec<RestBlock>,
+    implicit: &mut ImplicitContact,
+) {
+    implicit.kept_cursor = 0;
+    if kept.is_empty() {
+        return;
+    }
+    let live = &mut implicit.kept_live;
+    live.clear();
+    live.resize(kept.len(), false);
+    for &pi in set_pair {
+        let Some(pair) = pairs.get(pi) else {
+            continue;
+        };
+        let i = pair.rest_block as usize;
+        if kept
+            .get(i)
+            .is_some_and(|kb| kb.geoms == [pair.geom_a, pair.geom_b])
+        {
+            live[i] = true;
+        }
+    }
+    for (kb, &held) in kept.iter_mut().zip(live.iter()) {
+        if !held {
+            kb.geoms = RestBlock::FREE;
+        }
+    }
+    for pair in pairs.iter_mut() {
+        let i = pair.rest_block as usize;
+        let holds =
+            live.get(i).copied().unwrap_or(false) && kept[i].geoms == [pair.geom_a, pair.geom_b];
+        if pair.rest_block != NO_REST_BLOCK && !holds {
+            pair.rest_block = NO_REST_BLOCK;
+        }
+    }
+    while kept.last().is_some_and(|kb| kb.geoms == RestBlock::FREE) {
+        kept.pop();
+    }
 }
 
 /// Adds `s` times the linear anchors' wrenches (blocks and rolling anchors) to

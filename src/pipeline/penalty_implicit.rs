@@ -236,20 +236,6 @@ pub enum LinearSolver {
     Block,
 }
 
-/// A resting pair's linear-anchor block kept from the step it was built
-/// (`penalty::pair_friction` under `[penalty] rest_tol`): the block, and the
-/// inputs its kept part was built from — the pair (its geoms), the rest poses
-/// of its manifold, and its rows' points and end-of-step normal forces f_end.
-#[derive(Clone, Copy, Debug)]
-pub struct KeptBlock {
-    pub geoms: (u32, u32),
-    pub rest_poses: [crate::math::Pose; 2],
-    pub rows: u8,
-    pub point: [u32; crate::data::REST_ROW_POINTS],
-    pub f_end: [f64; crate::data::REST_ROW_POINTS],
-    pub block: crate::contact::friction::LinearBlock,
-}
-
 /// Buffers and statistics of the implicit solve.
 #[derive(Clone, Debug, Default)]
 pub struct ImplicitContact {
@@ -272,11 +258,14 @@ pub struct ImplicitContact {
     /// (they got their friction then).
     pub late: Vec<[u32; 3]>,
     pub late_pairs: usize,
-    /// Per pair (the state's index): its linear anchor's block kept from an
-    /// earlier step under `[penalty] rest_tol` ([`KeptBlock`]).
-    pub kept: Vec<Option<KeptBlock>>,
-    /// The blocks served from `kept` at the last step.
+    /// The blocks served from the state's kept blocks (`Data::rest_blocks`,
+    /// `[penalty] rest_tol`) at the last step.
     pub kept_served: usize,
+    /// Per slot of `Data::rest_blocks`: whether a pair names it (the step's
+    /// sweep of the slots no pair holds), and the first slot a new kept
+    /// block may take this step.
+    pub kept_live: Vec<bool>,
+    pub kept_cursor: usize,
     pub solver: LinearSolver,
     /// The direct solve: the factorization, the local index of each body in it
     /// (participating bodies only), the bodies by local index, the edge list of
@@ -430,8 +419,9 @@ impl ImplicitContact {
             pair_weights: Vec::new(),
             late: Vec::new(),
             late_pairs: 0,
-            kept: Vec::new(),
             kept_served: 0,
+            kept_live: Vec::new(),
+            kept_cursor: 0,
             solver: LinearSolver::Direct,
             chol: BlockCholesky::with_capacity(nbody),
             local: vec![u32::MAX; nbody],

@@ -134,6 +134,8 @@ impl Saved {
                 xfrc: Vec::with_capacity(nbody),
                 frozen: Vec::with_capacity(nbody),
                 pairs: Vec::<PairState>::with_capacity(npairs),
+                // One kept friction block per body (a resting box on the floor).
+                rest_blocks: Vec::with_capacity(nbody),
                 qpos: Vec::with_capacity(model.nq),
                 qvel: Vec::with_capacity(model.nv),
                 qfrc_cmd: Vec::with_capacity(model.nv),
@@ -161,6 +163,8 @@ impl Saved {
         self.snap.frozen.extend_from_slice(&d.frozen);
         self.snap.pairs.clear();
         self.snap.pairs.extend_from_slice(&d.pairs);
+        self.snap.rest_blocks.clear();
+        self.snap.rest_blocks.extend_from_slice(&d.rest_blocks);
         self.snap.qpos.clear();
         self.snap.qpos.extend_from_slice(&d.qpos);
         self.snap.qvel.clear();
