@@ -73,6 +73,10 @@ const B: usize = 6;
 /// Buffers of the projection (capacities kept).
 #[derive(Clone, Debug, Default)]
 pub struct ConsistentWorkspace {
+    /// Per contact point of the step: its island's stabilization was fitted
+    /// (its targets are the gap rates of a rigid motion; Lemke's proximal step
+    /// is taken on these points only, `solve::proximal_shift`).
+    pub(super) projected: Vec<bool>,
     /// Per DoF block: its first local DoF in the island being fitted, or NO_BLOCK.
     local: Vec<u32>,
     /// Blocks of the island being fitted.
@@ -110,6 +114,7 @@ impl ConsistentWorkspace {
     pub(super) fn with_capacity(dofs: usize, nb: usize, nv: usize) -> Self {
         let nbk = dofs.div_ceil(B);
         ConsistentWorkspace {
+            projected: Vec::new(),
             local: Vec::with_capacity(nb),
             island_blocks: Vec::with_capacity(nb),
             moves: Vec::with_capacity(nv),
@@ -154,6 +159,8 @@ pub(super) fn project(ls: &mut LcpWorkspace) -> usize {
             cw.all_move.push(all);
         }
     }
+    ls.consistent.projected.clear();
+    ls.consistent.projected.resize(ls.contacts.len(), false);
     let islands = ls.sparse.island_start.len().saturating_sub(1);
     for s in 0..islands {
         let (i0, i1) = (ls.sparse.island_start[s], ls.sparse.island_start[s + 1]);
@@ -215,6 +222,9 @@ fn project_island(ls: &mut LcpWorkspace, i0: usize, i1: usize) -> bool {
     if n > MAX_DOFS {
         reset(cw);
         return false;
+    }
+    for &c in &sparse.order[i0..i1] {
+        cw.projected[c as usize] = !contacts[c as usize].limit;
     }
     let nbk = cw.island_blocks.len();
     block_pattern(cw, contacts, &sparse.order[i0..i1], nbk);

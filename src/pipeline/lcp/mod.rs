@@ -87,6 +87,32 @@
 //! last iterate. Invalid data (non-finite state) applies no
 //! contact impulse; the quarantine catches the state after the step.
 //!
+//! # Lemke's proximal step
+//! A face's four coplanar corners give four normal rows on three degrees of
+//! freedom (and 4k friction directions on three): W is singular but for the CFM
+//! ε = 1e-9 ([`REGULARIZATION`]), and a basis on all of them has a condition number
+//! ≈ 1/ε, with its regularized pivots ≈ ε W_ii at Lemke's pivot tolerance. A
+//! resting column of boxes then now and then ended a solve at a residual of 5e-9
+//! instead of 1e-14 and was kicked by the next warm starts (docs/EXPERIMENTS.md,
+//! "Lemke's resting column"). Lemke therefore solves the proximal problem
+//! (W + ε_L D) z + q − ε_L D z̄ ⟂ z on the W rows (p_n and β; D = diag W,
+//! ε_L = [`LEMKE_PROXIMAL`] = 1e-6), centred on the warm impulses z̄ (zero without
+//! them): an LCP of the same class whose pivots on dependent rows sit three orders
+//! above the tolerance. Its solution answers the unregularized LCP up to
+//! ε_L D (z − z̄), and the solve is re-centred on z (z̄ ← z, Lemke warm from z's
+//! active set) until that term is within the CFM's own, max ε_L W_ii |z_i − z̄_i|
+//! ≤ ε max W_ii |z_i| — none at rest, one after a landing or a push-out (each
+//! divides the term by ≈ 1/ε_L), at most [`LEMKE_PROXIMAL_PASSES`], and none once
+//! a pass fails to divide it by 10; a re-centred solve that fails keeps the last
+//! solution. Among a degenerate problem's solutions the step thus takes the one
+//! nearest the last tick's (the proximal point method, Rockafellar 1976). The
+//! step is taken only on the points whose island's stabilization was made
+//! consistent (`consistent.rs`; not yet robots' islands): where the targets t
+//! have a part t_⊥ no rigid motion produces, the CFM problem holds internal
+//! impulses ≈ |t_⊥|/(ε W_ii) and each re-centred pass moves them by
+//! |t_⊥|/(ε_L W_ii) without converging (the rover's line contacts: its wheel
+//! force chattered by 2 N from step to step, docs/EXPERIMENTS.md).
+//!
 //! # Contact points and friction directions
 //! One row triple per contact point of the narrow phase. Points closer than 1 µm
 //! in the contact plane merge (the deeper kept: the two faces of a thin
@@ -218,6 +244,19 @@ pub(super) const LEMKE_ACCEPT: f64 = 1e-7;
 /// Relative diagonal regularization of W (see [`delassus`]).
 pub(super) const REGULARIZATION: f64 = 1e-9;
 
+/// Lemke's proximal regularization ε_L, relative to the diagonal of the W rows
+/// (`solve::proximal_centre`, module doc "Lemke's proximal step"): 1,000× the CFM
+/// [`REGULARIZATION`], so that a dependent row's pivot (≈ ε_L W_ii) stays three
+/// orders above Lemke's pivot tolerance (1e-9 of the largest entry) and a basis
+/// on dependent rows keeps a condition number ≈ 1/ε_L = 1e6 (forward error
+/// ≈ 1e-10 relative in double precision).
+pub(super) const LEMKE_PROXIMAL: f64 = 1e-6;
+
+/// Re-centred solves of the proximal step within one solve: each divides the
+/// proximal term's error by ≈ 1/ε_L, so one suffices after a landing or a
+/// push-out; at rest none is taken.
+pub(super) const LEMKE_PROXIMAL_PASSES: usize = 3;
+
 /// One side of a contact: the block it acts on and its 3 Jacobian rows (n, t₁, t₂,
 /// `ndof` coefficients each) at `jac` in [`LcpWorkspace::jac`] (and M⁻¹ Jᵀ at the
 /// same place in [`LcpWorkspace::minv_jt`]).
@@ -301,6 +340,9 @@ pub struct LcpWorkspace {
     /// The solver's problem (Lemke: the Stewart–Trinkle LCP; PGS: (W, q_W)).
     pub(super) problem: LcpProblem,
     pub(super) guess: DVector<f64>,
+    /// The last accepted solution of Lemke's proximal step, kept while it is
+    /// re-centred (`solve::lemke`).
+    pub(super) lemke_kept: LemkeResults,
     /// The diagonal scaling D of the Lemke problem (`solve::scale_lcp`).
     pub(super) lcp_scale: Vec<f64>,
     pub(super) lemke: LemkeSolver,
@@ -392,6 +434,7 @@ impl Default for LcpWorkspace {
                 q: DVector::zeros(0),
             },
             guess: DVector::zeros(0),
+            lemke_kept: LemkeResults::default(),
             lcp_scale: Vec::new(),
             lemke: LemkeSolver::default(),
             lemke_res: LemkeResults::default(),

@@ -4,13 +4,17 @@
 
 use super::delassus::{dense_w, stewart_trinkle_lcp};
 use super::warm::{lemke_guess, warm_impulses};
-use super::{LcpWorkspace, LEMKE_ACCEPT, NO_BLOCK, NO_MASS, REGULARIZATION};
+use super::{
+    LcpWorkspace, LEMKE_ACCEPT, LEMKE_PROXIMAL, LEMKE_PROXIMAL_PASSES, NO_BLOCK, NO_MASS,
+    REGULARIZATION,
+};
 use crate::data::{PairState, StepStats};
 use crate::model::{LcpParams, LcpSolverKind};
 use crate::solver::block_cholesky::M6;
+use crate::solver::lcp::resize_zeroed;
 use crate::solver::primal::NO_BODY;
 use crate::solver::{
-    Globalization, LemkeParams, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
+    Globalization, LemkeParams, LemkeStats, LemkeStatus, NewtonParams, NewtonResults, NewtonSolver,
     NewtonStatus, PgsParams, PgsSolver, PgsStatus, PrimalParams, PrimalSolver, PrimalStatus,
 };
 
@@ -236,6 +240,7 @@ fn lemke(
     let n = ls.problem.q.len();
     stats.lcp_size = stats.lcp_size.max(n);
     let warm = warm && warm_impulses(pairs, ls) && lemke_guess(ls);
+    proximal_shift(ls, warm);
     let q_max = if how.scaled {
         scale_lcp(ls)
     } else {
@@ -248,11 +253,45 @@ fn lemke(
         zero_tol: 1e-9,
         ..LemkeParams::default()
     };
-    let status = ls.lemke.solve(
+    let mut status = ls.lemke.solve(
         &ls.problem,
         if warm { Some(&ls.guess) } else { None },
         &mut ls.lemke_res,
     );
+    // The proximal step re-centred on its own solution until its term is below
+    // the CFM's; a re-centred solve that fails keeps the last solution.
+    let mut passes = 0;
+    let mut last_term = f64::INFINITY;
+    while status == LemkeStatus::Solved
+        && passes < LEMKE_PROXIMAL_PASSES
+        && proximal_centre(ls, &mut last_term)
+    {
+        let kept = &mut ls.lemke_kept;
+        resize_zeroed(&mut kept.z, n);
+        resize_zeroed(&mut kept.w, n);
+        kept.z.copy_from(&ls.lemke_res.z);
+        kept.w.copy_from(&ls.lemke_res.w);
+        kept.stats = ls.lemke_res.stats;
+        status = ls
+            .lemke
+            .solve(&ls.problem, Some(&ls.guess), &mut ls.lemke_res);
+        let (before, now) = (kept.stats, &mut ls.lemke_res.stats);
+        now.pivots += before.pivots;
+        now.setup_pivots += before.setup_pivots;
+        if status != LemkeStatus::Solved {
+            let (pivots, setup) = (now.pivots, now.setup_pivots);
+            ls.lemke_res.z.copy_from(&kept.z);
+            ls.lemke_res.w.copy_from(&kept.w);
+            ls.lemke_res.stats = LemkeStats {
+                pivots,
+                setup_pivots: setup,
+                ..kept.stats
+            };
+            status = LemkeStatus::Solved;
+            break;
+        }
+        passes += 1;
+    }
     let st = ls.lemke_res.stats;
     stats.solver_iterations = st.pivots + st.setup_pivots;
     stats.solver_residual = st.residual;
@@ -282,6 +321,63 @@ fn lemke(
             false
         }
     }
+}
+
+/// Lemke's proximal step (module doc of `lcp`, "Lemke's proximal step"): the W
+/// rows (p_n and β) of the Stewart–Trinkle LCP's points whose island was made
+/// consistent (`ConsistentWorkspace::projected`) get ε_L = [`LEMKE_PROXIMAL`] of
+/// their diagonal, and their q the shift −ε_L W_ii z̄_i, centred on the warm
+/// guess z̄ (zero without one). The problem stays an LCP of the same class; its
+/// solution z solves the unregularized one up to the term ε_L W_ii (z_i − z̄_i),
+/// which [`proximal_centre`] drives below the CFM's own. `ls.guess` holds z̄ (size
+/// n) on return.
+fn proximal_shift(ls: &mut LcpWorkspace, warm: bool) {
+    let n = ls.problem.q.len();
+    if !warm {
+        resize_zeroed(&mut ls.guess, n);
+        ls.guess.fill(0.0);
+    }
+    let (nc, k) = (ls.contacts.len(), ls.dirs.len());
+    for c in (0..nc).filter(|&c| ls.consistent.projected.get(c) == Some(&true)) {
+        for i in std::iter::once(c).chain(nc + c * k..nc + (c + 1) * k) {
+            let e = LEMKE_PROXIMAL * ls.problem.m[(i, i)];
+            ls.problem.m[(i, i)] += e;
+            ls.problem.q[i] -= e * ls.guess[i];
+        }
+    }
+}
+
+/// After a proximal solve z (in `ls.lemke_res`, the problem's units, scaled or
+/// not): false if the proximal term is within the CFM's, max_i ε_L W_ii |z_i −
+/// z̄_i| ≤ ε max_i W_ii |z_i| (ε = [`REGULARIZATION`]: the step then answers the
+/// unregularized LCP as closely as the CFM already lets it); else q is re-centred
+/// on z (z̄ ← z) and true is returned: the next solve's error is ε_L times this
+/// one's. False too if the term is not a tenth of the last pass's (`last_term`):
+/// the iteration is not converging. W_ii is read back from the regularized
+/// diagonal (1 + ε_L) W_ii.
+fn proximal_centre(ls: &mut LcpWorkspace, last_term: &mut f64) -> bool {
+    let (nc, k) = (ls.contacts.len(), ls.dirs.len());
+    let share = LEMKE_PROXIMAL / (1.0 + LEMKE_PROXIMAL);
+    let z = &ls.lemke_res.z;
+    let (mut term, mut load) = (0.0f64, 0.0f64);
+    for c in (0..nc).filter(|&c| ls.consistent.projected.get(c) == Some(&true)) {
+        for i in std::iter::once(c).chain(nc + c * k..nc + (c + 1) * k) {
+            let wii = ls.problem.m[(i, i)] / (1.0 + LEMKE_PROXIMAL);
+            term = term.max(LEMKE_PROXIMAL * wii * (z[i] - ls.guess[i]).abs());
+            load = load.max(wii * z[i].abs());
+        }
+    }
+    if term <= REGULARIZATION * load || term > 0.1 * *last_term {
+        return false;
+    }
+    *last_term = term;
+    for c in (0..nc).filter(|&c| ls.consistent.projected.get(c) == Some(&true)) {
+        for i in std::iter::once(c).chain(nc + c * k..nc + (c + 1) * k) {
+            ls.problem.q[i] -= share * ls.problem.m[(i, i)] * (z[i] - ls.guess[i]);
+        }
+    }
+    ls.guess.copy_from(z);
+    true
 }
 
 /// Symmetric diagonal scaling of the Stewart–Trinkle LCP (A, q) → (D A D, D q),
