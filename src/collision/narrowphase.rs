@@ -321,7 +321,7 @@ const TOUCHING_TOL: f64 = 1e-9;
 
 /// A pair's scale for tolerances (m): the sum of the geoms' bounding radii about
 /// their origins (the pair routines' `scale`), a plane counting 0.
-fn pair_scale(sa: &Shape, sb: &Shape) -> f64 {
+pub(crate) fn pair_scale(sa: &Shape, sb: &Shape) -> f64 {
     let r = |s: &Shape| {
         if s.kind() == ShapeKind::Plane {
             0.0

@@ -648,18 +648,11 @@ fn is_plane(model: &Model, g: usize) -> bool {
     matches!(model.geoms[g].shape, Shape::Plane)
 }
 
-/// The size of a PEG pair for its tolerances (m): the geoms' bounding radii
-/// summed, a plane counting 0 (its radius is infinite; as the narrow phase's
-/// `pair_scale`).
+/// The size of a PEG pair for its tolerances (m): the narrow phase's
+/// `pair_scale`, the geoms' bounding radii summed, a plane counting 0 (its
+/// radius is infinite).
 fn pair_size(model: &Model, a: usize, b: usize) -> f64 {
-    let r = |g: usize| {
-        if is_plane(model, g) {
-            0.0
-        } else {
-            model.geoms[g].shape.size()
-        }
-    };
-    r(a) + r(b)
+    crate::collision::narrowphase::pair_scale(&model.geoms[a].shape, &model.geoms[b].shape)
 }
 
 /// What the PEG rows read of the step.

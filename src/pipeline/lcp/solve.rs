@@ -337,13 +337,25 @@ fn proximal_shift(ls: &mut LcpWorkspace, warm: bool) {
         resize_zeroed(&mut ls.guess, n);
         ls.guess.fill(0.0);
     }
-    let (nc, k) = (ls.contacts.len(), ls.dirs.len());
-    for c in (0..nc).filter(|&c| ls.consistent.projected.get(c) == Some(&true)) {
-        for i in std::iter::once(c).chain(nc + c * k..nc + (c + 1) * k) {
-            let e = LEMKE_PROXIMAL * ls.problem.m[(i, i)];
-            ls.problem.m[(i, i)] += e;
-            ls.problem.q[i] -= e * ls.guess[i];
-        }
+    let (m, q, guess) = (&mut ls.problem.m, &mut ls.problem.q, &ls.guess);
+    proximal_rows(
+        &ls.consistent.projected,
+        ls.contacts.len(),
+        ls.dirs.len(),
+        |i| {
+            let e = LEMKE_PROXIMAL * m[(i, i)];
+            m[(i, i)] += e;
+            q[i] -= e * guess[i];
+        },
+    );
+}
+
+/// Calls `f` with each W row of the Stewart–Trinkle LCP (a point's p_n, then its
+/// k β) of the `nc` points Lemke's proximal step is taken on (`projected`).
+fn proximal_rows(projected: &[bool], nc: usize, k: usize, mut f: impl FnMut(usize)) {
+    for c in (0..nc).filter(|&c| projected.get(c) == Some(&true)) {
+        f(c);
+        (nc + c * k..nc + (c + 1) * k).for_each(&mut f);
     }
 }
 
@@ -358,25 +370,26 @@ fn proximal_shift(ls: &mut LcpWorkspace, warm: bool) {
 fn proximal_centre(ls: &mut LcpWorkspace, last_term: &mut f64) -> bool {
     let (nc, k) = (ls.contacts.len(), ls.dirs.len());
     let share = LEMKE_PROXIMAL / (1.0 + LEMKE_PROXIMAL);
-    let z = &ls.lemke_res.z;
+    let (m, q, z, guess) = (
+        &ls.problem.m,
+        &mut ls.problem.q,
+        &ls.lemke_res.z,
+        &mut ls.guess,
+    );
     let (mut term, mut load) = (0.0f64, 0.0f64);
-    for c in (0..nc).filter(|&c| ls.consistent.projected.get(c) == Some(&true)) {
-        for i in std::iter::once(c).chain(nc + c * k..nc + (c + 1) * k) {
-            let wii = ls.problem.m[(i, i)] / (1.0 + LEMKE_PROXIMAL);
-            term = term.max(LEMKE_PROXIMAL * wii * (z[i] - ls.guess[i]).abs());
-            load = load.max(wii * z[i].abs());
-        }
-    }
+    proximal_rows(&ls.consistent.projected, nc, k, |i| {
+        let wii = m[(i, i)] / (1.0 + LEMKE_PROXIMAL);
+        term = term.max(LEMKE_PROXIMAL * wii * (z[i] - guess[i]).abs());
+        load = load.max(wii * z[i].abs());
+    });
     if term <= REGULARIZATION * load || term > 0.1 * *last_term {
         return false;
     }
     *last_term = term;
-    for c in (0..nc).filter(|&c| ls.consistent.projected.get(c) == Some(&true)) {
-        for i in std::iter::once(c).chain(nc + c * k..nc + (c + 1) * k) {
-            ls.problem.q[i] -= share * ls.problem.m[(i, i)] * (z[i] - ls.guess[i]);
-        }
-    }
-    ls.guess.copy_from(z);
+    proximal_rows(&ls.consistent.projected, nc, k, |i| {
+        q[i] -= share * m[(i, i)] * (z[i] - guess[i]);
+    });
+    guess.copy_from(z);
     true
 }
 
