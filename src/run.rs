@@ -198,6 +198,7 @@ pub fn apply_overrides(
             |e| anyhow::anyhow!("--method {}: the scene has robots: {e}", opt.method.name()),
         )?;
     }
+    crate::model::validate_options(&opt).map_err(|e| anyhow::anyhow!("with the overrides: {e}"))?;
     Ok(model.with_options(opt))
 }
 

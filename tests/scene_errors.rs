@@ -144,3 +144,28 @@ fn huge_penalty_gain_is_refused_at_load() {
         }
     }
 }
+
+fn modal_scene(world: &str) -> String {
+    format!(
+        "[world]\ndt = 0.001\n{world}\n[penalty]\ndistribution = \"modal\"\n\n[[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\n"
+    )
+}
+
+#[test]
+fn modal_distribution_is_refused_where_it_is_not_built() {
+    // Semi-implicit Euler's implicit normal rows have 000's 1/r share only.
+    let text = modal_scene("method = \"penalty\"\nintegrator = \"semi_implicit_euler\"");
+    let e = load_scene_str(&text, "bad.toml", Path::new(".")).expect_err("modal under SIE");
+    assert_names(&e, "distribution", "rk4");
+    // penalty_deepest has one point: nothing to share.
+    let text = modal_scene("method = \"penalty_deepest\"\nintegrator = \"rk4\"");
+    let e = load_scene_str(&text, "bad.toml", Path::new(".")).expect_err("modal deepest");
+    assert_names(&e, "distribution", "penalty_deepest");
+    // An unknown share is named.
+    let text = modal_scene("method = \"penalty\"\nintegrator = \"rk4\"").replace("modal", "even");
+    let e = load_scene_str(&text, "bad.toml", Path::new(".")).expect_err("unknown");
+    assert_names(&e, "distribution", "even");
+    // And RK4 takes it.
+    let text = modal_scene("method = \"penalty\"\nintegrator = \"rk4\"");
+    assert!(load_scene_str(&text, "ok.toml", Path::new(".")).is_ok());
+}

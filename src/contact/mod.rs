@@ -7,6 +7,7 @@
 //! | file | model | paper |
 //! |---|---|---|
 //! | `multipoint.rs` | PID force on the bottom of the intersection volume | 000 §III-A, eqs. (1)–(3) |
+//! | `modal.rs` | the same force shared by the pair's contact-space inverse mass, (m_r A)⁺ | 000 eq. (3) with its 1/r replaced |
 //! | `deepest_point.rs` | the same PID law at the deepest point (baseline) | 000 §III-B |
 //! | `bottom.rs` | O(N lg N) selection of the bottom points | 000 §III-A, Fig. 5 |
 //! | `friction.rs` | Coulomb sliding + static spring–damper | 000 §III-B |
@@ -21,6 +22,7 @@ pub mod deepest_point;
 pub mod friction;
 pub mod hunt_crossley;
 pub mod impulse;
+pub mod modal;
 pub mod multipoint;
 pub mod support;
 
@@ -30,7 +32,7 @@ pub use support::SupportLoads;
 use crate::collision::ContactPoint;
 use crate::data::BodyState;
 use crate::math::Vec3;
-use crate::model::{Gain, PenaltyParams, PenaltyPoints};
+use crate::model::{Distribution, Gain, PenaltyParams, PenaltyPoints};
 
 /// What a contact model sees of one penetrating pair at one evaluation.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +59,11 @@ pub struct PairContext<'a> {
     /// effective masses at contact points.
     pub inv_mass: [f64; 2],
     pub inv_inertia_w: [crate::math::Mat3; 2],
+    /// Both geoms are bounded by flat faces (plane, box, polytope): the points are
+    /// a plane section of the bodies, so a rigid motion moves their depths as an
+    /// affine function over the patch ([`modal`] shares the force by mode there
+    /// only).
+    pub flat: bool,
 }
 
 impl PairContext<'_> {
@@ -191,9 +198,10 @@ fn pid_at(ctx: &PairContext, gains: &PidGains, candidates: &[u32], out: &mut Vec
 }
 
 /// The contact model a penalty scene selects.
-pub fn model_for(points: PenaltyPoints) -> &'static dyn ContactModel {
-    match points {
-        PenaltyPoints::Multi => &multipoint::MultiPoint,
-        PenaltyPoints::Deepest => &deepest_point::DeepestPoint,
+pub fn model_for(points: PenaltyPoints, distribution: Distribution) -> &'static dyn ContactModel {
+    match (points, distribution) {
+        (PenaltyPoints::Multi, Distribution::Count) => &multipoint::MultiPoint,
+        (PenaltyPoints::Multi, Distribution::Modal) => &modal::MultiPointModal,
+        (PenaltyPoints::Deepest, _) => &deepest_point::DeepestPoint,
     }
 }

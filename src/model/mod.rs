@@ -78,6 +78,20 @@ pub enum PenaltyPoints {
     Deepest,
 }
 
+/// How the multi-point force of a pair is shared among its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// 000 eq. (3): each of the r points takes 1/r of its PID force.
+    Count,
+    /// f = (m_r A)⁺ F over the points, A the pair's normal Delassus matrix: every
+    /// mode of the patch (translation and tilts) relaxes at the pair's
+    /// translational rate, so a thin body is held upright as a rigid one is
+    /// (`contact::modal`). RK4 only for now: semi-implicit Euler's implicit normal
+    /// rows have the 1/r share only.
+    Modal,
+}
+
 /// A gain given either absolutely or per unit of the pair's mass m1 + m2
 /// (a static body contributes 0 kg).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,6 +127,9 @@ impl Gain {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PenaltyParams {
     pub points: PenaltyPoints,
+    /// How the multi-point force is shared among the points (default
+    /// [`Distribution::Count`], 000's 1/r). Scene key `[penalty] distribution`.
+    pub distribution: Distribution,
     /// Proportional gain kp, N/m (default 2e4 (m1+m2)).
     pub kp: Gain,
     /// Derivative gain kv, N·s/m (default 300 (m1+m2)).
@@ -211,6 +228,12 @@ impl PenaltyParams {
     /// scale15).
     pub const REST_TOL_MAX: f64 = 1e-9;
 
+    /// Whether the pair forces are the modal multi-point law
+    /// ([`Distribution::Modal`] on the multi-point model).
+    pub fn modal(&self) -> bool {
+        self.points == PenaltyPoints::Multi && self.distribution == Distribution::Modal
+    }
+
     /// Whether `tol` is a valid `rest_tol` (0 = off).
     pub fn rest_tol_valid(tol: f64) -> bool {
         (0.0..=Self::REST_TOL_MAX).contains(&tol)
@@ -221,6 +244,7 @@ impl Default for PenaltyParams {
     fn default() -> Self {
         PenaltyParams {
             points: PenaltyPoints::Multi,
+            distribution: Distribution::Count,
             kp: Gain::PerMass(2.0e4),
             kv: Gain::PerMass(300.0),
             ki: Gain::PerMass(1.0e3),
@@ -1161,7 +1185,7 @@ fn find_seams(bodies: &[Body], geoms: &mut [Geom]) {
     }
 }
 
-fn validate_options(opt: &Options) -> Result<(), ModelError> {
+pub(crate) fn validate_options(opt: &Options) -> Result<(), ModelError> {
     if !(opt.dt.is_finite() && opt.dt > 0.0) {
         return Err(ModelError::Invalid(format!(
             "dt must be > 0, got {}",
@@ -1178,6 +1202,13 @@ fn validate_options(opt: &Options) -> Result<(), ModelError> {
                     "forgetting factor must be in (0, 1), got {}",
                     p.forgetting
                 )));
+            }
+            if p.modal() && opt.integrator != Integrator::Rk4 {
+                return Err(ModelError::Invalid(
+                    "penalty.distribution = \"modal\" needs integrator = \"rk4\": the linearly \
+                     implicit normal rows of semi-implicit Euler have 000's 1/r share only"
+                        .into(),
+                ));
             }
             for (k, g) in [("kp", p.kp), ("kv", p.kv), ("ki", p.ki)] {
                 let v = g.value(1.0);

@@ -15,6 +15,9 @@
 //! rest_tol = 0.0                   # m, 0 = off (≤ 1e-9): a pair whose geoms stay within
 //!                                  #  it of where its manifold was found keeps that
 //!                                  #  manifold and (semi-implicit Euler) its normal rows
+//! distribution = "count"           # "count" (000's 1/r) | "modal": the force shared by
+//!                                  #  the pair's contact-space inverse mass, so a thin
+//!                                  #  body stands as a rigid one (integrator = "rk4")
 //! [penalty.friction]               # optional; the sticking anchor (k_stick, b_stick, …)
 //! implicit = false                 # two sticking rows in the implicit normal solve
 //! linear = true                    # default: anchors linearly implicit, solved together
@@ -495,6 +498,7 @@ struct PenaltyToml {
     damping_limit: Option<f64>,
     stiffness_limit: Option<f64>,
     rest_tol: Option<f64>,
+    distribution: Option<crate::model::Distribution>,
     #[serde(default)]
     friction: FrictionToml,
     #[serde(default)]
@@ -1509,6 +1513,17 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             ));
         }
         pp.rest_tol = t;
+    }
+    if let Some(d) = p.distribution {
+        if d == crate::model::Distribution::Modal && pp.points == PenaltyPoints::Deepest {
+            return Err((
+                "distribution".into(),
+                "\"modal\" shares the multi-point force among its points; \
+                 method \"penalty_deepest\" has one point (use method = \"penalty\")"
+                    .into(),
+            ));
+        }
+        pp.distribution = d;
     }
     let f = &p.friction;
     let df = FrictionParams::default();

@@ -912,6 +912,7 @@ fn evaluate(
             ),
             inv_mass: [inv_ma, inv_mb],
             inv_inertia_w: [inv_ia, inv_ib],
+            flat: crate::contact::modal::flat_pair(ga.shape.kind(), gb.shape.kind()),
         };
         ctx.weight = split.weight(mi, n, ctx.weight);
         let fp = &cx.p.friction;

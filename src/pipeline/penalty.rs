@@ -504,7 +504,7 @@ impl Stepper for PenaltyStepper<'_> {
     ) {
         let (model, h) = (tick.model, tick.h);
         let p = self.params;
-        let cm = model_for(p.points);
+        let cm = model_for(p.points, p.distribution);
         let Data {
             state,
             xfrc,
@@ -918,6 +918,7 @@ fn context<'a>(
     let ctx = PairContext {
         inv_mass: [ia.inv_mass, ib.inv_mass],
         inv_inertia_w: [ia.inv_inertia_w, ib.inv_inertia_w],
+        flat: crate::contact::modal::flat_pair(ga.shape.kind(), gb.shape.kind()),
         normal: m.normal,
         points: set.points_of(m),
         deepest: m.deepest - m.points.start,

@@ -1,0 +1,221 @@
+//! A standing domino's tipping threshold (a scene of the kind written outside the
+//! project: a thin body standing on its narrow face).
+//!
+//! A 0.1 kg box of half extents (a, 0.025, b) stands on a plane and is set turning
+//! about its bottom edge at x = +a with angular velocity ω about y (its centre of
+//! mass moving with ω × r, so no impact at the edge). A rigid body tips over iff
+//! its kinetic energy ½ I_e ω² (I_e about the edge) lifts the centre of mass over
+//! the edge, ΔU = m g (√(a² + b²) − b):
+//!
+//!   ω* = √(2 m g (√(a² + b²) − b) / I_e),
+//!
+//! and below ω* = f ω* it turns up to θ_max = θ₀ − acos((b + f² ΔU/(m g)) / √(a² + b²)),
+//! θ₀ = atan(a/b), and falls back. For a = 5 mm, b = 50 mm: ω* = 1.2055 rad/s,
+//! θ_max(0.9) = 3.22°.
+//!
+//! Asserted: each method stands at 0.9 ω* and tips at 1.1 ω* (the threshold within
+//! 10 %); where the contact is rigid (LCP, PEG, Rigid IPC) or held mode by mode
+//! (penalty's `distribution = "modal"`), θ_max(0.9) within 5 % of the rigid one
+//! (measured 0.96–1.03; the bound is the energy the 1 ms steps' contact dissipates
+//! or stores at the edge, ≈ 2 % of ΔU, doubled). MuJoCo 4.0 on the same scene:
+//! stands at 0.97, tips at 1.03, θ_max(0.9) = 3.14° (docs/EXPERIMENTS.md, "A standing
+//! domino"). Under penalty's default share (000's 1/r) the patch holds a tilt by
+//! kp a² only, about m g b for these gains: the domino tips from 0.17 ω*, and a
+//! phone 8 mm thick stood at rest falls over — the ignored tests pin that.
+
+mod common;
+
+use common::load_str;
+use rtphys::math::Vec3;
+use rtphys::{Data, Pipeline};
+
+const MASS: f64 = 0.1;
+const G: f64 = 9.81;
+
+fn scene(method: &str, extra: &str, (a, b): (f64, f64), omega: f64) -> String {
+    format!(
+        r#"
+[world]
+gravity = [0.0, 0.0, -{G}]
+dt = 0.001
+method = "{method}"
+{extra}
+[[body]]
+name = "ground"
+static = true
+shape = {{ type = "plane" }}
+material = {{ mu = 0.8 }}
+[[body]]
+name = "domino"
+shape = {{ type = "box", half_extents = [{a}, 0.025, {b}] }}
+mass = {MASS}
+position = [0.0, 0.0, {b}]
+velocity = [{}, 0.0, {}]
+angular_velocity = [0.0, {omega}, 0.0]
+material = {{ mu = 0.8 }}
+"#,
+        b * omega,
+        a * omega
+    )
+}
+
+/// ω* of the rigid domino, rad/s.
+fn omega_star((a, b): (f64, f64)) -> f64 {
+    let i_edge = MASS * (4.0 * a * a + 4.0 * b * b) / 12.0 + MASS * (a * a + b * b);
+    (2.0 * MASS * G * (a.hypot(b) - b) / i_edge).sqrt()
+}
+
+/// The rigid domino's largest tilt at f ω* (f < 1), degrees.
+fn rigid_tilt((a, b): (f64, f64), f: f64) -> f64 {
+    let lift = f * f * (a.hypot(b) - b);
+    ((a / b).atan() - ((b + lift) / a.hypot(b)).acos()).to_degrees()
+}
+
+/// (Largest tilt over the run, tilt at the end), degrees: the angle of the
+/// domino's axis from the vertical, toward +x positive.
+fn run(method: &str, extra: &str, size: (f64, f64), omega: f64, steps: usize) -> (f64, f64) {
+    let model = load_str(&scene(method, extra, size, omega));
+    let mut data = Data::new(&model);
+    let mut pipe = Pipeline::new(&model);
+    let d = model
+        .bodies
+        .iter()
+        .position(|b| b.name == "domino")
+        .expect("domino");
+    let tilt = |data: &Data| {
+        let axis = data.state[d].q * Vec3::z();
+        axis.x.atan2(axis.z).to_degrees()
+    };
+    let mut worst = f64::NEG_INFINITY;
+    for _ in 0..steps {
+        pipe.step(&model, &mut data);
+        worst = worst.max(tilt(&data));
+    }
+    assert!(data.state[d].is_finite(), "{method} {extra}: non-finite");
+    (worst, tilt(&data))
+}
+
+const DOMINO: (f64, f64) = (0.005, 0.05);
+
+fn check_threshold(method: &str, extra: &str, steps: usize, rigid_bound: Option<f64>) {
+    let w = omega_star(DOMINO);
+    let (below, below_end) = run(method, extra, DOMINO, 0.9 * w, steps);
+    let (above, above_end) = run(method, extra, DOMINO, 1.1 * w, steps);
+    let rigid = rigid_tilt(DOMINO, 0.9);
+    println!(
+        "{method} {extra:?}: 0.9 ω*: largest tilt {below:.3}° (rigid {rigid:.3}°), end {below_end:.2}°; \
+         1.1 ω*: largest {above:.2}°, end {above_end:.2}°"
+    );
+    assert!(
+        below_end.abs() < 10.0 && below < 45.0,
+        "{method} {extra:?}: tipped at 0.9 ω* (end {below_end}°)"
+    );
+    assert!(
+        above_end > 80.0,
+        "{method} {extra:?}: stood at 1.1 ω* (end {above_end}°)"
+    );
+    if let Some(tol) = rigid_bound {
+        assert!(
+            (below / rigid - 1.0).abs() <= tol,
+            "{method} {extra:?}: largest tilt {below}° against the rigid {rigid}°"
+        );
+    }
+}
+
+#[test]
+fn rigid_threshold_matches_the_energy_balance() {
+    // The formula against itself at the threshold: θ_max(1) is the tipping angle θ₀.
+    let (a, b) = DOMINO;
+    assert!((rigid_tilt(DOMINO, 1.0) - (a / b).atan().to_degrees()).abs() < 1e-9);
+    assert!((omega_star(DOMINO) - 1.2055).abs() < 1e-4);
+}
+
+#[test]
+fn domino_tips_at_the_rigid_threshold_under_lcp_and_peg() {
+    check_threshold("lcp", "", 1500, Some(0.05));
+    check_threshold("peg", "", 1500, Some(0.05));
+}
+
+#[test]
+fn domino_tips_at_the_rigid_threshold_under_ipc() {
+    check_threshold("ipc", "", 1000, Some(0.05));
+}
+
+/// Penalty's modal share (RK4 only for now: `contact::modal`).
+const MODAL: &str = "integrator = \"rk4\"\n[penalty]\ndistribution = \"modal\"";
+
+#[test]
+fn domino_tips_at_the_rigid_threshold_under_modal_penalty() {
+    check_threshold("penalty", MODAL, 1500, Some(0.05));
+    // A domino half as thick (a = 2.5 mm): the barrier is 0.06 mm, a fifth of the
+    // contact's 0.33 mm rest depth; the share still holds the rigid threshold.
+    let thin = (0.0025, 0.05);
+    let w = omega_star(thin);
+    let (below, end) = run("penalty", MODAL, thin, 0.9 * w, 1500);
+    let rigid = rigid_tilt(thin, 0.9);
+    println!(
+        "penalty modal, a = 2.5 mm: 0.9 ω*: largest {below:.3}° (rigid {rigid:.3}°), end {end:.2}°"
+    );
+    assert!(end.abs() < 10.0 && (below / rigid - 1.0).abs() <= 0.05);
+    let (_, end) = run("penalty", MODAL, thin, 1.1 * w, 1500);
+    assert!(end > 80.0, "stood at 1.1 ω* ({end}°)");
+}
+
+#[test]
+fn domino_tips_below_the_rigid_threshold_under_rk4_penalty_with_1_over_r() {
+    // The same integrator with 000's share: the contrast that the modal share
+    // removes (measured: 0.1 ω* leaves it tilted 1.0°, 0.3 ω* tips it).
+    let (_, end) = run(
+        "penalty",
+        "integrator = \"rk4\"",
+        DOMINO,
+        0.3 * omega_star(DOMINO),
+        1500,
+    );
+    println!("penalty rk4 1/r: 0.3 ω*: end {end:.2}°");
+    assert!(
+        end > 80.0,
+        "1/r held the domino at 0.3 ω* ({end}°): the ignored tests' claim is stale"
+    );
+}
+
+#[test]
+fn domino_tips_near_the_rigid_threshold_under_hunt_crossley() {
+    // A compliant volume contact: the edge sinks under the line load, which lowers
+    // the barrier (measured: tips at 0.97 ω*); the threshold within 10 %.
+    check_threshold("hunt_crossley", "", 1500, None);
+}
+
+/// An 8 mm × 15 cm phone stood on its edge at rest: it must stay standing.
+fn phone_stands(method: &str, extra: &str) {
+    let (worst, end) = run(method, extra, (0.004, 0.075), 0.0, 3000);
+    println!("{method} {extra:?}: phone at rest, largest tilt {worst:.4}°, end {end:.4}°");
+    assert!(
+        end.abs() < 0.1,
+        "{method} {extra:?}: the phone fell ({end}°)"
+    );
+}
+
+#[test]
+fn phone_stands_at_rest() {
+    phone_stands("lcp", "");
+    phone_stands("hunt_crossley", "");
+    phone_stands("penalty", MODAL);
+}
+
+#[test]
+#[ignore = "found, not fixed (session 34): under penalty's default share (000's 1/r, kp = 2e4 per kg) the patch holds a tilt by kp m a² ≈ m g b only: the phone at rest falls over (90° at 3 s) and the domino tips from 0.17 ω*; `[penalty] distribution = \"modal\"` holds both under RK4; semi-implicit Euler's implicit rows need its mode rows (next)"]
+fn phone_stands_at_rest_under_default_penalty() {
+    phone_stands("penalty", "");
+    check_threshold("penalty", "", 1500, Some(0.05));
+}
+
+#[test]
+#[ignore = "found, not fixed (session 34): Hunt–Crossley's edge sinks ≈ 0.1 mm under a 5 mm domino's line load, above the 0.06 mm barrier: 0.5 ω* turns it 1.61° (rigid 0.38°) and 0.9 ω* tips it"]
+fn thin_domino_under_hunt_crossley() {
+    let thin = (0.0025, 0.05);
+    let w = omega_star(thin);
+    let (below, end) = run("hunt_crossley", "", thin, 0.9 * w, 1500);
+    println!("hunt_crossley thin: 0.9 ω*: largest {below:.3}°, end {end:.2}°");
+    assert!(end.abs() < 10.0);
+}
