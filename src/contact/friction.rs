@@ -36,6 +36,8 @@
 //!   make a block creep); the drag only shortens δ_t, so a load the cone cannot hold
 //!   yet (while the normal force builds up) leaves no stretch that would push back.
 
+mod direct;
+
 use super::{PairContext, PointForce};
 use crate::collision::ContactPoint;
 use crate::data::{PairState, StickAnchor, REST_BLOCK_WORDS};
@@ -331,12 +333,18 @@ pub struct LinearSticks {
     /// The solve's event count at each body's last change of Δv or Δω by more
     /// than the tolerance ([`LinearSticks::solve`]).
     stamp: Vec<u64>,
-    /// Sweeps of the last solve, and the block relaxations over them.
+    /// Sweeps of the last solve, and the block relaxations over them (the
+    /// direct solve's back-substitutions and factorizations, [`direct`]).
     pub sweeps: usize,
     pub relaxations: usize,
     /// Warm start and per-block skip ([`LinearSticks::solve_warm`],
     /// `[penalty.friction] warm_start`; off by default).
     pub warm: bool,
+    /// The coupled blocks solved directly ([`direct`], `[penalty.friction]
+    /// direct`; off by default), the Gauss–Seidel its fallback; and its buffers
+    /// and counts.
+    pub direct: bool,
+    pub exact: direct::DirectSolve,
 }
 
 /// Block Gauss–Seidel sweeps at most, and the relative change of the forces
@@ -410,23 +418,7 @@ impl LinearBlock {
     /// inverse inertia (static) adds nothing. The same matrix as the three
     /// responses' rates up to round-off, at a third of their cost.
     fn response_matrix(&self) -> Mat3 {
-        let held = |t: &Vec3| match &self.tilt {
-            Some(tl) => tl.axes * (self.c - tl.pivot).cross(t),
-            None => Vec3::zeros(),
-        };
-        let (h0, h1) = (held(&self.t[0]), held(&self.t[1]));
-        let g = [
-            [
-                self.r[0].cross(&self.t[0]) - h0,
-                self.r[0].cross(&self.t[1]) - h1,
-                self.n,
-            ],
-            [
-                h0 - self.r[1].cross(&self.t[0]),
-                h1 - self.r[1].cross(&self.t[1]),
-                -self.n,
-            ],
-        ];
+        let g = self.angular_rows();
         let im = self.inv_mass[0] + self.inv_mass[1];
         let mut w = Mat3::zeros();
         for i in 0..2 {
@@ -451,6 +443,30 @@ impl LinearBlock {
             }
         }
         w
+    }
+
+    /// The angular parts g_i of J's rows ([`LinearBlock::response_matrix`]) on a
+    /// and on b: r_a × t_i − P((c − p) × t_i), −r_b × t_i + P((c − p) × t_i) for
+    /// the tangents, ±n for the spin (the linear parts are ±t_i and 0).
+    #[inline]
+    fn angular_rows(&self) -> [[Vec3; 3]; 2] {
+        let held = |t: &Vec3| match &self.tilt {
+            Some(tl) => tl.axes * (self.c - tl.pivot).cross(t),
+            None => Vec3::zeros(),
+        };
+        let (h0, h1) = (held(&self.t[0]), held(&self.t[1]));
+        [
+            [
+                self.r[0].cross(&self.t[0]) - h0,
+                self.r[0].cross(&self.t[1]) - h1,
+                self.n,
+            ],
+            [
+                h0 - self.r[1].cross(&self.t[0]),
+                h1 - self.r[1].cross(&self.t[1]),
+                -self.n,
+            ],
+        ]
     }
 
     /// The block's backward Euler over a step `h` (the time its force is held,
@@ -757,21 +773,57 @@ impl LinearBlock {
     /// changes give the block's bodies ([`block_rates`]).
     #[inline]
     fn relax_at(&mut self, y: [f64; 3]) -> [f64; 3] {
+        let x = self.local(y);
+        self.project(x)
+    }
+
+    /// The block's own solve (E + h D W_pp)⁻¹ (−K θ − D y) from the rates `y`
+    /// the others' velocity changes give its bodies, not projected.
+    #[inline]
+    fn local(&self, y: [f64; 3]) -> [f64; 3] {
         let r: [f64; 3] = std::array::from_fn(|i| self.rhs[i] - self.d[i] * y[i]);
-        let x: [f64; 3] = (self.inv * Vec3::from(r)).into();
+        (self.inv * Vec3::from(r)).into()
+    }
+
+    /// Sets the block's force and torque to x projected on its cones (the force
+    /// f = g − L_t on ‖f‖ ≤ limit, the torque on |τ| ≤ limit r; a non-finite x
+    /// gives zero) and returns the projected x.
+    #[inline]
+    fn project(&mut self, x: [f64; 3]) -> [f64; 3] {
+        (self.f, self.tau) = self.projected(x);
+        self.x()
+    }
+
+    /// x's force f = g − L_t and torque projected on the block's cones
+    /// ([`LinearBlock::project`]).
+    #[inline]
+    fn projected(&self, x: [f64; 3]) -> (Vec3, f64) {
         let mut f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
         let fm = f.norm();
         if fm > self.limit {
             f *= self.limit / fm;
         }
         let lim_t = self.limit * self.lever;
-        let mut tau = x[2].clamp(-lim_t, lim_t);
+        let tau = x[2].clamp(-lim_t, lim_t);
         if !(f.iter().all(|v| v.is_finite()) && tau.is_finite()) {
-            (f, tau) = (Vec3::zeros(), 0.0);
+            return (Vec3::zeros(), 0.0);
         }
-        self.f = f;
-        self.tau = tau;
-        self.x()
+        (f, tau)
+    }
+
+    /// Whether x is finite and inside the block's cones, so that
+    /// [`LinearBlock::project`] keeps it as it is.
+    #[inline]
+    fn inside(&self, x: [f64; 3]) -> bool {
+        let f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
+        f.norm() <= self.limit && x[2].abs() <= self.limit * self.lever && x[2].is_finite()
+    }
+
+    /// Sets the block's force and torque from x (inside its cones).
+    #[inline]
+    fn set_x(&mut self, x: [f64; 3]) {
+        self.f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
+        self.tau = x[2];
     }
 }
 
@@ -787,6 +839,8 @@ impl LinearSticks {
             sweeps: 0,
             relaxations: 0,
             warm: false,
+            direct: false,
+            exact: direct::DirectSolve::default(),
         }
     }
 
@@ -874,6 +928,9 @@ impl LinearSticks {
     /// block every sweep; with `warm` ([`LinearSticks::solve_warm`]) from the
     /// pairs' last solve, relaxing only the blocks whose bodies changed.
     pub fn solve(&mut self, h: f64) {
+        if self.direct && self.solve_direct(h) {
+            return;
+        }
         if self.warm {
             self.solve_warm(h);
         } else {
@@ -890,6 +947,12 @@ impl LinearSticks {
     /// The sweeps and relaxations add to the first solve's.
     pub fn resolve(&mut self, h: f64) {
         let (sweeps, relaxations) = (self.sweeps, self.relaxations);
+        // The direct solve's answer does not depend on where it starts.
+        if self.direct && self.solve_direct(h) {
+            self.sweeps += sweeps;
+            self.relaxations += relaxations;
+            return;
+        }
         self.solve_warm(h);
         self.sweeps += sweeps;
         self.relaxations += relaxations;
@@ -2364,18 +2427,9 @@ mod tests {
         }
     }
 
-    /// The cold solve's sweeps move the bodies by one response of x − x_old per
-    /// relaxation (the block's own old response taken out of its rates through
-    /// W_pp): on a coupled island of five sticking blocks over three moving bodies
-    /// and the floor (one block with a held tilt), (1) the bodies' accumulated
-    /// velocity changes equal the free ones plus h Σ_q M⁻¹ J_qᵀ x_q of the final
-    /// forces to round-off (bound 1e-12 of the largest change), and (2) each
-    /// block's x solves its own system with the others' final forces to the
-    /// sweeps' stop tolerance (bound 1e-5 of the largest x, LINEAR_TOL 1e-6 per
-    /// sweep); the solve needs more than one sweep and converges before the cap.
-    #[test]
-    fn coupled_sweeps_keep_the_velocity_changes_and_solve_the_island() {
-        let h = 2e-3;
+    /// Five coupled sticking blocks on three moving bodies and a static one,
+    /// with their free rates set, at step h = 2e-3 s.
+    fn island(h: f64) -> (LinearSticks, [[Vec3; 2]; 4]) {
         let (s, m) = (0.0, 1.0);
         let z = Vec3::z();
         let x = [
@@ -2447,6 +2501,22 @@ mod tests {
         for (b, f) in free.iter().enumerate().skip(1) {
             ls.set_free(b, *f);
         }
+        (ls, free)
+    }
+
+    /// The cold solve's sweeps move the bodies by one response of x − x_old per
+    /// relaxation (the block's own old response taken out of its rates through
+    /// W_pp): on a coupled island of five sticking blocks over three moving bodies
+    /// and the floor (one block with a held tilt), (1) the bodies' accumulated
+    /// velocity changes equal the free ones plus h Σ_q M⁻¹ J_qᵀ x_q of the final
+    /// forces to round-off (bound 1e-12 of the largest change), and (2) each
+    /// block's x solves its own system with the others' final forces to the
+    /// sweeps' stop tolerance (bound 1e-5 of the largest x, LINEAR_TOL 1e-6 per
+    /// sweep); the solve needs more than one sweep and converges before the cap.
+    #[test]
+    fn coupled_sweeps_keep_the_velocity_changes_and_solve_the_island() {
+        let h = 2e-3;
+        let (mut ls, free) = island(h);
         ls.solve(h);
         assert!(
             ls.sweeps > 1 && ls.sweeps < LINEAR_SWEEPS,
@@ -2471,18 +2541,7 @@ mod tests {
         println!("velocity changes: largest {big:.3e}, kept vs recomputed {err:.3e}");
         assert!(err <= 1e-12 * big, "{err:e} of {big:e}");
         // (2) Each block solves its system with the others' final forces.
-        let scale = ls.blocks.iter().fold(0.0f64, |a, b| {
-            a.max(LinearSticks::weighted(b, b.x(), [0.0; 3]).1)
-        });
-        let mut worst = 0.0f64;
-        for &blk in &ls.blocks {
-            let mut others = dv;
-            LinearSticks::shift(&mut others, &blk, blk.x(), -h);
-            let [a, b] = blk.bodies;
-            let mut again = blk;
-            let xp = again.relax([&others[a][0], &others[a][1], &others[b][0], &others[b][1]]);
-            worst = worst.max(LinearSticks::weighted(&blk, xp, blk.x()).0);
-        }
+        let (worst, scale) = block_residual(&ls, &dv, h);
         println!(
             "sweeps {}, largest x {scale:.3e} N, worst block residual {worst:.3e} N ({:.2e})",
             ls.sweeps,
@@ -2492,5 +2551,100 @@ mod tests {
             scale > 0.0 && worst <= 1e-5 * scale,
             "{worst:e} of {scale:e}"
         );
+    }
+
+    /// The bodies' velocity changes u = u_free + h Σ M⁻¹ Jᵀ x of the blocks'
+    /// final forces.
+    fn final_rates(ls: &LinearSticks, free: &[[Vec3; 2]; 4], h: f64) -> [[Vec3; 2]; 4] {
+        let mut dv = *free;
+        for blk in &ls.blocks {
+            LinearSticks::shift(&mut dv, blk, blk.x(), h);
+        }
+        dv
+    }
+
+    /// The largest change of a block's relaxation (its own solve from the
+    /// others' final forces, projected: block Gauss–Seidel's fixed point) from
+    /// its x, and the largest x (weighted, N).
+    fn block_residual(ls: &LinearSticks, dv: &[[Vec3; 2]; 4], h: f64) -> (f64, f64) {
+        let scale = ls.blocks.iter().fold(0.0f64, |a, b| {
+            a.max(LinearSticks::weighted(b, b.x(), [0.0; 3]).1)
+        });
+        let mut worst = 0.0f64;
+        for &blk in &ls.blocks {
+            let mut others = *dv;
+            LinearSticks::shift(&mut others, &blk, blk.x(), -h);
+            let [a, b] = blk.bodies;
+            let mut again = blk;
+            let xp = again.relax([&others[a][0], &others[a][1], &others[b][0], &others[b][1]]);
+            worst = worst.max(LinearSticks::weighted(&blk, xp, blk.x()).0);
+        }
+        (worst, scale)
+    }
+
+    /// `[penalty.friction] direct` on the island where every anchor sticks
+    /// (cones 1e12 N): one factorization and one solve, no fallback; its forces
+    /// are the converged sweeps' within the sweeps' own stop (1e-5 of the
+    /// largest x, as the test above bounds the sweeps' residual), and it solves
+    /// every block's system to round-off (1e-12 of the largest x: a direct solve
+    /// of a 4 × 6 system whose condition is ≈ 1e3).
+    #[test]
+    fn direct_solve_is_the_converged_sweeps_where_every_anchor_sticks() {
+        let h = 2e-3;
+        let (mut gs, free) = island(h);
+        let mut ds = gs.clone();
+        gs.solve(h);
+        ds.direct = true;
+        ds.solve(h);
+        assert!(!ds.exact.fell_back);
+        assert_eq!((ds.exact.factors, ds.exact.solves), (1, 1));
+        let dv = final_rates(&ds, &free, h);
+        let (worst, scale) = block_residual(&ds, &dv, h);
+        let apart = gs.blocks.iter().zip(&ds.blocks).fold(0.0f64, |a, (g, d)| {
+            a.max(LinearSticks::weighted(g, g.x(), d.x()).0)
+        });
+        println!("direct: residual {worst:.3e} of {scale:.3e} N; from the sweeps {apart:.3e} N");
+        assert!(worst <= 1e-12 * scale, "{worst:e} of {scale:e}");
+        assert!(apart <= 1e-5 * scale, "{apart:e} of {scale:e}");
+    }
+
+    /// The island with cones that hold only part of the forces the sticking
+    /// solution asks (each cone 0.4 of that block's force; torques' levers 0.1
+    /// m): the direct solve converges without falling back, to the projected
+    /// block Gauss–Seidel's fixed point — each block's relaxation from the
+    /// others' final forces gives its x back within 1e-5 of the largest x (the
+    /// sweeps' bound above; its stop is LINEAR_TOL 1e-6 of a solve's change) —
+    /// with some block clamped on its cone's edge.
+    #[test]
+    fn direct_solve_takes_the_cones_as_an_active_set() {
+        let h = 2e-3;
+        let (mut ds, free) = island(h);
+        let mut stick = ds.clone();
+        stick.direct = true;
+        stick.solve(h);
+        for (blk, s) in ds.blocks.iter_mut().zip(&stick.blocks) {
+            blk.limit = 0.4 * s.f.norm();
+        }
+        ds.direct = true;
+        ds.solve(h);
+        let dv = final_rates(&ds, &free, h);
+        let scale = ds.blocks.iter().fold(0.0f64, |a, b| {
+            a.max(LinearSticks::weighted(b, b.x(), [0.0; 3]).1)
+        });
+        let (worst, _) = block_residual(&ds, &dv, h);
+        let on_edge = ds
+            .blocks
+            .iter()
+            .filter(|b| (b.f.norm() - b.limit).abs() <= 1e-9 * b.limit)
+            .count();
+        println!(
+            "direct with cones: factors {}, solves {}, residual {worst:.3e} of {scale:.3e} N, {on_edge} of {} on the edge",
+            ds.exact.factors,
+            ds.exact.solves,
+            ds.blocks.len()
+        );
+        assert!(!ds.exact.fell_back);
+        assert!(on_edge > 0);
+        assert!(worst <= 1e-5 * scale, "{worst:e} of {scale:e}");
     }
 }

@@ -202,6 +202,12 @@ pub struct FrictionParams {
     /// last two figures, and the linear anchors' warm start"). Off by default.
     /// Scene key `[penalty.friction] warm_start`.
     pub warm_start: bool,
+    /// The linear anchors' coupled blocks solved directly (penalty's
+    /// semi-implicit path, `contact::friction::direct`): the sticking rows
+    /// eliminated into the bodies' 6×6 block system, factored, the cones as an
+    /// active set; block Gauss–Seidel only as its fallback. Off by default.
+    /// Scene key `[penalty.friction] direct`.
+    pub direct: bool,
     /// Late pairs (penalty's semi-implicit path with `linear`,
     /// `pipeline::penalty::late_friction`): a sticking pair open at the step's
     /// first normal solve that the solve with friction closes gets its anchor
@@ -271,6 +277,7 @@ impl Default for FrictionParams {
             implicit: false,
             linear: true,
             warm_start: false,
+            direct: false,
             late_pairs: false,
         }
     }

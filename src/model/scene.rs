@@ -23,6 +23,7 @@
 //! linear = true                    # default: anchors linearly implicit, solved together
 //!                                  #  per body, rolling resistance held (false: clamped)
 //! warm_start = false               # linear anchors' solve from the last step's (opt-in)
+//! direct = false                   # linear anchors' coupled solve factored (opt-in)
 //! late_pairs = false               # anchors for pairs closed by friction's solve (opt-in)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
@@ -540,6 +541,7 @@ struct FrictionToml {
     implicit: Option<bool>,
     linear: Option<bool>,
     warm_start: Option<bool>,
+    direct: Option<bool>,
     late_pairs: Option<bool>,
 }
 
@@ -1553,6 +1555,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
         implicit: f.implicit.unwrap_or(df.implicit),
         linear: f.linear.unwrap_or(df.linear),
         warm_start: f.warm_start.unwrap_or(df.warm_start),
+        direct: f.direct.unwrap_or(df.direct),
         late_pairs: f.late_pairs.unwrap_or(df.late_pairs),
     };
     let di = ImpactParams::default();

@@ -1021,6 +1021,7 @@ fn implicit_friction(
     }
     implicit.linear.clear(state.len());
     implicit.linear.warm = p.friction.warm_start;
+    implicit.linear.direct = p.friction.direct;
     if implicit.linear.blocks.capacity() < nm {
         implicit
             .linear
