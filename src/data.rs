@@ -426,6 +426,19 @@ pub struct StepStats {
     /// sub-step; `pipeline::lcp::peg_retry`, "The continuous collision"; peg23).
     pub peg_ccd_retries: u64,
     pub peg_ccd_impacts: u64,
+    /// PEG (003): rewinds of the continuous collision after a PEG step (or a
+    /// kept attempt) refused since the start because the pass's rewound poses
+    /// would have raised the overlap of the bodies it moved
+    /// (`pipeline::lcp::peg_retry`, "The continuous collision"; issue 12 peg26),
+    /// and attempts of the retry taken again with the pairs
+    /// their motion met beyond the candidates (`pipeline::lcp::peg_retry`, "A
+    /// body knocked within the step"; peg26).
+    pub peg_ccd_refused: u64,
+    pub peg_recollected: u64,
+    /// PEG (003): rewinds the continuous collision after the whole PEG step made
+    /// since the start (`[lcp] peg_outline_ccd`, the outline's stage, which PEG's
+    /// stepper runs; peg26).
+    pub peg_outline_rewinds: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

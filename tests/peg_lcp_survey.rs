@@ -721,7 +721,7 @@ fn pour_counters(
             if rise > 1e-12 && (first_rises < 8 || rise > 1e-9) {
                 first_rises += 1;
                 println!(
-                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}",
+                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}{}{}",
                     data.time,
                     CAUSES[cause],
                     if retried {
@@ -733,6 +733,21 @@ fn pour_counters(
                         ", a sub-step uncovered"
                     } else {
                         ""
+                    },
+                    // peg26: attempts taken again with the pairs their motion
+                    // met, and the continuous collision's rewinds after the step
+                    // (made / refused).
+                    if s.peg_recollected > s0.peg_recollected {
+                        ", re-collected"
+                    } else {
+                        ""
+                    },
+                    match (
+                        s.peg_outline_rewinds - s0.peg_outline_rewinds,
+                        s.peg_ccd_refused - s0.peg_ccd_refused,
+                    ) {
+                        (0, 0) => String::new(),
+                        (n, r) => format!(", CCD rewinds {n} (refused {r})"),
                     }
                 );
             }
@@ -765,7 +780,8 @@ fn pour_counters(
              row-cap steps {}, relaxed islands {} on {relaxed_steps} steps (largest t {max_t:.3e}), \
              general-form islands {}, quarantined {}, discarded passes {}, {:.1} ms per step (wall); \
              steps keeping a failed solve {failing_steps} of {steps}, retried steps {} ({:.1} %), \
-             sub-steps {}, uncovered sub-steps {}, attempts split for an overlap rise {}",
+             sub-steps {}, uncovered sub-steps {}, attempts split for an overlap rise {}, \
+             re-collected attempts {}, CCD rewinds after the step {} (refused {})",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -779,7 +795,10 @@ fn pour_counters(
             100.0 * s.peg_retried_steps as f64 / steps as f64,
             s.peg_substeps,
             s.peg_retry_uncovered,
-            s.peg_overlap_retries
+            s.peg_overlap_retries,
+            s.peg_recollected,
+            s.peg_outline_rewinds,
+            s.peg_ccd_refused
         );
         let total: f64 = by.iter().map(|b| b.1).sum();
         for (c, b) in CAUSES.iter().zip(by) {

@@ -920,6 +920,107 @@ fn merge_sorted(
     }
 }
 
+/// The broad phase of what a step (or a retry's sub-step) can meet beyond the
+/// step's candidates (PEG's retry, `pipeline::lcp::peg_retry`, "The collision
+/// inputs of a sub-step" and "A body knocked within the step"; issue 12, peg26):
+/// its own boxes, grid and found pairs. The memory lives in PEG's retry
+/// workspace (`RetryWorkspace::cover`), sized from the model when the retry is
+/// on; it is not the step's [`CollideWorkspace::broad`] (whose grid the sleeping
+/// stages' fixed-geom memory holds) nor its boxes, so the outline's broad phase
+/// of the next step sees what it saw without it.
+#[derive(Clone, Debug, Default)]
+pub struct CoverPhase {
+    aabbs: Vec<Aabb>,
+    broad: BroadPhase,
+    found: Vec<(u32, u32)>,
+}
+
+impl CoverPhase {
+    pub fn with_capacity(ngeom: usize) -> Self {
+        CoverPhase {
+            aabbs: Vec::with_capacity(ngeom),
+            broad: BroadPhase::with_capacity(ngeom),
+            found: Vec::with_capacity(PAIRS_PER_GEOM * ngeom),
+        }
+    }
+
+    /// The pairs of overlapping boxes (`self.aabbs`) that are not in
+    /// `ws.candidates`, appended to them; returns how many. The step's
+    /// candidates keep their places (their pair memory and the narrow phase's
+    /// pair indices stay valid), so the appended ones follow them unsorted until
+    /// the retry truncates them ([`CoverPhase::truncate`]); their pair memory is
+    /// a fresh one each ([`CoverPhase::sync_pairs`]).
+    fn append_missing(&mut self, model: &Model, ws: &mut CollideWorkspace) -> usize {
+        let wanted = |a: usize, b: usize| model.geoms_may_collide(a, b);
+        self.broad.find_pairs(&self.aabbs, wanted, &mut self.found);
+        let mut added = 0;
+        for &(a, b) in &self.found {
+            if ws.candidates.contains(&(a, b)) {
+                continue;
+            }
+            ws.candidates.push((a, b));
+            added += 1;
+        }
+        added
+    }
+
+    /// The pair memory of the candidates appended since `pairs` was last in
+    /// step with them: a fresh one each (the memory and the candidates are
+    /// index for index, as [`broad_phase`] leaves them).
+    pub fn sync_pairs(candidates: &[(u32, u32)], pairs: &mut Vec<PairState>) {
+        for &(a, b) in candidates.iter().skip(pairs.len()) {
+            pairs.push(PairState::new(a, b));
+        }
+    }
+
+    /// A sub-step's own broad phase at its start (the geoms posed in
+    /// `ws.geom_pose`, their speed bounds in `ws.speed`, the sub-step's
+    /// `ws.speculative`): each geom's box grown by two sub-steps of motion and
+    /// the window, as [`broad_phase`]'s over a step of `hk`; the pairs missing
+    /// from the candidates appended (returns how many).
+    pub fn cover_substep(&mut self, model: &Model, hk: f64, ws: &mut CollideWorkspace) -> usize {
+        let window = box_window(&ws.speculative);
+        self.aabbs.clear();
+        for g in 0..model.ngeom() {
+            let u = ws.speed.get(g).copied().unwrap_or(0.0);
+            let b = geom_box(model, g, &ws.geom_pose[g], u, hk, window);
+            self.aabbs.push(b);
+        }
+        self.append_missing(model, ws)
+    }
+
+    /// The pairs an attempt's motion met beyond the candidates: each geom's box
+    /// at its pose in `start`, grown by its whole sweep to `end` (|Δx| + |Δθ|
+    /// (size + |offset|): every point of the lerped/slerped path stays within
+    /// it) and the window; the pairs missing from the candidates appended
+    /// (returns how many). A geom whose sweep stayed within the growth its
+    /// candidate box had cannot add a pair, so an attempt whose bodies kept to
+    /// their speed bounds appends none.
+    pub fn cover_motion(
+        &mut self,
+        model: &Model,
+        (start, end): (&[BodyState], &[BodyState]),
+        ws: &mut CollideWorkspace,
+    ) -> usize {
+        let window = box_window(&ws.speculative);
+        self.aabbs.clear();
+        for (g, geom) in model.geoms.iter().enumerate() {
+            let (s0, s1) = (&start[geom.body], &end[geom.body]);
+            let pose = s0.pose() * geom.x_bg;
+            let grow = geom_sweep(model, g, s0, s1) + window + 1e-6;
+            self.aabbs.push(geom.shape.aabb(&pose).inflated(grow));
+        }
+        self.append_missing(model, ws)
+    }
+
+    /// The candidates and pair memory back to their first `n` (the step's own;
+    /// the appended pairs' memory is dropped).
+    pub fn truncate(n: usize, ws: &mut CollideWorkspace, pairs: &mut Vec<PairState>) {
+        ws.candidates.truncate(n);
+        pairs.truncate(n);
+    }
+}
+
 /// Narrow phase over the candidate pairs, penetrating geoms only (the force
 /// models); `out_pair[m]` is the candidate index of manifold `m`.
 pub fn narrow_phase(
@@ -1289,7 +1390,7 @@ fn body_pose_at(s0: &BodyState, s1: &BodyState, t: f64) -> Pose {
 
 /// The largest displacement of a point of geom `g` over the step (m): |Δx| of
 /// the body origin + |Δθ| (size + |offset|).
-fn geom_sweep(model: &Model, g: usize, s0: &BodyState, s1: &BodyState) -> f64 {
+pub(crate) fn geom_sweep(model: &Model, g: usize, s0: &BodyState, s1: &BodyState) -> f64 {
     let geom = &model.geoms[g];
     let size = geom.shape.size();
     if !size.is_finite() {

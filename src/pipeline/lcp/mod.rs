@@ -576,13 +576,11 @@ impl Stepper for LcpStepper<'_> {
     }
 
     fn outline_ccd(&self) -> bool {
-        // PEG with `[lcp] peg_outline_ccd = false` (a diagnostic, peg22): the
-        // outline's continuous collision off; with `peg_ccd_retry` and a retry
-        // depth (peg23) the retry runs it per attempt instead
-        // (`peg_retry`, "The continuous collision"); every other case as before.
-        let p = self.params;
-        p.contact_model != ContactModel::Peg
-            || (p.peg_outline_ccd && !(p.peg_ccd_retry && p.peg_retry_depth > 0))
+        // PEG runs the stage itself after its step (`peg_retry::advance`: a
+        // rewind that would create overlap is refused, peg26; off with `[lcp]
+        // peg_outline_ccd = false`, per attempt with `peg_ccd_retry`); every
+        // other case as before.
+        self.params.contact_model != ContactModel::Peg
     }
 
     fn advance(

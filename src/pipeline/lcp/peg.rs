@@ -2780,6 +2780,26 @@ pub fn overlap_volume(
     total
 }
 
+/// The measure by which the continuous collision after a PEG step refuses a
+/// pass of rewinds (`peg_retry.rs`, "The continuous collision", `pass_rise`): the exact overlap volume of geoms `a` at `xa` and `b`
+/// at `xb` over d³, d = 2 × the smaller geom's bounding radius (as
+/// [`overlap_rose`]); 0 for a pair that is not two polytopes.
+pub(super) fn rewind_overlap(
+    model: &Model,
+    pw: &mut PegWorkspace,
+    (a, xa): (usize, &crate::math::Pose),
+    (b, xb): (usize, &crate::math::Pose),
+) -> f64 {
+    let (Some(Some(ha)), Some(Some(hb))) = (pw.hull.get(a), pw.hull.get(b)) else {
+        return 0.0;
+    };
+    let d = 2.0 * model.geoms[a].shape.size().min(model.geoms[b].shape.size());
+    if !(d.is_finite() && d > 0.0) {
+        return 0.0;
+    }
+    intersection_volume(ha, xa, hb, xb, &mut pw.overlap) / (d * d * d)
+}
+
 /// Per candidate pair of two polytopes, its exact overlap volume at `state`
 /// (m³; 0 for a pair that is not two polytopes) into `out` (cleared first;
 /// capacity kept): the start of a retried attempt's overlap trigger

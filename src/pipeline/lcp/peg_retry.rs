@@ -102,6 +102,27 @@
 //! fast; a scan of the rows per swept candidate pair) and the attempts it
 //! splits. No allocation.
 //!
+//! **A pass that creates overlap is refused (peg26, every PEG step).** The
+//! outline leaves the stage to PEG's stepper (`LcpStepper::outline_ccd` is false
+//! for PEG; [`advance`] runs it after the step, or per kept attempt with the key
+//! above). What PEG needs from it is the guard against tunnelling — a pair with
+//! no rows, or one whose rows the step crossed — not a second contact response:
+//! the pairs with rows end apart (003 Sec. 4). A rewind puts a body and its free
+//! partner at their lerped/slerped poses at the time of impact with their start
+//! velocities, poses the PEG step never checked against third bodies, which stay
+//! at their end poses (verdict (r): 2D pour h = 1.05e-2 s3 under the one-sided
+//! key 0.155 L² with the pass, 1.2e-11 without). So the pass is measured: the
+//! exact overlap of every candidate pair with a body it moved, at the step's end
+//! and after the pass (`pass_rise`: Σ volume / d³, `peg::rewind_overlap`); a pass
+//! that raises it by more than [`REWIND_OVERLAP_TOL`] is undone (the step's end
+//! kept, `StepStats::peg_ccd_refused`), one that does not is kept — a rewind that
+//! takes a body out of a partner it went into is made. The whole pass, not each
+//! rewind: a body's rewind can overlap a neighbour that a later rewind of the same
+//! pass puts back too (2D pour h = 3.85e-2 s3 under the key: refusing each rewind
+//! on its own rise kept 9.96e-4 L² where the pass keeps 1.0e-10). The other
+//! methods keep the outline's stage as it was (golden_runs unchanged). Cost: when
+//! the pass rewinds, the exact overlaps of the moved bodies' candidate pairs twice.
+//!
 //! # What is put back
 //! The start of the attempt: every body's state, the robots' (q, q̇) (their link
 //! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
@@ -126,8 +147,38 @@
 //! only if a geom's motion since the start d(t) plus its sub-step reach h_k u(t)
 //! exceeds 2 h u₀ + ½ h²|g| — it moved faster than twice its start-of-step
 //! bound. That is checked per sub-step (O(geoms)); a sub-step where it fails is
-//! counted in `StepStats::peg_retry_uncovered` and taken as it is (the same
-//! assumption the predicted passes make, peg.rs "Predicted reach").
+//! counted in `StepStats::peg_retry_uncovered` and (peg26) runs its own broad
+//! phase at its start poses and speed bounds, boxes grown by two sub-steps of
+//! motion and the window as the outline's over a step of h_k
+//! (`collide::CoverPhase::cover_substep`): the pairs missing from the
+//! candidates are appended (verdict (u) of peg25: 2D pour h = 3.85e-2 s4 under
+//! the one-sided key, 1.4e-2 L² on main).
+//!
+//! # A body knocked within the step (peg26)
+//! The candidates cover a step whose bodies keep to their start speed bounds
+//! (boxes grown by 2 h u₀). A body knocked within the step can leave its box
+//! and meet a geom whose pair is not a candidate: no rows, and neither the
+//! overlap trigger nor the attribution walk it (verdict (m) of peg25: 3D pour
+//! h = 5e-2 s1, poly0 / poly1, 1.5e-2 L³ under the key). So every attempt that
+//! did not fail is checked against its own motion: each geom's box at its start
+//! pose grown by its whole sweep to the attempt's end (|Δx| + |Δθ| (size +
+//! |offset|), which bounds every point of the lerped/slerped path) and the
+//! window (`collide::CoverPhase::cover_motion`); a geom that kept to its bound
+//! adds no pair. If pairs are missing, they are appended, each of their geoms'
+//! speed bounds is raised to sweep / h_k (the reach their motion had), and the
+//! attempt is taken again from its start (`StepStats::peg_recollected`). If the
+//! attempt taken again still meets a pair beyond its candidates it is split like
+//! a failed one above the deepest level (kept at it). The overlap trigger, the
+//! attribution and the continuous collision walk the appended pairs. The
+//! broad phase's memory of this lives in [`RetryWorkspace`] (`cover`: its own
+//! boxes, grid and found pairs, sized from the model; not the outline's grid,
+//! which the sleeping stages' fixed-geom memory holds); an appended pair's memory
+//! is a fresh `PairState` after the step's own, so the step's candidates keep
+//! their indices (`Data::contact_pair`). After the step the appended pairs are
+//! dropped and the step's start contacts are found again over its own
+//! candidates (the outline's sleeping stages map them). `RTPHYS_PEG_NO_COVER=1`
+//! (a diagnostic) turns both off. No allocation while the appended pairs fit the
+//! candidates' capacity.
 //!
 //! After the retry the workspace's poses and speeds are those of the start of
 //! the step again (the outline's continuous collision and the next step's broad
@@ -143,13 +194,16 @@
 //! state.
 
 use super::{LcpStepper, LcpWorkspace};
+use crate::data::Stage;
 use crate::data::{BodyState, Data, PairState, StepStats};
 use crate::model::lcp::MAX_PEG_RETRY_DEPTH;
 use crate::model::{ContactModel, Model};
+use crate::pipeline::clock::Instant;
 use crate::pipeline::collide::{
-    continuous_collision_outside, missed_impacts, CollideWorkspace, Speculative, Sweeps,
+    continuous_collision_outside, geom_sweep, missed_impacts, CollideWorkspace, CoverPhase,
+    Speculative, Sweeps,
 };
-use crate::pipeline::Tick;
+use crate::pipeline::{lap, Tick};
 
 /// The copies a retry puts back (capacities kept).
 #[derive(Clone, Debug, Default)]
@@ -159,6 +213,9 @@ pub(super) struct RetryWorkspace {
     /// The step's start: bodies (for the coverage check), geom poses and speed
     /// bounds (put back after the retry).
     start: Vec<BodyState>,
+    /// The end of a step (or kept attempt) while the continuous collision's
+    /// pass is measured ([`peg_ccd`]).
+    end: Vec<BodyState>,
     geom_pose: Vec<crate::math::Pose>,
     speed: Vec<f64>,
     /// The overlap trigger's start volumes, per candidate pair (module doc,
@@ -175,6 +232,16 @@ pub(super) struct RetryWorkspace {
     /// collision").
     ccd: bool,
     held: bool,
+    /// The broad phase of what an attempt meets beyond the step's candidates
+    /// (module doc, "The collision inputs of a sub-step", "A body knocked within
+    /// the step"), and the number of the step's own candidates (the appended
+    /// ones are truncated after the step).
+    cover: CoverPhase,
+    n0: usize,
+    /// `RTPHYS_PEG_NO_COVER=1` (read at construction; a diagnostic, peg26): the
+    /// sub-steps' own broad phase and the re-collection off, the retry's
+    /// collision inputs as before peg26.
+    no_cover: bool,
 }
 
 /// What an attempt puts back: bodies, robots' (q, q̇), pairs' memory, stats
@@ -208,13 +275,16 @@ impl Attempt {
         self.stats.clone_from(&data.stats);
     }
 
-    /// Put it back into `data`; the stage timers stay.
-    fn restore(&self, model: &Model, data: &mut Data) {
+    /// Put it back into `data`; the stage timers stay. Candidates appended since
+    /// it was saved get a fresh pair memory (`candidates`: the step's, with any
+    /// appended; module doc, "A body knocked within the step").
+    fn restore(&self, model: &Model, data: &mut Data, candidates: &[(u32, u32)]) {
         let ns = data.stats.stage_ns;
         data.state.clone_from(&self.state);
         data.qpos.clone_from(&self.qpos);
         data.qvel.clone_from(&self.qvel);
         data.pairs.clone_from(&self.pairs);
+        CoverPhase::sync_pairs(candidates, &mut data.pairs);
         data.stats.clone_from(&self.stats);
         data.stats.stage_ns = ns;
         if !model.robots.is_empty() {
@@ -232,16 +302,27 @@ impl Attempt {
 impl RetryWorkspace {
     /// Sized from the model (empty unless the model's method retries).
     pub(super) fn new(model: &Model) -> Self {
-        let on = matches!(&model.opt.method,
-            crate::model::Method::Lcp(p) if p.contact_model == ContactModel::Peg && p.peg_retry_depth > 0);
-        if !on {
-            return RetryWorkspace::default();
-        }
+        let peg = matches!(&model.opt.method,
+            crate::model::Method::Lcp(p) if p.contact_model == ContactModel::Peg);
+        let on = peg
+            && matches!(&model.opt.method,
+            crate::model::Method::Lcp(p) if p.peg_retry_depth > 0);
         let (nb, ng) = (model.nbody(), model.ngeom());
+        if !on {
+            // A step of PEG without the retry keeps its start for the
+            // continuous collision (module doc, "The continuous collision").
+            let n = if peg { nb } else { 0 };
+            return RetryWorkspace {
+                start: Vec::with_capacity(n),
+                end: Vec::with_capacity(n),
+                ..Default::default()
+            };
+        }
         let pairs = crate::collision::capacity::PAIRS_PER_GEOM * ng;
         RetryWorkspace {
             at_start: Attempt::with_capacity(model, pairs),
             start: Vec::with_capacity(nb),
+            end: Vec::with_capacity(nb),
             geom_pose: Vec::with_capacity(ng),
             speed: Vec::with_capacity(ng),
             ov0: Vec::with_capacity(pairs),
@@ -255,6 +336,9 @@ impl RetryWorkspace {
                 crate::model::Method::Lcp(p) if p.peg_ccd_retry),
             held: matches!(&model.opt.method,
                 crate::model::Method::Lcp(p) if p.peg_ccd_held),
+            cover: CoverPhase::with_capacity(ng),
+            n0: 0,
+            no_cover: std::env::var("RTPHYS_PEG_NO_COVER").is_ok_and(|v| v == "1"),
         }
     }
 }
@@ -310,17 +394,128 @@ fn impact_missed(
         restitution: false,
     };
     missed_impacts(model, &sweeps, &data.state, col, |b, o| {
-        rw.held && has_rows(ls, b, o)
+        rw.held && has_rows(&ls.contacts, b, o)
     }) > 0
 }
 
 /// Whether the attempt just taken had contact rows between bodies `b` and `o`
 /// (its last pass's rows, `LcpWorkspace::contacts`): the pair was within the
 /// step's reach and its rows hold it (module doc, "The continuous collision").
-fn has_rows(ls: &LcpWorkspace, b: usize, o: usize) -> bool {
-    ls.contacts
+fn has_rows(contacts: &[super::ContactRow], b: usize, o: usize) -> bool {
+    contacts
         .iter()
         .any(|r| r.bodies == [b, o] || r.bodies == [o, b])
+}
+
+/// A pass of the continuous collision is refused when it raises the sum of the
+/// overlap measures of the candidate pairs with a body it moved (each the exact
+/// overlap volume over d³, `peg::rewind_overlap`) by more than this: three orders
+/// below issue 12's criterion (1e-9), far above the exact overlap's rounding
+/// between touching polytopes (module doc, "The continuous collision").
+pub(super) const REWIND_OVERLAP_TOL: f64 = 1e-12;
+
+/// The continuous collision after a PEG step or a kept attempt (module doc, "The
+/// continuous collision"): the outline's stage from `start` over `h`
+/// (`collide::continuous_collision_outside`; with `held`, the pairs the attempt
+/// had rows for left out, `[lcp] peg_ccd_held`), kept only if it does not raise
+/// the overlap of the bodies it moved ([`pass_rise`] ≤ [`REWIND_OVERLAP_TOL`]);
+/// otherwise the step's end (`end`, a copy) is put back and its rewinds are
+/// counted in `StepStats::peg_ccd_refused`. Returns the rewinds kept.
+fn peg_ccd(
+    (model, h, restitution): (&Model, f64, bool),
+    (start, end): (&[BodyState], &mut Vec<BodyState>),
+    data: &mut Data,
+    col: &CollideWorkspace,
+    ls: &mut LcpWorkspace,
+    held: bool,
+) -> usize {
+    let sweeps = Sweeps {
+        start,
+        bodies: &data.awake,
+        frozen: &data.frozen,
+        h,
+        restitution,
+    };
+    end.clone_from(&data.state);
+    let LcpWorkspace {
+        contacts, peg: pw, ..
+    } = ls;
+    let held = |b: usize, o: usize| held && has_rows(contacts, b, o);
+    let n = continuous_collision_outside(model, &sweeps, &mut data.state, col, held);
+    if n == 0 {
+        return 0;
+    }
+    if pass_rise(model, &col.candidates, (end, &data.state), pw) > REWIND_OVERLAP_TOL {
+        data.state.clone_from(end);
+        data.stats.peg_ccd_refused += n as u64;
+        return 0;
+    }
+    data.pose_links(model);
+    n
+}
+
+/// The rise of Σ `peg::rewind_overlap` over the candidate pairs with a geom of a
+/// body the pass moved, from `end` (the step's end) to `now` (after the pass):
+/// the overlap the rewinds created, less the overlap they removed.
+fn pass_rise(
+    model: &Model,
+    candidates: &[(u32, u32)],
+    (end, now): (&[BodyState], &[BodyState]),
+    pw: &mut super::peg::PegWorkspace,
+) -> f64 {
+    let moved = |g: usize| {
+        let b = model.geoms[g].body;
+        end[b].x != now[b].x || end[b].q != now[b].q
+    };
+    let pose = |st: &[BodyState], g: usize| st[model.geoms[g].body].pose() * model.geoms[g].x_bg;
+    let mut rise = 0.0;
+    for &(a, b) in candidates {
+        let (a, b) = (a as usize, b as usize);
+        if !(moved(a) || moved(b)) {
+            continue;
+        }
+        let v0 = super::peg::rewind_overlap(model, pw, (a, &pose(end, a)), (b, &pose(end, b)));
+        let v1 = super::peg::rewind_overlap(model, pw, (a, &pose(now, a)), (b, &pose(now, b)));
+        rise += v1 - v0;
+    }
+    rise
+}
+
+/// Whether `[lcp] peg_outline_ccd`'s stage runs after the PEG step here (the
+/// outline leaves it to the stepper for PEG, `LcpStepper::outline_ccd`), not
+/// per attempt (`[lcp] peg_ccd_retry` with a retry depth).
+fn step_ccd(p: &crate::model::LcpParams, depth: usize) -> bool {
+    p.peg_outline_ccd && !(p.peg_ccd_retry && depth > 0)
+}
+
+/// The pairs the attempt from `rw.at_start` to `data`'s state met beyond the
+/// candidates (`CoverPhase::cover_motion`), appended to them; each of their
+/// geoms' speed bound raised to the one its motion had (sweep / h_k), so that
+/// the attempt taken again has the reach for them (module doc, "A body knocked
+/// within the step"). Returns whether any was appended.
+fn met_beyond(
+    model: &Model,
+    data: &Data,
+    col: &mut CollideWorkspace,
+    rw: &mut RetryWorkspace,
+    hk: f64,
+) -> bool {
+    let n = col.candidates.len();
+    let start = &rw.at_start.state;
+    if rw.cover.cover_motion(model, (start, &data.state), col) == 0 {
+        return false;
+    }
+    for i in n..col.candidates.len() {
+        let (a, b) = col.candidates[i];
+        for g in [a as usize, b as usize] {
+            let body = model.geoms[g].body;
+            let u = geom_sweep(model, g, &start[body], &data.state[body]) / hk;
+            if let Some(s) = col.speed.get_mut(g) {
+                *s = s.max(u);
+            }
+        }
+    }
+    true
 }
 
 /// The LCP stepper's advance: one step of `tick.h`, or, under PEG with
@@ -333,16 +528,38 @@ pub(super) fn advance(
     ls: &mut LcpWorkspace,
 ) {
     let p = st.params;
-    let depth = match p.contact_model {
-        ContactModel::Peg => p.peg_retry_depth.min(MAX_PEG_RETRY_DEPTH),
-        ContactModel::Standard => 0,
-    };
-    if depth == 0 {
+    if p.contact_model != ContactModel::Peg {
         st.step_of(tick, data, col, ls);
         return;
     }
+    let depth = p.peg_retry_depth.min(MAX_PEG_RETRY_DEPTH);
+    let ccd = step_ccd(p, depth);
     let mut rw = std::mem::take(&mut ls.peg.retry);
-    retry(st, tick, depth, data, col, ls, &mut rw);
+    if depth == 0 {
+        if ccd {
+            rw.start.clone_from(&data.state);
+        }
+        st.step_of(tick, data, col, ls);
+    } else {
+        retry(st, tick, depth, data, col, ls, &mut rw);
+    }
+    if ccd {
+        // The outline's continuous collision over the whole step (the outline
+        // leaves it to PEG's stepper), a rewind that creates overlap refused.
+        let t = Instant::now();
+        let step = (tick.model, tick.h, p.restitution);
+        let n = peg_ccd(step, (&rw.start[..], &mut rw.end), data, col, ls, false);
+        data.stats.peg_outline_rewinds += n as u64;
+        lap(&mut data.stats, Stage::NarrowPhase, t);
+    }
+    if depth > 0 && col.candidates.len() > rw.n0 {
+        // The pairs appended within the step dropped (the candidates and the
+        // pairs' memory as the outline's broad phase left them) and the step's
+        // start contacts found again over them (`Data::contact_pair` indexes
+        // the step's candidates; the outline's sleeping stages map it).
+        CoverPhase::truncate(rw.n0, col, &mut data.pairs);
+        col.narrow_phase(tick.model, &mut data.contacts, &mut data.contact_pair);
+    }
     ls.peg.retry = rw;
 }
 
@@ -376,7 +593,7 @@ fn second_chance(
         .extend(data.state.iter().map(|s| s.w.norm_squared()));
     rw.alt.save(data);
     let (it_a, ns_a) = (data.stats.solver_iterations, data.stats.solver_ns);
-    rw.at_start.restore(model, data);
+    rw.at_start.restore(model, data, &col.candidates);
     // The sub-step's collision inputs at its start again.
     col.pose_geoms(model, &data.state);
     geom_speeds(model, &data.state, &mut col.speed);
@@ -399,7 +616,7 @@ fn second_chance(
         (it_a, ns_a)
     } else {
         let b = (data.stats.solver_iterations, data.stats.solver_ns);
-        rw.alt.restore(model, data);
+        rw.alt.restore(model, data, &col.candidates);
         b
     };
     data.stats.peg_second_chances += 1;
@@ -442,15 +659,22 @@ fn retry(
                 gravity_reach: hk * hk * model.opt.gravity.norm(),
                 window: s.window,
             });
-            col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
             if !covered(model, rw, &data.state, h, hk) {
+                // The sub-step's own broad phase at its start (module doc, "The
+                // collision inputs of a sub-step").
                 data.stats.peg_retry_uncovered += 1;
+                if !rw.no_cover {
+                    rw.cover.cover_substep(model, hk, col);
+                }
+                CoverPhase::sync_pairs(&col.candidates, &mut data.pairs);
             }
+            col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
         } else {
             // The step's start, put back after the retry.
             rw.start.clone_from(&data.state);
             rw.geom_pose.clone_from(&col.geom_pose);
             rw.speed.clone_from(&col.speed);
+            rw.n0 = col.candidates.len();
         }
         rw.at_start.save(data);
         let deep = usize::from(level) == depth;
@@ -464,20 +688,41 @@ fn retry(
             ls.peg.rot_eps_theta = true;
         }
         st.step_of(&sub, data, col, ls);
+        let mut fail = failed(&rw.at_start.stats, &data.stats);
+        let mut beyond = !fail && !rw.no_cover && met_beyond(model, data, col, rw, hk);
+        if beyond {
+            // A body knocked within the attempt met a pair that was not a
+            // candidate (module doc, "A body knocked within the step"): taken
+            // again from its start with that pair and the reach its motion had.
+            let (it, ns) = (data.stats.solver_iterations, data.stats.solver_ns);
+            rw.at_start.restore(model, data, &col.candidates);
+            data.stats.peg_recollected += 1;
+            col.pose_geoms(model, &data.state);
+            col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
+            rw.at_start.save(data);
+            if watch {
+                super::peg::pair_overlaps(model, &data.state, &col.candidates, ls, &mut rw.ov0);
+            }
+            st.step_of(&sub, data, col, ls);
+            data.stats.solver_iterations += it;
+            data.stats.solver_ns += ns;
+            fail = failed(&rw.at_start.stats, &data.stats);
+            beyond = !fail && met_beyond(model, data, col, rw, hk);
+            CoverPhase::sync_pairs(&col.candidates, &mut data.pairs);
+        }
         ls.peg.rot_eps_theta = rot0;
-        let fail = failed(&rw.at_start.stats, &data.stats);
         let rose = watch
             && !fail
             && super::peg::overlap_rose(model, &data.state, &col.candidates, ls, (&rw.ov0, tau));
         let hit =
             rw.ccd && !fail && !rose && !deep && impact_missed(model, data, col, (rw, ls), hk);
         let s = &data.stats;
-        if (fail || rose || hit) && usize::from(level) < depth {
+        if (fail || rose || hit || beyond) && usize::from(level) < depth {
             // Not kept: the start put back, two attempts of h_k/2 instead.
             retried = true;
             sums.iterations += s.solver_iterations;
             sums.solver_ns += s.solver_ns;
-            rw.at_start.restore(model, data);
+            rw.at_start.restore(model, data, &col.candidates);
             if rose {
                 data.stats.peg_overlap_retries += 1;
             }
@@ -498,19 +743,10 @@ fn retry(
         }
         if rw.ccd {
             // The kept attempt's continuous collision, over its own motion.
-            let sweeps = Sweeps {
-                start: &rw.at_start.state,
-                bodies: &data.awake,
-                frozen: &data.frozen,
-                h: hk,
-                restitution: st.params.restitution,
-            };
-            let held = |b: usize, o: usize| rw.held && has_rows(ls, b, o);
-            let n = continuous_collision_outside(model, &sweeps, &mut data.state, col, held);
-            if n > 0 {
-                data.stats.peg_ccd_impacts += n as u64;
-                data.pose_links(model);
-            }
+            let restitution = st.params.restitution;
+            let at = (&rw.at_start.state[..], &mut rw.end);
+            let n = peg_ccd((model, hk, restitution), at, data, col, ls, rw.held);
+            data.stats.peg_ccd_impacts += n as u64;
         }
         let s = &data.stats;
         sums.iterations += s.solver_iterations;
@@ -524,8 +760,7 @@ fn retry(
         first = false;
     }
     if retried {
-        // The step's stats over its kept sub-steps; the collision workspace as
-        // the outline left it.
+        // The step's stats over its kept sub-steps.
         let s = &mut data.stats;
         s.peg_retried_steps += 1;
         s.solver_iterations = sums.iterations;
@@ -533,8 +768,10 @@ fn retry(
         s.solver_residual = sums.residual;
         s.solver_ns = sums.solver_ns;
         s.solver_failed = sums.failed;
-        col.geom_pose.clone_from(&rw.geom_pose);
-        col.speed.clone_from(&rw.speed);
-        col.speculative = spec;
     }
+    // The collision workspace as the outline left it (a re-collected attempt
+    // raised speed bounds; sub-steps posed the geoms at their starts).
+    col.geom_pose.clone_from(&rw.geom_pose);
+    col.speed.clone_from(&rw.speed);
+    col.speculative = spec;
 }
