@@ -1419,3 +1419,83 @@ fn cone_scenes(same_velocities: bool) {
     }
     eprintln!("scenes, cone first: contact velocities at most {worst:.3e} apart");
 }
+
+// ---------------------------------------------------------------------------
+// The factor in part (lcp28): bit for bit the full factorization.
+// ---------------------------------------------------------------------------
+
+/// `PrimalParams::partial_factor` (on by default) against the full
+/// factorization at every change of pieces, on the 60 random problems (cold)
+/// and the scene dumps of `tests/data/primal` (with their warm guesses): the
+/// same status, Newton steps, factorizations and passes, and bit-identical
+/// impulses and residuals. The bound is equality, not a tolerance: the partial
+/// factorization re-assembles and re-eliminates the affected block columns
+/// with the same operations in the same order (`solver::primal`, "The factor
+/// in part"), so any difference is a bug. The test also asserts that the
+/// partial path ran and took fewer block updates than the full factorizations
+/// it stood in for (else it would compare the full path with itself).
+#[test]
+fn partial_factorization_is_the_full_one() {
+    let mut cases: Vec<(String, ContactProblem, BodyRows, Option<Vec<f64>>, f64)> = Vec::new();
+    let mut rng = Rng::new(13);
+    for case in 0..60 {
+        let (_, p, rows) = random_case(&mut rng, case);
+        cases.push((format!("random {case}"), p, rows, None, TOL));
+    }
+    let dir = format!("{}/tests/data/primal", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/data/primal")
+        .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4, "dumps: {names:?}");
+    for name in names {
+        let (p, rows, guess, tol) = dumped_problem(&name);
+        cases.push((name, p, rows, guess, tol));
+    }
+    let (mut partial, mut factorizations, mut done, mut full) = (0, 0, 0, 0);
+    for (name, p, rows, guess, tol) in &cases {
+        let base = PrimalParams {
+            tolerance: *tol,
+            ..PrimalParams::default()
+        };
+        let whole = PrimalParams {
+            partial_factor: false,
+            ..base
+        };
+        let (sa, ra) = primal_with(p, rows, guess.as_deref(), base);
+        let (sb, rb) = primal_with(p, rows, guess.as_deref(), whole);
+        assert_eq!(sa, sb, "{name}: status");
+        let counts =
+            |r: &PrimalResults| (r.stats.iterations, r.stats.factorizations, r.stats.passes);
+        assert_eq!(
+            counts(&ra),
+            counts(&rb),
+            "{name}: (Newton steps, factorizations, passes)"
+        );
+        assert_eq!(rb.stats.partial_factorizations, 0, "{name}: off");
+        assert!(
+            ra.z.iter()
+                .zip(&rb.z)
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{name}: impulses differ"
+        );
+        assert_eq!(
+            ra.stats.residual.to_bits(),
+            rb.stats.residual.to_bits(),
+            "{name}: residual"
+        );
+        partial += ra.stats.partial_factorizations;
+        factorizations += ra.stats.factorizations;
+        done += ra.stats.partial_block_updates;
+        full += ra.stats.partial_block_updates_full;
+    }
+    eprintln!(
+        "{} problems: {partial} of {factorizations} factorizations in part, {done} of the {full} \
+         block updates of the full ones",
+        cases.len()
+    );
+    assert!(partial > 0, "the partial path never ran");
+    assert!(done < full, "no block update saved: {done} of {full}");
+}
