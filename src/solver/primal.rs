@@ -398,6 +398,10 @@ pub struct PrimalParams {
     /// on by default; off, every change of pieces factors H whole (as before
     /// lcp28; the tests' reference).
     pub partial_factor: bool,
+    /// The bracketed line search starts at the first kink where a row loads
+    /// (`u_n > 0`, `δu_n < 0`: α = −u_n/δu_n, just past it) when that is
+    /// below α = 1 ("The line search's start", lcp28); else at 1 as before.
+    pub kink_start: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -445,6 +449,7 @@ impl Default for PrimalParams {
             dof_radius_newton_points: DOF_RADIUS_NEWTON_POINTS,
             residual_from_rows: false,
             partial_factor: true,
+            kink_start: false,
         }
     }
 }
@@ -2279,6 +2284,9 @@ impl PrimalSolver {
             p.line_search
         };
         let (alpha, evaluations) = match search {
+            LineSearch::Bracketed if p.kink_start && !*cone => {
+                line.bracketed_from(line.first_load())?
+            }
             LineSearch::Bracketed => line.bracketed()?,
             LineSearch::Breakpoints => {
                 let (alpha, ev, kink, total) = line.breakpoints(&poly, breaks)?;
@@ -2412,6 +2420,26 @@ impl Line<'_> {
     /// by ≤ 1e-12 of it. `(α, evaluations)`; None on a non-finite value.
     fn bracketed(&self) -> Option<(f64, usize)> {
         self.bracketed_from(1.0)
+    }
+
+    /// The start of the bracketed search at the first loading kink
+    /// ([`PrimalParams::kink_start`]): the least `−u_n/δu_n` over the normal
+    /// rows not loaded at α = 0 (`u_n > 0`) that a step loads (`δu_n < 0`),
+    /// taken 1e-9 of it past the kink; 1 when there is none below 1.
+    fn first_load(&self) -> f64 {
+        let mut a = 1.0_f64;
+        for &i in self.order {
+            let i = i as usize;
+            let (un, dn) = (self.u[i][0], self.du[i][0]);
+            if un > 0.0 && dn < 0.0 {
+                a = a.min(-un / dn);
+            }
+        }
+        if a < 1.0 {
+            a * (1.0 + 1e-9)
+        } else {
+            1.0
+        }
     }
 
     /// The bracketed iteration of [`Line::bracketed`] from `start`.
