@@ -2073,14 +2073,14 @@ impl PrimalSolver {
         let ok = if partial {
             res.stats.partial_factorizations += 1;
             let before = res.chol.stats;
-            let ok = self.factor_hessian(rows, order, res, true);
+            let ok = self.factor_hessian::<true>(rows, order, res);
             let after = res.chol.stats;
             res.stats.partial_block_updates += after.partial_updates - before.partial_updates;
             res.stats.partial_block_updates_full +=
                 after.partial_full_updates - before.partial_full_updates;
             ok
         } else {
-            self.factor_hessian(rows, order, res, false)
+            self.factor_hessian::<false>(rows, order, res)
         };
         if !ok {
             return false;
@@ -2094,17 +2094,16 @@ impl PrimalSolver {
     }
 
     /// Assembles `H = M + Σ G_iᵀ K_i G_i` at the current pieces into `chol` and
-    /// factors it (not counted here). False on a failed factorization. `partial`
+    /// factors it (not counted here). False on a failed factorization. `PARTIAL`
     /// ("The factor in part"): only the block columns marked in `chol` (closed
     /// upwards over its elimination tree) are assembled again — the same terms in
     /// the same order as the full assembly, the others skipped — and factored
     /// again, the rest of L kept: bit for bit the full factorization.
-    fn factor_hessian(
+    fn factor_hessian<const PARTIAL: bool>(
         &self,
         rows: &BodyRows,
         order: &[u32],
         res: &mut PrimalResults,
-        partial: bool,
     ) -> bool {
         let PrimalResults {
             bodies,
@@ -2117,13 +2116,13 @@ impl PrimalSolver {
             chol,
             ..
         } = res;
-        if partial {
+        if PARTIAL {
             chol.clear_affected();
         } else {
             chol.clear_values();
         }
         // Whether a block is assembled: all of them, or those of the marked columns.
-        let diag_in = |chol: &BlockCholesky, l: usize| !partial || chol.diag_is_affected(l);
+        let diag_in = |chol: &BlockCholesky, l: usize| !PARTIAL || chol.diag_is_affected(l);
         for (lb, &b) in bodies.iter().enumerate() {
             if diag_in(chol, lb) {
                 chol.add_diag(lb, &rows.mass[b as usize]);
@@ -2143,7 +2142,7 @@ impl PrimalSolver {
                 (Some(_), Some(_)) => {
                     // An edge index out of range fails below (where K ≠ 0).
                     let ei = point_edge[i] as usize;
-                    ei >= edges.len() || !partial || chol.edge_is_affected(ei)
+                    ei >= edges.len() || !PARTIAL || chol.edge_is_affected(ei)
                 }
                 _ => false,
             };
@@ -2177,7 +2176,7 @@ impl PrimalSolver {
                 }
             }
         }
-        if partial {
+        if PARTIAL {
             chol.refactor_affected()
         } else {
             chol.factor()
