@@ -1478,8 +1478,8 @@ fn partial_factorization_is_the_full_one() {
         let counts =
             |r: &PrimalResults| (r.stats.iterations, r.stats.factorizations, r.stats.passes);
         assert_eq!(
-            counts(&ra),
-            counts(&rb),
+            counts(ra),
+            counts(rb),
             "{name}: (Newton steps, factorizations, passes)"
         );
         assert_eq!(rb.stats.partial_factorizations, 0, "{name}: off");
