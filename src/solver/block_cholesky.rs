@@ -387,10 +387,12 @@ impl BlockCholesky {
         self.edges.binary_search(&key).ok()
     }
 
-    /// Zeroes the blocks (before assembling new values on the same pattern).
+    /// Zeroes the blocks (before assembling new values on the same pattern) and
+    /// the marks of a partial refactorization (the full one follows).
     pub fn clear_values(&mut self) {
         self.lx.iter_mut().for_each(|m| *m = M6::zeros());
         self.diag.iter_mut().for_each(|m| *m = M6::zeros());
+        self.affected.iter_mut().for_each(|a| *a = false);
     }
 
     /// Keeps a copy of the assembled values, to start the next assembly from
@@ -482,6 +484,22 @@ impl BlockCholesky {
     /// its changes out of again ([`Self::add_diag_affected`],
     /// [`Self::add_edge_affected`]) before [`Self::refactor_affected`].
     pub fn restore_affected(&mut self) {
+        self.close_affected(true);
+    }
+
+    /// Closes the marked columns upwards over the elimination tree (as
+    /// [`Self::restore_affected`]) and zeroes their blocks, for the caller to
+    /// assemble them again from nothing ([`Self::add_diag_affected`],
+    /// [`Self::add_edge_affected`]) before [`Self::refactor_affected`]: with the
+    /// same terms added in the same order as after [`Self::clear_values`], the
+    /// affected columns hold the same values as a full assembly, bit for bit.
+    pub fn clear_affected(&mut self) {
+        self.close_affected(false);
+    }
+
+    /// The upward closure of the marks; each affected column's blocks set to
+    /// the saved values (`from_base`) or to zero.
+    fn close_affected(&mut self, from_base: bool) {
         for k in 0..self.n {
             if !self.affected[k] {
                 continue;
@@ -490,15 +508,34 @@ impl BlockCholesky {
             if s0 < s1 {
                 self.affected[self.li[s0] as usize] = true;
             }
-            self.diag[k] = self.base_diag[k];
-            self.lx[s0..s1].copy_from_slice(&self.base_lx[s0..s1]);
+            if from_base {
+                self.diag[k] = self.base_diag[k];
+                self.lx[s0..s1].copy_from_slice(&self.base_lx[s0..s1]);
+            } else {
+                self.diag[k] = M6::zeros();
+                self.lx[s0..s1].iter_mut().for_each(|m| *m = M6::zeros());
+            }
         }
+    }
+
+    /// Whether node `i`'s diagonal block lies in an affected column.
+    #[inline]
+    pub fn diag_is_affected(&self, i: usize) -> bool {
+        self.affected[self.pos[i] as usize]
+    }
+
+    /// Whether edge `e`'s block lies in an affected column (that of its
+    /// endpoint eliminated first).
+    #[inline]
+    pub fn edge_is_affected(&self, e: usize) -> bool {
+        let (i, j) = self.edges[e];
+        self.affected[self.pos[i as usize].min(self.pos[j as usize]) as usize]
     }
 
     /// [`Self::add_diag`] where the block's column is affected (a no-op elsewhere).
     #[inline]
     pub fn add_diag_affected(&mut self, i: usize, m: &M6) {
-        if self.affected[self.pos[i] as usize] {
+        if self.diag_is_affected(i) {
             self.add_diag(i, m);
         }
     }
@@ -507,9 +544,7 @@ impl BlockCholesky {
     /// is affected (a no-op elsewhere).
     #[inline]
     pub fn add_edge_affected(&mut self, e: usize, i_first: bool, m: &M6) {
-        let (i, j) = self.edges[e];
-        let col = self.pos[i as usize].min(self.pos[j as usize]);
-        if self.affected[col as usize] {
+        if self.edge_is_affected(e) {
             self.add_edge(e, i_first, m);
         }
     }

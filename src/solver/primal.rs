@@ -206,6 +206,26 @@
 //! In DoF space: the dense H's assembly (`Σ_points ndof_s · ndof_t · 3` per
 //! factorization) and its Cholesky (`N³/6`), the same passes over the points.
 //!
+//! # The factor in part (lcp28, [`PrimalParams::partial_factor`])
+//! Within an island the pattern of H (and so the ordering and the elimination
+//! tree of [`BlockCholesky`]) is fixed, and a Newton step that changes pieces
+//! changes them on few points (≈ 1.7 per step on the resting pile20's large
+//! islands, docs/BENCHMARKS.md lcp28): H changes only in the blocks of those
+//! points' bodies. With the factor of the last pieces in hand, the block
+//! columns of those bodies are marked, closed upwards over the elimination tree
+//! (a column's blocks of L depend only on its assembled values and on its
+//! descendants' columns), assembled again from nothing — the same terms in the
+//! same order as the full assembly, the other blocks' terms skipped — and
+//! eliminated again ([`BlockCholesky::refactor_affected`]), the other columns'
+//! blocks of L kept; their updates into the affected columns are applied again
+//! in the same order. The result is the full factorization bit for bit (every
+//! affected block receives the same operations in the same order), so the
+//! trajectories do not move; it is counted as a factorization (and in
+//! [`PrimalStats::partial_factorizations`]). MuJoCo's Newton does the same job
+//! with rank-one up- and downdates of its Cholesky factor (`mj_cholUpdate`);
+//! here a downdate would take a loaded row's `1/e' ≈ 1e6 W_ii` back out of the
+//! factor and lose about six digits of it, which the re-elimination does not.
+//!
 //! # H along the tree (lcp21)
 //! A robot's M has the branch-induced sparsity of its DoF parent array λ
 //! (`M_ij ≠ 0` only for i, j on one path to the root), and a point's rows of
@@ -373,6 +393,15 @@ pub struct PrimalParams {
     /// only each point's diagonal block for such islands (the primal solver
     /// reads nothing else of it). Off: `w = W z + q` on the problem's blocks.
     pub residual_from_rows: bool,
+    /// Factor H in part when some points changed piece since the kept factor
+    /// ("The factor in part", lcp28): bit for bit the full factorization, so
+    /// on by default; off, every change of pieces factors H whole (as before
+    /// lcp28; the tests' reference).
+    pub partial_factor: bool,
+    /// The bracketed line search starts at the first kink where a row loads
+    /// (`u_n > 0`, `δu_n < 0`: α = −u_n/δu_n, just past it) when that is
+    /// below α = 1 ("The line search's start", lcp28); else at 1 as before.
+    pub kink_start: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -419,6 +448,8 @@ impl Default for PrimalParams {
             dof_stall_passes: DOF_STALL_PASSES,
             dof_radius_newton_points: DOF_RADIUS_NEWTON_POINTS,
             residual_from_rows: false,
+            partial_factor: true,
+            kink_start: false,
         }
     }
 }
@@ -639,6 +670,12 @@ pub struct PrimalStats {
     pub skipped_islands: usize,
     /// Islands solved in DoF space ([`DofRows`], "Articulated islands").
     pub articulated_islands: usize,
+    /// Of `factorizations`: those done in part ("The factor in part", lcp28),
+    /// and the 6×6 block updates they took against those of the full
+    /// factorizations they stood in for.
+    pub partial_factorizations: usize,
+    pub partial_block_updates: usize,
+    pub partial_block_updates_full: usize,
 }
 
 /// The piece of a point's tangent projection (and, in the cone run, of the
@@ -2007,18 +2044,45 @@ impl PrimalSolver {
     /// x, the radii or the centre; [`PrimalParams::reuse_factor`]), else
     /// assembled and factored (counted). False on a failed factorization.
     fn factor_at_pieces(&self, rows: &BodyRows, order: &[u32], res: &mut PrimalResults) -> bool {
-        if self.params.reuse_factor
-            && res.fact_valid
-            && order.iter().all(|&i| {
+        // With the factor of H at other pieces in hand, the block columns of the
+        // bodies of the points that changed piece are marked ("The factor in
+        // part").
+        let mut partial = false;
+        if self.params.reuse_factor && res.fact_valid {
+            let mut changed = false;
+            for &i in order {
                 let i = i as usize;
-                res.fact_pieces[i] == (res.normal_on[i], res.tangent[i])
-            })
-        {
-            return true;
+                if res.fact_pieces[i] != (res.normal_on[i], res.tangent[i]) {
+                    changed = true;
+                    if self.params.partial_factor {
+                        for b in rows.body[i] {
+                            if b != NO_BODY {
+                                res.chol.mark_changed(res.local[b as usize] as usize);
+                            }
+                        }
+                    }
+                }
+            }
+            if !changed {
+                return true;
+            }
+            partial = self.params.partial_factor;
         }
         res.stats.factorizations += 1;
         res.fact_valid = false;
-        if !self.factor_hessian(rows, order, res) {
+        let ok = if partial {
+            res.stats.partial_factorizations += 1;
+            let before = res.chol.stats;
+            let ok = self.factor_hessian::<true>(rows, order, res);
+            let after = res.chol.stats;
+            res.stats.partial_block_updates += after.partial_updates - before.partial_updates;
+            res.stats.partial_block_updates_full +=
+                after.partial_full_updates - before.partial_full_updates;
+            ok
+        } else {
+            self.factor_hessian::<false>(rows, order, res)
+        };
+        if !ok {
             return false;
         }
         for &i in order {
@@ -2030,8 +2094,17 @@ impl PrimalSolver {
     }
 
     /// Assembles `H = M + Σ G_iᵀ K_i G_i` at the current pieces into `chol` and
-    /// factors it (not counted here). False on a failed factorization.
-    fn factor_hessian(&self, rows: &BodyRows, order: &[u32], res: &mut PrimalResults) -> bool {
+    /// factors it (not counted here). False on a failed factorization. `PARTIAL`
+    /// ("The factor in part"): only the block columns marked in `chol` (closed
+    /// upwards over its elimination tree) are assembled again — the same terms in
+    /// the same order as the full assembly, the others skipped — and factored
+    /// again, the rest of L kept: bit for bit the full factorization.
+    fn factor_hessian<const PARTIAL: bool>(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        res: &mut PrimalResults,
+    ) -> bool {
         let PrimalResults {
             bodies,
             local,
@@ -2043,34 +2116,57 @@ impl PrimalSolver {
             chol,
             ..
         } = res;
-        chol.clear_values();
+        if PARTIAL {
+            chol.clear_affected();
+        } else {
+            chol.clear_values();
+        }
+        // Whether a block is assembled: all of them, or those of the marked columns.
+        let diag_in = |chol: &BlockCholesky, l: usize| !PARTIAL || chol.diag_is_affected(l);
         for (lb, &b) in bodies.iter().enumerate() {
-            chol.add_diag(lb, &rows.mass[b as usize]);
+            if diag_in(chol, lb) {
+                chol.add_diag(lb, &rows.mass[b as usize]);
+            }
         }
         for &i in order {
             let i = i as usize;
+            let [b0, b1] = rows.body[i];
+            let l0 = (b0 != NO_BODY).then(|| local[b0 as usize] as usize);
+            let l1 = (b1 != NO_BODY).then(|| local[b1 as usize] as usize);
+            // The point's three blocks: J₀ᵀ K J₀, J₁ᵀ K J₁ and J₀ᵀ K J₁ (on the
+            // diagonal when both sides are one body, else on the edge).
+            let d0 = l0.filter(|&l| diag_in(chol, l));
+            let d1 = l1.filter(|&l| diag_in(chol, l));
+            let cross = match (l0, l1) {
+                (Some(a), Some(b)) if a == b => diag_in(chol, a),
+                (Some(_), Some(_)) => {
+                    // An edge index out of range fails below (where K ≠ 0).
+                    let ei = point_edge[i] as usize;
+                    ei >= edges.len() || !PARTIAL || chol.edge_is_affected(ei)
+                }
+                _ => false,
+            };
+            if d0.is_none() && d1.is_none() && !cross {
+                continue;
+            }
             let Some(k) = hessian(&e[i], normal_on[i], tangent[i]) else {
                 continue;
             };
-            let [b0, b1] = rows.body[i];
             let j0 = &rows.jac[i][0];
             let j1 = &rows.jac[i][1];
             // K J₁ once for J₁ᵀ K J₁ and J₀ᵀ K J₁ (lcp27: was formed twice; the
             // same products).
-            let kj1 = (b1 != NO_BODY).then(|| k_times(&k, j1));
-            if b0 != NO_BODY {
-                let l0 = local[b0 as usize] as usize;
+            let kj1 = (d1.is_some() || cross).then(|| k_times(&k, j1));
+            if let Some(l0) = d0 {
                 chol.add_diag(l0, &jt_times_kj(j0, &k_times(&k, j0)));
             }
-            if let Some(kj1) = &kj1 {
-                let l1 = local[b1 as usize] as usize;
+            if let (Some(l1), Some(kj1)) = (d1, &kj1) {
                 chol.add_diag(l1, &jt_times_kj(j1, kj1));
             }
-            if let (true, Some(kj1)) = (b0 != NO_BODY, &kj1) {
-                let (l0, l1) = (local[b0 as usize], local[b1 as usize]);
+            if let (true, Some(kj1), Some(l0), Some(l1)) = (cross, &kj1, l0, l1) {
                 let m = jt_times_kj(j0, kj1);
                 if l0 == l1 {
-                    chol.add_diag(l0 as usize, &(m + m.transpose()));
+                    chol.add_diag(l0, &(m + m.transpose()));
                 } else {
                     let ei = point_edge[i] as usize;
                     if ei >= edges.len() {
@@ -2080,7 +2176,11 @@ impl PrimalSolver {
                 }
             }
         }
-        chol.factor()
+        if PARTIAL {
+            chol.refactor_affected()
+        } else {
+            chol.factor()
+        }
     }
 
     /// One Newton step with the exact line search: H assembled and factored,
@@ -2183,6 +2283,9 @@ impl PrimalSolver {
             p.line_search
         };
         let (alpha, evaluations) = match search {
+            LineSearch::Bracketed if p.kink_start && !*cone => {
+                line.bracketed_from(line.first_load())?
+            }
             LineSearch::Bracketed => line.bracketed()?,
             LineSearch::Breakpoints => {
                 let (alpha, ev, kink, total) = line.breakpoints(&poly, breaks)?;
@@ -2316,6 +2419,26 @@ impl Line<'_> {
     /// by ≤ 1e-12 of it. `(α, evaluations)`; None on a non-finite value.
     fn bracketed(&self) -> Option<(f64, usize)> {
         self.bracketed_from(1.0)
+    }
+
+    /// The start of the bracketed search at the first loading kink
+    /// ([`PrimalParams::kink_start`]): the least `−u_n/δu_n` over the normal
+    /// rows not loaded at α = 0 (`u_n > 0`) that a step loads (`δu_n < 0`),
+    /// taken 1e-9 of it past the kink; 1 when there is none below 1.
+    fn first_load(&self) -> f64 {
+        let mut a = 1.0_f64;
+        for &i in self.order {
+            let i = i as usize;
+            let (un, dn) = (self.u[i][0], self.du[i][0]);
+            if un > 0.0 && dn < 0.0 {
+                a = a.min(-un / dn);
+            }
+        }
+        if a < 1.0 {
+            a * (1.0 + 1e-9)
+        } else {
+            1.0
+        }
     }
 
     /// The bracketed iteration of [`Line::bracketed`] from `start`.
