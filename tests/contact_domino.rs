@@ -219,3 +219,63 @@ fn thin_domino_under_hunt_crossley() {
     println!("hunt_crossley thin: 0.9 ω*: largest {below:.3}°, end {end:.2}°");
     assert!(end.abs() < 10.0);
 }
+
+/// Largest |ω_z| (rad/s) and |v_y| (m/s) of a box tipped over its edge at 1.1 ω*:
+/// the scene is mirror-symmetric in y, so both stay at round-off.
+fn mirror_break(method: &str, extra: &str, size: (f64, f64)) -> (f64, f64) {
+    let model = load_str(&scene(method, extra, size, 1.1 * omega_star(size)));
+    let mut data = Data::new(&model);
+    let mut pipe = Pipeline::new(&model);
+    let d = model
+        .bodies
+        .iter()
+        .position(|b| b.name == "domino")
+        .expect("domino");
+    let (mut wz, mut vy) = (0.0f64, 0.0f64);
+    for _ in 0..1500 {
+        pipe.step(&model, &mut data);
+        wz = wz.max(data.state[d].w.z.abs());
+        vy = vy.max(data.state[d].v.y.abs());
+    }
+    (wz, vy)
+}
+
+/// A box tipping over its edge keeps its mirror symmetry (the scene is
+/// mirror-symmetric in y): penalty and Hunt–Crossley hold |ω_z| and |v_y| at
+/// round-off (measured ≤ 1e-15) through the fall and the landing; the bound 1e-6
+/// is far above round-off's growth and far below the kicks found under LCP and
+/// PEG (the ignored tests below).
+#[test]
+fn tipping_box_keeps_its_mirror_symmetry() {
+    for size in [DOMINO, (0.05, 0.05)] {
+        for method in ["penalty", "hunt_crossley"] {
+            let (wz, vy) = mirror_break(method, "", size);
+            println!("{method} {size:?}: max |ω_z| {wz:.2e} rad/s, max |v_y| {vy:.2e} m/s");
+            assert!(
+                wz < 1e-6 && vy < 1e-6,
+                "{method} {size:?}: |ω_z| {wz}, |v_y| {vy}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "found, not fixed (session 34): under the standard LCP a box tipping over its edge is kicked about the normal once δ·tan θ passes the 1 µm point merge (θ ≈ 5.7°): the side edges' plane crossings make six points and the 4-point reduction keeps one corner and the other side's rim point at depth 0 — |ω_z| 5.6e-2 rad/s in 0.4 s and 8.6e-2 by 1.5 s, |v_y| 2.2e-3 m/s (domino), 1.4e-2 rad/s (0.1 m cube), every solver; a patch merge at 1e-3 of the extent fixed it (7.2e-10) but moved Housner's rocking block under LCP from 0.485 to 0.596 of the energy (docs/EXPERIMENTS.md)"]
+fn tipping_box_keeps_its_mirror_symmetry_under_lcp() {
+    for size in [DOMINO, (0.05, 0.05)] {
+        for solver in ["lemke", "pgs", "primal"] {
+            let extra = format!("[lcp]\nsolver = \"{solver}\"");
+            let (wz, vy) = mirror_break("lcp", &extra, size);
+            println!("lcp {solver} {size:?}: max |ω_z| {wz:.2e} rad/s, max |v_y| {vy:.2e} m/s");
+            assert!(wz < 1e-6 && vy < 1e-6);
+        }
+    }
+}
+
+#[test]
+#[ignore = "found, not fixed (session 34): under PEG the 5 mm domino tipped at 1.1 ω* keeps its mirror symmetry through the fall (|ω_z| 5.8e-16 over 400 steps) and breaks it at the landing on its face: |ω_z| 5.0e-3 rad/s, |v_y| 2.5e-4 m/s by 1.5 s"]
+fn tipping_box_keeps_its_mirror_symmetry_under_peg() {
+    let (wz, vy) = mirror_break("peg", "", DOMINO);
+    println!("peg: max |ω_z| {wz:.2e} rad/s, max |v_y| {vy:.2e} m/s");
+    assert!(wz < 1e-6 && vy < 1e-6);
+}
