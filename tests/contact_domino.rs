@@ -27,7 +27,7 @@ mod common;
 
 use common::load_str;
 use rtphys::math::Vec3;
-use rtphys::{Data, Pipeline};
+use rtphys::{Data, Model, Pipeline};
 
 const MASS: f64 = 0.1;
 const G: f64 = 9.81;
@@ -71,17 +71,28 @@ fn rigid_tilt((a, b): (f64, f64), f: f64) -> f64 {
     ((a / b).atan() - ((b + lift) / a.hypot(b)).acos()).to_degrees()
 }
 
-/// (Largest tilt over the run, tilt at the end), degrees: the angle of the
-/// domino's axis from the vertical, toward +x positive.
-fn run(method: &str, extra: &str, size: (f64, f64), omega: f64, steps: usize) -> (f64, f64) {
+/// The scene loaded, its state and pipeline, and the domino's body index.
+fn world(
+    method: &str,
+    extra: &str,
+    size: (f64, f64),
+    omega: f64,
+) -> (Model, Data, Pipeline, usize) {
     let model = load_str(&scene(method, extra, size, omega));
-    let mut data = Data::new(&model);
-    let mut pipe = Pipeline::new(&model);
+    let data = Data::new(&model);
+    let pipe = Pipeline::new(&model);
     let d = model
         .bodies
         .iter()
         .position(|b| b.name == "domino")
         .expect("domino");
+    (model, data, pipe, d)
+}
+
+/// (Largest tilt over the run, tilt at the end), degrees: the angle of the
+/// domino's axis from the vertical, toward +x positive.
+fn run(method: &str, extra: &str, size: (f64, f64), omega: f64, steps: usize) -> (f64, f64) {
+    let (model, mut data, mut pipe, d) = world(method, extra, size, omega);
     let tilt = |data: &Data| {
         let axis = data.state[d].q * Vec3::z();
         axis.x.atan2(axis.z).to_degrees()
@@ -223,14 +234,7 @@ fn thin_domino_under_hunt_crossley() {
 /// Largest |ω_z| (rad/s) and |v_y| (m/s) of a box tipped over its edge at 1.1 ω*:
 /// the scene is mirror-symmetric in y, so both stay at round-off.
 fn mirror_break(method: &str, extra: &str, size: (f64, f64)) -> (f64, f64) {
-    let model = load_str(&scene(method, extra, size, 1.1 * omega_star(size)));
-    let mut data = Data::new(&model);
-    let mut pipe = Pipeline::new(&model);
-    let d = model
-        .bodies
-        .iter()
-        .position(|b| b.name == "domino")
-        .expect("domino");
+    let (model, mut data, mut pipe, d) = world(method, extra, size, 1.1 * omega_star(size));
     let (mut wz, mut vy) = (0.0f64, 0.0f64);
     for _ in 0..1500 {
         pipe.step(&model, &mut data);

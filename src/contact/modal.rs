@@ -62,7 +62,7 @@
 //! impact rewinds, the anchors' implicit interplay): measured, the pile and the
 //! placed-incline tests fail that way (docs/EXPERIMENTS.md, "A standing domino").
 
-use super::bottom::bottom_points;
+use super::multipoint::{share_by_count, MultiPoint};
 use super::{pid_at, ContactModel, PairContext, PidGains, PointForce, SelectScratch};
 use crate::collision::ShapeKind;
 use crate::math::{Mat3, Vec3};
@@ -85,9 +85,9 @@ impl ContactModel for MultiPointModal {
         "multi_point_modal"
     }
 
-    /// Points on the bottom of the intersection volume, 000 §III-A (as 1/r's).
+    /// Points on the bottom of the intersection volume, 000 §III-A (1/r's).
     fn candidates(&self, ctx: &PairContext, scratch: &mut SelectScratch, out: &mut Vec<u32>) {
-        bottom_points(ctx.points, &ctx.normal, scratch, out);
+        MultiPoint.candidates(ctx, scratch, out);
     }
 
     fn forces_at(
@@ -102,10 +102,7 @@ impl ContactModel for MultiPointModal {
         pid_at(ctx, gains, candidates, out);
         if !ctx.flat {
             // 000's 1/r share (module doc, "Flat pairs").
-            let r = (out.len() - first) as f64;
-            for pf in &mut out[first..] {
-                pf.f_n /= r;
-            }
+            share_by_count(&mut out[first..]);
             return;
         }
         let kept = distribute(ctx, &mut out[first..]);

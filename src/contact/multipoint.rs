@@ -37,10 +37,15 @@ impl ContactModel for MultiPoint {
         let first = out.len();
         // Un-normalized PID force at each bottom point, eq. (3).
         pid_at(ctx, gains, candidates, out);
-        // Normalize by r, the number of points with non-zero force.
-        let r = (out.len() - first) as f64;
-        for pf in &mut out[first..] {
-            pf.f_n /= r;
-        }
+        share_by_count(&mut out[first..]);
+    }
+}
+
+/// Eq. (3)'s 1/r: each of the r points with non-zero force takes 1/r of its
+/// un-normalized force.
+pub(super) fn share_by_count(pf: &mut [PointForce]) {
+    let r = pf.len() as f64;
+    for p in pf {
+        p.f_n /= r;
     }
 }
