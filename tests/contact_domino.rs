@@ -133,12 +133,54 @@ fn check_threshold(method: &str, extra: &str, steps: usize, rigid_bound: Option<
     }
 }
 
+/// The rigid domino turning about its edge as a pendulum, integrated (RK4,
+/// 1e-6 s): I_e ψ̈ = m g R sin ψ, ψ the angle of the edge→centre line from the
+/// vertical, ψ(0) = −atan(a/b), ψ̇(0) = ω. Returns the largest tilt ψ − ψ(0),
+/// degrees, or `None` if the centre of mass passes over the edge (ψ > 0).
+fn pendulum_tilt((a, b): (f64, f64), omega: f64) -> Option<f64> {
+    let i_edge = MASS * (4.0 * a * a + 4.0 * b * b) / 12.0 + MASS * (a * a + b * b);
+    let k = MASS * G * a.hypot(b) / i_edge;
+    let acc = |psi: f64| k * psi.sin();
+    let (psi0, h) = (-(a / b).atan(), 1e-6);
+    let (mut psi, mut w) = (psi0, omega);
+    while w > 0.0 {
+        let (k1p, k1w) = (w, acc(psi));
+        let (k2p, k2w) = (w + 0.5 * h * k1w, acc(psi + 0.5 * h * k1p));
+        let (k3p, k3w) = (w + 0.5 * h * k2w, acc(psi + 0.5 * h * k2p));
+        let (k4p, k4w) = (w + h * k3w, acc(psi + h * k3p));
+        psi += h / 6.0 * (k1p + 2.0 * k2p + 2.0 * k3p + k4p);
+        w += h / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
+        if psi > 0.0 {
+            return None;
+        }
+    }
+    Some((psi - psi0).to_degrees())
+}
+
 #[test]
-fn rigid_threshold_matches_the_energy_balance() {
-    // The formula against itself at the threshold: θ_max(1) is the tipping angle θ₀.
-    let (a, b) = DOMINO;
-    assert!((rigid_tilt(DOMINO, 1.0) - (a / b).atan().to_degrees()).abs() < 1e-9);
-    assert!((omega_star(DOMINO) - 1.2055).abs() < 1e-4);
+fn rigid_threshold_matches_the_pendulum() {
+    // The closed forms the other tests compare with, against the rigid body's
+    // equation of motion integrated: it stands just below ω*, tips just above it,
+    // and turns to θ_max(f) (to 1e-6 of the angle: the step's error).
+    for size in [DOMINO, (0.0025, 0.05), (0.05, 0.05)] {
+        let w = omega_star(size);
+        assert!(
+            pendulum_tilt(size, 0.999 * w).is_some(),
+            "{size:?}: tipped below ω*"
+        );
+        assert!(
+            pendulum_tilt(size, 1.001 * w).is_none(),
+            "{size:?}: stood above ω*"
+        );
+        for f in [0.5, 0.9, 0.97] {
+            let tilt = pendulum_tilt(size, f * w).expect("stands");
+            let closed = rigid_tilt(size, f);
+            assert!(
+                (tilt / closed - 1.0).abs() < 1e-6,
+                "{size:?} f {f}: {tilt}° against {closed}°"
+            );
+        }
+    }
 }
 
 #[test]

@@ -7,7 +7,8 @@ largest tilt and the tilt at the end (degrees) beside the rigid body's largest t
 
     python3 benches/scripts/domino_threshold.py BIN METHOD [--a 0.005] [--b 0.05]
         [--rk4] [--modal] [--steps 1500] [--f 0.5,0.9,0.97,1.03,1.1]
-    python3 benches/scripts/domino_threshold.py --mujoco [--a ...]   (MuJoCo 4.0, venv python)
+    python3 benches/scripts/domino_threshold.py --mujoco [--a ...] [--settle 0.5]
+        (MuJoCo 4.0, venv python; settled 0.5 s on its soft contact before the turn)
 """
 import argparse, csv, math, os, subprocess, tempfile
 
@@ -77,6 +78,9 @@ def run_mujoco(a, b, w, args):
 </worldbody></mujoco>"""
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
+    # Settled on its soft contact first (--settle s), then set turning.
+    for _ in range(round(args.settle / 0.001)):
+        mujoco.mj_step(m, d)
     d.qvel[:] = [b * w, 0, a * w, 0, w, 0]
     tilts = []
     for _ in range(args.steps):
@@ -95,6 +99,7 @@ def main():
     p.add_argument("--modal", action="store_true")
     p.add_argument("--mujoco", action="store_true")
     p.add_argument("--steps", type=int, default=1500)
+    p.add_argument("--settle", type=float, default=0.5, help="MuJoCo: seconds settled before the turn")
     p.add_argument("--f", default="0.5,0.9,0.97,1.03,1.1")
     args = p.parse_args()
     ws = omega_star(args.a, args.b)
