@@ -512,7 +512,8 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// impact splits, peg23), `PEG_CCD_HELD=1` the key `[lcp] peg_ccd_held`,
 /// `PEG_VV_ONE_SIDED=1` the key `[lcp] peg_vv_one_sided` (peg24),
 /// `PEG_OUTLINE_CCD=0` the key `[lcp] peg_outline_ccd = false` (a diagnostic,
-/// peg22); unset, the scene's own.
+/// peg22), `PEG_COVER=0` the key `[lcp] peg_retry_cover = false` (a diagnostic,
+/// peg26's `RTPHYS_PEG_NO_COVER=1`); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -569,6 +570,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_OUTLINE_CCD") {
             p.peg_outline_ccd = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_COVER") {
+            p.peg_retry_cover = v == "1";
         }
     }
     model.with_options(opt)
@@ -671,13 +675,69 @@ fn pour_counters(
         if unit == "L³" {
             pair_metric.pair_volumes(&model, &data.state, &mut pv0);
         }
+        // peg27 (`PEG_STD_CHECK=1`): at every step whose PEG solve kept a
+        // failure, the standard model's step from the same state (the same
+        // `Data`, the scene's `[lcp]` with the standard rows), to tell the
+        // failures only PEG has from those the standard model shares;
+        // `PEG_STD_CHECK=2` at every step (also the standard model's failures
+        // where PEG solved).
+        let std_every = std::env::var("PEG_STD_CHECK").is_ok_and(|v| v == "2");
+        let std_check = std_every || std::env::var("PEG_STD_CHECK").is_ok_and(|v| v == "1");
+        let mut std_only = 0u32;
+        let std_model = {
+            let mut opt = model.opt.clone();
+            if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+                p.contact_model = rtphys::model::ContactModel::Standard;
+            }
+            model.with_options(opt)
+        };
+        let (mut peg_only, mut both) = (0u32, 0u32);
+        let mut before = if std_check { Some(data.clone()) } else { None };
         let t0 = std::time::Instant::now();
         let steps = (2.0 / h).round() as usize;
         for i in 0..steps {
             driver.before_step(&mut data, h);
+            if let Some(b) = before.as_mut() {
+                b.clone_from(&data);
+            }
             let s0 = data.stats.clone();
             pl.step(&model, &mut data);
             flush_diagnostics();
+            if let Some(b) = before.as_mut() {
+                let s = &data.stats;
+                let peg_failed = s.solver_failures > s0.solver_failures
+                    || s.solver_unconverged > s0.solver_unconverged;
+                if std_every && !peg_failed {
+                    let mut sp = rtphys::Pipeline::new(&std_model);
+                    let f0 = (b.stats.solver_failures, b.stats.solver_unconverged);
+                    sp.step(&std_model, b);
+                    if b.stats.solver_failures > f0.0 || b.stats.solver_unconverged > f0.1 {
+                        std_only += 1;
+                        println!("  step {i}: PEG solved, the standard model's step from the same state fails");
+                    }
+                }
+                if peg_failed {
+                    let mut sp = rtphys::Pipeline::new(&std_model);
+                    let f0 = (b.stats.solver_failures, b.stats.solver_unconverged);
+                    sp.step(&std_model, b);
+                    let std_failed =
+                        b.stats.solver_failures > f0.0 || b.stats.solver_unconverged > f0.1;
+                    if std_failed {
+                        both += 1;
+                    } else {
+                        peg_only += 1;
+                    }
+                    println!(
+                        "  failed PEG step {i} (t = {:.4} s): failures +{}, unconverged +{}, \
+                         largest island {}; the standard model's step from the same state: {}",
+                        data.time,
+                        s.solver_failures - s0.solver_failures,
+                        s.solver_unconverged - s0.solver_unconverged,
+                        s.lcp_size,
+                        if std_failed { "fails too" } else { "solved" }
+                    );
+                }
+            }
             let ov = overlap(&model, &data);
             max_ov = max_ov.max(ov);
             max_t = max_t.max(data.stats.peg_relaxation);
@@ -800,6 +860,17 @@ fn pour_counters(
             s.peg_outline_rewinds,
             s.peg_ccd_refused
         );
+        if std_check {
+            println!(
+                "seed {seed} h {h}: failed PEG steps {}: PEG only {peg_only}, the standard model fails too {both}{}",
+                peg_only + both,
+                if std_every {
+                    format!("; steps PEG solved where the standard model fails {std_only}")
+                } else {
+                    String::new()
+                }
+            );
+        }
         let total: f64 = by.iter().map(|b| b.1).sum();
         for (c, b) in CAUSES.iter().zip(by) {
             println!(

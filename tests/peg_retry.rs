@@ -58,6 +58,39 @@ fn retry_key_reads_and_is_bounded() {
     }
 }
 
+/// `[lcp] peg_retry_cover` (peg27; peg26's environment variable
+/// `RTPHYS_PEG_NO_COVER=1` made a scene key, so that a run is reproducible from
+/// its scene): default true (the retry finds the pairs an attempt meets beyond
+/// the step's candidates), false read, a value that is not a boolean refused
+/// with the key named.
+#[test]
+fn retry_cover_key_reads() {
+    let scene = |line: &str| {
+        format!(
+            "[world]\nmethod = \"peg\"\n\n[lcp]\npeg_retry_depth = 2\n{line}\n\n[[body]]\nname = \"b\"\n\
+             mass = 1.0\nshape = {{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }}\n"
+        )
+    };
+    let load = |line: &str| load_scene_str(&scene(line), "cover", ".".as_ref());
+    let cover = |m: &Model| match &m.opt.method {
+        Method::Lcp(p) => Some(p.peg_retry_cover),
+        _ => None,
+    };
+    assert_eq!(cover(&load("").expect("default")), Some(true));
+    assert_eq!(
+        cover(&load("peg_retry_cover = false").expect("false")),
+        Some(false)
+    );
+    assert_eq!(
+        cover(&load("peg_retry_cover = true").expect("true")),
+        Some(true)
+    );
+    for bad in ["peg_retry_cover = 0", "peg_retry_cover = \"no\""] {
+        let e = load(bad).expect_err(bad).to_string();
+        assert!(e.contains("peg_retry_cover"), "{bad}: {e}");
+    }
+}
+
 /// One pour's model and driver state at the start of every step, stepped by
 /// `model`; `f(i, &data_before, &data_after)` sees each step.
 fn pour(

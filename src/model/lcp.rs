@@ -257,6 +257,17 @@ pub struct LcpParams {
     /// `tests/contact_torture_ccd.rs`). Scene key `peg_vv_one_sided`; default
     /// off (peg24: it moves the pours' trajectories; docs/EXPERIMENTS.md).
     pub peg_vv_one_sided: bool,
+    /// PEG, with `peg_retry_depth` > 0: the pairs an attempt meets beyond the
+    /// step's broad-phase candidates are found — a retry sub-step whose bodies
+    /// left the start-of-step margin runs its own broad phase, and an attempt
+    /// whose motion met a pair beyond the candidates is taken again with it
+    /// (`pipeline::lcp::peg_retry`, "The collision inputs of a sub-step", "A body
+    /// knocked within the step"; peg26). Scene key `peg_retry_cover`; default
+    /// true; false (a diagnostic) keeps the retry's collision inputs as before
+    /// peg26 (was the environment variable `RTPHYS_PEG_NO_COVER=1`; peg27 made
+    /// it a key so that a run is reproducible from its scene). Ignored without
+    /// a retry depth.
+    pub peg_retry_cover: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -296,6 +307,7 @@ impl Default for LcpParams {
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,
+            peg_retry_cover: true,
             contact_model: ContactModel::Standard,
         }
     }

@@ -87,6 +87,10 @@
 //!                                  #  pairs the attempt had contact rows with (experimental)
 //! peg_vv_one_sided = false         # peg: a vertex–vertex I set only for a vertex at the
 //!                                  #  other, the X only when both are (experimental, peg24)
+//! peg_retry_cover = true           # peg, with peg_retry_depth > 0: the pairs an attempt
+//!                                  #  meets beyond the step's candidates found (a sub-step's
+//!                                  #  own broad phase, a knocked body's attempt taken again;
+//!                                  #  false: off, a diagnostic, peg26)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
@@ -710,6 +714,7 @@ struct LcpToml {
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
     peg_vv_one_sided: Option<bool>,
+    peg_retry_cover: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -824,6 +829,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),
+        peg_retry_cover: l.peg_retry_cover.unwrap_or(d.peg_retry_cover),
         contact_model: if name == MethodName::Peg {
             ContactModel::Peg
         } else {

@@ -176,8 +176,8 @@
 //! is a fresh `PairState` after the step's own, so the step's candidates keep
 //! their indices (`Data::contact_pair`). After the step the appended pairs are
 //! dropped and the step's start contacts are found again over its own
-//! candidates (the outline's sleeping stages map them). `RTPHYS_PEG_NO_COVER=1`
-//! (a diagnostic) turns both off. No allocation while the appended pairs fit the
+//! candidates (the outline's sleeping stages map them). `[lcp] peg_retry_cover =
+//! false` (a diagnostic; peg26's `RTPHYS_PEG_NO_COVER=1`) turns both off. No allocation while the appended pairs fit the
 //! candidates' capacity.
 //!
 //! After the retry the workspace's poses and speeds are those of the start of
@@ -238,9 +238,9 @@ pub(super) struct RetryWorkspace {
     /// ones are truncated after the step).
     cover: CoverPhase,
     n0: usize,
-    /// `RTPHYS_PEG_NO_COVER=1` (read at construction; a diagnostic, peg26): the
-    /// sub-steps' own broad phase and the re-collection off, the retry's
-    /// collision inputs as before peg26.
+    /// `[lcp] peg_retry_cover = false` (a diagnostic, peg26): the sub-steps' own
+    /// broad phase and the re-collection off, the retry's collision inputs as
+    /// before peg26.
     no_cover: bool,
 }
 
@@ -338,7 +338,8 @@ impl RetryWorkspace {
                 crate::model::Method::Lcp(p) if p.peg_ccd_held),
             cover: CoverPhase::with_capacity(ng),
             n0: 0,
-            no_cover: std::env::var("RTPHYS_PEG_NO_COVER").is_ok_and(|v| v == "1"),
+            no_cover: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if !p.peg_retry_cover),
         }
     }
 }
