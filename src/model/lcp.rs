@@ -268,6 +268,16 @@ pub struct LcpParams {
     /// it a key so that a run is reproducible from its scene). Ignored without
     /// a retry depth.
     pub peg_retry_cover: bool,
+    /// PEG, with `peg_retry_depth` > 0 and `peg_retry_overlap` > 0: a sub-step of
+    /// the deepest retry level whose solve did not fail but whose exact overlap
+    /// rose by more than `peg_retry_overlap` d³ (every row held at ν⁺, the
+    /// integrated poses overlap: the linearization, verdict (c)) is taken again
+    /// with a second pass whose rows carry each contact's second-order gap term
+    /// at the first attempt's ν⁺ (003 eq. (6) truncated one term later; the
+    /// predicted pass of `peg_passes`); the attempt with the smaller rise is
+    /// kept (`pipeline::lcp::peg_retry`, "The corrector"; peg27). Scene key
+    /// `peg_retry_corrector`; default off.
+    pub peg_retry_corrector: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -308,6 +318,7 @@ impl Default for LcpParams {
             peg_ccd_held: false,
             peg_vv_one_sided: false,
             peg_retry_cover: true,
+            peg_retry_corrector: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -471,6 +471,11 @@ pub struct PegWorkspace {
     /// step's first pass (empty: none; the retry's second chance sets it to an
     /// attempt's end |ω|² and clears it after, `peg_retry.rs`, peg22).
     pub(super) w2_floor: Vec<f64>,
+    /// Set by the retry's corrector (`peg_retry.rs`, "The corrector", peg27):
+    /// the next [`spun_up`] asks for a predicted pass whatever the bounds (the
+    /// pass whose rows carry the gap's second-order term, [`second_order_gap`]);
+    /// cleared by that call.
+    pub(super) force_pass: bool,
 }
 
 impl PegWorkspace {
@@ -2224,11 +2229,12 @@ pub(super) fn spun_up(
         peg: pw,
         ..
     } = ls;
+    let forced = std::mem::take(&mut pw.force_pass);
     if pw.speed_pred.len() != model.ngeom() || pw.w2_pred.len() != model.nbody() {
-        return false;
+        return forced;
     }
     let gh = h * h * model.opt.gravity.norm();
-    let mut grown = false;
+    let mut grown = forced;
     for (i, &(a, b)) in candidates.iter().enumerate() {
         if !pw.peg_pair.get(i).copied().unwrap_or(false) {
             continue;
