@@ -274,7 +274,8 @@ pub struct LcpParams {
     /// integrated poses overlap: the linearization, verdict (c)) is taken again
     /// with a second pass whose rows carry each contact's second-order gap term
     /// at the first attempt's ν⁺ (003 eq. (6) truncated one term later; the
-    /// predicted pass of `peg_passes`); the attempt with the smaller rise is
+    /// predicted pass of `peg_passes`, at the start's reach); the attempt with
+    /// the smaller rise is
     /// kept (`pipeline::lcp::peg_retry`, "The corrector"; peg27). Scene key
     /// `peg_retry_corrector`; default off.
     pub peg_retry_corrector: bool,

@@ -472,9 +472,9 @@ pub struct PegWorkspace {
     /// attempt's end |ω|² and clears it after, `peg_retry.rs`, peg22).
     pub(super) w2_floor: Vec<f64>,
     /// Set by the retry's corrector (`peg_retry.rs`, "The corrector", peg27):
-    /// the next [`spun_up`] asks for a predicted pass whatever the bounds (the
-    /// pass whose rows carry the gap's second-order term, [`second_order_gap`]);
-    /// cleared by that call.
+    /// the next [`spun_up`] asks for a predicted pass without growing the
+    /// bounds (the pass whose rows carry the gap's second-order term,
+    /// [`second_order_gap`], at the start's reach); cleared by that call.
     pub(super) force_pass: bool,
 }
 
@@ -2233,8 +2233,15 @@ pub(super) fn spun_up(
     if pw.speed_pred.len() != model.ngeom() || pw.w2_pred.len() != model.nbody() {
         return forced;
     }
+    if forced {
+        // The corrector's pass (`peg_retry.rs`, "The corrector"): the bounds
+        // stay the start's — the pass is built with the first pass's reach, only
+        // the gap's second-order term at ν⁺ added to its rows (growing them as
+        // below let the pass end on Lemke rays: docs/EXPERIMENTS.md, peg27).
+        return true;
+    }
     let gh = h * h * model.opt.gravity.norm();
-    let mut grown = forced;
+    let mut grown = false;
     for (i, &(a, b)) in candidates.iter().enumerate() {
         if !pw.peg_pair.get(i).copied().unwrap_or(false) {
             continue;

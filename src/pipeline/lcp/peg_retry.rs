@@ -135,9 +135,13 @@
 //! τ > 0, a retry depth), a deepest-level sub-step whose solve did not fail but
 //! whose overlap rose by more than τ d³ is taken again from its start with two
 //! passes, the second forced (`PegWorkspace::force_pass`): a predicted pass
-//! whose rows add min(δ, 0) at the first pass's ν⁺ (`peg::second_order_gap`,
-//! 003 eq. (6) truncated one term later, "if desired"), so that at ν⁺ the
-//! contact points carried as the integrator carries them end apart. The
+//! built with the start's reach (the bounds not grown to ν⁺'s; its ε_θ from
+//! the start's rotation, as `peg_rotation_eps_theta`) whose rows add min(δ, 0)
+//! at the first pass's ν⁺ (`peg::second_order_gap`, 003 eq. (6) truncated one
+//! term later, "if desired"), so that at ν⁺ the contact points carried as the
+//! integrator carries them end apart. Growing the reach as `peg_passes` does
+//! was tried (docs/EXPERIMENTS.md, peg27): more rows, and a pass that ended on
+//! Lemke's ray where the first pass's rows are solved. The
 //! attempt with the smaller rise (`peg::overlap_rise`) is kept, a failed one
 //! never (`StepStats::peg_corrections`, `peg_corrections_kept`). Cost: the
 //! deepest level's overlaps at start and end, one more attempt of two passes
