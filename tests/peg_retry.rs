@@ -311,3 +311,58 @@ const BOUND_3D: f64 = 1e-9;
 /// The 3D pour's first failing step under `[lcp] peg_vv_one_sided` (0-based;
 /// an unconverged over-cap island).
 const FAIL_3D_ONE_SIDED: usize = 37;
+
+/// A failure only PEG has (peg27, issue 12's "PEG never fails a solve that the
+/// standard model survives", not met): the 2D pour, seed 1, h = 2.97e-2 at depth
+/// 2 + τ = 1e-11 keeps one failed step in 2 s, step [`PEG_ONLY_2D`] (0-based, t =
+/// 1.247 s). Its kept h/4 sub-step is one Lemke solved (island of 109 variables,
+/// residual 9e-14) whose impulses the work check refused (`peg::work_rejects`:
+/// more kinetic energy than 4× the push-out energy of the rows' overlaps; the
+/// step takes the standard rows), read from `RTPHYS_PEG_PASS_TRACE`
+/// (docs/EXPERIMENTS.md, peg27; 7 of the 10 PEG-only failed steps found are
+/// such refusals). Asserted: PEG's step keeps a counted failure with no
+/// unconverged island and no row-cap step, the only failed step of the run, and
+/// the standard model's step from the same state (the same `Data`, the
+/// standard rows) keeps none. This pins the open event: when PEG stops failing
+/// here, the test says so.
+#[test]
+fn a_pour_step_fails_under_peg_and_not_under_the_standard_rows() {
+    use rtphys::experiments::peg_pour_2d::pour_scene_2d;
+    let h = 2.97e-2;
+    let scene = pour_scene_2d(1, PourMethod::Peg, h);
+    let m0 = load(&scene);
+    let mut opt = m0.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_retry_depth = 2;
+        p.peg_retry_overlap = 1e-11;
+    }
+    let model = m0.with_options(opt);
+    let mut std_opt = model.opt;
+    if let Method::Lcp(p) = &mut std_opt.method {
+        p.contact_model = rtphys::model::ContactModel::Standard;
+    }
+    let standard = model.with_options(std_opt);
+    let mut failed = Vec::new();
+    pour(&scene, &model, h, (2.0 / h).round() as usize, |i, b, a| {
+        let (sb, sa) = (&b.stats, &a.stats);
+        if sa.solver_failures > sb.solver_failures || sa.solver_unconverged > sb.solver_unconverged
+        {
+            let s = step_from(&standard, b);
+            failed.push((
+                i,
+                sa.solver_failures - sb.solver_failures,
+                sa.solver_unconverged - sb.solver_unconverged,
+                sa.peg_row_cap_steps - sb.peg_row_cap_steps,
+                s.stats.solver_failures + s.stats.solver_unconverged
+                    - sb.solver_failures
+                    - sb.solver_unconverged,
+            ));
+        }
+        true
+    });
+    println!("2D pour s1 h {h}, depth 2 + τ: failed steps (step, failures, unconverged, row cap, standard's) {failed:?}");
+    assert_eq!(failed, vec![(PEG_ONLY_2D, 1, 0, 0, 0)]);
+}
+
+/// The step of [`a_pour_step_fails_under_peg_and_not_under_the_standard_rows`].
+const PEG_ONLY_2D: usize = 41;
