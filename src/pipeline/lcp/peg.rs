@@ -2621,10 +2621,27 @@ fn work_rows(ls: &LcpWorkspace, h: f64, out: &mut String) {
         };
         let _ = write!(
             out,
-            " [row {c} {kind} p {:.2e} c {:.2e} depth {d:.2e} v⁺ {v:.2e} excess {wk:.2e}]",
+            " [row {c} {kind} p {:.2e} c {:.2e} (ψ {:.2e}) depth {d:.2e} v⁺ {v:.2e} excess {wk:.2e}",
             ls.impulse[3 * c],
-            ls.peg.psi.get(c).copied().unwrap_or(f64::NAN)
+            ls.peg.psi.get(c).copied().unwrap_or(f64::NAN),
+            -ls.contacts[c].depth
         );
+        // A primary's set (peg27): each member's row, its gap ψ at the start
+        // and its constant c (ψ less the lead, plus a predicted pass's term).
+        let pw = &ls.peg;
+        if let Some(con) = pw.constraints.iter().find(|k| k.primary as usize == c) {
+            out.push_str("; set:");
+            for &r in &pw.slack_rows[con.slacks.start as usize..con.slacks.end as usize] {
+                let r = r as usize;
+                let _ = write!(
+                    out,
+                    " {r} (ψ {:.2e} c {:.2e})",
+                    -ls.contacts[r].depth,
+                    pw.psi.get(r).copied().unwrap_or(f64::NAN)
+                );
+            }
+        }
+        out.push(']');
     }
 }
 
