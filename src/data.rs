@@ -419,6 +419,12 @@ pub struct StepStats {
     /// (`pipeline::lcp::peg_retry`, "The second chance"; peg22).
     pub peg_second_chances: u64,
     pub peg_second_kept: u64,
+    /// PEG (003), `[lcp] peg_retry_corrector`: deepest-level sub-steps since the
+    /// start that were solved but rose and were taken again with the gap's
+    /// second-order term in their rows, and of them those whose corrected
+    /// attempt was kept (`pipeline::lcp::peg_retry`, "The corrector"; peg27).
+    pub peg_corrections: u64,
+    pub peg_corrections_kept: u64,
     /// PEG (003), `[lcp] peg_ccd_retry`: attempts since the start put back and
     /// split because their swept motion met an impact the step would not have
     /// caught (`collide::missed_impacts`), and the impacts the deepest level's

@@ -512,7 +512,9 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// impact splits, peg23), `PEG_CCD_HELD=1` the key `[lcp] peg_ccd_held`,
 /// `PEG_VV_ONE_SIDED=1` the key `[lcp] peg_vv_one_sided` (peg24),
 /// `PEG_OUTLINE_CCD=0` the key `[lcp] peg_outline_ccd = false` (a diagnostic,
-/// peg22); unset, the scene's own.
+/// peg22), `PEG_COVER=0` the key `[lcp] peg_retry_cover = false` (a diagnostic,
+/// peg26's `RTPHYS_PEG_NO_COVER=1`), `PEG_CORRECTOR=1` the key `[lcp]
+/// peg_retry_corrector` (peg27); unset, the scene's own.
 fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
@@ -570,6 +572,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         if let Ok(v) = std::env::var("PEG_OUTLINE_CCD") {
             p.peg_outline_ccd = v == "1";
         }
+        if let Ok(v) = std::env::var("PEG_COVER") {
+            p.peg_retry_cover = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_CORRECTOR") {
+            p.peg_retry_corrector = v == "1";
+        }
     }
     model.with_options(opt)
 }
@@ -622,6 +630,18 @@ const CAUSES: [&str; 5] = [
     "Lemke ok on every island",
 ];
 
+/// One step of the standard model (`std_model`, a fresh pipeline: it holds no
+/// state) from `data`'s state (peg27, `PEG_STD_CHECK`): the rise of its failure
+/// and unconverged counters.
+fn standard_step(std_model: &rtphys::Model, data: &mut rtphys::Data) -> (u64, u64) {
+    let f0 = (data.stats.solver_failures, data.stats.solver_unconverged);
+    rtphys::Pipeline::new(std_model).step(std_model, data);
+    (
+        data.stats.solver_failures - f0.0,
+        data.stats.solver_unconverged - f0.1,
+    )
+}
+
 /// One pour of the counter tools (seeds 1, 2 or `PEG_SEEDS`; 2 s at step `h`
 /// or `PEG_H`): the scene's TOML, a maker of its overlap per step (relative,
 /// per seed's model), its unit's name; prints PEG's largest overlap and the
@@ -671,13 +691,98 @@ fn pour_counters(
         if unit == "L³" {
             pair_metric.pair_volumes(&model, &data.state, &mut pv0);
         }
+        // peg27 (`PEG_STD_CHECK=1`): at every step whose PEG solve kept a
+        // failure, the standard model's step from the same state (the same
+        // `Data`, the scene's `[lcp]` with the standard rows), to tell the
+        // failures only PEG has from those the standard model shares;
+        // `PEG_STD_CHECK=2` at every step (also the standard model's failures
+        // where PEG solved).
+        let std_every = std::env::var("PEG_STD_CHECK").is_ok_and(|v| v == "2");
+        let std_check = std_every || std::env::var("PEG_STD_CHECK").is_ok_and(|v| v == "1");
+        let mut std_only = 0u32;
+        let std_model = {
+            let mut opt = model.opt;
+            if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+                p.contact_model = rtphys::model::ContactModel::Standard;
+            }
+            model.with_options(opt)
+        };
+        let (mut peg_only, mut both) = (0u32, 0u32);
+        let mut before = if std_check { Some(data.clone()) } else { None };
         let t0 = std::time::Instant::now();
         let steps = (2.0 / h).round() as usize;
         for i in 0..steps {
             driver.before_step(&mut data, h);
+            if let Some(b) = before.as_mut() {
+                b.clone_from(&data);
+            }
+            let before_peg = before.clone();
             let s0 = data.stats.clone();
             pl.step(&model, &mut data);
             flush_diagnostics();
+            if let Some(b) = before.as_mut() {
+                let s = &data.stats;
+                let peg_failed = s.solver_failures > s0.solver_failures
+                    || s.solver_unconverged > s0.solver_unconverged;
+                if std_every && !peg_failed {
+                    let (sf, su) = standard_step(&std_model, b);
+                    if sf > 0 || su > 0 {
+                        std_only += 1;
+                        println!(
+                            "  step {i}: PEG solved, the standard model's step from the same state fails \
+                             (failures +{sf}, unconverged +{su}, largest island {})",
+                            b.stats.lcp_size
+                        );
+                    }
+                }
+                if peg_failed {
+                    let (sf, su) = standard_step(&std_model, b);
+                    let std_failed = sf > 0 || su > 0;
+                    if std_failed {
+                        both += 1;
+                    } else {
+                        peg_only += 1;
+                    }
+                    if !std_failed && std::env::var("PEG_FAIL_TRACE").is_ok_and(|v| v == "1") {
+                        // The step again from the same state with the pass trace
+                        // on (`RTPHYS_PEG_PASS_TRACE`, read when the workspace is
+                        // made; a fresh pipeline holds no state): each attempt's
+                        // islands and Lemke outcomes, to attribute the failure.
+                        let Some(mut again) = before_peg.clone() else {
+                            continue;
+                        };
+                        std::env::set_var("RTPHYS_PEG_PASS_TRACE", "0-1000000000");
+                        let mut tp = rtphys::Pipeline::new(&model);
+                        std::env::remove_var("RTPHYS_PEG_PASS_TRACE");
+                        println!(
+                            "  PEG-only failure at step {i}: the step again with the pass trace:"
+                        );
+                        tp.step(&model, &mut again);
+                        flush_diagnostics();
+                        println!(
+                            "  (again: failures +{}, unconverged +{})",
+                            again.stats.solver_failures - s0.solver_failures,
+                            again.stats.solver_unconverged - s0.solver_unconverged
+                        );
+                    }
+                    println!(
+                        "  failed PEG step {i} (t = {:.4} s): failures +{}, unconverged +{}, \
+                         largest island {}; the standard model's step from the same state: {}",
+                        data.time,
+                        s.solver_failures - s0.solver_failures,
+                        s.solver_unconverged - s0.solver_unconverged,
+                        s.lcp_size,
+                        if std_failed {
+                            format!(
+                                "fails too (failures +{sf}, unconverged +{su}, largest island {})",
+                                b.stats.lcp_size
+                            )
+                        } else {
+                            "solved".to_string()
+                        }
+                    );
+                }
+            }
             let ov = overlap(&model, &data);
             max_ov = max_ov.max(ov);
             max_t = max_t.max(data.stats.peg_relaxation);
@@ -781,7 +886,8 @@ fn pour_counters(
              general-form islands {}, quarantined {}, discarded passes {}, {:.1} ms per step (wall); \
              steps keeping a failed solve {failing_steps} of {steps}, retried steps {} ({:.1} %), \
              sub-steps {}, uncovered sub-steps {}, attempts split for an overlap rise {}, \
-             re-collected attempts {}, CCD rewinds after the step {} (refused {})",
+             re-collected attempts {}, CCD rewinds after the step {} (refused {}), \
+             corrected sub-steps {} (kept {})",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -798,8 +904,21 @@ fn pour_counters(
             s.peg_overlap_retries,
             s.peg_recollected,
             s.peg_outline_rewinds,
-            s.peg_ccd_refused
+            s.peg_ccd_refused,
+            s.peg_corrections,
+            s.peg_corrections_kept
         );
+        if std_check {
+            println!(
+                "seed {seed} h {h}: failed PEG steps {}: PEG only {peg_only}, the standard model fails too {both}{}",
+                peg_only + both,
+                if std_every {
+                    format!("; steps PEG solved where the standard model fails {std_only}")
+                } else {
+                    String::new()
+                }
+            );
+        }
         let total: f64 = by.iter().map(|b| b.1).sum();
         for (c, b) in CAUSES.iter().zip(by) {
             println!(
@@ -1337,4 +1456,93 @@ fn cost_beside_standard() {
             );
         }
     }
+}
+
+/// Degenerate rows of the dumped LCPs (peg27, issue 12 task (b)): per dump
+/// (`RTPHYS_PEG_LCP_SURVEY_DIR` or the committed ones) the force rows n_f, the
+/// LCP size, and counts of rows of M that are (near) duplicates of another
+/// (|M_i − M_j|∞ ≤ 1e-9 max(1, |M|∞) and |q_i − q_j| ≤ 1e-9 max(1, ‖q‖∞)),
+/// duplicates of another row in M but not in q (parallel constraints with
+/// different constants: one implies the other or they conflict), zero rows
+/// and zero columns of M, and zero rows with q_i < 0 (an infeasible row).
+#[test]
+#[ignore = "tool: degenerate rows of dumped PEG LCPs (peg27)"]
+fn dump_degeneracy() {
+    for (name, lcp, info) in load() {
+        let (m, q) = (&lcp.m, &lcp.q);
+        let n = q.len();
+        let mmax = m.iter().fold(0.0f64, |a, x| a.max(x.abs())).max(1.0);
+        let qmax = q_max(&lcp).max(1.0);
+        let tol = 1e-9 * mmax;
+        let (mut dup, mut par, mut zr, mut zc, mut infeas) = (0, 0, 0, 0, 0);
+        for i in 0..n {
+            let row_zero = (0..n).all(|j| m[(i, j)].abs() <= tol);
+            if row_zero {
+                zr += 1;
+                if q[i] < -1e-9 * qmax {
+                    infeas += 1;
+                }
+            }
+            if (0..n).all(|j| m[(j, i)].abs() <= tol) {
+                zc += 1;
+            }
+            for j in 0..i {
+                if (0..n).all(|c| (m[(i, c)] - m[(j, c)]).abs() <= tol) && !row_zero {
+                    if (q[i] - q[j]).abs() <= 1e-9 * qmax {
+                        dup += 1;
+                    } else {
+                        par += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        println!(
+            "{name}: n {n}, n_f {}, k {}; duplicate rows {dup}, same M row other q {par}, \
+             zero rows {zr} (q < 0: {infeas}), zero columns {zc}",
+            info.nf, info.k
+        );
+    }
+}
+
+/// The dumped LCPs with one row and column of each duplicate pair removed
+/// (peg27): rows i > j with M_i = M_j and q_i = q_j to 1e-9 — in the planar
+/// world the friction variables of the two out-of-plane directions, whose W
+/// entries vanish (z locked): interchangeable, so setting one to 0 and dropping
+/// its row loses no solution (w_i = w_j ≥ 0 at any solution of the rest, and
+/// z_i = 0 keeps z_i w_i = 0). Solved by the engine's ladder before and after.
+#[test]
+#[ignore = "tool: the dumps with duplicate rows merged (peg27)"]
+fn dump_duplicates_merged() {
+    let (mut before, mut after, mut total) = (0, 0, 0);
+    for (name, lcp, _) in load() {
+        let (m, q) = (&lcp.m, &lcp.q);
+        let n = q.len();
+        let mmax = m.iter().fold(0.0f64, |a, x| a.max(x.abs())).max(1.0);
+        let qmax = q_max(&lcp).max(1.0);
+        let keep: Vec<usize> = (0..n)
+            .filter(|&i| {
+                !(0..i).any(|j| {
+                    (0..n).all(|c| (m[(i, c)] - m[(j, c)]).abs() <= 1e-9 * mmax)
+                        && (q[i] - q[j]).abs() <= 1e-9 * qmax
+                })
+            })
+            .collect();
+        let r = keep.len();
+        let reduced = LcpProblem {
+            m: DMatrix::from_fn(r, r, |a, b| m[(keep[a], keep[b])]),
+            q: DVector::from_fn(r, |a, _| q[keep[a]]),
+        };
+        let o0 = engine_ladder(&lcp);
+        let o1 = engine_ladder(&reduced);
+        total += 1;
+        before += usize::from(o0.solved);
+        after += usize::from(o1.solved);
+        println!(
+            "{name}: n {n} -> {r}; full {}; merged {}",
+            show(&o0, &lcp),
+            show(&o1, &reduced)
+        );
+    }
+    println!("solved: {before} of {total} -> {after} of {total}");
 }

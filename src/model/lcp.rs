@@ -257,6 +257,28 @@ pub struct LcpParams {
     /// `tests/contact_torture_ccd.rs`). Scene key `peg_vv_one_sided`; default
     /// off (peg24: it moves the pours' trajectories; docs/EXPERIMENTS.md).
     pub peg_vv_one_sided: bool,
+    /// PEG, with `peg_retry_depth` > 0: the pairs an attempt meets beyond the
+    /// step's broad-phase candidates are found — a retry sub-step whose bodies
+    /// left the start-of-step margin runs its own broad phase, and an attempt
+    /// whose motion met a pair beyond the candidates is taken again with it
+    /// (`pipeline::lcp::peg_retry`, "The collision inputs of a sub-step", "A body
+    /// knocked within the step"; peg26). Scene key `peg_retry_cover`; default
+    /// true; false (a diagnostic) keeps the retry's collision inputs as before
+    /// peg26 (was the environment variable `RTPHYS_PEG_NO_COVER=1`; peg27 made
+    /// it a key so that a run is reproducible from its scene). Ignored without
+    /// a retry depth.
+    pub peg_retry_cover: bool,
+    /// PEG, with `peg_retry_depth` > 0 and `peg_retry_overlap` > 0: a sub-step of
+    /// the deepest retry level whose solve did not fail but whose exact overlap
+    /// rose by more than `peg_retry_overlap` d³ (every row held at ν⁺, the
+    /// integrated poses overlap: the linearization, verdict (c)) is taken again
+    /// with a second pass whose rows carry each contact's second-order gap term
+    /// at the first attempt's ν⁺ (003 eq. (6) truncated one term later; the
+    /// predicted pass of `peg_passes`, at the start's reach); the attempt with
+    /// the smaller rise is
+    /// kept (`pipeline::lcp::peg_retry`, "The corrector"; peg27). Scene key
+    /// `peg_retry_corrector`; default off.
+    pub peg_retry_corrector: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
 }
@@ -296,6 +318,8 @@ impl Default for LcpParams {
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,
+            peg_retry_cover: true,
+            peg_retry_corrector: false,
             contact_model: ContactModel::Standard,
         }
     }

@@ -471,6 +471,11 @@ pub struct PegWorkspace {
     /// step's first pass (empty: none; the retry's second chance sets it to an
     /// attempt's end |ω|² and clears it after, `peg_retry.rs`, peg22).
     pub(super) w2_floor: Vec<f64>,
+    /// Set by the retry's corrector (`peg_retry.rs`, "The corrector", peg27):
+    /// the next [`spun_up`] asks for a predicted pass without growing the
+    /// bounds (the pass whose rows carry the gap's second-order term,
+    /// [`second_order_gap`], at the start's reach); cleared by that call.
+    pub(super) force_pass: bool,
 }
 
 impl PegWorkspace {
@@ -2224,8 +2229,16 @@ pub(super) fn spun_up(
         peg: pw,
         ..
     } = ls;
+    let forced = std::mem::take(&mut pw.force_pass);
     if pw.speed_pred.len() != model.ngeom() || pw.w2_pred.len() != model.nbody() {
-        return false;
+        return forced;
+    }
+    if forced {
+        // The corrector's pass (`peg_retry.rs`, "The corrector"): the bounds
+        // stay the start's — the pass is built with the first pass's reach, only
+        // the gap's second-order term at ν⁺ added to its rows (growing them as
+        // below let the pass end on Lemke rays: docs/EXPERIMENTS.md, peg27).
+        return true;
     }
     let gh = h * h * model.opt.gravity.norm();
     let mut grown = false;
@@ -2608,10 +2621,27 @@ fn work_rows(ls: &LcpWorkspace, h: f64, out: &mut String) {
         };
         let _ = write!(
             out,
-            " [row {c} {kind} p {:.2e} c {:.2e} depth {d:.2e} v⁺ {v:.2e} excess {wk:.2e}]",
+            " [row {c} {kind} p {:.2e} c {:.2e} (ψ {:.2e}) depth {d:.2e} v⁺ {v:.2e} excess {wk:.2e}",
             ls.impulse[3 * c],
-            ls.peg.psi.get(c).copied().unwrap_or(f64::NAN)
+            ls.peg.psi.get(c).copied().unwrap_or(f64::NAN),
+            -ls.contacts[c].depth
         );
+        // A primary's set (peg27): each member's row, its gap ψ at the start
+        // and its constant c (ψ less the lead, plus a predicted pass's term).
+        let pw = &ls.peg;
+        if let Some(con) = pw.constraints.iter().find(|k| k.primary as usize == c) {
+            out.push_str("; set:");
+            for &r in &pw.slack_rows[con.slacks.start as usize..con.slacks.end as usize] {
+                let r = r as usize;
+                let _ = write!(
+                    out,
+                    " {r} (ψ {:.2e} c {:.2e})",
+                    -ls.contacts[r].depth,
+                    pw.psi.get(r).copied().unwrap_or(f64::NAN)
+                );
+            }
+        }
+        out.push(']');
     }
 }
 

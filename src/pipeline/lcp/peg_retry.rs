@@ -123,6 +123,30 @@
 //! methods keep the outline's stage as it was (golden_runs unchanged). Cost: when
 //! the pass rewinds, the exact overlaps of the moved bodies' candidate pairs twice.
 //!
+//! # The corrector (peg27, `[lcp] peg_retry_corrector`)
+//! 003's rows are velocity-level: the gap at the end of the step is eq. (6)'s
+//! Taylor series "truncated after the linear term", ψ + h Gᵀν⁺ ≥ 0. A body
+//! turning by θ = h|ω| carries a contact point r from the axis to R(θ) r, not
+//! to r + h ω × r: the end gap differs from the rows' by the second-order term
+//! δ ≈ −½ h²|ω|² (n·r_⊥) (the chord's sagitta; with the normal's own turn for a
+//! face or edge that rotates). Every row can hold at ν⁺ while the integrated
+//! poses overlap by |δ| (verdict (c), docs/EXPERIMENTS.md peg25–peg27): at the
+//! deepest retry level nothing splits the sub-step further. With the key (and
+//! τ > 0, a retry depth), a deepest-level sub-step whose solve did not fail but
+//! whose overlap rose by more than τ d³ is taken again from its start with two
+//! passes, the second forced (`PegWorkspace::force_pass`): a predicted pass
+//! built with the start's reach (the bounds not grown to ν⁺'s; its ε_θ from
+//! the start's rotation, as `peg_rotation_eps_theta`) whose rows add min(δ, 0)
+//! at the first pass's ν⁺ (`peg::second_order_gap`, 003 eq. (6) truncated one
+//! term later, "if desired"), so that at ν⁺ the contact points carried as the
+//! integrator carries them end apart. Growing the reach as `peg_passes` does
+//! was tried (docs/EXPERIMENTS.md, peg27): more rows, and a pass that ended on
+//! Lemke's ray where the first pass's rows are solved. The
+//! attempt with the smaller rise (`peg::overlap_rise`) is kept, a failed one
+//! never (`StepStats::peg_corrections`, `peg_corrections_kept`). Cost: the
+//! deepest level's overlaps at start and end, one more attempt of two passes
+//! per such sub-step.
+//!
 //! # What is put back
 //! The start of the attempt: every body's state, the robots' (q, q̇) (their link
 //! kinematics posed again, `kinematics::link_states_if_moved`), the pairs'
@@ -176,8 +200,8 @@
 //! is a fresh `PairState` after the step's own, so the step's candidates keep
 //! their indices (`Data::contact_pair`). After the step the appended pairs are
 //! dropped and the step's start contacts are found again over its own
-//! candidates (the outline's sleeping stages map them). `RTPHYS_PEG_NO_COVER=1`
-//! (a diagnostic) turns both off. No allocation while the appended pairs fit the
+//! candidates (the outline's sleeping stages map them). `[lcp] peg_retry_cover =
+//! false` (a diagnostic; peg26's `RTPHYS_PEG_NO_COVER=1`) turns both off. No allocation while the appended pairs fit the
 //! candidates' capacity.
 //!
 //! After the retry the workspace's poses and speeds are those of the start of
@@ -238,10 +262,12 @@ pub(super) struct RetryWorkspace {
     /// ones are truncated after the step).
     cover: CoverPhase,
     n0: usize,
-    /// `RTPHYS_PEG_NO_COVER=1` (read at construction; a diagnostic, peg26): the
-    /// sub-steps' own broad phase and the re-collection off, the retry's
-    /// collision inputs as before peg26.
+    /// `[lcp] peg_retry_cover = false` (a diagnostic, peg26): the sub-steps' own
+    /// broad phase and the re-collection off, the retry's collision inputs as
+    /// before peg26.
     no_cover: bool,
+    /// `[lcp] peg_retry_corrector` (module doc, "The corrector").
+    corrector: bool,
 }
 
 /// What an attempt puts back: bodies, robots' (q, q̇), pairs' memory, stats
@@ -338,7 +364,10 @@ impl RetryWorkspace {
                 crate::model::Method::Lcp(p) if p.peg_ccd_held),
             cover: CoverPhase::with_capacity(ng),
             n0: 0,
-            no_cover: std::env::var("RTPHYS_PEG_NO_COVER").is_ok_and(|v| v == "1"),
+            no_cover: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if !p.peg_retry_cover),
+            corrector: matches!(&model.opt.method,
+                crate::model::Method::Lcp(p) if p.peg_retry_corrector && p.peg_retry_overlap > 0.0),
         }
     }
 }
@@ -586,11 +615,77 @@ fn second_chance(
     ls: &mut LcpWorkspace,
     rw: &mut RetryWorkspace,
 ) -> (usize, u64) {
-    let model = sub.model;
-    let rise_a = super::peg::overlap_rise(model, &data.state, &col.candidates, ls, &rw.ov0);
     rw.w2_end.clear();
     rw.w2_end
         .extend(data.state.iter().map(|s| s.w.norm_squared()));
+    let (better, discarded) = again(sub, spec, data, col, ls, rw, |data, col, ls, rw| {
+        std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
+        let rot0 = ls.peg.rot_eps_theta;
+        ls.peg.rot_eps_theta = true;
+        st.step_of(sub, data, col, ls);
+        ls.peg.rot_eps_theta = rot0;
+        std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
+        // One that did not fail before one that failed, then the smaller rise.
+        |fail_b: bool, rise_a: f64, rise_b: f64| {
+            (fail && !fail_b) || (fail == fail_b && rise_b < rise_a)
+        }
+    });
+    data.stats.peg_second_chances += 1;
+    if better {
+        data.stats.peg_second_kept += 1;
+    }
+    discarded
+}
+
+/// The corrector of a deepest-level sub-step (module doc, "The corrector"): the
+/// first attempt, solved but with its overlap risen, is at `data`'s end, its
+/// start in `rw`; take it again with a forced predicted pass (rows carrying the
+/// gap's second-order term at the first pass's ν⁺) and keep the end with the
+/// smaller rise, never a failed one. Returns the discarded attempt's solver
+/// iterations and time.
+fn corrector(
+    st: &LcpStepper<'_>,
+    sub: &Tick<'_>,
+    spec: Option<Speculative>,
+    data: &mut Data,
+    col: &mut CollideWorkspace,
+    ls: &mut LcpWorkspace,
+    rw: &mut RetryWorkspace,
+) -> (usize, u64) {
+    let params = crate::model::LcpParams {
+        peg_passes: st.params.peg_passes.max(2),
+        ..*st.params
+    };
+    let (better, discarded) = again(sub, spec, data, col, ls, rw, |data, col, ls, _| {
+        ls.peg.force_pass = true;
+        LcpStepper { params: &params }.step_of(sub, data, col, ls);
+        ls.peg.force_pass = false;
+        |fail_b: bool, rise_a: f64, rise_b: f64| !fail_b && rise_b < rise_a
+    });
+    data.stats.peg_corrections += 1;
+    if better {
+        data.stats.peg_corrections_kept += 1;
+    }
+    discarded
+}
+
+/// A deepest-level sub-step taken a second time (the second chance, the
+/// corrector): the first attempt's end (at `data`) saved, the sub-step's start
+/// and its collision inputs put back, `take` steps it again and returns the
+/// rule that keeps the second end (from whether it failed and the two overlap
+/// rises, `peg::overlap_rise`); the other end is put back. Returns whether the
+/// second was kept and the discarded attempt's solver iterations and time.
+fn again<K: Fn(bool, f64, f64) -> bool>(
+    sub: &Tick<'_>,
+    spec: Option<Speculative>,
+    data: &mut Data,
+    col: &mut CollideWorkspace,
+    ls: &mut LcpWorkspace,
+    rw: &mut RetryWorkspace,
+    take: impl FnOnce(&mut Data, &mut CollideWorkspace, &mut LcpWorkspace, &mut RetryWorkspace) -> K,
+) -> (bool, (usize, u64)) {
+    let model = sub.model;
+    let rise_a = super::peg::overlap_rise(model, &data.state, &col.candidates, ls, &rw.ov0);
     rw.alt.save(data);
     let (it_a, ns_a) = (data.stats.solver_iterations, data.stats.solver_ns);
     rw.at_start.restore(model, data, &col.candidates);
@@ -603,15 +698,10 @@ fn second_chance(
         window: s.window,
     });
     col.narrow_phase(model, &mut data.contacts, &mut data.contact_pair);
-    std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
-    let rot0 = ls.peg.rot_eps_theta;
-    ls.peg.rot_eps_theta = true;
-    st.step_of(sub, data, col, ls);
-    ls.peg.rot_eps_theta = rot0;
-    std::mem::swap(&mut ls.peg.w2_floor, &mut rw.w2_end);
+    let keep = take(data, col, ls, rw);
     let fail_b = failed(&rw.at_start.stats, &data.stats);
     let rise_b = super::peg::overlap_rise(model, &data.state, &col.candidates, ls, &rw.ov0);
-    let better = (fail && !fail_b) || (fail == fail_b && rise_b < rise_a);
+    let better = keep(fail_b, rise_a, rise_b);
     let discarded = if better {
         (it_a, ns_a)
     } else {
@@ -619,11 +709,7 @@ fn second_chance(
         rw.alt.restore(model, data, &col.candidates);
         b
     };
-    data.stats.peg_second_chances += 1;
-    if better {
-        data.stats.peg_second_kept += 1;
-    }
-    discarded
+    (better, discarded)
 }
 
 /// The step as a sequence of attempts (module doc): a stack of levels k (a
@@ -678,7 +764,7 @@ fn retry(
         }
         rw.at_start.save(data);
         let deep = usize::from(level) == depth;
-        let watch = tau > 0.0 && (!deep || rw.second);
+        let watch = tau > 0.0 && (!deep || rw.second || rw.corrector);
         if watch {
             super::peg::pair_overlaps(model, &data.state, &col.candidates, ls, &mut rw.ov0);
         }
@@ -734,6 +820,12 @@ fn retry(
             top += 2;
             first = false;
             continue;
+        }
+        if deep && rw.corrector && !fail && rose {
+            let sub = Tick { model, h: hk };
+            let (it, ns) = corrector(st, &sub, spec, data, col, ls, rw);
+            sums.iterations += it;
+            sums.solver_ns += ns;
         }
         if deep && rw.second && (fail || rose) {
             let sub = Tick { model, h: hk };
