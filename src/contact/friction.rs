@@ -103,20 +103,11 @@ pub fn centroid(ctx: &PairContext, forces: &[PointForce]) -> Option<(Vec3, f64, 
     let c = forces.iter().fold(Vec3::zeros(), |acc, f| {
         acc + ctx.points[f.point as usize].lever * f.f_n
     }) / total;
-    // The lever arm of torsional friction: a face or line contact's is its patch's,
-    // ∫ p⁺ |x − c| / ∫ p⁺ ([`Patch`]); else the points' own spread.
-    let r = match Patch::new(ctx, forces) {
-        Some(patch) => patch.lever(),
-        None => {
-            forces
-                .iter()
-                .map(|f| {
-                    tangential(&ctx.normal, ctx.points[f.point as usize].p_w - c).norm() * f.f_n
-                })
-                .sum::<f64>()
-                / total
-        }
-    };
+    let r = forces
+        .iter()
+        .map(|f| tangential(&ctx.normal, ctx.points[f.point as usize].p_w - c).norm() * f.f_n)
+        .sum::<f64>()
+        / total;
     Some((c, total, r))
 }
 
