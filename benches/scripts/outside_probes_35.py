@@ -10,6 +10,8 @@ over a contact patch.
         when the speed and the spin fall below 1 %, and v/(R w) at half speed
     /work/venv-mj/bin/python benches/scripts/outside_probes_35.py reference box|cyl [V0]
         the uniform-pressure plate's slide and spin integrated on a grid (numpy)
+    /work/venv-mj/bin/python benches/scripts/outside_probes_35.py mujoco
+        MuJoCo 4.0 on both scenes, condim 3, 4 and 6 (settled 0.3 s, then the velocities set)
 METHODS: comma-separated, e.g. penalty,hunt_crossley,lcp,lcp:primal,peg,ipc
 """
 import csv, math, subprocess, sys
@@ -154,11 +156,49 @@ def reference(shape, v0):
     print(f"{shape} uniform pressure: v stops {tv:.4f}  w stops {tw:.4f}  v/(R w) at v0/2 {half:.3f}")
 
 
+def mujoco():
+    import mujoco as mj
+    import numpy as np
+    for scene in ['spin', 'slide-spin']:
+        for shape in ['box', 'cyl']:
+            for condim in [3, 4, 6]:
+                mu, hz = (0.5, 0.05) if scene == 'spin' else (0.3, 0.01)
+                geom = (f'<geom type="box" size=".05 .05 {hz}" mass="1"/>' if shape == 'box'
+                        else f'<geom type="cylinder" size=".05 {hz}" mass="1"/>')
+                xml = f'''<mujoco><option timestep="0.001" cone="elliptic"/>
+<default><geom condim="{condim}" friction="{mu} 0.005 0.0001"/></default>
+<worldbody><geom type="plane" size="5 5 .1"/><body pos="0 0 {hz}"><freejoint/>{geom}</body></worldbody></mujoco>'''
+                m = mj.MjModel.from_xml_string(xml)
+                d = mj.MjData(m)
+                for _ in range(300):
+                    mj.mj_step(m, d)
+                v0, w0 = (0.0, 10.0) if scene == 'spin' else (1.0, 20.0)
+                d.qvel[0], d.qvel[5] = v0, w0
+                t, v, w = [], [], []
+                for i in range(900):
+                    mj.mj_step(m, d)
+                    t.append((i + 1) * 1e-3)
+                    v.append(math.hypot(d.qvel[0], d.qvel[1]))
+                    w.append(d.qvel[5])
+                t, v, w = np.array(t), np.array(v), np.array(w)
+                if scene == 'spin':
+                    i1, i2 = np.argmax(w < 0.8 * w0), np.argmax(w < 0.3 * w0)
+                    print(f"MuJoCo spin {shape} condim {condim}: rate {(w[i2] - w[i1]) / (t[i2] - t[i1]):.1f} rad/s2")
+                else:
+                    tv = t[np.argmax(v < 0.01 * v0)] if (v < 0.01 * v0).any() else None
+                    tw = t[np.argmax(np.abs(w) < 0.01 * w0)] if (np.abs(w) < 0.01 * w0).any() else None
+                    i = np.argmax(v < 0.5 * v0)
+                    print(f"MuJoCo slide-spin {shape} condim {condim}: v stops {tv} w stops {tw} "
+                          f"v/(R w) at v0/2 {v[i] / (0.05 * w[i]):.3f}")
+
+
 if __name__ == '__main__':
     mode = sys.argv[1]
     if mode == 'spin':
         spin(sys.argv[2], sys.argv[3].split(','), sys.argv[4])
     elif mode == 'slide-spin':
         slide_spin(sys.argv[2], sys.argv[3].split(','), sys.argv[4], float(sys.argv[5]) if len(sys.argv) > 5 else 1.0)
+    elif mode == 'mujoco':
+        mujoco()
     else:
         reference(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)
