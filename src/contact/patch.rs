@@ -76,8 +76,15 @@ fn cross(a: P2, b: P2) -> f64 {
 /// The patch's polygon (convex hull, counter-clockwise) or its segment.
 #[derive(Clone, Copy, Debug)]
 enum Region {
-    Area { hull: [P2; MAX_POINTS], k: usize },
-    Line { dir: P2, s0: f64, s1: f64 },
+    /// The polygon `Patch::hull[..k]`.
+    Area {
+        k: usize,
+    },
+    Line {
+        dir: P2,
+        s0: f64,
+        s1: f64,
+    },
 }
 
 /// The contact patch of one pair at one evaluation (module doc). Coordinates are
@@ -96,6 +103,8 @@ pub struct Patch {
     point: [u32; MAX_POINTS],
     x: [P2; MAX_POINTS],
     f: [f64; MAX_POINTS],
+    /// The patch's polygon (counter-clockwise) when it is an area.
+    hull: [P2; MAX_POINTS],
     region: Region,
     /// The area's (the line's) centroid x_c.
     xc: P2,
@@ -177,7 +186,8 @@ impl Patch {
             point,
             x,
             f,
-            region: Region::Area { hull, k },
+            hull,
+            region: Region::Area { k },
             xc: [0.0; 2],
         };
         if k >= 3 && 0.5 * area2 > 1e-9 * d2 {
@@ -215,7 +225,7 @@ impl Patch {
         let jinv = match self.region {
             Region::Area { .. } => {
                 let det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
-                if !(det > 0.0) {
+                if det.is_nan() || det <= 0.0 {
                     return None;
                 }
                 [
@@ -232,7 +242,7 @@ impl Patch {
                         j[1][0] * dir[0] + j[1][1] * dir[1],
                     ],
                 );
-                if !(jss > 0.0) {
+                if jss.is_nan() || jss <= 0.0 {
                     return None;
                 }
                 [
@@ -241,7 +251,7 @@ impl Patch {
                 ]
             }
         };
-        if !(measure > 0.0) {
+        if measure.is_nan() || measure <= 0.0 {
             return None;
         }
         let mut pr = Pressure {
@@ -290,7 +300,8 @@ impl Patch {
     /// Visit the quadrature's points and weights (module doc).
     fn samples(&self, mut visit: impl FnMut(P2, f64)) {
         match self.region {
-            Region::Area { hull, k } => {
+            Region::Area { k } => {
+                let hull = &self.hull;
                 let s = SUB as f64;
                 for i in 0..k {
                     let (e1, e2) = (sub(hull[i], self.xc), sub(hull[(i + 1) % k], self.xc));
@@ -357,7 +368,7 @@ impl Patch {
             f[1] += fx[1];
             tau += cross(p, fx);
         });
-        if !(pos > 0.0) {
+        if pos.is_nan() || pos <= 0.0 {
             return (Vec3::zeros(), Vec3::zeros());
         }
         // p⁺ scaled to carry N; t₁ × t₂ = n (`tangent_basis`): the plane's cross
@@ -442,19 +453,19 @@ fn convex_hull(pts: &[P2]) -> ([P2; MAX_POINTS], usize) {
     s[..m].sort_unstable_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
     let mut h = [[0.0; 2]; 2 * MAX_POINTS];
     let mut k = 0;
-    for i in 0..m {
-        while k >= 2 && cross(sub(h[k - 1], h[k - 2]), sub(s[i], h[k - 2])) <= 0.0 {
+    for &p in &s[..m] {
+        while k >= 2 && cross(sub(h[k - 1], h[k - 2]), sub(p, h[k - 2])) <= 0.0 {
             k -= 1;
         }
-        h[k] = s[i];
+        h[k] = p;
         k += 1;
     }
     let lower = k + 1;
-    for i in (0..m.saturating_sub(1)).rev() {
-        while k >= lower && cross(sub(h[k - 1], h[k - 2]), sub(s[i], h[k - 2])) <= 0.0 {
+    for &p in s[..m.saturating_sub(1)].iter().rev() {
+        while k >= lower && cross(sub(h[k - 1], h[k - 2]), sub(p, h[k - 2])) <= 0.0 {
             k -= 1;
         }
-        h[k] = s[i];
+        h[k] = p;
         k += 1;
     }
     let k = k.saturating_sub(1).min(MAX_POINTS);
