@@ -38,6 +38,7 @@
 
 mod direct;
 
+use super::patch::Patch;
 use super::{PairContext, PointForce};
 use crate::collision::ContactPoint;
 use crate::data::{PairState, StickAnchor, REST_BLOCK_WORDS};
@@ -1851,7 +1852,14 @@ pub fn tangential_forces_at(
             ctx.normal * tau.clamp(-limit * r, limit * r)
         }
         None => {
-            // Sliding: Coulomb at each point against its own slip, applied at its
+            // Sliding: a face or line contact's Coulomb law integrated over its
+            // patch ([`Patch`]: the force at the centre, the moment about n).
+            if let Some(patch) = Patch::new(ctx, forces) {
+                let (f, twist) = patch.sliding(ctx, mu, fp.v_stick);
+                apply(patch.centre(), f);
+                return twist;
+            }
+            // Else Coulomb at each point against its own slip, applied at its
             // lever; a ring point's moment about the normal (its drilling) as a
             // torque, so that its force has the moment it would have at the point
             // about n and none about the tangents (rolling).

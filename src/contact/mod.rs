@@ -11,6 +11,7 @@
 //! | `deepest_point.rs` | the same PID law at the deepest point (baseline) | 000 §III-B |
 //! | `bottom.rs` | O(N lg N) selection of the bottom points | 000 §III-A, Fig. 5 |
 //! | `friction.rs` | Coulomb sliding + static spring–damper | 000 §III-B |
+//! | `patch.rs` | a face or line contact's patch: Coulomb integrated over its area (sliding, the torsional lever) | Contensou's coupling |
 //! | `impulse.rs` | impulses for new impacts, contact-phase machine | 000 §III, Fig. 2 |
 //! | `support.rs` | the weight each contact carries (support graph) | 002 §5 |
 //!
@@ -24,6 +25,7 @@ pub mod hunt_crossley;
 pub mod impulse;
 pub mod modal;
 pub mod multipoint;
+pub mod patch;
 pub mod support;
 
 pub use bottom::SelectScratch;

@@ -12,6 +12,7 @@ use crate::collision::ContactSet;
 use crate::contact::impulse::{
     apply_impulse, displace, impact_impulse, impact_rewind, time_of_closing, ImpulseBody,
 };
+use crate::contact::patch::{self, Patch, PerNewton};
 use crate::contact::{
     friction::{self, StickMode},
     model_for, ContactModel, PairContext, PidGains, PointForce, SelectScratch, SupportLoads,
@@ -1369,12 +1370,29 @@ fn pair_friction(
         // before the linear anchors): there its pushed pile's sleeping and awake
         // runs parted by 1.35e-3 m with it (`tests/sleep.rs`, bound 1e-3 m), not
         // investigated; that path keeps the first solve's friction.
+        // A face or line contact's patch splits its integrated law by point
+        // (`contact::patch`): each row's share, a force and a moment about n.
         if anchor.is_none() && cen.is_some() && p.friction.linear {
+            let mut shares = [PerNewton::default(); patch::MAX_POINTS];
+            let patch = Patch::new(ctx, pf);
+            if let Some(patch) = &patch {
+                patch.sliding_per_newton(ctx, mat.mu, p.friction.v_stick, &mut shares);
+            }
             for row in &mut implicit.rows[start..end] {
                 if row.f_end > 0.0 && row.stick == u32::MAX {
                     let pt = &ctx.points[row.point as usize];
-                    if let Some(e) = friction::sliding_per_newton(&p.friction, mat.mu, ctx, pt) {
-                        row.slide = e;
+                    let share = match patch.as_ref().and_then(|pa| pa.slot(row.point)) {
+                        Some(j) => Some(shares[j]),
+                        None => friction::sliding_per_newton(&p.friction, mat.mu, ctx, pt).map(
+                            |force| PerNewton {
+                                force,
+                                torque: Vec3::zeros(),
+                            },
+                        ),
+                    };
+                    if let Some(e) = share {
+                        row.slide = e.force;
+                        row.slide_twist = e.torque;
                         row.f_slide = row.f_end;
                     }
                 }
@@ -1740,10 +1758,13 @@ fn slide_follow(
         if row.slide == Vec3::zeros() || row.f_end == row.f_slide {
             continue;
         }
-        let f = row.slide * (row.f_end - row.f_slide);
+        let df = row.f_end - row.f_slide;
+        let f = row.slide * df;
         let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
         wa.add_force_at(f, row.pa, state[row.a].x);
         wb.add_force_at(-f, row.pb, state[row.b].x);
+        wa.torque += row.slide_twist * df;
+        wb.torque -= row.slide_twist * df;
         add_pair_wrench(cx, (row.a, row.b), (wa, wb), (wrench, k));
         if let Some(mf) = manifold_force.get_mut(row.manifold as usize) {
             *mf += f;

@@ -102,6 +102,9 @@ pub struct Row {
     /// was taken on: the friction follows the step's last solve
     /// (`pipeline::penalty::slide_follow`).
     pub slide: Vec3,
+    /// A patch point's share of the patch's sliding moment about the normal, per
+    /// newton (`contact::patch`; zero otherwise).
+    pub slide_twist: Vec3,
     pub f_slide: f64,
     // Filled by the solve.
     /// The angular parts of the row's Jacobian on a and b, t = (p − x) × n: the
@@ -165,6 +168,7 @@ impl Row {
             f_off: 0.0,
             f_end: 0.0,
             slide: Vec3::zeros(),
+            slide_twist: Vec3::zeros(),
             f_slide: 0.0,
             ta: Vec3::zeros(),
             tb: Vec3::zeros(),
