@@ -153,9 +153,10 @@ fn rock(method: &str) -> Rocking {
 /// (ψ/h), after which the stabilization holds it at δ. Found in session 34 (lcpgap1): a pair that
 /// already penetrates got no gap points, the edge had no row and landed 5.2e-5 m
 /// deep (0.22 mm on another trajectory), and the push-out that followed set
-/// the share. Measured (lcpgap1): LCP 9.9e-6 m (main 5.2e-5), IPC 0; the LCP's
-/// share 0.461 (main 0.485; 0.440 / 0.474 / 0.478 / 0.475 at h = 2 / 0.5 / 0.2 /
-/// 0.1 ms, main 0.486 / 0.491 / 0.494 / 0.548).
+/// the share. Measured (lcpgap1, with the patch merge of `rows::select_points`):
+/// LCP 9.9e-6 m (main 5.2e-5), IPC 0; the LCP's landing 0.1450 s, slip 4.0e-6 m,
+/// share 0.477 (main 0.1440 s, 9.8e-5 m, 0.485; at h = 2 / 0.5 / 0.2 / 0.1 ms
+/// 0.436 / 0.476 / 0.483 / 0.480, main 0.486 / 0.491 / 0.494 / 0.548).
 #[test]
 fn rocking_block_turns_about_its_edge_and_keeps_housners_share() {
     let (t1, w1) = analytic_landing();
