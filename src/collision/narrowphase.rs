@@ -362,7 +362,7 @@ fn gap_points_beside(
     out: &mut ContactSet,
 ) -> usize {
     let motion = margin.reach - margin.window;
-    if !(margin.window > 0.0 && motion > 0.0) || !flat_pair(sa.kind(), sb.kind()) {
+    if !(margin.window > 0.0 && motion > 0.0 && flat_pair(sa.kind(), sb.kind())) {
         return 0;
     }
     let Some(m) = out.manifolds.last() else {
