@@ -86,7 +86,11 @@ for mth in methods:
         cx = float(r['blk.x']) + a*math.cos(thi) - b*math.sin(thi)
         slip = max(slip, abs(cx))
 
+    # the landing edge (the -x bottom corners, z = z_c + a sin th - b cos th) below the
+    # floor over the 20 steps from the first landing (lcpgap1)
+    land = next((i for i, ti in enumerate(t) if cross and ti >= cross[0]), len(rows))
+    ldepth = max([-(float(r['blk.z']) + a*math.sin(x) - b*math.cos(x)) for r, x in zip(rows[land:land + 20], th[land:land + 20])] + [0.0])
     ymax = max(abs(float(r['blk.y'])) for r in rows)
-    print('%-15s first landing %.4f s, edge slip before it %.2e m, amplitudes: %s, energy kept at the first landing %.3f, max penetration %.2e m' % (
+    print('%-15s first landing %.4f s, edge slip before it %.2e m, amplitudes: %s, energy kept at the first landing %.3f, max penetration %.2e m, landing edge %.2e m deep' % (
         mth, cross[0] if cross else float('nan'), slip, ' '.join('%.4f' % x for x in peaks[:6]),
-        (math.cos(al - peaks[1]) - math.cos(al)) / (math.cos(al - th0) - math.cos(al)) if len(peaks) > 1 else float('nan'), pen))
+        (math.cos(al - peaks[1]) - math.cos(al)) / (math.cos(al - th0) - math.cos(al)) if len(peaks) > 1 else float('nan'), pen, ldepth))

@@ -186,6 +186,11 @@ impl Margin {
 /// placed exactly touching (d = 0) is a gap manifold of gap 0: it acts on the
 /// first step.
 ///
+/// With a window (`margin.window` > 0: the complementarity steps), a penetrating
+/// flat pair (plane, box, polytope) also gets gap points for its features within
+/// the window and the step's motion beside its intersection volume
+/// ([`gap_points_beside`]): the edge a pivoting box lands on next.
+///
 /// Never panics; non-finite poses or results give no contact.
 #[allow(clippy::too_many_arguments)]
 pub fn collide_pair_within(
@@ -210,7 +215,9 @@ pub enum Found {
     /// The pair routine's manifold of penetrating geoms: a function of the two
     /// shapes and poses alone (the margin is not read on this path).
     Penetrating,
-    /// A manifold of gap points (the margin's path: it depends on the margin).
+    /// A manifold that depends on the margin: gap points of separated geoms, or
+    /// a penetrating manifold with gap points of its other features beside it
+    /// (`gap_points_beside`).
     Gap,
 }
 
@@ -246,7 +253,10 @@ pub fn collide_pair_traced(
         gb,
         out,
     ) {
-        return Found::Penetrating;
+        return match gap_points_beside(entry, (sa, xa), (sb, xb), margin, scratch, out) {
+            0 => Found::Penetrating,
+            _ => Found::Gap,
+        };
     }
     if margin.reach.is_nan() || margin.reach <= 0.0 {
         return Found::Nothing;
@@ -314,6 +324,118 @@ pub fn collide_pair_traced(
     Found::Gap
 }
 
+/// Whether a pair of kinds meets on flat features only (plane, box, polytope):
+/// the pairs whose penetrating manifold gets gap points beside it
+/// ([`gap_points_beside`]). A round shape's penetration already spreads its
+/// sample over the cap or arc (`pairs/mod.rs`).
+fn flat_pair(a: ShapeKind, b: ShapeKind) -> bool {
+    let flat = |k| matches!(k, ShapeKind::Plane | ShapeKind::Box | ShapeKind::Polytope);
+    flat(a) && flat(b)
+}
+
+/// The gap points of a penetrating pair's other features (complementarity steps,
+/// `margin.window` > 0): the pair routine's manifold, just appended to `out`,
+/// holds the intersection volume only — a box pivoting on one edge has its two
+/// corners and their plane crossings, and the opposite edge 43 µm above the
+/// plane in the step before it lands had no row (docs/EXPERIMENTS.md, "The missed
+/// landing row, attributed"): it entered the plane within the step by up to
+/// 0.22 mm. As for a separated pair, geom a is translated toward b by
+/// s = max(`margin.window`, floor), along the manifold's normal n this time
+/// (−s n), the routine collides the copies, and each point moved back (depth ←
+/// depth − s (n'·n), n' the copies' normal) whose gap ψ = −depth is
+/// - above the touching tolerance (1e-9·scale: a gap-0 point is the manifold's own
+///   crossing of the contact plane),
+/// - at most the step's motion `reach − window` and the window,
+/// - and below s by more than the tolerance (a point at ψ = s lies on the
+///   copies' contact plane: an edge crossing made by the shift, not a feature),
+///
+/// is appended to the penetrating manifold (its deepest point unchanged). Flat
+/// pairs only ([`flat_pair`]); nothing when `margin.window` is 0 (the force
+/// models' margins: their manifolds stay the routine's). Returns the number of
+/// points appended; a manifold with any depends on the margin ([`Found::Gap`]).
+fn gap_points_beside(
+    entry: Entry,
+    (sa, xa): (&Shape, &Pose),
+    (sb, xb): (&Shape, &Pose),
+    margin: &Margin,
+    scratch: &mut NarrowScratch,
+    out: &mut ContactSet,
+) -> usize {
+    let motion = margin.reach - margin.window;
+    if !(margin.window > 0.0 && motion > 0.0 && flat_pair(sa.kind(), sb.kind())) {
+        return 0;
+    }
+    let Some(m) = out.manifolds.last() else {
+        return 0;
+    };
+    if m.points.end != out.points.len() {
+        return 0;
+    }
+    let n = m.normal;
+    let scale = pair_scale(sa, sb);
+    let tol = TOUCHING_TOL * scale;
+    let s = margin.window.max(touching_floor(scale));
+    let xa_s = Pose::from_parts((xa.translation.vector - s * n).into(), xa.rotation);
+    let Some(along) = found_normal(entry, sa, &xa_s, sb, xb, scratch)
+        .map(|n_s| n_s.dot(&n))
+        .filter(|&along| along > 0.5)
+    else {
+        return 0;
+    };
+    let reach = motion.min(margin.window).min(s - tol);
+    let before = out.points.len();
+    for p in &scratch.points {
+        let q = moved_back(p, s, &n, along);
+        if -q.depth > tol && -q.depth <= reach {
+            out.points.push(q);
+        }
+    }
+    let added = out.points.len() - before;
+    if let Some(m) = out.manifolds.last_mut() {
+        m.points.end = out.points.len();
+    }
+    added
+}
+
+/// A point of copies shifted by −`shift`·u (geom a toward b) moved back: its
+/// depth less shift·(n'·u) (`along`; ≤ 0 for a gap, −depth = ψ), its points
+/// moved by shift/2 along u (midway between the copies).
+#[inline]
+fn moved_back(p: &ContactPoint, shift: f64, u: &Vec3, along: f64) -> ContactPoint {
+    ContactPoint {
+        p_w: p.p_w + (0.5 * shift) * u,
+        depth: p.depth - shift * along,
+        lever: p.lever + (0.5 * shift) * u,
+    }
+}
+
+/// The table's routine at (xa, xb), its points left in `scratch.points`: the
+/// unit normal (toward a) when it found points, every one finite.
+fn found_normal(
+    entry: Entry,
+    sa: &Shape,
+    xa: &Pose,
+    sb: &Shape,
+    xb: &Pose,
+    scratch: &mut NarrowScratch,
+) -> Option<Vec3> {
+    let NarrowScratch { work, points } = scratch;
+    points.clear();
+    let normal = if entry.swap {
+        (entry.f)(sb, xb, sa, xa, work, points).map(|n| -n)
+    } else {
+        (entry.f)(sa, xa, sb, xb, work, points)
+    }?;
+    let len = normal.norm();
+    if !(len.is_finite() && len > 0.5) || points.is_empty() {
+        return None;
+    }
+    let finite = points
+        .iter()
+        .all(|p| p.depth.is_finite() && p.p_w.iter().chain(&p.lever).all(|c| c.is_finite()));
+    finite.then(|| normal / len)
+}
+
 /// The pair routines' touching tolerance relative to the pair's scale
 /// (`pairs/box_box.rs`, `pairs/polytope_polytope.rs`: penetration ≤ 1e-9·scale
 /// counts as separated; features within it are not told apart).
@@ -362,27 +484,10 @@ fn routine(
     gb: usize,
     out: &mut ContactSet,
 ) -> bool {
-    let NarrowScratch { work, points } = scratch;
-    points.clear();
-    let normal = if entry.swap {
-        (entry.f)(sb, xb, sa, xa, work, points).map(|n| -n)
-    } else {
-        (entry.f)(sa, xa, sb, xb, work, points)
-    };
-    let Some(normal) = normal else {
+    let Some(normal) = found_normal(entry, sa, xa, sb, xb, scratch) else {
         return false;
     };
-    let len = normal.norm();
-    if !(len.is_finite() && len > 0.5) || points.is_empty() {
-        return false;
-    }
-    let normal = normal / len;
-    let finite = points
-        .iter()
-        .all(|p| p.depth.is_finite() && p.p_w.iter().chain(&p.lever).all(|c| c.is_finite()));
-    if !finite {
-        return false;
-    }
+    let points = &scratch.points;
     let along = normal.dot(u);
     if shift > 0.0 && along <= 0.5 {
         // The manifold of the translated copies does not face the separating
@@ -398,10 +503,12 @@ fn routine(
     }
     let start = out.points.len();
     if shift > 0.0 {
-        out.points.extend(points.iter().map(|p| ContactPoint {
-            p_w: p.p_w + (0.5 * shift) * u,
-            depth: (p.depth - shift * along).min(0.0),
-            lever: p.lever + (0.5 * shift) * u,
+        out.points.extend(points.iter().map(|p| {
+            let q = moved_back(p, shift, u, along);
+            ContactPoint {
+                depth: q.depth.min(0.0),
+                ..q
+            }
         }));
     } else {
         out.points.extend(points.iter().map(|p| ContactPoint {
@@ -422,6 +529,95 @@ fn routine(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::Quat;
+
+    /// A box 2a × 2c × 2b pivoting on its +x bottom edge (9.5 µm deep) with its
+    /// −x bottom edge `gap` above the floor z = 0 (docs/EXPERIMENTS.md, "The
+    /// missed landing row": the rocking block one step before it lands), against
+    /// the plane and against a static box floor; the manifold of each margin.
+    fn pivoting(gap: f64, floor_box: bool, margin: &Margin) -> (Found, Vec<ContactPoint>) {
+        let (a, c, b, deep) = (0.05, 0.05, 0.1, 9.5e-6);
+        let sin = (gap + deep) / (2.0 * a);
+        let th = sin.asin();
+        let zc = b * th.cos() + 0.5 * (gap - deep);
+        let block = Shape::cuboid(Vec3::new(a, c, b)).expect("block");
+        let xb = Pose::from_parts(
+            Vec3::new(0.0, 0.0, zc).into(),
+            Quat::from_axis_angle(&Vec3::y_axis(), th),
+        );
+        let (floor, xf) = if floor_box {
+            let f = Shape::cuboid(Vec3::new(1.0, 1.0, 0.1)).expect("floor");
+            (
+                f,
+                Pose::from_parts(Vec3::new(0.0, 0.0, -0.1).into(), Quat::identity()),
+            )
+        } else {
+            (Shape::plane(), Pose::identity())
+        };
+        let mut scratch = NarrowScratch::default();
+        let mut out = ContactSet::default();
+        let found = collide_pair_traced(
+            0,
+            &floor,
+            &xf,
+            1,
+            &block,
+            &xb,
+            margin,
+            &mut scratch,
+            &mut out,
+        );
+        assert_eq!(out.manifolds.len(), 1);
+        (found, out.points_of(&out.manifolds[0]).to_vec())
+    }
+
+    /// A penetrating pair's other features within the window and the step's
+    /// motion get gap points of their gap, beside the routine's manifold (which
+    /// is unchanged): the pivoting box's landing edge, 43 µm above the floor,
+    /// has its two corners at ψ = 43 µm (to 1e-12 m on the plane, 1e-9·scale on
+    /// the box floor, the pair routines' tolerance); without a window (the force
+    /// models), or with a motion below the gap, the manifold is the routine's.
+    #[test]
+    fn a_penetrating_pair_gets_gap_points_for_its_landing_edge() {
+        let gap = 43e-6;
+        let window = Margin {
+            reach: 1e-3 + 1e-4,
+            window: 1e-3,
+        };
+        for floor_box in [false, true] {
+            let (found0, routine) = pivoting(gap, floor_box, &Margin::NONE);
+            assert_eq!(found0, Found::Penetrating);
+            assert!(routine.iter().all(|p| p.depth >= 0.0));
+            let (found, pts) = pivoting(gap, floor_box, &window);
+            assert_eq!(found, Found::Gap, "floor box {floor_box}");
+            assert_eq!(&pts[..routine.len()], &routine[..]);
+            let extra = &pts[routine.len()..];
+            let tol = if floor_box { 1e-9 * 1.5 } else { 1e-12 };
+            assert_eq!(extra.len(), 2, "floor box {floor_box}: {extra:?}");
+            for p in extra {
+                assert!(
+                    (p.depth + gap).abs() < tol,
+                    "{floor_box}: depth {}",
+                    p.depth
+                );
+                assert!(p.p_w.x < -0.049, "{floor_box}: at {:?}", p.p_w);
+            }
+            // The force models' margin (no window), and a motion below the gap.
+            let force = Margin {
+                reach: 1e-4,
+                window: 0.0,
+            };
+            let slow = Margin {
+                reach: 1e-3 + 3e-5,
+                window: 1e-3,
+            };
+            for m in [force, slow] {
+                let (found, pts) = pivoting(gap, floor_box, &m);
+                assert_eq!(found, Found::Penetrating, "{floor_box} {m:?}");
+                assert_eq!(pts, routine);
+            }
+        }
+    }
 
     #[test]
     fn table_covers_all_pairs_but_plane_plane() {

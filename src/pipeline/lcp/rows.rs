@@ -326,11 +326,17 @@ fn link_jacobian(
     ls.links.len() - 1
 }
 
+/// A manifold of more than 4 points first merges the points within this fraction
+/// of its extent in the contact plane (the deeper kept): the support the LCP
+/// resolves, its lever arms to 1e-3.
+const PATCH_MERGE: f64 = 1e-3;
+
 /// Indices of at most [`LCP_WARM_POINTS`] points of a manifold: points within 1 µm
 /// of each other in the contact plane merge (the deeper kept), and so do points of
 /// one lever (a round cap's points are one rigid contact at its deepest point,
-/// `ContactPoint::lever`); of more than 4, the deepest, the farthest from it, the
-/// largest triangle with those, the farthest on the other side of their line.
+/// `ContactPoint::lever`); of more than 4, those within [`PATCH_MERGE`] of the
+/// extent merge too, then the deepest, the farthest from it, the largest triangle
+/// with those, the farthest on the other side of their line.
 /// Returned by angle about their centroid (stable slots for the warm start).
 pub(super) fn select_points(
     pts: &[crate::collision::ContactPoint],
@@ -355,6 +361,43 @@ pub(super) fn select_points(
             None => pick.push(i),
         }
     }
+    if pick.len() <= LCP_WARM_POINTS {
+        sort_by_angle(pts, n, pick);
+        return;
+    }
+    // More than 4: first merge the points within 1e-3 of the patch's extent of
+    // each other (the deeper kept), so that the reduction below never keeps a
+    // rim point and drops the deep corner beside it. A box turning about an edge
+    // has, beside each corner at depth d, the point where its side edge crosses
+    // the plane, d·tan θ away: past 1 µm those are six points, and the reduction
+    // (anchored on one of the two tied deepest corners) kept one corner and the
+    // other side's rim point at depth 0 — support on one side for a step, a kick
+    // about the normal (docs/EXPERIMENTS.md, "A tipping box kicked about the
+    // normal under the LCP"; kept since lcpgap1, where the penetrating pair's gap
+    // points give the landing edge its row).
+    let mut extent2: f64 = 0.0;
+    for (i, &k) in pick.iter().enumerate() {
+        for &l in &pick[i + 1..] {
+            extent2 = extent2.max(planar_d2(&pts[k].p_w, &pts[l].p_w));
+        }
+    }
+    let near2 = PATCH_MERGE * PATCH_MERGE * extent2;
+    let mut kept = 0;
+    for i in 0..pick.len() {
+        let c = pick[i];
+        match pick[..kept]
+            .iter()
+            .position(|&k| planar_d2(&pts[k].p_w, &pts[c].p_w) < near2)
+        {
+            Some(j) if pts[c].depth > pts[pick[j]].depth => pick[j] = c,
+            Some(_) => {}
+            None => {
+                pick[kept] = c;
+                kept += 1;
+            }
+        }
+    }
+    pick.truncate(kept);
     if pick.len() <= LCP_WARM_POINTS {
         sort_by_angle(pts, n, pick);
         return;
