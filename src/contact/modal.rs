@@ -79,6 +79,10 @@ pub fn flat_pair(a: ShapeKind, b: ShapeKind) -> bool {
 /// line, a single point).
 const MODE_TOL: f64 = 1e-12;
 
+/// Pulling shares within this fraction of the most pulling one tie with it
+/// (round-off of a symmetric patch: ~1e-15) and leave the set together.
+const TIE_TOL: f64 = 1e-9;
+
 pub struct MultiPointModal;
 
 impl ContactModel for MultiPointModal {
@@ -249,22 +253,24 @@ pub fn distribute_by(
             phi_f += phi(p) * p.f_n;
         }
         let coef = modes.b * (modes.b.transpose() * phi_f);
-        // The most pulling point leaves the set.
-        let mut worst = (0.0, usize::MAX);
-        for (i, p) in on.iter().enumerate() {
-            let f = phi(p).dot(&coef);
-            if f < worst.0 {
-                worst = (f, i);
-            }
-        }
-        if worst.1 == usize::MAX {
+        // The most pulling point leaves the set, with the points that tie with
+        // it (within `TIE_TOL` of its force: a mirror-symmetric patch's two
+        // corners, equal to round-off) — one of a tied pair left alone would
+        // break the symmetry the scene has.
+        let worst = on.iter().map(|p| phi(p).dot(&coef)).fold(0.0f64, f64::min);
+        if worst >= 0.0 {
             for p in &mut pf[..k] {
                 p.f_n = phi(p).dot(&coef);
             }
             return (k, modes);
         }
-        pf.swap(worst.1, k - 1);
-        k -= 1;
+        let tie = worst * (1.0 - TIE_TOL);
+        for i in (0..k).rev() {
+            if phi(&pf[i]).dot(&coef) <= tie {
+                pf.swap(i, k - 1);
+                k -= 1;
+            }
+        }
     }
 }
 

@@ -1261,11 +1261,17 @@ fn pair_friction(
             cx.model.geoms[m.geom_b].shape.kind(),
         );
         // A modal pair holds its patch's tilt at the translational rate
-        // (`contact::modal`): its rotation is not the normal springs' slow
-        // elastic tilt that the linear anchor's `Tilt` discounts under 1/r —
-        // discounted, a domino turning about its edge had its centre's motion
-        // read as slip at the force centroid, and the anchor slid at the cone
-        // against it, tipping it from 0.5 ω* (docs/EXPERIMENTS.md, "modal1").
+        // (`contact::modal`), and where its share releases points (they would
+        // pull) it turns about the points left as a rigid body about its edge:
+        // its rotation is not the normal springs' slow elastic tilt that the
+        // linear anchor's `Tilt` discounts under 1/r (read from the depths,
+        // which still span the centre of mass). Discounted, a domino turning
+        // about its edge had its centre's motion read as slip at the force
+        // centroid and the anchor slid at the cone against it (F_x = −μ m g),
+        // tipping it from 0.5 ω*. Not discounted, a box placed on an incline
+        // settles 0.25 mm in 2 s (1/r's: 7.7e-4 mm); discounted only while the
+        // share keeps every point, a tall box stood on a 16° ramp it must tip
+        // from (docs/EXPERIMENTS.md, "modal1").
         match mode {
             StickMode::Linear { .. } if p.modal() && ctx.flat => StickMode::Linear { tilt: false },
             m => m,
@@ -2139,9 +2145,16 @@ fn contact_wrenches(
             }
             continue;
         }
-        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+        let Some((mut ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
+        // Under semi-implicit Euler the modal share is the implicit rows'
+        // (their mode rows); a pair the rows do not take (a robot link's: its
+        // force stays explicit) keeps 1/r — the share taken explicit there
+        // shook a standing humanoid (IMU 1.2e-2 m/s² off g, against 3.4e-3).
+        if cx.implicit && !implicit_pair(cx, ba, bb) {
+            ctx.flat = false;
+        }
         let f_before = wrench[ba].force;
         let gains = pair_gains(cx, &ctx, ba, bb);
         pf.clear();
