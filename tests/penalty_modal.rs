@@ -10,18 +10,12 @@ use rtphys::{Data, Model, Pipeline};
 
 const MODAL: &str = "[penalty]\ndistribution = \"modal\"\n";
 
-/// Linear and angular momentum of the free bodies.
+/// Linear momentum of the bodies (both free here) and
+/// [`Data::angular_momentum`].
 fn momenta(model: &Model, data: &Data) -> (Vec3, Vec3) {
-    let (mut p, mut l) = (Vec3::zeros(), Vec3::zeros());
-    for (b, s) in model.bodies.iter().zip(&data.state) {
-        if b.mass <= 0.0 {
-            continue;
-        }
-        let r = s.q.to_rotation_matrix().into_inner();
-        p += s.v * b.mass;
-        l += s.x.cross(&(s.v * b.mass)) + r * b.inertia * r.transpose() * s.w;
-    }
-    (p, l)
+    let p =
+        (model.bodies.iter().zip(&data.state)).fold(Vec3::zeros(), |p, (b, s)| p + s.v * b.mass);
+    (p, data.angular_momentum(model))
 }
 
 /// Two boxes in free space, one spinning into the other off-centre: the mode
