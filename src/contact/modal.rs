@@ -169,6 +169,8 @@ impl ModalPair {
 /// (`pipeline::penalty_implicit`, "Modal pairs").
 #[derive(Clone, Copy, Debug)]
 pub struct Modes {
+    /// The pair's normal and the in-plane basis (e₁, e₂) ⊥ n.
+    pub n: Vec3,
     pub e: (Vec3, Vec3),
     pub mean: (f64, f64),
     pub b: Mat3,
@@ -201,6 +203,7 @@ impl Modes {
             k += 1;
         }
         let mut modes = Modes {
+            n,
             e,
             mean: (0.0, 0.0),
             b: Mat3::zeros(),
@@ -247,12 +250,7 @@ pub fn distribute_by(
             return (0, modes);
         }
         let phi = |p: &PointForce| modes.phi(&lever(p.point), &n);
-        // f_i = Φ_i · B Bᵀ ΦᵀF.
-        let mut phi_f = Vec3::zeros();
-        for p in on {
-            phi_f += phi(p) * p.f_n;
-        }
-        let coef = modes.b * (modes.b.transpose() * phi_f);
+        let coef = share_coef(&modes, &lever, on);
         // The most pulling point leaves the set, with the points that tie with
         // it (within `TIE_TOL` of its force: a mirror-symmetric patch's two
         // corners, equal to round-off) — one of a tied pair left alone would
@@ -272,6 +270,18 @@ pub fn distribute_by(
             }
         }
     }
+}
+
+/// The share f = Φ B Bᵀ Φᵀ F of the points `pf` (F their `f_n`) under `modes`
+/// (of the same points, `n` their pair's normal): f_i = Φ_i · the returned
+/// B Bᵀ ΦᵀF.
+pub fn share_coef(modes: &Modes, lever: &impl Fn(u32) -> Vec3, pf: &[PointForce]) -> Vec3 {
+    let n = modes.n;
+    let mut phi_f = Vec3::zeros();
+    for p in pf {
+        phi_f += modes.phi(&lever(p.point), &n) * p.f_n;
+    }
+    modes.b * (modes.b.transpose() * phi_f)
 }
 
 /// B with (m_r A)⁺ = Φ B Bᵀ Φᵀ ([`Modes`]) and the number of modes kept, from

@@ -74,7 +74,7 @@
 //! preconditioner takes it out.
 
 use crate::contact::impulse::ImpulseBody;
-use crate::contact::modal::{distribute_by, ModalPair, Modes};
+use crate::contact::modal::{distribute_by, share_coef, ModalPair, Modes};
 use crate::contact::PointForce;
 use crate::data::BodyState;
 use crate::math::{Mat3, Vec3, Wrench};
@@ -288,6 +288,8 @@ pub struct ModalGroup {
     pub c: f64,
     pub kv: f64,
     pub m_reduced: f64,
+    /// The modes its mode rows were last built over ([`ImplicitContact::build_modes`]).
+    share: Modes,
 }
 
 /// A 6-vector of one body: (linear, angular).
@@ -568,6 +570,13 @@ impl ImplicitContact {
             c,
             kv,
             m_reduced,
+            share: Modes {
+                n: Vec3::zeros(),
+                e: (Vec3::zeros(), Vec3::zeros()),
+                mean: (0.0, 0.0),
+                b: Mat3::zeros(),
+                dim: 0,
+            },
         });
     }
 
@@ -646,9 +655,28 @@ impl ImplicitContact {
                 f_n: r.base + grp.kv * r.s - grp.c * s_end,
             });
         }
-        let pair = self.modal_pair(g, state, bodies);
         let rows = &self.rows;
-        let (k, _) = distribute_by(&pair, |i| rows[i as usize].pa, &mut pf);
+        let lever = |i: u32| rows[i as usize].pa;
+        if at_delta && rows[r0..r1].iter().all(|r| r.on) {
+            // Every point in the set: the share's first pass from all of them
+            // is over the modes the mode rows were built on (the same points,
+            // in the same order) — if every share pushes, the set stays, to
+            // the bit what `distribute_by` gives, without its modes again.
+            let coef = share_coef(&grp.share, &lever, &pf);
+            let f = |p: &PointForce| grp.share.phi(&lever(p.point), &grp.share.n).dot(&coef);
+            if pf.iter().all(|p| f(p) >= 0.0) {
+                for p in pf.iter_mut() {
+                    p.f_n = f(p);
+                }
+                for p in &pf {
+                    self.rows[p.point as usize].f_check = p.f_n;
+                }
+                self.modal_pf = pf;
+                return false;
+            }
+        }
+        let pair = self.modal_pair(g, state, bodies);
+        let (k, _) = distribute_by(&pair, lever, &mut pf);
         let mut changed = false;
         for i in r0..r1 {
             let f = pf[..k]
@@ -687,6 +715,7 @@ impl ImplicitContact {
         let n = pair.normal;
         let points = &self.rows[r0..r1];
         let modes = Modes::of(&pair, points.iter().filter(|r| r.on).map(|r| r.pa));
+        self.modal[g].share = modes;
         let first = grp.modes as usize;
         for m in 0..3 {
             let u: Vec3 = modes.b.column(m).into_owned();
