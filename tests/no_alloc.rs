@@ -69,14 +69,27 @@ fn scaling_scenes_step_without_allocating() {
 /// rows kept) and pile_100 from step 500 (creeping: found and built anew).
 #[test]
 fn scaling_scenes_with_rest_tol_step_without_allocating() {
+    scaling_scenes_with("rest_tol = 1e-12\n");
+}
+
+/// The same under the modal share (`[penalty] distribution = "modal"`: the
+/// modal pairs' mode rows and the share's active set, `pipeline::
+/// penalty_implicit` "Modal pairs"), with the rest memo and kept rows on.
+#[test]
+fn scaling_scenes_under_the_modal_share_step_without_allocating() {
+    scaling_scenes_with("rest_tol = 1e-12\ndistribution = \"modal\"\n");
+}
+
+/// grid_1000 and pile_100 with `keys` added to their `[penalty]` table.
+fn scaling_scenes_with(keys: &str) {
     for (name, warm, counted) in [("grid_1000", 600, 200), ("pile_100", 500, 200)] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(rtphys::tools::scaling::SCALING_DIR)
             .join(format!("{name}.json"));
         let text = rtphys::tools::scaling::scene_from_json_file(&path)
             .expect("scaling scene")
-            .replacen("[penalty]\n", "[penalty]\nrest_tol = 1e-12\n", 1);
-        assert!(text.contains("rest_tol"), "{name}: no [penalty] table");
+            .replacen("[penalty]\n", &format!("[penalty]\n{keys}"), 1);
+        assert!(text.contains(keys), "{name}: no [penalty] table");
         let model = load_scene_str(&text, name, std::path::Path::new(".")).expect("scene");
         let (data, n) = alloc_counter::warmed_step_allocations(&model, warm, counted);
         assert!(

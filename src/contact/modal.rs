@@ -52,15 +52,16 @@
 //! lifts off on the side that would pull, which is how a rigid block starts to
 //! turn about its edge.
 //!
-//! **Integration: RK4 only, for now.** RK4's explicit path takes the force as is,
-//! with the explicit clamps of [`super::PidGains::resolve`]. The linearly implicit
-//! rows of semi-implicit Euler (`pipeline::penalty_implicit`) carry one diagonal
-//! stiffness (h kp + kv)/r per point; the modal share couples a pair's points
-//! (its stiffness is (h kp + kv)(m_r A)⁺, three mode rows per pair), which those
-//! rows do not have yet, so the scene is refused there. Taking the force explicit
-//! under semi-implicit Euler instead loses what the rows give (gap rows, the
-//! impact rewinds, the anchors' implicit interplay): measured, the pile and the
-//! placed-incline tests fail that way (docs/EXPERIMENTS.md, "A standing domino").
+//! **Integration.** RK4's explicit path takes the force as is, with the
+//! explicit clamps of [`super::PidGains::resolve`]. Under semi-implicit Euler
+//! the share is taken in the linearly implicit rows: the pair's stiffness
+//! (h kp + kv)(m_r A)⁺ = (h kp + kv) Φ B Bᵀ Φᵀ is three mode rows per pair
+//! ([`Modes`]), its active set taken on the end-of-step law at each solve
+//! (`pipeline::penalty_implicit`, "Modal pairs"). A modal pair's linear
+//! friction anchor holds no elastic tilt (`friction::StickMode::Linear { tilt:
+//! false }`): the share holds the patch's tilt at the translational rate, and
+//! the tilt the anchor discounts under 1/r read a domino's turn about its edge
+//! as slip (docs/EXPERIMENTS.md, "modal1").
 
 use super::multipoint::{share_by_count, MultiPoint};
 use super::{pid_at, ContactModel, PairContext, PidGains, PointForce, SelectScratch};
@@ -77,6 +78,10 @@ pub fn flat_pair(a: ShapeKind, b: ShapeKind) -> bool {
 /// Modes of G below this fraction of its largest are round-off (points on a
 /// line, a single point).
 const MODE_TOL: f64 = 1e-12;
+
+/// Pulling shares within this fraction of the most pulling one tie with it
+/// (round-off of a symmetric patch: ~1e-15) and leave the set together.
+const TIE_TOL: f64 = 1e-9;
 
 pub struct MultiPointModal;
 
@@ -110,6 +115,18 @@ impl ContactModel for MultiPointModal {
     }
 }
 
+/// Eq. (3)'s force F_i at each candidate point, un-normalized (r = 1), where it
+/// is positive: what the share is taken of. The implicit rows take it as the
+/// base of their end-of-step law (`pipeline::penalty_implicit`, "Modal pairs").
+pub fn unshared(
+    ctx: &PairContext,
+    gains: &PidGains,
+    candidates: &[u32],
+    out: &mut Vec<PointForce>,
+) {
+    pid_at(ctx, gains, candidates, out);
+}
+
 /// The in-plane basis (e₁, e₂) ⊥ n.
 fn plane_basis(n: &Vec3) -> (Vec3, Vec3) {
     let t = if n.x.abs() < 0.9 {
@@ -121,80 +138,172 @@ fn plane_basis(n: &Vec3) -> (Vec3, Vec3) {
     (e1, n.cross(&e1))
 }
 
+/// What the share reads of a pair: its normal, its bodies' inverse masses,
+/// world inverse inertias and positions (a static body's inverse mass 0) and
+/// its reduced mass m_r.
+#[derive(Clone, Copy, Debug)]
+pub struct ModalPair {
+    pub normal: Vec3,
+    pub inv_mass: [f64; 2],
+    pub inv_inertia_w: [Mat3; 2],
+    pub x: [Vec3; 2],
+    pub m_reduced: f64,
+}
+
+impl ModalPair {
+    pub fn of(ctx: &PairContext) -> Self {
+        ModalPair {
+            normal: ctx.normal,
+            inv_mass: ctx.inv_mass,
+            inv_inertia_w: ctx.inv_inertia_w,
+            x: [ctx.a.x, ctx.b.x],
+            m_reduced: ctx.m_reduced,
+        }
+    }
+}
+
+/// The modes of a point set: (m_r A)⁺ = Φ B Bᵀ Φᵀ, Φ_i = (1, φ_i − φ̄) in the
+/// basis (e₁, e₂) (module doc, "Three modes"): B = V_k Λ_k⁻¹ L⁻ᵀ / √m_r with
+/// V_kᵀ S V_k = L Lᵀ, its columns past `dim` zero. Column m of Φ B is the m-th
+/// mode's weight per point: the implicit rows' mode rows
+/// (`pipeline::penalty_implicit`, "Modal pairs").
+#[derive(Clone, Copy, Debug)]
+pub struct Modes {
+    /// The pair's normal and the in-plane basis (e₁, e₂) ⊥ n.
+    pub n: Vec3,
+    pub e: (Vec3, Vec3),
+    pub mean: (f64, f64),
+    pub b: Mat3,
+    /// The modes above round-off: 3 for a patch, 2 for points on a line, 1 for
+    /// a point, 0 for none.
+    pub dim: usize,
+}
+
+impl Modes {
+    /// Φ_i of the point at `lever` for normal `n`.
+    #[inline]
+    pub fn phi(&self, lever: &Vec3, n: &Vec3) -> Vec3 {
+        let q = lever.cross(n);
+        Vec3::new(
+            1.0,
+            self.e.0.dot(&q) - self.mean.0,
+            self.e.1.dot(&q) - self.mean.1,
+        )
+    }
+
+    /// The modes of the points at `levers` (their φ̄, G = ΦᵀΦ, then B).
+    pub fn of(pair: &ModalPair, levers: impl Iterator<Item = Vec3> + Clone) -> Modes {
+        let n = pair.normal;
+        let e = plane_basis(&n);
+        let (mut s1, mut s2, mut k) = (0.0, 0.0, 0usize);
+        for l in levers.clone() {
+            let q = l.cross(&n);
+            s1 += e.0.dot(&q);
+            s2 += e.1.dot(&q);
+            k += 1;
+        }
+        let mut modes = Modes {
+            n,
+            e,
+            mean: (0.0, 0.0),
+            b: Mat3::zeros(),
+            dim: 0,
+        };
+        if k == 0 {
+            return modes;
+        }
+        modes.mean = (s1 / k as f64, s2 / k as f64);
+        let mut g = Mat3::zeros();
+        for l in levers {
+            let r = modes.phi(&l, &n);
+            g += r * r.transpose();
+        }
+        if let Some((b, dim)) = modal_factor(pair, e, modes.mean, &g) {
+            modes.b = b;
+            modes.dim = dim;
+        }
+        modes
+    }
+}
+
 /// Replaces the un-normalized forces F_i in `pf` by f = (m_r A)⁺ F over the
 /// points whose shares push; those points are moved to the front, the others
 /// dropped. Returns how many push.
 pub fn distribute(ctx: &PairContext, pf: &mut [PointForce]) -> usize {
-    let n = ctx.normal;
-    let (e1, e2) = plane_basis(&n);
-    let coords = |p: &PointForce| {
-        let q = ctx.points[p.point as usize].lever.cross(&n);
-        (e1.dot(&q), e2.dot(&q))
-    };
+    distribute_by(&ModalPair::of(ctx), |i| ctx.points[i as usize].lever, pf).0
+}
+
+/// [`distribute`] for points named by `lever(point)`: the unilateral share
+/// (module doc, "Unilateral") — the most pulling point leaves and the rest is
+/// shared again. Returns how many push and the modes of that set.
+pub fn distribute_by(
+    pair: &ModalPair,
+    lever: impl Fn(u32) -> Vec3,
+    pf: &mut [PointForce],
+) -> (usize, Modes) {
+    let n = pair.normal;
     let mut k = pf.len();
-    while k > 0 {
+    loop {
         let on = &pf[..k];
-        // φ̄, then Φ_i = (1, φ_i − φ̄): G = ΦᵀΦ and ΦᵀF.
-        let (mut s1, mut s2) = (0.0, 0.0);
-        for p in on {
-            let (a, b) = coords(p);
-            s1 += a;
-            s2 += b;
+        let modes = Modes::of(pair, on.iter().map(|p| lever(p.point)));
+        if k == 0 {
+            return (0, modes);
         }
-        let mean = (s1 / k as f64, s2 / k as f64);
-        let phi = |p: &PointForce| {
-            let (a, b) = coords(p);
-            Vec3::new(1.0, a - mean.0, b - mean.1)
-        };
-        let mut g = Mat3::zeros();
-        let mut phi_f = Vec3::zeros();
-        for p in on {
-            let r = phi(p);
-            g += r * r.transpose();
-            phi_f += r * p.f_n;
-        }
-        let coef = modal_coefficients(ctx, (&e1, &e2), mean, &g, &phi_f);
-        // f_i = Φ_i · coef; the most pulling point leaves the set.
-        let mut worst = (0.0, usize::MAX);
-        for (i, p) in on.iter().enumerate() {
-            let f = phi(p).dot(&coef);
-            if f < worst.0 {
-                worst = (f, i);
-            }
-        }
-        if worst.1 == usize::MAX {
+        let phi = |p: &PointForce| modes.phi(&lever(p.point), &n);
+        let coef = share_coef(&modes, &lever, on);
+        // The most pulling point leaves the set, with the points that tie with
+        // it (within `TIE_TOL` of its force: a mirror-symmetric patch's two
+        // corners, equal to round-off) — one of a tied pair left alone would
+        // break the symmetry the scene has.
+        let worst = on.iter().map(|p| phi(p).dot(&coef)).fold(0.0f64, f64::min);
+        if worst >= 0.0 {
             for p in &mut pf[..k] {
                 p.f_n = phi(p).dot(&coef);
             }
-            return k;
+            return (k, modes);
         }
-        pf.swap(worst.1, k - 1);
-        k -= 1;
+        let tie = worst * (1.0 - TIE_TOL);
+        for i in (0..k).rev() {
+            if phi(&pf[i]).dot(&coef) <= tie {
+                pf.swap(i, k - 1);
+                k -= 1;
+            }
+        }
     }
-    0
 }
 
-/// (1/m_r) V_k Λ_k⁻¹ (V_kᵀ S V_k)⁻¹ Λ_k⁻¹ V_kᵀ (ΦᵀF): the forces are Φ_i · this.
-fn modal_coefficients(
-    ctx: &PairContext,
-    (e1, e2): (&Vec3, &Vec3),
+/// The share f = Φ B Bᵀ Φᵀ F of the points `pf` (F their `f_n`) under `modes`
+/// (of the same points, `n` their pair's normal): f_i = Φ_i · the returned
+/// B Bᵀ ΦᵀF.
+pub fn share_coef(modes: &Modes, lever: &impl Fn(u32) -> Vec3, pf: &[PointForce]) -> Vec3 {
+    let n = modes.n;
+    let mut phi_f = Vec3::zeros();
+    for p in pf {
+        phi_f += modes.phi(&lever(p.point), &n) * p.f_n;
+    }
+    modes.b * (modes.b.transpose() * phi_f)
+}
+
+/// B with (m_r A)⁺ = Φ B Bᵀ Φᵀ ([`Modes`]) and the number of modes kept, from
+/// G = ΦᵀΦ; `None` if V_kᵀ S V_k is not positive definite.
+fn modal_factor(
+    pair: &ModalPair,
+    (e1, e2): (Vec3, Vec3),
     mean: (f64, f64),
     g: &Mat3,
-    phi_f: &Vec3,
-) -> Vec3 {
-    let n = ctx.normal;
+) -> Option<(Mat3, usize)> {
+    let n = pair.normal;
     // S, the pair's inverse mass in the basis (1, φ − φ̄).
     let mut s = Mat3::zeros();
-    let bodies = [(ctx.a, 0), (ctx.b, 1)];
-    for (body, j) in bodies {
-        let w = ctx.inv_mass[j];
+    for j in 0..2 {
+        let w = pair.inv_mass[j];
         if w == 0.0 {
             continue;
         }
-        let ii = &ctx.inv_inertia_w[j];
+        let ii = &pair.inv_inertia_w[j];
         let (ie1, ie2) = (ii * e1, ii * e2);
         let kk = [[e1.dot(&ie1), e1.dot(&ie2)], [e2.dot(&ie1), e2.dot(&ie2)]];
-        let xc = body.x.cross(&n);
+        let xc = pair.x[j].cross(&n);
         let c = [e1.dot(&xc) - mean.0, e2.dot(&xc) - mean.1];
         let kc = [
             kk[0][0] * c[0] + kk[0][1] * c[1],
@@ -209,21 +318,21 @@ fn modal_coefficients(
             }
         }
     }
-    // G's modes above round-off.
+    // G's modes above round-off, scaled by Λ_k⁻¹.
     let eig = g.symmetric_eigen();
     let top = eig.eigenvalues.max();
     let mut vk = Mat3::zeros();
-    let mut lam = [1.0; 3];
     let mut dim = 0;
     for j in 0..3 {
         if eig.eigenvalues[j] > MODE_TOL * top {
             vk.set_column(dim, &eig.eigenvectors.column(j));
-            lam[dim] = eig.eigenvalues[j];
             dim += 1;
         }
     }
-    // V_kᵀ S V_k on the kept modes, the identity on the others (their
-    // right-hand side is 0).
+    if dim == 0 {
+        return None;
+    }
+    // V_kᵀ S V_k on the kept modes, the identity on the others.
     let mut sk = vk.transpose() * s * vk;
     for j in dim..3 {
         for l in 0..3 {
@@ -232,16 +341,17 @@ fn modal_coefficients(
         }
         sk[(j, j)] = 1.0;
     }
-    let Some(sk_inv) = sk.try_inverse() else {
-        return Vec3::zeros();
-    };
-    let mut y = vk.transpose() * phi_f;
+    let l = sk.cholesky()?.unpack();
+    let l_inv = l.try_inverse()?;
+    // V_k Λ_k⁻¹ (rows past `dim` zero) L⁻ᵀ: L is block diagonal (the identity
+    // past `dim`), so the columns past `dim` come out zero.
+    let mut vl = vk;
+    let mut d = 0;
     for j in 0..3 {
-        y[j] = if j < dim { y[j] / lam[j] } else { 0.0 };
+        if eig.eigenvalues[j] > MODE_TOL * top {
+            vl.set_column(d, &(vk.column(d) / eig.eigenvalues[j]));
+            d += 1;
+        }
     }
-    let mut z = sk_inv * y;
-    for j in 0..3 {
-        z[j] = if j < dim { z[j] / lam[j] } else { 0.0 };
-    }
-    vk * z / ctx.m_reduced
+    Some((vl * l_inv.transpose() / pair.m_reduced.sqrt(), dim))
 }

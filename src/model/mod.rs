@@ -87,8 +87,8 @@ pub enum Distribution {
     /// f = (m_r A)⁺ F over the points, A the pair's normal Delassus matrix: every
     /// mode of the patch (translation and tilts) relaxes at the pair's
     /// translational rate, so a thin body is held upright as a rigid one is
-    /// (`contact::modal`). RK4 only for now: semi-implicit Euler's implicit normal
-    /// rows have the 1/r share only.
+    /// (`contact::modal`); under semi-implicit Euler as the implicit rows' mode
+    /// rows (`pipeline::penalty_implicit`, "Modal pairs").
     Modal,
 }
 
@@ -1209,13 +1209,6 @@ pub(crate) fn validate_options(opt: &Options) -> Result<(), ModelError> {
                     "forgetting factor must be in (0, 1), got {}",
                     p.forgetting
                 )));
-            }
-            if p.modal() && opt.integrator != Integrator::Rk4 {
-                return Err(ModelError::Invalid(
-                    "penalty.distribution = \"modal\" needs integrator = \"rk4\": the linearly \
-                     implicit normal rows of semi-implicit Euler have 000's 1/r share only"
-                        .into(),
-                ));
             }
             for (k, g) in [("kp", p.kp), ("kv", p.kv), ("ki", p.ki)] {
                 let v = g.value(1.0);

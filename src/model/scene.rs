@@ -17,7 +17,7 @@
 //!                                  #  manifold and (semi-implicit Euler) its normal rows
 //! distribution = "count"           # "count" (000's 1/r) | "modal": the force shared by
 //!                                  #  the pair's contact-space inverse mass, so a thin
-//!                                  #  body stands as a rigid one (integrator = "rk4")
+//!                                  #  body stands as a rigid one (flat pairs)
 //! [penalty.friction]               # optional; the sticking anchor (k_stick, b_stick, …)
 //! implicit = false                 # two sticking rows in the implicit normal solve
 //! linear = true                    # default: anchors linearly implicit, solved together

@@ -36,6 +36,30 @@
 //! normal force's excess over W_n gave it and it left unused
 //! (`penalty::bank_credit`, `StickGroup::extra`).
 //!
+//! **Modal pairs.** Under `[penalty] distribution = "modal"` a flat pair shares
+//! its force by the pair's contact-space inverse mass (`contact::modal`):
+//! f = P g over its points, P = (m_r A)⁺, with the end-of-step law per point
+//!
+//!   g_i = F_i + kv s_i − (h kp + kv) s_i⁺,
+//!
+//! F_i the un-normalized force of eq. (3) (kp d_i ≤ 0 and no kv s term at a gap
+//! point). The pair's stiffness is then (h kp + kv) P, which couples its points:
+//! with P = Φ B Bᵀ Φᵀ ([`Modes`]: Φ_i = (1, φ_i − φ̄), B from the three modes of
+//! G = ΦᵀΦ and the pair's inverse mass S in that basis) it is
+//! (h kp + kv) Σ_m w_m w_mᵀ, w_m = Φ B e_m, so the system takes
+//! h (h kp + kv) Σ_m K_mᵀ K_m with K_m = Σ_i w_im J_i: three **mode rows** per pair,
+//! each a row of this solve as any other (stiffness c = h kp + kv, damping kv,
+//! base Σ_i w_im F_i, rates Σ_i w_im s_i), on every path (one-body blocks, block
+//! Cholesky, CG). Their forces λ_m = w_mᵀ g give the points' f = Σ_m w_m λ_m. The
+//! pair's point rows carry no stiffness of their own (c = 0, no explicit force)
+//! and keep its points for friction and the reports. Unilateral as the share
+//! is: after each solve every modal pair's share is taken at the solved δ over
+//! all its points, the most pulling point leaving until every share pushes
+//! (`contact::modal::distribute_by`); where the set changed its mode rows are
+//! rebuilt over the new one (a new system: assembled and factored again) and the
+//! pass repeats. A symmetric patch under uniform depth gets 1/r back: its only
+//! loaded mode is the translation.
+//!
 //! The system is symmetric positive definite. By default it is solved directly:
 //! a block-sparse Cholesky per island ([`BlockCholesky`]: 6×6 body blocks,
 //! minimum-degree ordering cached while the contact graph is unchanged), the blocks
@@ -50,6 +74,8 @@
 //! preconditioner takes it out.
 
 use crate::contact::impulse::ImpulseBody;
+use crate::contact::modal::{distribute_by, share_coef, ModalPair, Modes};
+use crate::contact::PointForce;
 use crate::data::BodyState;
 use crate::math::{Mat3, Vec3, Wrench};
 use crate::model::Model;
@@ -97,6 +123,14 @@ pub struct Row {
     pub f_off: f64,
     /// The end-of-step force, N (≥ 0 for a normal row; filled by the solve).
     pub f_end: f64,
+    /// The pair's [`ModalGroup`] (`u32::MAX`: none, the 1/r law). A point row
+    /// of a modal pair carries no stiffness of its own (c = kv_r = 0, no
+    /// explicit force): its force is its share of the group's mode rows, and
+    /// `base` is its un-normalized F_i (kp d_i for a gap point).
+    pub modal: u32,
+    pub base: f64,
+    /// A mode row of its group (module doc, "Modal pairs").
+    mode: bool,
     /// A sliding point's Coulomb force on a per newton of its normal force
     /// (−μ ŝ, ŝ its slip direction; zero otherwise), and the `f_end` its friction
     /// was taken on: the friction follows the step's last solve
@@ -144,6 +178,27 @@ impl Row {
         row
     }
 
+    /// A point of a modal pair ([`ModalGroup`]) with un-normalized base force
+    /// `base` (F_i, or kp d_i ≤ 0 for a gap point); its group is pushed after
+    /// its points ([`ImplicitContact::push_modal`]).
+    pub fn modal_point(
+        (a, b): (usize, usize),
+        (pa, pb, n): (Vec3, Vec3, Vec3),
+        (base, gap): (f64, bool),
+        (manifold, point): (usize, u32),
+    ) -> Row {
+        let mut row = Row::new(
+            (a, b),
+            (pa, pb, n),
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (manifold, point),
+        );
+        row.base = base;
+        row.gap = gap;
+        row
+    }
+
     pub fn new(
         (a, b): (usize, usize),
         (pa, pb, n): (Vec3, Vec3, Vec3),
@@ -167,6 +222,9 @@ impl Row {
             stick: u32::MAX,
             f_off: 0.0,
             f_end: 0.0,
+            modal: u32::MAX,
+            base: 0.0,
+            mode: false,
             slide: Vec3::zeros(),
             slide_twist: Vec3::zeros(),
             f_slide: 0.0,
@@ -221,6 +279,23 @@ impl StickGroup {
     }
 }
 
+/// A pair whose points share the force by mode (`[penalty] distribution =
+/// "modal"` on a flat pair, module doc "Modal pairs"): its point rows
+/// `start..end` (contiguous) and its three mode rows from `modes` (appended at
+/// the first solve of the step, after every point row).
+#[derive(Clone, Copy, Debug)]
+pub struct ModalGroup {
+    pub start: u32,
+    pub end: u32,
+    modes: u32,
+    /// h kp + kv, and kv (0 for a gap manifold: its law has no kv s term).
+    pub c: f64,
+    pub kv: f64,
+    pub m_reduced: f64,
+    /// The modes its mode rows were last built over ([`ImplicitContact::build_modes`]).
+    share: Modes,
+}
+
 /// A 6-vector of one body: (linear, angular).
 type Six = [Vec3; 2];
 const ZERO6: Six = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0)];
@@ -246,6 +321,11 @@ pub struct ImplicitContact {
     pub rows: Vec<Row>,
     /// The sticking pairs' cones (their rows are in `rows`).
     pub sticks: Vec<StickGroup>,
+    /// The modal pairs ([`ModalGroup`]), where the first of their mode rows is
+    /// (`None`: not appended yet this step), and the share's scratch.
+    pub modal: Vec<ModalGroup>,
+    modes_at: Option<usize>,
+    modal_pf: Vec<PointForce>,
     /// The default path's sticking anchors, linearly implicit and solved where
     /// they share bodies (`contact::friction::LinearSticks`).
     pub linear: crate::contact::friction::LinearSticks,
@@ -418,6 +498,9 @@ impl ImplicitContact {
         ImplicitContact {
             rows: Vec::new(),
             sticks: Vec::new(),
+            modal: Vec::new(),
+            modes_at: None,
+            modal_pf: Vec::new(),
             linear: Default::default(),
             split: Default::default(),
             pair_weights: Vec::new(),
@@ -454,6 +537,217 @@ impl ImplicitContact {
             setup_rows: None,
             setup_single: None,
             iterations: 0,
+        }
+    }
+
+    /// Empties the step's rows, sticking groups and modal pairs.
+    pub fn clear_rows(&mut self) {
+        self.rows.clear();
+        self.sticks.clear();
+        self.modal.clear();
+        self.modes_at = None;
+    }
+
+    /// The rows of the contact points (normal and gap rows, the modal pairs'
+    /// point rows), in manifold order: the rows before the mode rows and the
+    /// sticking rows.
+    pub fn normal_rows(&self) -> usize {
+        self.modes_at.unwrap_or(self.rows.len())
+    }
+
+    /// Makes the point rows from `start` to the end a modal pair with stiffness
+    /// c = h kp + kv, damping `kv` (0 for a gap manifold) and reduced mass
+    /// `m_reduced` (module doc, "Modal pairs").
+    pub fn push_modal(&mut self, start: usize, (c, kv): (f64, f64), m_reduced: f64) {
+        let g = self.modal.len() as u32;
+        for row in &mut self.rows[start..] {
+            row.modal = g;
+        }
+        if self.modal.capacity() == self.modal.len() {
+            // As the rows: sized by the contact set the caller reserves for.
+            self.modal.reserve(self.rows.capacity().max(1));
+        }
+        self.modal.push(ModalGroup {
+            start: start as u32,
+            end: self.rows.len() as u32,
+            modes: u32::MAX,
+            c,
+            kv,
+            m_reduced,
+            share: Modes {
+                n: Vec3::zeros(),
+                e: (Vec3::zeros(), Vec3::zeros()),
+                mean: (0.0, 0.0),
+                b: Mat3::zeros(),
+                dim: 0,
+            },
+        });
+    }
+
+    /// The share's view of modal pair `g` at `state`.
+    fn modal_pair(&self, g: usize, state: &[BodyState], bodies: &[ImpulseBody]) -> ModalPair {
+        let grp = &self.modal[g];
+        let r = &self.rows[grp.start as usize];
+        ModalPair {
+            normal: r.n,
+            inv_mass: [bodies[r.a].inv_mass, bodies[r.b].inv_mass],
+            inv_inertia_w: [bodies[r.a].inv_inertia_w, bodies[r.b].inv_inertia_w],
+            x: [state[r.a].x, state[r.b].x],
+            m_reduced: grp.m_reduced,
+        }
+    }
+
+    /// At the step's solves: the mode rows appended (first solve), each modal
+    /// pair's active set at the explicit rates (first solve; a warm solve keeps
+    /// the last one) and its mode rows built from its points' rates.
+    fn modal_start(&mut self, state: &[BodyState], bodies: &[ImpulseBody], warm: bool) {
+        if self.modes_at.is_none() {
+            self.modes_at = Some(self.rows.len());
+            for g in 0..self.modal.len() {
+                let first = self.rows[self.modal[g].start as usize];
+                self.modal[g].modes = self.rows.len() as u32;
+                let mut row = Row::new(
+                    (first.a, first.b),
+                    (first.pa, first.pb, first.n),
+                    (0.0, 0.0),
+                    (0.0, 0.0),
+                    (first.manifold as usize, u32::MAX),
+                );
+                row.modal = g as u32;
+                row.mode = true;
+                for _ in 0..3 {
+                    self.rows.push(row);
+                }
+            }
+        }
+        for g in 0..self.modal.len() {
+            if !warm {
+                self.modal_share(g, state, bodies, false);
+            }
+            self.build_modes(g, state, bodies);
+        }
+    }
+
+    /// Modal pair `g`'s unilateral share at the current δ (`at_delta`; else at
+    /// δ = 0, the explicit rates): g_i = F_i + kv s_i − (h kp + kv) s_i⁺ at
+    /// each point, f = (m_r A)⁺ g over the points whose shares push
+    /// (`contact::modal::distribute_by`). Sets the point rows' active set and
+    /// `f_check`; true if the set changed.
+    fn modal_share(
+        &mut self,
+        g: usize,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+        at_delta: bool,
+    ) -> bool {
+        let grp = self.modal[g];
+        let (r0, r1) = (grp.start as usize, grp.end as usize);
+        let mut pf = std::mem::take(&mut self.modal_pf);
+        pf.clear();
+        if pf.capacity() < self.rows.capacity() {
+            pf.reserve(self.rows.capacity());
+        }
+        for i in r0..r1 {
+            let r = &self.rows[i];
+            let s_end = if at_delta {
+                r.s_ex + self.j(r, &self.x)
+            } else {
+                r.s_ex
+            };
+            pf.push(PointForce {
+                point: i as u32,
+                f_n: r.base + grp.kv * r.s - grp.c * s_end,
+            });
+        }
+        let rows = &self.rows;
+        let lever = |i: u32| rows[i as usize].pa;
+        if at_delta && rows[r0..r1].iter().all(|r| r.on) {
+            // Every point in the set: the share's first pass from all of them
+            // is over the modes the mode rows were built on (the same points,
+            // in the same order) — if every share pushes, the set stays, to
+            // the bit what `distribute_by` gives, without its modes again.
+            let coef = share_coef(&grp.share, &lever, &pf);
+            let f = |p: &PointForce| grp.share.phi(&lever(p.point), &grp.share.n).dot(&coef);
+            if pf.iter().all(|p| f(p) >= 0.0) {
+                for p in pf.iter_mut() {
+                    p.f_n = f(p);
+                }
+                for p in &pf {
+                    self.rows[p.point as usize].f_check = p.f_n;
+                }
+                self.modal_pf = pf;
+                return false;
+            }
+        }
+        let pair = self.modal_pair(g, state, bodies);
+        let (k, _) = distribute_by(&pair, lever, &mut pf);
+        let mut changed = false;
+        for i in r0..r1 {
+            let f = pf[..k]
+                .iter()
+                .find(|p| p.point as usize == i)
+                .map(|p| p.f_n);
+            let row = &mut self.rows[i];
+            changed |= row.on != f.is_some();
+            row.on = f.is_some();
+            row.f_check = f.unwrap_or(0.0);
+        }
+        self.modal_pf = pf;
+        changed
+    }
+
+    /// [`Self::modal_share`] at the current δ; where the set changed, the
+    /// pair's mode rows are rebuilt over the new one.
+    fn modal_check(&mut self, g: usize, state: &[BodyState], bodies: &[ImpulseBody]) -> bool {
+        let changed = self.modal_share(g, state, bodies, true);
+        if changed {
+            self.build_modes(g, state, bodies);
+        }
+        changed
+    }
+
+    /// Modal pair `g`'s three mode rows over its active points (in row order):
+    /// with (m_r A)⁺ = Φ B Bᵀ Φᵀ and w_m = Φ B e_m, mode row m is
+    /// J_m = Σ_i w_im J_i with f_ex = Σ_i w_im F_i, s = Σ_i w_im s_i (the same
+    /// for s^ex), stiffness c = h kp + kv and damping kv: its force λ_m =
+    /// w_mᵀ (F + kv s − c s⁺), and the points' f = Σ_m w_m λ_m = (m_r A)⁺ g.
+    /// Modes past the set's rank are off (force 0).
+    fn build_modes(&mut self, g: usize, state: &[BodyState], bodies: &[ImpulseBody]) {
+        let grp = self.modal[g];
+        let (r0, r1) = (grp.start as usize, grp.end as usize);
+        let pair = self.modal_pair(g, state, bodies);
+        let n = pair.normal;
+        let points = &self.rows[r0..r1];
+        let modes = Modes::of(&pair, points.iter().filter(|r| r.on).map(|r| r.pa));
+        self.modal[g].share = modes;
+        let first = grp.modes as usize;
+        for m in 0..3 {
+            let u: Vec3 = modes.b.column(m).into_owned();
+            let (mut w_sum, mut ta, mut tb) = (0.0, Vec3::zeros(), Vec3::zeros());
+            let (mut s, mut s_ex, mut f) = (0.0, 0.0, 0.0);
+            if m < modes.dim {
+                for r in self.rows[r0..r1].iter().filter(|r| r.on) {
+                    let w = modes.phi(&r.pa, &n).dot(&u);
+                    w_sum += w;
+                    ta += r.ta * w;
+                    tb += r.tb * w;
+                    s += w * r.s;
+                    s_ex += w * r.s_ex;
+                    f += w * r.base;
+                }
+            }
+            let row = &mut self.rows[first + m];
+            row.n = n * w_sum;
+            row.ta = ta;
+            row.tb = tb;
+            row.s = s;
+            row.s_ex = s_ex;
+            row.f_ex = f;
+            row.c = grp.c;
+            row.kv_r = grp.kv;
+            row.on = m < modes.dim;
+            row.f_off = 0.0;
+            row.f_check = 0.0;
         }
     }
 
@@ -536,6 +830,10 @@ impl ImplicitContact {
         // J v and J v^ex at each row (all bodies' velocities: a moving static body
         // still moves the contact).
         for row in self.rows.iter_mut() {
+            if row.mode {
+                // Built from its points' rates ([`Self::modal_start`]).
+                continue;
+            }
             let (a, b) = (row.a, row.b);
             if setup {
                 row.ta = (row.pa - state[a].x).cross(&row.n);
@@ -551,6 +849,9 @@ impl ImplicitContact {
             if !warm {
                 row.on = !row.gap || row.f_ex + row.kv_r * row.s - row.c * row.s_ex > 0.0;
             }
+        }
+        if !self.modal.is_empty() {
+            self.modal_start(state, bodies, warm);
         }
         // Every island one body (a box on the floor): each body's 6×6 system on
         // its own, the same arithmetic as the block factorization's.
@@ -601,7 +902,7 @@ impl ImplicitContact {
             let mut changed = false;
             for i in 0..self.rows.len() {
                 let row = &self.rows[i];
-                if row.stick != u32::MAX {
+                if row.stick != u32::MAX || row.modal != u32::MAX {
                     continue;
                 }
                 let f = self.force(row);
@@ -609,6 +910,17 @@ impl ImplicitContact {
                 changed |= on != row.on;
                 self.rows[i].on = on;
                 self.rows[i].f_check = f;
+            }
+            let mut moved = false;
+            for g in 0..self.modal.len() {
+                moved |= self.modal_check(g, state, bodies);
+            }
+            if moved {
+                // The mode rows' Jacobians changed: the saved blocks and the
+                // factorization are not this system's.
+                self.factored = false;
+                self.assembled = false;
+                changed = true;
             }
             changed |= self.cones();
             if !changed {
@@ -632,6 +944,8 @@ impl ImplicitContact {
         for i in 0..self.rows.len() {
             let row = &self.rows[i];
             let f_end = match (row.on, row.stick != u32::MAX) {
+                // A mode row's force is its points' (module doc, "Modal pairs").
+                _ if row.mode => 0.0,
                 (true, true) => self.force(row),
                 // The same force at the same δ as the last check (on: > 0).
                 (true, false) => row.f_check.max(0.0),
@@ -715,7 +1029,11 @@ impl ImplicitContact {
         let mut passes = 1;
         for i in 0..self.rows.len() {
             let row = &self.rows[i];
-            if !self.part[row.a] && !self.part[row.b] && row.stick == u32::MAX {
+            if !self.part[row.a]
+                && !self.part[row.b]
+                && row.stick == u32::MAX
+                && row.modal == u32::MAX
+            {
                 let f = self.force(row);
                 let on = f > 0.0;
                 if on != row.on {
@@ -744,6 +1062,9 @@ impl ImplicitContact {
                     let Some(linv) = self.single_factor(bodies, h, b) else {
                         for (row, &on) in self.rows.iter_mut().zip(&self.single_saved) {
                             row.on = on;
+                        }
+                        for g in 0..self.modal.len() {
+                            self.build_modes(g, state, bodies);
                         }
                         self.single_factored = false;
                         return false;
@@ -774,11 +1095,22 @@ impl ImplicitContact {
                 for &i in &self.single_rows[r0..r1] {
                     let i = i as usize;
                     let row = &self.rows[i];
+                    if row.modal != u32::MAX {
+                        continue;
+                    }
                     let f = self.force(row);
                     let on = f > 0.0;
                     changed |= on != row.on;
                     self.rows[i].on = on;
                     self.rows[i].f_check = f;
+                }
+                // This body's modal pairs, once each (at their first mode row).
+                for k in r0..r1 {
+                    let i = self.single_rows[k] as usize;
+                    let row = &self.rows[i];
+                    if row.mode && self.modal[row.modal as usize].modes as usize == i {
+                        changed |= self.modal_check(row.modal as usize, state, bodies);
+                    }
                 }
                 if !changed {
                     break;
@@ -861,7 +1193,13 @@ impl ImplicitContact {
             let total: f64 = self.rows[n0..n1]
                 .iter()
                 .filter(|r| r.on)
-                .map(|r| self.force(r).max(0.0))
+                .map(|r| {
+                    if r.modal != u32::MAX {
+                        r.f_check.max(0.0)
+                    } else {
+                        self.force(r).max(0.0)
+                    }
+                })
                 .sum();
             let limit = grp.mu * total.max(grp.w_n) + grp.extra;
             let i = grp.first as usize;
@@ -910,7 +1248,7 @@ impl ImplicitContact {
         state: &[BodyState],
         (wrench, manifold_force): (&mut [Wrench], &mut [Vec3]),
     ) {
-        for row in &self.rows {
+        for row in self.rows.iter().filter(|r| !r.mode) {
             let df = row.n * (row.f_end - row.applied);
             wrench[row.a].add_force_at(df, row.pa, state[row.a].x);
             wrench[row.b].add_force_at(-df, row.pb, state[row.b].x);
