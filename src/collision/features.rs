@@ -295,6 +295,10 @@ pub struct FeatureParams {
     /// set of a vertex only when it is at the other, the X only when both are.
     /// Off: both I sets and the X for every pair (`[lcp] peg_vv_one_sided`).
     pub one_sided_vertex_vertex: bool,
+    /// Without `one_sided_vertex_vertex`: the completed I set of a planar
+    /// vertex–vertex pair only for a feasible vertex (`polygon`, "Feasibility of
+    /// the completed set"; `[lcp] peg_vv_feasible`).
+    pub feasible_completion: bool,
 }
 
 impl FeatureParams {
@@ -306,6 +310,7 @@ impl FeatureParams {
             delta: distance,
             phi: 45f64.to_radians(),
             one_sided_vertex_vertex: false,
+            feasible_completion: false,
         }
     }
 }
