@@ -260,9 +260,9 @@ pub struct LcpParams {
     /// PEG, with `peg_vv_one_sided` off: a vertex–vertex pair one of whose
     /// vertices is at the other gives the other vertex its I set (eq. (33) as
     /// printed) only when that vertex is feasible against it, in front of at
-    /// least one of its edge lines (003 Sec. 4; `collision::polygon`,
-    /// "Feasibility of the completed set"; planar pairs only). Scene key
-    /// `peg_vv_feasible`; default off (peg28: it moves the 2D pours'
+    /// least one of its edge lines (in 3D: faces; 003 Sec. 4; `collision::polygon`,
+    /// "Feasibility of the completed set", `collision::features`). Scene key
+    /// `peg_vv_feasible`; default off (peg28: it moves the pours'
     /// trajectories; docs/EXPERIMENTS.md).
     pub peg_vv_feasible: bool,
     /// PEG, with `peg_retry_depth` > 0: the pairs an attempt meets beyond the

@@ -87,8 +87,8 @@
 //!                                  #  pairs the attempt had contact rows with (experimental)
 //! peg_vv_one_sided = false         # peg: a vertex–vertex I set only for a vertex at the
 //!                                  #  other, the X only when both are (experimental, peg24)
-//! peg_vv_feasible = false          # peg, 2D: the completed vertex–vertex I set only for a
-//!                                  #  vertex in front of an edge line of the other (peg28)
+//! peg_vv_feasible = false          # peg: the completed vertex–vertex I set only for a vertex
+//!                                  #  in front of an edge line / face of the other (peg28)
 //! peg_retry_cover = true           # peg, with peg_retry_depth > 0: the pairs an attempt
 //!                                  #  meets beyond the step's candidates found (a sub-step's
 //!                                  #  own broad phase, a knocked body's attempt taken again;
