@@ -65,29 +65,39 @@ fn retry_key_reads_and_is_bounded() {
 /// with the key named.
 #[test]
 fn retry_cover_key_reads() {
+    bool_key_reads("peg_retry_cover", "peg_retry_depth = 2", true, |p| {
+        p.peg_retry_cover
+    });
+}
+
+/// A boolean `[lcp]` key (`key`, with the scene's other `[lcp]` lines `extra`):
+/// `default` when absent, true and false read, a value that is not a boolean
+/// refused with the key named.
+fn bool_key_reads(
+    key: &str,
+    extra: &str,
+    default: bool,
+    get: impl Fn(&rtphys::model::LcpParams) -> bool,
+) {
     let scene = |line: &str| {
         format!(
-            "[world]\nmethod = \"peg\"\n\n[lcp]\npeg_retry_depth = 2\n{line}\n\n[[body]]\nname = \"b\"\n\
+            "[world]\nmethod = \"peg\"\n\n[lcp]\n{extra}\n{line}\n\n[[body]]\nname = \"b\"\n\
              mass = 1.0\nshape = {{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }}\n"
         )
     };
-    let load = |line: &str| load_scene_str(&scene(line), "cover", ".".as_ref());
-    let cover = |m: &Model| match &m.opt.method {
-        Method::Lcp(p) => Some(p.peg_retry_cover),
+    let load = |line: &str| load_scene_str(&scene(line), key, ".".as_ref());
+    let read = |m: &Model| match &m.opt.method {
+        Method::Lcp(p) => Some(get(p)),
         _ => None,
     };
-    assert_eq!(cover(&load("").expect("default")), Some(true));
-    assert_eq!(
-        cover(&load("peg_retry_cover = false").expect("false")),
-        Some(false)
-    );
-    assert_eq!(
-        cover(&load("peg_retry_cover = true").expect("true")),
-        Some(true)
-    );
-    for bad in ["peg_retry_cover = 0", "peg_retry_cover = \"no\""] {
-        let e = load(bad).expect_err(bad).to_string();
-        assert!(e.contains("peg_retry_cover"), "{bad}: {e}");
+    assert_eq!(read(&load("").expect("default")), Some(default));
+    for v in [true, false] {
+        let line = format!("{key} = {v}");
+        assert_eq!(read(&load(&line).expect(&line)), Some(v));
+    }
+    for bad in [format!("{key} = 0"), format!("{key} = \"no\"")] {
+        let e = load(&bad).expect_err(&bad).to_string();
+        assert!(e.contains(key), "{bad}: {e}");
     }
 }
 
@@ -328,40 +338,7 @@ const FAIL_3D_ONE_SIDED: usize = 37;
 /// peg_vv_feasible`, [`a_pour_step_peg_failed_on_a_far_vertex_set_now_solves`]).
 #[test]
 fn a_pour_step_fails_under_peg_and_not_under_the_standard_rows() {
-    use rtphys::experiments::peg_pour_2d::pour_scene_2d;
-    let h = 2.97e-2;
-    let scene = pour_scene_2d(1, PourMethod::Peg, h);
-    let m0 = load(&scene);
-    let mut opt = m0.opt;
-    if let Method::Lcp(p) = &mut opt.method {
-        p.peg_retry_depth = 2;
-        p.peg_retry_overlap = 1e-11;
-    }
-    let model = m0.with_options(opt);
-    let mut std_opt = model.opt;
-    if let Method::Lcp(p) = &mut std_opt.method {
-        p.contact_model = rtphys::model::ContactModel::Standard;
-    }
-    let standard = model.with_options(std_opt);
-    let mut failed = Vec::new();
-    pour(&scene, &model, h, (2.0 / h).round() as usize, |i, b, a| {
-        let (sb, sa) = (&b.stats, &a.stats);
-        if sa.solver_failures > sb.solver_failures || sa.solver_unconverged > sb.solver_unconverged
-        {
-            let s = step_from(&standard, b);
-            failed.push((
-                i,
-                sa.solver_failures - sb.solver_failures,
-                sa.solver_unconverged - sb.solver_unconverged,
-                sa.peg_row_cap_steps - sb.peg_row_cap_steps,
-                s.stats.solver_failures + s.stats.solver_unconverged
-                    - sb.solver_failures
-                    - sb.solver_unconverged,
-            ));
-        }
-        true
-    });
-    println!("2D pour s1 h {h}, depth 2 + τ: failed steps (step, failures, unconverged, row cap, standard's) {failed:?}");
+    let (failed, _) = pour_s1_failed_steps(false);
     assert_eq!(failed, vec![(PEG_ONLY_2D, 1, 0, 0, 0)]);
 }
 
@@ -385,6 +362,20 @@ const PEG_ONLY_2D: usize = 41;
 /// unconverged, row cap, the standard model's failures from the same state).
 #[test]
 fn a_pour_step_peg_failed_on_a_far_vertex_set_now_solves() {
+    let (failed, worst) = pour_s1_failed_steps(true);
+    assert_eq!(failed, vec![]);
+    assert!(worst <= 1e-9, "{worst:e}");
+}
+
+/// A step keeping a failed solve: (step, failures, unconverged, row-cap steps,
+/// the standard model's failures from the same state).
+type FailedStep = (usize, u64, u64, u64, u64);
+
+/// The 2D pour s1 h = 2.97e-2 at depth 2 + τ = 1e-11 (`[lcp] peg_vv_feasible` =
+/// `feasible`), 2 s: each step keeping a failed solve as (step, failures,
+/// unconverged, row-cap steps, the standard model's failures from the same
+/// state), and the run's largest exact overlap (L²).
+fn pour_s1_failed_steps(feasible: bool) -> (Vec<FailedStep>, f64) {
     use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
     use rtphys::pipeline::lcp::peg::OverlapArea;
     let h = 2.97e-2;
@@ -394,7 +385,7 @@ fn a_pour_step_peg_failed_on_a_far_vertex_set_now_solves() {
     if let Method::Lcp(p) = &mut opt.method {
         p.peg_retry_depth = 2;
         p.peg_retry_overlap = 1e-11;
-        p.peg_vv_feasible = true;
+        p.peg_vv_feasible = feasible;
     }
     let model = m0.with_options(opt);
     let mut std_opt = model.opt;
@@ -424,39 +415,15 @@ fn a_pour_step_peg_failed_on_a_far_vertex_set_now_solves() {
         true
     });
     println!(
-        "2D pour s1 h {h}, depth 2 + τ: failed steps (step, failures, unconverged, row cap, standard's) \
-         {failed:?}; max overlap {worst:.3e} L²"
+        "2D pour s1 h {h}, depth 2 + τ, peg_vv_feasible {feasible}: failed steps (step, failures, unconverged, \
+         row cap, standard's) {failed:?}; max overlap {worst:.3e} L²"
     );
-    assert_eq!(failed, vec![]);
-    assert!(worst <= 1e-9, "{worst:e}");
+    (failed, worst)
 }
 
 /// `[lcp] peg_vv_feasible` (peg28): default false, read, a non-boolean refused
 /// naming the key.
 #[test]
 fn vv_feasible_key_reads() {
-    let scene = |line: &str| {
-        format!(
-            "[world]\nmethod = \"peg\"\n\n[lcp]\n{line}\n\n[[body]]\nname = \"b\"\n\
-             mass = 1.0\nshape = {{ type = \"box\", half_extents = [0.1, 0.1, 0.1] }}\n"
-        )
-    };
-    let load = |line: &str| load_scene_str(&scene(line), "feasible", ".".as_ref());
-    let key = |m: &Model| match &m.opt.method {
-        Method::Lcp(p) => Some(p.peg_vv_feasible),
-        _ => None,
-    };
-    assert_eq!(key(&load("").expect("default")), Some(false));
-    assert_eq!(
-        key(&load("peg_vv_feasible = true").expect("true")),
-        Some(true)
-    );
-    assert_eq!(
-        key(&load("peg_vv_feasible = false").expect("false")),
-        Some(false)
-    );
-    for bad in ["peg_vv_feasible = 1", "peg_vv_feasible = \"yes\""] {
-        let e = load(bad).expect_err(bad).to_string();
-        assert!(e.contains("peg_vv_feasible"), "{bad}: {e}");
-    }
+    bool_key_reads("peg_vv_feasible", "", false, |p| p.peg_vv_feasible);
 }
