@@ -673,3 +673,54 @@ fn far_vertex_edge_at_a_large_reach() {
         .collect();
     assert!(m >= 0.0, "margin {m:e}; violated: {violated:?}");
 }
+
+/// peg28 (`[lcp] peg_vv_feasible`, 003 Sec. 4 feasibility): a plate's corner w at
+/// (−0.1, −0.1, −0.0025) is at a cube's corner v = w + (1, 1, 1) cm (1.7 cm apart,
+/// within r(v) = ε = 2 cm), while v is not at w (r(w) = 2.5 mm, the plate's half
+/// thickness) and lies 1 cm behind all three of w's face planes — in the plate's
+/// interior cone at w, outside VR(w), 5 mm above the plate. Without the key v
+/// gets eq. (37)'s completed I set against w's faces, every member ψ = −1 cm (a
+/// set no µm motion satisfies); with it no I set is behind all its planes, and
+/// the pair's constraints hold (margin ≥ 0) as the bodies are apart.
+#[test]
+fn a_far_vertex_behind_every_face_gets_no_set_of_the_other_vertex() {
+    let plate = cuboid(0.1, 0.1, 0.0025);
+    let cube = cuboid(0.02, 0.02, 0.02);
+    let xa = Pose::translation(-0.09 + 0.02, -0.09 + 0.02, 0.0075 + 0.02);
+    let sets_behind = |out: &PotentialContacts| {
+        out.constraints
+            .iter()
+            .filter(|c| match c {
+                Constraint::Intercontact { primary, others } => {
+                    out.members_of(others)
+                        .map(|m| m.psi)
+                        .fold(out.contacts[*primary as usize].psi, f64::max)
+                        < 0.0
+                }
+                _ => false,
+            })
+            .count()
+    };
+    let old = run(&cube, &xa, &plate, &Pose::identity(), 2e-2);
+    assert!(
+        sets_behind(&old) >= 1,
+        "the default's completed far set: {old:?}"
+    );
+    let params = FeatureParams {
+        feasible_completion: true,
+        ..FeatureParams::with_distance(2e-2)
+    };
+    let mut out = PotentialContacts::default();
+    let mut fs = FeatureScratch::default();
+    potential_contacts(
+        &cube,
+        &xa,
+        &plate,
+        &Pose::identity(),
+        &params,
+        &mut fs,
+        &mut out,
+    );
+    assert_eq!(sets_behind(&out), 0, "{out:?}");
+    assert!(out.margin() >= 0.0, "{out:?}");
+}

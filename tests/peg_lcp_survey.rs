@@ -511,6 +511,7 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// the key `[lcp] peg_ccd_retry` (the continuous collision per attempt, an
 /// impact splits, peg23), `PEG_CCD_HELD=1` the key `[lcp] peg_ccd_held`,
 /// `PEG_VV_ONE_SIDED=1` the key `[lcp] peg_vv_one_sided` (peg24),
+/// `PEG_VV_FEASIBLE=1` the key `[lcp] peg_vv_feasible` (peg28),
 /// `PEG_OUTLINE_CCD=0` the key `[lcp] peg_outline_ccd = false` (a diagnostic,
 /// peg22), `PEG_COVER=0` the key `[lcp] peg_retry_cover = false` (a diagnostic,
 /// peg26's `RTPHYS_PEG_NO_COVER=1`), `PEG_CORRECTOR=1` the key `[lcp]
@@ -565,6 +566,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_CCD_HELD") {
             p.peg_ccd_held = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_VV_FEASIBLE") {
+            p.peg_vv_feasible = v == "1";
         }
         if let Ok(v) = std::env::var("PEG_VV_ONE_SIDED") {
             p.peg_vv_one_sided = v == "1";

@@ -8,7 +8,7 @@
 
 use rtphys::collision::features::{Constraint, FeatureParams};
 use rtphys::collision::polygon::{
-    overlap_area, potential_contacts_2d, AreaScratch, ConvexPolygon, PolygonScratch,
+    overlap_area, potential_contacts_2d, AreaScratch, ConvexPolygon, Feature2, PolygonScratch,
     PotentialContacts2,
 };
 use rtphys::math::{Pose2, SplitMix64, Vec2};
@@ -307,4 +307,80 @@ fn configurations_are_bounded_whatever_the_reach() {
         checked += 1;
     }
     assert!(checked > 4000);
+}
+
+#[test]
+fn a_far_vertex_behind_both_edge_lines_gets_no_set_of_the_other_vertex() {
+    // peg28 (003 Sec. 4, feasibility; `[lcp] peg_vv_feasible`): B's right-angle corner w = (0, 0) is at
+    // A's corner v = (0.01, 0.01) (1.4 cm apart, within r(v) = ε = 2 cm), so
+    // eq. (33) pairs them. v is not at w (r(w) = 2.5 mm, B's short edge halved)
+    // and lies 1 cm behind both of w's edge lines (x = 0 and y = 0) — in B's
+    // interior cone at w, outside VR(w) — while A and B are 5.25 mm apart (v is
+    // beyond B's hypotenuse). Before, v got the completed I set {C(v, bottom),
+    // C(v, left)}, both ψ = −1 cm: a set no motion of µm satisfies, which asks
+    // the step to push v 1 cm out (the work check's refused ejections of the 2D
+    // pour, docs/EXPERIMENTS.md peg27/peg28; still so without the key). Exact: every I set of this pair
+    // has a member with ψ ≥ 0 iff no set is built for v against w; the set for
+    // w against v's edges (ψ = +1 cm, +1 cm) stays, and the pair's constraints
+    // hold (margin ≥ 0) as the polygons are apart.
+    let a = ConvexPolygon::hull(&[
+        Vec2::new(0.01, 0.01),
+        Vec2::new(0.05, 0.01),
+        Vec2::new(0.05, 0.05),
+        Vec2::new(0.01, 0.05),
+    ])
+    .expect("square");
+    let b = ConvexPolygon::hull(&[
+        Vec2::new(0.0, 0.0),
+        Vec2::new(0.2, 0.0),
+        Vec2::new(0.0, 0.005),
+    ])
+    .expect("sliver");
+    let id = Pose2::identity();
+    let mut area = AreaScratch::default();
+    assert_eq!(overlap_area(&a, &id, &b, &id, &mut area), 0.0);
+    let params = FeatureParams {
+        feasible_completion: true,
+        ..FeatureParams::with_distance(2e-2)
+    };
+    let mut out = PotentialContacts2::default();
+    potential_contacts_2d(
+        &a,
+        &id,
+        &b,
+        &id,
+        &params,
+        &mut PolygonScratch::default(),
+        &mut out,
+    );
+    let mut sets = 0;
+    for c in &out.constraints {
+        if let Constraint::Intercontact { primary, others } = c {
+            sets += 1;
+            let best = out
+                .members_of(others)
+                .map(|m| m.psi)
+                .fold(out.contacts[*primary as usize].psi, f64::max);
+            assert!(best >= 0.0, "an I set behind all its lines: {c:?} {out:?}");
+        }
+    }
+    assert!(sets >= 1, "w's set against v's edges kept: {out:?}");
+    // No contact of v (A's vertex 0) against B's bottom edge (edge 0: (0,0) →
+    // (0.2,0)), 1 cm behind its line: v's sets are its pair with B's other
+    // short-edge corner (0, 0.005), whose hypotenuse it is 5.25 mm in front of.
+    assert_eq!(a.vertices[0], Vec2::new(0.01, 0.01));
+    assert_eq!(b.vertices[..2], [Vec2::new(0.0, 0.0), Vec2::new(0.2, 0.0)]);
+    assert!(
+        !out.contacts
+            .iter()
+            .any(|c| (c.feature_a, c.feature_b) == (Feature2::Vertex(0), Feature2::Edge(0))),
+        "v against w's bottom edge, 1 cm behind its line: {out:?}"
+    );
+    assert!(out.margin() >= 0.0);
+    // Without the key (the default, eq. (33)'s completion as printed) v's far set is built.
+    let old = contacts(&a, &id, &b, &id, 2e-2);
+    assert!(old
+        .contacts
+        .iter()
+        .any(|c| (c.feature_a, c.feature_b) == (Feature2::Vertex(0), Feature2::Edge(0))));
 }

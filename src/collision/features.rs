@@ -295,6 +295,10 @@ pub struct FeatureParams {
     /// set of a vertex only when it is at the other, the X only when both are.
     /// Off: both I sets and the X for every pair (`[lcp] peg_vv_one_sided`).
     pub one_sided_vertex_vertex: bool,
+    /// Without `one_sided_vertex_vertex`: the completed I set of a vertex–vertex
+    /// pair only for a feasible vertex (`polygon`, "Feasibility of the completed
+    /// set"; in 3D in front of a face of the other vertex; `[lcp] peg_vv_feasible`).
+    pub feasible_completion: bool,
 }
 
 impl FeatureParams {
@@ -306,6 +310,7 @@ impl FeatureParams {
             delta: distance,
             phi: 45f64.to_radians(),
             one_sided_vertex_vertex: false,
+            feasible_completion: false,
         }
     }
 }
@@ -406,9 +411,19 @@ pub fn potential_contacts(
         }
     }
     if !params.one_sided_vertex_vertex {
-        // Both I sets and the X for every pair (eqs. (37)–(38) as printed).
+        // Both I sets and the X for every pair (eqs. (37)–(38) as printed);
+        // with `feasible_completion` the completed set only for a vertex in
+        // front of at least one face of the other vertex (every point of its
+        // Voronoi region is: module doc, "Vertex–vertex is one-sided"; peg28).
+        let feasible = params.feasible_completion;
         for x in vv.iter_mut() {
-            x.2 = AT_A | AT_B;
+            let (i, j) = (x.0 as usize, x.1 as usize);
+            if x.2 & AT_A == 0 && (!feasible || vertex_feasible(ba, i, bb, j)) {
+                x.2 |= AT_A;
+            }
+            if x.2 & AT_B == 0 && (!feasible || vertex_feasible(bb, j, ba, i)) {
+                x.2 |= AT_B;
+            }
         }
     }
     for &(ia, ib, at) in vv.iter() {
@@ -737,6 +752,17 @@ pub fn plane_potential_contacts(
 }
 
 /// C(v, f): vertex `iv` of `p` against the plane of face `f` of `q`.
+/// Whether vertex `iv` of `p` lies in front of at least one face of vertex `w`
+/// of `q` — as every point of VR(w) does (module doc, "Vertex–vertex is
+/// one-sided"): 003 Sec. 4's feasibility of the vertex's I set against `w`'s
+/// faces with δ → 0 (peg28, `[lcp] peg_vv_feasible`).
+fn vertex_feasible(p: Body, iv: usize, q: Body, w: usize) -> bool {
+    let v = p.w.v[iv];
+    q.poly.vertex_faces[w]
+        .iter()
+        .any(|&f| q.w.p[f].0.dot(&v) - q.w.p[f].1 >= 0.0)
+}
+
 fn vertex_face(p: Body, iv: usize, q: Body, f: usize) -> PotentialContact {
     let v = p.w.v[iv];
     let n = q.w.p[f].0;

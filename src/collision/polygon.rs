@@ -32,6 +32,19 @@
 //! v_b; a vertex of the pair that is not at the other keeps its own
 //! (vertex–edge) configuration, and the X constraints, which pair the two
 //! vertices' contacts, need both I sets.
+//!
+//! **Feasibility of the completed set** (peg28; opt-in, `[lcp] peg_vv_feasible`,
+//! [`FeatureParams::feasible_completion`]). Without the one-sided key a pair one
+//! of whose vertices is at the other gets both I sets (eq. (33) as printed); with
+//! this key the completed one only for a vertex feasible against the other vertex (003
+//! Sec. 4, "Contact Feasibility": in the Voronoi region, ψ ≥ −δ with δ "a small
+//! value greater than machine precision"): a vertex behind *both* edge lines of
+//! the other vertex is in the interior cone there, not in its Voronoi region
+//! (`vertex_feasible`), and keeps its own (vertex–edge) configuration. Before,
+//! such a far vertex's set (2D pour s1 h = 2.97e-2, step 41: start gaps −4.7e-2
+//! and −3.4e-2 m where the overlap was µm) asked the step to push it cm out:
+//! an ejection the work check refused (docs/EXPERIMENTS.md, peg27, peg28).
+//!
 //! So each vertex of either polygon is in at most one configuration, whatever ε:
 //! at most V_a + V_b vertex–vertex configurations (4 contacts each) and
 //! V_a + V_b vertex–edge contacts per pair. (Before, every vertex pair within ε
@@ -213,9 +226,20 @@ pub fn potential_contacts_2d(
         }
     }
     if !params.one_sided_vertex_vertex {
-        // Both I sets and the X pairs for every pair (eq. (33) as printed).
+        // Both I sets and the X pairs for every pair (eq. (33) as printed);
+        // with `feasible_completion` only for a vertex feasible against the
+        // other (module doc, "Feasibility of the completed set"): one behind
+        // both of the other vertex's edge lines is not in its Voronoi region
+        // and keeps its own (vertex–edge) configuration.
+        let feasible = params.feasible_completion;
         for x in s.vv.iter_mut() {
-            x.2 = AT_A | AT_B;
+            let (i, j) = (x.0 as usize, x.1 as usize);
+            if x.2 & AT_A == 0 && (!feasible || vertex_feasible(pa, i, pb, j)) {
+                x.2 |= AT_A;
+            }
+            if x.2 & AT_B == 0 && (!feasible || vertex_feasible(pb, j, pa, i)) {
+                x.2 |= AT_B;
+            }
         }
     }
     for &(i, j, at) in &s.vv {
@@ -326,6 +350,22 @@ fn vertex_at(q: Poly, v: &Vec2, eps: f64) -> Option<usize> {
         .filter(|&(w, dc)| dc <= vertex_radius(q, w, eps))
         .min_by(|x, y| x.1.total_cmp(&y.1))
         .map(|(w, _)| w)
+}
+
+/// 003 Sec. 4's feasibility of vertex `iv` of `p` against vertex `w` of `q`'s
+/// I set (eq. (33)): the vertex lies in front of at least one of `w`'s edge
+/// lines. Every point of VR(w) does (with n_out, n_in the edges' outward
+/// normals, x − w = a n_in + b n_out, a, b ≥ 0, and the two gaps sum to
+/// (a + b)(1 + n_in·n_out) ≥ 0); a vertex behind both lines is in the interior
+/// cone at `w`, at least its smaller depth from VR(w). 003's δ is "a small
+/// value greater than machine precision"; 0 here (`FeatureParams::delta` is ε,
+/// a reach, not 003's δ).
+fn vertex_feasible(p: Poly, iv: usize, q: Poly, w: usize) -> bool {
+    let n = q.v.len();
+    let v = p.v[iv];
+    [w, (w + n - 1) % n]
+        .iter()
+        .any(|&k| q.e[k].0.dot(&v) - q.e[k].1 >= 0.0)
 }
 
 /// Applicability of vertex `iv` of `p` against edge `k` of `q`, eq. (29).

@@ -257,6 +257,14 @@ pub struct LcpParams {
     /// `tests/contact_torture_ccd.rs`). Scene key `peg_vv_one_sided`; default
     /// off (peg24: it moves the pours' trajectories; docs/EXPERIMENTS.md).
     pub peg_vv_one_sided: bool,
+    /// PEG, with `peg_vv_one_sided` off: a vertex–vertex pair one of whose
+    /// vertices is at the other gives the other vertex its I set (eq. (33) as
+    /// printed) only when that vertex is feasible against it, in front of at
+    /// least one of its edge lines (in 3D: faces; 003 Sec. 4; `collision::polygon`,
+    /// "Feasibility of the completed set", `collision::features`). Scene key
+    /// `peg_vv_feasible`; default off (peg28: it moves the pours'
+    /// trajectories; docs/EXPERIMENTS.md).
+    pub peg_vv_feasible: bool,
     /// PEG, with `peg_retry_depth` > 0: the pairs an attempt meets beyond the
     /// step's broad-phase candidates are found — a retry sub-step whose bodies
     /// left the start-of-step margin runs its own broad phase, and an attempt
@@ -318,6 +326,7 @@ impl Default for LcpParams {
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,
+            peg_vv_feasible: false,
             peg_retry_cover: true,
             peg_retry_corrector: false,
             contact_model: ContactModel::Standard,

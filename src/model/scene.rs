@@ -87,6 +87,8 @@
 //!                                  #  pairs the attempt had contact rows with (experimental)
 //! peg_vv_one_sided = false         # peg: a vertex–vertex I set only for a vertex at the
 //!                                  #  other, the X only when both are (experimental, peg24)
+//! peg_vv_feasible = false          # peg: the completed vertex–vertex I set only for a vertex
+//!                                  #  in front of an edge line / face of the other (peg28)
 //! peg_retry_cover = true           # peg, with peg_retry_depth > 0: the pairs an attempt
 //!                                  #  meets beyond the step's candidates found (a sub-step's
 //!                                  #  own broad phase, a knocked body's attempt taken again;
@@ -717,6 +719,7 @@ struct LcpToml {
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
     peg_vv_one_sided: Option<bool>,
+    peg_vv_feasible: Option<bool>,
     peg_retry_cover: Option<bool>,
     peg_retry_corrector: Option<bool>,
 }
@@ -833,6 +836,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),
+        peg_vv_feasible: l.peg_vv_feasible.unwrap_or(d.peg_vv_feasible),
         peg_retry_cover: l.peg_retry_cover.unwrap_or(d.peg_retry_cover),
         peg_retry_corrector: l.peg_retry_corrector.unwrap_or(d.peg_retry_corrector),
         contact_model: if name == MethodName::Peg {

@@ -467,6 +467,8 @@ pub struct PegWorkspace {
     /// default): `FeatureParams::one_sided_vertex_vertex` of every pair
     /// ([`PegWorkspace::feature_params`]).
     vv_one_sided: bool,
+    /// `[lcp] peg_vv_feasible` (peg28; off by default).
+    vv_feasible: bool,
     /// Per body, a floor under the start's |ω|² in `w2_pred` for the next
     /// step's first pass (empty: none; the retry's second chance sets it to an
     /// attempt's end |ω|² and clears it after, `peg_retry.rs`, peg22).
@@ -524,6 +526,7 @@ impl PegWorkspace {
         let active_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_active_set);
         let rot_eps_theta = matches!(&model.opt.method, Method::Lcp(p) if p.peg_rotation_eps_theta);
         let vv_one_sided = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_one_sided);
+        let vv_feasible = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_feasible);
         let pass_trace = std::env::var("RTPHYS_PEG_PASS_TRACE")
             .ok()
             .and_then(|v| {
@@ -559,6 +562,7 @@ impl PegWorkspace {
             retry: super::peg_retry::RetryWorkspace::new(model),
             rot_eps_theta,
             vv_one_sided,
+            vv_feasible,
             ..Default::default()
         }
     }
@@ -3658,6 +3662,7 @@ impl PegWorkspace {
             params.eps_theta = eps_theta;
         }
         params.one_sided_vertex_vertex = self.vv_one_sided;
+        params.feasible_completion = self.vv_feasible;
         params
     }
 }
