@@ -1,6 +1,10 @@
 //! Friction of the penalty family (000 §III-B).
 //!
-//! - **Sliding**: at each force-carrying point a force of magnitude μ‖f(ψ)‖ opposite
+//! - **Sliding**: a face or line contact (two or more force-carrying points, each at
+//!   its own lever) takes Coulomb's law integrated over its patch, a force at the
+//!   centre and a moment about the normal ([`super::patch`]: a spin meets the
+//!   patch's mean lever, not its corners'). Any other contact: at each
+//!   force-carrying point a force of magnitude μ‖f(ψ)‖ opposite
 //!   the tangential relative velocity there (regularized linearly below `v_stick` so
 //!   that it vanishes continuously at rest). Spin about the normal is resisted by the
 //!   same point forces. "There" is the point's lever (`ContactPoint::lever`): the
@@ -1784,9 +1788,9 @@ fn max_point_speed(ctx: &PairContext, forces: &[PointForce]) -> f64 {
 
 /// Tangential forces on body a (body b takes the opposite), passed to `apply` as
 /// (world point, world force), and the torsional torque about the normal on a,
-/// returned (when sliding: the drilling moment of the round caps' ring points,
-/// whose forces are applied at their lever, [`point_slip`]; zero at faces, whose
-/// point forces carry it).
+/// returned (when sliding: a face or line contact's patch moment about its centre,
+/// [`Patch::sliding`]; else the drilling moment of the round caps' ring points,
+/// whose forces are applied at their lever, [`point_slip`]).
 pub fn tangential_forces(
     fp: &FrictionParams,
     mu: f64,
@@ -1884,9 +1888,10 @@ pub fn tangential_forces_at(
 }
 
 /// The sliding Coulomb force on a at point `pt` per newton of its normal force
-/// (the sliding branch of [`tangential_forces_at`] divided by f_n), for a point at
-/// its own lever (a face's, vertex's or edge's point; `None` for a round cap's
-/// ring point, whose drilling moment goes as a torque).
+/// (the per-point sliding branch of [`tangential_forces_at`] divided by f_n), for a
+/// point at its own lever (a vertex's or edge's point, or a face point outside a
+/// patch; `None` for a round cap's ring point, whose drilling moment goes as a
+/// torque). A patch's points take [`Patch::sliding_per_newton`] instead.
 pub fn sliding_per_newton(
     fp: &FrictionParams,
     mu: f64,

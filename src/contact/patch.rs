@@ -381,7 +381,7 @@ impl Patch {
     }
 
     /// [`Patch::sliding`] split by point, per newton of each point's normal force:
-    /// `out[j]` for the pair's point of [`Patch::slot`] j; Σ_j f_j out[j] (forces
+    /// `out[j]` for the pair's point of [`Patch::slot`] j; Σ_j f_j `out[j]` (forces
     /// at the points, torques beside them) is [`Patch::sliding`]'s wrench.
     pub fn sliding_per_newton(
         &self,
