@@ -8,6 +8,9 @@ leaning against a wall.
     python3 benches/scripts/outside_probes_36.py hold BIN METHODS MU [ALPHA0_DEG]
         floor friction MU, frictionless wall: the plank stands iff tan a >= 1/(2 MU) (thin
         rod; the plank's thickness shifts it, solved below); how far its foot moved in 1 s
+    python3 benches/scripts/outside_probes_36.py billiard BIN METHODS [SPIN]
+        a ball launched sliding (topspin SPIN v0/R): rolls at (5 v0 + 2 R w0)/7 from
+        t = 2 |v0 - R w0| / (7 mu g)
 METHODS: comma-separated, e.g. penalty,hunt_crossley,lcp,lcp:primal,peg,ipc
 
 The plank: half length l (along its body z), half thickness t (body x), half width w (body
@@ -149,6 +152,49 @@ def hold(BIN, methods, mu, alpha0_deg):
         print(f"{meth:14s} centre moved dx {x1 - x0:+.3e} m, dz {z1 - z0:+.3e} m in 1 s")
 
 
+def billiard(BIN, methods, spin):
+    """A ball launched sliding at v0 with spin w0 = SPIN v0 / R about -y (SPIN = 0: no spin,
+    -1: pure backspin of the same surface speed): friction mu m g acts until the contact
+    point stops, then it rolls at v = (5 v0 + 2 R w0') / 7 with w0' its topspin (v0 + R w0' the
+    contact's slip), reached at t = 2 |v0 - R w0'| / (7 mu g)."""
+    R, m, mu, v0 = 0.05, 0.17, 0.2, 2.0
+    w0 = spin * v0 / R  # topspin rate (rolling forward: w0 = v0 / R)
+    v_f = (5 * v0 + 2 * R * w0) / 7
+    t_f = 2 * abs(v0 - R * w0) / (7 * mu * G)
+    print(f"ball v0 {v0} topspin {w0:.1f} rad/s: rolls at {v_f:.5f} m/s from {t_f:.4f} s")
+    open('/tmp/outside_probes_36.toml', 'w').write(f"""[world]
+gravity = [0.0, 0.0, {-G}]
+dt = 0.001
+method = "penalty"
+
+[[body]]
+name = "ground"
+static = true
+shape = {{ type = "plane" }}
+material = {{ mu = {mu} }}
+
+[[body]]
+name = "b"
+shape = {{ type = "sphere", radius = {R} }}
+mass = {m}
+position = [0.0, 0.0, {R}]
+velocity = [{v0}, 0.0, 0.0]
+angular_velocity = [0.0, {w0}, 0.0]
+material = {{ mu = {mu} }}
+""")
+    for meth in methods:
+        rows = run(BIN, '/tmp/outside_probes_36.toml', meth, 1000)
+        if rows is None:
+            continue
+        t = [float(r['time']) for r in rows]
+        vx = [float(r['b.vx']) for r in rows]
+        wy = [float(r['b.wy']) for r in rows]
+        slip = [v - R * w for v, w in zip(vx, wy)]
+        ts = next((ti for ti, s in zip(t, slip) if abs(s) < 1e-3), None)
+        print(f"{meth:14s} v at 1 s {vx[-1]:.5f} ({(vx[-1] / v_f - 1) * 100:+.3f} %), slip < 1 mm/s from {ts}, "
+              f"slip at 1 s {slip[-1]:.2e}")
+
+
 if __name__ == '__main__':
     mode, BIN, methods = sys.argv[1], sys.argv[2], sys.argv[3].split(',')
     if mode == 'fall':
@@ -156,5 +202,7 @@ if __name__ == '__main__':
              float(sys.argv[5]) if len(sys.argv) > 5 else 0.001)
     elif mode == 'hold':
         hold(BIN, methods, float(sys.argv[4]), float(sys.argv[5]) if len(sys.argv) > 5 else 60.0)
+    elif mode == 'billiard':
+        billiard(BIN, methods, float(sys.argv[4]) if len(sys.argv) > 4 else 0.0)
     else:
         sys.exit(__doc__)
