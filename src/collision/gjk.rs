@@ -68,6 +68,13 @@ fn core_support(s: &Shape, x: &Pose, d: &Vec3) -> Vec3 {
     (x * nalgebra::Point3::from(local)).coords
 }
 
+/// The support height of shape `s` at `x` along the unit world direction `d`:
+/// max over its points p of d·p (the core's support plus the swept radius). Not
+/// for planes (unbounded along every direction but −normal).
+pub fn support_height(s: &Shape, x: &Pose, d: &Vec3) -> f64 {
+    d.dot(&core_support(s, x, d)) + core_radius(s)
+}
+
 /// Distance from the half-space of plane geom `xp` to shape `s` at `x`:
 /// (distance, outward plane normal).
 fn plane_distance(xp: &Pose, s: &Shape, x: &Pose) -> (f64, Vec3) {

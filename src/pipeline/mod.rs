@@ -398,6 +398,7 @@ fn outline<S: Stepper>(
             frozen: &data.frozen,
             h: tick.h,
             restitution: stepper.impact_restitution(),
+            reach: collide::Reach::Points,
         };
         let impacts = collide::continuous_collision(model, &sweeps, &mut data.state, col);
         if impacts > 0 {

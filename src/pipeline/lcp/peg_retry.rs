@@ -224,7 +224,7 @@ use crate::model::lcp::MAX_PEG_RETRY_DEPTH;
 use crate::model::{ContactModel, Model};
 use crate::pipeline::clock::Instant;
 use crate::pipeline::collide::{
-    continuous_collision_outside, geom_sweep, missed_impacts, CollideWorkspace, CoverPhase,
+    continuous_collision_outside, geom_sweep, missed_impacts, CollideWorkspace, CoverPhase, Reach,
     Speculative, Sweeps,
 };
 use crate::pipeline::{lap, Tick};
@@ -421,6 +421,7 @@ fn impact_missed(
         frozen: &data.frozen,
         h: hk,
         restitution: false,
+        reach: Reach::Origins,
     };
     missed_impacts(model, &sweeps, &data.state, col, |b, o| {
         rw.held && has_rows(&ls.contacts, b, o)
@@ -464,6 +465,7 @@ fn peg_ccd(
         frozen: &data.frozen,
         h,
         restitution,
+        reach: Reach::Origins,
     };
     end.clone_from(&data.state);
     let LcpWorkspace {
