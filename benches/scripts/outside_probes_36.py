@@ -20,22 +20,27 @@ The plank: half length l (along its body z), half thickness t (body x), half wid
 y); it leans in the x-z plane with its underside's two end edges on the floor (z = 0) and on
 the wall's face (x = 0). alpha is the angle of its axis from the floor.
 """
-import csv, math, subprocess, sys
+import math, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside_probes_35 import run  # noqa: E402  (rtphys run BIN TOML --method M -> CSV rows)
 
 L_HALF, T_HALF, W_HALF, MASS, G = 0.5, 0.01, 0.1, 1.0, 9.81
 
 
-def run(BIN, toml, meth, steps):
-    args = [BIN, 'run', toml, '--steps', str(steps)]
-    mm = meth.split(':')
-    args += ['--method', mm[0]]
-    if len(mm) > 1:
-        args += ['--lcp-solver', mm[1]]
-    out = subprocess.run(args, capture_output=True, text=True)
-    if out.returncode:
-        print(meth, 'FAIL', out.stderr[-300:])
-        return None
-    return list(csv.DictReader(out.stdout.splitlines()))
+def header(mu, dt=0.001):
+    """A world at dt with gravity and a floor plane of friction mu (the bodies follow)."""
+    return f"""[world]
+gravity = [0.0, 0.0, {-G}]
+dt = {dt}
+method = "penalty"
+
+[[body]]
+name = "ground"
+static = true
+shape = {{ type = "plane" }}
+material = {{ mu = {mu} }}
+"""
 
 
 def scene(alpha, mu_floor, mu_wall, dt):
@@ -46,17 +51,7 @@ def scene(alpha, mu_floor, mu_wall, dt):
     cz = l * math.sin(alpha) + t * math.cos(alpha)
     # body z along d: a rotation about y by -(pi/2 - alpha) takes z to (-cos a, 0, sin a)
     pitch = -(math.pi / 2 - alpha)
-    return f"""[world]
-gravity = [0.0, 0.0, {-G}]
-dt = {dt}
-method = "penalty"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = {mu_floor} }}
-
+    return header(mu_floor, dt) + f"""
 [[body]]
 name = "wall"
 static = true
@@ -165,17 +160,7 @@ def billiard(BIN, methods, spin):
     v_f = (5 * v0 + 2 * R * w0) / 7
     t_f = 2 * abs(v0 - R * w0) / (7 * mu * G)
     print(f"ball v0 {v0} topspin {w0:.1f} rad/s: rolls at {v_f:.5f} m/s from {t_f:.4f} s")
-    open('/tmp/outside_probes_36.toml', 'w').write(f"""[world]
-gravity = [0.0, 0.0, {-G}]
-dt = 0.001
-method = "penalty"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = {mu} }}
-
+    open('/tmp/outside_probes_36.toml', 'w').write(header(mu, 0.001) + f"""
 [[body]]
 name = "b"
 shape = {{ type = "sphere", radius = {R} }}
@@ -209,17 +194,7 @@ def curb(BIN, methods, ratios):
     print(f"ball R {R} into a curb H {H}: w' R / v = {k:.4f}, climbs from v = {v_min:.4f} m/s")
     for ratio in ratios:
         v = ratio * v_min
-        open('/tmp/outside_probes_36.toml', 'w').write(f"""[world]
-gravity = [0.0, 0.0, {-G}]
-dt = 0.001
-method = "penalty"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = {mu} }}
-
+        open('/tmp/outside_probes_36.toml', 'w').write(header(mu, 0.001) + f"""
 [[body]]
 name = "curb"
 static = true
