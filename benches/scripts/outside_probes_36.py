@@ -11,28 +11,36 @@ leaning against a wall.
     python3 benches/scripts/outside_probes_36.py billiard BIN METHODS [SPIN]
         a ball launched sliding (topspin SPIN v0/R): rolls at (5 v0 + 2 R w0)/7 from
         t = 2 |v0 - R w0| / (7 mu g)
+    python3 benches/scripts/outside_probes_36.py curb BIN METHODS [RATIOS]
+        a ball rolling into a curb: the angular momentum about the edge kept at the impact;
+        climbs iff v >= v_min (RATIOS of v_min, default 0.9,1.1)
 METHODS: comma-separated, e.g. penalty,hunt_crossley,lcp,lcp:primal,peg,ipc
 
 The plank: half length l (along its body z), half thickness t (body x), half width w (body
 y); it leans in the x-z plane with its underside's two end edges on the floor (z = 0) and on
 the wall's face (x = 0). alpha is the angle of its axis from the floor.
 """
-import csv, math, subprocess, sys
+import math, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside_probes_35 import run  # noqa: E402  (rtphys run BIN TOML --method M -> CSV rows)
 
 L_HALF, T_HALF, W_HALF, MASS, G = 0.5, 0.01, 0.1, 1.0, 9.81
 
 
-def run(BIN, toml, meth, steps):
-    args = [BIN, 'run', toml, '--steps', str(steps)]
-    mm = meth.split(':')
-    args += ['--method', mm[0]]
-    if len(mm) > 1:
-        args += ['--lcp-solver', mm[1]]
-    out = subprocess.run(args, capture_output=True, text=True)
-    if out.returncode:
-        print(meth, 'FAIL', out.stderr[-300:])
-        return None
-    return list(csv.DictReader(out.stdout.splitlines()))
+def header(mu, dt=0.001):
+    """A world at dt with gravity and a floor plane of friction mu (the bodies follow)."""
+    return f"""[world]
+gravity = [0.0, 0.0, {-G}]
+dt = {dt}
+method = "penalty"
+
+[[body]]
+name = "ground"
+static = true
+shape = {{ type = "plane" }}
+material = {{ mu = {mu} }}
+"""
 
 
 def scene(alpha, mu_floor, mu_wall, dt):
@@ -43,17 +51,7 @@ def scene(alpha, mu_floor, mu_wall, dt):
     cz = l * math.sin(alpha) + t * math.cos(alpha)
     # body z along d: a rotation about y by -(pi/2 - alpha) takes z to (-cos a, 0, sin a)
     pitch = -(math.pi / 2 - alpha)
-    return f"""[world]
-gravity = [0.0, 0.0, {-G}]
-dt = {dt}
-method = "penalty"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = {mu_floor} }}
-
+    return header(mu_floor, dt) + f"""
 [[body]]
 name = "wall"
 static = true
@@ -162,17 +160,7 @@ def billiard(BIN, methods, spin):
     v_f = (5 * v0 + 2 * R * w0) / 7
     t_f = 2 * abs(v0 - R * w0) / (7 * mu * G)
     print(f"ball v0 {v0} topspin {w0:.1f} rad/s: rolls at {v_f:.5f} m/s from {t_f:.4f} s")
-    open('/tmp/outside_probes_36.toml', 'w').write(f"""[world]
-gravity = [0.0, 0.0, {-G}]
-dt = 0.001
-method = "penalty"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = {mu} }}
-
+    open('/tmp/outside_probes_36.toml', 'w').write(header(mu, 0.001) + f"""
 [[body]]
 name = "b"
 shape = {{ type = "sphere", radius = {R} }}
@@ -195,6 +183,51 @@ material = {{ mu = {mu} }}
               f"slip at 1 s {slip[-1]:.2e}")
 
 
+def curb(BIN, methods, ratios):
+    """A solid ball (R = 5 cm, 0.2 kg, mu = 1) rolls at v into a curb of height H = 1 cm. The
+    impact at the curb's edge is impulsive and passes through the edge, so the angular momentum
+    about the edge is kept: m v (R - H) + I v / R = I_e w', I = 2/5 m R^2, I_e = 7/5 m R^2, so
+    w' R / v = (5 (R - H) / R + 2) / 7; it climbs iff 1/2 I_e w'^2 >= m g H."""
+    R, H, m, mu = 0.05, 0.01, 0.2, 1.0
+    k = (5 * (R - H) / R + 2) / 7
+    v_min = math.sqrt(10 * G * H / 7) / k
+    print(f"ball R {R} into a curb H {H}: w' R / v = {k:.4f}, climbs from v = {v_min:.4f} m/s")
+    for ratio in ratios:
+        v = ratio * v_min
+        open('/tmp/outside_probes_36.toml', 'w').write(header(mu, 0.001) + f"""
+[[body]]
+name = "curb"
+static = true
+shape = {{ type = "box", half_extents = [0.5, 0.5, {H / 2}] }}
+position = [0.5, 0.0, {H / 2}]
+material = {{ mu = {mu} }}
+
+[[body]]
+name = "b"
+shape = {{ type = "sphere", radius = {R} }}
+mass = {m}
+position = [-0.1, 0.0, {R}]
+velocity = [{v}, 0.0, 0.0]
+angular_velocity = [0.0, {v / R}, 0.0]
+material = {{ mu = {mu} }}
+""")
+        for meth in methods:
+            rows = run(BIN, '/tmp/outside_probes_36.toml', meth, 1500)
+            if rows is None:
+                continue
+            x = [float(r['b.x']) for r in rows]
+            z = [float(r['b.z']) for r in rows]
+            vx = [float(r['b.vx']) for r in rows]
+            vz = [float(r['b.vz']) for r in rows]
+            # the impact: the first step the ball is within R of the edge (0, H) and the centre
+            # speed just after: the speed 5 ms later (the impact's transient), against k v
+            i = next((i for i, (xi, zi) in enumerate(zip(x, z)) if math.hypot(xi, zi - H) <= R + 1e-4), None)
+            after = math.hypot(vx[i + 5], vz[i + 5]) if i is not None and i + 5 < len(vx) else float('nan')
+            up = z[-1] > R + H / 2
+            print(f"  v/v_min {ratio:.2f} {meth:14s} {'climbs' if up else 'back  '} end x {x[-1]:+.3f} z {z[-1]:.4f}; "
+                  f"speed 5 ms after the edge {after / v:.4f} v (rigid {k:.4f}, less g t)")
+
+
 if __name__ == '__main__':
     mode, BIN, methods = sys.argv[1], sys.argv[2], sys.argv[3].split(',')
     if mode == 'fall':
@@ -204,5 +237,7 @@ if __name__ == '__main__':
         hold(BIN, methods, float(sys.argv[4]), float(sys.argv[5]) if len(sys.argv) > 5 else 60.0)
     elif mode == 'billiard':
         billiard(BIN, methods, float(sys.argv[4]) if len(sys.argv) > 4 else 0.0)
+    elif mode == 'curb':
+        curb(BIN, methods, [float(r) for r in sys.argv[4].split(',')] if len(sys.argv) > 4 else [0.9, 1.1])
     else:
         sys.exit(__doc__)
