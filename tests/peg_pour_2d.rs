@@ -242,9 +242,6 @@ fn general_form_run(
     before_peg29: bool,
     general: bool,
 ) -> (f64, u64, u64) {
-    use rtphys::experiments::peg_pour::PourDriver;
-    use rtphys::experiments::peg_pour_2d::L;
-    use rtphys::pipeline::lcp::peg::OverlapArea;
     let scene = pour_scene_2d(seed, PourMethod::Peg, h);
     let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
         .expect("generated scene loads");
@@ -256,17 +253,7 @@ fn general_form_run(
         p.peg_retry_depth = depth;
         p.peg_retry_overlap = if depth > 0 { 1e-11 } else { 0.0 };
     }
-    let model = model.with_options(opt);
-    let mut data = rtphys::Data::new(&model);
-    let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
-    let mut pl = rtphys::Pipeline::new(&model);
-    let mut area = OverlapArea::new(&model);
-    let mut max_ov = 0.0f64;
-    for _ in 0..(2.0 / h).round() as usize {
-        driver.before_step(&mut data, h);
-        pl.step(&model, &mut data);
-        max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
-    }
+    let (max_ov, data) = pour_2s(&scene, &model.with_options(opt), h);
     let s = &data.stats;
     let failed = s.solver_failures + if depth > 0 { s.solver_unconverged } else { 0 };
     println!(
@@ -282,6 +269,29 @@ fn general_form_run(
     (max_ov, failed, s.peg_general)
 }
 
+/// The 2D pour `scene` stepped by `model` at `h` for 2 s: its largest overlap
+/// area at the end of a step (L²) and the data after it.
+fn pour_2s(
+    scene: &rtphys::experiments::peg_pour::PourScene,
+    model: &rtphys::Model,
+    h: f64,
+) -> (f64, rtphys::Data) {
+    use rtphys::experiments::peg_pour::PourDriver;
+    use rtphys::experiments::peg_pour_2d::L;
+    use rtphys::pipeline::lcp::peg::OverlapArea;
+    let mut data = rtphys::Data::new(model);
+    let mut driver = PourDriver::new(model, scene, &mut data).expect("driver");
+    let mut pl = rtphys::Pipeline::new(model);
+    let mut area = OverlapArea::new(model);
+    let mut max_ov = 0.0f64;
+    for _ in 0..(2.0 / h).round() as usize {
+        driver.before_step(&mut data, h);
+        pl.step(model, &mut data);
+        max_ov = max_ov.max(area.area(model, &data.state) / (L * L));
+    }
+    (max_ov, data)
+}
+
 /// The 2D pour's seed 1 at h = 1e-2 (2 s) at `[lcp] peg_passes = 3` with
 /// `peg_consistent = true` (the last predicted pass kept only if its own ν⁺
 /// stays within the reach and rotation lead its rows were built for; peg15,
@@ -295,9 +305,6 @@ fn general_form_run(
 /// rule does not hold the pour there (docs/EXPERIMENTS.md, peg29; open).
 #[test]
 fn self_consistent_passes_hold_the_2d_pour_seed_1() {
-    use rtphys::experiments::peg_pour::PourDriver;
-    use rtphys::experiments::peg_pour_2d::L;
-    use rtphys::pipeline::lcp::peg::OverlapArea;
     let h = 1e-2;
     let scene = pour_scene_2d(1, PourMethod::Peg, h);
     let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
@@ -308,17 +315,7 @@ fn self_consistent_passes_hold_the_2d_pour_seed_1() {
         p.peg_passes = 3;
         p.peg_consistent = true;
     }
-    let model = model.with_options(opt);
-    let mut data = rtphys::Data::new(&model);
-    let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
-    let mut pl = rtphys::Pipeline::new(&model);
-    let mut area = OverlapArea::new(&model);
-    let mut max_ov = 0.0f64;
-    for _ in 0..(2.0 / h).round() as usize {
-        driver.before_step(&mut data, h);
-        pl.step(&model, &mut data);
-        max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
-    }
+    let (max_ov, data) = pour_2s(&scene, &model.with_options(opt), h);
     let s = &data.stats;
     println!(
         "3 passes, self-consistent: {max_ov:.3e} L², {} failures, {} passes discarded",

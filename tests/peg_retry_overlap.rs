@@ -298,37 +298,54 @@ fn overlap_retry_2d_first_solved_rise(one_sided: bool, before_peg29: bool, min_r
 /// rise ([`corrector_removes_the_3d_pours_deepest_rise`]).
 #[test]
 fn deepest_level_rotation_removes_the_3d_pours_kept_rise() {
+    let (ov_b, ov_d, s, sb) = s7_rise_stepped_with("the deepest level's rotation ε_θ", |p| {
+        p.peg_retry_rotation_eps_theta = true;
+    });
+    println!(
+        "  (overlap retries +{}, sub-steps +{}, failures +{})",
+        s.peg_overlap_retries - sb.peg_overlap_retries,
+        s.peg_substeps - sb.peg_substeps,
+        s.solver_failures - sb.solver_failures
+    );
+    assert_eq!(s.solver_failures, sb.solver_failures);
+    assert!(ov_d - ov_b <= BOUND, "with the key: {ov_b:e} → {ov_d:e} L³");
+}
+
+/// The 3D pour, seed 7, h = 5e-2 at depth 2 + τ with the keys as before peg29:
+/// its first step whose overlap rises by more than 1e-9 L³ with no failure
+/// (asserted: step [`RISE_3D_DEEP`], rising by more than 1e-4 L³), taken again
+/// from the same data with `key` applied to that model (named `what`): the
+/// overlap before it (L³), after the keyed step, and the keyed step's stats
+/// after and before.
+fn s7_rise_stepped_with(
+    what: &str,
+    key: impl Fn(&mut rtphys::model::LcpParams),
+) -> (f64, f64, rtphys::data::StepStats, rtphys::data::StepStats) {
     use rtphys::experiments::peg_pour::{pour_scene, L};
     let h = 5e-2;
     let scene = pour_scene(7, PourMethod::Peg, h);
-    let m0 = common::with_keys_before_peg29(&load(&scene), true);
-    let mt = with_keys(&m0, 2, TAU);
+    let m0 = load(&scene);
+    let mt = common::with_keys_before_peg29(&with_keys(&m0, 2, TAU), true);
     let mut opt = mt.opt;
     if let Method::Lcp(p) = &mut opt.method {
-        p.peg_retry_rotation_eps_theta = true;
+        key(p);
     }
-    let md = mt.with_options(opt);
+    let mk = mt.with_options(opt);
     let mut metric = PourOverlap::new(&m0);
     let l3 = L * L * L;
     let (i, before, after) =
         first_solved_rise(&scene, &mt, (h, 40), 1e-9, |d| metric.volume(&m0, d) / l3);
     let mut ov = |d: &Data| metric.volume(&m0, d) / l3;
     let (ov_b, ov_a) = (ov(&before), ov(&after));
-    let fixed = step_from(&md, &before);
-    let ov_d = ov(&fixed);
-    let (s, sb) = (&fixed.stats, &before.stats);
+    let fixed = step_from(&mk, &before);
+    let ov_k = ov(&fixed);
     println!(
-        "3D pour s7 h {h} depth 2 + τ: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L³; \
-         with the deepest level's rotation ε_θ: → {ov_d:.3e} L³ (overlap retries +{}, sub-steps +{}, \
-         failures +{})",
-        s.peg_overlap_retries - sb.peg_overlap_retries,
-        s.peg_substeps - sb.peg_substeps,
-        s.solver_failures - sb.solver_failures
+        "3D pour s7 h {h} depth 2 + τ (keys before peg29): first solved rise at step {i}: {ov_b:.3e} → \
+         {ov_a:.3e} L³; with {what}: → {ov_k:.3e} L³"
     );
     assert_eq!(i, RISE_3D_DEEP);
     assert!(ov_a - ov_b > 1e-4, "depth 2 + τ: {ov_b:e} → {ov_a:e} L³");
-    assert_eq!(s.solver_failures, sb.solver_failures);
-    assert!(ov_d - ov_b <= BOUND, "with the key: {ov_b:e} → {ov_d:e} L³");
+    (ov_b, ov_k, fixed.stats, before.stats)
 }
 
 /// The retry's second chance (`[lcp] peg_retry_second_chance`, peg22): the 2D
@@ -397,36 +414,16 @@ fn second_chance_removes_the_2d_pours_deepest_rise() {
 /// [`corrector_removes_the_3d_pours_deepest_rise`]).
 #[test]
 fn second_chance_removes_the_3d_pours_deepest_rise() {
-    use rtphys::experiments::peg_pour::{pour_scene, L};
-    let h = 5e-2;
-    let scene = pour_scene(7, PourMethod::Peg, h);
-    let m0 = common::with_keys_before_peg29(&load(&scene), true);
-    let mt = with_keys(&m0, 2, TAU);
-    let mut opt = mt.opt;
-    if let Method::Lcp(p) = &mut opt.method {
+    let (ov_b, ov_s, s, sb) = s7_rise_stepped_with("the second chance", |p| {
         p.peg_retry_second_chance = true;
-    }
-    let ms = mt.with_options(opt);
-    let mut metric = PourOverlap::new(&m0);
-    let l3 = L * L * L;
-    let (i, before, after) =
-        first_solved_rise(&scene, &mt, (h, 40), 1e-9, |d| metric.volume(&m0, d) / l3);
-    let mut ov = |d: &Data| metric.volume(&m0, d) / l3;
-    let (ov_b, ov_a) = (ov(&before), ov(&after));
-    let fixed = step_from(&ms, &before);
-    let ov_s = ov(&fixed);
-    let (s, sb) = (&fixed.stats, &before.stats);
+    });
     println!(
-        "3D pour s7 h {h} depth 2 + τ: first solved rise at step {i}: {ov_b:.3e} → {ov_a:.3e} L³; \
-         with the second chance: → {ov_s:.3e} L³ (second chances +{}, kept +{}, sub-steps +{}, \
-         failures +{})",
+        "  (second chances +{}, kept +{}, sub-steps +{}, failures +{})",
         s.peg_second_chances - sb.peg_second_chances,
         s.peg_second_kept - sb.peg_second_kept,
         s.peg_substeps - sb.peg_substeps,
         s.solver_failures - sb.solver_failures
     );
-    assert_eq!(i, RISE_3D_DEEP);
-    assert!(ov_a - ov_b > 1e-4, "depth 2 + τ: {ov_b:e} → {ov_a:e} L³");
     assert!(s.peg_second_chances > sb.peg_second_chances);
     assert_eq!(s.solver_failures, sb.solver_failures);
     assert!(
@@ -447,33 +444,19 @@ fn second_chance_removes_the_3d_pours_deepest_rise() {
 /// keys, from a Lemke failure at a later step: docs/EXPERIMENTS.md, peg29).
 #[test]
 fn corrector_removes_the_3d_pours_deepest_rise() {
-    use rtphys::experiments::peg_pour::{pour_scene, L};
-    let h = 5e-2;
-    let scene = pour_scene(7, PourMethod::Peg, h);
-    let m0 = load(&scene);
-    let md = with_keys(&m0, 2, TAU);
-    let mb = common::with_keys_before_peg29(&md, true);
-    let mut metric = PourOverlap::new(&m0);
-    let l3 = L * L * L;
-    let (i, before, after) =
-        first_solved_rise(&scene, &mb, (h, 40), 1e-9, |d| metric.volume(&m0, d) / l3);
-    let mut ov = |d: &Data| metric.volume(&m0, d) / l3;
-    let (ov_b, ov_a) = (ov(&before), ov(&after));
-    let fixed = step_from(&md, &before);
-    let ov_d = ov(&fixed);
-    let (s, sb) = (&fixed.stats, &before.stats);
+    // The default's keys on (both), as the default reads them.
+    let d = rtphys::model::LcpParams::default();
+    let (ov_b, ov_d, s, sb) = s7_rise_stepped_with("the default's keys", |p| {
+        p.peg_vv_feasible = d.peg_vv_feasible;
+        p.peg_retry_corrector = d.peg_retry_corrector;
+    });
     println!(
-        "3D pour s7 h {h} depth 2 + τ, keys before peg29: first solved rise at step {i}: {ov_b:.3e} → \
-         {ov_a:.3e} L³; the default's step: → {ov_d:.3e} L³ (corrections +{}, kept +{}, failures +{})",
+        "  (corrections +{}, kept +{}, failures +{})",
         s.peg_corrections - sb.peg_corrections,
         s.peg_corrections_kept - sb.peg_corrections_kept,
         s.solver_failures - sb.solver_failures
     );
-    assert_eq!(i, RISE_3D_DEEP);
-    assert!(
-        ov_a - ov_b > 1e-4,
-        "keys before peg29: {ov_b:e} → {ov_a:e} L³"
-    );
+    assert!(d.peg_vv_feasible && d.peg_retry_corrector, "the default");
     assert!(s.peg_corrections_kept > sb.peg_corrections_kept);
     assert_eq!(s.solver_failures, sb.solver_failures);
     assert_eq!(s.solver_unconverged, sb.solver_unconverged);
