@@ -11,8 +11,8 @@ use rtphys::model::Method;
 use rtphys::pipeline::lcp::peg::OverlapArea;
 use rtphys::{Data, Model, Pipeline};
 
-/// `[lcp] peg_retry_corrector`: default false, read, a value that is not a
-/// boolean refused with the key named.
+/// `[lcp] peg_retry_corrector`: default true (peg29; false before), read both
+/// ways, a value that is not a boolean refused with the key named.
 #[test]
 fn corrector_key_reads() {
     let scene = |line: &str| {
@@ -27,10 +27,10 @@ fn corrector_key_reads() {
         Method::Lcp(p) => Some(p.peg_retry_corrector),
         _ => None,
     };
-    assert_eq!(key(&load("").expect("default")), Some(false));
+    assert_eq!(key(&load("").expect("default")), Some(true));
     assert_eq!(
-        key(&load("peg_retry_corrector = true").expect("true")),
-        Some(true)
+        key(&load("peg_retry_corrector = false").expect("false")),
+        Some(false)
     );
     for bad in ["peg_retry_corrector = 1", "peg_retry_corrector = \"yes\""] {
         let e = load(bad).expect_err(bad).to_string();

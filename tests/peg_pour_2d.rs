@@ -5,6 +5,8 @@
 //! in a run where the standard model survives. The standard model's figures are
 //! printed beside PEG's.
 
+mod common;
+
 use rtphys::experiments::peg_pour::PourMethod;
 use rtphys::experiments::peg_pour_2d::{pour_scene_2d, run_pour_2d, BODIES};
 
@@ -176,56 +178,118 @@ fn pour_2d_overlap_by_solve_path() {
 }
 
 /// 003's general |Cι| > 1 form in the solve path (peg11, `[lcp] peg_general`):
-/// the 2D pour's seed 1 at h = 1e-2 (2 s) meets a jammed two-body group whose
+/// the 2D pour's seed 1 at h = 1e-2 (2 s), with the keys as before peg29
+/// (`common::with_keys_before_peg29`), meets a jammed two-body group whose
 /// single-primary LCP (eq. (24)) has no solution Lemke finds while a rigid
 /// motion opening every I set exists (docs/EXPERIMENTS.md, peg10/peg11). With
 /// the form off the step falls back to the constraint PGS (counted failures);
 /// on, that island must be solved in the general form (`StepStats::peg_general`
 /// ≥ 1) and the run must have no failed step, with its largest overlap below
 /// the off run's (the fallback's overlap, 4.5e-3 L², is what the exact solve
-/// removes; measured 8.6e-7 L² on, docs/EXPERIMENTS.md peg11).
+/// removes; measured 8.6e-7 L² on, docs/EXPERIMENTS.md peg11). At the default
+/// since peg29 (`peg_vv_feasible`) that group is not met (1.008e-7 L², no
+/// failure, no general-form island with the form on or off): the form's event
+/// at the default is [`general_form_solves_an_island_of_the_2d_pour_at_the_default`].
 #[test]
 fn general_form_solves_the_jammed_group_of_the_2d_pour() {
+    let (off, on) = (
+        general_form_run(1, 1e-2, 0, true, false),
+        general_form_run(1, 1e-2, 0, true, true),
+    );
+    assert_eq!(off.2, 0, "off: the rung is not taken");
+    assert!(
+        off.1 > 0,
+        "off: the jammed group falls back (the case this test is about)"
+    );
+    assert!(on.2 >= 1, "on: the group is solved in the general form");
+    assert_eq!(on.1, 0, "on: no failed step");
+    assert!(
+        on.0 < off.0,
+        "on: overlap {:e} not below off {:e}",
+        on.0,
+        off.0
+    );
+}
+
+/// The general form's event at the default since peg29, found by the survey tool
+/// (`peg_lcp_survey::pour_2d_counters`, the sweep's depth 2 + τ = 1e-11 with
+/// `PEG_GENERAL=0|1`; docs/EXPERIMENTS.md, peg29): the 2D pour's seed 1 at
+/// h = 5e-2 (2 s) solves one island in the general form (asserted ≥ 1) and keeps
+/// no failed or unconverged solve, ending within the issue's 1e-9 L² (measured
+/// 4.08e-11); with the form off the same run keeps no counted failure either
+/// (the retry splits the steps whose solve fails) but ends 9.4e-3 L² deep
+/// (asserted > 1e-6: without the form a deep overlap is kept).
+#[test]
+fn general_form_solves_an_island_of_the_2d_pour_at_the_default() {
+    let off = general_form_run(1, 5e-2, 2, false, false);
+    let on = general_form_run(1, 5e-2, 2, false, true);
+    assert_eq!(off.2, 0, "off: the rung is not taken");
+    assert!(off.0 > 1e-6, "off: {:e} L²", off.0);
+    assert!(on.2 >= 1, "on: an island solved in the general form");
+    assert_eq!(on.1, 0, "on: no failed or unconverged solve");
+    assert!(on.0 <= 1e-9, "on: {:e} L²", on.0);
+}
+
+/// The 2D pour of `seed` at `h` for 2 s at retry depth `depth` (with the
+/// overlap trigger τ = 1e-11 when > 0; the keys as before peg29 when
+/// `before_peg29`) with `[lcp] peg_general` = `general`: its largest overlap
+/// (L²), its counted failures (and unconverged solves when `depth` > 0) and
+/// its general-form islands.
+fn general_form_run(
+    seed: u64,
+    h: f64,
+    depth: usize,
+    before_peg29: bool,
+    general: bool,
+) -> (f64, u64, u64) {
+    let scene = pour_scene_2d(seed, PourMethod::Peg, h);
+    let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
+        .expect("generated scene loads");
+    let model = common::with_keys_before_peg29(&model, before_peg29);
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        assert!(p.peg_general, "on by default");
+        p.peg_general = general;
+        p.peg_retry_depth = depth;
+        p.peg_retry_overlap = if depth > 0 { 1e-11 } else { 0.0 };
+    }
+    let (max_ov, data) = pour_2s(&scene, &model.with_options(opt), h);
+    let s = &data.stats;
+    let failed = s.solver_failures + if depth > 0 { s.solver_unconverged } else { 0 };
+    println!(
+        "2D pour s{seed} h {h} depth {depth}{}, general form {general}: {max_ov:.3e} L², \
+         {failed} failures, {} general-form islands",
+        if before_peg29 {
+            " (keys before peg29)"
+        } else {
+            ""
+        },
+        s.peg_general
+    );
+    (max_ov, failed, s.peg_general)
+}
+
+/// The 2D pour `scene` stepped by `model` at `h` for 2 s: its largest overlap
+/// area at the end of a step (L²) and the data after it.
+fn pour_2s(
+    scene: &rtphys::experiments::peg_pour::PourScene,
+    model: &rtphys::Model,
+    h: f64,
+) -> (f64, rtphys::Data) {
     use rtphys::experiments::peg_pour::PourDriver;
     use rtphys::experiments::peg_pour_2d::L;
     use rtphys::pipeline::lcp::peg::OverlapArea;
-    let h = 1e-2;
-    let run = |general: bool| {
-        let scene = pour_scene_2d(1, PourMethod::Peg, h);
-        let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
-            .expect("generated scene loads");
-        let mut opt = model.opt;
-        if let rtphys::model::Method::Lcp(p) = &mut opt.method {
-            assert!(p.peg_general, "on by default");
-            p.peg_general = general;
-        }
-        let model = model.with_options(opt);
-        let mut data = rtphys::Data::new(&model);
-        let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
-        let mut pl = rtphys::Pipeline::new(&model);
-        let mut area = OverlapArea::new(&model);
-        let mut max_ov = 0.0f64;
-        for _ in 0..(2.0 / h).round() as usize {
-            driver.before_step(&mut data, h);
-            pl.step(&model, &mut data);
-            max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
-        }
-        (max_ov, data.stats.solver_failures, data.stats.peg_general)
-    };
-    let (ov_off, fail_off, gen_off) = run(false);
-    let (ov_on, fail_on, gen_on) = run(true);
-    println!("off: {ov_off:.3e} L², {fail_off} failures; on: {ov_on:.3e} L², {fail_on} failures, {gen_on} general-form islands");
-    assert_eq!(gen_off, 0, "off: the rung is not taken");
-    assert!(
-        fail_off > 0,
-        "off: the jammed group falls back (the case this test is about)"
-    );
-    assert!(gen_on >= 1, "on: the group is solved in the general form");
-    assert_eq!(fail_on, 0, "on: no failed step");
-    assert!(
-        ov_on < ov_off,
-        "on: overlap {ov_on:e} not below off {ov_off:e}"
-    );
+    let mut data = rtphys::Data::new(model);
+    let mut driver = PourDriver::new(model, scene, &mut data).expect("driver");
+    let mut pl = rtphys::Pipeline::new(model);
+    let mut area = OverlapArea::new(model);
+    let mut max_ov = 0.0f64;
+    for _ in 0..(2.0 / h).round() as usize {
+        driver.before_step(&mut data, h);
+        pl.step(model, &mut data);
+        max_ov = max_ov.max(area.area(model, &data.state) / (L * L));
+    }
+    (max_ov, data)
 }
 
 /// The 2D pour's seed 1 at h = 1e-2 (2 s) at `[lcp] peg_passes = 3` with
@@ -235,32 +299,23 @@ fn general_form_solves_the_jammed_group_of_the_2d_pour() {
 /// failed step; the rule is exercised (a pass discarded). Measured (peg16):
 /// 2.60e-10 L², 0 failures, 4 passes discarded (at the default one pass the
 /// same run ends 8.6e-7 L² deep; at 3 passes without the rule 7.8e-3 L², 2
-/// failures).
+/// failures). With the keys as before peg29 (`common::with_keys_before_peg29`):
+/// at the default since peg29 (`peg_vv_feasible`) the same run ends 1.6e-6 L²
+/// deep (0 failures, 3 passes discarded) against 1.0e-7 L² at one pass — the
+/// rule does not hold the pour there (docs/EXPERIMENTS.md, peg29; open).
 #[test]
 fn self_consistent_passes_hold_the_2d_pour_seed_1() {
-    use rtphys::experiments::peg_pour::PourDriver;
-    use rtphys::experiments::peg_pour_2d::L;
-    use rtphys::pipeline::lcp::peg::OverlapArea;
     let h = 1e-2;
     let scene = pour_scene_2d(1, PourMethod::Peg, h);
     let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour2d", ".".as_ref())
         .expect("generated scene loads");
+    let model = common::with_keys_before_peg29(&model, true);
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
         p.peg_passes = 3;
         p.peg_consistent = true;
     }
-    let model = model.with_options(opt);
-    let mut data = rtphys::Data::new(&model);
-    let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
-    let mut pl = rtphys::Pipeline::new(&model);
-    let mut area = OverlapArea::new(&model);
-    let mut max_ov = 0.0f64;
-    for _ in 0..(2.0 / h).round() as usize {
-        driver.before_step(&mut data, h);
-        pl.step(&model, &mut data);
-        max_ov = max_ov.max(area.area(&model, &data.state) / (L * L));
-    }
+    let (max_ov, data) = pour_2s(&scene, &model.with_options(opt), h);
     let s = &data.stats;
     println!(
         "3 passes, self-consistent: {max_ov:.3e} L², {} failures, {} passes discarded",

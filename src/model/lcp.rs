@@ -262,8 +262,8 @@ pub struct LcpParams {
     /// printed) only when that vertex is feasible against it, in front of at
     /// least one of its edge lines (in 3D: faces; 003 Sec. 4; `collision::polygon`,
     /// "Feasibility of the completed set", `collision::features`). Scene key
-    /// `peg_vv_feasible`; default off (peg28: it moves the pours'
-    /// trajectories; docs/EXPERIMENTS.md).
+    /// `peg_vv_feasible`; default on (peg29; off before, peg28: it moves the
+    /// pours' trajectories; docs/EXPERIMENTS.md, "peg28", "peg29").
     pub peg_vv_feasible: bool,
     /// PEG, with `peg_retry_depth` > 0: the pairs an attempt meets beyond the
     /// step's broad-phase candidates are found — a retry sub-step whose bodies
@@ -285,7 +285,9 @@ pub struct LcpParams {
     /// predicted pass of `peg_passes`, at the start's reach); the attempt with
     /// the smaller rise is
     /// kept (`pipeline::lcp::peg_retry`, "The corrector"; peg27). Scene key
-    /// `peg_retry_corrector`; default off.
+    /// `peg_retry_corrector`; default on (peg29; off before). It acts only
+    /// with `peg_retry_depth` > 0 and `peg_retry_overlap` > 0 (both 0 by
+    /// default).
     pub peg_retry_corrector: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
@@ -326,9 +328,9 @@ impl Default for LcpParams {
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,
-            peg_vv_feasible: false,
+            peg_vv_feasible: true,
             peg_retry_cover: true,
-            peg_retry_corrector: false,
+            peg_retry_corrector: true,
             contact_model: ContactModel::Standard,
         }
     }

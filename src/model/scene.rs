@@ -87,15 +87,17 @@
 //!                                  #  pairs the attempt had contact rows with (experimental)
 //! peg_vv_one_sided = false         # peg: a vertex–vertex I set only for a vertex at the
 //!                                  #  other, the X only when both are (experimental, peg24)
-//! peg_vv_feasible = false          # peg: the completed vertex–vertex I set only for a vertex
-//!                                  #  in front of an edge line / face of the other (peg28)
+//! peg_vv_feasible = true           # peg: the completed vertex–vertex I set only for a vertex
+//!                                  #  in front of an edge line / face of the other (peg28;
+//!                                  #  default since peg29)
 //! peg_retry_cover = true           # peg, with peg_retry_depth > 0: the pairs an attempt
 //!                                  #  meets beyond the step's candidates found (a sub-step's
 //!                                  #  own broad phase, a knocked body's attempt taken again;
 //!                                  #  false: off, a diagnostic, peg26)
-//! peg_retry_corrector = false      # peg, with peg_retry_depth and peg_retry_overlap > 0: a
+//! peg_retry_corrector = true       # peg, with peg_retry_depth and peg_retry_overlap > 0: a
 //!                                  #  deepest-level sub-step whose overlap rose is taken again
-//!                                  #  with the gap's second-order term in its rows (peg27)
+//!                                  #  with the gap's second-order term in its rows (peg27;
+//!                                  #  default since peg29)
 //!
 //! [ipc]                            # optional; read when method = "ipc" (004, Rigid IPC);
 //!                                  #  bodies placed closer than dhat (touching) start dhat
