@@ -79,6 +79,13 @@ pub struct StickAnchor {
     pub warm: crate::math::Vec3,
     pub warm_tau: f64,
     pub warm_roll: crate::math::Vec3,
+    /// Whether the pair's last linear-anchor solve held its force strictly
+    /// inside the cone (set after penalty's semi-implicit step,
+    /// `contact::friction::LinearSticks`); false when the anchor is set and
+    /// wherever no such solve reports. The stick/slip update drags a stretched
+    /// anchor to its cone only where this is false
+    /// (`contact::friction::update_state_at`).
+    pub held_inside: bool,
 }
 
 /// Points per pair whose impulses the LCP step remembers (its point reduction keeps

@@ -39,6 +39,14 @@
 //!   elasto-plastic anchor: rounding noise at the exact threshold μ = tan θ cannot
 //!   make a block creep); the drag only shortens δ_t, so a load the cone cannot hold
 //!   yet (while the normal force builds up) leaves no stretch that would push back.
+//!   With `[penalty.friction] solved_drag` (opt-in) the drag waits for the pair's
+//!   last linear-anchor solve to have reached the cone
+//!   (`StickAnchor::held_inside`): that solve's backward Euler counts the damper and
+//!   the bodies' response against the spring, so it can hold a contact strictly
+//!   inside the cone with ‖L_t + k δ_t‖ beyond it. Dragged before that solve every
+//!   step, the anchors of a settled pile started each step stretched exactly to the
+//!   cone while their solves applied 2–70 % of it, and the pile crept (pile_100:
+//!   median 3.4 mm/s over 4–5 s; docs/EXPERIMENTS.md "scale20").
 
 mod direct;
 
@@ -727,6 +735,13 @@ impl LinearBlock {
             -g * self.inv_mass[1],
             self.inv_inertia_w[1] * (tb - tq),
         ]
+    }
+
+    /// Whether the block's force lies strictly inside its cone (its solve held
+    /// the contact without the projection), to the projection's rounding.
+    #[inline]
+    pub fn inside_cone(&self) -> bool {
+        self.f.norm() < self.limit * (1.0 - 1e-9)
     }
 
     /// The force deviation g = f + L_t (world), N: what the anchor stores for the
@@ -2029,6 +2044,7 @@ pub fn update_state_at(
                     warm: Vec3::zeros(),
                     warm_tau: 0.0,
                     warm_roll: Vec3::zeros(),
+                    held_inside: false,
                 });
             }
             None
@@ -2051,6 +2067,15 @@ pub fn update_state_at(
             if speed() > fp.v_slip {
                 pair.anchor = None;
                 return None;
+            }
+            // With `[penalty.friction] solved_drag`, the drag only where the
+            // pair's last solve reached the cone (module doc, "Transitions"): a
+            // spring stretched beyond the cone whose solve held the contact
+            // inside it is the solve's to use.
+            let over_force = over_force && !(fp.solved_drag && anchor.held_inside);
+            if !(over_force || over_twist) {
+                recentre(ctx, &c, delta, twist, anchor);
+                return Some(terms);
             }
             let tilt_off = terms
                 .tilt

@@ -217,6 +217,10 @@ pub struct FrictionParams {
     /// (docs/EXPERIMENTS.md "The late pairs"). Off by default. Scene key
     /// `[penalty.friction] late_pairs`.
     pub late_pairs: bool,
+    /// `[penalty.friction] solved_drag` (opt-in): a sticking linear anchor
+    /// stretched beyond its cone is dragged only where its last solve reached
+    /// the cone (`contact::friction::update_state_at`).
+    pub solved_drag: bool,
 }
 
 /// Impact handling (000 Fig. 2).
@@ -279,6 +283,7 @@ impl Default for FrictionParams {
             warm_start: false,
             direct: false,
             late_pairs: false,
+            solved_drag: false,
         }
     }
 }

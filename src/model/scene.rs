@@ -25,6 +25,7 @@
 //! warm_start = false               # linear anchors' solve from the last step's (opt-in)
 //! direct = false                   # linear anchors' coupled solve factored (opt-in)
 //! late_pairs = false               # anchors for pairs closed by friction's solve (opt-in)
+//! solved_drag = false              # drag a stretched anchor only where its solve reached the cone (opt-in)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
 //! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,
@@ -554,6 +555,7 @@ struct FrictionToml {
     warm_start: Option<bool>,
     direct: Option<bool>,
     late_pairs: Option<bool>,
+    solved_drag: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -1574,6 +1576,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
         warm_start: f.warm_start.unwrap_or(df.warm_start),
         direct: f.direct.unwrap_or(df.direct),
         late_pairs: f.late_pairs.unwrap_or(df.late_pairs),
+        solved_drag: f.solved_drag.unwrap_or(df.solved_drag),
     };
     let di = ImpactParams::default();
     pp.impacts = ImpactParams {

@@ -1737,6 +1737,7 @@ fn linear_finish(
         if let Some(a) = pairs[pi].anchor.as_mut() {
             let bk = blk.bank;
             friction::bank_momentum(a, bk.cone, blk.f.norm(), h, bk.cap, bk.motion);
+            a.held_inside = blk.inside_cone();
             if p.friction.warm_start {
                 a.warm = blk.deviation();
                 a.warm_tau = blk.tau;
