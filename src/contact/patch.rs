@@ -40,6 +40,11 @@
 //! (a translating patch gets its points' own forces to rounding); the rule is low
 //! by 1.0 % on a square's ∫|x| (|x| is convex) and 0.25 % on an octagon's.
 //!
+//! **The LCP's rows** (`pipeline::lcp::rows::friction_points`) know no normal forces
+//! when they are built: the patch of a manifold's points under equal forces
+//! ([`Patch::of_points`]) gives each point its spin lever ρ_j = ∫ψ_j |x − c|
+//! ([`Patch::spin_levers`]), where its friction rows act.
+//!
 //! The patch is the convex hull of the points carrying force; a pair is a patch
 //! when at least two of them do and each acts at its own point (not a round cap's
 //! ring, whose lever is the cap's deepest point: [`ContactPoint::lever`]). At most
@@ -141,8 +146,7 @@ impl Patch {
         let mut m = 0;
         let mut point = [0u32; MAX_POINTS];
         let mut f = [0.0; MAX_POINTS];
-        let mut total = 0.0;
-        let mut c = Vec3::zeros();
+        let mut lever = [Vec3::zeros(); MAX_POINTS];
         for pf in forces.iter().filter(|pf| pf.f_n > 0.0) {
             let pt = &ctx.points[pf.point as usize];
             if pt.lever != pt.p_w || m == MAX_POINTS {
@@ -150,20 +154,51 @@ impl Patch {
             }
             point[m] = pf.point;
             f[m] = pf.f_n;
-            total += pf.f_n;
-            c += pt.lever * pf.f_n;
+            lever[m] = pt.lever;
             m += 1;
+        }
+        Self::build(&ctx.normal, (&point[..m], &lever[..m], &f[..m]))
+    }
+
+    /// The patch of points `levers` (world, on the contact plane of normal `n`)
+    /// that carry equal forces — the uniform pressure — for a solver whose normal
+    /// forces are unknowns when its rows are built (the LCP's friction levers,
+    /// [`Patch::spin_levers`]). Point j is slot j.
+    pub fn of_points(n: &Vec3, levers: &[Vec3]) -> Option<Patch> {
+        let m = levers.len();
+        if m > MAX_POINTS {
+            return None;
+        }
+        let mut point = [0u32; MAX_POINTS];
+        for (j, p) in point[..m].iter_mut().enumerate() {
+            *p = j as u32;
+        }
+        Self::build(n, (&point[..m], levers, &[1.0; MAX_POINTS][..m]))
+    }
+
+    /// The patch of points `point` at `lever` with forces `f` (all > 0).
+    fn build(n: &Vec3, (point_in, lever, f_in): (&[u32], &[Vec3], &[f64])) -> Option<Patch> {
+        let m = point_in.len();
+        let mut point = [0u32; MAX_POINTS];
+        let mut f = [0.0; MAX_POINTS];
+        let mut total = 0.0;
+        let mut c = Vec3::zeros();
+        for j in 0..m {
+            point[j] = point_in[j];
+            f[j] = f_in[j];
+            total += f_in[j];
+            c += lever[j] * f_in[j];
         }
         if m < 2 || !total.is_finite() {
             return None;
         }
         c /= total;
-        let n = ctx.normal;
+        let n = *n;
         let (t1, t2) = tangent_basis(&n);
         let mut x = [[0.0; 2]; MAX_POINTS];
         let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
         for j in 0..m {
-            let d = ctx.points[point[j] as usize].lever - c;
+            let d = lever[j] - c;
             x[j] = [t1.dot(&d), t2.dot(&d)];
             for a in 0..2 {
                 lo[a] = lo[a].min(x[j][a]);
@@ -420,6 +455,32 @@ impl Patch {
                 torque: self.n * (tau * k),
             };
         }
+    }
+
+    /// Each point's lever for a spin about the force centre c: ρ_j = ∫ψ_j |x − c|
+    /// (module doc's ψ_j, by the quadrature), so that Coulomb's law at distance ρ_j
+    /// from c carries point j's share of the patch's torsional friction: Σ_j μ f_j ρ_j
+    /// is the spin's moment μ ∫p |x − c| of the patch's pressure. Written to
+    /// `out[..m]` (m the patch's points, in slot order); false (nothing written)
+    /// if the pressure is degenerate. A square's corners under equal forces get
+    /// ρ = 0.765 a (their own distance a√2); a segment's ends, half the half-length.
+    pub fn spin_levers(&self, out: &mut [f64]) -> bool {
+        let Some(pr) = self.rule_pressure() else {
+            return false;
+        };
+        if out.len() < self.m {
+            return false;
+        }
+        let acc = &mut out[..self.m];
+        acc.fill(0.0);
+        self.samples(|p, w| {
+            let d = sub(p, self.xc);
+            let r = dot(p, p).sqrt();
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a += (pr.base + dot(pr.a[j], d)) * w * r;
+            }
+        });
+        acc.iter().all(|a| a.is_finite())
     }
 
     /// The slot j of the pair's point `point` among the patch's points.

@@ -376,6 +376,7 @@ pub(super) fn limit_rows(
                     pair: NO_PAIR,
                     slot: 0,
                     p: Vec3::zeros(),
+                    pf: Vec3::zeros(),
                     n: Vec3::zeros(),
                     t1: Vec3::zeros(),
                     t2: Vec3::zeros(),

@@ -273,6 +273,9 @@ pub(super) struct ContactRow {
     pub(super) pair: usize,
     pub(super) slot: usize,
     pub(super) p: Vec3,
+    /// Where its friction rows act (`rows::friction_points`; `p` but on a face
+    /// or line contact of the standard rows).
+    pub(super) pf: Vec3,
     pub(super) n: Vec3,
     pub(super) t1: Vec3,
     pub(super) t2: Vec3,
@@ -520,6 +523,9 @@ impl LcpWorkspace {
             ),
             free_rot: Vec::with_capacity(nb),
             contacts: Vec::with_capacity(points),
+            // Three rows per point from the start (`solver::resize_zeroed` keeps the
+            // capacity): a pile whose contacts grow late does not grow it mid-run.
+            qw: DVector::from_vec(Vec::with_capacity(3 * points)),
             jac: Vec::with_capacity(rows),
             minv_jt: Vec::with_capacity(rows),
             impulse: Vec::with_capacity(3 * points),
@@ -669,7 +675,14 @@ impl LcpStepper<'_> {
             } else {
                 peg::clear_pass_budget(ls);
             }
-            rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+            rows::contact_rows(
+                model,
+                state,
+                robots,
+                (contacts, contact_pair),
+                !peg_method,
+                ls,
+            );
             if !model.robots.is_empty() {
                 articulated::limit_rows(model, robots, qpos, qvel, h, ls);
             }
@@ -708,7 +721,14 @@ impl LcpStepper<'_> {
                     stats.solver_failures += 1;
                     stats.solver_fallbacks += 1;
                     ls.peg.std_rows = true;
-                    rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+                    rows::contact_rows(
+                        model,
+                        state,
+                        robots,
+                        (contacts, contact_pair),
+                        !peg_method,
+                        ls,
+                    );
                     if !model.robots.is_empty() {
                         articulated::limit_rows(model, robots, qpos, qvel, h, ls);
                     }
@@ -776,7 +796,14 @@ impl LcpStepper<'_> {
                     break;
                 }
                 ls.peg.std_rows = true;
-                rows::contact_rows(model, state, robots, contacts, contact_pair, ls);
+                rows::contact_rows(
+                    model,
+                    state,
+                    robots,
+                    (contacts, contact_pair),
+                    !peg_method,
+                    ls,
+                );
                 if !model.robots.is_empty() {
                     articulated::limit_rows(model, robots, qpos, qvel, h, ls);
                 }
@@ -1051,10 +1078,19 @@ fn report_wrenches(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &LcpW
     wrench.iter_mut().for_each(|w| *w = Wrench::ZERO);
     for (c, row) in ls.contacts.iter().enumerate().filter(|(_, r)| !r.limit) {
         let pc = &ls.impulse[3 * c..3 * c + 3];
-        let f = (row.n * pc[0] + row.t1 * pc[1] + row.t2 * pc[2]) / h;
         let [ba, bb] = row.bodies;
-        wrench[ba].add_force_at(f, row.p, state[ba].x);
-        wrench[bb].add_force_at(-f, row.p, state[bb].x);
+        if row.pf == row.p {
+            let f = (row.n * pc[0] + row.t1 * pc[1] + row.t2 * pc[2]) / h;
+            wrench[ba].add_force_at(f, row.p, state[ba].x);
+            wrench[bb].add_force_at(-f, row.p, state[bb].x);
+        } else {
+            // The friction at its own point (`rows::friction_points`).
+            let (f_n, f_t) = (row.n * pc[0] / h, (row.t1 * pc[1] + row.t2 * pc[2]) / h);
+            for (b, s) in [(ba, 1.0), (bb, -1.0)] {
+                wrench[b].add_force_at(f_n * s, row.p, state[b].x);
+                wrench[b].add_force_at(f_t * s, row.pf, state[b].x);
+            }
+        }
     }
 }
 

@@ -1089,6 +1089,7 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
             pair: NO_PAIR,
             slot: 0,
             p: 0.5 * (c.p_a + c.p_b),
+            pf: 0.5 * (c.p_a + c.p_b),
             n: c.normal,
             t1,
             t2,

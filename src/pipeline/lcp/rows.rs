@@ -5,6 +5,7 @@
 
 use super::{ContactRow, DofKind, LcpWorkspace, Side, NO_BLOCK};
 use crate::collision::ContactSet;
+use crate::contact::patch::{Patch, MAX_POINTS};
 use crate::data::{BodyState, RobotData, LCP_WARM_POINTS};
 use crate::dynamics::point_jacobian;
 use crate::math::{tangent_basis, Vec3};
@@ -69,12 +70,17 @@ pub(crate) struct LinkRows {
 
 /// Contact points of every manifold (merged and reduced to ≤ 4), their frames,
 /// Jacobian rows and M⁻¹ Jᵀ.
+///
+/// With `patch` (the standard rows; not PEG's, whose events were derived
+/// without it), a face or line contact between free or static bodies puts its
+/// friction rows at [`friction_points`]: each point carries its share of the
+/// patch's spin at the lever of the uniform pressure, not at its corner.
 pub(super) fn contact_rows(
     model: &Model,
     state: &[BodyState],
     robots: &[RobotData],
-    set: &ContactSet,
-    set_pair: &[usize],
+    (set, set_pair): (&ContactSet, &[usize]),
+    patch: bool,
     ls: &mut LcpWorkspace,
 ) {
     ls.contacts.clear();
@@ -100,8 +106,17 @@ pub(super) fn contact_rows(
         select_points(pts, &m.normal, &mut ls.pick);
         let n = m.normal;
         let (t1, t2) = tangent_basis(&n);
+        let mut fpoint = [Vec3::zeros(); LCP_WARM_POINTS];
+        let free_or_static = |blk: u32| {
+            blk == NO_BLOCK || matches!(ls.blocks[blk as usize].kind, DofKind::Free { .. })
+        };
+        let flat = patch
+            && blocks.iter().all(|&b| free_or_static(b))
+            && crate::contact::friction::holds_tilt(ga.shape.kind(), gb.shape.kind());
+        friction_points(pts, &ls.pick, &n, flat, &mut fpoint);
         for (slot, &k) in ls.pick.iter().enumerate() {
             let cp = &pts[k];
+            let pf = fpoint[slot];
             let mut side = [Side {
                 block: NO_BLOCK,
                 jac: 0,
@@ -156,7 +171,7 @@ pub(super) fn contact_rows(
                         && free_rows(
                             state,
                             body,
-                            cp,
+                            [cp.lever, pf],
                             [n, t1, t2],
                             sign,
                             &ls.minv[block.minv..],
@@ -173,7 +188,8 @@ pub(super) fn contact_rows(
                 for (r, u) in [n, t1, t2].iter().enumerate() {
                     if let DofKind::Free { .. } = block.kind {
                         let row = &mut ls.jac[off + r * nd..off + (r + 1) * nd];
-                        point_row(block.kind, state, &cp.lever, u, sign, row);
+                        let at = if r == 0 { &cp.lever } else { &pf };
+                        point_row(block.kind, state, at, u, sign, row);
                     }
                     // M⁻¹ Jᵀ for this row. A free body's M⁻¹ = diag(1/m I₃, I_w⁻¹)
                     // (`dof_blocks`): the dense sums' other terms are 0 · J_j, exact
@@ -219,6 +235,7 @@ pub(super) fn contact_rows(
                 pair: pi,
                 slot,
                 p: cp.lever,
+                pf,
                 n,
                 t1,
                 t2,
@@ -229,6 +246,57 @@ pub(super) fn contact_rows(
                 side,
                 limit: false,
             });
+        }
+    }
+}
+
+/// Where a manifold's picked points `pick` (of `pts`, normal `n`) put their
+/// friction rows, in slot order: at their own points, except on a face or line
+/// contact (`flat`: neither surface round; every point of the manifold, at most
+/// `patch::MAX_POINTS`, acting where it is; two or more picked) — there the
+/// patch is the hull of all the manifold's points (a cylinder's base ring, a
+/// clipped face: not only the ≤ 4 picked), and each picked point j is moved in
+/// the contact plane along its offset from the points' centre c to the lever
+/// ρ_j = ∫ψ_j |x − c| of its share ψ_j of the uniform pressure over it
+/// ([`Patch::spin_levers`], `contact::patch`'s quadrature). Its friction then resists a spin about c as
+/// the patch does: a square's corners act at 0.765 a, not a√2 — the LCP's box
+/// spinning flat fell at 208 rad/s² against the uniform 112.6 (docs/EXPERIMENTS.md,
+/// "Outside scenes, session 35"). A tangential force's moment about any in-plane
+/// axis is unchanged (the move is in the plane), so sliding, sticking and
+/// tipping see the same rows; only the moment about n changes.
+///
+fn friction_points(
+    pts: &[crate::collision::ContactPoint],
+    pick: &[usize],
+    n: &Vec3,
+    flat: bool,
+    out: &mut [Vec3; LCP_WARM_POINTS],
+) {
+    for (o, &k) in out.iter_mut().zip(pick) {
+        *o = pts[k].lever;
+    }
+    let m = pts.len();
+    if !flat || pick.len() < 2 || m > MAX_POINTS || pts.iter().any(|p| p.lever != p.p_w) {
+        return;
+    }
+    let mut lever = [Vec3::zeros(); MAX_POINTS];
+    for (l, p) in lever.iter_mut().zip(pts) {
+        *l = p.lever;
+    }
+    let Some(patch) = Patch::of_points(n, &lever[..m]) else {
+        return;
+    };
+    let mut rho = [0.0; MAX_POINTS];
+    if !patch.spin_levers(&mut rho[..m]) {
+        return;
+    }
+    let c = patch.centre();
+    for (o, &k) in out.iter_mut().zip(pick) {
+        let d = lever[k] - c;
+        let dt = d - n * n.dot(&d);
+        let r = dt.norm();
+        if r > 0.0 && rho[k] > 0.0 {
+            *o = lever[k] + dt * (rho[k] / r - 1.0);
         }
     }
 }
@@ -244,14 +312,21 @@ pub(super) fn contact_rows(
 fn free_rows(
     state: &[BodyState],
     body: u32,
-    cp: &crate::collision::ContactPoint,
+    [at_n, at_t]: [Vec3; 2],
     dirs: [Vec3; 3],
     sign: f64,
     minv: &[f64],
     (jac, minv_jt): (&mut [f64], &mut [f64]),
 ) -> bool {
-    let r = cp.lever - state[body as usize].x;
-    let rows = dirs.map(|u| lever_row(&r, &u, sign));
+    // The normal row at the point, the tangent rows at its friction point
+    // ([`friction_points`]).
+    let x = state[body as usize].x;
+    let (r, rf) = (at_n - x, at_t - x);
+    let rows = [
+        lever_row(&r, &dirs[0], sign),
+        lever_row(&rf, &dirs[1], sign),
+        lever_row(&rf, &dirs[2], sign),
+    ];
     if !rows.iter().flatten().all(|x| x.is_finite()) {
         return false;
     }
