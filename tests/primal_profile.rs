@@ -191,6 +191,8 @@ struct Sums {
 
 struct Shadow {
     on: bool,
+    /// The variants run ([`VARIANTS`], or those named in `SAME_VARIANTS`).
+    variants: Vec<Variant>,
     res: Vec<PrimalResults>,
     sums: Vec<Sums>,
 }
@@ -210,8 +212,8 @@ fn observe(
     let Some(sh) = lock.as_mut().filter(|s| s.on) else {
         return;
     };
-    let mut status = Vec::with_capacity(VARIANTS.len());
-    for (v, (_, vary)) in VARIANTS.iter().enumerate() {
+    let mut status = Vec::with_capacity(sh.variants.len());
+    for (v, &(_, vary)) in sh.variants.iter().enumerate() {
         let solver = PrimalSolver::new(vary(*params));
         status.push(solver.solve_contacts_dofs(problem, rows, dofs, guess, &mut sh.res[v]));
         let (st, s) = (&sh.res[v].stats, &mut sh.sums[v]);
@@ -231,7 +233,7 @@ fn observe(
         .iter()
         .flatten()
         .fold(0.0_f64, |a, x| a.max(x.abs()));
-    for v in 1..VARIANTS.len() {
+    for v in 1..sh.variants.len() {
         if status[0] == PrimalStatus::Converged && status[v] == PrimalStatus::Converged {
             let d = velocity_change(rows, &sh.res[v].z)
                 .iter()
@@ -277,6 +279,8 @@ fn velocity_change(rows: &BodyRows, z: &[f64]) -> Vec<[f64; 6]> {
 ///
 /// ```text
 /// cargo test --release --test primal_profile -- --ignored --nocapture same_problems
+/// SAME_VARIANTS=bracketed valgrind --tool=callgrind --instr-atstart=no \
+///     --toggle-collect='*primal_profile::observe*' BIN --ignored --nocapture same_problems
 /// ```
 #[test]
 #[ignore = "a measuring harness (docs/BENCHMARKS.md lcp29)"]
@@ -285,10 +289,23 @@ fn same_problems_pile20_primal() {
         rtphys::solver::primal::observe_solves(observe),
         "observer already set"
     );
+    // `SAME_VARIANTS=name,name`: those variants only (e.g. one, for its
+    // instructions under callgrind with `--toggle-collect='*observe*'`).
+    let only = std::env::var("SAME_VARIANTS").ok();
+    let variants: Vec<Variant> = VARIANTS
+        .iter()
+        .filter(|(name, _)| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|n| n == *name))
+        })
+        .copied()
+        .collect();
+    assert!(!variants.is_empty(), "no variant named in SAME_VARIANTS");
     *SHADOW.lock().expect("shadow lock") = Some(Shadow {
         on: false,
-        res: VARIANTS.iter().map(|_| PrimalResults::default()).collect(),
-        sums: vec![Sums::default(); VARIANTS.len()],
+        res: variants.iter().map(|_| PrimalResults::default()).collect(),
+        sums: vec![Sums::default(); variants.len()],
+        variants,
     });
     let (model, mut data, mut pipeline) = settled_pile();
     SHADOW
@@ -297,15 +314,17 @@ fn same_problems_pile20_primal() {
         .as_mut()
         .expect("set")
         .on = true;
+    callgrind_request(START_INSTRUMENTATION);
     for _ in 0..WINDOW {
         pipeline.step(&model, &mut data);
     }
+    callgrind_request(STOP_INSTRUMENTATION);
     let lock = SHADOW.lock().expect("shadow lock");
     let sh = lock.as_ref().expect("set");
     assert!(sh.sums[0].solves > 0, "no primal solve in the window");
     println!("pile20 primal, the same problems over {WINDOW} steps after {SETTLE}, per solve:");
     println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
-    for ((name, _), s) in VARIANTS.iter().zip(&sh.sums) {
+    for ((name, _), s) in sh.variants.iter().zip(&sh.sums) {
         let n = s.solves as f64;
         println!(
             "{name} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {:.2e}",

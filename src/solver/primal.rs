@@ -48,7 +48,7 @@
 //! straight line through the regions of the weighted projection onto the k-gon
 //! (inside, the slab of each edge, the wedge of each vertex: convex, so the line
 //! meets each once), walked region by region. [`LineSearch::Breakpoints`] (an
-//! option; the default stays the bracketed search, [`LINE_SEARCH`]) computes every point's breakpoints and the jumps of `f''` at them
+//! option; the default is the bracketed search at the loading kinks, [`LINE_SEARCH`]) computes every point's breakpoints and the jumps of `f''` at them
 //! once per direction, and walks them in order (a heap, popped up to the zero)
 //! accumulating `f'` until it
 //! changes sign (as MuJoCo's Newton line search walks its constraints' state
@@ -56,7 +56,18 @@
 //! iteration started there (one or two exact evaluations of `f'(α)`). One pass
 //! over the points, a heap of their breakpoints and 1–2 evaluations instead of
 //! the bracketed search's ≈ 10 evaluations from α = 1 ([`LineSearch::Bracketed`],
-//! lcp13, the default).
+//! lcp13).
+//!
+//! # The line search at the loading kinks (lcp29)
+//! [`LineSearch::Kinks`], the default: the bracketed search, but once a trial
+//! has overshot the zero the same list of breakpoints is made, and a step from
+//! the bracket's left end that would pass a kink where `f''` at least doubles
+//! (a normal row loading, a tangent pair entering the k-gon or an edge's slab)
+//! is taken just past that kink instead; the next Newton step is then the zero
+//! of that piece. Each trial passes one such kink, where the bracketed search
+//! from α = 1 unloads one per step from the right or bisects (lcp28: its
+//! searches of 15–22 evaluations). No walk of all the kinks: the trials are
+//! exact evaluations, the list only places them.
 //!
 //! # Outer passes: the radii and a proximal centre
 //! The Coulomb problem's radius is `r_i = μ_i p_n(i)` of the solution itself:
@@ -409,7 +420,8 @@ pub struct PrimalParams {
 pub enum LineSearch {
     /// Safeguarded Newton on the monotone, piecewise linear `f'(α)`, bracketed
     /// (lcp13): each trial α re-evaluates every point's impulse (9.4 trials
-    /// per Newton step on the resting pile20, lcp15). The default.
+    /// per Newton step on the resting pile20, lcp15). The default before
+    /// lcp29; the cone run's and the DoF-space islands' search.
     Bracketed,
     /// The sorted breakpoints (lcp16): every point's kinks along the direction
     /// and the jumps of `f''` at them, computed once per direction, taken in order and
@@ -420,6 +432,7 @@ pub enum LineSearch {
     /// search at the loading kinks", [`Line::kinks`]): a step from the left end
     /// of the bracket that would pass a row's loading kink is taken just past
     /// that kink instead, so the zero of the piece there is the next step.
+    /// The default (lcp29, [`LINE_SEARCH`]).
     Kinks,
 }
 
@@ -500,14 +513,21 @@ pub const SOFT_AFTER: usize = 3;
 /// The default of [`PrimalParams::soft_prox`] (lcp17).
 pub const SOFT_PROX: usize = 1;
 
-/// The default of [`PrimalParams::line_search`] (lcp16): the bracketed search,
-/// as before lcp16. The breakpoints are an option: on the resting pile20
-/// (`tests/primal_profile.rs` under callgrind) they took 1–2 evaluations of
-/// `f'(α)` per Newton step instead of ≈ 10, but the walk and the ordering of
-/// the breakpoints cost about what the evaluations saved at k = 4, and their α
-/// differs from the bracketed search's by more than its stopping precision on
-/// some steps (docs/BENCHMARKS.md, lcp16): not yet the default.
-pub const LINE_SEARCH: LineSearch = LineSearch::Bracketed;
+/// The default of [`PrimalParams::line_search`] (lcp29): the search at the
+/// loading kinks. On the resting pile20 window's own problems
+/// (`tests/primal_profile.rs`, `same_problems_pile20_primal`, 600 solves, each
+/// also solved with the bracketed search): 170.6 evaluations of `f'(α)` per
+/// solve against 281.2, the same Newton steps and factorizations (59.70 /
+/// 55.14 against 59.59 / 55.03) and islands not converged (4 / 4), 3.2 % fewer
+/// instructions in the solves (the list of kinks costs most of what the
+/// evaluations save); the 66 problems of tests/lcp_primal.rs 5,318 against
+/// 9,231 evaluations (docs/BENCHMARKS.md, lcp29). Before lcp29 the bracketed
+/// search (lcp13). The breakpoints are an option: on the resting pile20 they
+/// took 1–2 evaluations per Newton step instead of ≈ 10, but the walk and the
+/// ordering of the breakpoints cost about what the evaluations saved at k = 4,
+/// and their α differs from the bracketed search's by more than its stopping
+/// precision on some steps (lcp16).
+pub const LINE_SEARCH: LineSearch = LineSearch::Kinks;
 
 /// The default of [`PrimalParams::radius_newton`] (lcp14): off. pile20
 /// resting (`bench`, same binary, 18:22–18:30 UTC): with 8 steps per pass 31
@@ -2513,16 +2533,21 @@ impl Line<'_> {
             // A trial inside the bracket and off the last point (a step of ≤
             // 1e-12 α ends the search only when it is the Newton step, below).
             let inside = |a: f64| a > lo && a < hi && (a - alpha).abs() > 1e-12 * alpha;
-            if !listed {
-                // The kinks, once the first trial has not ended the search.
+            if !listed && fp > 0.0 {
+                // The kinks, once a trial has overshot the zero (before, the
+                // plain Newton steps from the left: 2 evaluations where the
+                // first step's piece holds).
                 self.kink_list(poly, breaks);
                 listed = true;
             }
             // The left end's step, stopped just past the first loading kink
             // before it.
             let left = lo - fp_lo / fpp_lo;
-            let past =
-                Self::past_first_load(breaks, (lo, hi), left.min(hi), fpp_lo).filter(|_| !overshot);
+            let past = if listed && !overshot {
+                Self::past_first_load(breaks, (lo, hi), left.min(hi), fpp_lo)
+            } else {
+                None
+            };
             let newton = alpha - fp / fpp;
             // The bracketed search's stop on a step of ≤ 1e-12 α.
             if (newton - alpha).abs() <= 1e-12 * alpha && newton >= lo && newton <= hi {
