@@ -22,8 +22,14 @@ use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
 use rtphys::model::{LcpSolverKind, Method};
 use rtphys::run::apply_overrides;
+use rtphys::solver::primal::NO_BODY;
+use rtphys::solver::{
+    BodyRows, ContactProblem, DofRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver,
+    PrimalStatus,
+};
 use rtphys::{Data, Pipeline};
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Settling steps (the bench's 3 s at dt = 1 ms) and profiled steps.
 const SETTLE: usize = 3000;
@@ -61,9 +67,9 @@ fn callgrind_request(_code: u64) {}
 const START_INSTRUMENTATION: u64 = (0x43 << 24) | (0x54 << 16) | 4;
 const STOP_INSTRUMENTATION: u64 = (0x43 << 24) | (0x54 << 16) | 5;
 
-#[test]
-#[ignore = "a profiling harness (run under callgrind by hand, docs/BENCHMARKS.md lcp15)"]
-fn profile_pile20_primal() {
+/// The bench's pile20 under `--method lcp --lcp-solver primal`, settled
+/// [`SETTLE`] steps.
+fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     let text = pile_scene(PileKind::Bench, 20, 7);
     let model = load_scene_str(&text, "pile20", Path::new(".")).expect("the bench pile loads");
     let mut model = apply_overrides(&model, Some(MethodName::Lcp), None, None).expect("lcp");
@@ -78,6 +84,13 @@ fn profile_pile20_primal() {
     for _ in 0..SETTLE {
         pipeline.step(&model, &mut data);
     }
+    (model, data, pipeline)
+}
+
+#[test]
+#[ignore = "a profiling harness (run under callgrind by hand, docs/BENCHMARKS.md lcp15)"]
+fn profile_pile20_primal() {
+    let (model, mut data, mut pipeline) = settled_pile();
     let s0 = data.stats.clone();
     let (mut iters, mut contacts) = (0usize, 0usize);
     callgrind_request(START_INSTRUMENTATION);
@@ -112,4 +125,223 @@ fn profile_pile20_primal() {
         (s1.primal_fallback_islands - s0.primal_fallback_islands) as f64 / w,
         s1.solver_failures - s0.solver_failures,
     );
+}
+
+// ---------------------------------------------------------------------------
+// The same problems (lcp29): variants solved beside the pipeline's solve.
+// ---------------------------------------------------------------------------
+
+/// A variant of the pipeline's primal parameters: its name and the change.
+type Variant = (&'static str, fn(PrimalParams) -> PrimalParams);
+
+fn as_is(p: PrimalParams) -> PrimalParams {
+    p
+}
+
+fn kinks(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        line_search: LineSearch::Kinks,
+        ..p
+    }
+}
+
+fn bracketed(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        line_search: LineSearch::Bracketed,
+        ..p
+    }
+}
+
+fn kinks_checked(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        line_search_check: true,
+        ..kinks(p)
+    }
+}
+
+/// The variants, the first the reference the others' impulses are compared
+/// with (the pipeline's own parameters, `as is`).
+const VARIANTS: &[Variant] = &[
+    ("as is", as_is),
+    ("bracketed", bracketed),
+    ("kinks", kinks),
+    ("kinks, checked", kinks_checked),
+];
+
+/// Per variant, summed over the window's solves.
+#[derive(Default, Clone, Copy)]
+struct Sums {
+    solves: usize,
+    iterations: usize,
+    factorizations: usize,
+    passes: usize,
+    evaluations: usize,
+    failed_islands: usize,
+    /// The largest `max |δv − δv_ref| / max |δv_ref|` of the bodies' velocity
+    /// changes `M⁻¹ Gᵀ z` over the solves where both converged.
+    worst: f64,
+    /// With `line_search_check`: the Newton steps compared with the bracketed
+    /// search, those whose α differ by more than 1e-12 relative, the largest
+    /// difference over its bound and the largest relative difference.
+    checks: usize,
+    checks_above: usize,
+    excess: f64,
+    alpha_diff: f64,
+}
+
+struct Shadow {
+    on: bool,
+    /// The variants run ([`VARIANTS`], or those named in `SAME_VARIANTS`).
+    variants: Vec<Variant>,
+    res: Vec<PrimalResults>,
+    sums: Vec<Sums>,
+}
+
+static SHADOW: Mutex<Option<Shadow>> = Mutex::new(None);
+
+/// The [`rtphys::solver::primal::SolveObserver`]: every variant on the
+/// pipeline's problem and guess, in the window.
+fn observe(
+    params: &PrimalParams,
+    problem: &ContactProblem,
+    rows: &BodyRows,
+    dofs: Option<&DofRows>,
+    guess: Option<&[f64]>,
+) {
+    let mut lock = SHADOW.lock().expect("shadow lock");
+    let Some(sh) = lock.as_mut().filter(|s| s.on) else {
+        return;
+    };
+    let mut status = Vec::with_capacity(sh.variants.len());
+    for (v, &(_, vary)) in sh.variants.iter().enumerate() {
+        let solver = PrimalSolver::new(vary(*params));
+        status.push(solver.solve_contacts_dofs(problem, rows, dofs, guess, &mut sh.res[v]));
+        let (st, s) = (&sh.res[v].stats, &mut sh.sums[v]);
+        s.solves += 1;
+        s.iterations += st.iterations;
+        s.factorizations += st.factorizations;
+        s.passes += st.passes;
+        s.evaluations += st.line_search_evaluations;
+        s.failed_islands += st.failed_islands;
+        s.checks += st.line_search_checks;
+        s.checks_above += st.line_search_checks_above;
+        s.excess = s.excess.max(st.line_search_alpha_excess);
+        s.alpha_diff = s.alpha_diff.max(st.line_search_alpha_diff);
+    }
+    let reference = velocity_change(rows, &sh.res[0].z);
+    let scale = reference
+        .iter()
+        .flatten()
+        .fold(0.0_f64, |a, x| a.max(x.abs()));
+    for v in 1..sh.variants.len() {
+        if status[0] == PrimalStatus::Converged && status[v] == PrimalStatus::Converged {
+            let d = velocity_change(rows, &sh.res[v].z)
+                .iter()
+                .flatten()
+                .zip(reference.iter().flatten())
+                .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()));
+            sh.sums[v].worst = sh.sums[v].worst.max(d / scale.max(f64::MIN_POSITIVE));
+        }
+    }
+}
+
+/// Per body, the velocity change `M⁻¹ Gᵀ z` of the impulses `z` (the result
+/// the step uses: unique where the impulses' split over dependent rows is not).
+fn velocity_change(rows: &BodyRows, z: &[f64]) -> Vec<[f64; 6]> {
+    let mut gtz = vec![[0.0; 6]; rows.mass.len()];
+    for (i, (sides, jac)) in rows.body.iter().zip(&rows.jac).enumerate() {
+        for (&b, j) in sides.iter().zip(jac) {
+            if b == NO_BODY {
+                continue;
+            }
+            for a in 0..3 {
+                for c in 0..6 {
+                    gtz[b as usize][c] += j[6 * a + c] * z[3 * i + a];
+                }
+            }
+        }
+    }
+    gtz.iter()
+        .zip(&rows.minv)
+        .map(|(g, m)| std::array::from_fn(|r| (0..6).map(|c| m[(r, c)] * g[c]).sum()))
+        .collect()
+}
+
+/// The same-problem comparison (lcp28's method, a harness since lcp29): the
+/// pile settled as in [`profile_pile20_primal`], then over its window every
+/// primal solve the pipeline makes is also solved by each of [`VARIANTS`] on
+/// the same problem and guess (the pipeline keeps its own result, so the
+/// trajectory is the profile's). Prints per variant and solve the Newton
+/// steps, factorizations, passes, line-search evaluations and islands not
+/// converged, and the largest difference of the bodies' velocity changes from the first
+/// variant's.
+/// Command (docs/BENCHMARKS.md, lcp29):
+///
+/// ```text
+/// cargo test --release --test primal_profile -- --ignored --nocapture same_problems
+/// SAME_VARIANTS=bracketed valgrind --tool=callgrind --instr-atstart=no \
+///     --toggle-collect='*primal_profile::observe*' BIN --ignored --nocapture same_problems
+/// ```
+#[test]
+#[ignore = "a measuring harness (docs/BENCHMARKS.md lcp29)"]
+fn same_problems_pile20_primal() {
+    assert!(
+        rtphys::solver::primal::observe_solves(observe),
+        "observer already set"
+    );
+    // `SAME_VARIANTS=name,name`: those variants only (e.g. one, for its
+    // instructions under callgrind with `--toggle-collect='*observe*'`).
+    let only = std::env::var("SAME_VARIANTS").ok();
+    let variants: Vec<Variant> = VARIANTS
+        .iter()
+        .filter(|(name, _)| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|n| n == *name))
+        })
+        .copied()
+        .collect();
+    assert!(!variants.is_empty(), "no variant named in SAME_VARIANTS");
+    *SHADOW.lock().expect("shadow lock") = Some(Shadow {
+        on: false,
+        res: variants.iter().map(|_| PrimalResults::default()).collect(),
+        sums: vec![Sums::default(); variants.len()],
+        variants,
+    });
+    let (model, mut data, mut pipeline) = settled_pile();
+    SHADOW
+        .lock()
+        .expect("shadow lock")
+        .as_mut()
+        .expect("set")
+        .on = true;
+    callgrind_request(START_INSTRUMENTATION);
+    for _ in 0..WINDOW {
+        pipeline.step(&model, &mut data);
+    }
+    callgrind_request(STOP_INSTRUMENTATION);
+    let lock = SHADOW.lock().expect("shadow lock");
+    let sh = lock.as_ref().expect("set");
+    assert!(sh.sums[0].solves > 0, "no primal solve in the window");
+    println!("pile20 primal, the same problems over {WINDOW} steps after {SETTLE}, per solve:");
+    println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
+    for ((name, _), s) in sh.variants.iter().zip(&sh.sums) {
+        let n = s.solves as f64;
+        println!(
+            "{name} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {:.2e}",
+            s.solves,
+            s.iterations as f64 / n,
+            s.factorizations as f64 / n,
+            s.passes as f64 / n,
+            s.evaluations as f64 / n,
+            s.failed_islands,
+            s.worst
+        );
+        if s.checks > 0 {
+            println!(
+                "  {name}: α checked against the bracketed search's at {} Newton steps: {} \
+                 above 1e-12 relative, largest {:.2e} relative, {:.2e} of the bound",
+                s.checks, s.checks_above, s.alpha_diff, s.excess
+            );
+        }
+    }
 }

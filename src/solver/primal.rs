@@ -48,7 +48,7 @@
 //! straight line through the regions of the weighted projection onto the k-gon
 //! (inside, the slab of each edge, the wedge of each vertex: convex, so the line
 //! meets each once), walked region by region. [`LineSearch::Breakpoints`] (an
-//! option; the default stays the bracketed search, [`LINE_SEARCH`]) computes every point's breakpoints and the jumps of `f''` at them
+//! option; the default is the bracketed search at the loading kinks, [`LINE_SEARCH`]) computes every point's breakpoints and the jumps of `f''` at them
 //! once per direction, and walks them in order (a heap, popped up to the zero)
 //! accumulating `f'` until it
 //! changes sign (as MuJoCo's Newton line search walks its constraints' state
@@ -56,7 +56,18 @@
 //! iteration started there (one or two exact evaluations of `f'(α)`). One pass
 //! over the points, a heap of their breakpoints and 1–2 evaluations instead of
 //! the bracketed search's ≈ 10 evaluations from α = 1 ([`LineSearch::Bracketed`],
-//! lcp13, the default).
+//! lcp13).
+//!
+//! # The line search at the loading kinks (lcp29)
+//! [`LineSearch::Kinks`], the default: the bracketed search, but once a trial
+//! has overshot the zero the same list of breakpoints is made, and a step from
+//! the bracket's left end that would pass a kink where `f''` at least doubles
+//! (a normal row loading, a tangent pair entering the k-gon or an edge's slab)
+//! is taken just past that kink instead; the next Newton step is then the zero
+//! of that piece. Each trial passes one such kink, where the bracketed search
+//! from α = 1 unloads one per step from the right or bisects (lcp28: its
+//! searches of 15–22 evaluations). No walk of all the kinks: the trials are
+//! exact evaluations, the list only places them.
 //!
 //! # Outer passes: the radii and a proximal centre
 //! The Coulomb problem's radius is `r_i = μ_i p_n(i)` of the solution itself:
@@ -409,13 +420,20 @@ pub struct PrimalParams {
 pub enum LineSearch {
     /// Safeguarded Newton on the monotone, piecewise linear `f'(α)`, bracketed
     /// (lcp13): each trial α re-evaluates every point's impulse (9.4 trials
-    /// per Newton step on the resting pile20, lcp15). The default.
+    /// per Newton step on the resting pile20, lcp15). The default before
+    /// lcp29; the cone run's and the DoF-space islands' search.
     Bracketed,
     /// The sorted breakpoints (lcp16): every point's kinks along the direction
     /// and the jumps of `f''` at them, computed once per direction, taken in order and
     /// walked until `f'` changes sign; then the bracketed iteration from that
     /// piece's zero (1–2 evaluations of `f'(α)`).
     Breakpoints,
+    /// The bracketed search that stops at the loading kinks (lcp29, "The line
+    /// search at the loading kinks", [`Line::kinks`]): a step from the left end
+    /// of the bracket that would pass a row's loading kink is taken just past
+    /// that kink instead, so the zero of the piece there is the next step.
+    /// The default (lcp29, [`LINE_SEARCH`]).
+    Kinks,
 }
 
 impl Default for PrimalParams {
@@ -495,14 +513,21 @@ pub const SOFT_AFTER: usize = 3;
 /// The default of [`PrimalParams::soft_prox`] (lcp17).
 pub const SOFT_PROX: usize = 1;
 
-/// The default of [`PrimalParams::line_search`] (lcp16): the bracketed search,
-/// as before lcp16. The breakpoints are an option: on the resting pile20
-/// (`tests/primal_profile.rs` under callgrind) they took 1–2 evaluations of
-/// `f'(α)` per Newton step instead of ≈ 10, but the walk and the ordering of
-/// the breakpoints cost about what the evaluations saved at k = 4, and their α
-/// differs from the bracketed search's by more than its stopping precision on
-/// some steps (docs/BENCHMARKS.md, lcp16): not yet the default.
-pub const LINE_SEARCH: LineSearch = LineSearch::Bracketed;
+/// The default of [`PrimalParams::line_search`] (lcp29): the search at the
+/// loading kinks. On the resting pile20 window's own problems
+/// (`tests/primal_profile.rs`, `same_problems_pile20_primal`, 600 solves, each
+/// also solved with the bracketed search): 170.6 evaluations of `f'(α)` per
+/// solve against 281.2, the same Newton steps and factorizations (59.70 /
+/// 55.14 against 59.59 / 55.03) and islands not converged (4 / 4), 3.2 % fewer
+/// instructions in the solves (the list of kinks costs most of what the
+/// evaluations save); the 66 problems of tests/lcp_primal.rs 5,318 against
+/// 9,231 evaluations (docs/BENCHMARKS.md, lcp29). Before lcp29 the bracketed
+/// search (lcp13). The breakpoints are an option: on the resting pile20 they
+/// took 1–2 evaluations per Newton step instead of ≈ 10, but the walk and the
+/// ordering of the breakpoints cost about what the evaluations saved at k = 4,
+/// and their α differs from the bracketed search's by more than its stopping
+/// precision on some steps (lcp16).
+pub const LINE_SEARCH: LineSearch = LineSearch::Kinks;
 
 /// The default of [`PrimalParams::radius_newton`] (lcp14): off. pile20
 /// resting (`bench`, same binary, 18:22–18:30 UTC): with 8 steps per pass 31
@@ -602,6 +627,27 @@ pub const PROXIMAL: f64 = 1e-6;
 
 /// Line-search iterations (Newton on `f'(α)`, bracketed) per step.
 const LINE_SEARCH_STEPS: usize = 40;
+
+/// A hook that sees every primal solve the pipeline makes
+/// (`pipeline::lcp::solve`), before it: the parameters, the problem, the rows
+/// and the guess the pipeline hands [`PrimalSolver::solve_contacts_dofs`]. For
+/// measuring harnesses that solve the same problem beside the pipeline with
+/// other parameters (lcp29, tests/primal_profile.rs); unset, the pipeline
+/// pays one atomic load per solve.
+pub type SolveObserver =
+    fn(&PrimalParams, &ContactProblem, &BodyRows, Option<&DofRows>, Option<&[f64]>);
+
+static OBSERVER: std::sync::OnceLock<SolveObserver> = std::sync::OnceLock::new();
+
+/// Sets the process's [`SolveObserver`] (once; false if one was set).
+pub fn observe_solves(f: SolveObserver) -> bool {
+    OBSERVER.set(f).is_ok()
+}
+
+/// The process's [`SolveObserver`], if set.
+pub(crate) fn solve_observer() -> Option<SolveObserver> {
+    OBSERVER.get().copied()
+}
 
 /// How a solve ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2287,6 +2333,7 @@ impl PrimalSolver {
                 line.bracketed_from(line.first_load())?
             }
             LineSearch::Bracketed => line.bracketed()?,
+            LineSearch::Kinks => line.kinks(&poly, breaks)?,
             LineSearch::Breakpoints => {
                 let (alpha, ev, kink, total) = line.breakpoints(&poly, breaks)?;
                 stats.line_search_breakpoints += total;
@@ -2296,13 +2343,15 @@ impl PrimalSolver {
         };
         stats.line_search_evaluations += evaluations;
         if p.line_search_check && !*cone {
+            // The breakpoints against the bracketed search; the kinks' search
+            // against the bracketed one.
             let other = match p.line_search {
                 LineSearch::Bracketed => line.breakpoints(&poly, breaks)?.0,
-                LineSearch::Breakpoints => line.bracketed()?.0,
+                LineSearch::Breakpoints | LineSearch::Kinks => line.bracketed()?.0,
             };
             let (new, old) = match p.line_search {
                 LineSearch::Bracketed => (other, alpha),
-                LineSearch::Breakpoints => (alpha, other),
+                LineSearch::Breakpoints | LineSearch::Kinks => (alpha, other),
             };
             stats.line_search_checks += 1;
             let diff = (new - old).abs() / old;
@@ -2441,19 +2490,135 @@ impl Line<'_> {
         }
     }
 
+    /// [`LineSearch::Kinks`] ("The line search at the loading kinks", lcp29):
+    /// the bracketed iteration of [`Line::bracketed`] from α = 1 (the same
+    /// stops: `|f'| ≤ 1e-13 |f'(0)|`, or a Newton step of ≤ 1e-12 α), keeping
+    /// the left end of the bracket `[lo, hi]` with `f'` and `f''` there. The
+    /// left end's piece is exact up to its next kink, so its Newton step `lo −
+    /// f'(lo)/f''(lo)` is the zero unless a point gains curvature on the way;
+    /// a loading kink whose jump of `f''` at least doubles `f''(lo)` (a normal
+    /// row loading, a tangent pair entering the k-gon or an edge's slab: the
+    /// proximal kinks of `1/e' ≈ 1e6` of W's diagonal, lcp17) makes that step
+    /// overshoot, and Newton from the right end then unloads one point per
+    /// step or falls back to bisection (lcp28: ≈ 15–22 evaluations). So once
+    /// α = 1 has not ended the search, the line's breakpoints are listed
+    /// ([`Line::kink_list`], once) and the next trial is just past the first
+    /// such kink before the left end's step ([`Line::past_first_load`]): on
+    /// the piece beyond it, whose Newton step is the zero when it lies on that
+    /// piece. Otherwise the trial is the left end's step when inside the
+    /// bracket, else the latest point's Newton step, else bisection; after a
+    /// trial past a kink lands beyond the zero (the listed kink a little off
+    /// the evaluation's, or a steep piece narrower than the trial's margin)
+    /// the kinks are no longer used in that search. At α = 0, `f'(0) = ∇fᵀd`
+    /// and the Newton model's slope `dᵀHd = −∇fᵀd` (H at α = 0's pieces, d =
+    /// −H⁻¹∇f) stand for the left end without an evaluation. `(α,
+    /// evaluations)`; None on a non-finite value.
+    fn kinks(&self, poly: &Polygon, breaks: &mut Vec<Break>) -> Option<(f64, usize)> {
+        let (mut alpha, mut hi, mut evaluations) = (1.0_f64, f64::INFINITY, 0);
+        let (mut lo, mut fp_lo, mut fpp_lo) = (0.0_f64, self.fp0, -self.fp0);
+        let (mut listed, mut past_kink, mut overshot) = (false, false, false);
+        for _ in 0..LINE_SEARCH_STEPS {
+            let Some((fp, fpp)) = self.trial(alpha, &mut evaluations)? else {
+                break;
+            };
+            if fp <= 0.0 {
+                (lo, fp_lo, fpp_lo) = (alpha, fp, fpp);
+            } else {
+                hi = alpha;
+                // A trial past a kink beyond the zero: the kink is not where
+                // the list has it, or its steep piece is narrower than the
+                // trial's margin; the plain bracketed steps from here.
+                overshot |= past_kink;
+            }
+            // A trial inside the bracket and off the last point (a step of ≤
+            // 1e-12 α ends the search only when it is the Newton step, below).
+            let inside = |a: f64| a > lo && a < hi && (a - alpha).abs() > 1e-12 * alpha;
+            if !listed && fp > 0.0 {
+                // The kinks, once a trial has overshot the zero (before, the
+                // plain Newton steps from the left: 2 evaluations where the
+                // first step's piece holds).
+                self.kink_list(poly, breaks);
+                listed = true;
+            }
+            // The left end's step, stopped just past the first loading kink
+            // before it.
+            let left = lo - fp_lo / fpp_lo;
+            let past = if listed && !overshot {
+                Self::past_first_load(breaks, (lo, hi), left.min(hi), fpp_lo)
+            } else {
+                None
+            };
+            let newton = alpha - fp / fpp;
+            // The bracketed search's stop on a step of ≤ 1e-12 α.
+            if (newton - alpha).abs() <= 1e-12 * alpha && newton >= lo && newton <= hi {
+                alpha = newton;
+                break;
+            }
+            past_kink = false;
+            let next = if let Some(k) = past.filter(|&k| inside(k)) {
+                past_kink = true;
+                k
+            } else if inside(left) {
+                left
+            } else if inside(newton) {
+                newton
+            } else {
+                split(lo, hi, alpha)
+            };
+            if step_to(&mut alpha, next) {
+                break;
+            }
+        }
+        Some((alpha, evaluations))
+    }
+
+    /// The trial just past the least loading kink of `breaks` (the line's
+    /// breakpoints, [`Line::kink_list`]) in `(lo, cap)` whose jump of `f''` is
+    /// at least `slope` ([`Line::kinks`]: a kink that would at least double the
+    /// left end's slope — a normal row that loads, a tangent pair that enters
+    /// the k-gon or an edge's slab); None if there is none. The trial is 1e-9
+    /// of the kink κ past it, or halfway to the next breakpoint when that is
+    /// nearer (a stick interval narrower than 1e-9 κ).
+    fn past_first_load(
+        breaks: &[Break],
+        (lo, hi): (f64, f64),
+        cap: f64,
+        slope: f64,
+    ) -> Option<f64> {
+        let first = breaks
+            .iter()
+            .filter(|b| b.0 > lo && b.0 < cap && b.1 >= slope)
+            .fold(f64::INFINITY, |a, b| a.min(b.0));
+        if !first.is_finite() {
+            return None;
+        }
+        let next = breaks
+            .iter()
+            .filter(|b| b.0 > first)
+            .fold(hi, |a, b| a.min(b.0));
+        Some(first + (1e-9 * first).min(0.5 * (next - first)))
+    }
+
+    /// One evaluation of a bracketed search at `alpha` (counted): `(f'(α),
+    /// f''(α))`, or None inside when `|f'(α)| ≤ 1e-13 |f'(0)|` (the searches'
+    /// stop: α is the zero); None on a non-finite value.
+    fn trial(&self, alpha: f64, evaluations: &mut usize) -> Option<Option<(f64, f64)>> {
+        let (fp, fpp) = self.slope(alpha);
+        *evaluations += 1;
+        if !fp.is_finite() || !fpp.is_finite() {
+            return None;
+        }
+        Some((fp.abs() > 1e-13 * self.fp0.abs()).then_some((fp, fpp)))
+    }
+
     /// The bracketed iteration of [`Line::bracketed`] from `start`.
     fn bracketed_from(&self, start: f64) -> Option<(f64, usize)> {
         let (mut lo, mut hi, mut alpha) = (0.0_f64, f64::INFINITY, start);
         let mut evaluations = 0;
         for _ in 0..LINE_SEARCH_STEPS {
-            let (fp, fpp) = self.slope(alpha);
-            evaluations += 1;
-            if !fp.is_finite() || !fpp.is_finite() {
-                return None;
-            }
-            if fp.abs() <= 1e-13 * self.fp0.abs() {
+            let Some((fp, fpp)) = self.trial(alpha, &mut evaluations)? else {
                 break;
-            }
+            };
             if fp > 0.0 {
                 hi = alpha;
             } else {
@@ -2461,19 +2626,39 @@ impl Line<'_> {
             }
             let mut next = alpha - fp / fpp;
             if !(next > lo && next < hi) {
-                next = if hi.is_finite() {
-                    0.5 * (lo + hi)
-                } else {
-                    2.0 * alpha
-                };
+                next = split(lo, hi, alpha);
             }
-            if (next - alpha).abs() <= 1e-12 * alpha {
-                alpha = next;
+            if step_to(&mut alpha, next) {
                 break;
             }
-            alpha = next;
         }
         Some((alpha, evaluations))
+    }
+
+    /// Every point's breakpoints in α > 0 and the jumps of `f''` there into
+    /// `breaks` (cleared first; the normal row's kink at `−u_n/δu_n`, the
+    /// tangent pair's crossings, [`tangent_breaks`]); returns `f''(0⁺)`,
+    /// summed compensated: a stiff row's 1/e' enters and leaves the sum (a
+    /// kink crossed and crossed back), which a plain sum would leave as ε/e'
+    /// of round-off in the slope.
+    fn kink_list(&self, poly: &Polygon, breaks: &mut Vec<Break>) -> Neumaier {
+        breaks.clear();
+        let mut c = Neumaier::new(self.a1);
+        for &i in self.order {
+            let i = i as usize;
+            let (u, du, e) = (&self.u[i], &self.du[i], &self.e[i]);
+            // The normal row: z_n = max(0, −u_n/e_n), loaded where u_n < 0.
+            let k = du[0] * du[0] / e[0];
+            let on = u[0] < 0.0 || (u[0] == 0.0 && du[0] < 0.0);
+            if on {
+                c.add(k);
+            }
+            if u[0] * du[0] < 0.0 {
+                breaks.push(Break(-u[0] / du[0], if on { -k } else { k }));
+            }
+            c.add(tangent_breaks(u, du, e, self.radius[i], poly, breaks));
+        }
+        c
     }
 
     /// [`LineSearch::Breakpoints`]: `f'` is continuous and piecewise linear in
@@ -2495,25 +2680,7 @@ impl Line<'_> {
         poly: &Polygon,
         breaks: &mut Vec<Break>,
     ) -> Option<(f64, usize, bool, usize)> {
-        breaks.clear();
-        // f''(0⁺) and its jumps, summed compensated: a stiff row's 1/e' enters
-        // and leaves the sum (a kink crossed and crossed back), which a plain
-        // sum would leave as ε/e' of round-off in the slope.
-        let mut c = Neumaier::new(self.a1);
-        for &i in self.order {
-            let i = i as usize;
-            let (u, du, e) = (&self.u[i], &self.du[i], &self.e[i]);
-            // The normal row: z_n = max(0, −u_n/e_n), loaded where u_n < 0.
-            let k = du[0] * du[0] / e[0];
-            let on = u[0] < 0.0 || (u[0] == 0.0 && du[0] < 0.0);
-            if on {
-                c.add(k);
-            }
-            if u[0] * du[0] < 0.0 {
-                breaks.push(Break(-u[0] / du[0], if on { -k } else { k }));
-            }
-            c.add(tangent_breaks(u, du, e, self.radius[i], poly, breaks));
-        }
+        let mut c = self.kink_list(poly, breaks);
         // Walked in order from a heap (built in place, O(n); popped only up to
         // the zero): most breakpoints lie beyond it.
         let total = breaks.len();
@@ -2549,6 +2716,24 @@ impl Line<'_> {
             (lo > 0.0 && (alpha - lo).abs() <= 1e-9 * alpha) || (hi - alpha).abs() <= 1e-9 * alpha;
         Some((alpha, evaluations, kink, total))
     }
+}
+
+/// The bracketed searches' fallback trial: the bracket's middle, or twice
+/// `alpha` while it has no right end.
+fn split(lo: f64, hi: f64, alpha: f64) -> f64 {
+    if hi.is_finite() {
+        0.5 * (lo + hi)
+    } else {
+        2.0 * alpha
+    }
+}
+
+/// Moves a bracketed search's `alpha` to `next`; true when the move is of ≤
+/// 1e-12 α (the searches' stop on the step).
+fn step_to(alpha: &mut f64, next: f64) -> bool {
+    let done = (next - *alpha).abs() <= 1e-12 * *alpha;
+    *alpha = next;
+    done
 }
 
 /// Neumaier's compensated sum (the breakpoint walk's slope and curvature).

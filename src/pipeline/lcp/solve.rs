@@ -821,7 +821,17 @@ fn primal_on_w(
         complete_diagonal(ls);
         dump_primal_problem(p, ls, warm, dir);
     }
-    let solver = PrimalSolver::new(primal_params(p));
+    let params = primal_params(p);
+    if let Some(observe) = crate::solver::primal::solve_observer() {
+        observe(
+            &params,
+            &ls.sparse,
+            &ls.body_rows,
+            dofs.then_some(&ls.dof_rows),
+            if warm { Some(&ls.impulse) } else { None },
+        );
+    }
+    let solver = PrimalSolver::new(params);
     let status = solver.solve_contacts_dofs(
         &ls.sparse,
         &ls.body_rows,
