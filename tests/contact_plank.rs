@@ -195,8 +195,8 @@ fn lean(method: &str, mu: f64, keys: (&str, &str)) -> (f64, f64) {
 /// Statics: at μ = 1.25 μ* the plank stands — its centre moves ≤ 0.2 mm between
 /// 1 s and 3 s (the first second is the contacts' settling: penalty and
 /// Hunt–Crossley sink 0.5–2 mm into their springs) under Hunt–Crossley, penalty
-/// with clamped anchors and with the implicit rows, RK4 penalty, the LCP and
-/// PEG; Rigid IPC's smoothed friction (004 §5) lets a loaded contact creep
+/// with clamped anchors, with the implicit rows, with `solved_drag`, RK4
+/// penalty, the LCP and PEG; Rigid IPC's smoothed friction (004 §5) lets a loaded contact creep
 /// below ε_v = 1e-4 m/s by design, so it is held to ε_v × 2 s. At μ = 0.9 μ* every
 /// method's plank slides: the centre moves > 10 cm in 3 s.
 #[test]
@@ -207,6 +207,7 @@ fn a_leaning_plank_stands_above_the_static_friction_and_slides_below() {
         ("hunt_crossley", ("", "")),
         ("penalty", ("", "[penalty.friction]\nlinear = false\n")),
         ("penalty", ("", "[penalty.friction]\nimplicit = true\n")),
+        ("penalty", ("", "[penalty.friction]\nsolved_drag = true\n")),
         ("penalty", ("integrator = \"rk4\"", "")),
         ("lcp", ("", "")),
         ("peg", ("", "")),
@@ -230,6 +231,8 @@ fn a_leaning_plank_stands_above_the_static_friction_and_slides_below() {
 /// step delivers 9.81 N normal and 2.74 N of friction — the statics' values), so
 /// the stick/slip update drags it every step; the pair's carried weight W_n is
 /// half the plank's (the frictionless wall counts as a second lower pair).
+/// With `[penalty.friction] solved_drag = true` (opt-in; an anchor dragged only
+/// where its last solve reached the cone) it stands: the test above.
 #[test]
 #[ignore = "found, not fixed (session 36): penalty's linear anchors let the plank creep at 1.25 mu* \
             (0.64 mm from 1 s to 3 s, accelerating) and fall at 1.08 mu* within 4 s"]
