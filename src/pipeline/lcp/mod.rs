@@ -114,7 +114,9 @@
 //! force chattered by 2 N from step to step, docs/EXPERIMENTS.md).
 //!
 //! # Contact points and friction directions
-//! One row triple per contact point of the narrow phase. Points closer than 1 µm
+//! One row triple per contact point of the narrow phase; on a face or line contact
+//! the friction rows act at the point's spin lever over the patch
+//! (`rows::friction_points`), the normal row at the point. Points closer than 1 µm
 //! in the contact plane merge (the deeper kept: the two faces of a thin
 //! intersection slab); a manifold with more than 4 keeps 4 (the deepest, the farthest from it,
 //! the one spanning the largest triangle with them, the one farthest on the other
