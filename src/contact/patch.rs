@@ -465,22 +465,33 @@ impl Patch {
     /// if the pressure is degenerate. A square's corners under equal forces get
     /// ρ = 0.765 a (their own distance a√2); a segment's ends, half the half-length.
     pub fn spin_levers(&self, out: &mut [f64]) -> bool {
-        let Some(pr) = self.rule_pressure() else {
-            return false;
-        };
         if out.len() < self.m {
             return false;
         }
-        let acc = &mut out[..self.m];
-        acc.fill(0.0);
+        // ρ_j = ∫(base + a_j·(x − x_c)) |x| = base ∫|x| + a_j·∫(x − x_c)|x| (x about
+        // c): one pass for the rule's measure and J (ψ_j's, as `rule_pressure`
+        // sums them) and the two moments, then a dot per point.
+        let (mut measure, mut j) = (0.0, [[0.0; 2]; 2]);
+        let (mut i0, mut i1) = (0.0, [0.0; 2]);
         self.samples(|p, w| {
             let d = sub(p, self.xc);
             let r = dot(p, p).sqrt();
-            for (j, a) in acc.iter_mut().enumerate() {
-                *a += (pr.base + dot(pr.a[j], d)) * w * r;
-            }
+            measure += w;
+            j[0][0] += w * d[0] * d[0];
+            j[0][1] += w * d[0] * d[1];
+            j[1][1] += w * d[1] * d[1];
+            i0 += w * r;
+            i1[0] += w * d[0] * r;
+            i1[1] += w * d[1] * r;
         });
-        acc.iter().all(|a| a.is_finite())
+        j[1][0] = j[0][1];
+        let Some(pr) = self.pressure(measure, j) else {
+            return false;
+        };
+        for (o, a) in out[..self.m].iter_mut().zip(&pr.a) {
+            *o = pr.base * i0 + dot(*a, i1);
+        }
+        out[..self.m].iter().all(|a| a.is_finite())
     }
 
     /// The slot j of the pair's point `point` among the patch's points.
