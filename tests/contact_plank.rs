@@ -225,12 +225,13 @@ fn a_leaning_plank_stands_above_the_static_friction_and_slides_below() {
 
 /// The same plank under penalty's default friction (semi-implicit Euler, the
 /// linear anchors): found, not fixed (session 36). At μ = 1.25 μ* it creeps at
-/// ≈ 0.3 mm/s and accelerates; at 1.08 μ* it falls within 4 s. Traced: the
-/// foot's anchor starts every step stretched past its cone (k‖δ‖ = 3.28 N
-/// against μ Σf = 3.22 N, Σf the start-of-step spring forces, 9.20 N, while the
-/// step delivers 9.81 N normal and 2.74 N of friction — the statics' values), so
-/// the stick/slip update drags it every step; the pair's carried weight W_n is
-/// half the plank's (the frictionless wall counts as a second lower pair).
+/// ≈ 0.3 mm/s and accelerates; at 1.08 μ* it falls within 4 s. Traced
+/// (docs/EXPERIMENTS.md, "Outside scenes, session 36"): the anchors' block is
+/// solved on the rates of the step's first normal solve, which has no friction
+/// in it (the plank sliding, the floor carrying 9.20 N); the second normal
+/// solve, with friction, carries the held plank (9.81 N) and moves the foot by
+/// what the block did not see, so the anchor starts every step stretched past
+/// its cone (k‖δ‖ = 3.28 N against μ Σf = 3.22 N) and is dragged every step.
 /// With `[penalty.friction] solved_drag = true` (opt-in; an anchor dragged only
 /// where its last solve reached the cone) it stands: the test above.
 #[test]

@@ -133,3 +133,28 @@ fn a_pushed_box_tips_or_slides_where_statics_says_off_penaltys_default() {
     check("penalty", "[penalty.friction]\nlinear = false\n");
     check("penalty", "[penalty.friction]\nimplicit = true\n");
 }
+
+/// The measurement behind docs/EXPERIMENTS.md's table of the high push off
+/// penalty's default (session 36), printed, not asserted (the ignored test
+/// above asserts): `cargo test --release --test contact_push
+/// pushed_high_sweep -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: prints the pitch and travel at 0.5–0.9 of the tipping push"]
+fn pushed_high_sweep() {
+    let tip = G * A / 0.5;
+    for (method, keys) in [
+        ("penalty", "integrator = \"rk4\"\n"),
+        ("penalty", "[penalty.friction]\nlinear = false\n"),
+        ("penalty", "[penalty.friction]\nimplicit = true\n"),
+        ("hunt_crossley", ""),
+        ("hunt_crossley", "[hunt_crossley]\nadaptive = false\n"),
+    ] {
+        for r in [0.5, 0.7, 0.8, 0.9] {
+            let (p, x) = push(method, r * tip, 0.5, keys);
+            println!(
+                "{method} {}{r}: pitch {p:.4} rad, x {x:.3e} m",
+                keys.replace('\n', " ")
+            );
+        }
+    }
+}
