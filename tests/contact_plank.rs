@@ -153,20 +153,25 @@ fn a_plank_leaves_a_frictionless_wall_with_the_analytic_speed() {
     }
 }
 
-/// The same under PEG at h = 5 ms: found, not fixed. PEG's retry runs the
-/// continuous collision itself and keeps the origins' reading
-/// (`collide::Reach::Origins`): its pinned pour events were derived on it.
+/// The same under PEG at h = 1 ms and 5 ms, within 1 % (the issue's brief for
+/// peg30; measured +0.11 % at 5 ms in session 36 with the points' reading),
+/// with no energy gained before the landing and ≤ 1.5 % lost. Until peg30 PEG's
+/// continuous collision (its own, `pipeline::lcp::peg_retry`) read the depth by
+/// the bodies' origins and rewound the plank at 5 ms (−18.7 %); it now reads
+/// the points that meet (`[lcp] peg_ccd_points`, default true).
 #[test]
-#[ignore = "found, not fixed (session 36): PEG's continuous collision reads origins; at h = 5 ms \
-            the plank is rewound, vx −18.7 %"]
 fn a_plank_leaves_a_frictionless_wall_under_peg() {
     let v_ref = parting_speed(75f64.to_radians());
-    let (vx, emax, e_land) = fall("peg", 5e-3);
-    assert!((vx / v_ref - 1.0).abs() <= 0.015, "vx {vx}");
-    assert!(
-        emax <= 1.0 + 1e-6 && e_land >= 0.985,
-        "energy {emax} {e_land}"
-    );
+    for h in [1e-3, 5e-3] {
+        let (vx, emax, e_land) = fall("peg", h);
+        println!(
+            "peg h {h}: vx {vx:.5} ({:+.2} %), energy max {emax:.7}, before landing {e_land:.5}",
+            (vx / v_ref - 1.0) * 100.0
+        );
+        assert!((vx / v_ref - 1.0).abs() <= 0.01, "h {h}: vx {vx}");
+        assert!(emax <= 1.0 + 1e-6, "h {h}: energy gained {emax}");
+        assert!(e_land >= 0.985, "h {h}: energy lost {e_land}");
+    }
 }
 
 /// μ* of the plank at α (module doc).

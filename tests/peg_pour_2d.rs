@@ -211,20 +211,25 @@ fn general_form_solves_the_jammed_group_of_the_2d_pour() {
     );
 }
 
-/// The general form's event at the default since peg29, found by the survey tool
+/// The general form's event at the default, found by the survey tool
 /// (`peg_lcp_survey::pour_2d_counters`, the sweep's depth 2 + τ = 1e-11 with
-/// `PEG_GENERAL=0|1`; docs/EXPERIMENTS.md, peg29): the 2D pour's seed 1 at
-/// h = 5e-2 (2 s) solves one island in the general form (asserted ≥ 1) and keeps
-/// no failed or unconverged solve, ending within the 1e-9 L² (measured
-/// 4.08e-11); with the form off the same run keeps no counted failure either
-/// (the retry splits the steps whose solve fails) but ends 9.4e-3 L² deep
-/// (asserted > 1e-6: without the form a deep overlap is kept).
+/// `PEG_GENERAL=0|1`; docs/EXPERIMENTS.md, peg29 and peg30). peg29's (seed 1 at
+/// h = 5e-2: off 9.4e-3 L², on 4.08e-11) was found on PEG's continuous
+/// collision reading the origins; since peg30 (`[lcp] peg_ccd_points`, the
+/// points that meet) that run ends 1.1e-10 L² with the form off too (no
+/// failure). Re-found over seeds 1–10 at h = 5e-2, 3.85e-2, 2.97e-2: the 2D
+/// pour's seed 7 at h = 5e-2 (2 s) solves one island in the general form
+/// (asserted ≥ 1) and keeps no failed or unconverged solve, ending within the
+/// issue's 1e-9 L² (measured 1.71e-11); with the form off the same run keeps
+/// 3 failed or unconverged solves on 2 steps (asserted ≥ 1: the group the form solves
+/// has no single-primary solution Lemke finds), ending 9.2e-11 L² (the retry's
+/// sub-steps hold the overlap; the failure is the event, not a deep overlap).
 #[test]
 fn general_form_solves_an_island_of_the_2d_pour_at_the_default() {
-    let off = general_form_run(1, 5e-2, 2, false, false);
-    let on = general_form_run(1, 5e-2, 2, false, true);
+    let off = general_form_run(7, 5e-2, 2, false, false);
+    let on = general_form_run(7, 5e-2, 2, false, true);
     assert_eq!(off.2, 0, "off: the rung is not taken");
-    assert!(off.0 > 1e-6, "off: {:e} L²", off.0);
+    assert!(off.1 >= 1, "off: no failed solve ({:e} L²)", off.0);
     assert!(on.2 >= 1, "on: an island solved in the general form");
     assert_eq!(on.1, 0, "on: no failed or unconverged solve");
     assert!(on.0 <= 1e-9, "on: {:e} L²", on.0);

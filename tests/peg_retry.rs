@@ -464,3 +464,11 @@ fn pour_s1_failed_steps(feasible: bool) -> (Vec<FailedStep>, f64) {
 fn vv_feasible_key_reads() {
     bool_key_reads("peg_vv_feasible", "", true, |p| p.peg_vv_feasible);
 }
+
+/// `[lcp] peg_ccd_points` (peg30): default true (PEG's continuous collision
+/// reads the points that meet; false, the bodies' origins, before peg30), read,
+/// a non-boolean refused naming the key.
+#[test]
+fn ccd_points_key_reads() {
+    bool_key_reads("peg_ccd_points", "", true, |p| p.peg_ccd_points);
+}

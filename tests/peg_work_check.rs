@@ -107,14 +107,20 @@ fn work_check_keeps_the_pours_wedged_bodies_in() {
 /// (0-based) is a Lemke solution (residual 3.5e-11) spinning poly4 to 312
 /// rad/s, refused (the only refusal of that run; seed 9's step 72, 53 rad/s,
 /// the other of the ten seeds). Asserted as above through step 150, and the 3D
-/// pour as above, except on the step after the refusal: the refused step takes
+/// pour of seed 1 through step 190 (peg30: since PEG's continuous collision
+/// reads the points that meet, `[lcp] peg_ccd_points`, seed 2's 3D run no
+/// longer rewinds a slow body at step 38 and its step 188 keeps a solution
+/// with no counted failure and no energy gain that spins body 8 to 108 rad/s,
+/// leaving 1.1e-3 L³ — not the check's event, open; re-found by
+/// [`work_check_survey_3d`]: seed 1 reaches the check, 1 failure, gain
+/// 1.08e-2 J, |ω| ≤ 33.9 rad/s), except on the step after the refusal: the refused step takes
 /// the standard rows, whose step from that state fails too and leaves 6.6e-4
 /// L² of overlap, and PEG's next step pushes it out with a gain of 0.763 J
 /// (above 0.1 m g L = 0.373 J; printed, not asserted: the standard rows'
 /// fallback, not the check, makes it — open, docs/EXPERIMENTS.md, peg29).
 #[test]
 fn work_check_keeps_the_pours_wedged_bodies_in_at_the_default() {
-    wedged_bodies_kept_in((3, 150), (2, 190), false);
+    wedged_bodies_kept_in((3, 150), (1, 190), false);
 }
 
 /// [`work_check_keeps_the_pours_wedged_bodies_in`]'s assertions on the 2D pour
@@ -147,5 +153,30 @@ fn wedged_bodies_kept_in(
         assert!(failures >= 1, "the check was not reached");
         assert!(gain <= 0.1 * m * 9.81 * L, "energy gain {gain:.3e} J");
         assert!(wmax <= 100.0, "max |ω| {wmax:.2} rad/s");
+    }
+}
+
+/// Tool (peg30): the 3D pour at h = 1e-2, 2 passes, through step 190 at the
+/// default, for seeds `PEG_SEEDS` (comma-separated; default 1–10): the
+/// largest gain of a step not after a counted failure (J), the largest |ω|
+/// (rad/s), the counted failures (a refusal of the check is one) and 0.1 m g L.
+/// `cargo test --release --test peg_work_check -- --ignored --nocapture
+/// work_check_survey_3d`.
+#[test]
+#[ignore = "tool: the work check's 3D events at the default over seeds (peg30)"]
+fn work_check_survey_3d() {
+    use rtphys::experiments::peg_pour::{pour_scene, L};
+    let seeds: Vec<u64> = std::env::var("PEG_SEEDS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.parse().ok()).collect())
+        .unwrap_or_else(|| (1..=10).collect());
+    let h = 1e-2;
+    for seed in seeds {
+        let scene = pour_scene(seed, PourMethod::Peg, h);
+        let (gain, wmax, failures, m) = run(&scene, 2, (190, h), (false, true));
+        println!(
+            "3D s{seed}: largest gain {gain:.3e} J (0.1 m g L = {:.3e}), max |ω| {wmax:.2} rad/s, failures {failures}",
+            0.1 * m * 9.81 * L
+        );
     }
 }

@@ -232,6 +232,15 @@ pub struct LcpParams {
     /// for the overlap rises the PEG step never sees (peg22). Ignored by the
     /// standard rows.
     pub peg_outline_ccd: bool,
+    /// PEG (003): how PEG's continuous collision (after the step,
+    /// `peg_outline_ccd`, and per attempt, `peg_ccd_retry`) reads "the rest of
+    /// the step carries the geom deeper": true by the points that meet
+    /// (`collide::Reach::Points`, as every other method since session 36: a
+    /// plank turning about its foot is not rewound), false by the bodies'
+    /// origins (`Reach::Origins`, PEG's reading before peg30, on which the
+    /// pinned pour events before peg30 were found). Scene key `peg_ccd_points`;
+    /// default true (peg30). Ignored by the standard rows.
+    pub peg_ccd_points: bool,
     /// PEG (003), with `peg_retry_depth` > 0: the continuous collision is the
     /// retry's, not the outline's. After each attempt (the step or a sub-step)
     /// the bodies' swept motion over it is checked as the outline's stage
@@ -325,6 +334,7 @@ impl Default for LcpParams {
             peg_retry_rotation_eps_theta: false,
             peg_retry_second_chance: false,
             peg_outline_ccd: true,
+            peg_ccd_points: true,
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,

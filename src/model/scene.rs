@@ -81,6 +81,9 @@
 //!                                  #  the better kept (experimental)
 //! peg_outline_ccd = true           # peg: the outline's continuous collision after the step
 //!                                  #  (false: off for PEG; a diagnostic)
+//! peg_ccd_points = true            # peg: its continuous collision reads the depth the rest
+//!                                  #  of the step carries by the points that meet (false:
+//!                                  #  by the bodies' origins, PEG before peg30)
 //! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
 //!                                  #  motion meets an impact is split like a failed one; only
 //!                                  #  the deepest level rewinds, over its sub-step (experimental)
@@ -720,6 +723,7 @@ struct LcpToml {
     peg_retry_rotation_eps_theta: Option<bool>,
     peg_retry_second_chance: Option<bool>,
     peg_outline_ccd: Option<bool>,
+    peg_ccd_points: Option<bool>,
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
     peg_vv_one_sided: Option<bool>,
@@ -837,6 +841,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
             .peg_retry_second_chance
             .unwrap_or(d.peg_retry_second_chance),
         peg_outline_ccd: l.peg_outline_ccd.unwrap_or(d.peg_outline_ccd),
+        peg_ccd_points: l.peg_ccd_points.unwrap_or(d.peg_ccd_points),
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),

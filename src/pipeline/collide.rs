@@ -1399,9 +1399,9 @@ pub enum Reach {
     /// By the bodies' origins: −n·(Δx_b − Δx_o)(1 − t). Exact for a body that
     /// does not turn; over-counts a body turning about a contact (the plank
     /// above, rewound with its normal velocity removed: 86 % of its energy lost
-    /// at h = 5 ms) and under-counts a spinning body's swing. PEG's retry keeps
-    /// it (`pipeline::lcp::peg_retry`): its pinned pour events were derived on
-    /// it.
+    /// at h = 5 ms) and under-counts a spinning body's swing. PEG's with `[lcp]
+    /// peg_ccd_points = false` (`pipeline::lcp::peg_retry`; PEG's reading
+    /// before peg30, on which its older pinned pour events were derived).
     Origins,
 }
 

@@ -229,13 +229,16 @@ pub fn with_one_sided(model: &Model, on: bool) -> Model {
 /// `model` with PEG's two keys that are on by default since peg29 turned off
 /// when `before` (`[lcp] peg_vv_feasible`, peg28, and `peg_retry_corrector`,
 /// peg27: the default before peg29, on which the events of the tests that pin
-/// it were found; docs/EXPERIMENTS.md, peg29), else as it is.
+/// it were found; docs/EXPERIMENTS.md, peg29), and PEG's continuous collision
+/// reading the bodies' origins as it did then (`peg_ccd_points = false`, the
+/// default since peg30), else as it is.
 pub fn with_keys_before_peg29(model: &Model, before: bool) -> Model {
     let mut opt = model.opt;
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
         if before {
             p.peg_vv_feasible = false;
             p.peg_retry_corrector = false;
+            p.peg_ccd_points = false;
         }
     }
     model.with_options(opt)

@@ -123,6 +123,19 @@
 //! methods keep the outline's stage as it was (golden_runs unchanged). Cost: when
 //! the pass rewinds, the exact overlaps of the moved bodies' candidate pairs twice.
 //!
+//! **The depth the rest of the step carries is read at the points that meet
+//! (peg30, `[lcp] peg_ccd_points`, default true).** Both the check per attempt
+//! ([`impact_missed`]) and the pass ([`peg_ccd`]) read "the rest of the step
+//! carries the geom deeper than a quarter of its inner radius" as every other
+//! method does since session 36 (`collide::Reach::Points`: the gain of the
+//! geoms' support heights along the separating direction from the time of
+//! impact to the step's end), not by the bodies' origins (`Reach::Origins`, the
+//! key off: PEG before peg30). A plank turning about its foot drops its origin
+//! 2.6 mm a step at h = 5 ms while its foot stays on the floor: read by the
+//! origins it was rewound to its start with its normal velocity removed
+//! (−18.7 % on the speed it leaves a frictionless wall with;
+//! `tests/contact_plank.rs`).
+//!
 //! # The corrector (peg27, `[lcp] peg_retry_corrector`)
 //! 003's rows are velocity-level: the gap at the end of the step is eq. (6)'s
 //! Taylor series "truncated after the linear term", ψ + h Gᵀν⁺ ≥ 0. A body
@@ -421,11 +434,20 @@ fn impact_missed(
         frozen: &data.frozen,
         h: hk,
         restitution: false,
-        reach: Reach::Origins,
+        reach: reach(model),
     };
     missed_impacts(model, &sweeps, &data.state, col, |b, o| {
         rw.held && has_rows(&ls.contacts, b, o)
     }) > 0
+}
+
+/// How PEG's continuous collision reads the depth the rest of a step carries
+/// (`[lcp] peg_ccd_points`; module doc, "The continuous collision").
+fn reach(model: &Model) -> Reach {
+    match &model.opt.method {
+        crate::model::Method::Lcp(p) if !p.peg_ccd_points => Reach::Origins,
+        _ => Reach::Points,
+    }
 }
 
 /// Whether the attempt just taken had contact rows between bodies `b` and `o`
@@ -465,7 +487,7 @@ fn peg_ccd(
         frozen: &data.frozen,
         h,
         restitution,
-        reach: Reach::Origins,
+        reach: reach(model),
     };
     end.clone_from(&data.state);
     let LcpWorkspace {
