@@ -69,7 +69,10 @@ fn absurd_state_is_caught() {
 }
 
 /// A force F at a world point p of a free body (no gravity) gives v̇ = F/m and, from
-/// rest, ω̇ = I_w⁻¹ ((p − x) × F): checked after one semi-implicit Euler step to 1e-12.
+/// rest, the torque τ = (p − x) × F (+ the applied torque): after one semi-implicit
+/// Euler step v = h F/m and the world angular momentum I_w(q⁺) ω⁺ = h τ, to 1e-12 (the
+/// kick turned the body by h δω, so ω⁺ is read at q⁺: `pipeline::rotation`, "end
+/// velocity"); ω⁺ is h I⁻¹ τ to first order (within h |δω| of it).
 #[test]
 fn wrench_at_point_follows_newton_euler() {
     let model = load_str(SCENE);
@@ -85,5 +88,13 @@ fn wrench_at_point_follows_newton_euler() {
     let tau = Vec3::new(0.1, 0.2, -0.3).cross(&f) + Vec3::new(0.0, 0.0, 0.5);
     let w_expect = body.inv_inertia * tau * h; // orientation is identity
     assert!((data.state[0].v - v_expect).norm() < 1e-12);
-    assert!((data.state[0].w - w_expect).norm() < 1e-12);
+    let r = data.state[0].q.to_rotation_matrix();
+    let l = r.matrix() * body.inertia * r.matrix().transpose() * data.state[0].w;
+    assert!(
+        (l - tau * h).norm() < 1e-12,
+        "L = {l:?}, h tau = {:?}",
+        tau * h
+    );
+    let dw = (data.state[0].w - w_expect).norm();
+    assert!(dw <= h * w_expect.norm() * w_expect.norm(), "{dw:e}");
 }
