@@ -228,6 +228,10 @@ struct Sums {
     islands: usize,
     guess_converged: usize,
     guess_residuals: [usize; 6],
+    /// By the solve's place in its step (the pipeline's two solves a step on
+    /// the pile, lcp26: even = the first, odd = the kept one): Newton steps,
+    /// factorizations, passes, islands converged at the guess.
+    by_kind: [[usize; 4]; 2],
     /// Per pass index 0, 1, 2, ≥ 3 ([`rtphys::solver::PrimalStats::pass_runs`]).
     pass_runs: [usize; 4],
     pass_iterations: [usize; 4],
@@ -273,6 +277,11 @@ fn observe(
         let guess = guess.filter(|_| warm);
         status.push(solver.solve_contacts_dofs(problem, rows, dofs, guess, &mut sh.res[v]));
         let (st, s) = (&sh.res[v].stats, &mut sh.sums[v]);
+        let kind = &mut s.by_kind[s.solves % 2];
+        kind[0] += st.iterations;
+        kind[1] += st.factorizations;
+        kind[2] += st.passes;
+        kind[3] += st.guess_converged;
         s.solves += 1;
         s.iterations += st.iterations;
         s.factorizations += st.factorizations;
@@ -410,6 +419,19 @@ fn same_problems_pile20_primal() {
             s.pass_runs,
             s.pass_iterations,
             s.pass_factorizations
+        );
+        println!(
+            "  {name}: even solves (first) / odd solves (kept), per solve: Newton steps {:.2} / \
+             {:.2}, factorizations {:.2} / {:.2}, passes {:.2} / {:.2}; islands converged at \
+             the guess {} / {}",
+            s.by_kind[0][0] as f64 / (n / 2.0),
+            s.by_kind[1][0] as f64 / (n / 2.0),
+            s.by_kind[0][1] as f64 / (n / 2.0),
+            s.by_kind[1][1] as f64 / (n / 2.0),
+            s.by_kind[0][2] as f64 / (n / 2.0),
+            s.by_kind[1][2] as f64 / (n / 2.0),
+            s.by_kind[0][3],
+            s.by_kind[1][3]
         );
         if s.guess_converged > 0 {
             println!(
