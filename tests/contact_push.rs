@@ -139,14 +139,14 @@ fn a_pushed_box_tips_or_slides_where_statics_says() {
 ///
 /// Hunt–Crossley's high push at 0.9 is not a friction fault (scale21). The box
 /// turns about its front edge, which does not slip. Its elastic law is a Winkler
-/// foundation, whose tipping force for this box is 0.726 of the rigid one
+/// foundation, whose tipping force for this box is 0.691 of the rigid one
 /// (`hunt_crossleys_pushed_box_tips_where_its_foundation_says`), so the rigid
 /// bound asserted here does not apply to it. The low push's stick–slip is still
 /// open.
 #[test]
 #[ignore = "found, not fixed (session 36): pushed at 0.9 of the tipping force the box tips under \
             penalty with RK4, clamped anchors or implicit rows; Hunt–Crossley tips there as its Winkler \
-            foundation says (threshold 0.726, scale21), and its slide chatters (0.269 m of 0.420)"]
+            foundation says (threshold 0.691, scale21), and its slide chatters (0.269 m of 0.420)"]
 fn a_pushed_box_tips_or_slides_where_statics_says_off_penaltys_default() {
     check("hunt_crossley", "");
     check("penalty", "integrator = \"rk4\"\n");
@@ -234,32 +234,37 @@ fn winkler_tilt(d0: f64, hp: f64, f: f64) -> (f64, f64) {
 /// Hunt–Crossley's high push follows its own contact's statics, not the rigid box's.
 /// Its elastic law is a Winkler foundation ([`winkler_tipping_force`]), and a
 /// tall box (b = 3a) on it tips once its tilt moves the centre of mass forward
-/// by b θ. At the default stiffness (rest depth d0 = 0.209 mm) that is 0.726 of
+/// by b θ. At the default stiffness the rest depth is d0 = 0.300 mm (the rule's λ
+/// = 8.175e5 N/m³; the box sinks to it over ≈ 4 s, Hunt–Crossley's damping being
+/// far above critical at rest), and that puts the tipping force at 0.691 of
 /// m g a / h_p. So at 0.9 of the rigid force Hunt–Crossley's box tips, and it
 /// should: the front edge does not slip (at 1.45 s v_x = 0.126 m/s against
 /// ω b = 0.123 m/s), and the travel "3.9 cm" of session 36 is the centre's b θ.
-/// The stiffness sweep confirms the rule, which predicts a tipping force at
-/// 1 − w*/(2a) of the rigid one, with w* ∝ d0^{1/3}:
-/// - At the default stiffness the box tips at 0.9 and at 0.80 of the rigid
-///   force (1.1 of the compliant one).
-/// - 10× stiffer (`penetration_fraction = 5e-5`, d0 = 29.9 µm, compliant threshold 0.856),
-///   at 0.9 it pitches past 0.011 rad by 1 s and keeps turning.
+/// The rule predicts a tipping force of 1 − w*/(2a) of the rigid one, with
+/// w* ∝ d0^{1/3}. Three stiffnesses agree with it:
+/// - 10× stiffer (`penetration_fraction = 5e-5`, d0 = 29.9 µm, compliant
+///   threshold 0.856): at 0.9 the pitch passes 0.011 rad by 1 s and keeps turning.
 /// - 100× stiffer (`penetration_fraction = 5e-6`, d0 = 3.0 µm, threshold 0.933
-///   of the rigid force), at 0.9 it stands at the foundation's tilt
-///   (measured 1.47e-3 rad, predicted 1.47e-3), and at 1.1 it tips.
+///   of the rigid force): at 0.9 it stands at the foundation's tilt
+///   (measured 1.48e-3 rad, predicted 1.48e-3), and at 1.1 it tips.
+/// - The default stiffness: at 1.1 of its compliant force (0.760 of the rigid
+///   one) it tips by 12 s.
 ///
-/// Asserted: the stiff box at 0.9 of the rigid force stands, tilted as the
-/// foundation says within 5 %, its centre within 1 mm. The bound is the patch's
-/// discretization: four corners and the crossings of the lifted strip stand in
-/// for the continuous strip, and the first-order θ is exact to 1e-6. The stiff
-/// box at 1.1 of the rigid force tips. The default box at 1.1 of its compliant
-/// force tips within 6 s; the rigid statics says it stands there (0.80 of
-/// m g a / h_p).
+/// Asserted:
+/// - The stiff box at 0.9 of the rigid force stands, tilted as the foundation
+///   says within 5 %, with its centre within 1 mm. The 5 % is for the patch's
+///   discretization (corners and crossings stand in for the strip); the
+///   first-order θ is exact to 1e-6.
+/// - The stiff box at 1.1 of the rigid force tips.
+/// - The default box at 1.1 of its compliant force tips within 15 s, where the
+///   rigid statics says it stands.
+///
+/// Each d0 is measured after 6 s at rest.
 #[test]
 fn hunt_crossleys_pushed_box_tips_where_its_foundation_says() {
     let tip = G * A / 0.5;
     let stiff = "[hunt_crossley]\npenetration_fraction = 5e-6\n";
-    let (_, _, d0) = push_for("hunt_crossley", 0.0, 0.5, stiff, 300);
+    let (_, _, d0) = push_for("hunt_crossley", 0.0, 0.5, stiff, 6000);
     let f_w = winkler_tipping_force(d0, 0.5);
     println!(
         "stiff: d0 {d0:.3e} m, compliant tipping force {f_w:.4} N = {:.4} of the rigid",
@@ -288,42 +293,48 @@ fn hunt_crossleys_pushed_box_tips_where_its_foundation_says() {
         "the stiff box did not tip at 1.1 of the rigid push"
     );
 
-    let (_, _, d0) = push_for("hunt_crossley", 0.0, 0.5, "", 300);
+    let (_, _, d0) = push_for("hunt_crossley", 0.0, 0.5, "", 6000);
     let f_w = winkler_tipping_force(d0, 0.5);
     println!(
         "default: d0 {d0:.3e} m, compliant tipping force {f_w:.4} N = {:.4} of the rigid",
         f_w / tip
     );
-    let (p, _, _) = push_for("hunt_crossley", 1.1 * f_w, 0.5, "", 6000);
-    println!("default, 1.1 of the compliant push: pitch {p:.4} rad after 6 s");
+    assert!(
+        f_w < 0.9 * tip,
+        "the default foundation tips below 0.9 of the rigid push"
+    );
+    let (p, _, _) = push_for("hunt_crossley", 1.1 * f_w, 0.5, "", 15000);
+    println!("default, 1.1 of the compliant push: pitch {p:.4} rad after 15 s");
     assert!(
         p > 1.0,
         "the default box did not tip at 1.1 of its compliant push"
     );
 }
 
-/// Below its compliant tipping force, Hunt–Crossley's default box should settle
-/// at the foundation's tilt ([`winkler_tilt`]). It does not: at 0.9 of the
-/// compliant force (0.653 of the rigid one) the foundation predicts a tilt of
-/// 0.00927 rad. The box passes it at 6 s (0.00930) and keeps turning: 0.01192 at
-/// 10 s. Found (scale21), not traced.
+/// Below its compliant tipping force, Hunt–Crossley's default box settles at the
+/// foundation's tilt ([`winkler_tilt`]), slowly: its damping is far above
+/// critical at rest. At 0.9 of the compliant force (0.622 of the rigid one) the
+/// predicted tilt is 0.01148 rad. The pitch is 0.00746 at 6 s, 0.01022 at 12 s,
+/// 0.01134 at 24 s and 0.01140 at 27 s, with ω falling to 1.4e-5 rad/s. Asserted
+/// at 30 s: the tilt within 2 % of the foundation's, which allows for the gap
+/// still closing, and still turning by at most 2 % of it from 24 s.
 #[test]
-#[ignore = "found, not traced (scale21): Hunt–Crossley's default box creeps past its foundation's tilt \
-            below the compliant tipping force (0.01192 rad at 10 s against 0.00927)"]
 fn hunt_crossleys_pushed_box_settles_at_its_foundations_tilt() {
-    let (_, _, d0) = push_for("hunt_crossley", 0.0, 0.5, "", 300);
+    let (_, _, d0) = push_for("hunt_crossley", 0.0, 0.5, "", 6000);
     let f_w = winkler_tipping_force(d0, 0.5);
     let (theta, d_n) = winkler_tilt(d0, 0.5, 0.9 * f_w);
     assert!(d_n < 2.0 * A / 3.0);
-    let (p6, _, _) = push_for("hunt_crossley", 0.9 * f_w, 0.5, "", 6000);
-    let (p10, _, _) = push_for("hunt_crossley", 0.9 * f_w, 0.5, "", 10000);
-    println!("default, 0.9 of the compliant push: pitch {p6:.5} at 6 s, {p10:.5} at 10 s (foundation {theta:.5})");
-    assert!(
-        (p10 / theta - 1.0).abs() <= 0.05,
-        "tilt {p10} against {theta}"
+    let (p24, _, _) = push_for("hunt_crossley", 0.9 * f_w, 0.5, "", 24000);
+    let (p30, x30, _) = push_for("hunt_crossley", 0.9 * f_w, 0.5, "", 30000);
+    println!(
+        "default, 0.9 of the compliant push: pitch {p24:.5} at 24 s, {p30:.5} at 30 s (foundation {theta:.5}), x {x30:.3e} m"
     );
     assert!(
-        (p10 - p6).abs() <= 0.05 * theta,
-        "still turning: {p6} → {p10}"
+        (p30 / theta - 1.0).abs() <= 0.02,
+        "tilt {p30} against {theta}"
+    );
+    assert!(
+        (p30 - p24).abs() <= 0.02 * theta,
+        "still turning: {p24} → {p30}"
     );
 }
