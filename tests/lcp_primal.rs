@@ -647,6 +647,34 @@ fn degenerate_rows_converge() {
             let (st2, r2) = primal_with(&p, &rows_, Some(&r.z), variant(v));
             assert_eq!(st2, PrimalStatus::Converged, "{name} ({v:?}): warm");
             assert_eq!(r2.stats.passes, 1, "{name} ({v:?}): warm passes");
+            // With the guess test (`guess_test`, lcp30): the solution meets
+            // the tolerance (asserted above), so the warm solve ends at it
+            // with no pass and no factorization, the guess returned as it is.
+            let tested = PrimalParams {
+                guess_test: true,
+                ..variant(v)
+            };
+            let (st3, r3) = primal_with(&p, &rows_, Some(&r.z), tested);
+            assert_eq!(st3, PrimalStatus::Converged, "{name} ({v:?}): tested");
+            assert_eq!(
+                (
+                    r3.stats.passes,
+                    r3.stats.factorizations,
+                    r3.stats.guess_converged
+                ),
+                (0, 0, r3.stats.islands),
+                "{name} ({v:?}): tested {:?}",
+                r3.stats
+            );
+            // The guess returned as projected onto the cones: a sliding
+            // point's friction, consistent with its radius to the residual
+            // only (measured 1.0e-10 outside its k-gon), moves by at most
+            // the natural map's residual, which contains that distance.
+            let gap =
+                r3.z.iter()
+                    .zip(&r.z)
+                    .fold(0.0_f64, |g, (x, y)| g.max((x - y).abs()));
+            assert!(gap <= TOL, "{name} ({v:?}): guess moved by {gap:.3e}");
             let most = if matches!(v, Variant::Anderson | Variant::Soft) && push > 0.01 {
                 3
             } else {
@@ -1537,7 +1565,16 @@ fn bracketed(p: PrimalParams) -> PrimalParams {
 /// is not compared. Returns the line search's evaluations of the bracketed search and
 /// of the variant, and the largest velocity difference.
 fn same_solutions(vary: impl Fn(PrimalParams) -> PrimalParams) -> (usize, usize, f64) {
-    let solved = base_and_variant(bracketed, vary);
+    same_solutions_from(bracketed, vary)
+}
+
+/// [`same_solutions`] against `base` of the default parameters instead of the
+/// bracketed search.
+fn same_solutions_from(
+    base: impl Fn(PrimalParams) -> PrimalParams,
+    vary: impl Fn(PrimalParams) -> PrimalParams,
+) -> (usize, usize, f64) {
+    let solved = base_and_variant(base, vary);
     let (mut eval_a, mut eval_b, mut worst) = (0, 0, 0.0_f64);
     for ((name, p, rows, _, tol), sa, ra, rb) in &solved {
         eval_a += ra.stats.line_search_evaluations;
@@ -1602,4 +1639,56 @@ fn kinks_line_search_solves_the_same_problems() {
          in {above} problems (at most {largest:.2e} of it)"
     );
     assert!(b < a, "no fewer evaluations: {b} against {a}");
+}
+
+/// The kinks' search's list of the loading kinks alone (lcp30, `Line::load_list`,
+/// the default: the normal rows loading, the tangent pairs entering the k-gon
+/// or an edge's slab from a vertex's wedge) against lcp29's list of every
+/// breakpoint (`full_kink_list`) on the random and scene problems
+/// ([`same_solutions_from`]: the same status, the residual, contact
+/// velocities within 1e-8). Reports the evaluations, and random case 51 by
+/// list, with and without Newton on the radii (lcp29: a list of the k-gon's
+/// entries alone changed its status both ways).
+#[test]
+fn load_list_solves_the_same_problems() {
+    let full = |p: PrimalParams| PrimalParams {
+        full_kink_list: true,
+        ..p
+    };
+    let (a, b, worst) = same_solutions_from(full, |p| PrimalParams {
+        full_kink_list: false,
+        ..p
+    });
+    let cases = random_and_scene_cases();
+    let (name, p, rows, _, _) = &cases[51];
+    for newton in [false, true] {
+        let base = if newton {
+            variant(Variant::RadiusNewton)
+        } else {
+            PrimalParams {
+                tolerance: TOL,
+                ..PrimalParams::default()
+            }
+        };
+        for (label, params) in [
+            ("bracketed", bracketed(base)),
+            ("full list", full(base)),
+            ("loading kinks", base),
+        ] {
+            let (st, r) = primal_with(p, rows, None, params);
+            eprintln!(
+                "{name}, radius Newton {newton}, {label}: {st:?}, residual {:.3e}, Newton steps \
+                 {}, factorizations {}, passes {}, evaluations {}",
+                residual(p, &r.z),
+                r.stats.iterations,
+                r.stats.factorizations,
+                r.stats.passes,
+                r.stats.line_search_evaluations
+            );
+        }
+    }
+    eprintln!(
+        "line-search evaluations {a} with the full list, {b} with the loading kinks; contact \
+         velocities at most {worst:.3e} apart"
+    );
 }

@@ -131,8 +131,9 @@ fn profile_pile20_primal() {
 // The same problems (lcp29): variants solved beside the pipeline's solve.
 // ---------------------------------------------------------------------------
 
-/// A variant of the pipeline's primal parameters: its name and the change.
-type Variant = (&'static str, fn(PrimalParams) -> PrimalParams);
+/// A variant of the pipeline's primal parameters: its name, the change, and
+/// whether it is given the pipeline's guess (false: solved cold).
+type Variant = (&'static str, fn(PrimalParams) -> PrimalParams, bool);
 
 fn as_is(p: PrimalParams) -> PrimalParams {
     p
@@ -159,13 +160,60 @@ fn kinks_checked(p: PrimalParams) -> PrimalParams {
     }
 }
 
+/// The warm start's pieces off (Newton from `M⁻¹Gᵀ z_guess`, lcp14's reference).
+fn cold_pieces(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        warm_pieces: false,
+        ..p
+    }
+}
+
+/// The first pass's radii at the warm minimizer (lcp30).
+fn warm_radii(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        warm_radii: true,
+        ..p
+    }
+}
+
+/// The first pass's radii and centre at the warm minimizer (lcp30).
+fn warm_centre(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        warm_centre: true,
+        ..warm_radii(p)
+    }
+}
+
+/// The kinks' search by lcp29's list of every breakpoint (lcp30's default
+/// lists the loading kinks only).
+fn full_list(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        full_kink_list: true,
+        ..kinks(p)
+    }
+}
+
+/// The guess tested first (lcp30).
+fn guess_test(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        guess_test: true,
+        ..p
+    }
+}
+
 /// The variants, the first the reference the others' impulses are compared
 /// with (the pipeline's own parameters, `as is`).
 const VARIANTS: &[Variant] = &[
-    ("as is", as_is),
-    ("bracketed", bracketed),
-    ("kinks", kinks),
-    ("kinks, checked", kinks_checked),
+    ("as is", as_is, true),
+    ("bracketed", bracketed, true),
+    ("kinks", kinks, true),
+    ("kinks, checked", kinks_checked, true),
+    ("no guess", as_is, false),
+    ("cold pieces", cold_pieces, true),
+    ("warm radii", warm_radii, true),
+    ("warm radii and centre", warm_centre, true),
+    ("guess tested", guess_test, true),
+    ("kinks full list", full_list, true),
 ];
 
 /// Per variant, summed over the window's solves.
@@ -177,6 +225,17 @@ struct Sums {
     passes: usize,
     evaluations: usize,
     failed_islands: usize,
+    islands: usize,
+    guess_converged: usize,
+    guess_residuals: [usize; 6],
+    /// By the solve's place in its step (the pipeline's two solves a step on
+    /// the pile, lcp26: even = the first, odd = the kept one): Newton steps,
+    /// factorizations, passes, islands converged at the guess.
+    by_kind: [[usize; 4]; 2],
+    /// Per pass index 0, 1, 2, ≥ 3 ([`rtphys::solver::PrimalStats::pass_runs`]).
+    pass_runs: [usize; 4],
+    pass_iterations: [usize; 4],
+    pass_factorizations: [usize; 4],
     /// The largest `max |δv − δv_ref| / max |δv_ref|` of the bodies' velocity
     /// changes `M⁻¹ Gᵀ z` over the solves where both converged.
     worst: f64,
@@ -213,16 +272,32 @@ fn observe(
         return;
     };
     let mut status = Vec::with_capacity(sh.variants.len());
-    for (v, &(_, vary)) in sh.variants.iter().enumerate() {
+    for (v, &(_, vary, warm)) in sh.variants.iter().enumerate() {
         let solver = PrimalSolver::new(vary(*params));
+        let guess = guess.filter(|_| warm);
         status.push(solver.solve_contacts_dofs(problem, rows, dofs, guess, &mut sh.res[v]));
         let (st, s) = (&sh.res[v].stats, &mut sh.sums[v]);
+        let kind = &mut s.by_kind[s.solves % 2];
+        kind[0] += st.iterations;
+        kind[1] += st.factorizations;
+        kind[2] += st.passes;
+        kind[3] += st.guess_converged;
         s.solves += 1;
         s.iterations += st.iterations;
         s.factorizations += st.factorizations;
         s.passes += st.passes;
         s.evaluations += st.line_search_evaluations;
         s.failed_islands += st.failed_islands;
+        s.islands += st.islands;
+        s.guess_converged += st.guess_converged;
+        for k in 0..6 {
+            s.guess_residuals[k] += st.guess_residuals[k];
+        }
+        for k in 0..4 {
+            s.pass_runs[k] += st.pass_runs[k];
+            s.pass_iterations[k] += st.pass_iterations[k];
+            s.pass_factorizations[k] += st.pass_factorizations[k];
+        }
         s.checks += st.line_search_checks;
         s.checks_above += st.line_search_checks_above;
         s.excess = s.excess.max(st.line_search_alpha_excess);
@@ -294,7 +369,7 @@ fn same_problems_pile20_primal() {
     let only = std::env::var("SAME_VARIANTS").ok();
     let variants: Vec<Variant> = VARIANTS
         .iter()
-        .filter(|(name, _)| {
+        .filter(|(name, _, _)| {
             only.as_deref()
                 .is_none_or(|o| o.split(',').any(|n| n == *name))
         })
@@ -324,7 +399,7 @@ fn same_problems_pile20_primal() {
     assert!(sh.sums[0].solves > 0, "no primal solve in the window");
     println!("pile20 primal, the same problems over {WINDOW} steps after {SETTLE}, per solve:");
     println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
-    for ((name, _), s) in sh.variants.iter().zip(&sh.sums) {
+    for ((name, _, _), s) in sh.variants.iter().zip(&sh.sums) {
         let n = s.solves as f64;
         println!(
             "{name} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {:.2e}",
@@ -336,6 +411,35 @@ fn same_problems_pile20_primal() {
             s.failed_islands,
             s.worst
         );
+        println!(
+            "  {name}: islands {:.2} per solve, {} converged at the guess (window); per pass index 0 / 1 / 2 / ≥3: passes {:?}, \
+             Newton steps {:?}, factorizations {:?} (window)",
+            s.islands as f64 / n,
+            s.guess_converged,
+            s.pass_runs,
+            s.pass_iterations,
+            s.pass_factorizations
+        );
+        println!(
+            "  {name}: even solves (first) / odd solves (kept), per solve: Newton steps {:.2} / \
+             {:.2}, factorizations {:.2} / {:.2}, passes {:.2} / {:.2}; islands converged at \
+             the guess {} / {}",
+            s.by_kind[0][0] as f64 / (n / 2.0),
+            s.by_kind[1][0] as f64 / (n / 2.0),
+            s.by_kind[0][1] as f64 / (n / 2.0),
+            s.by_kind[1][1] as f64 / (n / 2.0),
+            s.by_kind[0][2] as f64 / (n / 2.0),
+            s.by_kind[1][2] as f64 / (n / 2.0),
+            s.by_kind[0][3],
+            s.by_kind[1][3]
+        );
+        if s.guess_converged > 0 {
+            println!(
+                "  {name}: islands by the guess's residual over the tolerance (≤ 1, 10, 10², \
+                 10³, 10⁴, more): {:?}",
+                s.guess_residuals
+            );
+        }
         if s.checks > 0 {
             println!(
                 "  {name}: α checked against the bracketed search's at {} Newton steps: {} \

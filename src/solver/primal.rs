@@ -67,7 +67,11 @@
 //! of that piece. Each trial passes one such kink, where the bracketed search
 //! from α = 1 unloads one per step from the right or bisects (lcp28: its
 //! searches of 15–22 evaluations). No walk of all the kinks: the trials are
-//! exact evaluations, the list only places them.
+//! exact evaluations, the list only places them. Since lcp30 the list holds
+//! the loading kinks alone ([`Line::load_list`]: the normal rows' loading,
+//! the k-gon's entry by clipping the line against its edges, an edge's slab
+//! entered from a vertex's wedge), not every breakpoint of the region walk
+//! ([`tangent_breaks`], [`PrimalParams::full_kink_list`]).
 //!
 //! # Outer passes: the radii and a proximal centre
 //! The Coulomb problem's radius is `r_i = μ_i p_n(i)` of the solution itself:
@@ -126,6 +130,13 @@
 //! guess) without impulse in the guess starts loaded where the guess's x
 //! closes it (`u_n < 0`): the standing humanoid's four limit rows turned on in
 //! the first Newton step of every tick, a second factorization of H.
+//!
+//! Options (lcp30, off; measured, docs/BENCHMARKS.md lcp30): the island
+//! tested at the guess first ([`PrimalParams::guess_test`]: where the
+//! projected guess meets the tolerance, the passes' own test, it is
+//! converged with no pass and no factorization); the first pass's radii and
+//! centre at the warm minimizer instead of the guess's
+//! ([`PrimalParams::warm_radii`], [`PrimalParams::warm_centre`]).
 //!
 //! # Soft identification (lcp17, [`PrimalParams::soft_proximal`], off)
 //! At ρ = 1e-6 a loaded row's kink is `1/e' ≈ 1e6` of W's diagonal: the exact
@@ -413,6 +424,26 @@ pub struct PrimalParams {
     /// (`u_n > 0`, `δu_n < 0`: α = −u_n/δu_n, just past it) when that is
     /// below α = 1 ("The line search's start", lcp28); else at 1 as before.
     pub kink_start: bool,
+    /// The first pass's radii at the warm minimizer ("Warm start", lcp30; off;
+    /// same problems of the resting pile20: 65.17 Newton steps per solve
+    /// against 61.58, 17.63 passes against 19.36; with `warm_centre` 124.53):
+    /// with a guess and `warm_pieces`, once `x` is the minimizer of the guess's
+    /// pieces, the radii are set to `μ p_n` of that minimizer's impulses
+    /// (the present problem's normal loads) instead of the guess's, before the
+    /// pass's Newton run.
+    pub warm_radii: bool,
+    /// With `warm_radii`: the first pass's proximal centre moved to the warm
+    /// minimizer's impulses too (lcp30; off).
+    pub warm_centre: bool,
+    /// The guess tested first (lcp30; off): with a guess, an island whose
+    /// projected guess already meets the tolerance (the passes' own test,
+    /// [`contact_residual`]'s natural map) is converged with no pass.
+    pub guess_test: bool,
+    /// [`LineSearch::Kinks`] places its trials by every breakpoint of the
+    /// line ([`Line::kink_list`], lcp29's list) instead of the loading kinks
+    /// alone ([`Line::load_list`], lcp30); the same trials where the two
+    /// lists' loading kinks agree. Off (lcp30).
+    pub full_kink_list: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -468,6 +499,10 @@ impl Default for PrimalParams {
             residual_from_rows: false,
             partial_factor: true,
             kink_start: false,
+            warm_radii: false,
+            warm_centre: false,
+            guess_test: GUESS_TEST,
+            full_kink_list: false,
         }
     }
 }
@@ -548,6 +583,19 @@ pub const RADIUS_NEWTON_ON_STALL: usize = 8;
 /// 6,631 Newton steps per step and 4.2 islands to Newton (the step cycles
 /// between piece sets without a merit function); converges on the face tests.
 pub const COUPLED: bool = false;
+
+/// The default of [`PrimalParams::guess_test`] (lcp30): off. Resting pile20
+/// (`tests/primal_profile.rs`, `same_problems_pile20_primal`, the 600 solves
+/// of the window each also solved with the test): 598 of the 3,600 islands
+/// meet the tolerance at the guess; Newton steps 61.58 → 60.48 per solve,
+/// factorizations 57.72 → 56.64, passes 19.36 → 18.34, islands not converged
+/// 10 → 10 (a later window: 66.97 → 65.26, 59.60 → 57.88, 1,022 of 4,800
+/// islands). But the instructions of those solves rise, 2,145.7M → 2,154.4M
+/// (+0.4 %, callgrind): the islands it ends are small (their one
+/// factorization is cheap) and every other island pays the test. The other
+/// islands' guesses are far from the tolerance (2,741 of 3,600 above 1e4 of
+/// it): the passes are not a question of the tolerance.
+pub const GUESS_TEST: bool = false;
 
 /// The default of [`PrimalParams::warm_pieces`] (lcp14): on. pile20 resting
 /// (`bench`, radius Newton off): 277 factorizations and 8,578 µs/step with
@@ -722,6 +770,17 @@ pub struct PrimalStats {
     pub partial_factorizations: usize,
     pub partial_block_updates: usize,
     pub partial_block_updates_full: usize,
+    /// Per pass index (0, 1, 2, and 3 or later), summed over the body-space
+    /// islands: the passes run, their Newton steps and their factorizations
+    /// (lcp30: where the count comes from).
+    pub pass_runs: [usize; 4],
+    pub pass_iterations: [usize; 4],
+    pub pass_factorizations: [usize; 4],
+    /// Islands whose guess met the tolerance ([`PrimalParams::guess_test`]).
+    pub guess_converged: usize,
+    /// With the test, the islands by the guess's residual relative to the
+    /// tolerance: ≤ 1, ≤ 10, ≤ 10², ≤ 10³, ≤ 10⁴, larger.
+    pub guess_residuals: [usize; 6],
 }
 
 /// The piece of a point's tangent projection (and, in the cone run, of the
@@ -800,6 +859,9 @@ pub struct PrimalResults {
     krhs: Vec<f64>,
     /// The coupled step changed a radius.
     radii_moved: bool,
+    /// The running pass's index and the Newton steps and factorizations
+    /// counted when it began ([`PrimalStats::pass_runs`]).
+    pass_mark: Option<(usize, usize, usize)>,
     /// The solve has a guess.
     warm: bool,
     /// The cone run is on ("The cone run first"): the points' impulses are
@@ -1278,6 +1340,7 @@ impl PrimalSolver {
         } else {
             self.island_body_space(problem, rows, order, res)
         };
+        mark_pass(res, None);
         for &b in &res.bodies {
             res.local[b as usize] = u32::MAX;
         }
@@ -1371,6 +1434,16 @@ impl PrimalSolver {
                 res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
             }
         }
+        if warm && p.guess_test {
+            // The guess tested first: converged as it is.
+            let r = self.island_residual(problem, rows, order, res);
+            let decade = (0..5).find(|&k| r <= p.tolerance * 10f64.powi(k as i32));
+            res.stats.guess_residuals[decade.unwrap_or(5)] += 1;
+            if r <= p.tolerance {
+                res.stats.guess_converged += 1;
+                return (true, r);
+            }
+        }
         let mut kept = 0;
         let (mut best, mut stalled) = (f64::INFINITY, 0);
         // Newton steps on the radii per pass: `radius_newton`, or
@@ -1378,11 +1451,28 @@ impl PrimalSolver {
         let mut radius_steps = p.radius_newton;
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
+            mark_pass(res, Some(pass));
             // The proximal centre and the radii as set.
             set_proximal(problem, rows, order, res, p.proximal);
             // Newton on f.
             if pass == 0 && warm && p.warm_pieces {
                 self.piece_start(problem, rows, order, res);
+                if p.warm_radii {
+                    // The radii (and the centre) at the warm minimizer's impulses.
+                    if !self.evaluate(rows, order, &problem.table, res) {
+                        return (false, f64::INFINITY);
+                    }
+                    for &i in order {
+                        let i = i as usize;
+                        res.radius[i] = problem.mu[i] * res.zs[i][0].max(0.0);
+                        if p.warm_centre {
+                            res.centre[i] = res.zs[i];
+                        }
+                    }
+                    if p.warm_centre {
+                        set_proximal(problem, rows, order, res, p.proximal);
+                    }
+                }
             }
             let Some(mut factor_ok) = self.inner_newton(rows, order, problem, res) else {
                 return (false, f64::INFINITY);
@@ -2333,7 +2423,7 @@ impl PrimalSolver {
                 line.bracketed_from(line.first_load())?
             }
             LineSearch::Bracketed => line.bracketed()?,
-            LineSearch::Kinks => line.kinks(&poly, breaks)?,
+            LineSearch::Kinks => line.kinks(&poly, breaks, p.full_kink_list)?,
             LineSearch::Breakpoints => {
                 let (alpha, ev, kink, total) = line.breakpoints(&poly, breaks)?;
                 stats.line_search_breakpoints += total;
@@ -2513,7 +2603,7 @@ impl Line<'_> {
     /// and the Newton model's slope `dᵀHd = −∇fᵀd` (H at α = 0's pieces, d =
     /// −H⁻¹∇f) stand for the left end without an evaluation. `(α,
     /// evaluations)`; None on a non-finite value.
-    fn kinks(&self, poly: &Polygon, breaks: &mut Vec<Break>) -> Option<(f64, usize)> {
+    fn kinks(&self, poly: &Polygon, breaks: &mut Vec<Break>, full: bool) -> Option<(f64, usize)> {
         let (mut alpha, mut hi, mut evaluations) = (1.0_f64, f64::INFINITY, 0);
         let (mut lo, mut fp_lo, mut fpp_lo) = (0.0_f64, self.fp0, -self.fp0);
         let (mut listed, mut past_kink, mut overshot) = (false, false, false);
@@ -2537,7 +2627,11 @@ impl Line<'_> {
                 // The kinks, once a trial has overshot the zero (before, the
                 // plain Newton steps from the left: 2 evaluations where the
                 // first step's piece holds).
-                self.kink_list(poly, breaks);
+                if full {
+                    self.kink_list(poly, breaks);
+                } else {
+                    self.load_list(poly, breaks, hi);
+                }
                 listed = true;
             }
             // The left end's step, stopped just past the first loading kink
@@ -2659,6 +2753,92 @@ impl Line<'_> {
             c.add(tangent_breaks(u, du, e, self.radius[i], poly, breaks));
         }
         c
+    }
+
+    /// The loading kinks only ([`Line::kinks`]' list, lcp30; the full list is
+    /// [`Line::kink_list`]): per point, where `f''` jumps up along the line —
+    /// the normal row loading (`u_n > 0`, `δu_n < 0`: at `−u_n/δu_n`, jump
+    /// `δu_n²/e_n`); the tangent pair's `y(α) = −E_t⁻¹ u_t(α)` entering the
+    /// k-gon (the line clipped against the k half-planes `n_j·y ≤ r cos(π/k)`;
+    /// it enters through the edge j whose constraint is met last, from that
+    /// edge's slab: jump `δu_tᵀE_t⁻¹δu_t − (t_j·δu_t)²/(t_jᵀE_t t_j)`); and `y`
+    /// entering an edge's slab from a vertex's wedge (the slab of edge j is
+    /// `n_j·y > r cos(π/k)` with the weighted projection's parameter `s_j(y) =
+    /// (y − v_j)ᵀE_t e_j / e_jᵀE_t e_j` in (0, 1), `e_j = v_{j+1} − v_j`: a
+    /// crossing of `s_j = 0` upwards or `s_j = 1` downwards with `n_j·y` above
+    /// the edge; jump `(t_j·δu_t)²/(t_jᵀE_t t_j)`). Unloading kinks (jumps
+    /// down) are not listed: [`Line::past_first_load`] takes only jumps of at
+    /// least the left end's `f''`. Two dot products per edge and point for the
+    /// clipping, two weighted ones for the slabs, against the region walk of
+    /// [`tangent_breaks`]; a pair inside the k-gon at α = 0 that leaves it
+    /// only at or past `upto` (the bracket's right end: [`Line::kinks`] uses no
+    /// kink past it) enters no slab before, and its slabs are not looked at.
+    fn load_list(&self, poly: &Polygon, breaks: &mut Vec<Break>, upto: f64) {
+        breaks.clear();
+        let k = poly.normals.len();
+        for &i in self.order {
+            let i = i as usize;
+            let (u, du, e) = (&self.u[i], &self.du[i], &self.e[i]);
+            if u[0] > 0.0 && du[0] < 0.0 {
+                breaks.push(Break(-u[0] / du[0], du[0] * du[0] / e[0]));
+            }
+            let r = self.radius[i];
+            if r.is_nan() || r <= 0.0 || k < 3 || (du[1] == 0.0 && du[2] == 0.0) {
+                continue;
+            }
+            let y0 = (-u[1] / e[1], -u[2] / e[2]);
+            let y1 = (-du[1] / e[1], -du[2] / e[2]);
+            let h = r * poly.half.0;
+            let edge_curv = |j: usize| {
+                let (nx, ny) = poly.normals[j];
+                curvature(du, e, false, Tangent::Edge(-ny, nx))
+            };
+            // The k-gon's interval along the line (Liang–Barsky), and the edge
+            // it enters through.
+            let (mut enter, mut leave, mut through) = (0.0_f64, f64::INFINITY, usize::MAX);
+            for (j, &(nx, ny)) in poly.normals.iter().enumerate() {
+                let (g0, gd) = (y0.0 * nx + y0.1 * ny - h, y1.0 * nx + y1.1 * ny);
+                if gd < 0.0 {
+                    let a = -g0 / gd;
+                    if a > enter {
+                        (enter, through) = (a, j);
+                    }
+                } else if gd > 0.0 {
+                    leave = leave.min(-g0 / gd);
+                } else if g0 > 0.0 {
+                    leave = f64::NEG_INFINITY;
+                }
+            }
+            if through == usize::MAX {
+                if leave >= upto {
+                    // Inside from α = 0 to past the bracket: no slab entered.
+                    continue;
+                }
+            } else if enter < leave {
+                let inside = curvature(du, e, false, Tangent::Stick);
+                breaks.push(Break(enter, inside - edge_curv(through)));
+            }
+            // The slabs entered from a wedge.
+            let wdot = |a: (f64, f64), b: (f64, f64)| e[1] * a.0 * b.0 + e[2] * a.1 * b.1;
+            for (j, &(nx, ny)) in poly.normals.iter().enumerate() {
+                let (c0, s0) = poly.vertices[j];
+                let (c1, s1) = poly.vertices[(j + 1) % k];
+                let v = (r * c0, r * s0);
+                let ev = (r * (c1 - c0), r * (s1 - s0));
+                let den = wdot(ev, ev);
+                let (p0, p1) = (wdot((y0.0 - v.0, y0.1 - v.1), ev) / den, wdot(y1, ev) / den);
+                let a = if p1 > 0.0 && p0 < 0.0 {
+                    -p0 / p1
+                } else if p1 < 0.0 && p0 > 1.0 {
+                    (1.0 - p0) / p1
+                } else {
+                    continue;
+                };
+                if (y0.0 + a * y1.0) * nx + (y0.1 + a * y1.1) * ny > h {
+                    breaks.push(Break(a, edge_curv(j)));
+                }
+            }
+        }
     }
 
     /// [`LineSearch::Breakpoints`]: `f'` is continuous and piecewise linear in
@@ -2988,6 +3168,18 @@ fn slide_direction(z: &[f64; 3], e: &[f64; 3], r: f64, piece: Tangent, ch: f64) 
         Tangent::Fixed if r > 0.0 => [0.0, z[1] / r, z[2] / r],
         _ => [0.0; 3],
     }
+}
+
+/// Ends the running pass's count ([`PrimalStats::pass_runs`]) and starts
+/// `next`'s (None: the island's passes are over).
+fn mark_pass(res: &mut PrimalResults, next: Option<usize>) {
+    let st = &mut res.stats;
+    if let Some((k, it, fa)) = res.pass_mark.take() {
+        st.pass_runs[k] += 1;
+        st.pass_iterations[k] += st.iterations - it;
+        st.pass_factorizations[k] += st.factorizations - fa;
+    }
+    res.pass_mark = next.map(|pass| (pass.min(3), st.iterations, st.factorizations));
 }
 
 /// The pass's `E' = E + ρ D` and `q' = q − ρ D z_k` at the proximal weight
