@@ -31,7 +31,7 @@ pub mod tessellate;
 use super::{CollideWorkspace, Stepper, Tick};
 use crate::data::Data;
 use crate::ipc::mesh::SurfaceMesh;
-use crate::ipc::potential::{free_flow_end_omega, free_flow_omega, Inertial};
+use crate::ipc::potential::{free_flow_omega, momentum_end_omega, Inertial};
 use crate::math::{Mat3, Quat, Vec3};
 use crate::model::{BodyKind, IpcParams, IpcRotation, Material, Model};
 use nalgebra::{SymmetricEigen, UnitQuaternion};
@@ -234,8 +234,10 @@ impl Stepper for IpcStepper<'_> {
             s.w = match self.params.rotation {
                 IpcRotation::ImplicitEuler => th / h,
                 IpcRotation::FreeFlow => {
+                    // The prediction's ω̄ again (the same inputs as above).
                     let rot_now = s.q.to_rotation_matrix().into_inner() * ib.principal;
-                    free_flow_end_omega(&rot_now, &ib.moments, &th, h)
+                    let wb = free_flow_omega(&rot_now, &ib.moments, &s.w, h);
+                    momentum_end_omega(&rot_now, &ib.moments, &s.w, &wb, &th, h)
                 }
             };
             s.q = UnitQuaternion::new_normalize((Quat::from_scaled_axis(th) * s.q).into_inner());

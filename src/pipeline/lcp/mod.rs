@@ -1112,10 +1112,17 @@ fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls
                 let nu = &ls.nu_next[blk.offset..blk.offset + 6];
                 let m = &ls.nu_move[blk.offset..blk.offset + 6];
                 let s = &mut state[b];
+                let body = &model.bodies[b];
+                let inertia = Inertia {
+                    i: body.inertia,
+                    inv: body.inv_inertia,
+                };
+                let (q0, w0) = (s.q, s.w);
                 s.v = Vec3::new(nu[0], nu[1], nu[2]);
-                s.w = Vec3::new(nu[3], nu[4], nu[5]);
                 s.x += h * Vec3::new(m[0], m[1], m[2]);
                 s.q = rotation::kick(&q_f, &(Vec3::new(m[3], m[4], m[5]) - w_f), h);
+                let dw = Vec3::new(nu[3], nu[4], nu[5]) - w_f;
+                s.w = rotation::kicked_velocity(&q0, &w0, &dw, &s.q, &w_f, &inertia);
             }
             DofKind::Articulated { .. } => {}
         }
