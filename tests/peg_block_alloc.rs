@@ -78,7 +78,10 @@ fn peg_block_path_steps_without_allocating() {
 /// bound so that the test tells the two apart) — no body is quarantined, and
 /// no allocation in 100 steps after a warm-up of [`WARM_ACTIVE`] (the reduced
 /// LCP's buffers grow to the largest size the tower reaches; after 100 steps of
-/// warm-up they still grew twice).
+/// warm-up they still grew twice). On the momentum's end velocity (lead37;
+/// peg31, 450 steps): the PGS alone 445 of 450 unconverged, max |v| 1.572e-3
+/// m/s; the active set 0 unconverged, max |v| 2.487e-7 m/s (7.2e-9 before),
+/// 0 allocations.
 #[test]
 fn peg_active_set_solves_the_tower_without_allocating() {
     let run = |active: bool| {
