@@ -21,7 +21,8 @@ fn with_passes(model: Model, n: usize) -> Model {
 }
 
 /// `peg_large_step`'s run (3D pour, seed 1, the first two bodies, h = 5e-2, 20
-/// steps) at 1, 2, 3 passes (and `PEG_LARGE_STEPS` steps if set).
+/// steps) at 1, 2, 3 passes (and `PEG_LARGE_STEPS` steps if set; the seeds
+/// `PEG_SEEDS`, comma-separated, if set: peg31's survey of the event).
 #[test]
 #[ignore = "tool: peg_large_step's run at 1, 2, 3 predicted passes (peg13)"]
 fn passes_large_step() {
@@ -30,8 +31,11 @@ fn passes_large_step() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
-    for n in 1..=3 {
-        let scene = pour_scene(1, PourMethod::Peg, h);
+    let seeds: Vec<u64> = std::env::var("PEG_SEEDS")
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|_| vec![1]);
+    for (seed, n) in seeds.iter().flat_map(|&s| (1..=3).map(move |n| (s, n))) {
+        let scene = pour_scene(seed, PourMethod::Peg, h);
         let model = rtphys::model::scene::load_scene_str(&scene.toml, "pour", ".".as_ref())
             .expect("generated scene loads");
         let model = with_passes(model, n);
@@ -61,7 +65,7 @@ fn passes_large_step() {
         }
         let s = &data.stats;
         println!(
-            "passes {n}: overlap {max_ov:.3e} L³, failures {} (first at step {first_fail:?}), fallbacks {}, \
+            "seed {seed} passes {n}: overlap {max_ov:.3e} L³, failures {} (first at step {first_fail:?}), fallbacks {}, \
              discarded passes {}, quarantined {}, largest LCP {max_n}, largest pivots / (10 n + 100) \
              {worst_piv:.2} (over on steps {over_bound:?}), {:.1} ms per step",
             s.solver_failures,
