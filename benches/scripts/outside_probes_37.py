@@ -11,9 +11,10 @@ C of a ball tip of radius RT, one density. Body z is the symmetry axis. On a fri
 floor the normal force is vertical through C, so C is the pivot of a point-tip top whose
 centre of mass keeps its horizontal place.
 """
-import math, sys
+import csv, math, os, subprocess, sys
 
-import csv, subprocess
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outside_probes_36 import header  # noqa: E402  (the world and a floor of friction mu)
 
 
 def run(BIN, toml, meth, steps):
@@ -59,17 +60,7 @@ def top_scene(theta, w3, dt, mu=0.0):
     e3 = (0.0, -math.sin(theta), math.cos(theta))
     s = w3 - w * math.cos(theta)
     om = (s * e3[0], s * e3[1], w + s * e3[2])
-    return f"""[world]
-gravity = [0.0, 0.0, {-G}]
-dt = {dt}
-method = "penalty"
-
-[[body]]
-name = "ground"
-static = true
-shape = {{ type = "plane" }}
-material = {{ mu = {mu} }}
-
+    return header(mu, dt) + f"""
 [[body]]
 name = "top"
 density = {RHO}
