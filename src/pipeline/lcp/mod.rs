@@ -1100,7 +1100,8 @@ fn report_wrenches(h: f64, state: &[BodyState], wrench: &mut [Wrench], ls: &LcpW
 /// renormalized (eq. (10) of 003 with ω in world coordinates, applied to the
 /// contact's change of ω after the contact-free rotation q_f; module doc,
 /// "Rotation"), with (v⁺_m, ω⁺_m) the ν⁺ of the stabilized problem (module doc,
-/// "Stabilization").
+/// "Stabilization"); ω⁺ is the kept ν⁺'s momentum read at q⁺
+/// (`rotation::kicked_velocity`: I_w(q⁺)⁻¹ I_w(q) (ω + ω⁺ − ω_f)).
 fn integrate(model: &Model, h: f64, state: &mut [BodyState], frozen: &[bool], ls: &LcpWorkspace) {
     for (blk, &(q_f, w_f)) in ls.blocks.iter().zip(&ls.free_rot) {
         match blk.kind {
