@@ -294,6 +294,9 @@ pub struct RobotData {
     pub(crate) tau: Vec<f64>,
     pub(crate) armature: Vec<f64>,
     pub(crate) arm_act: Vec<f64>,
+    /// The implicit velocity-product step's workspace, present when the world's
+    /// integrator is `implicit` ([`crate::dynamics::implicit`]).
+    pub(crate) implicit: Option<Box<crate::dynamics::ImplicitVelocity>>,
 }
 
 impl RobotData {
@@ -309,6 +312,7 @@ impl RobotData {
             tau: vec![0.0; r.nv()],
             armature: vec![0.0; r.nv()],
             arm_act: vec![0.0; r.nv()],
+            implicit: None,
         }
     }
 }
@@ -602,7 +606,18 @@ impl Data {
             qfrc_actuator: vec![0.0; model.nv],
             qfrc_passive: vec![0.0; model.nv],
             qacc: vec![0.0; model.nv],
-            robots: model.robots.iter().map(RobotData::new).collect(),
+            robots: model
+                .robots
+                .iter()
+                .map(|r| {
+                    let mut rd = RobotData::new(r);
+                    if model.opt.integrator == crate::model::Integrator::Implicit {
+                        rd.implicit =
+                            Some(Box::new(crate::dynamics::ImplicitVelocity::new(&r.tree)));
+                    }
+                    rd
+                })
+                .collect(),
             // Caches sized from the model (a settling scene does not grow them in
             // its first ticks; beyond these sizes they grow by doubling).
             pairs: Vec::with_capacity(PAIRS_PER_GEOM * model.ngeom()),

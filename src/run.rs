@@ -52,7 +52,7 @@ pub struct RunArgs {
     /// Override the step size, s.
     #[arg(long)]
     pub dt: Option<f64>,
-    /// Override the integrator: rk4 | semi_implicit_euler.
+    /// Override the integrator: rk4 | semi_implicit_euler | implicit.
     #[arg(long)]
     pub integrator: Option<String>,
     /// Number of steps.
@@ -95,7 +95,12 @@ pub fn apply_overrides(
         opt.integrator = match i {
             "rk4" => Integrator::Rk4,
             "semi_implicit_euler" => Integrator::SemiImplicitEuler,
-            other => anyhow::bail!("--integrator: unknown '{other}' (rk4, semi_implicit_euler)"),
+            "implicit" => Integrator::Implicit,
+            other => {
+                anyhow::bail!(
+                    "--integrator: unknown '{other}' (rk4, semi_implicit_euler, implicit)"
+                )
+            }
         };
     }
     if let Some(m) = method {

@@ -44,7 +44,11 @@ fn command(model: &Model, data: &mut Data) {
 #[test]
 fn robot_scenes_step_without_allocating() {
     for scene in ["humanoid.toml", "arm_table.toml"] {
-        for integrator in [Integrator::SemiImplicitEuler, Integrator::Rk4] {
+        for integrator in [
+            Integrator::SemiImplicitEuler,
+            Integrator::Rk4,
+            Integrator::Implicit,
+        ] {
             let base = common::load(scene);
             let mut opt = base.opt;
             opt.integrator = integrator;

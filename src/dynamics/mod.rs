@@ -132,6 +132,7 @@
 pub mod aba;
 pub mod configuration;
 pub mod crba;
+pub mod implicit;
 pub mod jacobian;
 pub mod kinematics;
 pub mod mass;
@@ -143,6 +144,7 @@ pub mod wrenches;
 pub use aba::aba;
 pub use configuration::{difference, integrate, neutral_configuration, normalize, q_derivative};
 pub use crba::crba;
+pub use implicit::ImplicitVelocity;
 pub use jacobian::point_jacobian;
 pub(crate) use kinematics::point_acceleration;
 pub use kinematics::{

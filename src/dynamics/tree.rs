@@ -68,6 +68,10 @@ pub enum DynamicsError {
     /// smallest diagonal entry) or the solve is not finite.
     #[error("link {link}: articulated joint inertia d = {d} is not positive")]
     SingularJoint { link: usize, d: f64 },
+    /// The implicit step's matrix `M̃ + hθ D` ([`super::implicit`]) has a zero
+    /// or non-finite pivot.
+    #[error("the implicit velocity-product step's matrix M + h theta D is singular")]
+    Singular,
 }
 
 /// A joint between `parent[i]` and link `i`. Axes are unit vectors in the

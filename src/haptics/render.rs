@@ -463,7 +463,7 @@ impl HapticState {
 fn multirate_runs_under(model: &Model) -> bool {
     match model.opt.method {
         Method::HuntCrossley(_) => false,
-        Method::Penalty(_) => model.opt.integrator == crate::model::Integrator::SemiImplicitEuler,
+        Method::Penalty(_) => model.opt.integrator.first_order(),
         _ => true,
     }
 }

@@ -5,7 +5,7 @@
 //! [world]
 //! gravity = [0.0, 0.0, -9.81]      # m/s²
 //! dt = 0.001                       # s
-//! integrator = "rk4"               # "rk4" | "semi_implicit_euler"
+//! integrator = "rk4"               # "rk4" | "semi_implicit_euler" | "implicit"
 //! method = "penalty"               # "penalty" | "penalty_deepest" | "hunt_crossley" | "lcp" | "peg" | "ipc"
 //! sleep = { enabled = false, rest_time = 0.5, v_rest = 2e-3, w_rest = 2e-2 }
 //!                                  # sleeping islands (s, m/s, rad/s); ipc never sleeps
@@ -1370,7 +1370,7 @@ fn multirate(
                 "a multi-rate tool needs method = \"penalty\" or \"lcp\" (Hunt–Crossley collides at its own sub-steps)".into(),
             ))
         }
-        Method::Penalty(_) if model.opt.integrator != Integrator::SemiImplicitEuler => {
+        Method::Penalty(_) if !model.opt.integrator.first_order() => {
             return Err((
                 "rate_hz".into(),
                 "a multi-rate tool under penalty needs integrator = \"semi_implicit_euler\" (rk4 collides at its stages)".into(),

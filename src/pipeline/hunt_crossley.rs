@@ -403,7 +403,7 @@ impl Stepper for HuntCrossleyStepper<'_> {
                 // One sub-step from the accepted state.
                 trial.copy_from_slice(state);
                 let w_diss = match model.opt.integrator {
-                    Integrator::SemiImplicitEuler => {
+                    Integrator::SemiImplicitEuler | Integrator::Implicit => {
                         let d0 = &start.deriv;
                         integrator::semi_implicit_euler(
                             tau_try,

@@ -58,7 +58,7 @@ pub mod sleep;
 pub use collide::CollideWorkspace;
 
 use crate::data::{BodyState, Data, QuarantineEvent, Stage, StepStats};
-use crate::model::{BodyKind, Integrator, Method, Model};
+use crate::model::{BodyKind, Method, Model};
 use clock::Instant;
 
 /// What every stepper is given: the model and the step size.
@@ -302,7 +302,7 @@ impl Pipeline {
             (Method::Penalty(p), MethodWorkspace::Penalty(ws)) => {
                 let s = penalty::PenaltyStepper {
                     params: p,
-                    speculative: model.opt.integrator == Integrator::SemiImplicitEuler,
+                    speculative: model.opt.integrator.first_order(),
                 };
                 outline(&s, &tick, data, collide, memory, ws, inputs)
             }

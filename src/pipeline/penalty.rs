@@ -566,7 +566,7 @@ impl Stepper for PenaltyStepper<'_> {
         keep_rest_poses(col, contact_pair, pairs);
         report_contacts(contacts, stats);
         body_mass_props(model, state, frozen, robots, contacts, bodies);
-        let semi_implicit = model.opt.integrator == Integrator::SemiImplicitEuler;
+        let semi_implicit = model.opt.integrator.first_order();
         // The support loads are read per manifold only (a pair's masses, its
         // weight, the normal split): with no contact at the step's start and no
         // intermediate stage to find one (semi-implicit Euler evaluates stage 0
@@ -744,15 +744,17 @@ impl Stepper for PenaltyStepper<'_> {
             Integrator::Rk4 => {
                 integrator::rk4_system(h, state, gen, dynamic, stages.stages(), &mut eval)
             }
-            Integrator::SemiImplicitEuler => integrator::semi_implicit_euler_system(
-                h,
-                state,
-                gen,
-                |b| free_inertia(model, frozen, b),
-                stages.euler(),
-                &mut eval,
-                |q, v, out| robots::configuration_rates(model, q, v, out),
-            ),
+            Integrator::SemiImplicitEuler | Integrator::Implicit => {
+                integrator::semi_implicit_euler_system(
+                    h,
+                    state,
+                    gen,
+                    |b| free_inertia(model, frozen, b),
+                    stages.euler(),
+                    &mut eval,
+                    |q, v, out| robots::configuration_rates(model, q, v, out),
+                )
+            }
         }
         // The links at the end-of-step state.
         link_states(model, robots, qpos, qvel, state);

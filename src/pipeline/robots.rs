@@ -114,6 +114,22 @@ pub(crate) fn derivatives_of_robot(
         }
         return;
     }
+    if let Some(imp) = rd.implicit.as_deref_mut() {
+        // The `implicit` integrator: q̈ ← (M̃ + hθ D)⁻¹ M̃ q̈, so that v + h q̈ is
+        // the step with the velocity products implicit (dynamics::implicit).
+        let qdd = rd.ad.qdd.as_mut_slice();
+        let theta = crate::dynamics::implicit::THETA;
+        if imp
+            .implicit_acceleration(&r.tree, qr, vr, &rd.armature, h, theta, qdd)
+            .is_err()
+        {
+            kv.fill(f64::NAN);
+            if let Some(kq) = kq.as_deref_mut() {
+                kq.fill(0.0);
+            }
+            return;
+        }
+    }
     if let Some(rec) = record.as_mut() {
         // The implicit parts, now that q̈ is known: τ = τ₀ − a q̈.
         for j in &r.joints {

@@ -55,7 +55,7 @@ pub struct BenchArgs {
     /// PEG scenes: `[lcp] peg_consistent`, true | false (default: the scene's).
     #[arg(long)]
     pub peg_consistent: Option<bool>,
-    /// Override every scene's integrator: rk4 | semi_implicit_euler.
+    /// Override every scene's integrator: rk4 | semi_implicit_euler | implicit.
     #[arg(long)]
     pub integrator: Option<String>,
     /// Smoke test: short settling and short timed windows (figures are not
@@ -980,7 +980,7 @@ fn bench_robot_case(
     });
     let evals = match model.opt.integrator {
         crate::model::Integrator::Rk4 => 4,
-        crate::model::Integrator::SemiImplicitEuler => 1,
+        crate::model::Integrator::SemiImplicitEuler | crate::model::Integrator::Implicit => 1,
     };
     Ok(json!({
         "name": case.name(),

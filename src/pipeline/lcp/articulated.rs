@@ -101,6 +101,7 @@ pub(super) fn robot_blocks(
         ls.rnea_free.push(
             lean_ok
                 && !rd.frozen
+                && rd.implicit.is_none()
                 && nv > 0
                 && nv <= DOF_MAX
                 && (rows_anywhere
