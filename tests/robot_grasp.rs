@@ -1,0 +1,189 @@
+//! A parallel-jaw gripper holding a box by friction (docs/EXPERIMENTS.md, "Outside
+//! scenes, session 38"), the canonical manipulation scene.
+//!
+//! A fixed palm carries two fingers on prismatic joints (50 g each, 2 × 6 × 12 cm
+//! boxes) driven by joint forces; between them hangs a 0.1 kg cube of 6 cm, μ = 0.5
+//! on every surface. Squeezed by F per finger, the box holds while the friction the
+//! two faces can carry, 2 μ F, exceeds its weight m g — the threshold F* = m g / 2μ
+//! = 0.981 N — and slides down at g (1 − F/F*) below it. The box is first held at
+//! 10 F* for 0.3 s, then the force is ramped over 50 ms to k F* and the box's slip is
+//! measured over the next 0.2 s (the whole change of its height).
+
+use rtphys::model::scene::load_scene_str;
+use rtphys::{Data, Pipeline};
+
+const MU: f64 = 0.5;
+const M: f64 = 0.1;
+const G: f64 = 9.81;
+/// F* = m g / (2 μ): the squeeze that just holds the box.
+const THRESHOLD: f64 = M * G / (2.0 * MU);
+const HOLD: usize = 300;
+const RAMP: f64 = 50.0;
+const AFTER: usize = 200;
+
+const URDF: &str = r#"<?xml version="1.0"?>
+<robot name="gripper">
+  <link name="palm">
+    <inertial><origin xyz="0 0 0"/><mass value="1.0"/>
+      <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>
+  </link>
+  <joint name="left" type="prismatic">
+    <parent link="palm"/><child link="left_finger"/><origin xyz="-0.05 0 -0.1"/><axis xyz="1 0 0"/>
+    <limit lower="-0.05" upper="0.05" effort="100" velocity="1"/>
+  </joint>
+  <link name="left_finger">
+    <inertial><origin xyz="0 0 0"/><mass value="0.05"/>
+      <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial>
+    <collision><geometry><box size="0.02 0.06 0.12"/></geometry></collision>
+  </link>
+  <joint name="right" type="prismatic">
+    <parent link="palm"/><child link="right_finger"/><origin xyz="0.05 0 -0.1"/><axis xyz="-1 0 0"/>
+    <limit lower="-0.05" upper="0.05" effort="100" velocity="1"/>
+  </joint>
+  <link name="right_finger">
+    <inertial><origin xyz="0 0 0"/><mass value="0.05"/>
+      <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial>
+    <collision><geometry><box size="0.02 0.06 0.12"/></geometry></collision>
+  </link>
+</robot>
+"#;
+
+/// The squeeze per finger at step `i`: 10 F* for `HOLD` steps, then a ramp over `ramp`
+/// steps to `k` F*.
+fn squeeze(i: usize, k: f64, ramp: f64) -> f64 {
+    let t = ((i as f64 - HOLD as f64) / ramp).clamp(0.0, 1.0);
+    THRESHOLD * (10.0 + (k - 10.0) * t)
+}
+
+/// The box's drop (m) over the `AFTER` steps that follow the hold, under `method`,
+/// the squeeze ramped over `ramp` steps to `k` F*; and its drop during the hold.
+fn grasp(method: &str, k: f64, ramp: f64) -> (f64, f64) {
+    let dir = std::env::temp_dir().join(format!("rtphys_grasp_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("gripper.urdf"), URDF).expect("urdf");
+    // The palm at z = 0.5, the fingers' centres at x = ∓(0.05 − q), z = 0.4: at q =
+    // 0.01 their inner faces touch the cube's sides (half width 0.03).
+    let text = format!(
+        "[world]\ngravity = [0.0, 0.0, -9.81]\ndt = 0.001\nmethod = \"{method}\"\n\n\
+         [[robot]]\nurdf = \"gripper.urdf\"\nbase = \"fixed\"\nposition = [0.0, 0.0, 0.5]\n\
+         joints = {{ left = 0.01, right = 0.01 }}\nmaterial = {{ mu = {MU:?} }}\n\n\
+         [[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [0.03, 0.03, 0.03] }}\n\
+         mass = {M:?}\nposition = [0.0, 0.0, 0.4]\nmaterial = {{ mu = {MU:?} }}\n"
+    );
+    let model = load_scene_str(&text, "<grasp>", &dir).unwrap_or_else(|e| panic!("{e}"));
+    let b = model.body_id("box").expect("box");
+    let mut data = Data::new(&model);
+    let mut pipeline = Pipeline::new(&model);
+    let r = &model.robots[0];
+    let z0 = data.state[b].x.z;
+    let mut z1 = z0;
+    for i in 0..HOLD + AFTER {
+        if i == HOLD {
+            z1 = data.state[b].x.z;
+        }
+        for j in 0..r.nv() {
+            data.qfrc_cmd[r.v_offset + j] = squeeze(i, k, ramp);
+        }
+        pipeline.step(&model, &mut data);
+    }
+    (z1 - data.state[b].x.z, z0 - z1)
+}
+
+/// The rigid box's slide over the `AFTER` steps: it sticks while the squeeze holds
+/// it, then ẍ = g − 2 μ F(t) / m, integrated at 1e-5 s (m).
+fn rigid_slip(k: f64, ramp: f64) -> f64 {
+    let (mut x, mut v, h) = (0.0f64, 0.0f64, 1e-5);
+    let n = (AFTER as f64 * 1e-3 / h).round() as usize;
+    for s in 0..n {
+        let i = HOLD as f64 + s as f64 * h / 1e-3;
+        let t = ((i - HOLD as f64) / ramp).clamp(0.0, 1.0);
+        let f = THRESHOLD * (10.0 + (k - 10.0) * t);
+        let a = (G - 2.0 * MU * f / M).max(0.0);
+        v += a * h;
+        x += v * h;
+    }
+    x
+}
+
+/// Penalty and LCP hold the box above the threshold and let it slide below it as the
+/// rigid box does:
+/// - at 1.2 F* and 2 F* the slip over 0.2 s is ≤ 0.1 mm (measured: LCP 0, penalty
+///   4 µm and 1 µm, its anchors' elastic stretch);
+/// - at 0.8 F* and 0.5 F* it is within 5 % of the rigid slide (measured: LCP
+///   +0.05 % and +0.7 %, penalty +2.6 % and +1.1 %).
+///
+/// The hold itself drops the box ≤ 0.2 mm (the compliant contact's settling; LCP 0).
+#[test]
+fn a_gripper_holds_a_box_above_the_friction_threshold_and_lets_it_slide_below() {
+    for method in ["penalty", "lcp"] {
+        for k in [2.0, 1.2, 0.8, 0.5] {
+            let (slip, settle) = grasp(method, k, RAMP);
+            let rigid = rigid_slip(k, RAMP);
+            println!(
+                "{method} {k} F*: hold drop {settle:.3e} m, slip {slip:.5e} m (rigid {rigid:.5e})"
+            );
+            assert!(
+                settle <= 2e-4,
+                "{method}: the hold dropped the box {settle} m"
+            );
+            if k > 1.0 {
+                assert!(slip.abs() <= 1e-4, "{method} {k} F*: slipped {slip} m");
+            } else {
+                assert!(
+                    (slip / rigid - 1.0).abs() <= 0.05,
+                    "{method} {k} F*: {slip} m, rigid {rigid}"
+                );
+            }
+        }
+    }
+}
+
+/// The same under PEG. The finger–box pairs keep the standard rows, because the
+/// fingers are robot links (`pipeline::lcp::peg`'s module doc). Yet the box slides out
+/// of the grasp at every squeeze:
+/// - held at 10 F* it drops 5.0 mm in 0.3 s;
+/// - then it slips 18 mm at 2 F* and 33 mm at 1.2 F* in 0.2 s;
+/// - the vertical friction it carries is 0.67–0.76 N of the 0.981 N needed, with
+///   solves reporting a residual of 1.5e-10 (and 4 failed solves in the first 100
+///   steps).
+///
+/// LCP holds the same rows exactly (the test above). PEG itself holds the cube squeezed
+/// between a wall and a free pusher (10 µm over 0.5 s; scratch, session 38). So the
+/// fault lies in the path PEG's step takes with a robot's rows. Found, not fixed
+/// (session 38).
+#[test]
+#[ignore = "found, not fixed (session 38): under PEG a grasped box slides out at every squeeze (18 mm in 0.2 s at 2 F*); LCP holds it"]
+fn a_gripper_holds_a_box_under_peg() {
+    for k in [2.0, 1.2] {
+        let (slip, settle) = grasp("peg", k, RAMP);
+        println!("peg {k} F*: hold drop {settle:.3e} m, slip {slip:.5e} m");
+        assert!(
+            settle <= 2e-4 && slip.abs() <= 1e-4,
+            "peg {k} F*: {settle} m, {slip} m"
+        );
+    }
+}
+
+/// A step from 10 F* to k F* in one tick, no ramp.
+/// - LCP holds at 2 F* and 1.2 F* (0 slip).
+/// - Penalty lifts both fingers off the box for 7 ms, and the box falls 0.94 mm before
+///   they close again. Its slip is 0.94 mm at 2 F*, 4.9 mm at 1.2 F* and 13.6 mm at
+///   1.05 F*. The contact force relaxes from 9.81 N to 0 in 3 steps while the
+///   commanded 1.96 N cannot hold the light fingers against it (the PID's integral of
+///   the old depth still pushes).
+///
+/// Found, not fixed (session 38). Asserted: ≤ 0.1 mm.
+#[test]
+#[ignore = "found, not fixed (session 38): a step down of the squeeze lifts penalty's fingers off the box for 7 ms (0.94 mm slip at 2 F*); LCP holds"]
+fn a_gripper_holds_a_box_through_a_step_down_of_its_squeeze() {
+    for method in ["lcp", "penalty"] {
+        for k in [2.0, 1.2] {
+            let (slip, _) = grasp(method, k, 1.0);
+            println!("{method} step to {k} F*: slip {slip:.5e} m");
+            assert!(
+                slip.abs() <= 1e-4,
+                "{method} step to {k} F*: slipped {slip} m"
+            );
+        }
+    }
+}
