@@ -234,7 +234,7 @@ fn linear_stick(ctx: &PairContext, c: &Vec3, t: &StickTerms, v: Vec3) -> Vec3 {
 /// the tilt-free slip rate at c (a relative to b), v_a(c) − v_b(c) less the
 /// elastic tilt's rate P(ω_a − ω_b) × (c − p) ([`Tilt`]), in the contact plane,
 /// and the relative spin about the normal n·(ω_a − ω_b).
-#[inline]
+#[inline(always)]
 fn block_rates(blk: &LinearBlock, [va, wa, vb, wb]: [&Vec3; 4]) -> [f64; 3] {
     let mut v = va + wa.cross(&blk.r[0]) - vb - wb.cross(&blk.r[1]);
     if let Some(tl) = &blk.tilt {
@@ -307,6 +307,10 @@ pub struct LinearBlock {
     pub tau: f64,
     /// The solve's event count at the block's last relaxation ([`LinearSticks::solve`]).
     last: u64,
+    /// The x its last relaxation in [`LinearSticks::solve_cold`] returned: the
+    /// block's [`LinearBlock::x`] until `f` or `tau` is set again (the next
+    /// sweep's x_old, read instead of computed anew: the same bits).
+    x_last: [f64; 3],
 }
 
 /// The sticking anchors of a step solved together where they share bodies
@@ -406,6 +410,7 @@ impl LinearBlock {
             f: -t.load,
             tau: 0.0,
             last: 0,
+            x_last: [0.0; 3],
         });
         let blk = blocks.last_mut()?;
         blk.y = block_rates(blk, [&ctx.a.v, &ctx.a.w, &ctx.b.v, &ctx.b.w]);
@@ -599,6 +604,7 @@ impl LinearBlock {
             f: zero3,
             tau: 0.0,
             last: 0,
+            x_last: [0.0; 3],
         });
         let (blk, mut i) = (blocks.last_mut()?, 0);
         blk.words(|v| {
@@ -690,7 +696,7 @@ impl LinearBlock {
     /// face rocked at |ω| ≈ 0.4 rad/s for 6 s under Hunt–Crossley (docs/EXPERIMENTS.md
     /// "The tilt rule from the contact's points"). Linear and angular momentum are
     /// kept (the two extra moments cancel).
-    #[inline]
+    #[inline(always)]
     fn lever_torques(&self, g: &Vec3) -> [Vec3; 2] {
         let (mut ta, mut tb) = (self.r[0].cross(g), -self.r[1].cross(g));
         if let Some(tl) = &self.tilt {
@@ -724,7 +730,7 @@ impl LinearBlock {
     /// The bodies' velocity change per unit time, (v̇_a, ω̇_a, v̇_b, ω̇_b), of the
     /// block's x = (g₁, g₂, τ): the force g at c and the torque τ n on a, their
     /// opposites on b ([`LinearBlock::lever_torques`]).
-    #[inline]
+    #[inline(always)]
     fn response(&self, x: [f64; 3]) -> [Vec3; 4] {
         let g = self.t[0] * x[0] + self.t[1] * x[1];
         let tq = self.n * x[2];
@@ -769,7 +775,7 @@ impl LinearBlock {
     }
 
     /// The block's current x (the force deviation g = f + L_t, the torque).
-    #[inline]
+    #[inline(always)]
     fn x(&self) -> [f64; 3] {
         let g = self.f + self.load;
         [g.dot(&self.t[0]), g.dot(&self.t[1]), self.tau]
@@ -791,7 +797,7 @@ impl LinearBlock {
 
     /// [`LinearBlock::relax`] from the rates `y` that the others' velocity
     /// changes give the block's bodies ([`block_rates`]).
-    #[inline]
+    #[inline(always)]
     fn relax_at(&mut self, y: [f64; 3]) -> [f64; 3] {
         let x = self.local(y);
         self.project(x)
@@ -799,7 +805,7 @@ impl LinearBlock {
 
     /// The block's own solve (E + h D W_pp)⁻¹ (−K θ − D y) from the rates `y`
     /// the others' velocity changes give its bodies, not projected.
-    #[inline]
+    #[inline(always)]
     fn local(&self, y: [f64; 3]) -> [f64; 3] {
         let r: [f64; 3] = std::array::from_fn(|i| self.rhs[i] - self.d[i] * y[i]);
         (self.inv * Vec3::from(r)).into()
@@ -808,7 +814,7 @@ impl LinearBlock {
     /// Sets the block's force and torque to x projected on its cones (the force
     /// f = g − L_t on ‖f‖ ≤ limit, the torque on |τ| ≤ limit r; a non-finite x
     /// gives zero) and returns the projected x.
-    #[inline]
+    #[inline(always)]
     fn project(&mut self, x: [f64; 3]) -> [f64; 3] {
         (self.f, self.tau) = self.projected(x);
         self.x()
@@ -816,7 +822,7 @@ impl LinearBlock {
 
     /// x's force f = g − L_t and torque projected on the block's cones
     /// ([`LinearBlock::project`]).
-    #[inline]
+    #[inline(always)]
     fn projected(&self, x: [f64; 3]) -> (Vec3, f64) {
         let mut f = self.t[0] * x[0] + self.t[1] * x[1] - self.load;
         let fm = f.norm();
@@ -925,7 +931,7 @@ impl LinearSticks {
     }
 
     /// Adds h M⁻¹ Jᵀ (s x) of block `blk`'s x to its bodies.
-    #[inline]
+    #[inline(always)]
     fn shift(dv: &mut [[Vec3; 2]], blk: &LinearBlock, x: [f64; 3], s: f64) {
         let [va, wa, vb, wb] = blk.response(x);
         let [a, b] = blk.bodies;
@@ -1021,11 +1027,13 @@ impl LinearSticks {
         self.start();
         let one_sweep = self.decoupled();
         let (blocks, rolls, dv) = (&mut self.blocks, &mut self.rolls, &mut self.dv);
-        for _ in 0..LINEAR_SWEEPS {
+        for sweep in 0..LINEAR_SWEEPS {
             self.sweeps += 1;
             let (mut change, mut scale) = (0.0f64, 0.0f64);
             for blk in blocks.iter_mut() {
-                let x_old = blk.x();
+                // After the first sweep, the x the block's last relaxation
+                // returned (its `x()`, unchanged since: the same bits).
+                let x_old = if sweep == 0 { blk.x() } else { blk.x_last };
                 self.relaxations += 1;
                 // The others' rates at the block: the bodies' rates less the
                 // block's own response to its old x, h W_pp x_old (W_pp the
@@ -1055,6 +1063,7 @@ impl LinearSticks {
                     Self::shift(dv, blk, dx, h);
                     x
                 };
+                blk.x_last = x;
                 let (c, s) = Self::weighted(blk, x, x_old);
                 change = change.max(c);
                 scale = scale.max(s);
@@ -1182,7 +1191,7 @@ impl LinearSticks {
 
     /// The change of a block's x from `x_old` and its size, each the largest
     /// component with the torque over the lever (a force, N).
-    #[inline]
+    #[inline(always)]
     fn weighted(blk: &LinearBlock, x: [f64; 3], x_old: [f64; 3]) -> (f64, f64) {
         let (mut change, mut scale) = (0.0f64, 0.0f64);
         for i in 0..3 {
@@ -2400,6 +2409,7 @@ mod tests {
             f: Vec3::zeros(),
             tau: 0.0,
             last: 0,
+            x_last: [0.0; 3],
         };
         blk.w_pp = blk.response_matrix();
         blk.time(h);

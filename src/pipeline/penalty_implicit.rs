@@ -400,6 +400,9 @@ pub struct ImplicitContact {
     /// no setup yet, or the pattern not computed since).
     setup_rows: Option<usize>,
     setup_single: Option<bool>,
+    /// The row count of the setup [`Self::analyze`] last ran on (`None`: not
+    /// since the last setup): a warm solve on it keeps that analysis.
+    analyzed: Option<usize>,
     /// CG iterations of the solves since the caller last reset it (all active-set
     /// passes).
     pub iterations: usize,
@@ -536,6 +539,7 @@ impl ImplicitContact {
             single_factored: false,
             setup_rows: None,
             setup_single: None,
+            analyzed: None,
             iterations: 0,
         }
     }
@@ -752,7 +756,7 @@ impl ImplicitContact {
     }
 
     /// J_i u: separating normal rate of row i under the body 6-vectors `u`.
-    #[inline]
+    #[inline(always)]
     fn j(&self, row: &Row, u: &[Six]) -> f64 {
         let mut s = 0.0;
         if self.part[row.a] {
@@ -765,7 +769,7 @@ impl ImplicitContact {
     }
 
     /// out += J_iᵀ λ.
-    #[inline]
+    #[inline(always)]
     fn jt(part: &[bool], row: &Row, lambda: f64, out: &mut [Six]) {
         let f = row.n * lambda;
         if part[row.a] {
@@ -857,6 +861,7 @@ impl ImplicitContact {
         // its own, the same arithmetic as the block factorization's.
         if setup {
             self.setup_single = None;
+            self.analyzed = None;
         }
         self.setup_rows = Some(self.rows.len());
         let pattern = self.solver == LinearSolver::Direct
@@ -875,7 +880,16 @@ impl ImplicitContact {
             return;
         }
         self.single_factored = false;
-        let direct = self.solver != LinearSolver::Cg && self.analyze(warm);
+        // A warm solve on the last setup's rows, after a solve that analyzed
+        // them: the same participating bodies and rows give the same local
+        // indices, edges and analysis (`BlockCholesky::analyze` would find its
+        // pattern unchanged), so the last analysis stands.
+        let direct = self.solver != LinearSolver::Cg
+            && if !setup && self.analyzed == Some(self.rows.len()) {
+                !self.global.is_empty()
+            } else {
+                self.analyze(warm)
+            };
         if self.assembled && self.assembled_rows != self.rows.len() {
             // Rows were added since the blocks were saved (the sticking rows of
             // the solve with friction): assemble again.
@@ -1277,6 +1291,7 @@ impl ImplicitContact {
                 u32::MAX
             };
         }
+        self.analyzed = Some(self.rows.len());
         if self.global.is_empty() {
             return false;
         }
