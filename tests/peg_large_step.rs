@@ -4,7 +4,14 @@
 //! classification was bounded (`collision::features`, "Classification") every
 //! vertex pair of the two hulls within ε was a vertex–vertex configuration: a
 //! 2,045-variable LCP for two bodies, four Lemke ray terminations of ≈ 7 s each
-//! per step, and growing. Asserted on the stats' counts, not on time.
+//! per step, and growing. Asserted on the stats' counts, not on time. The
+//! claim is about one step of h = 5e-2: PEG's retry (depth 2 + τ by default
+//! since peg32) is set off here (`common::without_retry`). At the default the
+//! same 20 steps keep 6.1e-12 L³ but their largest LCP is 57 variables, under
+//! the test's "the bodies met" bound of 100: the case this test is about is not
+//! exercised there (docs/EXPERIMENTS.md, peg32).
+
+mod common;
 
 use rtphys::experiments::peg_pour::{pour_scene, PourDriver, PourMethod, PourOverlap, L};
 use rtphys::pipeline::lcp::peg::PEG_MAX_LCP;
@@ -47,7 +54,7 @@ fn two_bodies_at_large_step(passes: usize) {
     if let rtphys::model::Method::Lcp(p) = &mut opt.method {
         p.peg_passes = passes;
     }
-    let model = model.with_options(opt);
+    let model = common::without_retry(&model.with_options(opt));
     let mut data = Data::new(&model);
     let mut driver = PourDriver::new(&model, &scene, &mut data).expect("bodies found");
     let mut pl = Pipeline::new(&model);

@@ -38,8 +38,8 @@ fn counts(s: &rtphys::data::StepStats, sb: &rtphys::data::StepStats) -> String {
     )
 }
 
-/// The scene key: default 0, read, 0..=8 accepted, 9 and −1 refused with the
-/// key named.
+/// The scene key: default 2 (since peg32; 0 before), read, 0..=8 accepted, 9
+/// and −1 refused with the key named.
 #[test]
 fn retry_key_reads_and_is_bounded() {
     let scene = |line: &str| {
@@ -49,7 +49,8 @@ fn retry_key_reads_and_is_bounded() {
         )
     };
     let load = |line: &str| load_scene_str(&scene(line), "retry", ".".as_ref());
-    assert_eq!(retry_depth(&load("").expect("default")), 0);
+    assert_eq!(retry_depth(&load("").expect("default")), 2);
+    assert_eq!(retry_depth(&load("peg_retry_depth = 0").expect("0")), 0);
     assert_eq!(retry_depth(&load("peg_retry_depth = 3").expect("3")), 3);
     assert_eq!(retry_depth(&load("peg_retry_depth = 8").expect("8")), 8);
     for bad in ["peg_retry_depth = 9", "peg_retry_depth = -1"] {
@@ -129,12 +130,15 @@ fn load(scene: &PourScene) -> Model {
 
 /// Where no PEG solve fails the retry changes nothing: the 3D pour, seed 1,
 /// h = 1e-2, 2 s (no failing step, measured: peg19's 2.09e-12 L³) at depth 3
-/// is bit-identical to depth 0 at every step, with no retried step.
+/// is bit-identical to depth 0 at every step, with no retried step. Both
+/// depths set explicitly with `peg_retry_overlap` = 0 (`common::without_retry`:
+/// since peg32 the default is depth 2 + τ, whose overlap trigger splits steps
+/// Lemke solved — that is not this claim's retry).
 #[test]
 fn retry_leaves_a_pour_without_failures_bit_identical() {
     let h = 1e-2;
     let scene = rtphys::experiments::peg_pour::pour_scene(1, PourMethod::Peg, h);
-    let m0 = load(&scene);
+    let m0 = common::without_retry(&load(&scene));
     let m3 = with_retry(&m0, 3);
     let mut states = Vec::new();
     pour(&scene, &m0, h, 200, |_, _, d| {
@@ -230,7 +234,9 @@ fn retry_2d_first_failing_step(
     use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
     use rtphys::pipeline::lcp::peg::OverlapArea;
     let scene = pour_scene_2d(seed, PourMethod::Peg, h);
-    let m0 = common::with_keys_before_peg29(&load(&scene), before_peg29);
+    // Depth 0 with τ = 0 explicitly (the default before peg32): the event is
+    // a failure of one unsplit step; depth 1 then retries failures only.
+    let m0 = common::with_keys_before_peg29(&common::without_retry(&load(&scene)), before_peg29);
     let m0 = common::with_one_sided(&m0, one_sided);
     let m1 = with_retry(&m0, 1);
     let (i, before, after0) = first_failing_step(&scene, &m0, h, (2.0 / h).round() as usize);
@@ -312,7 +318,8 @@ fn retry_3d_first_failing_step(
     use rtphys::experiments::peg_pour::{pour_scene, L};
     let h = 5e-2;
     let scene = pour_scene(2, PourMethod::Peg, h);
-    let m0 = common::with_keys_before_peg29(&load(&scene), !one_sided);
+    // Depth 0 with τ = 0 explicitly, as in the 2D run above.
+    let m0 = common::with_keys_before_peg29(&common::without_retry(&load(&scene)), !one_sided);
     let m0 = common::with_one_sided(&m0, one_sided);
     let m2 = with_retry(&m0, 2);
     let (i, before, after0) = first_failing_step(&scene, &m0, h, 40);

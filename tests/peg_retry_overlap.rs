@@ -39,7 +39,8 @@ fn load(scene: &PourScene) -> Model {
     load_scene_str(&scene.toml, "<peg-pour>", ".".as_ref()).expect("scene")
 }
 
-/// The three keys as read from a scene: default 0 / false / false, values read, a
+/// The three keys as read from a scene: default 1e-11 (since peg32; 0 before) /
+/// false / false, values read, a
 /// negative or non-finite tolerance refused with the key named.
 #[test]
 fn overlap_retry_keys_read_and_are_checked() {
@@ -58,18 +59,22 @@ fn overlap_retry_keys_read_and_are_checked() {
         ),
         _ => (f64::NAN, false, false),
     };
-    assert_eq!(keys(&load("").expect("default")), (0.0, false, false));
+    assert_eq!(keys(&load("").expect("default")), (1e-11, false, false));
+    assert_eq!(
+        keys(&load("peg_retry_overlap = 0.0").expect("off")),
+        (0.0, false, false)
+    );
     assert_eq!(
         keys(&load("peg_retry_overlap = 1e-11").expect("tau")),
         (1e-11, false, false)
     );
     assert_eq!(
         keys(&load("peg_rotation_eps_theta = true").expect("rot")),
-        (0.0, true, false)
+        (1e-11, true, false)
     );
     assert_eq!(
         keys(&load("peg_retry_rotation_eps_theta = true").expect("deep rot")),
-        (0.0, false, true)
+        (1e-11, false, true)
     );
     let second = |m: &Model| match &m.opt.method {
         Method::Lcp(p) => p.peg_retry_second_chance,
@@ -122,13 +127,14 @@ const TAU: f64 = 1e-11;
 
 /// Without a retry depth the tolerance does nothing (the trigger splits only
 /// above the deepest level): the 3D pour, seed 2, h = 1e-2, 200 steps, with
-/// `peg_retry_overlap` = [`TAU`] at depth 0 is bit-identical to the default at
-/// every step.
+/// `peg_retry_overlap` = [`TAU`] at depth 0 is bit-identical to the unsplit
+/// step (depth 0, τ = 0: the default before peg32, set explicitly since the
+/// default is depth 2 + τ) at every step.
 #[test]
 fn overlap_tolerance_without_depth_is_the_default_step() {
     let h = 1e-2;
     let scene = rtphys::experiments::peg_pour::pour_scene(2, PourMethod::Peg, h);
-    let m0 = load(&scene);
+    let m0 = common::without_retry(&load(&scene));
     let mt = with_keys(&m0, 0, TAU);
     let mut states = Vec::new();
     pour(&scene, &m0, h, 200, |_, _, d| {

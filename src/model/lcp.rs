@@ -191,8 +191,12 @@ pub struct LcpParams {
     /// over-cap island the constraint PGS left unconverged) is taken again from
     /// its start as two steps of h/2, each of which may be split again, down to
     /// h/2^depth (`pipeline::lcp::peg_retry`; `StepStats::peg_retried_steps`,
-    /// `peg_substeps`). Scene key `peg_retry_depth` (0..=8); default 0 (no
-    /// retry: the step of today, bit for bit). Ignored by the standard rows.
+    /// `peg_substeps`). Scene key `peg_retry_depth` (0..=8); default 2 (peg32:
+    /// with `peg_retry_overlap` = 1e-11, decided by peg30's sweep — at depth 0
+    /// PEG met issue 12's 1e-9 on 6 of 80 2D cells, at depth 2 + τ on 75;
+    /// docs/EXPERIMENTS.md, "peg30", "peg32"); 0 is the unsplit step (the
+    /// default before peg32). Read only by PEG's retry (`peg_retry::advance`,
+    /// `RetryWorkspace::new`): ignored by the standard rows.
     pub peg_retry_depth: usize,
     /// PEG (003), with `peg_retry_depth` > 0: a step (or sub-step) whose solve
     /// did not fail is retried as well when its exact overlap rose: when some
@@ -200,8 +204,9 @@ pub struct LcpParams {
     /// more than this fraction of d³, d the bounding diameter of the pair's
     /// smaller geom (`pipeline::lcp::peg_retry`, "The overlap trigger";
     /// `StepStats::peg_overlap_retries`). Scene key `peg_retry_overlap` (≥ 0);
-    /// default 0 (off: only failed solves are retried). Ignored by the
-    /// standard rows.
+    /// default τ = 1e-11 (peg32, with `peg_retry_depth` = 2; the sweeps' τ
+    /// since peg22); 0 is off (only failed solves retried, the default before
+    /// peg32). Ignored by the standard rows.
     pub peg_retry_overlap: f64,
     /// PEG (003): the first pass relaxes applicability by the rotation the
     /// pair's bodies bring at the start of the step, ε_θ = sin θ with
@@ -295,8 +300,8 @@ pub struct LcpParams {
     /// the smaller rise is
     /// kept (`pipeline::lcp::peg_retry`, "The corrector"; peg27). Scene key
     /// `peg_retry_corrector`; default on (peg29; off before). It acts only
-    /// with `peg_retry_depth` > 0 and `peg_retry_overlap` > 0 (both 0 by
-    /// default).
+    /// with `peg_retry_depth` > 0 and `peg_retry_overlap` > 0 (both so by
+    /// default since peg32).
     pub peg_retry_corrector: bool,
     /// Standard rows or PEG's (set by the method name, not a scene key).
     pub contact_model: ContactModel,
@@ -328,8 +333,8 @@ impl Default for LcpParams {
             peg_passes: 1,
             peg_consistent: false,
             peg_signed_lead: false,
-            peg_retry_depth: 0,
-            peg_retry_overlap: 0.0,
+            peg_retry_depth: 2,
+            peg_retry_overlap: 1e-11,
             peg_rotation_eps_theta: false,
             peg_retry_rotation_eps_theta: false,
             peg_retry_second_chance: false,

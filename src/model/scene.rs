@@ -66,11 +66,13 @@
 //!                                  #  own ν⁺ stays within the reach it was built for
 //! peg_signed_lead = false          # peg: the first pass's lead is each contact's own
 //!                                  #  signed second-order gap term (experimental)
-//! peg_retry_depth = 0              # peg: a failed step taken again as two of h/2,
-//!                                  #  split again down to h/2^depth (0..=8; experimental)
-//! peg_retry_overlap = 0.0          # peg, with peg_retry_depth > 0: also retry a step whose
+//! peg_retry_depth = 2              # peg: a failed step taken again as two of h/2,
+//!                                  #  split again down to h/2^depth (0..=8; 0 = off;
+//!                                  #  default since peg32)
+//! peg_retry_overlap = 1e-11        # peg, with peg_retry_depth > 0: also retry a step whose
 //!                                  #  exact overlap rose by more than this × d³ on a pair
-//!                                  #  (d the smaller geom's diameter; 0 = off; experimental)
+//!                                  #  (d the smaller geom's diameter; 0 = off; default
+//!                                  #  since peg32)
 //! peg_rotation_eps_theta = false   # peg: applicability relaxed by the start's rotation
 //!                                  #  h(|ω_a| + |ω_b|) (≥ 5°) instead of 5° (experimental)
 //! peg_retry_rotation_eps_theta = false # peg, with peg_retry_depth > 0: the deepest retry

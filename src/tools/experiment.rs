@@ -87,11 +87,12 @@ pub struct PegPourArgs {
     )]
     pub font: PathBuf,
     /// PEG runs: `[lcp] peg_retry_depth` (a failed step retried as sub-steps
-    /// down to h/2^N; 0..=8; default the scene's, 0).
+    /// down to h/2^N; 0..=8; default the scene's, 2 since peg32).
     #[arg(long)]
     pub peg_retry_depth: Option<usize>,
     /// PEG runs: `[lcp] peg_retry_overlap` (with a retry depth, also retry a
-    /// step whose exact overlap rose by more than τ d³; default the scene's, 0).
+    /// step whose exact overlap rose by more than τ d³; default the scene's,
+    /// 1e-11 since peg32).
     #[arg(long)]
     pub peg_retry_overlap: Option<f64>,
     /// PEG runs: `[lcp] peg_rotation_eps_theta = true` (the first pass's

@@ -243,3 +243,17 @@ pub fn with_keys_before_peg29(model: &Model, before: bool) -> Model {
     }
     model.with_options(opt)
 }
+
+/// `model` with PEG's retry off (`[lcp] peg_retry_depth = 0`, `peg_retry_overlap
+/// = 0`): one unsplit step of h, PEG's default before peg32 (since then the
+/// depth is 2 and τ = 1e-11). The tests whose claim is about one step of h — a
+/// single solve's event, a large step, a depth-0 baseline — set it explicitly
+/// (docs/EXPERIMENTS.md, peg32).
+pub fn without_retry(model: &Model) -> Model {
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.peg_retry_depth = 0;
+        p.peg_retry_overlap = 0.0;
+    }
+    model.with_options(opt)
+}
