@@ -141,7 +141,8 @@ fn a_gripper_holds_a_box_above_the_friction_threshold_and_lets_it_slide_below() 
 /// The same under PEG. The finger–box pairs keep the standard rows, because the
 /// fingers are robot links (`pipeline::lcp::peg`'s module doc). Yet the box slides out
 /// of the grasp at every squeeze:
-/// - held at 10 F* it drops 5.0 mm in 0.3 s;
+/// - held at 10 F* it drops 6.2 mm in 0.3 s (5.0 mm with the retry off, before
+///   peg32 made depth 2 the default);
 /// - then it slips 18 mm at 2 F* and 33 mm at 1.2 F* in 0.2 s;
 /// - the vertical friction it carries is 0.67–0.76 N of the 0.981 N needed, with
 ///   solves reporting a residual of 1.5e-10 (and 4 failed solves in the first 100
