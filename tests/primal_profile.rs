@@ -87,14 +87,24 @@ fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     (model, data, pipeline)
 }
 
+/// The window's steps: [`WINDOW`], or `PROFILE_WINDOW=N` (lcp31: the settled
+/// pile's islands to Newton over a longer window).
+fn window() -> usize {
+    std::env::var("PROFILE_WINDOW")
+        .ok()
+        .and_then(|w| w.parse::<usize>().ok())
+        .unwrap_or(WINDOW)
+}
+
 #[test]
 #[ignore = "a profiling harness (run under callgrind by hand, docs/BENCHMARKS.md lcp15)"]
 fn profile_pile20_primal() {
+    let window = window();
     let (model, mut data, mut pipeline) = settled_pile();
     let s0 = data.stats.clone();
     let (mut iters, mut contacts) = (0usize, 0usize);
     callgrind_request(START_INSTRUMENTATION);
-    for _ in 0..WINDOW {
+    for _ in 0..window {
         pipeline.step(&model, &mut data);
         iters += data.stats.solver_iterations;
         contacts += data.stats.lcp_size / 3;
@@ -107,7 +117,7 @@ fn profile_pile20_primal() {
         s1.primal_passes > s0.primal_passes,
         "no primal pass in the window"
     );
-    let w = WINDOW as f64;
+    let w = window as f64;
     let mut hash = 0u64;
     for s in &data.state {
         for v in s.x.iter().chain(s.v.iter()).chain(s.w.iter()) {
@@ -115,7 +125,7 @@ fn profile_pile20_primal() {
         }
     }
     println!(
-        "pile20 primal, {WINDOW} steps after {SETTLE}: points {:.2}, Newton steps {:.2}, \
+        "pile20 primal, {window} steps after {SETTLE}: points {:.2}, Newton steps {:.2}, \
          factorizations {:.2}, passes {:.2}, islands to Newton {:.3}, failures {} per window; \
          state checksum {hash:016x}",
         contacts as f64 / w,
@@ -474,15 +484,16 @@ fn same_problems_pile20_primal() {
         .as_mut()
         .expect("set")
         .on = true;
+    let window = window();
     callgrind_request(START_INSTRUMENTATION);
-    for _ in 0..WINDOW {
+    for _ in 0..window {
         pipeline.step(&model, &mut data);
     }
     callgrind_request(STOP_INSTRUMENTATION);
     let lock = SHADOW.lock().expect("shadow lock");
     let sh = lock.as_ref().expect("set");
     assert!(sh.sums[0].solves > 0, "no primal solve in the window");
-    println!("pile20 primal, the same problems over {WINDOW} steps after {SETTLE}, per solve:");
+    println!("pile20 primal, the same problems over {window} steps after {SETTLE}, per solve:");
     println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
     for ((name, _, _), s) in sh.variants.iter().zip(&sh.sums) {
         let n = s.solves as f64;
