@@ -87,14 +87,24 @@ fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     (model, data, pipeline)
 }
 
+/// The window's steps: [`WINDOW`], or `PROFILE_WINDOW=N` (lcp31: the settled
+/// pile's islands to Newton over a longer window).
+fn window() -> usize {
+    std::env::var("PROFILE_WINDOW")
+        .ok()
+        .and_then(|w| w.parse::<usize>().ok())
+        .unwrap_or(WINDOW)
+}
+
 #[test]
 #[ignore = "a profiling harness (run under callgrind by hand, docs/BENCHMARKS.md lcp15)"]
 fn profile_pile20_primal() {
+    let window = window();
     let (model, mut data, mut pipeline) = settled_pile();
     let s0 = data.stats.clone();
     let (mut iters, mut contacts) = (0usize, 0usize);
     callgrind_request(START_INSTRUMENTATION);
-    for _ in 0..WINDOW {
+    for _ in 0..window {
         pipeline.step(&model, &mut data);
         iters += data.stats.solver_iterations;
         contacts += data.stats.lcp_size / 3;
@@ -107,7 +117,7 @@ fn profile_pile20_primal() {
         s1.primal_passes > s0.primal_passes,
         "no primal pass in the window"
     );
-    let w = WINDOW as f64;
+    let w = window as f64;
     let mut hash = 0u64;
     for s in &data.state {
         for v in s.x.iter().chain(s.v.iter()).chain(s.w.iter()) {
@@ -115,7 +125,7 @@ fn profile_pile20_primal() {
         }
     }
     println!(
-        "pile20 primal, {WINDOW} steps after {SETTLE}: points {:.2}, Newton steps {:.2}, \
+        "pile20 primal, {window} steps after {SETTLE}: points {:.2}, Newton steps {:.2}, \
          factorizations {:.2}, passes {:.2}, islands to Newton {:.3}, failures {} per window; \
          state checksum {hash:016x}",
         contacts as f64 / w,
@@ -201,6 +211,72 @@ fn guess_test(p: PrimalParams) -> PrimalParams {
     }
 }
 
+/// The block step on the full step's pieces (lcp31).
+fn block(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        block_pieces: true,
+        ..p
+    }
+}
+
+/// The ρ continuation per pass (lcp31): pass k at max(ρ, start · ratio^k).
+fn rho_a(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        rho_start: 1e-2,
+        rho_ratio: 0.1,
+        ..p
+    }
+}
+
+fn rho_b(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        rho_start: 1e-4,
+        rho_ratio: 0.1,
+        ..p
+    }
+}
+
+fn rho_c(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        rho_start: 1e-2,
+        rho_ratio: 0.01,
+        ..p
+    }
+}
+
+fn rho_d(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        rho_start: 1e-1,
+        rho_ratio: 0.1,
+        ..p
+    }
+}
+
+/// The default with the pieces' trace (lcp31).
+fn traced(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        piece_trace: true,
+        ..p
+    }
+}
+
+/// The guess tested only where it is the last solve's answer to the same q
+/// (lcp31).
+fn guess_memo(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        guess_memo: true,
+        ..p
+    }
+}
+
+/// The guess memo off: no island tested at the guess (lcp30's default).
+fn memo_off(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        guess_memo: false,
+        ..p
+    }
+}
+
 /// The variants, the first the reference the others' impulses are compared
 /// with (the pipeline's own parameters, `as is`).
 const VARIANTS: &[Variant] = &[
@@ -214,6 +290,14 @@ const VARIANTS: &[Variant] = &[
     ("warm radii and centre", warm_centre, true),
     ("guess tested", guess_test, true),
     ("kinks full list", full_list, true),
+    ("traced", traced, true),
+    ("guess memo", guess_memo, true),
+    ("memo off", memo_off, true),
+    ("block", block, true),
+    ("rho 1e-2 x0.1", rho_a, true),
+    ("rho 1e-4 x0.1", rho_b, true),
+    ("rho 1e-2 x0.01", rho_c, true),
+    ("rho 1e-1 x0.1", rho_d, true),
 ];
 
 /// Per variant, summed over the window's solves.
@@ -228,6 +312,10 @@ struct Sums {
     islands: usize,
     guess_converged: usize,
     guess_residuals: [usize; 6],
+    /// The block step (lcp31): trials, kept, pieces gained by the kept ones.
+    block: [usize; 3],
+    trace: [usize; 8],
+    guess_tested: usize,
     /// By the solve's place in its step (the pipeline's two solves a step on
     /// the pile, lcp26: even = the first, odd = the kept one): Newton steps,
     /// factorizations, passes, islands converged at the guess.
@@ -298,6 +386,13 @@ fn observe(
             s.pass_iterations[k] += st.pass_iterations[k];
             s.pass_factorizations[k] += st.pass_factorizations[k];
         }
+        for k in 0..8 {
+            s.trace[k] += st.piece_changes[k];
+        }
+        s.guess_tested += st.guess_tested;
+        s.block[0] += st.block_trials;
+        s.block[1] += st.block_accepted;
+        s.block[2] += st.block_pieces_gained;
         s.checks += st.line_search_checks;
         s.checks_above += st.line_search_checks_above;
         s.excess = s.excess.max(st.line_search_alpha_excess);
@@ -389,15 +484,16 @@ fn same_problems_pile20_primal() {
         .as_mut()
         .expect("set")
         .on = true;
+    let window = window();
     callgrind_request(START_INSTRUMENTATION);
-    for _ in 0..WINDOW {
+    for _ in 0..window {
         pipeline.step(&model, &mut data);
     }
     callgrind_request(STOP_INSTRUMENTATION);
     let lock = SHADOW.lock().expect("shadow lock");
     let sh = lock.as_ref().expect("set");
     assert!(sh.sums[0].solves > 0, "no primal solve in the window");
-    println!("pile20 primal, the same problems over {WINDOW} steps after {SETTLE}, per solve:");
+    println!("pile20 primal, the same problems over {window} steps after {SETTLE}, per solve:");
     println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
     for ((name, _, _), s) in sh.variants.iter().zip(&sh.sums) {
         let n = s.solves as f64;
@@ -412,10 +508,11 @@ fn same_problems_pile20_primal() {
             s.worst
         );
         println!(
-            "  {name}: islands {:.2} per solve, {} converged at the guess (window); per pass index 0 / 1 / 2 / ≥3: passes {:?}, \
+            "  {name}: islands {:.2} per solve, {} converged at the guess of {} tested (window); per pass index 0 / 1 / 2 / ≥3: passes {:?}, \
              Newton steps {:?}, factorizations {:?} (window)",
             s.islands as f64 / n,
             s.guess_converged,
+            s.guess_tested,
             s.pass_runs,
             s.pass_iterations,
             s.pass_factorizations
@@ -438,6 +535,21 @@ fn same_problems_pile20_primal() {
                 "  {name}: islands by the guess's residual over the tolerance (≤ 1, 10, 10², \
                  10³, 10⁴, more): {:?}",
                 s.guess_residuals
+            );
+        }
+        if s.trace[0] > 0 {
+            println!(
+                "  {name}: inner Newton steps {}, α < 1 {}, normal rows loaded {}, unloaded {}, \
+                 tangent pieces changed on loaded rows {}; steps with 1 / 2 / ≥ 3 changes {} / {} / {} \
+                 (window)",
+                s.trace[0], s.trace[1], s.trace[2], s.trace[3], s.trace[4], s.trace[5], s.trace[6],
+                s.trace[7]
+            );
+        }
+        if s.block[0] > 0 {
+            println!(
+                "  {name}: block steps tried {}, kept {}, pieces gained by the kept {} (window)",
+                s.block[0], s.block[1], s.block[2]
             );
         }
         if s.checks > 0 {

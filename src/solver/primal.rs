@@ -131,12 +131,45 @@
 //! closes it (`u_n < 0`): the standing humanoid's four limit rows turned on in
 //! the first Newton step of every tick, a second factorization of H.
 //!
+//! The guess tested where it is likely converged ([`PrimalParams::guess_memo`],
+//! lcp31, on): the solver keeps the last solve's q and final impulses per
+//! point index, and an island whose projected guess is that answer bit for
+//! bit, in an island that solve converged at `r₀`, with `r₀ + |Δq|` within
+//! the tolerance at every point, is tested at the guess (the passes' own
+//! test, so exact); the others pay no test. The pipeline's kept solve (the
+//! same rows, q moved only on the pushed points, the first solve's answer as
+//! guess) is where it matches.
+//!
 //! Options (lcp30, off; measured, docs/BENCHMARKS.md lcp30): the island
 //! tested at the guess first ([`PrimalParams::guess_test`]: where the
 //! projected guess meets the tolerance, the passes' own test, it is
 //! converged with no pass and no factorization); the first pass's radii and
 //! centre at the warm minimizer instead of the guess's
 //! ([`PrimalParams::warm_radii`], [`PrimalParams::warm_centre`]).
+//!
+//! # The block step (lcp31, [`PrimalParams::block_pieces`], off)
+//! The exact line search stops just past the first stiff kink (`1/e' ≈ 1e6`
+//! of W's diagonal), so a factorization identifies the pieces that one kink
+//! changes. The option: after a Newton step from `x₀` whose search stopped
+//! short (α < 1), the full step's point `x₀ + d` is read for the rows it
+//! loads; x is tried at the minimizer of f on the line point's pieces with
+//! those rows loaded (their tangent piece at the full step;
+//! `minimize_on_pieces`, one factorization) and kept there
+//! when `f` (`objective`) is below the line point's, so every step still
+//! lowers f at least as much as the exact search. Measured (docs/BENCHMARKS.md,
+//! lcp31): kept in 4.9 % of the trials on the resting pile20; +10 % Newton
+//! steps. With the full step's pieces whole (its unloads too) +40 %, kept in
+//! 6.6 %. Hence off.
+//!
+//! # The ρ continuation (lcp31, [`PrimalParams::rho_start`], off)
+//! Pass k at `ρ_k = max(ρ, rho_start · rho_ratio^k)`: softer kinks in the
+//! first passes, whose Newton runs pass several of them per step. The
+//! proximal point's fixed point is the LCP's solution for any ρ, and the
+//! island's stop is the LCP's residual, so the answer's accuracy is the
+//! default's; a new ρ is a new H (the kept factor dropped), and the stall
+//! test counts only the passes at ρ. Measured (lcp31): pass 0 takes fewer
+//! Newton steps (−24 % at 1e-4, −51 % at 1e-1) but each smaller ρ identifies
+//! the pieces again: +41 % to +152 % Newton steps per solve. Hence off.
 //!
 //! # Soft identification (lcp17, [`PrimalParams::soft_proximal`], off)
 //! At ρ = 1e-6 a loaded row's kink is `1/e' ≈ 1e6` of W's diagonal: the exact
@@ -444,6 +477,35 @@ pub struct PrimalParams {
     /// alone ([`Line::load_list`], lcp30); the same trials where the two
     /// lists' loading kinks agree. Off (lcp30).
     pub full_kink_list: bool,
+    /// The block step on the pieces ("The block step", lcp31; [`BLOCK_PIECES`]):
+    /// after a Newton step whose exact line search stopped short of the full
+    /// step (α < 1: a loading kink), x is also tried at the minimizer of the
+    /// full step's pieces (one factorization) and kept there when `f` is lower
+    /// than at the line search's point.
+    pub block_pieces: bool,
+    /// The ρ continuation per pass ("The ρ continuation", lcp31; 0: off):
+    /// pass k's proximal weight is `max(proximal, rho_start · rho_ratio^k)`,
+    /// softer kinks (`1/ρ_k` of W's diagonal) in the first passes; every pass
+    /// keeps the proximal point's fixed point (the LCP's solution, whatever
+    /// ρ), and the island's test is the LCP's residual as before. The stall
+    /// test counts only the passes at `proximal`.
+    pub rho_start: f64,
+    pub rho_ratio: f64,
+    /// Count the pieces each inner Newton step changes, by kind
+    /// ([`PrimalStats::piece_changes`]; a trace for the harness, lcp31). Off.
+    pub piece_trace: bool,
+    /// The guess tested only where it is likely converged ("Warm start",
+    /// lcp31; [`GUESS_MEMO`]): an island whose every point's projected guess
+    /// equals, bit for bit, the last solve's final impulses at the same index
+    /// (the kept solve's guess is the first solve's answer; a resting pair's
+    /// is last step's), in an island that solve converged at residual `r₀`,
+    /// with `r₀ + max(|Δq_n|, ‖Δq_t‖₂) ≤ tolerance` on every point (`Δq` from
+    /// that solve's q: with W unchanged the natural map's residual moves by at
+    /// most that, the projections being non-expansive), is tested at the guess
+    /// as [`PrimalParams::guess_test`] does (converged with no pass where it
+    /// meets the tolerance: the test itself is exact, the match only picks the
+    /// islands); the others are not tested.
+    pub guess_memo: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -503,6 +565,11 @@ impl Default for PrimalParams {
             warm_centre: false,
             guess_test: GUESS_TEST,
             full_kink_list: false,
+            block_pieces: BLOCK_PIECES,
+            rho_start: 0.0,
+            rho_ratio: 0.1,
+            piece_trace: false,
+            guess_memo: GUESS_MEMO,
         }
     }
 }
@@ -648,6 +715,19 @@ pub const DOF_RADIUS_NEWTON_POINTS: usize = 2;
 /// 8.8 and 9,923.
 pub const STALL_PASSES: usize = 3;
 
+/// The default of [`PrimalParams::guess_memo`] (lcp31): on. Resting pile20
+/// (`tests/primal_profile.rs`, `same_problems_pile20_primal`, the window with
+/// it on, 600 solves): 1,323 islands tested, 1,310 converged at the guess
+/// (1,183 in the kept solves, 127 in the first ones); per solve 52.93 Newton
+/// steps and 48.88 factorizations against 55.11 and 51.07 off, 4,254.9M
+/// instructions in the solves against 4,262.3M (−0.17 %; every island tested,
+/// `guess_test`, 4,269.0M). The primal trajectories move (the guess is the
+/// answer where it meets the tolerance); Lemke's and PGS's do not.
+pub const GUESS_MEMO: bool = true;
+
+/// The default of [`PrimalParams::block_pieces`] (lcp31).
+pub const BLOCK_PIECES: bool = false;
+
 /// Largest number of points whose friction depends on their radius (sliding)
 /// in an island for the Newton step on the radii (a dense k×k system and k
 /// back-solves); more take the pass's plain update.
@@ -778,9 +858,24 @@ pub struct PrimalStats {
     pub pass_factorizations: [usize; 4],
     /// Islands whose guess met the tolerance ([`PrimalParams::guess_test`]).
     pub guess_converged: usize,
+    /// Islands tested at the guess ([`PrimalParams::guess_test`], or
+    /// [`PrimalParams::guess_memo`]'s match).
+    pub guess_tested: usize,
     /// With the test, the islands by the guess's residual relative to the
     /// tolerance: ≤ 1, ≤ 10, ≤ 10², ≤ 10³, ≤ 10⁴, larger.
     pub guess_residuals: [usize; 6],
+    /// The block step ([`PrimalParams::block_pieces`]): tried, and kept (`f`
+    /// lower at the minimizer of the full step's pieces); the points whose
+    /// piece the kept steps changed beyond the line search's point.
+    pub block_trials: usize,
+    pub block_accepted: usize,
+    pub block_pieces_gained: usize,
+    /// With [`PrimalParams::piece_trace`] (lcp31): over the inner runs' Newton
+    /// steps — the steps, those whose line search stopped short (α < 1), the
+    /// normal rows they loaded, those they unloaded, the tangent pieces they
+    /// changed on rows loaded before and after, and the steps with 1, 2, ≥ 3
+    /// such changes.
+    pub piece_changes: [usize; 8],
 }
 
 /// The piece of a point's tangent projection (and, in the cone run, of the
@@ -811,6 +906,8 @@ pub struct PrimalResults {
     pub island_solved: Vec<bool>,
     /// Per island: skipped (not in body space).
     pub island_skipped: Vec<bool>,
+    /// Per island: its final natural-map residual (infinite where skipped).
+    pub island_residuals: Vec<f64>,
     pub stats: PrimalStats,
     /// Per body: the island's local index (or `u32::MAX`).
     local: Vec<u32>,
@@ -859,6 +956,19 @@ pub struct PrimalResults {
     krhs: Vec<f64>,
     /// The coupled step changed a radius.
     radii_moved: bool,
+    /// The last Newton step's α, and x saved over the block step's trial
+    /// ([`PrimalParams::block_pieces`]).
+    alpha: f64,
+    xs: Vec<V6>,
+    /// Per point: the pieces at the line search's point (the block step's
+    /// reference).
+    line_pieces: Vec<(bool, Tangent)>,
+    /// The last solve's `q`, final impulses, and per point its island's
+    /// residual (infinite where it did not converge;
+    /// [`PrimalParams::guess_memo`]); `memo_q` empty: none.
+    memo_q: Vec<f64>,
+    memo_z: Vec<f64>,
+    memo_r: Vec<f64>,
     /// The running pass's index and the Newton steps and factorizations
     /// counted when it began ([`PrimalStats::pass_runs`]).
     pass_mark: Option<(usize, usize, usize)>,
@@ -948,12 +1058,14 @@ impl PrimalResults {
             z: Vec::with_capacity(3 * points),
             island_solved: Vec::with_capacity(points),
             island_skipped: Vec::with_capacity(points),
+            island_residuals: Vec::with_capacity(points),
             local: Vec::with_capacity(bodies),
             bodies: Vec::with_capacity(bodies),
             x: Vec::with_capacity(bodies),
             g: Vec::with_capacity(bodies),
             d: Vec::with_capacity(bodies),
             vz: Vec::with_capacity(bodies),
+            xs: Vec::with_capacity(bodies),
             e: Vec::with_capacity(points),
             q: Vec::with_capacity(points),
             radius: Vec::with_capacity(points),
@@ -973,6 +1085,10 @@ impl PrimalResults {
             fact_pieces: Vec::with_capacity(points),
             soft_y: Vec::with_capacity(points),
             soft_pieces: Vec::with_capacity(points),
+            line_pieces: Vec::with_capacity(points),
+            memo_q: Vec::with_capacity(3 * points),
+            memo_z: Vec::with_capacity(3 * points),
+            memo_r: Vec::with_capacity(points),
             dxs: Vec::with_capacity(RADIUS_NEWTON_MAX.min(points) * bodies),
             kmat: Vec::with_capacity(RADIUS_NEWTON_MAX * RADIUS_NEWTON_MAX),
             krhs: Vec::with_capacity(RADIUS_NEWTON_MAX),
@@ -1207,6 +1323,7 @@ impl PrimalSolver {
         refill(&mut res.z, 3 * n, 0.0);
         res.island_solved.clear();
         res.island_skipped.clear();
+        res.island_residuals.clear();
         let p = &self.params;
         if problem.validate().is_err()
             || rows.body.len() != n
@@ -1234,6 +1351,7 @@ impl PrimalSolver {
             || p.dof_proximal < 0.0
         {
             res.stats.residual = f64::INFINITY;
+            res.memo_q.clear();
             return PrimalStatus::InvalidProblem;
         }
         res.warm = guess.is_some();
@@ -1265,6 +1383,7 @@ impl PrimalSolver {
         refill(&mut res.in_slide, n, false);
         refill(&mut res.fact_pieces, n, (false, Tangent::Fixed));
         refill(&mut res.soft_pieces, n, (false, Tangent::Fixed));
+        refill(&mut res.line_pieces, n, (false, Tangent::Fixed));
         refill(&mut res.soft_y, n, [0.0; 3]);
         let table = &problem.table;
         res.poly_n.clear();
@@ -1287,6 +1406,7 @@ impl PrimalSolver {
                     if let Some((ok, r)) = self.island_dofs(problem, rows, d, order, res) {
                         res.island_solved.push(ok);
                         res.island_skipped.push(false);
+                        res.island_residuals.push(r);
                         if ok {
                             res.stats.residual = res.stats.residual.max(r);
                         } else {
@@ -1298,6 +1418,7 @@ impl PrimalSolver {
                 }
                 res.island_solved.push(false);
                 res.island_skipped.push(true);
+                res.island_residuals.push(f64::INFINITY);
                 res.stats.skipped_islands += 1;
                 status = PrimalStatus::Unconverged;
                 continue;
@@ -1305,11 +1426,28 @@ impl PrimalSolver {
             let (ok, r) = self.solve_island(problem, rows, order, res);
             res.island_solved.push(ok);
             res.island_skipped.push(false);
+            res.island_residuals.push(r);
             if ok {
                 res.stats.residual = res.stats.residual.max(r);
             } else {
                 res.stats.failed_islands += 1;
                 status = PrimalStatus::Unconverged;
+            }
+        }
+        if p.guess_memo {
+            // This solve's rows and answer, for the next solve's test.
+            res.memo_q.clear();
+            res.memo_q.extend_from_slice(&problem.q);
+            res.memo_z.clear();
+            res.memo_z.extend_from_slice(&res.z);
+            refill(&mut res.memo_r, n, f64::INFINITY);
+            for (s, &solved) in res.island_solved.iter().enumerate() {
+                if solved {
+                    let r = res.island_residuals[s];
+                    for &i in &problem.order[problem.island_start[s]..problem.island_start[s + 1]] {
+                        res.memo_r[i as usize] = r;
+                    }
+                }
             }
         }
         status
@@ -1378,7 +1516,7 @@ impl PrimalSolver {
                 u32::MAX
             };
         }
-        for v in [&mut res.x, &mut res.g, &mut res.d, &mut res.vz] {
+        for v in [&mut res.x, &mut res.g, &mut res.d, &mut res.vz, &mut res.xs] {
             v.clear();
             v.resize(nb, V6::zeros());
         }
@@ -1434,7 +1572,21 @@ impl PrimalSolver {
                 res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
             }
         }
-        if warm && p.guess_test {
+        // The guess is the last solve's converged answer and q moved less
+        // than its margin at every point (`guess_memo`): likely converged.
+        let memo = p.guess_memo
+            && warm
+            && res.memo_q.len() == problem.q.len()
+            && res.memo_z.len() == res.z.len()
+            && order.iter().all(|&i| {
+                let i = i as usize;
+                let (mq, q) = (&res.memo_q[3 * i..3 * i + 3], &problem.q[3 * i..3 * i + 3]);
+                let dq = (q[0] - mq[0]).abs().max((q[1] - mq[1]).hypot(q[2] - mq[2]));
+                res.memo_r[i] + dq <= p.tolerance
+                    && res.memo_z[3 * i..3 * i + 3] == res.z[3 * i..3 * i + 3]
+            });
+        if warm && (p.guess_test || memo) {
+            res.stats.guess_tested += 1;
             // The guess tested first: converged as it is.
             let r = self.island_residual(problem, rows, order, res);
             let decade = (0..5).find(|&k| r <= p.tolerance * 10f64.powi(k as i32));
@@ -1449,11 +1601,22 @@ impl PrimalSolver {
         // Newton steps on the radii per pass: `radius_newton`, or
         // `radius_newton_on_stall` once the island has stalled.
         let mut radius_steps = p.radius_newton;
+        let mut rho_prev = p.proximal;
         for pass in 0..p.max_passes {
             res.stats.passes += 1;
             mark_pass(res, Some(pass));
-            // The proximal centre and the radii as set.
-            set_proximal(problem, rows, order, res, p.proximal);
+            // The proximal centre and the radii as set, at the pass's ρ ("The
+            // ρ continuation"; a new ρ is a new H).
+            let rho = if p.rho_start > p.proximal {
+                p.proximal.max(p.rho_start * p.rho_ratio.powi(pass as i32))
+            } else {
+                p.proximal
+            };
+            if rho != rho_prev {
+                res.fact_valid = false;
+                rho_prev = rho;
+            }
+            set_proximal(problem, rows, order, res, rho);
             // Newton on f.
             if pass == 0 && warm && p.warm_pieces {
                 self.piece_start(problem, rows, order, res);
@@ -1509,7 +1672,7 @@ impl PrimalSolver {
                 return (false, residual);
             }
             // An island whose residual stops falling is given up early.
-            if residual < 0.5 * best {
+            if residual < 0.5 * best || rho > p.proximal {
                 stalled = 0;
             } else {
                 stalled += 1;
@@ -1830,6 +1993,50 @@ impl PrimalSolver {
             if !self.evaluate(rows, order, table, res) {
                 return None;
             }
+            // The block step ("The block step"): the minimizer of the full
+            // step's pieces, kept where f is lower there.
+            if p.block_pieces && coupled.is_none() && !res.cone && res.alpha < 1.0 {
+                let ch = problem.table.half.0;
+                if self.block_step(rows, order, table, ch, res)? {
+                    factor_ok = res.fact_valid
+                        && order.iter().all(|&i| {
+                            let i = i as usize;
+                            res.fact_pieces[i] == (res.normal_on[i], res.tangent[i])
+                        });
+                    if factor_ok {
+                        break;
+                    }
+                    changed += 1;
+                    continue;
+                }
+            }
+            if p.piece_trace {
+                let t = &mut res.stats.piece_changes;
+                t[0] += 1;
+                t[1] += usize::from(res.alpha < 1.0);
+                let mut c = 0;
+                for &i in order {
+                    let i = i as usize;
+                    let (on0, t0) = res.prev[i];
+                    let (on1, t1) = (res.normal_on[i], res.tangent[i]);
+                    if !on0 && on1 {
+                        t[2] += 1;
+                        c += 1;
+                    } else if on0 && !on1 {
+                        t[3] += 1;
+                        c += 1;
+                    } else if on1 && t0 != t1 {
+                        t[4] += 1;
+                        c += 1;
+                    }
+                }
+                match c {
+                    0 => {}
+                    1 => t[5] += 1,
+                    2 => t[6] += 1,
+                    _ => t[7] += 1,
+                }
+            }
             // The same pieces before and after the step: the step was the
             // exact minimizer of the piece's quadratic (up to round-off).
             factor_ok = order.iter().all(|&i| {
@@ -2087,6 +2294,70 @@ impl PrimalSolver {
 
     /// u, z*(u), the pieces and the gradient `g = M x − Gᵀ z*` at the current x.
     /// False on a non-finite value.
+    /// The block step ("The block step", lcp31): after a Newton step from
+    /// `x₀` whose line search stopped at `x = x₀ + α d`, α < 1, the full
+    /// step's point `x₀ + d` is evaluated for its pieces P′ (every row the
+    /// step loads, every row it leaves), and x is tried at the minimizer of
+    /// f on P′ ([`Self::minimize_on_pieces`], one factorization). The trial is
+    /// kept when `f` there is below `f(x)` (so each inner step still lowers
+    /// f at least as much as the exact line search's); else x is put back
+    /// and evaluated again. `Some(kept)`; None on a non-finite value.
+    fn block_step(
+        &self,
+        rows: &BodyRows,
+        order: &[u32],
+        table: &PolygonTable,
+        ch: f64,
+        res: &mut PrimalResults,
+    ) -> Option<bool> {
+        res.stats.block_trials += 1;
+        let f_line = objective(rows, order, res);
+        res.xs.copy_from_slice(&res.x);
+        for &i in order {
+            let i = i as usize;
+            res.line_pieces[i] = (res.normal_on[i], res.tangent[i]);
+        }
+        let rest = 1.0 - res.alpha;
+        for (xv, dv) in res.x.iter_mut().zip(res.d.iter()) {
+            *xv += rest * dv;
+        }
+        let mut kept = false;
+        if self.evaluate(rows, order, table, res) {
+            // The line's pieces, and the rows the full step loads (with their
+            // tangent piece there).
+            for &i in order {
+                let i = i as usize;
+                let (on, piece) = res.line_pieces[i];
+                if on || !res.normal_on[i] {
+                    res.normal_on[i] = on;
+                    res.tangent[i] = piece;
+                }
+            }
+            let gained = order
+                .iter()
+                .filter(|&&i| {
+                    let i = i as usize;
+                    res.line_pieces[i] != (res.normal_on[i], res.tangent[i])
+                })
+                .count();
+            if gained > 0 {
+                self.minimize_on_pieces(rows, order, res, ch, true);
+                if self.evaluate(rows, order, table, res) && objective(rows, order, res) < f_line {
+                    res.stats.block_accepted += 1;
+                    res.stats.block_pieces_gained += gained;
+                    kept = true;
+                }
+            }
+        }
+        if !kept {
+            res.x.copy_from_slice(&res.xs);
+            if !self.evaluate(rows, order, table, res) {
+                return None;
+            }
+        }
+        Some(kept)
+    }
+
     fn evaluate(
         &self,
         rows: &BodyRows,
@@ -2466,6 +2737,7 @@ impl PrimalSolver {
         for (xv, dv) in x.iter_mut().zip(d.iter()) {
             *xv += alpha * dv;
         }
+        res.alpha = alpha;
         Some(true)
     }
 }
@@ -3172,6 +3444,25 @@ fn slide_direction(z: &[f64; 3], e: &[f64; 3], r: f64, piece: Tangent, ch: f64) 
 
 /// Ends the running pass's count ([`PrimalStats::pass_runs`]) and starts
 /// `next`'s (None: the island's passes are over).
+/// `f(x) = ½ xᵀ M x + Σ_i φ_i(u_i)` at the evaluated iterate (the module
+/// doc's dual: `φ_i(u) = −z*ᵀu − ½ z*ᵀ E′ z*` at the projection `z*`, the pass's
+/// `E′` and `q′`), from `x`, `u` and `zs` as [`PrimalSolver::evaluate`] left
+/// them.
+fn objective(rows: &BodyRows, order: &[u32], res: &PrimalResults) -> f64 {
+    let mut f = 0.0;
+    for (lb, &b) in res.bodies.iter().enumerate() {
+        f += 0.5 * res.x[lb].dot(&(rows.mass[b as usize] * res.x[lb]));
+    }
+    for &i in order {
+        let i = i as usize;
+        let (z, u, e) = (&res.zs[i], &res.u[i], &res.e[i]);
+        for a in 0..3 {
+            f -= z[a] * u[a] + 0.5 * e[a] * z[a] * z[a];
+        }
+    }
+    f
+}
+
 fn mark_pass(res: &mut PrimalResults, next: Option<usize>) {
     let st = &mut res.stats;
     if let Some((k, it, fa)) = res.pass_mark.take() {
