@@ -132,8 +132,8 @@
 //! the first Newton step of every tick, a second factorization of H.
 //!
 //! The guess tested where it is likely converged ([`PrimalParams::guess_memo`],
-//! lcp31, on): the solver keeps the last solve's q and final impulses per
-//! point index, and an island whose projected guess is that answer bit for
+//! lcp31; off by default, see [`GUESS_MEMO`]): the solver keeps the last
+//! solve's q and final impulses per point index, and an island whose projected guess is that answer bit for
 //! bit, in an island that solve converged at `r₀`, with `r₀ + |Δq|` within
 //! the tolerance at every point, is tested at the guess (the passes' own
 //! test, so exact); the others pay no test. The pipeline's kept solve (the
@@ -715,7 +715,13 @@ pub const DOF_RADIUS_NEWTON_POINTS: usize = 2;
 /// 8.8 and 9,923.
 pub const STALL_PASSES: usize = 3;
 
-/// The default of [`PrimalParams::guess_memo`] (lcp31): on. Resting pile20
+/// The default of [`PrimalParams::guess_memo`]: off (session 38's review of
+/// lcp31, which had it on). Its gain on the same problems is −0.17 % of the
+/// solves' instructions. But on its own trajectory the settled bench window was
+/// 10–16 % slower than main's (1,655–1,748 against 1,503–1,509 µs/step), with
+/// 35–37 islands per window handed to the Newton path against 0. Whether the
+/// memo's trajectory reaches those states by chance or systematically is
+/// unsettled. Resting pile20
 /// (`tests/primal_profile.rs`, `same_problems_pile20_primal`, the window with
 /// it on, 600 solves): 1,323 islands tested, 1,310 converged at the guess
 /// (1,183 in the kept solves, 127 in the first ones); per solve 52.93 Newton
@@ -723,7 +729,7 @@ pub const STALL_PASSES: usize = 3;
 /// instructions in the solves against 4,262.3M (−0.17 %; every island tested,
 /// `guess_test`, 4,269.0M). The primal trajectories move (the guess is the
 /// answer where it meets the tolerance); Lemke's and PGS's do not.
-pub const GUESS_MEMO: bool = true;
+pub const GUESS_MEMO: bool = false;
 
 /// The default of [`PrimalParams::block_pieces`] (lcp31).
 pub const BLOCK_PIECES: bool = false;
