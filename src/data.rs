@@ -295,7 +295,9 @@ pub struct RobotData {
     pub(crate) armature: Vec<f64>,
     pub(crate) arm_act: Vec<f64>,
     /// The implicit velocity-product step's workspace, present when the world's
-    /// integrator is `implicit` ([`crate::dynamics::implicit`]).
+    /// integrator is `implicit` ([`crate::dynamics::implicit`]): decided by
+    /// [`Data::new`] from the model, so a Data is stepped with the model (or
+    /// the options) it was built for, as its other caches are.
     pub(crate) implicit: Option<Box<crate::dynamics::ImplicitVelocity>>,
 }
 

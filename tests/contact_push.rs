@@ -338,3 +338,49 @@ fn hunt_crossleys_pushed_box_settles_at_its_foundations_tilt() {
         "still turning: {p24} → {p30}"
     );
 }
+
+/// The trace behind docs/EXPERIMENTS.md's "Hunt–Crossley's low push, traced"
+/// (session 38), printed, not asserted: the box pushed at 0.1 m with 1.1 μ m g
+/// under Hunt–Crossley's defaults, every 10 steps to 0.8 s — position, velocity,
+/// pitch and its start-of-step contact wrench (`cargo test --release --test
+/// contact_push -- --ignored --nocapture hunt_crossley_low_push_trace`).
+#[test]
+#[ignore = "a measurement tool: prints the trace"]
+fn hunt_crossley_low_push_trace() {
+    let (f, hp) = (1.1 * MU * G, 0.1);
+    let model = load_str(&format!(
+        "[world]\ngravity = [0.0, 0.0, -9.81]\ndt = 0.001\nmethod = \"hunt_crossley\"\n\n\
+         [[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = {MU:?} }}\n\n\
+         [[body]]\nname = \"b\"\nshape = {{ type = \"box\", half_extents = [{A:?}, {A:?}, {B:?}] }}\n\
+         mass = 1.0\nposition = [0.0, 0.0, {B:?}]\nmaterial = {{ mu = {MU:?} }}\n"
+    ));
+    let b = model.body_id("b").expect("body b");
+    let mut data = Data::new(&model);
+    let mut pipeline = Pipeline::new(&model);
+    let p_body = Point3::new(-A, 0.0, hp - B);
+    for k in 0..800 {
+        let s = &data.state[b];
+        let p = s.x + s.q * p_body.coords;
+        let force = nalgebra::Vector3::new(f * (k as f64 / 200.0).min(1.0), 0.0, 0.0);
+        data.xfrc[b] = Wrench {
+            force,
+            torque: (p - s.x).cross(&force),
+        };
+        pipeline.step(&model, &mut data);
+        if k % 10 == 0 {
+            let (s, w) = (&data.state[b], data.contact_wrench[b]);
+            let up = s.q * nalgebra::Vector3::z();
+            println!(
+                "{k} x {:.5} vx {:.4} z {:.6} vz {:+.4} pitch {:+.5} Fz {:.3} Fx {:+.3} sub-steps {}",
+                s.x.x,
+                s.v.x,
+                s.x.z,
+                s.v.z,
+                up.x.atan2(up.z),
+                w.force.z,
+                w.force.x,
+                data.stats.substeps
+            );
+        }
+    }
+}

@@ -159,7 +159,8 @@ fn the_implicit_integrator_steps_slow_robots_as_semi_implicit_euler() {
 /// 300 rad/s, the system is conservative: its kinetic energy is constant. The
 /// arm's motion is (kinetic energy, end configuration) after `seconds` under
 /// `integrator` at `h`; `None` if quarantined.
-fn spindle_arm(integrator: &str, h: f64, seconds: f64) -> Option<(f64, Vec<f64>)> {
+/// With `print`, the energy's change and joint 1 every 2 s (the EXPERIMENTS table).
+fn spindle_arm(integrator: &str, h: f64, seconds: f64, print: bool) -> Option<(f64, Vec<f64>)> {
     let arm = std::fs::read_to_string("config/robots/arm7.urdf").expect("urdf");
     let arm = arm
         .replace("damping=\"0.05\"", "damping=\"0\"")
@@ -199,12 +200,27 @@ fn spindle_arm(integrator: &str, h: f64, seconds: f64) -> Option<(f64, Vec<f64>)
     };
     let e0 = kinetic(&data);
     let mut de = 0.0f64;
-    for _ in 0..(seconds / h).round() as usize {
+    let every = (2.0 / h).round() as usize;
+    for k in 1..=(seconds / h).round() as usize {
         pipeline.step(&model, &mut data);
         if data.stats.quarantined > 0 {
+            if print {
+                println!("{integrator} h = {h}: quarantined at step {k}");
+            }
             return None;
         }
-        de = de.max((kinetic(&data) / e0 - 1.0).abs());
+        let e = kinetic(&data) / e0 - 1.0;
+        de = de.max(e.abs());
+        if print && k % every == 0 {
+            let t = k as f64 * h;
+            println!(
+                "{integrator} h = {h}, {t:.0} s: dE/E {e:+.2e}, q1 {:.4}",
+                data.qpos[qo]
+            );
+        }
+    }
+    if print {
+        println!("{integrator} h = {h}: max |dE|/E {de:.2e}");
     }
     Some((de, data.qpos[qo..qo + nq - 1].to_vec()))
 }
@@ -220,8 +236,8 @@ fn spindle_arm(integrator: &str, h: f64, seconds: f64) -> Option<(f64, Vec<f64>)
 /// terms, as on the gyrostat.
 #[test]
 fn an_arm_carrying_a_fast_spindle_follows_rk4_under_the_implicit_integrator() {
-    let (de_ref, q_ref) = spindle_arm("rk4", 1e-4, 5.0).expect("RK4 quarantined");
-    let (de, q) = spindle_arm("implicit", 1e-3, 5.0).expect("implicit quarantined");
+    let (de_ref, q_ref) = spindle_arm("rk4", 1e-4, 5.0, false).expect("RK4 quarantined");
+    let (de, q) = spindle_arm("implicit", 1e-3, 5.0, false).expect("implicit quarantined");
     let dq = q
         .iter()
         .zip(&q_ref)
@@ -233,4 +249,35 @@ fn an_arm_carrying_a_fast_spindle_follows_rk4_under_the_implicit_integrator() {
         "the reference is not converged: {de_ref:e}"
     );
     assert!(de <= 2e-4 && dq <= 5e-3, "|dE|/E {de:e}, |dq| {dq:e}");
+}
+
+/// The figures behind docs/EXPERIMENTS.md's gyrostat and spindle tables (session
+/// 38), printed, not asserted: `cargo test --release --test robot_gyro --
+/// --ignored --nocapture figures`.
+#[test]
+#[ignore = "a measurement tool: prints the EXPERIMENTS tables"]
+fn figures() {
+    for s in [2.0, 4.0, 6.0, 8.0, 10.0] {
+        println!(
+            "{:?}",
+            gyrostat("penalty", "semi_implicit_euler", 1e-3, 150.0, s)
+        );
+    }
+    println!(
+        "{:?}",
+        gyrostat("penalty", "semi_implicit_euler", 1e-3, 30.0, 20.0)
+    );
+    for h in [5e-4, 1e-3, 2e-3] {
+        gyrostat("penalty", "implicit", h, 150.0, 20.0);
+    }
+    for (integrator, h) in [
+        ("rk4", 1e-4),
+        ("rk4", 1e-3),
+        ("semi_implicit_euler", 1e-3),
+        ("semi_implicit_euler", 2e-3),
+        ("implicit", 1e-3),
+        ("implicit", 2e-3),
+    ] {
+        spindle_arm(integrator, h, 10.0, true);
+    }
 }

@@ -37,7 +37,10 @@
 //! - (D4) `D_{·k} = Sᵀ δf` summed up the tree as (R5), through `j`'s ancestors.
 //!
 //! So `D` costs one pass over each DoF's subtree and ancestors, `O(n d)` like
-//! CRBA, and the solve `O(nv³)`; no allocation. (The central difference
+//! CRBA. `M̃ + hθ D` has the mass matrix's branch pattern, so the solve is an
+//! elimination leaves-first without fill-in, `O(Σ depth²)`
+//! (`branch_lu_solve_in_place`), with the dense pivoting solve
+//! (`math::solve_dense`, `O(nv³)`) as its fallback; no allocation. (The central difference
 //! `(C(v + u) − C(v − u))/2`, exact for a quadratic form, checks it in the
 //! tests.)
 
@@ -65,6 +68,8 @@ pub struct ImplicitVelocity {
     /// `M̃ q̈`, then the solution; `b` a copy for the fallback.
     rhs: DVector<f64>,
     b: DVector<f64>,
+    /// `M̃ + hθ D` row-major, for the dense fallback.
+    dense: Vec<f64>,
     /// The link of each DoF.
     dof_link: Vec<usize>,
     /// `vJ_i = S_i q̇_i` and `I_i v_i` at the step's state.
@@ -100,6 +105,7 @@ impl ImplicitVelocity {
             a: DMatrix::zeros(nv, nv),
             rhs: DVector::zeros(nv),
             b: DVector::zeros(nv),
+            dense: vec![0.0; nv * nv],
             dof_link,
             vj: vec![MotionVec::zero(); n],
             iv: vec![ForceVec::zero(); n],
@@ -145,11 +151,15 @@ impl ImplicitVelocity {
         self.b.copy_from(&self.rhs);
         if !branch_lu_solve_in_place(&mut self.a, &mut self.rhs, model.dof_parent()) {
             // A pivot too small for the elimination without row swaps: the
-            // dense elimination with partial pivoting, from M̃ + hθ D again.
-            self.a.copy_from(&self.ad.mass_matrix);
-            self.a.zip_apply(&self.d, |a, d| *a += f * d);
+            // dense elimination with partial pivoting (`math::solve_dense`,
+            // row-major), from M̃ + hθ D again.
+            for i in 0..nv {
+                for j in 0..nv {
+                    self.dense[i * nv + j] = self.ad.mass_matrix[(i, j)] + f * self.d[(i, j)];
+                }
+            }
             self.rhs.copy_from(&self.b);
-            if !lu_solve_in_place(&mut self.a, &mut self.rhs) {
+            if !crate::math::solve_dense(&mut self.dense, self.rhs.as_mut_slice(), nv) {
                 return Err(DynamicsError::Singular);
             }
         }
@@ -300,63 +310,9 @@ fn branch_lu_solve_in_place(
     b.iter().all(|x| x.is_finite())
 }
 
-/// Solve `A x = b` in place by Gaussian elimination with partial pivoting
-/// (`A` is overwritten by its factors, `b` by `x`); false if a pivot is zero
-/// or not finite.
-fn lu_solve_in_place(a: &mut DMatrix<f64>, b: &mut DVector<f64>) -> bool {
-    let n = b.len();
-    for k in 0..n {
-        let (mut p, mut best) = (k, a[(k, k)].abs());
-        for i in k + 1..n {
-            if a[(i, k)].abs() > best {
-                (p, best) = (i, a[(i, k)].abs());
-            }
-        }
-        if !(best.is_finite() && best > 0.0) {
-            return false;
-        }
-        if p != k {
-            a.swap_rows(p, k);
-            b.swap_rows(p, k);
-        }
-        let pivot = a[(k, k)];
-        for i in k + 1..n {
-            let l = a[(i, k)] / pivot;
-            if l != 0.0 {
-                for j in k + 1..n {
-                    a[(i, j)] -= l * a[(k, j)];
-                }
-                b[i] -= l * b[k];
-            }
-        }
-    }
-    for k in (0..n).rev() {
-        let s: f64 = (k + 1..n).map(|j| a[(k, j)] * b[j]).sum();
-        b[k] = (b[k] - s) / a[(k, k)];
-    }
-    b.iter().all(|x| x.is_finite())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lu_solves_a_nonsymmetric_system_that_needs_pivoting() {
-        // A zero leading pivot: solvable only with the row swap.
-        let mut a = DMatrix::from_row_slice(3, 3, &[0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0, 0.0, 1.0]);
-        let a0 = a.clone();
-        let x = DVector::from_row_slice(&[1.0, -2.0, 0.5]);
-        let mut b = &a0 * &x;
-        assert!(lu_solve_in_place(&mut a, &mut b));
-        assert!((b - x).norm() <= 1e-14, "solution off");
-        let mut s = DMatrix::from_row_slice(2, 2, &[1.0, 2.0, 2.0, 4.0]);
-        let mut r = DVector::from_row_slice(&[1.0, 1.0]);
-        assert!(
-            !lu_solve_in_place(&mut s, &mut r),
-            "a singular matrix is refused"
-        );
-    }
 
     /// The branch elimination equals the dense one on a tree's pattern: DoFs
     /// 0 ← 1 ← 2 and 0 ← 3 (λ = [-, 0, 1, 0]), a non-symmetric matrix with that

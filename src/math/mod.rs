@@ -127,3 +127,48 @@ impl SplitMix64 {
         Quat::new_normalize(q)
     }
 }
+
+/// Solves the dense `k×k` system `a x = b` (row-major) in place by Gaussian
+/// elimination with partial pivoting; the solution in `b`. False when a pivot
+/// is not above 1e-12 of the matrix's largest entry, or not finite.
+pub fn solve_dense(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
+    let scale = a.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if !scale.is_finite() || scale <= 0.0 {
+        return false;
+    }
+    for c in 0..k {
+        let (mut piv, mut best) = (c, a[c * k + c].abs());
+        for r in c + 1..k {
+            if a[r * k + c].abs() > best {
+                (piv, best) = (r, a[r * k + c].abs());
+            }
+        }
+        if best.is_nan() || best <= 1e-12 * scale {
+            return false;
+        }
+        if piv != c {
+            for j in 0..k {
+                a.swap(c * k + j, piv * k + j);
+            }
+            b.swap(c, piv);
+        }
+        let d = a[c * k + c];
+        for r in c + 1..k {
+            let f = a[r * k + c] / d;
+            if f != 0.0 {
+                for j in c..k {
+                    a[r * k + j] -= f * a[c * k + j];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+    }
+    for c in (0..k).rev() {
+        let mut t = b[c];
+        for j in c + 1..k {
+            t -= a[c * k + j] * b[j];
+        }
+        b[c] = t / a[c * k + c];
+    }
+    b.iter().all(|v| v.is_finite())
+}

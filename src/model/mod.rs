@@ -70,8 +70,10 @@ pub enum Integrator {
     /// centrifugal, gyroscopic) taken implicitly ([`crate::dynamics::implicit`],
     /// MuJoCo's `implicit`): stable for fast rotors on a moving base, where the
     /// explicit terms pump energy. Free bodies step as under semi-implicit Euler
-    /// (their rotation is already conservative). Costs 2 nv RNEA passes and an
-    /// nv × nv solve per robot per step.
+    /// (their rotation is already conservative). Costs a CRBA, one pass per DoF
+    /// over its subtree for ∂C/∂v and a branch-sparse solve per robot per step
+    /// (×2.0 the arm's step instructions, ×4.3 the humanoid's: docs/BENCHMARKS.md,
+    /// "Session 38 (lead)").
     Implicit,
 }
 

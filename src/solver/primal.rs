@@ -2196,7 +2196,7 @@ impl PrimalSolver {
                     res.kmat[a * k + col] += c * gn;
                 }
             }
-            if solve_dense(&mut res.kmat, &mut res.krhs, k) {
+            if crate::math::solve_dense(&mut res.kmat, &mut res.krhs, k) {
                 for (a, &i) in res.slide.iter().enumerate() {
                     let i = i as usize;
                     let r = (res.radius[i] + res.krhs[a]).max(0.0);
@@ -3567,7 +3567,7 @@ fn radius_newton_system(
             res.kmat[a * k + col] += c * g;
         }
     }
-    if !solve_dense(&mut res.kmat, &mut res.krhs, k) {
+    if !crate::math::solve_dense(&mut res.kmat, &mut res.krhs, k) {
         for &i in order {
             res.in_slide[i as usize] = false;
         }
@@ -3646,51 +3646,6 @@ fn radius_offset(problem: &ContactProblem, order: &[u32], res: &PrimalResults) -
         let i = i as usize;
         a.max((problem.mu[i] * res.zs[i][0] - res.radius[i]).abs())
     })
-}
-
-/// Solves the dense `k×k` system `a x = b` (row-major) in place by Gaussian
-/// elimination with partial pivoting; the solution in `b`. False when a pivot
-/// is not above 1e-12 of the matrix's largest entry, or not finite.
-fn solve_dense(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
-    let scale = a.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    if !scale.is_finite() || scale <= 0.0 {
-        return false;
-    }
-    for c in 0..k {
-        let (mut piv, mut best) = (c, a[c * k + c].abs());
-        for r in c + 1..k {
-            if a[r * k + c].abs() > best {
-                (piv, best) = (r, a[r * k + c].abs());
-            }
-        }
-        if best.is_nan() || best <= 1e-12 * scale {
-            return false;
-        }
-        if piv != c {
-            for j in 0..k {
-                a.swap(c * k + j, piv * k + j);
-            }
-            b.swap(c, piv);
-        }
-        let d = a[c * k + c];
-        for r in c + 1..k {
-            let f = a[r * k + c] / d;
-            if f != 0.0 {
-                for j in c..k {
-                    a[r * k + j] -= f * a[c * k + j];
-                }
-                b[r] -= f * b[c];
-            }
-        }
-    }
-    for c in (0..k).rev() {
-        let mut t = b[c];
-        for j in c + 1..k {
-            t -= a[c * k + j] * b[j];
-        }
-        b[c] = t / a[c * k + c];
-    }
-    b.iter().all(|v| v.is_finite())
 }
 
 /// The point's Hessian `K = DΠ E⁻¹` (3×3; None when it is zero).
