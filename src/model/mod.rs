@@ -178,6 +178,13 @@ pub struct PenaltyParams {
     /// state. Scene key
     /// `[penalty] rest_tol` (0 ≤ tol ≤ [`PenaltyParams::REST_TOL_MAX`]).
     pub rest_tol: f64,
+    /// The normal force of a pair that involves a robot link, linearly implicit
+    /// under semi-implicit Euler (`pipeline::penalty_robot`): its PID force taken at
+    /// the end of the step through the robot's joint-space mass matrix, unclamped
+    /// gains, as free bodies' pairs have. False (the default until measured): the
+    /// explicit force with `damping_limit`/`stiffness_limit`'s clamped gains. Scene
+    /// key `[penalty] robot_implicit`.
+    pub robot_implicit: bool,
 }
 
 /// Static/sliding friction of the penalty method.
@@ -280,6 +287,7 @@ impl Default for PenaltyParams {
             friction: FrictionParams::default(),
             impacts: ImpactParams::default(),
             rest_tol: 0.0,
+            robot_implicit: false,
         }
     }
 }

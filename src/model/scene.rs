@@ -15,6 +15,8 @@
 //! rest_tol = 0.0                   # m, 0 = off (≤ 1e-9): a pair whose geoms stay within
 //!                                  #  it of where its manifold was found keeps that
 //!                                  #  manifold and (semi-implicit Euler) its normal rows
+//! robot_implicit = false           # robot links' normal force linearly implicit through
+//!                                  #  the robot's mass matrix (semi-implicit Euler)
 //! distribution = "count"           # "count" (000's 1/r) | "modal": the force shared by
 //!                                  #  the pair's contact-space inverse mass, so a thin
 //!                                  #  body stands as a rigid one (flat pairs)
@@ -516,6 +518,7 @@ struct PenaltyToml {
     damping_limit: Option<f64>,
     stiffness_limit: Option<f64>,
     rest_tol: Option<f64>,
+    robot_implicit: Option<bool>,
     distribution: Option<crate::model::Distribution>,
     #[serde(default)]
     friction: FrictionToml,
@@ -1541,6 +1544,9 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             ));
         }
         pp.rest_tol = t;
+    }
+    if let Some(b) = p.robot_implicit {
+        pp.robot_implicit = b;
     }
     if let Some(d) = p.distribution {
         if d == crate::model::Distribution::Modal && pp.points == PenaltyPoints::Deepest {

@@ -51,6 +51,7 @@ pub mod lcp;
 pub mod locks;
 pub mod penalty;
 pub mod penalty_implicit;
+pub mod penalty_robot;
 pub mod robots;
 pub mod rotation;
 pub mod sleep;

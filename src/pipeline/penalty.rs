@@ -6,6 +6,7 @@ use super::bodies::{body_mass_props, derivatives, free_inertia, report_contacts}
 use super::collide::CollideWorkspace;
 use super::integrator::{self, Deriv, StageBuffers};
 use super::penalty_implicit::{ImplicitContact, Row, StickGroup};
+use super::penalty_robot::{RobotContact, RobotOut, RobotRow};
 use super::robots::{self, RobotLoad};
 use super::{lap, Stepper, Tick};
 use crate::collision::ContactSet;
@@ -63,6 +64,9 @@ pub struct PenaltyWorkspace {
     /// rates it corrects (with friction on its first solve's forces).
     implicit: ImplicitContact,
     k_explicit: Vec<Deriv>,
+    /// The robot links' pairs' linearly implicit normal force (`[penalty]
+    /// robot_implicit`, `penalty_robot`).
+    robot_contact: RobotContact,
     /// The rates of the first normal solve, kept for the late pairs' anchor
     /// solve (`late_friction`; copied only in a step with candidates).
     k_free: Vec<Deriv>,
@@ -106,6 +110,7 @@ impl PenaltyWorkspace {
             support: SupportLoads::new(nb),
             implicit: ImplicitContact::new(nb),
             k_explicit: vec![Deriv::default(); nb],
+            robot_contact: RobotContact::new(model),
             k_free: vec![Deriv::default(); nb],
             free: (0..nb as u32)
                 .filter(|&b| model.bodies[b as usize].kind == BodyKind::Free)
@@ -538,6 +543,7 @@ impl Stepper for PenaltyStepper<'_> {
             support,
             implicit,
             k_explicit,
+            robot_contact,
             k_free,
             free,
         } = ws;
@@ -654,6 +660,9 @@ impl Stepper for PenaltyStepper<'_> {
                 pf: &mut *point_forces,
             };
             implicit.clear_rows();
+            robot_contact.rows.clear();
+            robot_contact.pairs.clear();
+            let robot_rows = stage == 0 && semi_implicit && p.robot_implicit;
             contact_wrenches(
                 &cx,
                 st,
@@ -661,7 +670,10 @@ impl Stepper for PenaltyStepper<'_> {
                 pairs,
                 &mut mb,
                 (wrench, (stage == 0).then_some(&mut *contact_force)),
-                semi_implicit.then_some(&mut *implicit),
+                (
+                    semi_implicit.then_some(&mut *implicit),
+                    robot_rows.then_some(&mut *robot_contact),
+                ),
             );
             if stage == 0 {
                 contact_wrench.copy_from_slice(wrench);
@@ -734,6 +746,39 @@ impl Stepper for PenaltyStepper<'_> {
             // the stage's q̇ is not wanted (an empty `kq`, `robots::derivatives`).
             let kq = if semi_implicit { &mut [][..] } else { kq };
             robots::derivatives(model, h, robots, &load, kq, kv, record);
+            if robot_rows {
+                // The link pairs' normal force at the end of the step
+                // (`penalty_robot`), after the robots' and free bodies' rates.
+                let mut out = RobotOut {
+                    k,
+                    kv,
+                    contact_wrench,
+                    contact_force,
+                };
+                robot_contact.solve(model, h, robots, (q, st, bodies), &mut out);
+                robot_friction(&cx, st, (set, pairs), point_forces, robot_contact, &mut out);
+                // The records (torques' implicit parts, q̈, sensors) at the
+                // corrected q̈ under the reported contact wrenches.
+                let load = RobotLoad {
+                    q,
+                    v,
+                    cmd: qfrc_cmd,
+                    state: st,
+                    contact: contact_wrench,
+                    xfrc,
+                };
+                let mut rec = robots::Record {
+                    actuator: &mut qfrc_actuator[..],
+                    passive: &mut qfrc_passive[..],
+                    qacc: &mut qacc[..],
+                };
+                for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
+                    if robot_contact.touched(ri) {
+                        let qdd = &kv[r.v_offset..r.v_offset + r.nv()];
+                        robots::records_at(r, rd, &load, h, qdd, &mut rec);
+                    }
+                }
+            }
         };
         let gen = integrator::GenState {
             q: qpos,
@@ -1837,11 +1882,92 @@ fn implicit_pair(cx: &ForceCtx<'_>, ba: usize, bb: usize) -> bool {
     cx.implicit && !cx.model.bodies[ba].is_link() && !cx.model.bodies[bb].is_link()
 }
 
+/// The link pairs' friction on their solved normal forces (`penalty_robot`): the
+/// same stick/slip update and forces as an explicit pair's (`contact_wrenches`),
+/// with the end-of-step normal forces in place of the explicit ones, applied
+/// through the robots' mass matrices and the free bodies' inverse inertias.
+fn robot_friction(
+    cx: &ForceCtx<'_>,
+    state: &[BodyState],
+    (set, pairs): (&ContactSet, &mut [PairState]),
+    pf: &mut Vec<PointForce>,
+    rc: &mut RobotContact,
+    out: &mut RobotOut<'_>,
+) {
+    for t in 0..rc.pairs.len() {
+        let (mi, pi, row0) = rc.pairs[t];
+        let row1 = rc.pairs.get(t + 1).map_or(rc.rows.len(), |x| x.2);
+        let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
+            continue;
+        };
+        pf.clear();
+        for i in row0..row1 {
+            let f_n = rc.force(i);
+            if f_n > 0.0 {
+                pf.push(PointForce {
+                    point: rc.rows[i].point,
+                    f_n,
+                });
+            }
+        }
+        let cen = if mat.mu > 0.0 {
+            friction::centroid(&ctx, pf)
+        } else {
+            None
+        };
+        let terms = friction::update_state_at(
+            &cx.p.friction,
+            mat.mu,
+            &ctx,
+            (pf, cen),
+            &mut pairs[pi],
+            StickMode::Clamped,
+        );
+        let (xa, xb) = (ctx.a.x, ctx.b.x);
+        let (mut wa, mut wb) = (Wrench::ZERO, Wrench::ZERO);
+        let twist = friction::tangential_forces_at(
+            &cx.p.friction,
+            mat.mu,
+            &ctx,
+            pf,
+            cen,
+            (pairs[pi].anchor.as_ref(), StickMode::Clamped),
+            terms.as_ref(),
+            |pt, f| {
+                wa.add_force_at(f, pt, xa);
+                wb.add_force_at(-f, pt, xb);
+            },
+        );
+        wa.torque += twist;
+        wb.torque -= twist;
+        if let Some(tau) = friction::rolling_torque(mat.rolling, &ctx, pf) {
+            wa.torque += tau;
+            wb.torque -= tau;
+        }
+        if let Some(mf) = out.contact_force.get_mut(mi) {
+            *mf += wa.force;
+        }
+        rc.apply_wrench(cx.model, cx.bodies, (ba, wa), out);
+        rc.apply_wrench(cx.model, cx.bodies, (bb, wb), out);
+    }
+    rc.finish(cx.model, out.kv);
+}
+
+/// Whether the normal force of the pair (ba, bb) is a robot link's taken linearly
+/// implicit (`[penalty] robot_implicit`, `penalty_robot`): under semi-implicit
+/// Euler, a pair with a link on either side.
+#[inline]
+fn robot_pair(cx: &ForceCtx<'_>, ba: usize, bb: usize) -> bool {
+    cx.implicit
+        && cx.p.robot_implicit
+        && (cx.model.bodies[ba].is_link() || cx.model.bodies[bb].is_link())
+}
+
 /// The PID gains of a pair: clamped for explicit stability ([`PidGains::resolve`])
 /// unless its force is implicit, which is stable at any gain.
 #[inline]
 fn pair_gains(cx: &ForceCtx<'_>, ctx: &PairContext<'_>, ba: usize, bb: usize) -> PidGains {
-    if implicit_pair(cx, ba, bb) {
+    if implicit_pair(cx, ba, bb) || robot_pair(cx, ba, bb) {
         PidGains::unclamped(cx.p, ctx.m_pair)
     } else {
         PidGains::resolve(cx.p, ctx.m_pair, ctx.m_reduced, ctx.h)
@@ -2148,7 +2274,7 @@ fn contact_wrenches(
     pairs: &mut [PairState],
     mb: &mut ModelBufs<'_>,
     (wrench, mut manifold_force): (&mut [Wrench], Option<&mut Vec<Vec3>>),
-    mut implicit: Option<&mut ImplicitContact>,
+    (mut implicit, mut robot_rows): (Option<&mut ImplicitContact>, Option<&mut RobotContact>),
 ) {
     let ForceCtx { p, cm, .. } = *cx;
     let ModelBufs { sel, pf } = mb;
@@ -2255,6 +2381,31 @@ fn contact_wrenches(
             }
             // Friction on the end-of-step normal force: after the solve
             // (`implicit_friction`).
+            if let Some(mf) = manifold_force.as_deref_mut() {
+                mf[mi] = wrench[ba].force - f_before;
+            }
+            continue;
+        }
+        // A link pair's normal force, linearly implicit after the robots' rates
+        // (`penalty_robot`): its points' explicit forces as rows; its friction
+        // on the solved normal forces, after the solve (`robot_friction`).
+        if let Some(rr) = robot_rows.as_deref_mut().filter(|_| robot_pair(cx, ba, bb)) {
+            let (c, kv_r) = ((cx.h * gains.kp + gains.kv) / r, gains.kv / r);
+            rr.pairs.push((mi, pi, rr.rows.len()));
+            for f in pf.iter() {
+                let pt = ctx.points[f.point as usize].lever;
+                rr.rows.push(RobotRow {
+                    ab: (ba, bb),
+                    p: pt,
+                    n: ctx.normal,
+                    c,
+                    kv_r,
+                    f_ex: f.f_n,
+                    s0: ctx.normal_velocity(&pt),
+                    manifold: mi,
+                    point: f.point,
+                });
+            }
             if let Some(mf) = manifold_force.as_deref_mut() {
                 mf[mi] = wrench[ba].force - f_before;
             }

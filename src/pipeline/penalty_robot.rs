@@ -1,0 +1,599 @@
+//! The linearly implicit normal force of the pairs that involve a robot link, under
+//! the penalty stepper's semi-implicit Euler (`[penalty] robot_implicit`).
+//!
+//! Free bodies' pairs take eq. (3) of 000 at the end of the step
+//! (`penalty_implicit`); a robot link's pair kept the explicit force, whose gains
+//! `PidGains::resolve` clamps to h·kv/m_r ≤ 0.5 and h²·kp/m_r ≤ 0.5 for explicit
+//! stability. For a light link the clamp leaves the contact under-damped: a
+//! 50 g finger squeezing a box at 9.81 N whose command drops to 1.96 N in one tick
+//! is pushed off by its compressed contact and the box falls free for 7 ms
+//! (`tests/robot_grasp.rs`). Here the same law is taken implicitly, with the
+//! unclamped gains, through the robot's joint-space mass matrix:
+//!
+//!   f_i⁺ = max{kp (d_i − h s_i⁺) − kv s_i⁺ + ki I, 0} / r = f0_i − c_i s_i⁺,
+//!   c_i = (h kp + kv)/r,   f0_i = (kp d_i + ki I)/r = f_i^ex + (kv/r) s_i,
+//!
+//! s_i the separating normal rate at point i at the start of the step, s_i⁺ at its
+//! end. The step's rates already hold the explicit forces f^ex (ABA for the robots,
+//! the free bodies' rates after their own implicit solve), so with
+//! W = J M̃⁻¹ Jᵀ (M̃ = H + the implicit actuation diagonal, ABA's armature; the free
+//! bodies' 6×6 inverse inertias) the end rates are s⁺ = s^ex + h W (f⁺ − f^ex), and
+//! on the active rows A (those with f⁺ > 0)
+//!
+//!   (C⁻¹ + h W_AA) f_A = C⁻¹ f0_A − s^ex_A + h (W f^ex)_A,
+//!
+//! symmetric positive definite (backward Euler in the contact force: stable at any
+//! gain and mass ratio). A link's rows all act through its 6×nv Jacobian J_l at
+//! its centre of mass x_l: row i is a_iᵀ J_l with a_i = σ [(p_i − x_l) × n_i; n_i]
+//! (σ = ±1 by side), so only Y_l = M̃⁻¹ J_lᵀ (six solves per link in contact) and
+//! the 6×6 blocks J_l Y_k are formed, whatever the point count. The active set is found by a few passes (a row whose
+//! force would pull is dropped; one that would push is taken). The correction
+//! Δf = f⁺ − f^ex then moves the robots' q̈ by M̃⁻¹ Jᵀ Δf and the free bodies' rates
+//! by their inverse inertia.
+//!
+//! **Split from the free pairs' solve.** A free body that touches a link and
+//! another free body has its free pairs solved first (`penalty_implicit`, with
+//! the links' explicit forces in its rates) and its link pairs here, with the
+//! first solve's rates: one block Gauss–Seidel pass, each block implicit in its
+//! own stiffness. The free pairs see the link pairs' correction at the next step.
+//!
+//! **What stays explicit:** the link pairs' friction (on the explicit force's
+//! cone, as before), gap rows (a link pair applies no force before it
+//! penetrates), and the `implicit` integrator's velocity-product map, which the
+//! correction does not pass through (M̃⁻¹, not (M̃ + ½ h D)⁻¹).
+
+use crate::contact::impulse::ImpulseBody;
+use crate::data::{BodyState, RobotData};
+use crate::dynamics::{crba, factor_mass, point_jacobian, solve_mass};
+use crate::math::{Vec3, Wrench};
+use crate::model::{BodyKind, Model};
+use crate::pipeline::integrator::Deriv;
+use nalgebra::Matrix6xX;
+
+/// Active-set passes before the last pass's set is kept.
+const PASSES: usize = 8;
+/// No link slot.
+const NONE: u32 = u32::MAX;
+
+/// One point of a link pair: bodies (a, b) with the force +n on a, −n on b.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RobotRow {
+    pub ab: (usize, usize),
+    /// The point (world) and the normal (toward a).
+    pub p: Vec3,
+    pub n: Vec3,
+    /// c_i = (h kp + kv)/r and kv/r (unclamped gains).
+    pub c: f64,
+    pub kv_r: f64,
+    /// The explicit force in the step's rates, and s_i at the start.
+    pub f_ex: f64,
+    pub s0: f64,
+    /// The manifold (its reported force) and the point's index in it.
+    pub manifold: usize,
+    pub point: u32,
+}
+
+/// What the solve reports into and corrects: the free bodies' rates, the robots'
+/// joint accelerations (flat, as `Data::qvel`), the reported contact wrenches and
+/// manifold forces. (The robots' records — torques, q̈, sensors — are taken again
+/// at the corrected q̈ by the caller, `robots::records_at`.)
+pub(crate) struct RobotOut<'a> {
+    pub k: &'a mut [Deriv],
+    pub kv: &'a mut [f64],
+    pub contact_wrench: &'a mut [Wrench],
+    pub contact_force: &'a mut [Vec3],
+}
+
+/// A link in contact: its Jacobian at its centre of mass, Y = M̃⁻¹ Jᵀ (stored
+/// transposed, 6 × nv), u = J q̈ (the explicit rates), and the generalized
+/// wrench g ([torque; force] about the centre) the step adds to it.
+#[derive(Clone, Debug)]
+struct LinkSlot {
+    robot: usize,
+    link: usize,
+    body: usize,
+    j: Matrix6xX<f64>,
+    y: Matrix6xX<f64>,
+    u: [f64; 6],
+    g: [f64; 6],
+}
+
+/// Workspace of the link pairs' implicit normal force (allocated at build; its
+/// vectors grow only to the largest row count seen).
+#[derive(Clone, Debug)]
+pub(crate) struct RobotContact {
+    pub rows: Vec<RobotRow>,
+    /// The link pairs of the rows: (manifold, pair, first row); a pair's rows run
+    /// to the next one's first.
+    pub pairs: Vec<(usize, usize, usize)>,
+    /// Per robot: its mass matrix factored this step.
+    touched: Vec<bool>,
+    /// One slot per link body (`slot_of[body]`), the slots in contact this step,
+    /// and their 6×6 blocks J_l Y_k (row-major, `active.len()²` blocks).
+    slots: Vec<LinkSlot>,
+    slot_of: Vec<u32>,
+    active_links: Vec<u32>,
+    blocks: Vec<[f64; 36]>,
+    /// Per row and side: (active-link index or NONE, a = σ [(p − x) × n; n]).
+    side: Vec<[(u32, [f64; 6]); 2]>,
+    tau: Vec<f64>,
+    /// W (m × m), W f^ex, s^ex, the solution and its active set.
+    w: Vec<f64>,
+    wf: Vec<f64>,
+    s_ex: Vec<f64>,
+    f: Vec<f64>,
+    active: Vec<bool>,
+    /// The active rows' system (row-major) and right-hand side.
+    a: Vec<f64>,
+    b: Vec<f64>,
+    idx: Vec<usize>,
+    /// Counters of the last solve: rows, active-set passes, failed solves.
+    pub last_rows: usize,
+    pub last_passes: usize,
+    pub failures: u64,
+}
+
+impl RobotContact {
+    pub fn new(model: &Model) -> Self {
+        let mut slots = Vec::new();
+        let mut slot_of = vec![NONE; model.nbody()];
+        for (ri, r) in model.robots.iter().enumerate() {
+            for (link, b) in r.link_body.iter().enumerate() {
+                if let Some(b) = *b {
+                    slot_of[b] = slots.len() as u32;
+                    slots.push(LinkSlot {
+                        robot: ri,
+                        link,
+                        body: b,
+                        j: Matrix6xX::zeros(r.nv()),
+                        y: Matrix6xX::zeros(r.nv()),
+                        u: [0.0; 6],
+                        g: [0.0; 6],
+                    });
+                }
+            }
+        }
+        let n = slots.len();
+        RobotContact {
+            rows: Vec::new(),
+            pairs: Vec::new(),
+            touched: vec![false; model.robots.len()],
+            slots,
+            slot_of,
+            active_links: Vec::with_capacity(n),
+            blocks: Vec::new(),
+            side: Vec::new(),
+            tau: vec![0.0; model.robots.iter().map(|r| r.nv()).max().unwrap_or(0)],
+            w: Vec::new(),
+            wf: Vec::new(),
+            s_ex: Vec::new(),
+            f: Vec::new(),
+            active: Vec::new(),
+            a: Vec::new(),
+            b: Vec::new(),
+            idx: Vec::new(),
+            last_rows: 0,
+            last_passes: 0,
+            failures: 0,
+        }
+    }
+
+    /// Solves the rows pushed this evaluation and applies the normal correction to
+    /// the free bodies' rates and the links' generalized wrenches (module doc); the
+    /// robots' q̈ take the links' wrenches at [`RobotContact::finish`]. `q`: the
+    /// robots' configuration at the step's start; `state`, `bodies`: the bodies and
+    /// their inverse mass properties there; `h` the step. A robot whose mass
+    /// matrix fails to factor (its state is already broken: the quarantine's) is
+    /// taken as immovable; a system that fails to solve keeps the explicit force
+    /// (counted in `failures`).
+    pub fn solve(
+        &mut self,
+        model: &Model,
+        h: f64,
+        robots: &mut [RobotData],
+        (q, state, bodies): (&[f64], &[BodyState], &[ImpulseBody]),
+        out: &mut RobotOut<'_>,
+    ) {
+        let m = self.rows.len();
+        self.last_rows = m;
+        self.last_passes = 0;
+        self.active_links.clear();
+        if m == 0 {
+            return;
+        }
+        self.factor_robots(model, robots, q);
+        self.link_blocks(model, robots, state, out.kv);
+        self.row_sides(state);
+        self.system(model, h, state, bodies, out.k);
+        if self.active_set(h) {
+            self.apply(model, state, bodies, out);
+        } else {
+            // No consistent set within the passes (or a singular system): the
+            // explicit force stays.
+            self.failures += 1;
+            for (f, r) in self.f.iter_mut().zip(&self.rows) {
+                *f = r.f_ex;
+            }
+        }
+    }
+
+    /// The touched robots' M̃ = H + diag(armature), factored.
+    fn factor_robots(&mut self, model: &Model, robots: &mut [RobotData], q: &[f64]) {
+        self.touched.iter_mut().for_each(|t| *t = false);
+        for row in &self.rows {
+            for b in [row.ab.0, row.ab.1] {
+                if let BodyKind::Link { robot, .. } = model.bodies[b].kind {
+                    self.touched[robot as usize] = true;
+                }
+            }
+        }
+        for (ri, (r, rd)) in model.robots.iter().zip(robots.iter_mut()).enumerate() {
+            if !self.touched[ri] {
+                continue;
+            }
+            let qr = &q[r.q_offset..r.q_offset + r.nq()];
+            let ok = !rd.frozen && crba(&r.tree, &mut rd.ad, qr).is_ok() && {
+                for k in 0..r.nv() {
+                    rd.ad.mass_matrix[(k, k)] += rd.armature[k];
+                }
+                factor_mass(&mut rd.ad).is_ok()
+            };
+            if !ok {
+                self.failures += 1;
+                self.touched[ri] = false;
+            }
+        }
+    }
+
+    /// The links in contact: J at the centre of mass, Y = M̃⁻¹ Jᵀ, u = J q̈, and
+    /// the 6×6 blocks J_l Y_k between links of one robot.
+    fn link_blocks(
+        &mut self,
+        model: &Model,
+        robots: &[RobotData],
+        state: &[BodyState],
+        kv: &[f64],
+    ) {
+        for row in &self.rows {
+            for b in [row.ab.0, row.ab.1] {
+                let s = self.slot_of[b];
+                if s != NONE
+                    && self.touched[self.slots[s as usize].robot]
+                    && !self.active_links.contains(&s)
+                {
+                    self.active_links.push(s);
+                }
+            }
+        }
+        let mut keep = 0;
+        for t in 0..self.active_links.len() {
+            let sl = &mut self.slots[self.active_links[t] as usize];
+            let (r, rd) = (&model.robots[sl.robot], &robots[sl.robot]);
+            let x = state[sl.body].x;
+            if point_jacobian(&r.tree, &rd.ad, sl.link, &x, &mut sl.j).is_err() {
+                continue;
+            }
+            let nv = r.nv();
+            let tau = &mut self.tau[..nv];
+            let mut ok = true;
+            for a in 0..6 {
+                for (k, t) in tau.iter_mut().enumerate() {
+                    *t = sl.j[(a, k)];
+                }
+                ok &= solve_mass(&rd.ad, tau).is_ok();
+                for (k, t) in tau.iter().enumerate() {
+                    sl.y[(a, k)] = *t;
+                }
+                let qdd = &kv[r.v_offset..r.v_offset + nv];
+                sl.u[a] = (0..nv).map(|k| sl.j[(a, k)] * qdd[k]).sum();
+            }
+            sl.g = [0.0; 6];
+            if ok {
+                self.active_links[keep] = self.active_links[t];
+                keep += 1;
+            }
+        }
+        self.active_links.truncate(keep);
+        let nl = self.active_links.len();
+        self.blocks.clear();
+        self.blocks.resize(nl * nl, [0.0; 36]);
+        for (li, &sl) in self.active_links.iter().enumerate() {
+            for (ki, &sk) in self.active_links.iter().enumerate() {
+                let (l, k) = (&self.slots[sl as usize], &self.slots[sk as usize]);
+                if l.robot != k.robot {
+                    continue;
+                }
+                let blk = &mut self.blocks[li * nl + ki];
+                for a in 0..6 {
+                    for c in 0..6 {
+                        blk[a * 6 + c] = l.j.row(a).dot(&k.y.row(c));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each row's sides: the active link it acts on and a = σ [(p − x) × n; n].
+    fn row_sides(&mut self, state: &[BodyState]) {
+        self.side.clear();
+        for row in &self.rows {
+            let mut sides = [(NONE, [0.0; 6]); 2];
+            for (s, (b, sign)) in [(row.ab.0, 1.0), (row.ab.1, -1.0)].into_iter().enumerate() {
+                let slot = self.slot_of[b];
+                let Some(li) = self.active_links.iter().position(|&x| x == slot) else {
+                    continue;
+                };
+                let t = (row.p - state[b].x).cross(&row.n) * sign;
+                let n = row.n * sign;
+                sides[s] = (li as u32, [t.x, t.y, t.z, n.x, n.y, n.z]);
+            }
+            self.side.push(sides);
+        }
+    }
+
+    /// W = J M̃⁻¹ Jᵀ + the free bodies' part, s^ex = s + h J (rates), W f^ex.
+    fn system(
+        &mut self,
+        model: &Model,
+        h: f64,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+        k: &[Deriv],
+    ) {
+        let m = self.rows.len();
+        let nl = self.active_links.len();
+        self.w.clear();
+        self.w.resize(m * m, 0.0);
+        self.s_ex.clear();
+        for i in 0..m {
+            let ri = &self.rows[i];
+            let mut s = ri.s0;
+            for (b, sign) in [(ri.ab.0, 1.0), (ri.ab.1, -1.0)] {
+                if let Some(arm) = free_arm(model, state, bodies, b, &ri.p) {
+                    s += h * sign * ri.n.dot(&(k[b].dv + k[b].dw.cross(&arm)));
+                }
+            }
+            for (li, a) in self.side[i] {
+                if li != NONE {
+                    let u = &self.slots[self.active_links[li as usize] as usize].u;
+                    s += h * dot6(&a, u);
+                }
+            }
+            self.s_ex.push(s);
+            for j in i..m {
+                let rj = &self.rows[j];
+                let mut wij = 0.0;
+                for (li, ai) in self.side[i] {
+                    for (lj, aj) in self.side[j] {
+                        if li != NONE && lj != NONE {
+                            let blk = &self.blocks[li as usize * nl + lj as usize];
+                            wij += quad6(&ai, blk, &aj);
+                        }
+                    }
+                }
+                for (ba, sa) in [(ri.ab.0, 1.0), (ri.ab.1, -1.0)] {
+                    let Some(arm_i) = free_arm(model, state, bodies, ba, &ri.p) else {
+                        continue;
+                    };
+                    for (bb, sb) in [(rj.ab.0, 1.0), (rj.ab.1, -1.0)] {
+                        if bb != ba {
+                            continue;
+                        }
+                        let arm_j = rj.p - state[bb].x;
+                        let ib = &bodies[ba];
+                        let (ti, tj) = (arm_i.cross(&ri.n), arm_j.cross(&rj.n));
+                        wij += sa
+                            * sb
+                            * (ib.inv_mass * ri.n.dot(&rj.n) + ti.dot(&(ib.inv_inertia_w * tj)));
+                    }
+                }
+                self.w[i * m + j] = wij;
+                self.w[j * m + i] = wij;
+            }
+        }
+        self.wf.clear();
+        for i in 0..m {
+            let wrow = &self.w[i * m..(i + 1) * m];
+            self.wf
+                .push(wrow.iter().zip(&self.rows).map(|(w, r)| w * r.f_ex).sum());
+        }
+    }
+
+    /// The active set, from every row (each pushes explicitly): a row whose force
+    /// would pull is dropped, one whose end rate would have it push is taken.
+    /// False when no set is consistent within the passes or a system is singular.
+    fn active_set(&mut self, h: f64) -> bool {
+        let m = self.rows.len();
+        self.active.clear();
+        self.active.resize(m, true);
+        self.f.clear();
+        self.f.resize(m, 0.0);
+        for pass in 0..PASSES {
+            self.last_passes = pass + 1;
+            if !self.solve_active(h) {
+                return false;
+            }
+            let mut changed = false;
+            for i in 0..m {
+                let r = &self.rows[i];
+                let wrow = &self.w[i * m..(i + 1) * m];
+                let s_plus = self.s_ex[i]
+                    + h * wrow
+                        .iter()
+                        .zip(self.f.iter().zip(&self.rows))
+                        .map(|(w, (f, rr))| w * (f - rr.f_ex))
+                        .sum::<f64>();
+                let trial = r.f_ex + r.kv_r * r.s0 - r.c * s_plus;
+                let want = if self.active[i] {
+                    self.f[i] > 0.0
+                } else {
+                    trial > 0.0
+                };
+                if want != self.active[i] {
+                    self.active[i] = want;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// f on the active rows (0 on the others); false if the system is singular.
+    fn solve_active(&mut self, h: f64) -> bool {
+        let m = self.rows.len();
+        self.idx.clear();
+        self.idx.extend((0..m).filter(|&i| self.active[i]));
+        let k = self.idx.len();
+        self.f.iter_mut().for_each(|f| *f = 0.0);
+        if k == 0 {
+            return true;
+        }
+        self.a.clear();
+        self.b.clear();
+        for &i in &self.idx {
+            let r = &self.rows[i];
+            for &j in &self.idx {
+                let d = if i == j { 1.0 / r.c } else { 0.0 };
+                self.a.push(d + h * self.w[i * m + j]);
+            }
+            // C⁻¹ f0 − s^ex + h (W f^ex), f0 = f^ex + (kv/r) s.
+            self.b
+                .push((r.f_ex + r.kv_r * r.s0) / r.c - self.s_ex[i] + h * self.wf[i]);
+        }
+        if !crate::math::solve_dense(&mut self.a, &mut self.b, k) {
+            return false;
+        }
+        for (t, &i) in self.idx.iter().enumerate() {
+            self.f[i] = self.b[t];
+        }
+        true
+    }
+
+    /// Δf = f⁺ − f^ex into the free bodies' rates, the links' wrenches and the
+    /// reports.
+    fn apply(
+        &mut self,
+        model: &Model,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+        out: &mut RobotOut<'_>,
+    ) {
+        for (i, r) in self.rows.iter().enumerate() {
+            let df = self.f[i] - r.f_ex;
+            let fv = r.n * df;
+            for (b, sign) in [(r.ab.0, 1.0), (r.ab.1, -1.0)] {
+                out.contact_wrench[b].add_force_at(fv * sign, r.p, state[b].x);
+                if let Some(arm) = free_arm(model, state, bodies, b, &r.p) {
+                    let ib = &bodies[b];
+                    out.k[b].dv += fv * (sign * ib.inv_mass);
+                    out.k[b].dw += ib.inv_inertia_w * arm.cross(&(fv * sign));
+                }
+            }
+            if let Some(mf) = out.contact_force.get_mut(r.manifold) {
+                *mf += fv;
+            }
+            for (li, a) in self.side[i] {
+                if li != NONE {
+                    let g = &mut self.slots[self.active_links[li as usize] as usize].g;
+                    for (gk, ak) in g.iter_mut().zip(a) {
+                        *gk += ak * df;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether robot `ri`'s q̈ was corrected by the last solve.
+    #[inline]
+    pub fn touched(&self, ri: usize) -> bool {
+        self.touched[ri] && !self.rows.is_empty()
+    }
+
+    /// Row `i`'s solved normal force (its explicit one where the solve failed).
+    #[inline]
+    pub fn force(&self, i: usize) -> f64 {
+        self.f[i]
+    }
+
+    /// A wrench `w` (world, about the body's centre of mass) on body `b` after the
+    /// solve: into a link's generalized wrench (its robot's q̈ at
+    /// [`RobotContact::finish`]) or a free body's rates, and the reported wrench.
+    /// A link not in contact this step, or of a robot whose mass matrix did not
+    /// factor, takes nothing.
+    pub fn apply_wrench(
+        &mut self,
+        model: &Model,
+        bodies: &[ImpulseBody],
+        (b, w): (usize, Wrench),
+        out: &mut RobotOut<'_>,
+    ) {
+        out.contact_wrench[b].force += w.force;
+        out.contact_wrench[b].torque += w.torque;
+        match model.bodies[b].kind {
+            BodyKind::Link { .. } => {
+                let s = self.slot_of[b];
+                if self.active_links.contains(&s) {
+                    let g = &mut self.slots[s as usize].g;
+                    let v = [
+                        w.torque.x, w.torque.y, w.torque.z, w.force.x, w.force.y, w.force.z,
+                    ];
+                    for (gk, vk) in g.iter_mut().zip(v) {
+                        *gk += vk;
+                    }
+                }
+            }
+            BodyKind::Free if bodies[b].inv_mass > 0.0 => {
+                let ib = &bodies[b];
+                out.k[b].dv += w.force * ib.inv_mass;
+                out.k[b].dw += ib.inv_inertia_w * w.torque;
+            }
+            _ => {}
+        }
+    }
+
+    /// The links' generalized wrenches into their robots' q̈: q̈ += Yᵀ g.
+    pub fn finish(&mut self, model: &Model, kv: &mut [f64]) {
+        for &s in &self.active_links {
+            let sl = &mut self.slots[s as usize];
+            let r = &model.robots[sl.robot];
+            let qdd = &mut kv[r.v_offset..r.v_offset + r.nv()];
+            for (k, a) in qdd.iter_mut().enumerate() {
+                *a += (0..6).map(|c| sl.y[(c, k)] * sl.g[c]).sum::<f64>();
+            }
+            sl.g = [0.0; 6];
+        }
+    }
+}
+
+#[inline]
+fn dot6(a: &[f64; 6], b: &[f64; 6]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// aᵀ B c for a row-major 6×6 B.
+#[inline]
+fn quad6(a: &[f64; 6], blk: &[f64; 36], c: &[f64; 6]) -> f64 {
+    let mut s = 0.0;
+    for (r, ar) in a.iter().enumerate() {
+        if *ar != 0.0 {
+            s += ar * dot6(blk[r * 6..r * 6 + 6].try_into().unwrap_or(&[0.0; 6]), c);
+        }
+    }
+    s
+}
+
+/// The lever p − x_b of a free body that moves (inverse mass > 0), else None
+/// (static, frozen, or a link: links move through the robots' DoFs).
+#[inline]
+fn free_arm(
+    model: &Model,
+    state: &[BodyState],
+    bodies: &[ImpulseBody],
+    b: usize,
+    p: &Vec3,
+) -> Option<Vec3> {
+    (model.bodies[b].kind == BodyKind::Free && bodies[b].inv_mass > 0.0).then(|| p - state[b].x)
+}
