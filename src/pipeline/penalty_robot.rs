@@ -44,10 +44,11 @@
 
 use crate::contact::impulse::ImpulseBody;
 use crate::data::{BodyState, RobotData};
-use crate::dynamics::{crba, factor_mass, point_jacobian, solve_mass};
+use crate::dynamics::{crba, point_jacobian};
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Model};
 use crate::pipeline::integrator::Deriv;
+use crate::solver::primal::{parent_array, tree_cholesky, tree_cholesky_solve, NO_PARENT};
 use nalgebra::Matrix6xX;
 
 /// Active-set passes before the last pass's set is kept.
@@ -106,8 +107,11 @@ pub(crate) struct RobotContact {
     /// The link pairs of the rows: (manifold, pair, first row); a pair's rows run
     /// to the next one's first.
     pub pairs: Vec<(usize, usize, usize)>,
-    /// Per robot: its mass matrix factored this step.
+    /// Per robot: its mass matrix factored this step, the factor M̃ = Lᵀ L along
+    /// the tree (row-major, `solver::primal::tree_cholesky`) and its DoF parents.
     touched: Vec<bool>,
+    mfac: Vec<Vec<f64>>,
+    mpar: Vec<Vec<u32>>,
     /// One slot per link body (`slot_of[body]`), the slots in contact this step,
     /// and their 6×6 blocks J_l Y_k (row-major, `active.len()²` blocks).
     slots: Vec<LinkSlot>,
@@ -158,6 +162,22 @@ impl RobotContact {
             rows: Vec::new(),
             pairs: Vec::new(),
             touched: vec![false; model.robots.len()],
+            mfac: model
+                .robots
+                .iter()
+                .map(|r| vec![0.0; r.nv() * r.nv()])
+                .collect(),
+            mpar: model
+                .robots
+                .iter()
+                .map(|r| {
+                    r.tree
+                        .dof_parent()
+                        .iter()
+                        .map(|p| p.map_or(NO_PARENT, |p| p as u32))
+                        .collect()
+                })
+                .collect(),
             slots,
             slot_of,
             active_links: Vec::with_capacity(n),
@@ -231,13 +251,19 @@ impl RobotContact {
             if !self.touched[ri] {
                 continue;
             }
-            let qr = &q[r.q_offset..r.q_offset + r.nq()];
-            let ok = !rd.frozen && crba(&r.tree, &mut rd.ad, qr).is_ok() && {
-                for k in 0..r.nv() {
-                    rd.ad.mass_matrix[(k, k)] += rd.armature[k];
-                }
-                factor_mass(&mut rd.ad).is_ok()
-            };
+            let (nv, qr) = (r.nv(), &q[r.q_offset..r.q_offset + r.nq()]);
+            let (mfac, mpar) = (&mut self.mfac[ri], &self.mpar[ri]);
+            let ok = !rd.frozen
+                && crba(&r.tree, &mut rd.ad, qr).is_ok()
+                && rd.ad.mass_matrix.len() == nv * nv
+                && {
+                    // H is symmetric: its column-major storage is its row-major one.
+                    mfac.copy_from_slice(rd.ad.mass_matrix.as_slice());
+                    for k in 0..nv {
+                        mfac[k * nv + k] += rd.armature[k];
+                    }
+                    parent_array(mpar, nv) && tree_cholesky(mfac, nv, mpar)
+                };
             if !ok {
                 self.failures += 1;
                 self.touched[ri] = false;
@@ -275,12 +301,14 @@ impl RobotContact {
             }
             let nv = r.nv();
             let tau = &mut self.tau[..nv];
+            let (mfac, mpar) = (&self.mfac[sl.robot], &self.mpar[sl.robot]);
             let mut ok = true;
             for a in 0..6 {
                 for (k, t) in tau.iter_mut().enumerate() {
                     *t = sl.j[(a, k)];
                 }
-                ok &= solve_mass(&rd.ad, tau).is_ok();
+                tree_cholesky_solve(mfac, nv, mpar, tau);
+                ok &= tau.iter().all(|x| x.is_finite());
                 for (k, t) in tau.iter().enumerate() {
                     sl.y[(a, k)] = *t;
                 }
