@@ -133,6 +133,23 @@
 //! velocity — the block left the floor and the rebound kept 0.61 of the energy
 //! (Housner 0.49; docs/EXPERIMENTS.md, peg25).
 //!
+//! **Steps without PEG rows** (peg33). A step whose rows are all standard ones
+//! (no polytope or plane pair within ε: a gripper's fingers, which are robot
+//! links, on a free box; round shapes) is the LCP method's step: its rows are
+//! built again as `method = "lcp"` builds them (the patch form of
+//! `rows::friction_points`, the k-gons aligned with the free slip), made
+//! consistent (`consistent::project`) and solved by `solve::solve` with its
+//! kept-velocity solve, so such a step is bit-identical to the LCP method's
+//! (`tests/peg_standard_steps.rs`). PEG's single cold Lemke over the
+//! Stewart–Trinkle form put a finger face's non-unique normal impulse on one or
+//! two of its four points (a vertex solution); the box pivoted about the line
+//! through them and slid 18 mm in 0.2 s at twice the squeeze that holds it,
+//! where the LCP method's proximal Lemke spreads it and holds the box to 1e-12 m
+//! (docs/EXPERIMENTS.md, peg33). The retry (`peg_retry.rs`) keeps such a step
+//! as the LCP method keeps it: a failed solve there is not split. A step with PEG
+//! rows anywhere still solves every island, standard-only ones too, by PEG's
+//! solve below.
+//!
 //! **Planar world** (003's 2D experiment, Figs. 20–22). A geom is planar when
 //! its body is locked to the plane (`model::Locks`: z, rx, ry; or static) and its
 //! shape is a right prism along z whose geom frame keeps z along the world's (the
@@ -346,6 +363,9 @@ pub struct PegWorkspace {
     /// This step's contact solve fell back to the standard rows (row cap or
     /// work check; `lcp/mod.rs`), for the attribution.
     pub(super) std_rows: bool,
+    /// This step held no PEG row and was the LCP method's step (module doc,
+    /// "Steps without PEG rows"; `lcp/mod.rs`): the retry keeps it unsplit.
+    pub(super) lcp_step: bool,
     /// An island over [`PEG_MAX_LCP`] was reported (once per world: the stats
     /// count every one).
     cap_reported: bool,
@@ -549,6 +569,7 @@ impl PegWorkspace {
             trace,
             attrib,
             std_rows: false,
+            lcp_step: false,
             pgs_trace,
             bgs_trace,
             bgs_on,
@@ -652,6 +673,19 @@ fn peg_eligible(model: &Model, ls: &LcpWorkspace, a: usize, b: usize) -> bool {
         && on_free_or_static(gb.body)
 }
 
+/// Whether the overlap trigger and the second chance watch the pair of geoms
+/// `ga`, `gb` (`peg_retry.rs`, "The overlap trigger"): not two static bodies (they
+/// do not move), and no robot link (a link's pairs always take the standard rows,
+/// [`peg_eligible`], which keep their 1e-5 m allowance of depth; peg33: a
+/// gripper's fingers on a box raised the overlap at every step and split it).
+fn watched(model: &Model, ga: &crate::model::Geom, gb: &crate::model::Geom) -> bool {
+    use crate::model::BodyKind;
+    let kind = |g: &crate::model::Geom| &model.bodies[g.body].kind;
+    let moving = |g| !matches!(kind(g), BodyKind::Static);
+    let link = |g| matches!(kind(g), BodyKind::Link { .. });
+    (moving(ga) || moving(gb)) && !link(ga) && !link(gb)
+}
+
 /// Whether geom `g` is a plane (always on a static body: `model`).
 fn is_plane(model: &Model, g: usize) -> bool {
     matches!(model.geoms[g].shape, Shape::Plane)
@@ -676,6 +710,13 @@ pub(super) struct PegInput<'a> {
     /// Build from the predicted reach (`spun_up`'s bounds, module doc,
     /// "Predicted reach") instead of the start-of-step speeds.
     pub predicted: bool,
+}
+
+/// Whether the rows [`peg_rows`] built hold a PEG row (a potential contact of a
+/// polytope or plane pair); false when every row is a standard one (module doc,
+/// "Steps without PEG rows").
+pub(super) fn has_peg_rows(ls: &LcpWorkspace) -> bool {
+    ls.peg.psi.iter().any(|x| !x.is_nan())
 }
 
 /// Replaces the standard rows of polytope pairs (built by `rows::contact_rows`)
@@ -2862,8 +2903,8 @@ pub(super) fn pair_overlaps(
 /// Whether some candidate pair's exact overlap at `state` exceeds its volume
 /// in `start` ([`pair_overlaps`] of the attempt's start) by more than
 /// `tol` d³, d = 2 × the smaller geom's bounding radius (`peg_retry.rs`, "The
-/// overlap trigger"). Pairs of two static bodies are skipped (they do not
-/// move).
+/// overlap trigger"). Only the pairs PEG's rows may hold are watched
+/// ([`watched`]).
 pub(super) fn overlap_rose(
     model: &Model,
     state: &[BodyState],
@@ -2874,10 +2915,7 @@ pub(super) fn overlap_rose(
     let pw = &mut ls.peg;
     candidates.iter().zip(start).any(|(&(a, b), &v0)| {
         let (ga, gb) = (&model.geoms[a as usize], &model.geoms[b as usize]);
-        let moving = |g: &crate::model::Geom| {
-            !matches!(model.bodies[g.body].kind, crate::model::BodyKind::Static)
-        };
-        if !(moving(ga) || moving(gb)) {
+        if !watched(model, ga, gb) {
             return false;
         }
         let d = 2.0 * ga.shape.size().min(gb.shape.size());
@@ -2891,7 +2929,7 @@ pub(super) fn overlap_rose(
 
 /// The largest rise of a candidate pair's exact overlap at `state` over its
 /// volume in `start` ([`pair_overlaps`] of the attempt's start), relative to
-/// d³ as in [`overlap_rose`] (pairs of two static bodies skipped; 0 if none
+/// d³ as in [`overlap_rose`] (the pairs of [`watched`] only; 0 if none
 /// rose): the measure by which the retry's second chance compares two
 /// attempts (`peg_retry.rs`, "The second chance"; peg22).
 pub(super) fn overlap_rise(
@@ -2905,10 +2943,7 @@ pub(super) fn overlap_rise(
     let mut worst = 0.0f64;
     for (&(a, b), &v0) in candidates.iter().zip(start) {
         let (ga, gb) = (&model.geoms[a as usize], &model.geoms[b as usize]);
-        let moving = |g: &crate::model::Geom| {
-            !matches!(model.bodies[g.body].kind, crate::model::BodyKind::Static)
-        };
-        if !(moving(ga) || moving(gb)) {
+        if !watched(model, ga, gb) {
             continue;
         }
         let d = 2.0 * ga.shape.size().min(gb.shape.size());
