@@ -208,7 +208,13 @@
 //! see can, ΔT > [`WORK_FACTOR`] Σ ½ (d/h)²/W_nn (d a pushing row's depth, its
 //! I/X set's for a set's force), is not kept: a predicted pass is discarded; a
 //! first pass is a counted failure and fallback and the step is rebuilt with
-//! the standard rows (`lcp/mod.rs`, as at the row cap). Such passes are
+//! the standard rows (`lcp/mod.rs`, as at the row cap). Opt-in (peg33, `[lcp]
+//! peg_work_penetration = true`, [`row_penetration`]), a PEG row's d is bounded
+//! by its feature points' real penetration at the step's start: a row's distance
+//! behind its own plane is not an overlap where its point is not inside the
+//! other polytope. Off by default: it removes the 3D pour's uncaught energy
+//! gains but refuses more passes, whose fallback leaves overlap (the sweep
+//! worse in 2D and 3D; docs/EXPERIMENTS.md, peg33). Such passes are
 //! solutions of the LCP, accepted by every residual test — a body wedged between
 //! rows whose push-outs no rigid motion meets squirts out at 58 m/s, a
 //! general-form member force throws a body across a plane it is not near — after
@@ -318,6 +324,10 @@ pub struct PegWorkspace {
     /// Per row of `LcpWorkspace::contacts`: ψ of PEG rows (NaN for standard rows)
     /// and the index of its force variable (or NONE).
     psi: Vec<f64>,
+    /// Per row: its feature points' real penetration at the step's start
+    /// ([`row_penetration`]; ∞ for standard rows, plane pairs, or with
+    /// `[lcp] peg_work_penetration = false`): the work check's bound on its depth.
+    row_pen: Vec<f64>,
     force: Vec<u32>,
     /// Rows of the force variables, in variable order.
     force_rows: Vec<u32>,
@@ -426,6 +436,9 @@ pub struct PegWorkspace {
     /// (`peg_bgs.rs`): opt-in, the scene key `[lcp] peg_block_gs`
     /// (`LcpParams::peg_block_gs`).
     bgs_on: bool,
+    /// `[lcp] peg_work_penetration` (`LcpParams::peg_work_penetration`): the work
+    /// check's depths bounded by the rows' real penetration (peg33).
+    work_pen: bool,
     /// Unconverged block Gauss–Seidel solves still to describe
     /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
     bgs_trace: u32,
@@ -536,6 +549,7 @@ impl PegWorkspace {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
+        let work_pen = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_penetration);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -573,6 +587,7 @@ impl PegWorkspace {
             pgs_trace,
             bgs_trace,
             bgs_on,
+            work_pen,
             el_on,
             gen_on,
             signed_lead,
@@ -735,6 +750,8 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     pw.peg_pair = peg_pair;
     pw.psi.clear();
     pw.psi.resize(ls.contacts.len(), f64::NAN);
+    pw.row_pen.clear();
+    pw.row_pen.resize(ls.contacts.len(), f64::INFINITY);
     pw.force.clear();
     pw.force_rows.clear();
     pw.primary_of.clear();
@@ -1150,6 +1167,12 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
             0.0
         };
         ls.peg.psi.push(c.psi - lead + second);
+        let pen = if ls.peg.work_pen {
+            row_penetration(inp, &ls.peg, c.normal, (a, c.p_a), (b, c.p_b))
+        } else {
+            f64::INFINITY
+        };
+        ls.peg.row_pen.push(pen);
         ls.peg.force.push(NONE);
     }
     // Rows that are one row (module doc, "Equal rows").
@@ -1305,6 +1328,56 @@ fn same_row(
         && (x.p_a - y.p_a).norm() <= d
         && (x.p_b - y.p_b).norm() <= d
         && (x.psi - y.psi).abs() <= 1e-12 * size
+}
+
+/// The real penetration of a potential contact between geoms `a` and `b` at the
+/// step's start (`inp.poses`; the work check's bound on its depth, module doc,
+/// "Work check"): the larger of its point on A's depth inside B and its point on
+/// B's depth inside A. A point's depth is 0 outside the other polytope (behind
+/// none of its face planes by more than 1e-9 of its radius: where the pair's
+/// exact overlap is 0, so is this), else the distance it travels along its push
+/// direction (+n for A's point, −n for B's) to leave it — the ray's exit, the
+/// least of (d_f − n_f·p)/(n_f·u) over the faces it moves towards. Not the least
+/// face-plane distance: a box resting aligned on another has its corners on the
+/// lower box's side planes (distance 0) while they are 1e-5 m deep along n.
+/// A planar pair leaves out the prisms' caps (normals along z: the rows act in
+/// the plane). ∞ (no bound) for a plane pair (the half-space's own depth is the
+/// row's) or a geom without a polytope.
+fn row_penetration(
+    inp: &PegInput<'_>,
+    pw: &PegWorkspace,
+    n: Vec3,
+    (a, p_a): (usize, Vec3),
+    (b, p_b): (usize, Vec3),
+) -> f64 {
+    let (Some(Some(ha)), Some(Some(hb))) = (pw.hull.get(a), pw.hull.get(b)) else {
+        return f64::INFINITY;
+    };
+    let planar = planar_pair(inp.model, pw, a, b);
+    let depth = |h: &ConvexPolytope, x: &crate::math::Pose, p: Vec3, u: Vec3| {
+        let l = x.inverse_transform_point(&p.into()).coords;
+        let ul = x.rotation.inverse_transform_vector(&u);
+        let tol = 1e-9 * h.radius;
+        let (mut inside, mut exit) = (true, f64::INFINITY);
+        for f in h
+            .faces
+            .iter()
+            .filter(|f| !(planar && f.normal.z.abs() > 0.5))
+        {
+            let d = f.offset - f.normal.dot(&l);
+            inside &= d >= -tol;
+            let un = f.normal.dot(&ul);
+            if un > 1e-12 {
+                exit = exit.min(d.max(0.0) / un);
+            }
+        }
+        if inside && exit.is_finite() {
+            exit
+        } else {
+            0.0
+        }
+    };
+    depth(hb, &inp.poses[b], p_a, n).max(depth(ha, &inp.poses[a], p_b, -n))
 }
 
 /// Replaces the normal rows' constant of PEG rows by G ν_f + ψ/h (β = 1, no
@@ -2462,7 +2535,12 @@ pub(super) fn trace_pass(
 /// or the standard row's stabilized one), and for every force on an I/X set
 /// (its primary's, the general form's members') the set's depth
 /// max(0, −max_{i ∈ set} c_i) — a set some member of which is open at the
-/// start has no overlap to push out. Returns (ΔT, B, S, E): B = Σ p_n d/h (the
+/// start has no overlap to push out. With `[lcp] peg_work_penetration` (peg33,
+/// opt-in) a PEG row's or set's depth is bounded by its real penetration
+/// ([`row_penetration`]; a set's: the largest of its members'): a vertex 4.8 cm
+/// behind a face plane it is not over, of a pair with no overlap, let a pass
+/// push at 4.8 m/s and gain 0.44 J (docs/EXPERIMENTS.md, peg32 Task 3).
+/// Returns (ΔT, B, S, E): B = Σ p_n d/h (the
 /// work of pushing at d/h; large where internal impulses are), S =
 /// ½ Σ |p| (|G ν_f| + |G ν⁺|) the scale of ΔT's terms, E = Σ ½ (d/h)²/W_nn
 /// the kinetic energy of pushing each row out at d/h with its effective mass
@@ -2513,16 +2591,18 @@ pub(super) fn work_check(ls: &mut LcpWorkspace, h: f64) -> (f64, f64, f64, f64) 
         };
         let own = pw.force.get(c).copied().unwrap_or(NONE);
         if psi.is_nan() || (own != NONE && pw.primary_of[own as usize] == NONE) {
-            pw.row_depth[c] = (-cc).max(0.0);
+            let pen = pw.row_pen.get(c).copied().unwrap_or(f64::INFINITY);
+            pw.row_depth[c] = (-cc).max(0.0).min(pen);
         }
     }
     for con in &pw.constraints {
         let prim = con.primary as usize;
-        let mut cmax = pw.psi[prim];
+        let (mut cmax, mut pen) = (pw.psi[prim], pw.row_pen[prim]);
         for &r in &pw.slack_rows[con.slacks.start as usize..con.slacks.end as usize] {
             cmax = cmax.max(pw.psi[r as usize]);
+            pen = pen.max(pw.row_pen[r as usize]);
         }
-        let d = (-cmax).max(0.0);
+        let d = (-cmax).max(0.0).min(pen);
         pw.row_depth[prim] = pw.row_depth[prim].max(d);
         for &r in &pw.slack_rows[con.slacks.start as usize..con.slacks.end as usize] {
             pw.row_depth[r as usize] = pw.row_depth[r as usize].max(d);
