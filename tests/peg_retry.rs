@@ -502,3 +502,10 @@ fn work_penetration_key_reads() {
         p.peg_work_penetration
     });
 }
+
+/// `[lcp] peg_work_chain` (peg33: the work check also allows the push-out of pushes
+/// in series; default false) reads, a non-boolean refused naming the key.
+#[test]
+fn work_chain_key_reads() {
+    bool_key_reads("peg_work_chain", "", false, |p| p.peg_work_chain);
+}

@@ -260,6 +260,15 @@ pub struct LcpParams {
     /// (3D), steps keeping a failed solve 3D 19 → 26. Ignored by the standard
     /// rows.
     pub peg_work_penetration: bool,
+    /// PEG (003): the work check (`pipeline::lcp::peg`, "Work check") also allows
+    /// the push-out of pushes in series (peg33, `peg::chain_energy`): each free
+    /// body's push-out D_b is the least sum of the pushing rows' depths along a
+    /// chain of them to a static body, and a pass may add up to 4 Σ ½ m_b (D_b/h)²
+    /// when that exceeds the rows' own sum. A stack of n boxes starting δ deep
+    /// needs ½ m (δ/h)² n(n+1)(2n+1)/6, the rows' sum grows as n: the 5-stack at
+    /// the standard rows' allowance was refused on every step. Scene key
+    /// `peg_work_chain`; default false (experimental). Ignored by the standard rows.
+    pub peg_work_chain: bool,
     /// PEG (003), with `peg_retry_depth` > 0: the continuous collision is the
     /// retry's, not the outline's. After each attempt (the step or a sub-step)
     /// the bodies' swept motion over it is checked as the outline's stage
@@ -355,6 +364,7 @@ impl Default for LcpParams {
             peg_outline_ccd: true,
             peg_ccd_points: true,
             peg_work_penetration: false,
+            peg_work_chain: false,
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,

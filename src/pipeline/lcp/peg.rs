@@ -439,6 +439,11 @@ pub struct PegWorkspace {
     /// `[lcp] peg_work_penetration` (`LcpParams::peg_work_penetration`): the work
     /// check's depths bounded by the rows' real penetration (peg33).
     work_pen: bool,
+    /// `[lcp] peg_work_chain` (`LcpParams::peg_work_chain`, peg33): the work
+    /// check's push-out of pushes in series ([`chain_energy`]), and its per-body
+    /// chain depths.
+    work_chain: bool,
+    chain_depth: Vec<f64>,
     /// Unconverged block Gauss–Seidel solves still to describe
     /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
     bgs_trace: u32,
@@ -550,6 +555,7 @@ impl PegWorkspace {
             .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
         let work_pen = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_penetration);
+        let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -588,6 +594,8 @@ impl PegWorkspace {
             bgs_trace,
             bgs_on,
             work_pen,
+            work_chain,
+            chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
             signed_lead,
@@ -2657,6 +2665,14 @@ pub(super) fn work_rejects(
     if dt <= WORK_FACTOR * push + 1e-6 * sc {
         return false;
     }
+    let push = if ls.peg.work_chain {
+        push.max(chain_energy(model, h, ls))
+    } else {
+        push
+    };
+    if dt <= WORK_FACTOR * push + 1e-6 * sc {
+        return false;
+    }
     // T_f over the touched free bodies.
     let pw = &mut ls.peg;
     pw.body_touch.clear();
@@ -2687,6 +2703,61 @@ pub(super) fn work_rejects(
         tf += 0.5 * body.mass * v.norm_squared() + 0.5 * w.dot(&(i_w * w));
     }
     dt > WORK_FACTOR * push + 1e-6 * sc + WORK_FLOOR * tf
+}
+
+/// The push-out energy of pushes in series (`[lcp] peg_work_chain`, peg33): per
+/// free body b its chain depth D_b, the least sum of the depths of the pushing
+/// rows (p_n > 0, `PegWorkspace::row_depth` of [`work_check`]) along a chain of
+/// them from b to a body that does not move (Bellman–Ford over the rows; a body
+/// no chain reaches adds nothing), and Σ ½ m_b (D_b/h)² — the kinetic energy of
+/// lifting each body by its chain's push-out in the step. A stack of n boxes δ
+/// deep at every contact: box k rises k δ, Σ ½ m (k δ/h)², what the pass adds
+/// (docs/EXPERIMENTS.md, peg33 Task 3); a body wedged between two rows to static
+/// bodies (peg14's ejections) has D_b = the smaller depth, not its ejection
+/// speed.
+fn chain_energy(model: &Model, h: f64, ls: &mut LcpWorkspace) -> f64 {
+    let nb = model.nbody();
+    let pw = &mut ls.peg;
+    pw.chain_depth.clear();
+    pw.chain_depth.extend((0..nb).map(|b| {
+        if ls.body_block.get(b).copied().unwrap_or(NO_BLOCK) == NO_BLOCK {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    }));
+    for _ in 0..nb {
+        let mut changed = false;
+        for (c, row) in ls.contacts.iter().enumerate() {
+            if ls.impulse[3 * c] <= 0.0 {
+                continue;
+            }
+            let d = pw.row_depth.get(c).copied().unwrap_or(0.0);
+            let [a, b] = row.bodies;
+            let (da, db) = (pw.chain_depth[a], pw.chain_depth[b]);
+            if db + d < da {
+                pw.chain_depth[a] = db + d;
+                changed = true;
+            }
+            if da + d < db {
+                pw.chain_depth[b] = da + d;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut e = 0.0;
+    for (b, body) in model.bodies.iter().enumerate() {
+        let blk = ls.body_block.get(b).copied().unwrap_or(NO_BLOCK);
+        let free = blk != NO_BLOCK && matches!(ls.blocks[blk as usize].kind, DofKind::Free { .. });
+        let d = pw.chain_depth[b];
+        if free && d.is_finite() {
+            e += 0.5 * body.mass * (d / h) * (d / h);
+        }
+    }
+    e
 }
 
 /// The share of the touched bodies' kinetic energy a pass may add beyond the
