@@ -517,7 +517,10 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// peg26's `RTPHYS_PEG_NO_COVER=1`), `PEG_CORRECTOR=1` the key `[lcp]
 /// peg_retry_corrector` (peg27), `PEG_CCD_POINTS=0` the key `[lcp]
 /// peg_ccd_points = false` (the origins' reading before peg30, which
-/// `common::with_keys_before_peg29` sets; peg31); unset, the scene's own. `PEG_MODEL=standard`
+/// `common::with_keys_before_peg29` sets; peg31), `PEG_WORK_PEN=0` the key
+/// `[lcp] peg_work_penetration = false` (the work check's own-plane depths
+/// before peg33), `PEG_WORK_CHAIN=1` the key `[lcp] peg_work_chain` (peg33);
+/// unset, the scene's own. `PEG_MODEL=standard`
 /// (peg29) runs the pour under the standard rows instead (the same scene and
 /// `[lcp]`; the printed "PEG max" is then the standard model's), for the
 /// sweep's standard-model column.
@@ -589,6 +592,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_CCD_POINTS") {
             p.peg_ccd_points = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_WORK_PEN") {
+            p.peg_work_penetration = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_WORK_CHAIN") {
+            p.peg_work_chain = v == "1";
         }
         if std::env::var("PEG_MODEL").is_ok_and(|v| v == "standard") {
             p.contact_model = rtphys::model::ContactModel::Standard;

@@ -492,3 +492,20 @@ fn vv_feasible_key_reads() {
 fn ccd_points_key_reads() {
     bool_key_reads("peg_ccd_points", "", true, |p| p.peg_ccd_points);
 }
+
+/// `[lcp] peg_work_penetration` (peg33: the work check's depths bounded by the
+/// rows' real penetration; default false, docs/EXPERIMENTS.md peg33) reads, a
+/// non-boolean refused naming the key.
+#[test]
+fn work_penetration_key_reads() {
+    bool_key_reads("peg_work_penetration", "", false, |p| {
+        p.peg_work_penetration
+    });
+}
+
+/// `[lcp] peg_work_chain` (peg33: the work check also allows the push-out of pushes
+/// in series; default false) reads, a non-boolean refused naming the key.
+#[test]
+fn work_chain_key_reads() {
+    bool_key_reads("peg_work_chain", "", false, |p| p.peg_work_chain);
+}

@@ -21,6 +21,16 @@ fn with_passes(model: rtphys::Model, n: usize) -> rtphys::Model {
     model.with_options(opt)
 }
 
+/// The key `[lcp] peg_work_penetration` set to `on` (peg33); `None`: the scene's
+/// own.
+fn with_work_penetration(model: rtphys::Model, on: Option<bool>) -> rtphys::Model {
+    let mut opt = model.opt;
+    if let (rtphys::model::Method::Lcp(p), Some(on)) = (&mut opt.method, on) {
+        p.peg_work_penetration = on;
+    }
+    model.with_options(opt)
+}
+
 /// Mechanical energy of the released bodies: kinetic + m g·(−x).
 fn energy(model: &rtphys::Model, data: &rtphys::Data) -> f64 {
     let g = model.opt.gravity;
@@ -47,7 +57,7 @@ fn run(
     passes: usize,
     (steps, h): (usize, f64),
     (before_peg29, skip_after_fallback): (bool, bool),
-    retry: bool,
+    (retry, work_pen): (bool, Option<bool>),
 ) -> (f64, f64, u64, f64) {
     let model =
         rtphys::model::scene::load_scene_str(&scene.toml, "<peg-pour>", std::path::Path::new("."))
@@ -58,6 +68,7 @@ fn run(
         common::without_retry(&model)
     };
     let model = with_passes(common::with_keys_before_peg29(&model, before_peg29), passes);
+    let model = with_work_penetration(model, work_pen);
     let mut data = rtphys::Data::new(&model);
     let mut driver = PourDriver::new(&model, scene, &mut data).expect("driver");
     let mut pl = rtphys::Pipeline::new(&model);
@@ -169,7 +180,7 @@ fn wedged_bodies_kept_in(
                 2,
                 (steps2d, h),
                 (before_peg29, !before_peg29),
-                retry,
+                (retry, None),
             );
             println!(
                 "2D s{seed2d} (retry {retry}): largest gain {gain:.3e} J, max |ω| {wmax:.2} rad/s, \
@@ -189,7 +200,7 @@ fn wedged_bodies_kept_in(
                 2,
                 (steps3d, h),
                 (before_peg29, !before_peg29),
-                retry,
+                (retry, None),
             );
             println!(
                 "3D s{seed3d} (retry {retry}): largest gain {gain:.3e} J, max |ω| {wmax:.2} rad/s, \
@@ -208,9 +219,111 @@ fn wedged_bodies_kept_in(
     }
 }
 
+/// `[lcp] peg_work_penetration` (peg33, opt-in): the work check's depth of a PEG
+/// row bounded by its feature points' real penetration at the step's start. The
+/// 3D pour at h = 1e-2, 2 passes, the retry at its default, through step 190:
+/// under the default key (false) seed 9's step 88 gains 0.441 J and seed 3's step
+/// 187 gains 5.277 J, both above 0.1 m g L (0.185 and 0.232 J) with no counted
+/// failure — the rows that push are a vertex 4.8 cm behind a face plane of a pair
+/// whose exact overlap is 0, and an I set 1.7–9.5 cm behind planes of a pair
+/// overlapping by 4.9e-13 L³ (docs/EXPERIMENTS.md, peg32 Task 3); with the key
+/// neither seed gains more than 0.1 m g L in a step (measured 1.04e-3 J and 0;
+/// ≤ 1.6e-2 J over seeds 1–10, `work_check_survey_3d` with `PEG_WORK_PEN=1`).
+/// The bound is the file's: a body lifted by a tenth of its size in one step.
+#[test]
+fn work_penetration_removes_the_3d_pours_uncaught_gains() {
+    use rtphys::experiments::peg_pour::{pour_scene, L};
+    let h = 1e-2;
+    for seed in [3, 9] {
+        let scene = pour_scene(seed, PourMethod::Peg, h);
+        for on in [false, true] {
+            let (gain, wmax, failures, m) =
+                run(&scene, 2, (190, h), (false, true), (true, Some(on)));
+            let bound = 0.1 * m * 9.81 * L;
+            println!(
+                "3D s{seed} (peg_work_penetration {on}): largest gain {gain:.3e} J (bound {bound:.3e}), \
+                 max |ω| {wmax:.2} rad/s, failures {failures}"
+            );
+            if on {
+                assert!(gain <= bound, "s{seed}: gain {gain:.3e} J with the key");
+            } else {
+                assert!(
+                    gain > bound,
+                    "s{seed}: the default's event is gone ({gain:.3e} J)"
+                );
+            }
+        }
+    }
+}
+
+/// The shipped 5-stack (`config/scenes/lcp_stack5.toml`: five 1 kg, 10 cm boxes on a
+/// plane, each contact starting at the standard rows' 1e-5 m allowance) under PEG,
+/// the retry off (the unsplit step's event), 300 steps of 1 ms, `[lcp]
+/// peg_work_chain` = `chain`: the counted failures, the largest speed of a box over
+/// the last 100 steps (m/s), the exact overlap at the end (m³) and the top box's
+/// rise (m).
+fn stack5(chain: bool) -> (u64, f64, f64, f64) {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/scenes/lcp_stack5.toml");
+    let model = rtphys::model::scene::load_scene_file(&path).expect("lcp_stack5.toml");
+    let mut opt = model.opt;
+    if let rtphys::model::Method::Lcp(p) = &mut opt.method {
+        p.contact_model = rtphys::model::ContactModel::Peg;
+        p.peg_work_chain = chain;
+    }
+    let model = common::without_retry(&model.with_options(opt));
+    let top = model.body_id("box4").expect("box4");
+    let mut data = rtphys::Data::new(&model);
+    let mut pl = rtphys::Pipeline::new(&model);
+    let z0 = data.state[top].x.z;
+    let mut vmax = 0.0f64;
+    for i in 0..300 {
+        pl.step(&model, &mut data);
+        if i >= 200 {
+            vmax = data.state.iter().map(|s| s.v.norm()).fold(vmax, f64::max);
+        }
+    }
+    let overlap = data.stats.overlap_volume;
+    (
+        data.stats.solver_failures,
+        vmax,
+        overlap,
+        data.state[top].x.z - z0,
+    )
+}
+
+/// `[lcp] peg_work_chain` (peg33, opt-in). Without it every step of the shipped
+/// 5-stack under PEG is refused by the work check (its first pass pushes each
+/// contact's 1e-5 m out, the top box at 5 cm/s: ΔT 2.51e-3 J against 4 × the rows'
+/// own push-out energy 1.13e-4 J) and takes the standard rows: 300 counted
+/// failures in 300 steps, the allowance kept. With it the push-out of the chain,
+/// Σ ½ m (k δ/h)² = 2.75e-3 J, covers ΔT and the first step is kept; then the stack
+/// rests under PEG's rows: no counted failure, the end overlap ≤ 1e-9 of a box's
+/// volume (PEG's target), every box slower than 1e-3 m/s over the last 0.1 s
+/// (the pop settles: the top box's 5 cm/s rises it v²/2g = 0.13 mm), and the top
+/// box rises by the stack's 5 × 1e-5 m of overlap within 1e-7 m (1e-6 of its size;
+/// measured 5.000e-5 m: PEG rests at gap 0).
+#[test]
+fn work_chain_keeps_the_5_stacks_push_out() {
+    let (f0, v0, ov0, dz0) = stack5(false);
+    let (f1, v1, ov1, dz1) = stack5(true);
+    println!(
+        "key off: failures {f0}, max |v| {v0:.3e} m/s, overlap {ov0:.3e} m³, top rise {dz0:.3e} m"
+    );
+    println!(
+        "key on: failures {f1}, max |v| {v1:.3e} m/s, overlap {ov1:.3e} m³, top rise {dz1:.3e} m"
+    );
+    assert_eq!(f0, 300, "the default's refusals");
+    assert_eq!(f1, 0);
+    assert!(ov1 <= 1e-9 * 1e-3, "overlap {ov1:e} m³");
+    assert!(v1 <= 1e-3, "max |v| {v1:e} m/s");
+    assert!((dz1 - 5e-5).abs() <= 1e-7, "top box rose {dz1:e} m");
+}
+
 /// Tool (peg30): the 3D pour at h = 1e-2, 2 passes, through step 190 at the
 /// default (depth 2 + τ since peg32; `PEG_RETRY=0`: the retry off, the default
-/// of peg30 and peg31), for seeds `PEG_SEEDS` (comma-separated; default 1–10): the
+/// of peg30 and peg31; `PEG_WORK_PEN=1|0`: the key `[lcp] peg_work_penetration`,
+/// peg33), for seeds `PEG_SEEDS` (comma-separated; default 1–10): the
 /// largest gain of a step not after a counted failure (J), the largest |ω|
 /// (rad/s), the counted failures (a refusal of the check is one) and 0.1 m g L.
 /// `cargo test --release --test peg_work_check -- --ignored --nocapture
@@ -227,7 +340,8 @@ fn work_check_survey_3d() {
     for seed in seeds {
         let scene = pour_scene(seed, PourMethod::Peg, h);
         let retry = std::env::var("PEG_RETRY").map_or(true, |v| v != "0");
-        let (gain, wmax, failures, m) = run(&scene, 2, (190, h), (false, true), retry);
+        let pen = std::env::var("PEG_WORK_PEN").ok().map(|v| v == "1");
+        let (gain, wmax, failures, m) = run(&scene, 2, (190, h), (false, true), (retry, pen));
         println!(
             "3D s{seed}: largest gain {gain:.3e} J (0.1 m g L = {:.3e}), max |ω| {wmax:.2} rad/s, failures {failures}",
             0.1 * m * 9.81 * L

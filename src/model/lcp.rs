@@ -246,6 +246,29 @@ pub struct LcpParams {
     /// pinned pour events before peg30 were found). Scene key `peg_ccd_points`;
     /// default true (peg30). Ignored by the standard rows.
     pub peg_ccd_points: bool,
+    /// PEG (003): the depth the work check (`pipeline::lcp::peg`, "Work check")
+    /// lets a PEG row push out. True (peg33): the row's depth bounded by its
+    /// feature points' real penetration at the step's start (`peg::row_penetration`:
+    /// 0 outside the other polytope, else the distance along the push direction
+    /// to leave it): a vertex behind a face plane it is not over has nothing to
+    /// push out. False: the row's own depth, its distance behind its own plane
+    /// (peg14 to peg32). Scene key `peg_work_penetration`; **default false**:
+    /// measured (docs/EXPERIMENTS.md, peg33), true removes the 3D pour's
+    /// uncaught gains at h = 1e-2 (seed 9 +0.44 J, seed 3 +5.28 J → ≤ 1.6e-2 J
+    /// over seeds 1–10) but refuses more passes, and the fallback's standard
+    /// rows leave overlap: cells ≤ 1e-9 L² / L³ 147 → 144 (2D) and 145 → 144
+    /// (3D), steps keeping a failed solve 3D 19 → 26. Ignored by the standard
+    /// rows.
+    pub peg_work_penetration: bool,
+    /// PEG (003): the work check (`pipeline::lcp::peg`, "Work check") also allows
+    /// the push-out of pushes in series (peg33, `peg::chain_energy`): each free
+    /// body's push-out D_b is the least sum of the pushing rows' depths along a
+    /// chain of them to a static body, and a pass may add up to 4 Σ ½ m_b (D_b/h)²
+    /// when that exceeds the rows' own sum. A stack of n boxes starting δ deep
+    /// needs ½ m (δ/h)² n(n+1)(2n+1)/6, the rows' sum grows as n: the 5-stack at
+    /// the standard rows' allowance was refused on every step. Scene key
+    /// `peg_work_chain`; default false (experimental). Ignored by the standard rows.
+    pub peg_work_chain: bool,
     /// PEG (003), with `peg_retry_depth` > 0: the continuous collision is the
     /// retry's, not the outline's. After each attempt (the step or a sub-step)
     /// the bodies' swept motion over it is checked as the outline's stage
@@ -340,6 +363,8 @@ impl Default for LcpParams {
             peg_retry_second_chance: false,
             peg_outline_ccd: true,
             peg_ccd_points: true,
+            peg_work_penetration: false,
+            peg_work_chain: false,
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,

@@ -88,6 +88,12 @@
 //! peg_ccd_points = true            # peg: its continuous collision reads the depth the rest
 //!                                  #  of the step carries by the points that meet (false:
 //!                                  #  by the bodies' origins, PEG before peg30)
+//! peg_work_penetration = false     # peg: true bounds the work check's push-out depth of a
+//!                                  #  PEG row by its feature points' real penetration at
+//!                                  #  the step's start (experimental, peg33; false: the
+//!                                  #  distance behind its own plane)
+//! peg_work_chain = false           # peg: the work check also allows the push-out of pushes
+//!                                  #  in series (a stack's chain of depths; experimental, peg33)
 //! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
 //!                                  #  motion meets an impact is split like a failed one; only
 //!                                  #  the deepest level rewinds, over its sub-step (experimental)
@@ -729,6 +735,8 @@ struct LcpToml {
     peg_retry_second_chance: Option<bool>,
     peg_outline_ccd: Option<bool>,
     peg_ccd_points: Option<bool>,
+    peg_work_penetration: Option<bool>,
+    peg_work_chain: Option<bool>,
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
     peg_vv_one_sided: Option<bool>,
@@ -847,6 +855,8 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
             .unwrap_or(d.peg_retry_second_chance),
         peg_outline_ccd: l.peg_outline_ccd.unwrap_or(d.peg_outline_ccd),
         peg_ccd_points: l.peg_ccd_points.unwrap_or(d.peg_ccd_points),
+        peg_work_penetration: l.peg_work_penetration.unwrap_or(d.peg_work_penetration),
+        peg_work_chain: l.peg_work_chain.unwrap_or(d.peg_work_chain),
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),

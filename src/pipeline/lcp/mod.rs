@@ -668,6 +668,7 @@ impl LcpStepper<'_> {
         // counts the step once).
         let counted = (stats.solver_failures, stats.solver_fallbacks);
         ls.peg.std_rows = false;
+        ls.peg.lcp_step = false;
         for pass in 0..p.peg_passes.max(1) {
             if pass > 0 {
                 // The solved pass, kept in case this one fails (peg.rs), and the
@@ -706,6 +707,19 @@ impl LcpStepper<'_> {
                 };
                 peg::peg_rows(&inp, ls);
                 ls.peg.passes = pass as u32 + 1;
+                if pass == 0 && !peg::has_peg_rows(ls) {
+                    // No PEG row in the step (only standard rows: robot links,
+                    // round shapes; peg.rs, "Steps without PEG rows"): the step is
+                    // the LCP method's, its rows (with the patch form and the
+                    // aligned k-gons) and its solve, not counted as a fallback.
+                    rows::contact_rows(model, state, robots, (contacts, contact_pair), true, ls);
+                    if !model.robots.is_empty() {
+                        articulated::limit_rows(model, robots, qpos, qvel, h, ls);
+                    }
+                    rows::align_friction(ls);
+                    ls.peg.lcp_step = true;
+                    peg = false;
+                }
                 if pass > 0 && ls.contacts.len() > peg::PEG_MAX_ROWS {
                     let end = peg::PassEnd::RowCap;
                     peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);

@@ -133,6 +133,23 @@
 //! velocity — the block left the floor and the rebound kept 0.61 of the energy
 //! (Housner 0.49; docs/EXPERIMENTS.md, peg25).
 //!
+//! **Steps without PEG rows** (peg33). A step whose rows are all standard ones
+//! (no polytope or plane pair within ε: a gripper's fingers, which are robot
+//! links, on a free box; round shapes) is the LCP method's step: its rows are
+//! built again as `method = "lcp"` builds them (the patch form of
+//! `rows::friction_points`, the k-gons aligned with the free slip), made
+//! consistent (`consistent::project`) and solved by `solve::solve` with its
+//! kept-velocity solve, so such a step is bit-identical to the LCP method's
+//! (`tests/peg_standard_steps.rs`). PEG's single cold Lemke over the
+//! Stewart–Trinkle form put a finger face's non-unique normal impulse on one or
+//! two of its four points (a vertex solution); the box pivoted about the line
+//! through them and slid 18 mm in 0.2 s at twice the squeeze that holds it,
+//! where the LCP method's proximal Lemke spreads it and holds the box to 1e-12 m
+//! (docs/EXPERIMENTS.md, peg33). The retry (`peg_retry.rs`) keeps such a step
+//! as the LCP method keeps it: a failed solve there is not split. A step with PEG
+//! rows anywhere still solves every island, standard-only ones too, by PEG's
+//! solve below.
+//!
 //! **Planar world** (003's 2D experiment, Figs. 20–22). A geom is planar when
 //! its body is locked to the plane (`model::Locks`: z, rx, ry; or static) and its
 //! shape is a right prism along z whose geom frame keeps z along the world's (the
@@ -191,7 +208,13 @@
 //! see can, ΔT > [`WORK_FACTOR`] Σ ½ (d/h)²/W_nn (d a pushing row's depth, its
 //! I/X set's for a set's force), is not kept: a predicted pass is discarded; a
 //! first pass is a counted failure and fallback and the step is rebuilt with
-//! the standard rows (`lcp/mod.rs`, as at the row cap). Such passes are
+//! the standard rows (`lcp/mod.rs`, as at the row cap). Opt-in (peg33, `[lcp]
+//! peg_work_penetration = true`, [`row_penetration`]), a PEG row's d is bounded
+//! by its feature points' real penetration at the step's start: a row's distance
+//! behind its own plane is not an overlap where its point is not inside the
+//! other polytope. Off by default: it removes the 3D pour's uncaught energy
+//! gains but refuses more passes, whose fallback leaves overlap (the sweep
+//! worse in 2D and 3D; docs/EXPERIMENTS.md, peg33). Such passes are
 //! solutions of the LCP, accepted by every residual test — a body wedged between
 //! rows whose push-outs no rigid motion meets squirts out at 58 m/s, a
 //! general-form member force throws a body across a plane it is not near — after
@@ -301,6 +324,10 @@ pub struct PegWorkspace {
     /// Per row of `LcpWorkspace::contacts`: ψ of PEG rows (NaN for standard rows)
     /// and the index of its force variable (or NONE).
     psi: Vec<f64>,
+    /// Per row: its feature points' real penetration at the step's start
+    /// ([`row_penetration`]; ∞ for standard rows, plane pairs, or with
+    /// `[lcp] peg_work_penetration = false`): the work check's bound on its depth.
+    row_pen: Vec<f64>,
     force: Vec<u32>,
     /// Rows of the force variables, in variable order.
     force_rows: Vec<u32>,
@@ -346,6 +373,9 @@ pub struct PegWorkspace {
     /// This step's contact solve fell back to the standard rows (row cap or
     /// work check; `lcp/mod.rs`), for the attribution.
     pub(super) std_rows: bool,
+    /// This step held no PEG row and was the LCP method's step (module doc,
+    /// "Steps without PEG rows"; `lcp/mod.rs`): the retry keeps it unsplit.
+    pub(super) lcp_step: bool,
     /// An island over [`PEG_MAX_LCP`] was reported (once per world: the stats
     /// count every one).
     cap_reported: bool,
@@ -406,6 +436,14 @@ pub struct PegWorkspace {
     /// (`peg_bgs.rs`): opt-in, the scene key `[lcp] peg_block_gs`
     /// (`LcpParams::peg_block_gs`).
     bgs_on: bool,
+    /// `[lcp] peg_work_penetration` (`LcpParams::peg_work_penetration`): the work
+    /// check's depths bounded by the rows' real penetration (peg33).
+    work_pen: bool,
+    /// `[lcp] peg_work_chain` (`LcpParams::peg_work_chain`, peg33): the work
+    /// check's push-out of pushes in series ([`chain_energy`]), and its per-body
+    /// chain depths.
+    work_chain: bool,
+    chain_depth: Vec<f64>,
     /// Unconverged block Gauss–Seidel solves still to describe
     /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
     bgs_trace: u32,
@@ -516,6 +554,8 @@ impl PegWorkspace {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
+        let work_pen = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_penetration);
+        let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -549,9 +589,13 @@ impl PegWorkspace {
             trace,
             attrib,
             std_rows: false,
+            lcp_step: false,
             pgs_trace,
             bgs_trace,
             bgs_on,
+            work_pen,
+            work_chain,
+            chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
             signed_lead,
@@ -652,6 +696,19 @@ fn peg_eligible(model: &Model, ls: &LcpWorkspace, a: usize, b: usize) -> bool {
         && on_free_or_static(gb.body)
 }
 
+/// Whether the overlap trigger and the second chance watch the pair of geoms
+/// `ga`, `gb` (`peg_retry.rs`, "The overlap trigger"): not two static bodies (they
+/// do not move), and no robot link (a link's pairs always take the standard rows,
+/// [`peg_eligible`], which keep their 1e-5 m allowance of depth; peg33: a
+/// gripper's fingers on a box raised the overlap at every step and split it).
+fn watched(model: &Model, ga: &crate::model::Geom, gb: &crate::model::Geom) -> bool {
+    use crate::model::BodyKind;
+    let kind = |g: &crate::model::Geom| &model.bodies[g.body].kind;
+    let moving = |g| !matches!(kind(g), BodyKind::Static);
+    let link = |g| matches!(kind(g), BodyKind::Link { .. });
+    (moving(ga) || moving(gb)) && !link(ga) && !link(gb)
+}
+
 /// Whether geom `g` is a plane (always on a static body: `model`).
 fn is_plane(model: &Model, g: usize) -> bool {
     matches!(model.geoms[g].shape, Shape::Plane)
@@ -678,6 +735,13 @@ pub(super) struct PegInput<'a> {
     pub predicted: bool,
 }
 
+/// Whether the rows [`peg_rows`] built hold a PEG row (a potential contact of a
+/// polytope or plane pair); false when every row is a standard one (module doc,
+/// "Steps without PEG rows").
+pub(super) fn has_peg_rows(ls: &LcpWorkspace) -> bool {
+    ls.peg.psi.iter().any(|x| !x.is_nan())
+}
+
 /// Replaces the standard rows of polytope pairs (built by `rows::contact_rows`)
 /// with PEG's rows: the potential contacts and constraints of every eligible pair.
 pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
@@ -694,6 +758,8 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     pw.peg_pair = peg_pair;
     pw.psi.clear();
     pw.psi.resize(ls.contacts.len(), f64::NAN);
+    pw.row_pen.clear();
+    pw.row_pen.resize(ls.contacts.len(), f64::INFINITY);
     pw.force.clear();
     pw.force_rows.clear();
     pw.primary_of.clear();
@@ -1109,6 +1175,12 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
             0.0
         };
         ls.peg.psi.push(c.psi - lead + second);
+        let pen = if ls.peg.work_pen {
+            row_penetration(inp, &ls.peg, c.normal, (a, c.p_a), (b, c.p_b))
+        } else {
+            f64::INFINITY
+        };
+        ls.peg.row_pen.push(pen);
         ls.peg.force.push(NONE);
     }
     // Rows that are one row (module doc, "Equal rows").
@@ -1264,6 +1336,56 @@ fn same_row(
         && (x.p_a - y.p_a).norm() <= d
         && (x.p_b - y.p_b).norm() <= d
         && (x.psi - y.psi).abs() <= 1e-12 * size
+}
+
+/// The real penetration of a potential contact between geoms `a` and `b` at the
+/// step's start (`inp.poses`; the work check's bound on its depth, module doc,
+/// "Work check"): the larger of its point on A's depth inside B and its point on
+/// B's depth inside A. A point's depth is 0 outside the other polytope (behind
+/// none of its face planes by more than 1e-9 of its radius: where the pair's
+/// exact overlap is 0, so is this), else the distance it travels along its push
+/// direction (+n for A's point, −n for B's) to leave it — the ray's exit, the
+/// least of (d_f − n_f·p)/(n_f·u) over the faces it moves towards. Not the least
+/// face-plane distance: a box resting aligned on another has its corners on the
+/// lower box's side planes (distance 0) while they are 1e-5 m deep along n.
+/// A planar pair leaves out the prisms' caps (normals along z: the rows act in
+/// the plane). ∞ (no bound) for a plane pair (the half-space's own depth is the
+/// row's) or a geom without a polytope.
+fn row_penetration(
+    inp: &PegInput<'_>,
+    pw: &PegWorkspace,
+    n: Vec3,
+    (a, p_a): (usize, Vec3),
+    (b, p_b): (usize, Vec3),
+) -> f64 {
+    let (Some(Some(ha)), Some(Some(hb))) = (pw.hull.get(a), pw.hull.get(b)) else {
+        return f64::INFINITY;
+    };
+    let planar = planar_pair(inp.model, pw, a, b);
+    let depth = |h: &ConvexPolytope, x: &crate::math::Pose, p: Vec3, u: Vec3| {
+        let l = x.inverse_transform_point(&p.into()).coords;
+        let ul = x.rotation.inverse_transform_vector(&u);
+        let tol = 1e-9 * h.radius;
+        let (mut inside, mut exit) = (true, f64::INFINITY);
+        for f in h
+            .faces
+            .iter()
+            .filter(|f| !(planar && f.normal.z.abs() > 0.5))
+        {
+            let d = f.offset - f.normal.dot(&l);
+            inside &= d >= -tol;
+            let un = f.normal.dot(&ul);
+            if un > 1e-12 {
+                exit = exit.min(d.max(0.0) / un);
+            }
+        }
+        if inside && exit.is_finite() {
+            exit
+        } else {
+            0.0
+        }
+    };
+    depth(hb, &inp.poses[b], p_a, n).max(depth(ha, &inp.poses[a], p_b, -n))
 }
 
 /// Replaces the normal rows' constant of PEG rows by G ν_f + ψ/h (β = 1, no
@@ -2421,7 +2543,12 @@ pub(super) fn trace_pass(
 /// or the standard row's stabilized one), and for every force on an I/X set
 /// (its primary's, the general form's members') the set's depth
 /// max(0, −max_{i ∈ set} c_i) — a set some member of which is open at the
-/// start has no overlap to push out. Returns (ΔT, B, S, E): B = Σ p_n d/h (the
+/// start has no overlap to push out. With `[lcp] peg_work_penetration` (peg33,
+/// opt-in) a PEG row's or set's depth is bounded by its real penetration
+/// ([`row_penetration`]; a set's: the largest of its members'): a vertex 4.8 cm
+/// behind a face plane it is not over, of a pair with no overlap, let a pass
+/// push at 4.8 m/s and gain 0.44 J (docs/EXPERIMENTS.md, peg32 Task 3).
+/// Returns (ΔT, B, S, E): B = Σ p_n d/h (the
 /// work of pushing at d/h; large where internal impulses are), S =
 /// ½ Σ |p| (|G ν_f| + |G ν⁺|) the scale of ΔT's terms, E = Σ ½ (d/h)²/W_nn
 /// the kinetic energy of pushing each row out at d/h with its effective mass
@@ -2472,16 +2599,18 @@ pub(super) fn work_check(ls: &mut LcpWorkspace, h: f64) -> (f64, f64, f64, f64) 
         };
         let own = pw.force.get(c).copied().unwrap_or(NONE);
         if psi.is_nan() || (own != NONE && pw.primary_of[own as usize] == NONE) {
-            pw.row_depth[c] = (-cc).max(0.0);
+            let pen = pw.row_pen.get(c).copied().unwrap_or(f64::INFINITY);
+            pw.row_depth[c] = (-cc).max(0.0).min(pen);
         }
     }
     for con in &pw.constraints {
         let prim = con.primary as usize;
-        let mut cmax = pw.psi[prim];
+        let (mut cmax, mut pen) = (pw.psi[prim], pw.row_pen[prim]);
         for &r in &pw.slack_rows[con.slacks.start as usize..con.slacks.end as usize] {
             cmax = cmax.max(pw.psi[r as usize]);
+            pen = pen.max(pw.row_pen[r as usize]);
         }
-        let d = (-cmax).max(0.0);
+        let d = (-cmax).max(0.0).min(pen);
         pw.row_depth[prim] = pw.row_depth[prim].max(d);
         for &r in &pw.slack_rows[con.slacks.start as usize..con.slacks.end as usize] {
             pw.row_depth[r as usize] = pw.row_depth[r as usize].max(d);
@@ -2536,6 +2665,14 @@ pub(super) fn work_rejects(
     if dt <= WORK_FACTOR * push + 1e-6 * sc {
         return false;
     }
+    let push = if ls.peg.work_chain {
+        push.max(chain_energy(model, h, ls))
+    } else {
+        push
+    };
+    if dt <= WORK_FACTOR * push + 1e-6 * sc {
+        return false;
+    }
     // T_f over the touched free bodies.
     let pw = &mut ls.peg;
     pw.body_touch.clear();
@@ -2566,6 +2703,61 @@ pub(super) fn work_rejects(
         tf += 0.5 * body.mass * v.norm_squared() + 0.5 * w.dot(&(i_w * w));
     }
     dt > WORK_FACTOR * push + 1e-6 * sc + WORK_FLOOR * tf
+}
+
+/// The push-out energy of pushes in series (`[lcp] peg_work_chain`, peg33): per
+/// free body b its chain depth D_b, the least sum of the depths of the pushing
+/// rows (p_n > 0, `PegWorkspace::row_depth` of [`work_check`]) along a chain of
+/// them from b to a body that does not move (Bellman–Ford over the rows; a body
+/// no chain reaches adds nothing), and Σ ½ m_b (D_b/h)² — the kinetic energy of
+/// lifting each body by its chain's push-out in the step. A stack of n boxes δ
+/// deep at every contact: box k rises k δ, Σ ½ m (k δ/h)², what the pass adds
+/// (docs/EXPERIMENTS.md, peg33 Task 3); a body wedged between two rows to static
+/// bodies (peg14's ejections) has D_b = the smaller depth, not its ejection
+/// speed.
+fn chain_energy(model: &Model, h: f64, ls: &mut LcpWorkspace) -> f64 {
+    let nb = model.nbody();
+    let pw = &mut ls.peg;
+    pw.chain_depth.clear();
+    pw.chain_depth.extend((0..nb).map(|b| {
+        if ls.body_block.get(b).copied().unwrap_or(NO_BLOCK) == NO_BLOCK {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    }));
+    for _ in 0..nb {
+        let mut changed = false;
+        for (c, row) in ls.contacts.iter().enumerate() {
+            if ls.impulse[3 * c] <= 0.0 {
+                continue;
+            }
+            let d = pw.row_depth.get(c).copied().unwrap_or(0.0);
+            let [a, b] = row.bodies;
+            let (da, db) = (pw.chain_depth[a], pw.chain_depth[b]);
+            if db + d < da {
+                pw.chain_depth[a] = db + d;
+                changed = true;
+            }
+            if da + d < db {
+                pw.chain_depth[b] = da + d;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut e = 0.0;
+    for (b, body) in model.bodies.iter().enumerate() {
+        let blk = ls.body_block.get(b).copied().unwrap_or(NO_BLOCK);
+        let free = blk != NO_BLOCK && matches!(ls.blocks[blk as usize].kind, DofKind::Free { .. });
+        let d = pw.chain_depth[b];
+        if free && d.is_finite() {
+            e += 0.5 * body.mass * (d / h) * (d / h);
+        }
+    }
+    e
 }
 
 /// The share of the touched bodies' kinetic energy a pass may add beyond the
@@ -2862,8 +3054,8 @@ pub(super) fn pair_overlaps(
 /// Whether some candidate pair's exact overlap at `state` exceeds its volume
 /// in `start` ([`pair_overlaps`] of the attempt's start) by more than
 /// `tol` d³, d = 2 × the smaller geom's bounding radius (`peg_retry.rs`, "The
-/// overlap trigger"). Pairs of two static bodies are skipped (they do not
-/// move).
+/// overlap trigger"). Only the pairs PEG's rows may hold are watched
+/// ([`watched`]).
 pub(super) fn overlap_rose(
     model: &Model,
     state: &[BodyState],
@@ -2874,10 +3066,7 @@ pub(super) fn overlap_rose(
     let pw = &mut ls.peg;
     candidates.iter().zip(start).any(|(&(a, b), &v0)| {
         let (ga, gb) = (&model.geoms[a as usize], &model.geoms[b as usize]);
-        let moving = |g: &crate::model::Geom| {
-            !matches!(model.bodies[g.body].kind, crate::model::BodyKind::Static)
-        };
-        if !(moving(ga) || moving(gb)) {
+        if !watched(model, ga, gb) {
             return false;
         }
         let d = 2.0 * ga.shape.size().min(gb.shape.size());
@@ -2891,7 +3080,7 @@ pub(super) fn overlap_rose(
 
 /// The largest rise of a candidate pair's exact overlap at `state` over its
 /// volume in `start` ([`pair_overlaps`] of the attempt's start), relative to
-/// d³ as in [`overlap_rose`] (pairs of two static bodies skipped; 0 if none
+/// d³ as in [`overlap_rose`] (the pairs of [`watched`] only; 0 if none
 /// rose): the measure by which the retry's second chance compares two
 /// attempts (`peg_retry.rs`, "The second chance"; peg22).
 pub(super) fn overlap_rise(
@@ -2905,10 +3094,7 @@ pub(super) fn overlap_rise(
     let mut worst = 0.0f64;
     for (&(a, b), &v0) in candidates.iter().zip(start) {
         let (ga, gb) = (&model.geoms[a as usize], &model.geoms[b as usize]);
-        let moving = |g: &crate::model::Geom| {
-            !matches!(model.bodies[g.body].kind, crate::model::BodyKind::Static)
-        };
-        if !(moving(ga) || moving(gb)) {
+        if !watched(model, ga, gb) {
             continue;
         }
         let d = 2.0 * ga.shape.size().min(gb.shape.size());

@@ -31,7 +31,9 @@
 //! an attempt above the deepest level is also put back and split when some
 //! candidate pair's exact overlap volume at its end exceeds the one at its
 //! start by more than τ d³ (d: twice the smaller geom's bounding radius;
-//! `peg::overlap_rose`); both reasons split the same way. A sub-step of h/2^k
+//! `peg::overlap_rose`; a pair with a robot link is not watched: it takes the
+//! standard rows and their 1e-5 m allowance, peg33); both reasons split the same
+//! way. A sub-step of h/2^k
 //! turns its bodies by 1/2^k of the angle and its second-order gap term falls
 //! by 4^k. The attempts put back for the overlap alone (the solve did not fail)
 //! are counted in `StepStats::peg_overlap_retries`. Cost: the candidates'
@@ -798,8 +800,11 @@ fn retry(
             ls.peg.rot_eps_theta = true;
         }
         st.step_of(&sub, data, col, ls);
-        let mut fail = failed(&rw.at_start.stats, &data.stats);
-        let mut beyond = !fail && !rw.no_cover && met_beyond(model, data, col, rw, hk);
+        // An attempt without PEG rows was the LCP method's step (`peg.rs`, "Steps
+        // without PEG rows"): kept as that method keeps it, never split.
+        let own = !ls.peg.lcp_step;
+        let mut fail = own && failed(&rw.at_start.stats, &data.stats);
+        let mut beyond = own && !fail && !rw.no_cover && met_beyond(model, data, col, rw, hk);
         if beyond {
             // A body knocked within the attempt met a pair that was not a
             // candidate (module doc, "A body knocked within the step"): taken
@@ -822,10 +827,15 @@ fn retry(
         }
         ls.peg.rot_eps_theta = rot0;
         let rose = watch
+            && own
             && !fail
             && super::peg::overlap_rose(model, &data.state, &col.candidates, ls, (&rw.ov0, tau));
-        let hit =
-            rw.ccd && !fail && !rose && !deep && impact_missed(model, data, col, (rw, ls), hk);
+        let hit = rw.ccd
+            && own
+            && !fail
+            && !rose
+            && !deep
+            && impact_missed(model, data, col, (rw, ls), hk);
         let s = &data.stats;
         if (fail || rose || hit || beyond) && usize::from(level) < depth {
             // Not kept: the start put back, two attempts of h_k/2 instead.
