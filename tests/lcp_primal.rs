@@ -1838,12 +1838,13 @@ fn count_levers_solve_the_same_problems() {
     }
 }
 
-/// The passes' fixed point accelerated (lcp32): Anderson on the radii (the
-/// default, memory 3), Anderson with the safeguard (`anderson_safeguard`: a
+/// The passes' fixed point accelerated (lcp32): Anderson on the radii
+/// (memory 3, the default), Anderson with the safeguard (`anderson_safeguard`: a
 /// pass whose radii's fixed-point residual did not fall takes the plain
 /// update), the first pass's radii at the warm minimizer (`warm_radii`, on
-/// the dumps' guesses) and the first pass's radii scaled by 1e3
-/// (`first_radii_scale`), each against the plain passes (`anderson` 1: `r ←
+/// the dumps' guesses), the first pass's radii scaled by 1e3
+/// (`first_radii_scale`) on every point, and on the points resting at their
+/// limit (`first_radii_resting`), each against the plain passes (`anderson` 1: `r ←
 /// μ p_n` between passes) on the random and scene problems. The fixed point
 /// is the LCP's solution whatever the iteration, so where the plain passes
 /// converge a variant converges (except random 41 and 51, which the default
@@ -1859,27 +1860,47 @@ fn count_levers_solve_the_same_problems() {
 #[test]
 fn accelerated_passes_reach_the_plain_solution() {
     type Vary = fn(PrimalParams) -> PrimalParams;
-    let plain: Vary = |p| PrimalParams { anderson: 1, ..p };
-    let anderson: Vary = |p| p;
+    let plain: Vary = |p| PrimalParams {
+        anderson: 1,
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let anderson: Vary = |p| PrimalParams {
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let resting: Vary = |p| PrimalParams {
+        first_radii_scale: 1e3,
+        first_radii_resting: 1.0,
+        ..p
+    };
     let guarded: Vary = |p| PrimalParams {
         anderson_safeguard: true,
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
         ..p
     };
     let warm: Vary = |p| PrimalParams {
         warm_radii: true,
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
         ..p
     };
     let stick: Vary = |p| PrimalParams {
         first_radii_scale: 1e3,
+        first_radii_resting: 0.0,
         ..p
     };
     let cases = random_and_scene_cases();
     let unconverged_by_default = ["random 41", "random 51"];
     for (label, vary) in [
-        ("Anderson 3 (default)", anderson),
+        ("Anderson 3", anderson),
         ("Anderson 3, safeguarded", guarded),
         ("warm radii", warm),
         ("first radii x1e3", stick),
+        ("resting points sticking first", resting),
     ] {
         let (mut a, mut b, mut pa, mut pb, mut worst) = (0, 0, 0, 0, 0.0_f64);
         let (mut better, mut lost, mut apart) = (Vec::new(), Vec::new(), Vec::new());

@@ -360,7 +360,17 @@ fn warm_guarded_safeguard(p: PrimalParams) -> PrimalParams {
 fn scale_1e3(p: PrimalParams) -> PrimalParams {
     PrimalParams {
         first_radii_scale: 1e3,
+        first_radii_resting: 0.0,
         ..pass_traced(p)
+    }
+}
+
+/// The first pass at the guess's radii everywhere (the default).
+fn guess_radii(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
     }
 }
 
@@ -372,9 +382,33 @@ fn scale_loaded(p: PrimalParams) -> PrimalParams {
     }
 }
 
+/// The first pass's radii scaled on the points resting at their limit at
+/// the warm minimizer (|w_t| ≤ k tolerances; lcp32).
+fn resting_1(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_resting: 1.0,
+        ..scale_1e3(p)
+    }
+}
+
+fn resting_1e3(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_resting: 1e3,
+        ..scale_1e3(p)
+    }
+}
+
+fn resting_1e6(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_resting: 1e6,
+        ..scale_1e3(p)
+    }
+}
+
 fn scale_2(p: PrimalParams) -> PrimalParams {
     PrimalParams {
         first_radii_scale: 2.0,
+        first_radii_resting: 0.0,
         ..pass_traced(p)
     }
 }
@@ -417,6 +451,10 @@ const VARIANTS: &[Variant] = &[
     ("first radii x1e3", scale_1e3, true),
     ("first radii x2", scale_2, true),
     ("first radii x1e3 loaded", scale_loaded, true),
+    ("resting 1", resting_1, true),
+    ("resting 1e3", resting_1e3, true),
+    ("resting 1e6", resting_1e6, true),
+    ("guess radii", guess_radii, true),
 ];
 
 /// Per variant, summed over the window's solves.

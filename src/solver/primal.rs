@@ -160,7 +160,12 @@
 //! `μ p_n` (sticking points, [`PrimalParams::first_radii_scale`], or the warm
 //! minimizer's, [`PrimalParams::warm_radii`]) take 18–25 % fewer
 //! instructions on the settled pile and 12–67 % more Newton steps in the
-//! drop; options, off (docs/BENCHMARKS.md, lcp32).
+//! drop; options, off. Restricted to the points resting at their limit
+//! (tangential velocity at the warm minimizer within the tolerance,
+//! [`PrimalParams::first_radii_resting`]) it cuts every window's same
+//! problems (−12.7 % instructions settled) but its own trajectory's settled
+//! bench window was 58–64 % slower with 18–37 fallbacks: off too
+//! (docs/BENCHMARKS.md, lcp32).
 //!
 //! # The block step (lcp31, [`PrimalParams::block_pieces`], off)
 //! The exact line search stops just past the first stiff kink (`1/e' ≈ 1e6`
@@ -547,6 +552,12 @@ pub struct PrimalParams {
     /// in the guess (`p_n > 0`: a persisting contact set, no new or
     /// released point; lcp32).
     pub first_radii_loaded: bool,
+    /// `first_radii_scale` only on the points resting at their friction
+    /// limit at the warm minimizer (lcp32; 0: off): loaded, on the k-gon's
+    /// boundary, with the frozen problem's tangential velocity `|u_t + E'_t
+    /// z_t|` (the projection's displacement) at most this many tolerances;
+    /// the sliding points keep the guess's radii. Needs `warm_pieces`.
+    pub first_radii_resting: f64,
 }
 
 /// One body-space pass ([`PrimalParams::pass_trace`], lcp32), or with `pass`
@@ -644,8 +655,9 @@ impl Default for PrimalParams {
             pass_trace: false,
             anderson_safeguard: ANDERSON_SAFEGUARD,
             warm_radii_guarded: false,
-            first_radii_scale: 1.0,
+            first_radii_scale: FIRST_RADII_SCALE,
             first_radii_loaded: false,
+            first_radii_resting: FIRST_RADII_RESTING,
         }
     }
 }
@@ -818,6 +830,25 @@ pub const RADIUS_NEWTON_MAX: usize = 32;
 /// The radii are consistent when `|μ p_n − r| ≤` this times the tolerance on
 /// every point.
 const RADIUS_TOL: f64 = 0.1;
+
+/// The default of [`PrimalParams::first_radii_scale`] (lcp32): 1, off (1e3
+/// with [`PrimalParams::first_radii_resting`] 1 is the measured option).
+pub const FIRST_RADII_SCALE: f64 = 1.0;
+
+/// The default of [`PrimalParams::first_radii_resting`] (lcp32): 0, off. With
+/// `first_radii_scale` 1e3 and 1 here (a point whose tangential velocity at
+/// the warm minimizer already meets the tolerance is not sliding), the same
+/// problems of five windows on main's pile20 trajectory
+/// (`tests/primal_profile.rs`, `same_problems_pile20_primal`; the drop, the
+/// landing, three settled windows) take Newton steps per solve 44.27 →
+/// 44.16, 69.89 → 68.37, 60.60 → 54.39, 52.87 → 50.42, 44.98 → 43.95 with
+/// the islands not converged unchanged, and −12.7 % instructions on the
+/// settled window; on its own trajectory's problems −5.8 % and −6.6 %. But
+/// its own settled bench window is 58–64 % slower than main's (2,468–2,567
+/// against 1,563–1,582 µs/step, 147–157 Newton steps per step against 118,
+/// 18–37 islands to the Newton path per window against 0), while its quick
+/// pile is 33–37 % faster: not the default (docs/BENCHMARKS.md, lcp32).
+pub const FIRST_RADII_RESTING: f64 = 0.0;
 
 /// The default Anderson memory on the radii ("Outer passes").
 pub const ANDERSON: usize = 3;
@@ -1753,6 +1784,7 @@ impl PrimalSolver {
             if pass == 0
                 && warm
                 && p.first_radii_scale != 1.0
+                && p.first_radii_resting <= 0.0
                 && (!p.first_radii_loaded || order.iter().all(|&i| res.radius[i as usize] > 0.0))
             {
                 res.stats.first_radii_scaled += 1;
@@ -1762,6 +1794,28 @@ impl PrimalSolver {
             }
             if pass == 0 && warm && p.warm_pieces {
                 self.piece_start(problem, rows, order, res);
+                if p.first_radii_scale != 1.0 && p.first_radii_resting > 0.0 {
+                    // The points resting at their limit start sticking.
+                    if !self.evaluate(rows, order, &problem.table, res) {
+                        return (false, f64::INFINITY);
+                    }
+                    let vmax = p.first_radii_resting * p.tolerance;
+                    let mut any = false;
+                    for &i in order {
+                        let i = i as usize;
+                        let (u, e, z) = (&res.u[i], &res.e[i], &res.zs[i]);
+                        let wt = (u[1] + e[1] * z[1]).hypot(u[2] + e[2] * z[2]);
+                        if res.normal_on[i]
+                            && res.radius[i] > 0.0
+                            && !matches!(res.tangent[i], Tangent::Stick)
+                            && wt <= vmax
+                        {
+                            res.radius[i] *= p.first_radii_scale;
+                            any = true;
+                        }
+                    }
+                    res.stats.first_radii_scaled += usize::from(any);
+                }
                 if p.warm_radii {
                     // The radii (and the centre) at the warm minimizer's impulses.
                     if !self.evaluate(rows, order, &problem.table, res) {
