@@ -1837,3 +1837,131 @@ fn count_levers_solve_the_same_problems() {
         );
     }
 }
+
+/// The passes' fixed point accelerated (lcp32): Anderson on the radii
+/// (memory 3, the default), Anderson with the safeguard (`anderson_safeguard`: a
+/// pass whose radii's fixed-point residual did not fall takes the plain
+/// update), the first pass's radii at the warm minimizer (`warm_radii`, on
+/// the dumps' guesses), the first pass's radii scaled by 1e3
+/// (`first_radii_scale`) on every point, and on the points resting at their
+/// limit (`first_radii_resting`), each against the plain passes (`anderson` 1: `r ←
+/// μ p_n` between passes) on the random and scene problems. The fixed point
+/// is the LCP's solution whatever the iteration, so where the plain passes
+/// converge a variant converges (except random 41 and 51, which the default
+/// Anderson itself leaves unconverged on this set: listed, not hidden) and
+/// meets the tolerance (the LCP's natural-map residual, 1e-9 or the dump's);
+/// and it is the same solution: solved again by both at τ/10, the contact
+/// velocities `G M⁻¹ Gᵀ z` are within 1e-8 (relative to the largest,
+/// absolute below 1 m/s; the bound of `random_problems`). At τ itself two
+/// answers that both meet it are up to 2.8e-8 apart on this set (the
+/// tolerance's own spread, the default against the plain passes), so the
+/// comparison is made where the spread is 10× smaller; problems that do not
+/// converge at τ/10 (round-off) are listed and not compared.
+#[test]
+fn accelerated_passes_reach_the_plain_solution() {
+    type Vary = fn(PrimalParams) -> PrimalParams;
+    let plain: Vary = |p| PrimalParams {
+        anderson: 1,
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let anderson: Vary = |p| PrimalParams {
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let resting: Vary = |p| PrimalParams {
+        first_radii_scale: 1e3,
+        first_radii_resting: 1.0,
+        ..p
+    };
+    let guarded: Vary = |p| PrimalParams {
+        anderson_safeguard: true,
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let warm: Vary = |p| PrimalParams {
+        warm_radii: true,
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let stick: Vary = |p| PrimalParams {
+        first_radii_scale: 1e3,
+        first_radii_resting: 0.0,
+        ..p
+    };
+    let cases = random_and_scene_cases();
+    let unconverged_by_default = ["random 41", "random 51"];
+    for (label, vary) in [
+        ("Anderson 3", anderson),
+        ("Anderson 3, safeguarded", guarded),
+        ("warm radii", warm),
+        ("first radii x1e3", stick),
+        ("resting points sticking first", resting),
+    ] {
+        let (mut a, mut b, mut pa, mut pb, mut worst) = (0, 0, 0, 0, 0.0_f64);
+        let (mut better, mut lost, mut apart) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut untight, mut at_tol) = (Vec::new(), 0.0_f64);
+        for (name, p, rows, guess, tol) in &cases {
+            let base = PrimalParams {
+                tolerance: *tol,
+                guess_memo: false,
+                ..PrimalParams::default()
+            };
+            let (sa, ra) = primal_with(p, rows, guess.as_deref(), plain(base));
+            let (sb, rb) = primal_with(p, rows, guess.as_deref(), vary(base));
+            (a, b) = (a + ra.stats.iterations, b + rb.stats.iterations);
+            (pa, pb) = (pa + ra.stats.passes, pb + rb.stats.passes);
+            if sa != PrimalStatus::Converged {
+                if sb == PrimalStatus::Converged {
+                    assert!(residual(p, &rb.z) <= *tol, "{name} ({label}): residual");
+                    better.push(name.clone());
+                }
+                continue;
+            }
+            if sb != PrimalStatus::Converged {
+                assert!(
+                    unconverged_by_default.contains(&name.as_str()),
+                    "{name} ({label}): status"
+                );
+                lost.push(name.clone());
+                continue;
+            }
+            assert!(residual(p, &rb.z) <= *tol, "{name} ({label}): residual");
+            let (diff, largest) = velocity_gap(rows, &ra.z, &rb.z);
+            at_tol = at_tol.max(diff / largest.max(1.0));
+            // The same solution: both at a 10× tighter tolerance (at τ the
+            // velocities of two answers meeting it are up to 2.8e-8 apart on
+            // this set, the tolerance's own spread).
+            let tight = |v: PrimalParams| PrimalParams {
+                tolerance: 0.1 * tol,
+                ..v
+            };
+            let (sta, rta) = primal_with(p, rows, guess.as_deref(), tight(plain(base)));
+            let (stb, rtb) = primal_with(p, rows, guess.as_deref(), tight(vary(base)));
+            if sta != PrimalStatus::Converged || stb != PrimalStatus::Converged {
+                untight.push(name.clone());
+                continue;
+            }
+            let (diff, largest) = velocity_gap(rows, &rta.z, &rtb.z);
+            let db = diff / largest.max(1.0);
+            if db > 1e-8 {
+                apart.push((name.clone(), db));
+            }
+            assert!(
+                db <= 1e-8,
+                "{name} ({label}): contact velocities {diff:.3e} apart at τ/10"
+            );
+            worst = worst.max(db);
+        }
+        eprintln!(
+            "{label}: Newton steps {a} plain, {b} with it; passes {pa}, {pb}; contact velocities \
+             at most {worst:.3e} apart at τ/10 ({at_tol:.3e} at τ); converged by it only: {better:?}; by the \
+             plain passes only: {lost:?}; not converged at τ/10 (not compared): {untight:?}; \
+             past 1e-8: {apart:?}"
+        );
+    }
+}

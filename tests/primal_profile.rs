@@ -22,7 +22,7 @@ use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
 use rtphys::model::{LcpSolverKind, Method};
 use rtphys::run::apply_overrides;
-use rtphys::solver::primal::NO_BODY;
+use rtphys::solver::primal::{PassRecord, NO_BODY};
 use rtphys::solver::{
     BodyRows, ContactProblem, DofRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver,
     PrimalStatus,
@@ -67,8 +67,17 @@ fn callgrind_request(_code: u64) {}
 const START_INSTRUMENTATION: u64 = (0x43 << 24) | (0x54 << 16) | 4;
 const STOP_INSTRUMENTATION: u64 = (0x43 << 24) | (0x54 << 16) | 5;
 
+/// The settling steps: [`SETTLE`], or `PROFILE_SETTLE=N` (lcp32: `0`, the
+/// window is the drop itself).
+fn settle() -> usize {
+    std::env::var("PROFILE_SETTLE")
+        .ok()
+        .and_then(|w| w.parse::<usize>().ok())
+        .unwrap_or(SETTLE)
+}
+
 /// The bench's pile20 under `--method lcp --lcp-solver primal`, settled
-/// [`SETTLE`] steps.
+/// [`settle`] steps.
 fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     let text = pile_scene(PileKind::Bench, 20, 7);
     let model = load_scene_str(&text, "pile20", Path::new(".")).expect("the bench pile loads");
@@ -81,7 +90,7 @@ fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     }
     let mut data = Data::new(&model);
     let mut pipeline = Pipeline::new(&model);
-    for _ in 0..SETTLE {
+    for _ in 0..settle() {
         pipeline.step(&model, &mut data);
     }
     (model, data, pipeline)
@@ -125,9 +134,10 @@ fn profile_pile20_primal() {
         }
     }
     println!(
-        "pile20 primal, {window} steps after {SETTLE}: points {:.2}, Newton steps {:.2}, \
+        "pile20 primal, {window} steps after {}: points {:.2}, Newton steps {:.2}, \
          factorizations {:.2}, passes {:.2}, islands to Newton {:.3}, failures {} per window; \
          state checksum {hash:016x}",
+        settle(),
         contacts as f64 / w,
         iters as f64 / w,
         (s1.newton_factorizations - s0.newton_factorizations) as f64 / w,
@@ -277,6 +287,136 @@ fn memo_off(p: PrimalParams) -> PrimalParams {
     }
 }
 
+/// The default with every pass recorded (lcp32).
+fn pass_traced(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        pass_trace: true,
+        ..p
+    }
+}
+
+/// Anderson's memory on the radii (lcp32; the default 3): 1, the plain update.
+fn anderson_1(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        anderson: 1,
+        ..pass_traced(p)
+    }
+}
+
+fn anderson_2(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        anderson: 2,
+        ..pass_traced(p)
+    }
+}
+
+fn anderson_5(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        anderson: 5,
+        ..pass_traced(p)
+    }
+}
+
+/// Anderson on the radii with the safeguard (lcp32).
+fn safeguard(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        anderson_safeguard: true,
+        ..pass_traced(p)
+    }
+}
+
+/// Anderson on the whole pass map (the centre and its radii).
+fn centre_map(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        anderson_centre: true,
+        ..pass_traced(p)
+    }
+}
+
+/// The safeguard and the first pass's radii at the warm minimizer (lcp32).
+fn safeguard_warm(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        warm_radii: true,
+        ..safeguard(p)
+    }
+}
+
+/// The warm minimizer's radii only where it keeps the guess's pieces (lcp32).
+fn warm_guarded(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        warm_radii_guarded: true,
+        ..warm_radii_traced(p)
+    }
+}
+
+fn warm_guarded_safeguard(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        anderson_safeguard: true,
+        ..warm_guarded(p)
+    }
+}
+
+/// The first pass's radii scaled (lcp32).
+fn scale_1e3(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_scale: 1e3,
+        first_radii_resting: 0.0,
+        ..pass_traced(p)
+    }
+}
+
+/// The first pass at the guess's radii everywhere (the default).
+fn guess_radii(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_scale: 1.0,
+        first_radii_resting: 0.0,
+        ..p
+    }
+}
+
+/// The first pass's radii scaled where every point is loaded in the guess.
+fn scale_loaded(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_loaded: true,
+        ..scale_1e3(p)
+    }
+}
+
+/// The first pass's radii scaled on the points resting at their limit at
+/// the warm minimizer (|w_t| ≤ k tolerances; lcp32).
+fn resting_1(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_resting: 1.0,
+        ..scale_1e3(p)
+    }
+}
+
+fn resting_1e3(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_resting: 1e3,
+        ..scale_1e3(p)
+    }
+}
+
+fn resting_1e6(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_resting: 1e6,
+        ..scale_1e3(p)
+    }
+}
+
+fn scale_2(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        first_radii_scale: 2.0,
+        first_radii_resting: 0.0,
+        ..pass_traced(p)
+    }
+}
+
+fn warm_radii_traced(p: PrimalParams) -> PrimalParams {
+    warm_radii(pass_traced(p))
+}
+
 /// The variants, the first the reference the others' impulses are compared
 /// with (the pipeline's own parameters, `as is`).
 const VARIANTS: &[Variant] = &[
@@ -298,6 +438,23 @@ const VARIANTS: &[Variant] = &[
     ("rho 1e-4 x0.1", rho_b, true),
     ("rho 1e-2 x0.01", rho_c, true),
     ("rho 1e-1 x0.1", rho_d, true),
+    ("pass trace", pass_traced, true),
+    ("anderson 1", anderson_1, true),
+    ("anderson 2", anderson_2, true),
+    ("anderson 5", anderson_5, true),
+    ("safeguard", safeguard, true),
+    ("centre map", centre_map, true),
+    ("warm radii traced", warm_radii_traced, true),
+    ("safeguard warm radii", safeguard_warm, true),
+    ("warm guarded", warm_guarded, true),
+    ("warm guarded safeguard", warm_guarded_safeguard, true),
+    ("first radii x1e3", scale_1e3, true),
+    ("first radii x2", scale_2, true),
+    ("first radii x1e3 loaded", scale_loaded, true),
+    ("resting 1", resting_1, true),
+    ("resting 1e3", resting_1e3, true),
+    ("resting 1e6", resting_1e6, true),
+    ("guess radii", guess_radii, true),
 ];
 
 /// Per variant, summed over the window's solves.
@@ -316,6 +473,10 @@ struct Sums {
     block: [usize; 3],
     trace: [usize; 8],
     guess_tested: usize,
+    /// Islands whose warm radii were refused, Anderson steps rejected (lcp32).
+    refused: usize,
+    rejected: usize,
+    scaled: usize,
     /// By the solve's place in its step (the pipeline's two solves a step on
     /// the pile, lcp26: even = the first, odd = the kept one): Newton steps,
     /// factorizations, passes, islands converged at the guess.
@@ -342,6 +503,9 @@ struct Shadow {
     variants: Vec<Variant>,
     res: Vec<PrimalResults>,
     sums: Vec<Sums>,
+    /// Per variant with [`PrimalParams::pass_trace`]: its passes' records,
+    /// each with the solve's index.
+    traces: Vec<Vec<(usize, PassRecord)>>,
 }
 
 static SHADOW: Mutex<Option<Shadow>> = Mutex::new(None);
@@ -390,6 +554,11 @@ fn observe(
             s.trace[k] += st.piece_changes[k];
         }
         s.guess_tested += st.guess_tested;
+        s.refused += st.warm_radii_refused;
+        s.scaled += st.first_radii_scaled;
+        s.rejected += st.anderson_rejected;
+        let solve = s.solves - 1;
+        sh.traces[v].extend(sh.res[v].pass_trace.iter().map(|r| (solve, *r)));
         s.block[0] += st.block_trials;
         s.block[1] += st.block_accepted;
         s.block[2] += st.block_pieces_gained;
@@ -475,6 +644,7 @@ fn same_problems_pile20_primal() {
         on: false,
         res: variants.iter().map(|_| PrimalResults::default()).collect(),
         sums: vec![Sums::default(); variants.len()],
+        traces: vec![Vec::new(); variants.len()],
         variants,
     });
     let (model, mut data, mut pipeline) = settled_pile();
@@ -493,9 +663,12 @@ fn same_problems_pile20_primal() {
     let lock = SHADOW.lock().expect("shadow lock");
     let sh = lock.as_ref().expect("set");
     assert!(sh.sums[0].solves > 0, "no primal solve in the window");
-    println!("pile20 primal, the same problems over {window} steps after {SETTLE}, per solve:");
+    println!(
+        "pile20 primal, the same problems over {window} steps after {}, per solve:",
+        settle()
+    );
     println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
-    for ((name, _, _), s) in sh.variants.iter().zip(&sh.sums) {
+    for (v, ((name, _, _), s)) in sh.variants.iter().zip(&sh.sums).enumerate() {
         let n = s.solves as f64;
         println!(
             "{name} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {:.2e}",
@@ -546,6 +719,13 @@ fn same_problems_pile20_primal() {
                 s.trace[7]
             );
         }
+        print_trace(name, &sh.traces[v], 1e-9);
+        if s.refused + s.rejected + s.scaled > 0 {
+            println!(
+                "  {name}: warm radii refused on {} islands, Anderson steps rejected {}, first radii scaled on {} islands (window)",
+                s.refused, s.rejected, s.scaled
+            );
+        }
         if s.block[0] > 0 {
             println!(
                 "  {name}: block steps tried {}, kept {}, pieces gained by the kept {} (window)",
@@ -560,4 +740,164 @@ fn same_problems_pile20_primal() {
             );
         }
     }
+}
+
+/// The quartiles (25 %, 50 %, 75 %) of `v` (sorted here); NaNs dropped.
+fn quartiles(v: &mut Vec<f64>) -> [f64; 3] {
+    v.retain(|x| !x.is_nan());
+    if v.is_empty() {
+        return [f64::NAN; 3];
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    [at(0.25), at(0.5), at(0.75)]
+}
+
+/// The passes' trace (lcp32, [`PrimalParams::pass_trace`]): per pass index,
+/// the islands reaching it, those it converged, the residual, the radii's
+/// fixed-point residual (relative and largest), the proximal term's part of
+/// w, the sliding points, Newton steps and factorizations; the contraction
+/// of the radii's residual and of the island's residual from pass to pass;
+/// the first pass's radii against the final ones. `tol` the tolerance.
+fn print_trace(name: &str, trace: &[(usize, PassRecord)], tol: f64) {
+    if trace.is_empty() {
+        return;
+    }
+    const K: usize = 6;
+    println!("  {name}: the passes (pass index: islands reaching it, converged there; quartiles of the residual / tol, the radii's change ‖μp_n − r‖/‖μp_n‖, its largest entry / tol, the proximal term max ρD|z − z_k| / tol; sliding points, Newton steps, factorizations per island)");
+    for k in 0..K {
+        let at: Vec<&PassRecord> = trace
+            .iter()
+            .map(|(_, r)| r)
+            .filter(|r| {
+                r.pass != u32::MAX && (r.pass as usize == k || (k == K - 1 && r.pass as usize >= k))
+            })
+            .collect();
+        if at.is_empty() {
+            continue;
+        }
+        let n = at.len();
+        let conv = at.iter().filter(|r| r.residual <= tol).count();
+        let q = |f: &dyn Fn(&PassRecord) -> f64| {
+            let mut v: Vec<f64> = at.iter().map(|r| f(r)).collect();
+            quartiles(&mut v)
+        };
+        let mean = |f: &dyn Fn(&PassRecord) -> f64| at.iter().map(|r| f(r)).sum::<f64>() / n as f64;
+        println!(
+            "    pass {}{}: {n}, {conv}; residual/tol {:.3e}; radii change {:.3e}; radius offset/tol {:.3e}; proximal/tol {:.3e}; sliding {:.2}, Newton {:.2}, fact {:.2}",
+            k,
+            if k == K - 1 { "+" } else { "" },
+            q(&|r| r.residual / tol)[1],
+            q(&|r| r.radius_change)[1],
+            q(&|r| r.radius_offset / tol)[1],
+            q(&|r| r.proximal / tol)[1],
+            mean(&|r| r.sliding as f64),
+            mean(&|r| r.iterations as f64),
+            mean(&|r| r.factorizations as f64),
+        );
+        println!(
+            "      quartiles: residual/tol {:?}; radii change {:?}; radius offset/tol {:?}; proximal/tol {:?}",
+            q(&|r| r.residual / tol).map(|x| format!("{x:.2e}")),
+            q(&|r| r.radius_change).map(|x| format!("{x:.2e}")),
+            q(&|r| r.radius_offset / tol).map(|x| format!("{x:.2e}")),
+            q(&|r| r.proximal / tol).map(|x| format!("{x:.2e}")),
+        );
+        // Of the passes not converged: which part is over the tolerance.
+        let open: Vec<&&PassRecord> = at.iter().filter(|r| r.residual > tol).collect();
+        let ro = open.iter().filter(|r| r.radius_offset > tol).count();
+        let pr = open.iter().filter(|r| r.proximal > tol).count();
+        let both = open
+            .iter()
+            .filter(|r| r.radius_offset > tol && r.proximal > tol)
+            .count();
+        println!(
+            "      not converged {}: radius offset > tol {ro}, proximal > tol {pr}, both {both}, neither {}",
+            open.len(),
+            open.len() - ro - pr + both
+        );
+    }
+    // Pass-to-pass ratios within an island.
+    for (label, f) in [
+        (
+            "radii change",
+            (|r: &PassRecord| r.radius_change) as fn(&PassRecord) -> f64,
+        ),
+        ("residual", |r: &PassRecord| r.residual),
+        ("proximal", |r: &PassRecord| r.proximal),
+    ] {
+        let mut by = vec![Vec::new(); 4];
+        for w in trace.windows(2) {
+            let ((s0, a), (s1, b)) = (w[0], w[1]);
+            if s0 == s1 && a.island == b.island && a.pass != u32::MAX && b.pass == a.pass + 1 {
+                let (x, y) = (f(&a), f(&b));
+                if x > 0.0 && x.is_finite() && y.is_finite() {
+                    by[(a.pass as usize).min(3)].push(y / x);
+                }
+            }
+        }
+        let line: Vec<String> = by
+            .iter_mut()
+            .enumerate()
+            .map(|(k, v)| {
+                let n = v.len();
+                let q = quartiles(v);
+                format!(
+                    "{k}→{}{}: {n}, {:.3} / {:.3} / {:.3}",
+                    k + 1,
+                    if k == 3 { "+" } else { "" },
+                    q[0],
+                    q[1],
+                    q[2]
+                )
+            })
+            .collect();
+        println!(
+            "    {label} ratio pass k+1 / pass k (count, quartiles): {}",
+            line.join("; ")
+        );
+    }
+    // The first pass's radii against the final ones, by passes taken.
+    let ends: Vec<(usize, &PassRecord, usize)> = trace
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, r))| r.pass == u32::MAX)
+        .map(|(j, (s, r))| {
+            let passes = trace[..j]
+                .iter()
+                .rev()
+                .take_while(|(s2, r2)| s2 == s && r2.island == r.island && r2.pass != u32::MAX)
+                .count();
+            (*s, r, passes)
+        })
+        .collect();
+    for (label, lo, hi) in [
+        ("all", 0, usize::MAX),
+        ("1 pass", 1, 1),
+        ("2 passes", 2, 2),
+        ("3+ passes", 3, usize::MAX),
+    ] {
+        let mut v: Vec<f64> = ends
+            .iter()
+            .filter(|(_, _, p)| *p >= lo && *p <= hi)
+            .map(|(_, r, _)| r.first_radii)
+            .collect();
+        let n = v.len();
+        let q = quartiles(&mut v);
+        println!(
+            "    first pass's radii vs final ‖r_0 − μp_n(z)‖/‖μp_n(z)‖, islands {label}: {n}, quartiles {:.2e} / {:.2e} / {:.2e}",
+            q[0], q[1], q[2]
+        );
+    }
+    let failed = ends.iter().filter(|(_, r, _)| !r.converged).count();
+    let mut by_kind = [[0usize; 2]; 2];
+    for (s, _, p) in &ends {
+        by_kind[s % 2][0] += 1;
+        by_kind[s % 2][1] += p;
+    }
+    println!(
+        "    islands {}, not converged {failed}; passes per island first / kept solves {:.2} / {:.2}",
+        ends.len(),
+        by_kind[0][1] as f64 / by_kind[0][0].max(1) as f64,
+        by_kind[1][1] as f64 / by_kind[1][0].max(1) as f64
+    );
 }

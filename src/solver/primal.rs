@@ -147,6 +147,26 @@
 //! centre at the warm minimizer instead of the guess's
 //! ([`PrimalParams::warm_radii`], [`PrimalParams::warm_centre`]).
 //!
+//! # The passes measured (lcp32, [`PrimalParams::pass_trace`])
+//! On the resting pile20 the islands that take more than one pass are the
+//! large ones, and their first pass's radii (`μ p_n` of the guess, i.e. the
+//! last answer's radii to 1e-9) are 10–39 % from the final ones: the split
+//! of a load over dependent rows moves that much between ticks. The radii's
+//! fixed-point residual then falls by ≈ 0.12 in the first update, ≈ 0.27,
+//! ≈ 0.35, then ≈ 0.9 per pass with a spread past 1: not one linear rate
+//! but a piecewise-smooth map whose pieces change between passes, which
+//! Anderson (memory 1–5, [`PrimalParams::anderson_safeguard`]) moves by at
+//! most 2 %. What moves the count is the first pass's start: radii far above
+//! `μ p_n` (sticking points, [`PrimalParams::first_radii_scale`], or the warm
+//! minimizer's, [`PrimalParams::warm_radii`]) take 18–25 % fewer
+//! instructions on the settled pile and 12–67 % more Newton steps in the
+//! drop; options, off. Restricted to the points resting at their limit
+//! (tangential velocity at the warm minimizer within the tolerance,
+//! [`PrimalParams::first_radii_resting`]) it cuts every window's same
+//! problems (−12.7 % instructions settled) but its own trajectory's settled
+//! bench window was 58–64 % slower with 18–37 fallbacks: off too
+//! (docs/BENCHMARKS.md, lcp32).
+//!
 //! # The block step (lcp31, [`PrimalParams::block_pieces`], off)
 //! The exact line search stops just past the first stiff kink (`1/e' ≈ 1e6`
 //! of W's diagonal), so a factorization identifies the pieces that one kink
@@ -506,6 +526,68 @@ pub struct PrimalParams {
     /// meets the tolerance: the test itself is exact, the match only picks the
     /// islands); the others are not tested.
     pub guess_memo: bool,
+    /// Record every body-space pass ([`PrimalResults::pass_trace`], lcp32): the
+    /// radii's change, the proximal term, the residual; and per island the
+    /// first pass's radii against the final ones. A trace for the harness
+    /// (it allocates); off.
+    pub pass_trace: bool,
+    /// Anderson on the radii safeguarded (lcp32, [`ANDERSON_SAFEGUARD`]): a
+    /// pass whose radii's fixed-point residual `‖μ p_n(z_k) − r_k‖₂` is not
+    /// below the last pass's (the extrapolated radii did not help) takes the
+    /// plain update `r ← μ p_n(z_k)` and restarts Anderson's history.
+    pub anderson_safeguard: bool,
+    /// With `warm_radii` (lcp32): the radii at the warm minimizer only where
+    /// the minimizer keeps the guess's pieces (every point's piece at it is
+    /// the one the factor was made at: it is then the first pass's QP
+    /// solution at the guess's radii, and its `μ p_n` the fixed point's plain
+    /// update, free); elsewhere the guess's radii.
+    pub warm_radii_guarded: bool,
+    /// The first pass's radii scaled (lcp32; 1: off): with a guess, pass 0
+    /// freezes `r_i = first_radii_scale · μ_i p_n(guess)`, so the first pass
+    /// identifies the normal rows' pieces with the loaded points sticking
+    /// where the scale is large; the later passes take the fixed point's
+    /// update as before.
+    pub first_radii_scale: f64,
+    /// `first_radii_scale` only on the islands whose every point is loaded
+    /// in the guess (`p_n > 0`: a persisting contact set, no new or
+    /// released point; lcp32).
+    pub first_radii_loaded: bool,
+    /// `first_radii_scale` only on the points resting at their friction
+    /// limit at the warm minimizer (lcp32; 0: off): loaded, on the k-gon's
+    /// boundary, with the frozen problem's tangential velocity `|u_t + E'_t
+    /// z_t|` (the projection's displacement) at most this many tolerances;
+    /// the sliding points keep the guess's radii. Needs `warm_pieces`.
+    pub first_radii_resting: f64,
+}
+
+/// One body-space pass ([`PrimalParams::pass_trace`], lcp32), or with `pass`
+/// = `u32::MAX` the island's end.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PassRecord {
+    /// The island's index in the solve, the pass's index, the island's points
+    /// and those whose friction depends on its radius at the pass's end (on
+    /// an edge or a vertex of a k-gon of radius > 0, normal row loaded).
+    pub island: u32,
+    pub pass: u32,
+    pub points: u32,
+    pub sliding: u32,
+    /// Newton steps and factorizations of the pass.
+    pub iterations: u32,
+    pub factorizations: u32,
+    /// The island's natural-map residual at the pass's end.
+    pub residual: f64,
+    /// The radii's fixed-point residual `‖μ p_n(z_k) − r_k‖₂ / ‖μ p_n(z_k)‖₂`
+    /// (the plain update's relative change) and its largest entry (N·s).
+    pub radius_change: f64,
+    pub radius_offset: f64,
+    /// The proximal term's part of w at the pass's answer, `max ρ D |z − z_k|`
+    /// (m/s), and the centre's relative move `‖z − z_k‖₂ / ‖z‖₂`.
+    pub proximal: f64,
+    pub centre_change: f64,
+    /// At the island's end: `‖r_0 − μ p_n(z)‖₂ / ‖μ p_n(z)‖₂` (the first
+    /// pass's radii against the final answer's) and whether it converged.
+    pub first_radii: f64,
+    pub converged: bool,
 }
 
 /// The exact line search's method ([`PrimalParams::line_search`]).
@@ -570,6 +652,12 @@ impl Default for PrimalParams {
             rho_ratio: 0.1,
             piece_trace: false,
             guess_memo: GUESS_MEMO,
+            pass_trace: false,
+            anderson_safeguard: ANDERSON_SAFEGUARD,
+            warm_radii_guarded: false,
+            first_radii_scale: FIRST_RADII_SCALE,
+            first_radii_loaded: false,
+            first_radii_resting: FIRST_RADII_RESTING,
         }
     }
 }
@@ -743,8 +831,36 @@ pub const RADIUS_NEWTON_MAX: usize = 32;
 /// every point.
 const RADIUS_TOL: f64 = 0.1;
 
+/// The default of [`PrimalParams::first_radii_scale`] (lcp32): 1, off (1e3
+/// with [`PrimalParams::first_radii_resting`] 1 is the measured option).
+pub const FIRST_RADII_SCALE: f64 = 1.0;
+
+/// The default of [`PrimalParams::first_radii_resting`] (lcp32): 0, off. With
+/// `first_radii_scale` 1e3 and 1 here (a point whose tangential velocity at
+/// the warm minimizer already meets the tolerance is not sliding), the same
+/// problems of five windows on main's pile20 trajectory
+/// (`tests/primal_profile.rs`, `same_problems_pile20_primal`; the drop, the
+/// landing, three settled windows) take Newton steps per solve 44.27 →
+/// 44.16, 69.89 → 68.37, 60.60 → 54.39, 52.87 → 50.42, 44.98 → 43.95 with
+/// the islands not converged unchanged, and −12.7 % instructions on the
+/// settled window; on its own trajectory's problems −5.8 % and −6.6 %. But
+/// its own settled bench window is 58–64 % slower than main's (2,468–2,567
+/// against 1,563–1,582 µs/step, 147–157 Newton steps per step against 118,
+/// 18–37 islands to the Newton path per window against 0), while its quick
+/// pile is 33–37 % faster: not the default (docs/BENCHMARKS.md, lcp32).
+pub const FIRST_RADII_RESTING: f64 = 0.0;
+
 /// The default Anderson memory on the radii ("Outer passes").
 pub const ANDERSON: usize = 3;
+
+/// The default of [`PrimalParams::anderson_safeguard`] (lcp32): off. On the
+/// same problems of five pile20 windows (`tests/primal_profile.rs`,
+/// `same_problems_pile20_primal`, the drop to 6,300 steps) −0.2 % to −1.8 %
+/// Newton steps per solve and −0.9 % to −1.7 % passes on four, but the
+/// settled window's solves take 4,172.5M instructions against 4,175.6M
+/// (−0.07 %, callgrind): within what moving the trajectory is worth, so
+/// not the default (docs/BENCHMARKS.md, lcp32).
+pub const ANDERSON_SAFEGUARD: bool = false;
 
 /// The default of [`PrimalParams::anderson_centre`]: off. pile20 `--quick`
 /// (lcp13, 15:42 UTC, same binary): on, 105 islands handed to Newton in 50
@@ -876,6 +992,15 @@ pub struct PrimalStats {
     pub block_trials: usize,
     pub block_accepted: usize,
     pub block_pieces_gained: usize,
+    /// Anderson's steps on the radii that the safeguard replaced by the plain
+    /// update ([`PrimalParams::anderson_safeguard`], lcp32).
+    pub anderson_rejected: usize,
+    /// Islands whose warm minimizer changed the guess's pieces, so kept the
+    /// guess's radii ([`PrimalParams::warm_radii_guarded`], lcp32).
+    pub warm_radii_refused: usize,
+    /// Islands whose first pass took the scaled radii
+    /// ([`PrimalParams::first_radii_scale`], lcp32).
+    pub first_radii_scaled: usize,
     /// With [`PrimalParams::piece_trace`] (lcp31): over the inner runs' Newton
     /// steps — the steps, those whose line search stopped short (α < 1), the
     /// normal rows they loaded, those they unloaded, the tangent pieces they
@@ -978,6 +1103,13 @@ pub struct PrimalResults {
     /// The running pass's index and the Newton steps and factorizations
     /// counted when it began ([`PrimalStats::pass_runs`]).
     pass_mark: Option<(usize, usize, usize)>,
+    /// With [`PrimalParams::pass_trace`]: the solve's passes and islands' ends
+    /// (lcp32), and per point the island's first pass's radii.
+    pub pass_trace: Vec<PassRecord>,
+    trace_r0: Vec<f64>,
+    /// The safeguard's last radii fixed-point residual
+    /// ([`PrimalParams::anderson_safeguard`]).
+    radius_res_prev: f64,
     /// The solve has a guess.
     warm: bool,
     /// The cone run is on ("The cone run first"): the points' impulses are
@@ -1360,6 +1492,10 @@ impl PrimalSolver {
             res.memo_q.clear();
             return PrimalStatus::InvalidProblem;
         }
+        res.pass_trace.clear();
+        if p.pass_trace {
+            refill(&mut res.trace_r0, n, 0.0);
+        }
         res.warm = guess.is_some();
         if let Some(g) = guess {
             res.z.copy_from_slice(g);
@@ -1484,6 +1620,25 @@ impl PrimalSolver {
         } else {
             self.island_body_space(problem, rows, order, res)
         };
+        if self.params.pass_trace {
+            // The first pass's radii against the answer's.
+            let (mut d, mut r) = (0.0, 0.0);
+            for &i in order {
+                let i = i as usize;
+                let g = problem.mu[i] * res.z[3 * i].max(0.0);
+                d += (res.trace_r0[i] - g).powi(2);
+                r += g * g;
+            }
+            res.pass_trace.push(PassRecord {
+                island: res.island_solved.len() as u32,
+                pass: u32::MAX,
+                points: order.len() as u32,
+                residual: out.1,
+                first_radii: (d / r).sqrt(),
+                converged: out.0,
+                ..PassRecord::default()
+            });
+        }
         mark_pass(res, None);
         for &b in &res.bodies {
             res.local[b as usize] = u32::MAX;
@@ -1608,7 +1763,9 @@ impl PrimalSolver {
         // `radius_newton_on_stall` once the island has stalled.
         let mut radius_steps = p.radius_newton;
         let mut rho_prev = p.proximal;
+        res.radius_res_prev = f64::INFINITY;
         for pass in 0..p.max_passes {
+            let (it0, fa0) = (res.stats.iterations, res.stats.factorizations);
             res.stats.passes += 1;
             mark_pass(res, Some(pass));
             // The proximal centre and the radii as set, at the pass's ρ ("The
@@ -1624,23 +1781,73 @@ impl PrimalSolver {
             }
             set_proximal(problem, rows, order, res, rho);
             // Newton on f.
+            if pass == 0
+                && warm
+                && p.first_radii_scale != 1.0
+                && p.first_radii_resting <= 0.0
+                && (!p.first_radii_loaded || order.iter().all(|&i| res.radius[i as usize] > 0.0))
+            {
+                res.stats.first_radii_scaled += 1;
+                for &i in order {
+                    res.radius[i as usize] *= p.first_radii_scale;
+                }
+            }
             if pass == 0 && warm && p.warm_pieces {
                 self.piece_start(problem, rows, order, res);
+                if p.first_radii_scale != 1.0 && p.first_radii_resting > 0.0 {
+                    // The points resting at their limit start sticking.
+                    if !self.evaluate(rows, order, &problem.table, res) {
+                        return (false, f64::INFINITY);
+                    }
+                    let vmax = p.first_radii_resting * p.tolerance;
+                    let mut any = false;
+                    for &i in order {
+                        let i = i as usize;
+                        let (u, e, z) = (&res.u[i], &res.e[i], &res.zs[i]);
+                        let wt = (u[1] + e[1] * z[1]).hypot(u[2] + e[2] * z[2]);
+                        if res.normal_on[i]
+                            && res.radius[i] > 0.0
+                            && !matches!(res.tangent[i], Tangent::Stick)
+                            && wt <= vmax
+                        {
+                            res.radius[i] *= p.first_radii_scale;
+                            any = true;
+                        }
+                    }
+                    res.stats.first_radii_scaled += usize::from(any);
+                }
                 if p.warm_radii {
                     // The radii (and the centre) at the warm minimizer's impulses.
                     if !self.evaluate(rows, order, &problem.table, res) {
                         return (false, f64::INFINITY);
                     }
-                    for &i in order {
+                    // Guarded: only where the minimizer keeps the guess's
+                    // pieces (it is then the first pass's QP solution, and
+                    // its `μ p_n` the plain update of the guess's radii).
+                    let held = res.fact_valid
+                        && order.iter().all(|&i| {
+                            let i = i as usize;
+                            res.fact_pieces[i] == (res.normal_on[i], res.tangent[i])
+                        });
+                    if p.warm_radii_guarded && !held {
+                        res.stats.warm_radii_refused += 1;
+                    }
+                    let take = !p.warm_radii_guarded || held;
+                    for &i in order.iter().filter(|_| take) {
                         let i = i as usize;
                         res.radius[i] = problem.mu[i] * res.zs[i][0].max(0.0);
                         if p.warm_centre {
                             res.centre[i] = res.zs[i];
                         }
                     }
-                    if p.warm_centre {
+                    if p.warm_centre && take {
                         set_proximal(problem, rows, order, res, p.proximal);
                     }
+                }
+            }
+            if pass == 0 && p.pass_trace {
+                for &i in order {
+                    res.trace_r0[i as usize] = res.radius[i as usize];
                 }
             }
             let Some(mut factor_ok) = self.inner_newton(rows, order, problem, res) else {
@@ -1671,6 +1878,10 @@ impl PrimalSolver {
                 res.z[3 * i..3 * i + 3].copy_from_slice(&res.zs[i]);
             }
             residual = self.island_residual(problem, rows, order, res);
+            if p.pass_trace {
+                let (its, fas) = (res.stats.iterations - it0, res.stats.factorizations - fa0);
+                trace_pass(problem, order, res, (pass, its, fas), residual, rho);
+            }
             if residual <= p.tolerance {
                 return (true, residual);
             }
@@ -1719,7 +1930,20 @@ impl PrimalSolver {
                     let i = i as usize;
                     res.centre[i] = res.zs[i];
                 }
-                if m < 2 || !anderson(problem, order, res, m, &mut kept) {
+                // The safeguard: the radii's fixed-point residual did not
+                // fall since the last pass, so the last extrapolation did not
+                // help; the plain update, Anderson's history restarted.
+                let guard = p.anderson_safeguard && {
+                    let f = radius_residual(problem, order, res);
+                    let up = kept > 0 && f >= res.radius_res_prev;
+                    res.radius_res_prev = f;
+                    if up {
+                        kept = 0;
+                        res.stats.anderson_rejected += 1;
+                    }
+                    up
+                };
+                if guard || m < 2 || !anderson(problem, order, res, m, &mut kept) {
                     for &i in order {
                         let i = i as usize;
                         res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
@@ -3446,6 +3670,65 @@ fn slide_direction(z: &[f64; 3], e: &[f64; 3], r: f64, piece: Tangent, ch: f64) 
         Tangent::Fixed if r > 0.0 => [0.0, z[1] / r, z[2] / r],
         _ => [0.0; 3],
     }
+}
+
+/// `‖μ p_n(z) − r‖₂` over the island's points: the radii's fixed-point
+/// residual at the pass's answer `z` (`res.z`) and radii `r` (`res.radius`).
+fn radius_residual(problem: &ContactProblem, order: &[u32], res: &PrimalResults) -> f64 {
+    let mut s = 0.0;
+    for &i in order {
+        let i = i as usize;
+        s += (problem.mu[i] * res.z[3 * i].max(0.0) - res.radius[i]).powi(2);
+    }
+    s.sqrt()
+}
+
+/// Pushes the pass's [`PassRecord`] ([`PrimalParams::pass_trace`]): at the
+/// pass's answer `res.z`, its radii `res.radius` and centre `res.centre`,
+/// at proximal weight `rho`.
+fn trace_pass(
+    problem: &ContactProblem,
+    order: &[u32],
+    res: &mut PrimalResults,
+    (pass, its, fas): (usize, usize, usize),
+    residual: f64,
+    rho: f64,
+) {
+    let (mut df, mut g2, mut off, mut prox, mut dc, mut z2) =
+        (0.0, 0.0, 0.0_f64, 0.0_f64, 0.0, 0.0);
+    let mut sliding = 0;
+    for &i in order {
+        let i = i as usize;
+        let g = problem.mu[i] * res.z[3 * i].max(0.0);
+        df += (g - res.radius[i]).powi(2);
+        g2 += g * g;
+        off = off.max((g - res.radius[i]).abs());
+        let d = diag_block(problem, i);
+        for ((&z, &c), &da) in res.z[3 * i..3 * i + 3].iter().zip(&res.centre[i]).zip(&d) {
+            let dz = z - c;
+            prox = prox.max(rho * da * dz.abs());
+            dc += dz * dz;
+            z2 += z * z;
+        }
+        if res.normal_on[i] && res.radius[i] > 0.0 && !matches!(res.tangent[i], Tangent::Stick) {
+            sliding += 1;
+        }
+    }
+    res.pass_trace.push(PassRecord {
+        island: res.island_solved.len() as u32,
+        pass: pass as u32,
+        points: order.len() as u32,
+        sliding,
+        iterations: its as u32,
+        factorizations: fas as u32,
+        residual,
+        radius_change: (df / g2).sqrt(),
+        radius_offset: off,
+        proximal: prox,
+        centre_change: (dc / z2).sqrt(),
+        first_radii: f64::NAN,
+        converged: false,
+    });
 }
 
 /// Ends the running pass's count ([`PrimalStats::pass_runs`]) and starts
