@@ -244,6 +244,38 @@ pub struct FrictionParams {
     /// stretched beyond its cone is dragged only where its last solve reached
     /// the cone (`contact::friction::update_state_at`).
     pub solved_drag: bool,
+    /// The over-relaxation ω of the linear anchors' sweeps (penalty's
+    /// semi-implicit path, `contact::friction::LinearSticks::solve_cold`):
+    /// x_p ← P(x_p + ω (x̂_p − x_p)), x̂_p the block's own solve.
+    /// Scene key `[penalty.friction] over_relaxation`: a number in (0, 2)
+    /// (1 = Gauss–Seidel, the default) or `"adaptive"` ([`OverRelaxation`]).
+    pub over_relaxation: OverRelaxation,
+}
+
+/// The over-relaxation of the linear anchors' projected block sweeps
+/// (`[penalty.friction] over_relaxation`, `contact::friction::LinearSticks`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OverRelaxation {
+    /// A fixed ω in (0, 2); 1 is projected block Gauss–Seidel.
+    Fixed(f64),
+    /// Young's ω = 2/(1 + √(1 − ρ)) from the contraction ρ that the solve's own
+    /// Gauss–Seidel sweeps show (`LinearSticks::solve_cold`).
+    Adaptive,
+}
+
+impl Default for OverRelaxation {
+    /// ω = 1: projected block Gauss–Seidel.
+    fn default() -> Self {
+        OverRelaxation::Fixed(1.0)
+    }
+}
+
+impl OverRelaxation {
+    /// Whether `w` is a valid fixed ω: projected SOR on a symmetric
+    /// positive-definite problem converges only for 0 < ω < 2.
+    pub fn valid(w: f64) -> bool {
+        w > 0.0 && w < 2.0
+    }
 }
 
 /// Impact handling (000 Fig. 2).
@@ -308,6 +340,7 @@ impl Default for FrictionParams {
             direct: false,
             late_pairs: false,
             solved_drag: false,
+            over_relaxation: OverRelaxation::default(),
         }
     }
 }

@@ -28,6 +28,7 @@
 //! direct = false                   # linear anchors' coupled solve factored (opt-in)
 //! late_pairs = false               # anchors for pairs closed by friction's solve (opt-in)
 //! solved_drag = false              # drag a stretched anchor only where its solve reached the cone (opt-in)
+//! over_relaxation = 1.0            # linear anchors' sweeps' ω in (0, 2), or "adaptive" (Young's ω from the sweeps)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
 //! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,
@@ -177,7 +178,8 @@
 use super::{
     BodyKind, BodySpec, ContactModel, DampingRule, FrictionParams, Gain, HuntCrossleyParams,
     ImpactParams, Integrator, LcpParams, LcpSolverKind, Locks, MassSpec, Material, Method, Model,
-    ModelBuilder, Options, PenaltyParams, PenaltyPoints, SleepParams, StabilizationScheme,
+    ModelBuilder, Options, OverRelaxation, PenaltyParams, PenaltyPoints, SleepParams,
+    StabilizationScheme,
 };
 use crate::collision::{mesh, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -555,7 +557,7 @@ enum DampingRuleName {
     Paper,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 struct FrictionToml {
     k_stick: Option<f64>,
@@ -570,6 +572,15 @@ struct FrictionToml {
     direct: Option<bool>,
     late_pairs: Option<bool>,
     solved_drag: Option<bool>,
+    over_relaxation: Option<OverRelaxationToml>,
+}
+
+/// `[…friction] over_relaxation`: a number or the word "adaptive".
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+enum OverRelaxationToml {
+    Fixed(f64),
+    Rule(String),
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -1465,7 +1476,7 @@ fn hunt_crossley_method(h: &HuntCrossleyToml, dt: f64) -> Result<Method, (String
     // Friction: the same keys and defaults as the penalty family's.
     let friction = match penalty_method(
         &PenaltyToml {
-            friction: FrictionToml { ..h.friction },
+            friction: h.friction.clone(),
             ..PenaltyToml::default()
         },
         MethodName::Penalty,
@@ -1600,6 +1611,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
         direct: f.direct.unwrap_or(df.direct),
         late_pairs: f.late_pairs.unwrap_or(df.late_pairs),
         solved_drag: f.solved_drag.unwrap_or(df.solved_drag),
+        over_relaxation: over_relaxation(f.over_relaxation.as_ref(), df.over_relaxation)?,
     };
     let di = ImpactParams::default();
     pp.impacts = ImpactParams {
@@ -1624,6 +1636,29 @@ fn nonneg(v: f64, k: &str) -> Result<(), (String, String)> {
             k.to_string(),
             format!("must be a finite number in [0, {MAX_PARAM:e}], got {v}"),
         ))
+    }
+}
+
+/// `[…friction] over_relaxation`: a fixed ω in (0, 2) or "adaptive".
+fn over_relaxation(
+    v: Option<&OverRelaxationToml>,
+    default: OverRelaxation,
+) -> Result<OverRelaxation, (String, String)> {
+    let key = "friction.over_relaxation";
+    match v {
+        None => Ok(default),
+        Some(OverRelaxationToml::Fixed(w)) if OverRelaxation::valid(*w) => {
+            Ok(OverRelaxation::Fixed(*w))
+        }
+        Some(OverRelaxationToml::Rule(r)) if r == "adaptive" => Ok(OverRelaxation::Adaptive),
+        Some(OverRelaxationToml::Fixed(w)) => Err((
+            key.to_string(),
+            format!("must be a number in (0, 2) (projected SOR diverges outside) or \"adaptive\", got {w}"),
+        )),
+        Some(OverRelaxationToml::Rule(r)) => Err((
+            key.to_string(),
+            format!("must be a number in (0, 2) or \"adaptive\", got \"{r}\""),
+        )),
     }
 }
 

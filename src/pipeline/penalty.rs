@@ -1089,6 +1089,7 @@ fn implicit_friction(
     implicit.linear.clear(state.len());
     implicit.linear.warm = p.friction.warm_start;
     implicit.linear.direct = p.friction.direct;
+    implicit.linear.omega = p.friction.over_relaxation;
     if implicit.linear.blocks.capacity() < nm {
         implicit
             .linear
