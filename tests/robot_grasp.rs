@@ -401,6 +401,19 @@ fn figures() {
             );
         }
     }
+    // The explicit link force's keys at the step down (session 39's attribution):
+    // the clamp lifted, a looser clamp, no integral term.
+    for extra in [
+        "[penalty]\ndamping_limit = 1e9\nstiffness_limit = 1e9",
+        "[penalty]\ndamping_limit = 1.5",
+        "[penalty]\nki = 0.0",
+    ] {
+        let (slip, settle) = grasp("penalty", 2.0, 1.0, extra, false);
+        println!(
+            "penalty step to 2 F* [{}]: hold drop {settle:.3e} m, slip {slip:.4e} m",
+            extra.replace('\n', "; ")
+        );
+    }
     for (method, extra) in [("lcp", ""), ("penalty", ""), ("penalty", ROBOT_IMPLICIT)] {
         for k in [2.0, 1.2, 1.05] {
             let (slip, _) = grasp(method, k, 1.0, extra, false);
