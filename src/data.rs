@@ -482,6 +482,14 @@ pub struct StepStats {
     /// got their anchor after the solve with friction closed them (one more
     /// anchor and normal solve in that step; `penalty::late_friction`).
     pub friction_late_pairs: usize,
+    /// `[penalty] robot_implicit` (`pipeline::penalty_robot`): the link pairs'
+    /// normal rows solved implicitly in the last step and the active-set passes
+    /// their solve took; since the start, the solves that failed — a robot
+    /// whose mass matrix did not factor, or no consistent active set within the
+    /// passes — and kept the explicit force instead.
+    pub robot_contact_rows: usize,
+    pub robot_contact_passes: usize,
+    pub robot_contact_failures: u64,
 }
 
 /// Bit-exact copy of everything that determines the future of a world.

@@ -6,15 +6,16 @@
 
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
+#[path = "common/haptic_tick.rs"]
+mod haptic_tick;
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 use crossbeam::queue::ArrayQueue;
+use haptic_tick::haptic_tick;
 use rtphys::haptics::render::{DeviceSample, HapticOut};
 use rtphys::math::{Quat, Vec3};
-use rtphys::model::Model;
 use rtphys::runtime::World;
-use rtphys::Data;
 
 /// One tick as the physics thread runs it for its devices (src/runtime/physics.rs:
 /// `haptic_boundary`, `watchdog`, `tick`), with device sample `k`.
@@ -31,44 +32,17 @@ fn tick(w: &mut World, out: &ArrayQueue<HapticOut>, k: u64, silent: bool) {
 
 /// One tick with device sample `k` at device position `x`.
 fn tick_at(w: &mut World, out: &ArrayQueue<HapticOut>, k: u64, silent: bool, x: Vec3) {
-    if !silent {
-        let s = DeviceSample {
-            seq: k + 1,
-            client_ns: (k as i64 + 1) * 1_000_000,
-            recv_ns: (k as i64 + 1) * 1_000_000,
-            x,
-            q: Quat::identity(),
-            v: None,
-            w: None,
-            buttons: 0,
-        };
-        w.haptic[0].receive(&s);
-    }
-    let now = (k as i64 + 1) * 1_000_000;
-    let tick = w.data.tick;
-    let World {
-        model,
-        data,
-        pipeline,
-        haptic,
-        ..
-    } = w;
-    for (h, spec) in haptic.iter_mut().zip(&model.haptics) {
-        h.watchdog(spec, now, tick);
-    }
-    let mut inputs = |m: &Model, d: &mut Data| {
-        for x in d.xfrc.iter_mut() {
-            *x = rtphys::math::Wrench::ZERO;
-        }
-        for (h, spec) in haptic.iter_mut().zip(&m.haptics) {
-            h.apply(spec, m, d);
-        }
+    let s = DeviceSample {
+        seq: k + 1,
+        client_ns: (k as i64 + 1) * 1_000_000,
+        recv_ns: (k as i64 + 1) * 1_000_000,
+        x,
+        q: Quat::identity(),
+        v: None,
+        w: None,
+        buttons: 0,
     };
-    pipeline.step_with(model, data, &mut inputs);
-    for (h, spec) in haptic.iter_mut().zip(&model.haptics) {
-        h.render(spec, model, data);
-        let _ = out.force_push(h.out);
-    }
+    haptic_tick(w, out, (!silent).then_some(&s), (k as i64 + 1) * 1_000_000);
 }
 
 fn world() -> World {

@@ -413,6 +413,7 @@ async fn bad_device_input_is_refused_and_listed_devices_are_described() {
             msg: Some(pb::haptic_request::Msg::Hello(pb::HapticHello {
                 device: Some(dev),
                 network: None,
+                lockstep: false,
             })),
         })
         .unwrap();

@@ -1,5 +1,5 @@
 //! The robot arm teleoperated by a haptic device, over real gRPC (in-process
-//! realtime server, the simulated device's 1 kHz loop, passivity controller on):
+//! server, the simulated device's 1 kHz loop, passivity controller on):
 //! config/scenes/haptic_teleop.toml with the operator of
 //! `rtphys::haptics::scripts::teleop` — free-space move, lower onto the table,
 //! press, slide, release (the README's `clients/rust/examples/haptic_teleop.rs`).
@@ -54,8 +54,33 @@ struct Poll {
     q: Vec<f64>,
 }
 
+/// In lockstep (`HapticHello.lockstep`: one tick per device sample, the device
+/// rendering the feedback of the tick that applied its sample) every bound below
+/// is asserted, and two runs are bit-identical.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn teleoperated_arm_tracks_presses_slides_and_releases() {
+    let a = teleop(Mode::Lockstep).await;
+    let b = teleop(Mode::Lockstep).await;
+    assert!(a == b, "two lockstep runs differ");
+}
+
+/// Over the realtime clock: the server's 1 kHz and the device's 1 kHz are two
+/// clocks, and on a loaded host the physics thread skips ticks (no catch-up
+/// burst) while the device keeps its time, so the arm sees the operator's
+/// motion faster than scripted (a run at load 8 reached tick 6,230 at device
+/// time 7.9 s). The bounds that assume one time base (the free-space force, the
+/// settling while holding and after the release) are printed, not asserted;
+/// what holds on any clock is: the press's statics, contact while sliding, the
+/// release, the device port's rate limit and passivity, the joint limits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn teleoperated_arm_over_the_realtime_clock() {
+    teleop(Mode::Realtime).await;
+}
+
+/// One teleoperation run in `mode`; returns the device's rows as bits (force
+/// written, the server's environment force, the feedback's tick and sample).
+async fn teleop(mode: Mode) -> Vec<u64> {
+    let lockstep = mode == Mode::Lockstep;
     let text = std::fs::read_to_string(SCENE).unwrap();
     let model = rtphys::model::scene::load_scene_str(
         &text,
@@ -65,16 +90,13 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
     .unwrap();
     let spec = &model.haptics[0];
     let k = spec.coupling.k.x;
-    let (h, mut c) = start(
-        cfg(Mode::Realtime),
-        &text.replace("../robots/", "config/robots/"),
-    )
-    .await;
+    let (h, mut c) = start(cfg(mode), &text.replace("../robots/", "config/robots/")).await;
     let w = c.world().await.unwrap();
     let d = w.haptic_devices[0].clone();
     let link = w.bodies.iter().find(|b| b.name == "arm/link7").unwrap().id;
     let offset = Vec3::new(d.offset[0], d.offset[1], d.offset[2]);
     // Poll the contacts and joints on a second connection while the device runs.
+    let poll_every = std::time::Duration::from_micros(if lockstep { 500 } else { 4000 });
     let stop = Arc::new(AtomicBool::new(false));
     let poller = {
         let mut c2 = c.clone();
@@ -109,12 +131,16 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
                     depth,
                     q: s.joints.iter().map(|j| j.position).collect(),
                 });
-                tokio::time::sleep(std::time::Duration::from_millis(4)).await;
+                // (A lockstep run goes faster than real time: poll faster.)
+                tokio::time::sleep(poll_every).await;
             }
             polls
         })
     };
-    let lc = LoopConfig::for_device(&d, scripts::TELEOP_SECS);
+    let lc = LoopConfig {
+        lockstep,
+        ..LoopConfig::for_device(&d, scripts::TELEOP_SECS)
+    };
     let (rep, _) = run_device_loop(&mut c, lc, scripts::simulated_device(scripts::teleop()))
         .await
         .expect("device loop");
@@ -122,6 +148,15 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
     let polls = poller.await.unwrap();
     let _ = h.shutdown().await;
     assert!(rep.errors.is_empty(), "{:?}", rep.errors);
+    assert_eq!(
+        rep.rows.len() as f64,
+        scripts::TELEOP_SECS * 1e3,
+        "the loop ran its periods"
+    );
+    if lockstep {
+        // Each period renders the feedback of the tick that applied its sample.
+        assert!(rep.rows.iter().all(|r| r.fb_seq == r.seq));
+    }
     let rows = &rep.rows;
     let window = |a: f64, b: f64| rows.iter().filter(move |r| r.t >= a && r.t < b);
     let ticks = |a: f64, b: f64| {
@@ -163,15 +198,17 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
         window(0.0, 2.0).all(|r| !r.fb_contact),
         "no contact in free space"
     );
-    assert!(
-        f_free <= f_bound,
-        "free-space force {f_free} N > {f_bound} N"
-    );
-    assert!(f_hold <= f_hold_bound, "holding: |f| {f_hold} N");
-    assert!(
-        e_hold <= f_hold_bound / k,
-        "holding: tracking error {e_hold} m"
-    );
+    if lockstep {
+        assert!(
+            f_free <= f_bound,
+            "free-space force {f_free} N > {f_bound} N"
+        );
+        assert!(f_hold <= f_hold_bound, "holding: |f| {f_hold} N");
+        assert!(
+            e_hold <= f_hold_bound / k,
+            "holding: tracking error {e_hold} m"
+        );
+    }
 
     // Pressing (3.4–4.0 s: the hand's target 1.8 cm under the table top). In
     // statics the coupling force on the link balances the table's contact force
@@ -245,7 +282,9 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
          |f| at rest after release {f_end:.4} N"
     );
     assert!(window(7.0, 8.0).all(|r| !r.fb_contact), "released");
-    assert!(f_end <= f_hold_bound, "force after release {f_end} N");
+    if lockstep {
+        assert!(f_end <= f_hold_bound, "force after release {f_end} N");
+    }
     // The port limits |Δf| to rate · dt (the passivity controller, when it acts,
     // adds its damping on top: it does not act here, the energy stays ≥ 0).
     assert!(f_rate <= rate_step * (1.0 + 1e-6), "{f_rate} N per period");
@@ -263,6 +302,15 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
             );
         }
     }
+    rows.iter()
+        .flat_map(|r| {
+            let (f, e) = (r.f, r.fb_force_env);
+            [f.x, f.y, f.z, e.x, e.y, e.z]
+                .map(f64::to_bits)
+                .into_iter()
+                .chain([r.fb_tick, r.fb_seq])
+        })
+        .collect()
 }
 
 fn lc_rate_hz() -> f64 {

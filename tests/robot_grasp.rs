@@ -313,8 +313,10 @@ const SLIDER: &str = r#"<?xml version="1.0"?>
 /// push from 9.81 N to 1.96 N, between a 50 g box finger on a prismatic joint and a
 /// free 50 g box locked to the same axis, each pushed onto a static wall with no
 /// gravity, the same absolute gains (kp, kv, ki = 1e3, 15, 50), `robot_implicit`
-/// as given.
-fn finger_and_free_twin(robot_implicit: bool) -> f64 {
+/// as given. Returns the largest gap between the two after the step down, and
+/// the robot world's steps whose stats report implicit link rows, with the
+/// active-set passes and the failed solves those stats count.
+fn finger_and_free_twin(robot_implicit: bool) -> (f64, usize, usize, u64) {
     let dir = std::env::temp_dir().join(format!(
         "rtphys_twin_{}_{robot_implicit}",
         std::process::id()
@@ -341,6 +343,7 @@ fn finger_and_free_twin(robot_implicit: bool) -> f64 {
     let (mut dr, mut df) = (Data::new(&mr), Data::new(&mf));
     let (mut pr, mut pf) = (Pipeline::new(&mr), Pipeline::new(&mf));
     let mut worst = 0.0f64;
+    let (mut row_steps, mut passes) = (0, 0);
     for i in 0..600 {
         let f = if i < 300 { 9.81 } else { 1.96 };
         dr.qfrc_cmd[0] = f;
@@ -353,8 +356,12 @@ fn finger_and_free_twin(robot_implicit: bool) -> f64 {
         if i >= 300 {
             worst = worst.max((dr.qpos[0] - df.state[b].x.x).abs());
         }
+        if dr.stats.robot_contact_rows > 0 {
+            row_steps += 1;
+            passes += dr.stats.robot_contact_passes;
+        }
     }
-    worst
+    (worst, row_steps, passes, dr.stats.robot_contact_failures)
 }
 
 /// `robot_implicit` takes a link's normal force by the law free bodies' pairs take
@@ -364,13 +371,26 @@ fn finger_and_free_twin(robot_implicit: bool) -> f64 {
 /// down on (before it, the free box's first contact takes a gap row, which the link
 /// pairs have not). With the link's force explicit (the default: clamped gains)
 /// the two part by 3.8e-4 m: asserted ≥ 1e-5 m, so the comparison can tell.
+/// The step's stats say what was solved: under the key the finger's row is in
+/// every step after the first (the finger starts touching the wall), each solve
+/// takes at least one active-set pass and none fails; explicit, no row is solved.
 #[test]
 fn a_finger_under_robot_implicit_moves_as_the_free_body_it_stands_for() {
-    let implicit = finger_and_free_twin(true);
-    let explicit = finger_and_free_twin(false);
-    println!("finger vs free twin after the step down: robot_implicit {implicit:.3e} m, explicit {explicit:.3e} m");
+    let (implicit, rows_on, passes_on, failures_on) = finger_and_free_twin(true);
+    let (explicit, rows_off, _, failures_off) = finger_and_free_twin(false);
+    println!(
+        "finger vs free twin after the step down: robot_implicit {implicit:.3e} m, explicit {explicit:.3e} m; \
+         steps with implicit link rows {rows_on} of 600 ({passes_on} passes, {failures_on} failed), \
+         explicit {rows_off}"
+    );
     assert!(implicit <= 1e-11, "robot_implicit: {implicit} m apart");
     assert!(explicit >= 1e-5, "explicit: only {explicit} m apart");
+    assert!(rows_on >= 599, "implicit link rows in {rows_on} steps");
+    assert!(
+        passes_on >= rows_on,
+        "{passes_on} passes in {rows_on} solves"
+    );
+    assert_eq!((failures_on, rows_off, failures_off), (0, 0, 0));
 }
 
 /// The figures behind docs/EXPERIMENTS.md's grasp paragraphs (session 38),

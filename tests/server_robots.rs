@@ -648,7 +648,36 @@ async fn state_stream_fields_and_the_wrist_force_sensor() {
 /// component balancing the servos' push.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contacts_of_the_arm_on_the_table_balance_the_wrist_sensor() {
-    let (srv, mut c) = start_file(cfg(Mode::Lockstep), ARM_TABLE).await;
+    arm_on_the_table(false).await;
+}
+
+/// The same balance with the link's normal force implicit (`[penalty]
+/// robot_implicit`: the sensor's record is taken again at the corrected q̈), and
+/// the stats say so: GetStats reports the implicit link row of the last step, the
+/// passes of its solve and no failed solve; without the key, no row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_arm_on_the_table_balances_under_robot_implicit_and_its_stats_report_the_rows() {
+    arm_on_the_table(true).await;
+}
+
+async fn arm_on_the_table(robot_implicit: bool) {
+    let text = std::fs::read_to_string(ARM_TABLE).unwrap();
+    let text = if robot_implicit {
+        assert!(text.contains("[penalty]\n"));
+        text.replace("[penalty]\n", "[penalty]\nrobot_implicit = true\n")
+    } else {
+        text
+    };
+    let model = rtphys::model::scene::load_scene_str(
+        &text,
+        "arm_table.toml",
+        std::path::Path::new("config/scenes"),
+    )
+    .expect("scene loads");
+    let srv = rtphys::server::spawn(cfg(Mode::Lockstep), model, "arm", "127.0.0.1:0")
+        .await
+        .unwrap();
+    let mut c = Client::connect(&srv.url()).await.unwrap();
     let w = c.world().await.unwrap();
     let id = |n: &str| w.bodies.iter().find(|b| b.name == n).unwrap().id;
     let (link7, table) = (id("arm/link7"), id("table"));
@@ -693,6 +722,17 @@ async fn contacts_of_the_arm_on_the_table_balance_the_wrist_sensor() {
     // whole arm's mass (the servos press with it), so it sinks a fraction of a
     // millimetre (measured 0.11 mm): bound 0.5 mm.
     assert!(k.depth > 0.0 && k.depth < 5e-4, "depth {}", k.depth);
+    let ps = c.stats(false).await.unwrap().physics.unwrap_or_default();
+    eprintln!(
+        "robot_implicit {robot_implicit}: implicit link rows {}, passes {}, failures {}",
+        ps.robot_contact_rows, ps.robot_contact_passes, ps.robot_contact_failures
+    );
+    if robot_implicit {
+        assert!(ps.robot_contact_rows >= 1 && ps.robot_contact_passes >= 1);
+    } else {
+        assert_eq!((ps.robot_contact_rows, ps.robot_contact_passes), (0, 0));
+    }
+    assert_eq!(ps.robot_contact_failures, 0);
     srv.shutdown().await.unwrap();
 }
 

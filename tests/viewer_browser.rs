@@ -719,6 +719,7 @@ async fn viewer_draws_the_haptic_tool_and_its_coupling() {
         msg: Some(pb::haptic_request::Msg::Hello(pb::HapticHello {
             device: Some(pb::haptic_hello::Device::Name(dev.name.clone())),
             network: None,
+            lockstep: false,
         })),
     })
     .await

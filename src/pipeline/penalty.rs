@@ -622,6 +622,7 @@ impl Stepper for PenaltyStepper<'_> {
         let mut narrow_ns = 0u64;
         implicit.iterations = 0;
         implicit.late_pairs = 0;
+        robot_contact.clear_counters();
         let mut eval = |stage: usize,
                         st: &mut [BodyState],
                         q: &[f64],
@@ -807,6 +808,9 @@ impl Stepper for PenaltyStepper<'_> {
         stats.friction_sweeps = implicit.linear.sweeps;
         stats.friction_relaxations = implicit.linear.relaxations;
         stats.friction_late_pairs = implicit.late_pairs;
+        stats.robot_contact_rows = robot_contact.last_rows;
+        stats.robot_contact_passes = robot_contact.last_passes;
+        stats.robot_contact_failures += robot_contact.last_failures;
         let total = t.elapsed().as_nanos() as u64;
         stats.stage_ns[Stage::NarrowPhase as usize] += narrow_ns;
         stats.stage_ns[Stage::Integrate as usize] += total.saturating_sub(narrow_ns);

@@ -131,10 +131,12 @@ pub(crate) struct RobotContact {
     a: Vec<f64>,
     b: Vec<f64>,
     idx: Vec<usize>,
-    /// Counters of the last solve: rows, active-set passes, failed solves.
+    /// Counters of the last solve: rows, active-set passes, and the robots or
+    /// systems that failed (the explicit force kept); the stepper copies them
+    /// into `StepStats::robot_contact_*` at the end of the step.
     pub last_rows: usize,
     pub last_passes: usize,
-    pub failures: u64,
+    pub last_failures: u64,
 }
 
 impl RobotContact {
@@ -194,18 +196,25 @@ impl RobotContact {
             idx: Vec::new(),
             last_rows: 0,
             last_passes: 0,
-            failures: 0,
+            last_failures: 0,
         }
+    }
+
+    /// The counters of a step that has not solved yet.
+    pub fn clear_counters(&mut self) {
+        self.last_rows = 0;
+        self.last_passes = 0;
+        self.last_failures = 0;
     }
 
     /// Solves the rows pushed this evaluation and applies the normal correction to
     /// the free bodies' rates and the links' generalized wrenches (module doc); the
     /// robots' q̈ take the links' wrenches at [`RobotContact::finish`]. `q`: the
     /// robots' configuration at the step's start; `state`, `bodies`: the bodies and
-    /// their inverse mass properties there; `h` the step. A robot whose mass
-    /// matrix fails to factor (its state is already broken: the quarantine's) is
-    /// taken as immovable; a system that fails to solve keeps the explicit force
-    /// (counted in `failures`).
+    /// their inverse mass properties there; `h` the step. A quarantined robot is
+    /// taken as immovable; one whose mass matrix fails to factor too, and a
+    /// system that fails to solve keeps the explicit force (both counted in
+    /// `last_failures`).
     pub fn solve(
         &mut self,
         model: &Model,
@@ -217,6 +226,7 @@ impl RobotContact {
         let m = self.rows.len();
         self.last_rows = m;
         self.last_passes = 0;
+        self.last_failures = 0;
         self.active_links.clear();
         if m == 0 {
             return;
@@ -230,7 +240,7 @@ impl RobotContact {
         } else {
             // No consistent set within the passes (or a singular system): the
             // explicit force stays.
-            self.failures += 1;
+            self.last_failures += 1;
             for (f, r) in self.f.iter_mut().zip(&self.rows) {
                 *f = r.f_ex;
             }
@@ -251,12 +261,15 @@ impl RobotContact {
             if !self.touched[ri] {
                 continue;
             }
+            if rd.frozen {
+                // Quarantined (reported there): immovable, not a failed solve.
+                self.touched[ri] = false;
+                continue;
+            }
             let (nv, qr) = (r.nv(), &q[r.q_offset..r.q_offset + r.nq()]);
             let (mfac, mpar) = (&mut self.mfac[ri], &self.mpar[ri]);
-            let ok = !rd.frozen
-                && crba(&r.tree, &mut rd.ad, qr).is_ok()
-                && rd.ad.mass_matrix.len() == nv * nv
-                && {
+            let ok =
+                crba(&r.tree, &mut rd.ad, qr).is_ok() && rd.ad.mass_matrix.len() == nv * nv && {
                     // H is symmetric: its column-major storage is its row-major one.
                     mfac.copy_from_slice(rd.ad.mass_matrix.as_slice());
                     for k in 0..nv {
@@ -265,7 +278,7 @@ impl RobotContact {
                     parent_array(mpar, nv) && tree_cholesky(mfac, nv, mpar)
                 };
             if !ok {
-                self.failures += 1;
+                self.last_failures += 1;
                 self.touched[ri] = false;
             }
         }
@@ -607,7 +620,7 @@ fn quad6(a: &[f64; 6], blk: &[f64; 36], c: &[f64; 6]) -> f64 {
     let mut s = 0.0;
     for (r, ar) in a.iter().enumerate() {
         if *ar != 0.0 {
-            s += ar * dot6(blk[r * 6..r * 6 + 6].try_into().unwrap_or(&[0.0; 6]), c);
+            s += ar * (0..6).map(|k| blk[r * 6 + k] * c[k]).sum::<f64>();
         }
     }
     s

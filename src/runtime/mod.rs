@@ -72,6 +72,9 @@ pub struct CtrlSlot {
 pub struct HapticSlot {
     pub(crate) state: AtomicU8,
     pub(crate) stream_id: AtomicU64,
+    /// In lockstep mode, each tick waits for this device's next sample
+    /// (`HapticHello.lockstep`).
+    pub(crate) lockstep: AtomicBool,
     /// One entry per tick (the oldest overwritten when the stream falls behind).
     pub(crate) out: ArrayQueue<crate::haptics::render::HapticOut>,
     pub(crate) waker: AtomicWaker,
@@ -294,6 +297,7 @@ impl Runtime {
                 .map(|_| HapticSlot {
                     state: AtomicU8::new(SLOT_FREE),
                     stream_id: AtomicU64::new(0),
+                    lockstep: AtomicBool::new(false),
                     out: ArrayQueue::new(HAPTIC_OUT_LEN),
                     waker: AtomicWaker::new(),
                     view: std::sync::Mutex::new(None),
@@ -526,8 +530,10 @@ impl Runtime {
     }
 
     /// Register the stream of haptic device `device` (an index of the current
-    /// world's `model.haptics`): one stream per device.
-    pub fn open_haptic(&self, device: usize) -> Result<HapticGuard, SimError> {
+    /// world's `model.haptics`): one stream per device. `lockstep`: in lockstep
+    /// mode each tick waits for the device's next sample, as for a lockstep
+    /// controller's command.
+    pub fn open_haptic(&self, device: usize, lockstep: bool) -> Result<HapticGuard, SimError> {
         let Some(s) = self.shared.haptic_slots.get(device) else {
             return Err(SimError::not_found(
                 "hello.device",
@@ -547,6 +553,7 @@ impl Runtime {
             *v = None;
         }
         let id = self.shared.next_stream_id.fetch_add(1, Ordering::Relaxed);
+        s.lockstep.store(lockstep, Ordering::SeqCst);
         s.stream_id.store(id, Ordering::SeqCst);
         s.state.store(SLOT_OPEN, Ordering::SeqCst);
         self.shared.wake_physics();

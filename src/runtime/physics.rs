@@ -122,8 +122,12 @@ struct Physics {
     paused_before_fault: bool,
     /// The command-log recording in progress (src/runtime/record.rs).
     rec: Option<Box<RecState>>,
-    /// Stream id driving each haptic device slot (0 = none).
+    /// Stream id driving each haptic device slot (0 = none); whether the
+    /// stream is lockstep, and (lockstep) whether a sample came since the last
+    /// tick.
     hap_ids: [u64; MAX_DEVICES],
+    hap_lockstep: [bool; MAX_DEVICES],
+    hap_delivered: [bool; MAX_DEVICES],
 }
 
 /// `ready` is called once the first state is published (a server that answers
@@ -164,6 +168,8 @@ pub(super) fn run(sh: Arc<Shared>, world: Box<World>, ready: impl FnOnce()) {
         paused_before_fault: false,
         rec: None,
         hap_ids: [0; MAX_DEVICES],
+        hap_lockstep: [false; MAX_DEVICES],
+        hap_delivered: [false; MAX_DEVICES],
     };
     p.compose();
     p.publish();
@@ -352,6 +358,7 @@ impl Physics {
             for c in self.ctrl.iter_mut() {
                 c.delivered = false;
             }
+            self.hap_delivered = [false; MAX_DEVICES];
             let end = Instant::now();
             self.compute
                 .saturating_record((end - start).as_nanos().max(1) as u64);
@@ -371,13 +378,13 @@ impl Physics {
         if spin > 0 && self.mode == Mode::Lockstep {
             let until = since + Duration::from_micros(spin);
             while Instant::now() < until {
-                if !self.sh.inputs.is_empty() || !self.sh.admin.is_empty() {
+                if self.work_queued() {
                     return;
                 }
                 std::hint::spin_loop();
             }
         }
-        if !self.sh.inputs.is_empty() || !self.sh.admin.is_empty() {
+        if self.work_queued() {
             return;
         }
         let mut timeout_ns: i64 = 50_000_000;
@@ -393,6 +400,11 @@ impl Physics {
         if self.paused {
             self.paused_ns += since.elapsed().as_nanos() as u64;
         }
+    }
+
+    /// Commands, device samples or admin requests wait in their queues.
+    fn work_queued(&self) -> bool {
+        !self.sh.inputs.is_empty() || !self.sh.haptic_in.is_empty() || !self.sh.admin.is_empty()
     }
 
     fn sleep_until(&self, deadline: Instant) {
@@ -423,11 +435,21 @@ impl Physics {
         }
     }
 
+    /// Every open lockstep controller has sent its command and every open
+    /// lockstep haptic stream its sample since the last tick (and there is one).
     fn lockstep_ready(&self) -> bool {
         let mut any = false;
         for c in &self.ctrl {
             if c.stream_id != 0 && c.lockstep && !c.tripped {
                 if !c.delivered {
+                    return false;
+                }
+                any = true;
+            }
+        }
+        for i in 0..MAX_DEVICES {
+            if self.hap_ids[i] != 0 && self.hap_lockstep[i] {
+                if !self.hap_delivered[i] {
                     return false;
                 }
                 any = true;
@@ -507,6 +529,8 @@ impl Physics {
             let id = slot.stream_id.load(Ordering::SeqCst);
             if st == SLOT_OPEN && self.hap_ids[i] != id {
                 self.hap_ids[i] = id;
+                self.hap_lockstep[i] = slot.lockstep.load(Ordering::SeqCst);
+                self.hap_delivered[i] = false;
                 if let (Some(h), Some(spec)) =
                     (self.w.haptic.get_mut(i), self.w.model.haptics.get(i))
                 {
@@ -521,6 +545,7 @@ impl Physics {
                     }
                 }
                 self.hap_ids[i] = 0;
+                self.hap_lockstep[i] = false;
                 slot.state.store(SLOT_FREE, Ordering::SeqCst);
                 self.dirty = true;
             }
@@ -536,6 +561,7 @@ impl Physics {
                 && self.hap_ids[d] == inp.stream_id;
             if ok {
                 self.w.haptic[d].receive(&inp.sample);
+                self.hap_delivered[d] = true;
                 self.dirty = true;
             } else {
                 self.sh.haptic_stale.fetch_add(1, Ordering::Relaxed);
@@ -1123,6 +1149,9 @@ impl Physics {
             solver_unconverged: d.stats.solver_unconverged,
             newton_factorizations: d.stats.newton_factorizations,
             newton_cholesky: d.stats.newton_cholesky,
+            robot_contact_rows: d.stats.robot_contact_rows,
+            robot_contact_passes: d.stats.robot_contact_passes,
+            robot_contact_failures: d.stats.robot_contact_failures,
         };
     }
 

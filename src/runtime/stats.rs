@@ -75,6 +75,11 @@ pub struct SolverStats {
     pub solver_unconverged: u64,
     pub newton_factorizations: u64,
     pub newton_cholesky: u64,
+    /// Penalty, `robot_implicit`: the link pairs' implicit rows and passes of
+    /// the last step, failed solves since the start.
+    pub robot_contact_rows: usize,
+    pub robot_contact_passes: usize,
+    pub robot_contact_failures: u64,
 }
 
 impl StatsBuf {

@@ -855,6 +855,9 @@ pub fn stats(s: &StatsBuf) -> pb::Stats {
             newton_factorizations: s.solver.newton_factorizations,
             newton_cholesky: s.solver.newton_cholesky,
             sleeping_bodies: s.sleeping,
+            robot_contact_rows: s.solver.robot_contact_rows as u64,
+            robot_contact_passes: s.solver.robot_contact_passes as u64,
+            robot_contact_failures: s.solver.robot_contact_failures,
         }),
         ..Default::default()
     }

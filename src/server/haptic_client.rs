@@ -6,6 +6,11 @@
 //!
 //! The simulated device advances by exactly one period per iteration (its
 //! physics do not depend on the host's timing); the network is real.
+//!
+//! `lockstep` (a server in lockstep mode, `HapticHello.lockstep`): no pacing —
+//! each iteration sends its sample, waits for the feedback of the tick that
+//! applied it and renders that; the samples carry the device's own time. Same
+//! scene + same device → bit-identical runs whatever the host's load.
 
 use super::client::{pb, Client};
 use crate::haptics::device_loop::{DeviceAdapter, DeviceLoop, Reading, RenderMode};
@@ -33,6 +38,8 @@ pub struct LoopConfig {
     pub network: Option<pb::NetworkConditions>,
     /// Send the measured velocity with each sample.
     pub send_velocity: bool,
+    /// Drive a lockstep server (module doc): one tick per sample.
+    pub lockstep: bool,
 }
 
 impl LoopConfig {
@@ -46,6 +53,7 @@ impl LoopConfig {
             port,
             network: None,
             send_velocity: true,
+            lockstep: false,
         }
     }
 
@@ -115,6 +123,8 @@ struct Inbox {
     errors: Vec<pb::CommandError>,
     last_seq: u64,
     status: Option<tonic::Status>,
+    /// The feedback stream ended.
+    closed: bool,
 }
 
 fn v3(v: &[f64]) -> Vec3 {
@@ -156,6 +166,7 @@ pub async fn run_device_loop<A: DeviceAdapter + 'static>(
         msg: Some(pb::haptic_request::Msg::Hello(pb::HapticHello {
             device: Some(pb::haptic_hello::Device::Name(cfg.device.clone())),
             network: cfg.network,
+            lockstep: cfg.lockstep,
         })),
     })
     .await
@@ -166,6 +177,7 @@ pub async fn run_device_loop<A: DeviceAdapter + 'static>(
         .await?
         .into_inner();
     let inbox = Arc::new(Mutex::new(Inbox::default()));
+    let lockstep = cfg.lockstep;
     let reader = {
         let inbox = inbox.clone();
         tokio::spawn(async move {
@@ -177,16 +189,23 @@ pub async fn run_device_loop<A: DeviceAdapter + 'static>(
                         i.feedbacks += 1;
                         if fb.seq > i.last_seq && fb.client_time_ns > 0 {
                             i.last_seq = fb.seq;
-                            let rtt = now - fb.client_time_ns;
-                            i.rtt_ns.push(rtt);
+                            // (Lockstep samples carry the device's time.)
+                            if !lockstep {
+                                i.rtt_ns.push(now - fb.client_time_ns);
+                            }
                         }
                         i.errors.extend(fb.errors.iter().cloned());
                         i.latest = Some(fb);
                         i.fresh = true;
                     }
-                    Ok(None) => break,
+                    Ok(None) => {
+                        inbox.lock().closed = true;
+                        break;
+                    }
                     Err(s) => {
-                        inbox.lock().status = Some(s);
+                        let mut i = inbox.lock();
+                        i.status = Some(s);
+                        i.closed = true;
                         break;
                     }
                 }
@@ -213,6 +232,39 @@ pub async fn run_device_loop<A: DeviceAdapter + 'static>(
     ))
 }
 
+/// Lockstep: wait until the feedback of the tick that applied sample `seq` is in
+/// (false if the stream ended, or no tick came within `LOCKSTEP_WAIT` — a
+/// rejected sample, reported in the stream's errors, leaves the world waiting).
+fn await_tick_of(inbox: &Mutex<Inbox>, seq: u64) -> bool {
+    let t0 = Instant::now();
+    loop {
+        {
+            let mut i = inbox.lock();
+            if i.latest.as_ref().is_some_and(|fb| fb.seq >= seq) {
+                return true;
+            }
+            if i.closed {
+                return false;
+            }
+            if t0.elapsed() > LOCKSTEP_WAIT {
+                i.errors.push(pb::CommandError {
+                    seq,
+                    code: tonic::Code::DeadlineExceeded as i32,
+                    message: format!(
+                        "lockstep: no tick applied sample {seq} within {} s",
+                        LOCKSTEP_WAIT.as_secs_f64()
+                    ),
+                });
+                return false;
+            }
+        }
+        std::thread::sleep(Duration::from_micros(20));
+    }
+}
+
+/// How long a lockstep device loop waits for the tick of its sample.
+const LOCKSTEP_WAIT: Duration = Duration::from_secs(5);
+
 fn device_thread<A: DeviceAdapter>(
     cfg: LoopConfig,
     mut adapter: A,
@@ -230,7 +282,9 @@ fn device_thread<A: DeviceAdapter>(
     for k in 0..n {
         let deadline = start + period * k as u32;
         let now = Instant::now();
-        if now < deadline {
+        if cfg.lockstep {
+            // Unpaced: the server's ticks are the clock.
+        } else if now < deadline {
             let left = deadline - now;
             if left > Duration::from_micros(300) {
                 std::thread::sleep(left - Duration::from_micros(200));
@@ -247,7 +301,11 @@ fn device_thread<A: DeviceAdapter>(
         if t < cfg.send_until_s {
             let s = pb::DeviceSample {
                 seq,
-                client_time_ns: mono_ns(),
+                client_time_ns: if cfg.lockstep {
+                    (seq as f64 * dt * 1e9).round() as i64
+                } else {
+                    mono_ns()
+                },
                 position: r.x.iter().copied().collect(),
                 orientation: vec![r.q.w, r.q.i, r.q.j, r.q.k],
                 linear_velocity: if cfg.send_velocity {
@@ -261,6 +319,9 @@ fn device_thread<A: DeviceAdapter>(
             let _ = tx.try_send(pb::HapticRequest {
                 msg: Some(pb::haptic_request::Msg::Sample(s)),
             });
+            if cfg.lockstep && !await_tick_of(&inbox, seq) {
+                break;
+            }
         }
         {
             let mut i = inbox.lock();

@@ -563,12 +563,12 @@ impl Simulation for SimService {
                  (StopRecording first)",
             ));
         }
-        let guard = self.rt.open_haptic(device)?;
+        let guard = self.rt.open_haptic(device, hello.lockstep)?;
         let inbound: super::streams::HapticInbound = match cmd_net {
             None => Box::pin(inbound),
             Some(c) => Box::pin(Netem::new(inbound, Some(c))),
         };
-        tracing::info!(device, name = %view.model.haptics[device].name, "haptic stream opened");
+        tracing::info!(device, name = %view.model.haptics[device].name, lockstep = hello.lockstep, "haptic stream opened");
         let stream = super::streams::HapticStream::new(self.rt.clone(), inbound, guard);
         Ok(Response::new(Netem::new(stream, state_net)))
     }

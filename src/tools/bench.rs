@@ -501,6 +501,16 @@ fn bench_scene(spec: &SceneSpec, a: &BenchArgs, reps: usize, rep_s: f64) -> anyh
             "mean": substeps_sum as f64 / timed,
             "max": substeps_max,
         },
+        // `[penalty] robot_implicit`: the last step's implicit link rows and
+        // passes, and the failed solves (explicit force kept) since the start.
+        "robot_contact": match model.opt.method {
+            crate::model::Method::Penalty(p) if p.robot_implicit => json!({
+                "rows_last": data.stats.robot_contact_rows,
+                "passes_last": data.stats.robot_contact_passes,
+                "failures": data.stats.robot_contact_failures,
+            }),
+            _ => Value::Null,
+        },
         "lcp": match model.opt.method {
             crate::model::Method::Lcp(p) => json!({
                 "solver": format!("{:?}", p.solver),

@@ -1,0 +1,138 @@
+//! The teleoperated arm of config/scenes/haptic_teleop.toml run offline: the
+//! operator's script (`haptics::scripts::teleop`) is the device's position at
+//! every tick (a position-driven device, no network), the physics thread's tick
+//! as src/runtime/physics.rs runs it (tests/common/haptic_tick.rs). Being offline
+//! it can change the step: the figures below compare penalty's two link-force
+//! laws — explicit with clamped gains (the default) and `[penalty]
+//! robot_implicit` — against the same scene at smaller steps, where the clamps
+//! no longer act and both laws tend to the same motion.
+
+#[path = "common/haptic_tick.rs"]
+mod haptic_tick;
+
+use crossbeam::queue::ArrayQueue;
+use haptic_tick::haptic_tick;
+use rtphys::haptics::render::DeviceSample;
+use rtphys::haptics::scripts;
+use rtphys::math::{Quat, Vec3};
+use rtphys::runtime::World;
+
+const SCENE: &str = "config/scenes/haptic_teleop.toml";
+
+/// What one run gives, per phase of the script (device time windows).
+#[derive(Debug)]
+struct Run {
+    /// Mean environment force on the device while pressing (3.4–4.0 s) and
+    /// sliding (4.2–5.5 s), N.
+    press: Vec3,
+    slide: Vec3,
+    /// The link's mean height above its height at the start of the slide, and
+    /// the deepest contact, over the slide, m.
+    slide_dz: f64,
+    slide_depth: f64,
+    /// Ticks in contact while sliding, of all.
+    slide_contact: (usize, usize),
+    /// The largest |force| 0.6–1.0 s after the release (7.6–8.0 s), N.
+    after_release: f64,
+}
+
+fn run(dt: f64, robot_implicit: bool) -> Run {
+    let text = std::fs::read_to_string(SCENE).expect("scene");
+    assert!(text.contains("dt = 0.001\n") && text.contains("[penalty]\n"));
+    let text = text
+        .replace("dt = 0.001\n", &format!("dt = {dt:?}\n"))
+        .replace(
+            "[penalty]\n",
+            &format!("[penalty]\nrobot_implicit = {robot_implicit}\n"),
+        );
+    let model = rtphys::model::scene::load_scene_str(
+        &text,
+        "haptic_teleop.toml",
+        std::path::Path::new("config/scenes"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let tool = model.haptics[0].tool;
+    let mut w = World::new(1, "teleop".into(), model, 2, 16);
+    let out = ArrayQueue::new(4);
+    let mut script = scripts::teleop();
+    let n = (scripts::TELEOP_SECS / dt).round() as u64;
+    let (mut press, mut np) = (Vec3::zeros(), 0usize);
+    let (mut slide, mut ns, mut in_contact) = (Vec3::zeros(), 0usize, 0usize);
+    let (mut z0, mut dz, mut depth) = (None, 0.0, 0.0f64);
+    let mut after_release = 0.0f64;
+    for k in 0..n {
+        let t = k as f64 * dt;
+        let (x, v) = script(t);
+        let ns_k = ((k + 1) as f64 * dt * 1e9).round() as i64;
+        let s = DeviceSample {
+            seq: k + 1,
+            client_ns: ns_k,
+            recv_ns: ns_k,
+            x,
+            q: Quat::identity(),
+            v: Some(v),
+            w: Some(Vec3::zeros()),
+            buttons: 0,
+        };
+        haptic_tick(&mut w, &out, Some(&s), ns_k);
+        let o = w.haptic[0].out;
+        if (3.4..4.0).contains(&t) {
+            press += o.force_env;
+            np += 1;
+        }
+        if (4.2..5.5).contains(&t) {
+            let z = w.data.state[tool].x.z;
+            let z0 = *z0.get_or_insert(z);
+            slide += o.force_env;
+            dz += z - z0;
+            ns += 1;
+            in_contact += o.contact as usize;
+            let (set, geoms) = (&w.data.contacts, &w.model.geoms);
+            depth = set
+                .manifolds
+                .iter()
+                .filter(|m| geoms[m.geom_a].body == tool || geoms[m.geom_b].body == tool)
+                .map(|m| m.max_depth(set))
+                .fold(depth, f64::max);
+        }
+        if t >= 7.6 {
+            after_release = after_release.max(o.force.norm());
+        }
+    }
+    Run {
+        press: press / np as f64,
+        slide: slide / ns as f64,
+        slide_dz: dz / ns as f64,
+        slide_depth: depth,
+        slide_contact: (in_contact, ns),
+        after_release,
+    }
+}
+
+/// The figures of docs/EXPERIMENTS.md's teleop paragraph (session 40), printed:
+/// `cargo test --release --test haptics_teleop_offline -- --ignored --nocapture figures`.
+#[test]
+#[ignore = "figures: 8 runs of 8 s, steps down to 0.1 ms"]
+fn figures() {
+    println!("dt (s) | law | press f_env (N) | slide f_env (N) | slide link dz (mm) | deepest (mm) | contact ticks | after release |f| (N)");
+    for dt in [1e-3, 5e-4, 2.5e-4, 1e-4] {
+        for key in [false, true] {
+            let r = run(dt, key);
+            println!(
+                "{dt:.1e} | {} | ({:.3}, {:.3}, {:.3}) | ({:.3}, {:.3}, {:.3}) | {:+.3} | {:.3} | {}/{} | {:.3}",
+                if key { "robot_implicit" } else { "explicit" },
+                r.press.x,
+                r.press.y,
+                r.press.z,
+                r.slide.x,
+                r.slide.y,
+                r.slide.z,
+                r.slide_dz * 1e3,
+                r.slide_depth * 1e3,
+                r.slide_contact.0,
+                r.slide_contact.1,
+                r.after_release
+            );
+        }
+    }
+}
