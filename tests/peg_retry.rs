@@ -504,8 +504,17 @@ fn work_penetration_key_reads() {
 }
 
 /// `[lcp] peg_work_chain` (peg33: the work check also allows the push-out of pushes
-/// in series; default false) reads, a non-boolean refused naming the key.
+/// in series; default true since peg34, false before) reads, a non-boolean refused
+/// naming the key.
 #[test]
 fn work_chain_key_reads() {
-    bool_key_reads("peg_work_chain", "", false, |p| p.peg_work_chain);
+    bool_key_reads("peg_work_chain", "", true, |p| p.peg_work_chain);
+}
+
+/// `[lcp] peg_work_clamp` (peg34: a refused pass the retry keeps solved again with
+/// its rows clamped to their real penetration before the standard rows' fallback;
+/// default false) reads, a non-boolean refused naming the key.
+#[test]
+fn work_clamp_key_reads() {
+    bool_key_reads("peg_work_clamp", "", false, |p| p.peg_work_clamp);
 }
