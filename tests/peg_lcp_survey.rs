@@ -520,8 +520,8 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// `common::with_keys_before_peg29` sets; peg31), `PEG_WORK_PEN=0` the key
 /// `[lcp] peg_work_penetration = false` (the work check's own-plane depths
 /// before peg33), `PEG_WORK_CHAIN=0|1` the key `[lcp] peg_work_chain` (peg33;
-/// default true since peg34), `PEG_WORK_CLAMP=1` the key `[lcp] peg_work_clamp`
-/// (peg34); unset, the scene's own. `PEG_MODEL=standard`
+/// default true since peg34), `PEG_WORK_CLAMP=0|1` the key `[lcp] peg_work_clamp`
+/// (peg34; default true); unset, the scene's own. `PEG_MODEL=standard`
 /// (peg29) runs the pour under the standard rows instead (the same scene and
 /// `[lcp]`; the printed "PEG max" is then the standard model's), for the
 /// sweep's standard-model column.

@@ -96,9 +96,9 @@
 //! peg_work_chain = true            # peg: the work check also allows the push-out of pushes
 //!                                  #  in series (a stack's chain of depths; peg33; default
 //!                                  #  since peg34)
-//! peg_work_clamp = false           # peg: a refused pass the retry keeps is solved again with
+//! peg_work_clamp = true            # peg: a refused pass the retry keeps is solved again with
 //!                                  #  its rows clamped to their real penetration before the
-//!                                  #  standard rows' fallback (experimental, peg34)
+//!                                  #  standard rows' fallback (peg34; false: the fallback at once)
 //! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
 //!                                  #  motion meets an impact is split like a failed one; only
 //!                                  #  the deepest level rewinds, over its sub-step (experimental)

@@ -219,8 +219,9 @@
 //! of pushes in series, Σ_b ½ m_b (D_b/h)² with D_b a body's least chain of
 //! pushing depths to a static body (a stack of n boxes δ deep needs
 //! ½ m (δ/h)² n(n+1)(2n+1)/6 where the rows' own sum grows as n: the 5-stack
-//! was refused on every step). Opt-in (peg34, `[lcp] peg_work_clamp = true`,
-//! [`clamp_to_penetration`]): a refused first pass at a level the retry keeps
+//! was refused on every step). On by default since peg34 (`[lcp] peg_work_clamp`,
+//! [`clamp_to_penetration`]; the sweep better in 2D and 3D, no cell worse,
+//! docs/EXPERIMENTS.md): a refused first pass at a level the retry keeps
 //! (the unsplit step, the retry's deepest level; `PegWorkspace::splittable`) is
 //! solved once more with every PEG row's ψ raised to minus its real
 //! penetration (the rows push out only what overlaps) and kept if it is solved
