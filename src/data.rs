@@ -458,6 +458,13 @@ pub struct StepStats {
     /// since the start (`[lcp] peg_outline_ccd`, the outline's stage, which PEG's
     /// stepper runs; peg26).
     pub peg_outline_rewinds: u64,
+    /// PEG (003): first passes the work check refused since the start (each a
+    /// counted failure unless `[lcp] peg_work_clamp`'s clamped pass was kept;
+    /// refusals of attempts the retry put back are put back with them), and
+    /// of them the clamped passes kept (`pipeline::lcp::peg`, "Work check";
+    /// peg34).
+    pub peg_work_refusals: u64,
+    pub peg_clamped_kept: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

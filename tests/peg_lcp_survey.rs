@@ -519,8 +519,9 @@ fn elastic_relaxation_of_two_opposed_overlapping_contacts() {
 /// peg_ccd_points = false` (the origins' reading before peg30, which
 /// `common::with_keys_before_peg29` sets; peg31), `PEG_WORK_PEN=0` the key
 /// `[lcp] peg_work_penetration = false` (the work check's own-plane depths
-/// before peg33), `PEG_WORK_CHAIN=1` the key `[lcp] peg_work_chain` (peg33);
-/// unset, the scene's own. `PEG_MODEL=standard`
+/// before peg33), `PEG_WORK_CHAIN=0|1` the key `[lcp] peg_work_chain` (peg33;
+/// default true since peg34), `PEG_WORK_CLAMP=0|1` the key `[lcp] peg_work_clamp`
+/// (peg34; default true); unset, the scene's own. `PEG_MODEL=standard`
 /// (peg29) runs the pour under the standard rows instead (the same scene and
 /// `[lcp]`; the printed "PEG max" is then the standard model's), for the
 /// sweep's standard-model column.
@@ -598,6 +599,9 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         }
         if let Ok(v) = std::env::var("PEG_WORK_CHAIN") {
             p.peg_work_chain = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_WORK_CLAMP") {
+            p.peg_work_clamp = v == "1";
         }
         if std::env::var("PEG_MODEL").is_ok_and(|v| v == "standard") {
             p.contact_model = rtphys::model::ContactModel::Standard;
@@ -791,10 +795,14 @@ fn pour_counters(
                     }
                     println!(
                         "  failed PEG step {i} (t = {:.4} s): failures +{}, unconverged +{}, \
-                         largest island {}; the standard model's step from the same state: {}",
+                         work refusals +{}, row-cap +{}, retried {}, largest island {}; \
+                         the standard model's step from the same state: {}",
                         data.time,
                         s.solver_failures - s0.solver_failures,
                         s.solver_unconverged - s0.solver_unconverged,
+                        s.peg_work_refusals - s0.peg_work_refusals,
+                        s.peg_row_cap_steps - s0.peg_row_cap_steps,
+                        s.peg_retried_steps > s0.peg_retried_steps,
                         s.lcp_size,
                         if std_failed {
                             format!(
@@ -850,9 +858,18 @@ fn pour_counters(
             if rise > 1e-12 && (first_rises < 8 || rise > 1e-9) {
                 first_rises += 1;
                 println!(
-                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}{}{}",
+                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}{}{}{}",
                     data.time,
                     CAUSES[cause],
+                    // peg34: a refusal of the work check kept (the fallback) or
+                    // clamped.
+                    match (
+                        s.peg_work_refusals - s0.peg_work_refusals,
+                        s.peg_clamped_kept - s0.peg_clamped_kept,
+                    ) {
+                        (0, _) => String::new(),
+                        (n, k) => format!(", work refusals {n} (clamped kept {k})"),
+                    },
                     if retried {
                         ", retried as sub-steps"
                     } else {
@@ -911,7 +928,7 @@ fn pour_counters(
              steps keeping a failed solve {failing_steps} of {steps}, retried steps {} ({:.1} %), \
              sub-steps {}, uncovered sub-steps {}, attempts split for an overlap rise {}, \
              re-collected attempts {}, CCD rewinds after the step {} (refused {}), \
-             corrected sub-steps {} (kept {})",
+             corrected sub-steps {} (kept {}), work refusals {} (clamped passes kept {})",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -930,7 +947,9 @@ fn pour_counters(
             s.peg_outline_rewinds,
             s.peg_ccd_refused,
             s.peg_corrections,
-            s.peg_corrections_kept
+            s.peg_corrections_kept,
+            s.peg_work_refusals,
+            s.peg_clamped_kept
         );
         if std_check {
             println!(

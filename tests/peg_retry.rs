@@ -124,6 +124,16 @@ fn pour(
     }
 }
 
+/// `model` with `[lcp] peg_work_clamp = false` (PEG before peg34: a refused pass
+/// the retry keeps takes the standard rows at once).
+fn without_clamp(model: &Model) -> Model {
+    let mut opt = model.opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.peg_work_clamp = false;
+    }
+    model.with_options(opt)
+}
+
 fn load(scene: &PourScene) -> Model {
     load_scene_str(&scene.toml, "<peg-pour>", ".".as_ref()).expect("scene")
 }
@@ -236,8 +246,12 @@ fn retry_2d_first_failing_step(
     let scene = pour_scene_2d(seed, PourMethod::Peg, h);
     // Depth 0 with τ = 0 explicitly (the default before peg32): the event is
     // a failure of one unsplit step; depth 1 then retries failures only.
+    // `[lcp] peg_work_clamp` off (PEG's default since peg34): at depth 0 its
+    // clamped pass solves these refused steps (seed 2's first failing step
+    // moves 99 → 169, seed 3's at 148 goes; docs/EXPERIMENTS.md, peg34): the
+    // claim is the retry's, on the refusal as it was found.
     let m0 = common::with_keys_before_peg29(&common::without_retry(&load(&scene)), before_peg29);
-    let m0 = common::with_one_sided(&m0, one_sided);
+    let m0 = without_clamp(&common::with_one_sided(&m0, one_sided));
     let m1 = with_retry(&m0, 1);
     let (i, before, after0) = first_failing_step(&scene, &m0, h, (2.0 / h).round() as usize);
     let mut area = OverlapArea::new(&m0);
@@ -392,10 +406,17 @@ const FAIL_3D_ONE_SIDED: usize = 37;
 /// default since peg29, leaves it as it was: measured the same failed step and
 /// 3.29e-11 L²): PEG stops failing here under that key
 /// ([`a_pour_step_peg_failed_on_a_far_vertex_set_now_solves`], the default).
+/// Pinned with `[lcp] peg_work_clamp` off (PEG before peg34); with it (the
+/// default since peg34) the refused h/4 sub-step is solved again with its rows
+/// clamped to their real penetration and kept: no failed step in the run, and
+/// the overlap ≤ 1e-9 L² (issue 12's bound; docs/EXPERIMENTS.md, peg34).
 #[test]
 fn a_pour_step_fails_under_peg_only() {
-    let (failed, _) = pour_s1_failed_steps(false);
+    let (failed, _) = pour_s1_failed_steps(false, false);
     assert_eq!(failed, vec![(PEG_ONLY_2D, 1, 0, 0, 0)]);
+    let (failed, worst) = pour_s1_failed_steps(false, true);
+    assert_eq!(failed, vec![]);
+    assert!(worst <= 1e-9, "{worst:e} L²");
 }
 
 /// The step of [`a_pour_step_fails_under_peg_only`].
@@ -419,7 +440,7 @@ const PEG_ONLY_2D: usize = 41;
 /// unconverged, row cap, the standard model's failures from the same state).
 #[test]
 fn a_pour_step_peg_failed_on_a_far_vertex_set_now_solves() {
-    let (failed, worst) = pour_s1_failed_steps(true);
+    let (failed, worst) = pour_s1_failed_steps(true, true);
     assert_eq!(failed, vec![]);
     assert!(worst <= 1e-9, "{worst:e}");
 }
@@ -429,10 +450,10 @@ fn a_pour_step_peg_failed_on_a_far_vertex_set_now_solves() {
 type FailedStep = (usize, u64, u64, u64, u64);
 
 /// The 2D pour s1 h = 2.97e-2 at depth 2 + τ = 1e-11 (`[lcp] peg_vv_feasible` =
-/// `feasible`), 2 s: each step keeping a failed solve as (step, failures,
+/// `feasible`, `peg_work_clamp` = `clamp`), 2 s: each step keeping a failed solve as (step, failures,
 /// unconverged, row-cap steps, the standard model's failures from the same
 /// state), and the run's largest exact overlap (L²).
-fn pour_s1_failed_steps(feasible: bool) -> (Vec<FailedStep>, f64) {
+fn pour_s1_failed_steps(feasible: bool, clamp: bool) -> (Vec<FailedStep>, f64) {
     use rtphys::experiments::peg_pour_2d::{pour_scene_2d, L};
     use rtphys::pipeline::lcp::peg::OverlapArea;
     let h = 2.97e-2;
@@ -443,6 +464,7 @@ fn pour_s1_failed_steps(feasible: bool) -> (Vec<FailedStep>, f64) {
         p.peg_retry_depth = 2;
         p.peg_retry_overlap = 1e-11;
         p.peg_vv_feasible = feasible;
+        p.peg_work_clamp = clamp;
     }
     let model = m0.with_options(opt);
     let mut std_opt = model.opt;
@@ -504,8 +526,17 @@ fn work_penetration_key_reads() {
 }
 
 /// `[lcp] peg_work_chain` (peg33: the work check also allows the push-out of pushes
-/// in series; default false) reads, a non-boolean refused naming the key.
+/// in series; default true since peg34, false before) reads, a non-boolean refused
+/// naming the key.
 #[test]
 fn work_chain_key_reads() {
-    bool_key_reads("peg_work_chain", "", false, |p| p.peg_work_chain);
+    bool_key_reads("peg_work_chain", "", true, |p| p.peg_work_chain);
+}
+
+/// `[lcp] peg_work_clamp` (peg34: a refused pass the retry keeps solved again with
+/// its rows clamped to their real penetration before the standard rows' fallback;
+/// default true since peg34) reads, a non-boolean refused naming the key.
+#[test]
+fn work_clamp_key_reads() {
+    bool_key_reads("peg_work_clamp", "", true, |p| p.peg_work_clamp);
 }

@@ -267,8 +267,22 @@ pub struct LcpParams {
     /// when that exceeds the rows' own sum. A stack of n boxes starting δ deep
     /// needs ½ m (δ/h)² n(n+1)(2n+1)/6, the rows' sum grows as n: the 5-stack at
     /// the standard rows' allowance was refused on every step. Scene key
-    /// `peg_work_chain`; default false (experimental). Ignored by the standard rows.
+    /// `peg_work_chain`; **default true** since peg34 (false before: the 5-stack
+    /// refused on every step, issue 12's item-7 scene; neutral on the pours'
+    /// sweep, docs/EXPERIMENTS.md, peg33 and peg34). Ignored by the standard rows.
     pub peg_work_chain: bool,
+    /// PEG (003): a first pass the work check refused, where the retry keeps the
+    /// attempt (the unsplit step, or the retry's deepest level), is solved once
+    /// more with every PEG row's ψ raised to minus its feature points' real
+    /// penetration at the step's start (`pipeline::lcp::peg`,
+    /// `clamp_to_penetration`: the rows push out only what overlaps) and kept if
+    /// that pass is solved and passes the check; else the standard rows'
+    /// fallback as before. Scene key `peg_work_clamp`; **default true** (peg34:
+    /// over issue 12's sweep, 10 seeds × 16 sizes, cells ≤ 1e-9 2D 147 → 148 and
+    /// 3D 145 → 148 of 160, steps keeping a failed solve 10 → 4 and 18 → 6,
+    /// PEG-only 5 → 2 and 13 → 5, no cell worse; docs/EXPERIMENTS.md, peg34);
+    /// false is the step before peg34. Ignored by the standard rows.
+    pub peg_work_clamp: bool,
     /// PEG (003), with `peg_retry_depth` > 0: the continuous collision is the
     /// retry's, not the outline's. After each attempt (the step or a sub-step)
     /// the bodies' swept motion over it is checked as the outline's stage
@@ -364,7 +378,8 @@ impl Default for LcpParams {
             peg_outline_ccd: true,
             peg_ccd_points: true,
             peg_work_penetration: false,
-            peg_work_chain: false,
+            peg_work_chain: true,
+            peg_work_clamp: true,
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,

@@ -93,8 +93,12 @@
 //!                                  #  PEG row by its feature points' real penetration at
 //!                                  #  the step's start (experimental, peg33; false: the
 //!                                  #  distance behind its own plane)
-//! peg_work_chain = false           # peg: the work check also allows the push-out of pushes
-//!                                  #  in series (a stack's chain of depths; experimental, peg33)
+//! peg_work_chain = true            # peg: the work check also allows the push-out of pushes
+//!                                  #  in series (a stack's chain of depths; peg33; default
+//!                                  #  since peg34)
+//! peg_work_clamp = true            # peg: a refused pass the retry keeps is solved again with
+//!                                  #  its rows clamped to their real penetration before the
+//!                                  #  standard rows' fallback (peg34; false: the fallback at once)
 //! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
 //!                                  #  motion meets an impact is split like a failed one; only
 //!                                  #  the deepest level rewinds, over its sub-step (experimental)
@@ -748,6 +752,7 @@ struct LcpToml {
     peg_ccd_points: Option<bool>,
     peg_work_penetration: Option<bool>,
     peg_work_chain: Option<bool>,
+    peg_work_clamp: Option<bool>,
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
     peg_vv_one_sided: Option<bool>,
@@ -868,6 +873,7 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_ccd_points: l.peg_ccd_points.unwrap_or(d.peg_ccd_points),
         peg_work_penetration: l.peg_work_penetration.unwrap_or(d.peg_work_penetration),
         peg_work_chain: l.peg_work_chain.unwrap_or(d.peg_work_chain),
+        peg_work_clamp: l.peg_work_clamp.unwrap_or(d.peg_work_clamp),
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),

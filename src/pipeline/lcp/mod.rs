@@ -667,6 +667,7 @@ impl LcpStepper<'_> {
         // The step's failure counters before its solve (the work check's fallback
         // counts the step once).
         let counted = (stats.solver_failures, stats.solver_fallbacks);
+        let unconverged = stats.solver_unconverged;
         ls.peg.std_rows = false;
         ls.peg.lcp_step = false;
         for pass in 0..p.peg_passes.max(1) {
@@ -809,6 +810,16 @@ impl LcpStepper<'_> {
                     // Its own pivots (the earlier passes' were added above).
                     let it = stats.solver_iterations.saturating_sub(before.0);
                     discard_pass(pairs, contact_pair, ls, stats, it);
+                    break;
+                }
+                stats.peg_work_refusals += 1;
+                if peg::clamped_pass(p, model, state, h, (counted, unconverged), ls, stats) {
+                    // `[lcp] peg_work_clamp` (peg.rs, "Work check"): the pass
+                    // again with its rows clamped to their real penetration,
+                    // solved and passing the check: kept.
+                    warm::remember_impulses(pairs, contact_pair, ls);
+                    let end = peg::PassEnd::Solved { next: false };
+                    peg::trace_pass(model, (p.peg_passes, pass), end, h, ls, stats);
                     break;
                 }
                 ls.peg.std_rows = true;

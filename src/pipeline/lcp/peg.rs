@@ -214,7 +214,20 @@
 //! behind its own plane is not an overlap where its point is not inside the
 //! other polytope. Off by default: it removes the 3D pour's uncaught energy
 //! gains but refuses more passes, whose fallback leaves overlap (the sweep
-//! worse in 2D and 3D; docs/EXPERIMENTS.md, peg33). Such passes are
+//! worse in 2D and 3D; docs/EXPERIMENTS.md, peg33). On by default since peg34
+//! (`[lcp] peg_work_chain`, [`chain_energy`]): E is also at least the push-out
+//! of pushes in series, Σ_b ½ m_b (D_b/h)² with D_b a body's least chain of
+//! pushing depths to a static body (a stack of n boxes δ deep needs
+//! ½ m (δ/h)² n(n+1)(2n+1)/6 where the rows' own sum grows as n: the 5-stack
+//! was refused on every step). On by default since peg34 (`[lcp] peg_work_clamp`,
+//! [`clamp_to_penetration`]; the sweep better in 2D and 3D, no cell worse,
+//! docs/EXPERIMENTS.md): a refused first pass at a level the retry keeps
+//! (the unsplit step, the retry's deepest level; `PegWorkspace::splittable`) is
+//! solved once more with every PEG row's ψ raised to minus its real
+//! penetration (the rows push out only what overlaps) and kept if it is solved
+//! and passes the check, not counted as a failure (`StepStats::peg_clamped_kept`);
+//! else the standard rows' fallback as before. Refused first passes are counted
+//! in `StepStats::peg_work_refusals`. Such passes are
 //! solutions of the LCP, accepted by every residual test — a body wedged between
 //! rows whose push-outs no rigid motion meets squirts out at 58 m/s, a
 //! general-form member force throws a body across a plane it is not near — after
@@ -328,6 +341,11 @@ pub struct PegWorkspace {
     /// ([`row_penetration`]; ∞ for standard rows, plane pairs, or with
     /// `[lcp] peg_work_penetration = false`): the work check's bound on its depth.
     row_pen: Vec<f64>,
+    /// Per row: its feature points' real penetration at the step's start
+    /// ([`row_penetration`]) whenever `[lcp] peg_work_penetration` or
+    /// `peg_work_clamp` is on (∞ otherwise, and for standard rows and plane
+    /// pairs): what [`clamp_to_penetration`] lets a refused pass's rows push out.
+    real_pen: Vec<f64>,
     force: Vec<u32>,
     /// Rows of the force variables, in variable order.
     force_rows: Vec<u32>,
@@ -439,11 +457,20 @@ pub struct PegWorkspace {
     /// `[lcp] peg_work_penetration` (`LcpParams::peg_work_penetration`): the work
     /// check's depths bounded by the rows' real penetration (peg33).
     work_pen: bool,
-    /// `[lcp] peg_work_chain` (`LcpParams::peg_work_chain`, peg33): the work
-    /// check's push-out of pushes in series ([`chain_energy`]), and its per-body
-    /// chain depths.
+    /// `[lcp] peg_work_chain` (`LcpParams::peg_work_chain`, peg33; default true
+    /// since peg34): the work check's push-out of pushes in series
+    /// ([`chain_energy`]), and its per-body chain depths.
     work_chain: bool,
     chain_depth: Vec<f64>,
+    /// `[lcp] peg_work_clamp` (`LcpParams::peg_work_clamp`, peg34): a refused
+    /// first pass that the retry will not split is solved again with its rows'
+    /// constants clamped to their real penetration ([`clamp_to_penetration`])
+    /// before the standard rows' fallback.
+    pub(super) work_clamp: bool,
+    /// Set by the retry (`peg_retry.rs`) while it steps an attempt above the
+    /// deepest level, whose failure it splits rather than keeps; false for the
+    /// unsplit step and the deepest level (module doc, "Work check").
+    pub(super) splittable: bool,
     /// Unconverged block Gauss–Seidel solves still to describe
     /// (`RTPHYS_PEG_BGS_TRACE`, `peg_bgs.rs`).
     bgs_trace: u32,
@@ -556,6 +583,7 @@ impl PegWorkspace {
         let bgs_on = matches!(&model.opt.method, Method::Lcp(p) if p.peg_block_gs);
         let work_pen = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_penetration);
         let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
+        let work_clamp = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_clamp);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -595,6 +623,7 @@ impl PegWorkspace {
             bgs_on,
             work_pen,
             work_chain,
+            work_clamp,
             chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
@@ -760,6 +789,8 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     pw.psi.resize(ls.contacts.len(), f64::NAN);
     pw.row_pen.clear();
     pw.row_pen.resize(ls.contacts.len(), f64::INFINITY);
+    pw.real_pen.clear();
+    pw.real_pen.resize(ls.contacts.len(), f64::INFINITY);
     pw.force.clear();
     pw.force_rows.clear();
     pw.primary_of.clear();
@@ -1175,12 +1206,15 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
             0.0
         };
         ls.peg.psi.push(c.psi - lead + second);
-        let pen = if ls.peg.work_pen {
+        let pen = if ls.peg.work_pen || ls.peg.work_clamp {
             row_penetration(inp, &ls.peg, c.normal, (a, c.p_a), (b, c.p_b))
         } else {
             f64::INFINITY
         };
-        ls.peg.row_pen.push(pen);
+        ls.peg.real_pen.push(pen);
+        ls.peg
+            .row_pen
+            .push(if ls.peg.work_pen { pen } else { f64::INFINITY });
         ls.peg.force.push(NONE);
     }
     // Rows that are one row (module doc, "Equal rows").
@@ -1439,6 +1473,27 @@ pub(super) fn peg_constants(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
 
 /// The constant of a slack-only contact's row in the PGS fallback (never active).
 const INACTIVE: f64 = 1e20;
+
+/// A refused pass's rows pushing only what overlaps (`[lcp] peg_work_clamp`,
+/// peg34; module doc, "Work check"): each PEG row's ψ raised to −(its real
+/// penetration at the step's start, [`row_penetration`]), so that a vertex
+/// behind a face plane it is not over (its point outside the other polytope:
+/// real penetration 0) asks only that its gap not close further, and a point
+/// inside asks to be pushed out by its depth along the row's normal, not by
+/// its distance to the row's plane. The rows, their sets and W are unchanged;
+/// [`peg_constants`] is to be called again. Returns whether any ψ moved (if
+/// none did, solving again gives the refused pass back).
+pub(super) fn clamp_to_penetration(ls: &mut LcpWorkspace) -> bool {
+    let pw = &mut ls.peg;
+    let mut moved = false;
+    for (psi, &pen) in pw.psi.iter_mut().zip(&pw.real_pen) {
+        if !psi.is_nan() && *psi < -pen {
+            *psi = -pen;
+            moved = true;
+        }
+    }
+    moved
+}
 
 /// Assembles and solves the PEG LCP (module doc) island by island (contacts
 /// connected through moving bodies, `islands.rs`: the LCP is block-diagonal over
@@ -2703,6 +2758,41 @@ pub(super) fn work_rejects(
         tf += 0.5 * body.mass * v.norm_squared() + 0.5 * w.dot(&(i_w * w));
     }
     dt > WORK_FACTOR * push + 1e-6 * sc + WORK_FLOOR * tf
+}
+
+/// A first pass the work check refused, taken again with its rows clamped to
+/// their real penetration (`[lcp] peg_work_clamp`, peg34; module doc, "Work
+/// check"), where the retry will not split the attempt
+/// (`PegWorkspace::splittable` false): the clamped constants, the failure
+/// counters of the step's start (`counted`: failures and fallbacks, and the
+/// unconverged solves) put back, PEG's solve, ν⁺, and the check again. True
+/// when that pass solved and passes the check (kept, `peg_clamped_kept`); else
+/// the caller falls back to the standard rows as before. False at once with the
+/// key off, in a splittable attempt, or when no row's ψ moved.
+pub(super) fn clamped_pass(
+    p: &LcpParams,
+    model: &Model,
+    state: &[BodyState],
+    h: f64,
+    (counted, unconverged): ((u64, u64), u64),
+    ls: &mut LcpWorkspace,
+    stats: &mut StepStats,
+) -> bool {
+    if !ls.peg.work_clamp || ls.peg.splittable || !clamp_to_penetration(ls) {
+        return false;
+    }
+    peg_constants(p, h, ls);
+    let refused = stats.solver_iterations;
+    (stats.solver_failures, stats.solver_fallbacks) = counted;
+    stats.solver_unconverged = unconverged;
+    solve(p, ls, stats);
+    stats.solver_iterations += refused;
+    super::velocity_after(ls, false);
+    if stats.solver_failed || work_rejects(model, state, h, ls) {
+        return false;
+    }
+    stats.peg_clamped_kept += 1;
+    true
 }
 
 /// The push-out energy of pushes in series (`[lcp] peg_work_chain`, peg33): per

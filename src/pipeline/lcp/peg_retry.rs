@@ -799,6 +799,9 @@ fn retry(
         if rw.deep_rot && level > 0 && usize::from(level) == depth {
             ls.peg.rot_eps_theta = true;
         }
+        // A refusal of the work check above the deepest level is split, not
+        // clamped (`[lcp] peg_work_clamp`, peg.rs "Work check").
+        ls.peg.splittable = !deep;
         st.step_of(&sub, data, col, ls);
         // An attempt without PEG rows was the LCP method's step (`peg.rs`, "Steps
         // without PEG rows"): kept as that method keeps it, never split.
@@ -885,6 +888,7 @@ fn retry(
         }
         first = false;
     }
+    ls.peg.splittable = false;
     if retried {
         // The step's stats over its kept sub-steps.
         let s = &mut data.stats;
