@@ -593,10 +593,9 @@ impl ContactProblem {
             size(n, self.patch.len())?;
             for (i, pa) in self.patch.iter().enumerate() {
                 let (a, b) = (pa.first as usize, pa.first as usize + pa.len as usize);
-                if !(a <= i && i < b && b <= n)
-                    || !(pa.share.is_finite() && pa.share >= 0.0 && pa.share <= 1.0)
-                    || (pa.len == 1 && a != i)
-                {
+                let range = a <= i && i < b && b <= n && (pa.len > 1 || a == i);
+                let share = pa.share.is_finite() && (0.0..=1.0).contains(&pa.share);
+                if !(range && share) {
                     return Err(LcpError::NonFinite);
                 }
             }
