@@ -356,6 +356,9 @@ pub struct LcpWorkspace {
     /// solve takes them (`patch_on`: the standard rows, not PEG's).
     pub(super) patch_rows: Vec<crate::solver::PatchOf>,
     pub(super) patch_on: bool,
+    /// `[lcp] friction = "patch"` this step: `rows::contact_rows` fills
+    /// `patch_rows` only then (none read otherwise).
+    pub(super) patch_wanted: bool,
     pub(super) jac: Vec<f64>,
     pub(super) minv_jt: Vec<f64>,
     /// Delassus W = G M⁻¹ Gᵀ (3 rows per point) and q_W = G ν_f + s.
@@ -451,6 +454,7 @@ impl Default for LcpWorkspace {
             contacts: Vec::new(),
             patch_rows: Vec::new(),
             patch_on: false,
+            patch_wanted: false,
             jac: Vec::new(),
             minv_jt: Vec::new(),
             w: DMatrix::zeros(0, 0),
@@ -548,6 +552,7 @@ impl LcpWorkspace {
             contacts: Vec::with_capacity(points),
             patch_rows: Vec::with_capacity(points),
             patch_on: false,
+            patch_wanted: false,
             // Three rows per point from the start (`solver::resize_zeroed` keeps the
             // capacity): a pile whose contacts grow late does not grow it mid-run.
             qw: DVector::from_vec(Vec::with_capacity(3 * points)),
@@ -685,6 +690,7 @@ impl LcpStepper<'_> {
         }
         let peg_method = p.contact_model == ContactModel::Peg;
         let mut peg = peg_method;
+        ls.patch_wanted = p.friction == crate::model::FrictionModel::Patch;
         let mut ts = None;
         let mut before = (0, 0.0, 0, false);
         // The step's failure counters before its solve (the work check's fallback

@@ -76,7 +76,8 @@ pub(crate) struct LinkRows {
 /// friction rows at [`friction_points`]: each point carries its share of the
 /// patch's spin at the lever of the uniform pressure, not at its corner. Its
 /// touching points (depth ≥ 0, two or more) are one face patch in
-/// `ls.patch_rows` ([`patch_of`]; read under `[lcp] friction = "patch"`).
+/// `ls.patch_rows` ([`patch_of`]; filled and read under `[lcp] friction =
+/// "patch"` only).
 pub(super) fn contact_rows(
     model: &Model,
     state: &[BodyState],
@@ -117,7 +118,9 @@ pub(super) fn contact_rows(
             && blocks.iter().all(|&b| free_or_static(b))
             && crate::contact::friction::holds_tilt(ga.shape.kind(), gb.shape.kind());
         friction_points(pts, &ls.pick, &n, flat, &mut fpoint);
-        patch_of(pts, &ls.pick, flat, ls.contacts.len(), &mut ls.patch_rows);
+        if ls.patch_wanted {
+            patch_of(pts, &ls.pick, flat, ls.contacts.len(), &mut ls.patch_rows);
+        }
         for (slot, &k) in ls.pick.iter().enumerate() {
             let cp = &pts[k];
             let pf = fpoint[slot];
