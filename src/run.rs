@@ -44,6 +44,9 @@ pub struct RunArgs {
     /// takes lemke only: its LCP is not symmetric and PGS is only its counted fallback.
     #[arg(long)]
     pub lcp_solver: Option<String>,
+    /// `[lcp] friction`: point | patch (for an LCP scene or --method lcp; lcp33).
+    #[arg(long)]
+    pub lcp_friction: Option<String>,
     /// PEG (--method peg or a peg scene): `[lcp] peg_retry_depth` — a step whose
     /// PEG solve failed is taken again as two of h/2, down to h/2^N (0..=8; 0: no
     /// retry).
@@ -228,6 +231,25 @@ pub fn apply_lcp_solver(model: &Model, solver: &str) -> anyhow::Result<Model> {
     Ok(model.with_options(opt))
 }
 
+/// Apply `--lcp-friction` (`[lcp] friction`, lcp33) to a model whose method is LCP.
+pub fn apply_lcp_friction(model: &Model, friction: &str) -> anyhow::Result<Model> {
+    let f = match friction {
+        "point" => crate::model::FrictionModel::Point,
+        "patch" => crate::model::FrictionModel::Patch,
+        other => anyhow::bail!("--lcp-friction: unknown '{other}' (point, patch)"),
+    };
+    let mut opt = model.opt;
+    match &mut opt.method {
+        Method::Lcp(p) => {
+            p.friction = f;
+            p.validate()
+                .map_err(|(k, m)| anyhow::anyhow!("--lcp-friction ({k}): {m}"))?;
+        }
+        _ => anyhow::bail!("--lcp-friction applies to the lcp method (give --method lcp)"),
+    }
+    Ok(model.with_options(opt))
+}
+
 /// Apply `--peg-retry-depth` to a model whose method is PEG.
 pub fn apply_peg_retry_depth(model: &Model, depth: usize) -> anyhow::Result<Model> {
     let mut opt = model.opt;
@@ -382,6 +404,9 @@ pub fn run_main(a: RunArgs) -> anyhow::Result<()> {
     let mut model = apply_overrides(&model, a.method, a.dt, a.integrator.as_deref())?;
     if let Some(s) = &a.lcp_solver {
         model = apply_lcp_solver(&model, s)?;
+    }
+    if let Some(f) = &a.lcp_friction {
+        model = apply_lcp_friction(&model, f)?;
     }
     if let Some(n) = a.peg_retry_depth {
         model = apply_peg_retry_depth(&model, n)?;

@@ -6,7 +6,7 @@
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_file, load_scene_str};
-use rtphys::model::{LcpParams, LcpSolverKind, Method};
+use rtphys::model::{FrictionModel, LcpParams, LcpSolverKind, Method};
 use rtphys::Model;
 #[path = "common/alloc_counter.rs"]
 mod alloc_counter;
@@ -35,17 +35,14 @@ fn scene(name: &str) -> Model {
     load_scene_file(path).expect("scene")
 }
 
-#[test]
-fn lcp_steps_without_allocating() {
+/// The box, the 5-stack and the 20-pile under each of `solvers` with
+/// `[lcp] friction = friction` (the pile with the real-time setting, and not
+/// under Lemke): no allocation in the counted steps once warmed up.
+fn steps_without_allocating(solvers: &[LcpSolverKind], friction: FrictionModel) {
     let pile =
         pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
     let pile = load_scene_str(&pile, "pile", std::path::Path::new(".")).expect("pile");
-    for solver in [
-        LcpSolverKind::Lemke,
-        LcpSolverKind::Pgs,
-        LcpSolverKind::Newton,
-        LcpSolverKind::Primal,
-    ] {
+    for &solver in solvers {
         for (name, base, warm, counted) in [
             ("box", scene("lcp_box.toml"), 500, 1000),
             ("stack5", scene("lcp_stack5.toml"), 500, 1000),
@@ -55,15 +52,48 @@ fn lcp_steps_without_allocating() {
                 continue;
             }
             let model = with_solver(&base, solver, name == "pile20");
+            let mut opt = model.opt;
+            if let Method::Lcp(p) = &mut opt.method {
+                p.friction = friction;
+            }
+            let model = model.with_options(opt);
             let (data, n) = alloc_counter::warmed_step_allocations(&model, warm, counted);
             assert!(data.stats.contact_points > 0, "{name}: no contacts");
             assert_eq!(data.stats.quarantined, 0, "{name}/{solver:?}");
             assert_eq!(
                 n, 0,
-                "{name}/{solver:?}: {n} allocations in {counted} warmed-up steps"
+                "{name}/{solver:?}/{friction:?}: {n} allocations in {counted} warmed-up steps"
             );
         }
     }
+}
+
+#[test]
+fn lcp_steps_without_allocating() {
+    steps_without_allocating(
+        &[
+            LcpSolverKind::Lemke,
+            LcpSolverKind::Pgs,
+            LcpSolverKind::Newton,
+            LcpSolverKind::Primal,
+        ],
+        FrictionModel::Point,
+    );
+}
+
+/// Under `[lcp] friction = "patch"` (lcp33: the face patches' cones, and the
+/// primal solver's islands left to PGS) the step allocates nothing once warmed
+/// up either.
+#[test]
+fn lcp_steps_without_allocating_per_patch() {
+    steps_without_allocating(
+        &[
+            LcpSolverKind::Lemke,
+            LcpSolverKind::Pgs,
+            LcpSolverKind::Primal,
+        ],
+        FrictionModel::Patch,
+    );
 }
 
 /// PEG's rows (`method = "peg"`): a box resting on a static box (U constraints)

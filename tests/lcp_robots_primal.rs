@@ -381,6 +381,7 @@ fn dumped(name: &str) -> Dump {
             .collect(),
         q: floats(&v["q"]),
         mu,
+        patch: Vec::new(),
     };
     let guess = v["guess"].as_array().map(|_| floats(&v["guess"]));
     let tol = v["tolerance"].as_f64().expect("tolerance");

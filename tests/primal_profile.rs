@@ -20,7 +20,7 @@
 
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
-use rtphys::model::{LcpSolverKind, Method};
+use rtphys::model::{FrictionModel, LcpSolverKind, Method};
 use rtphys::run::apply_overrides;
 use rtphys::solver::primal::{PassRecord, NO_BODY};
 use rtphys::solver::{
@@ -76,6 +76,15 @@ fn settle() -> usize {
         .unwrap_or(SETTLE)
 }
 
+/// `[lcp] friction` of the harness's pile: the scene's (`"point"`), or
+/// `PROFILE_FRICTION=patch` (lcp33: the face patches' cones).
+fn friction() -> FrictionModel {
+    match std::env::var("PROFILE_FRICTION").ok().as_deref() {
+        Some("patch") => FrictionModel::Patch,
+        _ => FrictionModel::Point,
+    }
+}
+
 /// The bench's pile20 under `--method lcp --lcp-solver primal`, settled
 /// [`settle`] steps.
 fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
@@ -84,6 +93,7 @@ fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     let mut model = apply_overrides(&model, Some(MethodName::Lcp), None, None).expect("lcp");
     if let Method::Lcp(mut p) = model.opt.method {
         p.solver = LcpSolverKind::Primal;
+        p.friction = friction();
         let mut opt = model.opt;
         opt.method = Method::Lcp(p);
         model = model.with_options(opt);
@@ -455,6 +465,10 @@ const VARIANTS: &[Variant] = &[
     ("resting 1e3", resting_1e3, true),
     ("resting 1e6", resting_1e6, true),
     ("guess radii", guess_radii, true),
+    // lcp33: the same problems with their face patches taken off (each point
+    // its own cone; `observe`): under `PROFILE_FRICTION=patch`, the point
+    // cones' count on the patch trajectory's problems.
+    ("point cones", as_is, true),
 ];
 
 /// Per variant, summed over the window's solves.
@@ -524,9 +538,18 @@ fn observe(
         return;
     };
     let mut status = Vec::with_capacity(sh.variants.len());
-    for (v, &(_, vary, warm)) in sh.variants.iter().enumerate() {
+    let mut points = None;
+    for (v, &(name, vary, warm)) in sh.variants.iter().enumerate() {
         let solver = PrimalSolver::new(vary(*params));
         let guess = guess.filter(|_| warm);
+        let problem = if name == "point cones" {
+            &*points.get_or_insert_with(|| ContactProblem {
+                patch: Vec::new(),
+                ..problem.clone()
+            })
+        } else {
+            problem
+        };
         status.push(solver.solve_contacts_dofs(problem, rows, dofs, guess, &mut sh.res[v]));
         let (st, s) = (&sh.res[v].stats, &mut sh.sums[v]);
         let kind = &mut s.by_kind[s.solves % 2];

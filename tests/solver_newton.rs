@@ -481,6 +481,7 @@ fn dumped_island_at(path: &str) -> (ContactProblem, Vec<f64>, f64) {
         order: (0..n as u32).collect(),
         island_start: vec![0, n],
         table: PolygonTable::new(v["k"].as_u64().expect("k") as u32),
+        patch: Vec::new(),
     };
     p.validate().expect("valid dump");
     (

@@ -33,6 +33,28 @@ pub enum LcpSolverKind {
     Primal,
 }
 
+/// Whose normal load a contact point's friction cone is sized by (scene key
+/// `[lcp] friction`; lcp33).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrictionModel {
+    /// `"point"` (default): each contact point its own polyhedral Coulomb cone,
+    /// `f_t ∈ μ p_n conv{d_j}` (Stewart–Trinkle / Anitescu–Potra, the cones
+    /// 003 leaves to "one's favorite friction model").
+    Point,
+    /// `"patch"`: the touching points of one face or line contact (a manifold of
+    /// the standard rows between free or static bodies, depth ≥ 0, two or more
+    /// points) share one cone on the patch's total normal load P: each point's
+    /// k-gon has radius `μ P / m` (m the patch's points: the uniform pressure the
+    /// friction rows' spin levers stand for). The k-gons sum to the k-gon of
+    /// radius μ P: a face slides, sticks and holds on an incline as one Coulomb
+    /// contact, and its moment about the normal is limited as under uniform
+    /// pressure; the radii no longer hang on the split of the face's load over
+    /// its corners (the CFM's, ill-conditioned). `solver::pgs::PatchOf`;
+    /// docs/BENCHMARKS.md, lcp33. Robot links, round shapes and PEG's rows keep
+    /// their points' own cones.
+    Patch,
+}
+
 /// How the gap ψ (≤ 0 when penetrating, m) enters the normal rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StabilizationScheme {
@@ -128,6 +150,12 @@ pub struct LcpParams {
     /// Warm start from the previous step's impulses of the same geom pair and
     /// point index (Lemke: their active set; PGS: their values). Default on.
     pub warm_start: bool,
+    /// Whose load sizes a point's friction cone: its own (default) or its face
+    /// patch's ([`FrictionModel`]; scene key `friction`, lcp33). Every solver of
+    /// the standard rows solves the chosen model; under `"patch"` the primal
+    /// solver's islands it leaves go to PGS, not to the Newton path (which
+    /// knows only the points' own cones).
+    pub friction: FrictionModel,
     /// PEG (003): an island too large for one Lemke, or one whose Lemke failed, is
     /// solved first by block Gauss–Seidel over its two-body groups, each group's LCP
     /// by Lemke (`pipeline::lcp::peg_bgs`), before the constraint PGS. Scene key
@@ -363,6 +391,7 @@ impl Default for LcpParams {
             tolerance: 1e-9,
             relaxation: 1.0,
             warm_start: true,
+            friction: FrictionModel::Point,
             peg_block_gs: false,
             peg_elastic: false,
             peg_general: true,
@@ -401,6 +430,14 @@ impl LcpParams {
                     "must be an integer in [4, 64], got {}",
                     self.friction_directions
                 ),
+            ));
+        }
+        if self.friction == FrictionModel::Patch && self.solver == LcpSolverKind::Newton {
+            return Err((
+                "friction",
+                "\"patch\" is solved by the lemke, pgs and primal solvers (newton's natural \
+                 map knows only the points' own cones)"
+                    .to_string(),
             ));
         }
         if !(self.stabilization >= 0.0 && self.stabilization <= 1.0) {

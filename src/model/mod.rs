@@ -7,7 +7,7 @@ pub mod robot;
 pub mod scene;
 pub mod seams;
 
-pub use lcp::{ContactModel, LcpParams, LcpSolverKind, StabilizationScheme};
+pub use lcp::{ContactModel, FrictionModel, LcpParams, LcpSolverKind, StabilizationScheme};
 
 use crate::collision::{pair_supported, ConvexPolytope, Shape};
 use crate::math::{Mat3, Pose, Quat, Vec3};

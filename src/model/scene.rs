@@ -55,6 +55,8 @@
 //! tolerance = 1e-9                 # PGS residual
 //! relaxation = 1.0                 # PGS SOR ω ∈ (0, 2)
 //! warm_start = true
+//! friction = "point"               # "point" (each point's own cone) | "patch" (a face's
+//!                                  #  points share the cone of its total load; lcp33)
 //! peg_block_gs = false             # peg: over-cap islands by block Gauss–Seidel over
 //!                                  #  two-body groups, Lemke per group (experimental)
 //! peg_elastic = false              # peg: an island every solve failed on gets its force
@@ -736,6 +738,7 @@ struct LcpToml {
     tolerance: Option<f64>,
     relaxation: Option<f64>,
     warm_start: Option<bool>,
+    friction: Option<FrictionName>,
     peg_block_gs: Option<bool>,
     peg_elastic: Option<bool>,
     peg_general: Option<bool>,
@@ -768,6 +771,14 @@ enum LcpSolverName {
     Pgs,
     Newton,
     Primal,
+}
+
+/// `[lcp] friction = "point" | "patch"`.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum FrictionName {
+    Point,
+    Patch,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -841,6 +852,11 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         tolerance: l.tolerance.unwrap_or(d.tolerance),
         relaxation: l.relaxation.unwrap_or(d.relaxation),
         warm_start: l.warm_start.unwrap_or(d.warm_start),
+        friction: match l.friction {
+            Some(FrictionName::Patch) => super::FrictionModel::Patch,
+            Some(FrictionName::Point) => super::FrictionModel::Point,
+            None => d.friction,
+        },
         peg_block_gs: l.peg_block_gs.unwrap_or(d.peg_block_gs),
         peg_elastic: l.peg_elastic.unwrap_or(d.peg_elastic),
         peg_general: l.peg_general.unwrap_or(d.peg_general),

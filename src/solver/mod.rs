@@ -43,8 +43,8 @@ pub use newton::{
 };
 pub use pgs::{
     contact_residual, project_polygon, project_polygon_with, BoxBounds, ContactPgsResults,
-    ContactPgsStats, ContactProblem, FrictionCoupling, PgsParams, PgsResults, PgsSolver, PgsStats,
-    PgsStatus, PolygonCone, PolygonTable,
+    ContactPgsStats, ContactProblem, FrictionCoupling, PatchOf, PgsParams, PgsResults, PgsSolver,
+    PgsStats, PgsStatus, PolygonCone, PolygonTable,
 };
 pub use primal::{
     BodyRows, DofRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver, PrimalStats,

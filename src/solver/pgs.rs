@@ -513,6 +513,40 @@ pub struct ContactProblem {
     pub island_start: Vec<usize>,
     /// The friction polygon (k sides).
     pub table: PolygonTable,
+    /// The face patches (lcp33, `[lcp] friction = "patch"`): empty (every
+    /// point its own Coulomb cone, `μ_i p_n(i)`), or one [`PatchOf`] per
+    /// point. A point of a patch of two or more points takes the radius
+    /// `μ_i s_i Σ_{j ∈ P} max(0, p_n(j))` ([`ContactProblem::radius_with`]):
+    /// its share `s_i` of the patch's total normal load. The members of a
+    /// patch lie in its range `first..first + len` (points of the range that
+    /// are their own patch, `len` 1, are not members) and in one island.
+    pub patch: Vec<PatchOf>,
+}
+
+/// A point's face patch ([`ContactProblem::patch`]): the points of
+/// `first..first + len` whose `PatchOf` has the same range (its own among
+/// them), and its share `s` of the patch's friction (the shares of a patch sum
+/// to 1). `len` 1: the point is its own cone, `μ p_n`.
+///
+/// **The friction model of a patch** (lcp33). 003's time-stepping subproblem
+/// (eqs. (5)–(10)) leaves friction to "one's favorite friction model" (Refs.
+/// [22, 23]: Stewart–Trinkle's and Anitescu–Potra's polyhedral cones, one per
+/// contact point). Per point, the radius is `μ p_n(i)`: on a face resting on
+/// its 4 corners the split of the face's load over the corners is set by the
+/// CFM (dependent rows), and so are the radii. Per patch, the points of one face
+/// contact share the cone of the face's total load `P = Σ_j p_n(j)`: each
+/// point's k-gon has radius `s_i μ P` with fixed shares (equal: the uniform
+/// pressure the rows' spin levers already stand for, `rows::friction_points`).
+/// The k-gons' Minkowski sum is the k-gon of radius `μ P`, so the patch's
+/// tangential limit is Coulomb's on the total load, whatever the split; the
+/// moment about the normal is limited as under uniform pressure. The LCP is
+/// the Stewart–Trinkle one with the slack rows `ρ_σ(i) = s_i μ Σ_{j∈P} p_n(j)
+/// − Σ β_i` (`delassus::stewart_trinkle_lcp`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PatchOf {
+    pub first: u32,
+    pub len: u32,
+    pub share: f64,
 }
 
 impl ContactProblem {
@@ -555,7 +589,53 @@ impl ContactProblem {
         {
             return Err(LcpError::NonFinite);
         }
+        if !self.patch.is_empty() {
+            size(n, self.patch.len())?;
+            for (i, pa) in self.patch.iter().enumerate() {
+                let (a, b) = (pa.first as usize, pa.first as usize + pa.len as usize);
+                let range = a <= i && i < b && b <= n && (pa.len > 1 || a == i);
+                let share = pa.share.is_finite() && (0.0..=1.0).contains(&pa.share);
+                if !(range && share) {
+                    return Err(LcpError::NonFinite);
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// Point `i`'s friction radius at the normal loads `load(j)`: `μ_i
+    /// load(i)` (no patch), or `μ_i s_i Σ_{j ∈ P} max(0, load(j))` for a point of
+    /// a patch P of two or more points ([`PatchOf`]). The first form is the
+    /// callers' own expression (bit for bit: they pass `load` with or without
+    /// their `max(0, ·)`).
+    #[inline]
+    pub fn radius_with(&self, i: usize, load: impl Fn(usize) -> f64) -> f64 {
+        match self.patch.get(i) {
+            Some(pa) if pa.len > 1 => {
+                let a = pa.first as usize;
+                let mut s = 0.0;
+                for j in a..a + pa.len as usize {
+                    if self.in_patch(j, pa) {
+                        s += load(j).max(0.0);
+                    }
+                }
+                self.mu[i] * (pa.share * s)
+            }
+            _ => self.mu[i] * load(i),
+        }
+    }
+
+    /// Whether point `j` is a member of the patch `pa` (of two or more points).
+    #[inline]
+    pub fn in_patch(&self, j: usize, pa: &PatchOf) -> bool {
+        self.patch
+            .get(j)
+            .is_some_and(|o| o.first == pa.first && o.len == pa.len)
+    }
+
+    /// True when some point's radius is its patch's ([`PatchOf`]).
+    pub fn has_patches(&self) -> bool {
+        self.patch.iter().any(|pa| pa.len > 1)
     }
 }
 
@@ -611,6 +691,7 @@ impl ContactProblem {
             mu: Vec::with_capacity(points),
             order: Vec::with_capacity(points),
             island_start: Vec::with_capacity(points + 1),
+            patch: Vec::with_capacity(points),
             ..Default::default()
         }
     }
@@ -682,9 +763,13 @@ impl PgsSolver {
             None => results.z.resize(3 * n, 0.0),
         }
         for i in 0..n {
+            results.z[3 * i] = results.z[3 * i].max(0.0);
+        }
+        for i in 0..n {
+            let z = &results.z;
+            let r = problem.radius_with(i, |j| z[3 * j]);
             let z = &mut results.z[3 * i..3 * i + 3];
-            z[0] = z[0].max(0.0);
-            (z[1], z[2]) = project_polygon_with(z[1], z[2], problem.mu[i] * z[0], &problem.table);
+            (z[1], z[2]) = project_polygon_with(z[1], z[2], r, &problem.table);
         }
         // Islands, each swept until its residual meets the tolerance.
         let mut status = PgsStatus::Converged;
@@ -737,7 +822,8 @@ impl PgsSolver {
                 z[3 * i] = zn;
                 let (r1, r2) = (r[1] + d[3] * dn, r[2] + d[6] * dn);
                 let step = p.relaxation * inv_lmax[i];
-                let dt = friction_update(z, i, (r1, r2), step, problem.mu[i] * zn, &problem.table);
+                let radius = problem.radius_with(i, |j| z[3 * j]);
+                let dt = friction_update(z, i, (r1, r2), step, radius, &problem.table);
                 change = change.max(dn.abs() / inv_wnn[i]).max(dt / inv_lmax[i]);
             }
             it += 1;
@@ -782,8 +868,8 @@ pub fn contact_residual(problem: &ContactProblem, order: &[u32], z: &[f64]) -> f
         let zn = z[3 * i];
         let (z1, z2) = (z[3 * i + 1], z[3 * i + 2]);
         let en = (zn - (zn - r[0]).max(0.0)).abs();
-        let (p1, p2) =
-            project_polygon_with(z1 - r[1], z2 - r[2], problem.mu[i] * zn, &problem.table);
+        let radius = problem.radius_with(i, |j| z[3 * j]);
+        let (p1, p2) = project_polygon_with(z1 - r[1], z2 - r[2], radius, &problem.table);
         let e = en.max((z1 - p1).abs()).max((z2 - p2).abs());
         if e.is_nan() {
             return f64::INFINITY;

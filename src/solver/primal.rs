@@ -167,6 +167,16 @@
 //! bench window was 58–64 % slower with 18–37 fallbacks: off too
 //! (docs/BENCHMARKS.md, lcp32).
 //!
+//! # Face patches (lcp33, `ContactProblem::patch`)
+//! Under `[lcp] friction = "patch"` a point of a face patch has the radius
+//! `r_i = μ_i s_i Σ_{j ∈ P} p_n(j)` ([`ContactProblem::radius_with`]): every
+//! radius update above takes the patch's load, the radius Newton system's row
+//! of a patch point has `−μ_i s_i Σ_j ∂p_n(j)/∂r` over the patch's loaded
+//! points, and the residual's k-gon is the patch's. The frozen QP is unchanged
+//! (its radii are numbers); a point whose normal row is off keeps its share of
+//! the patch's radius. The cone run and `coupled` (the points' own cones in the
+//! Newton system) are off on such problems.
+//!
 //! # The block step (lcp31, [`PrimalParams::block_pieces`], off)
 //! The exact line search stops just past the first stiff kink (`1/e' ≈ 1e6`
 //! of W's diagonal), so a factorization identifies the pieces that one kink
@@ -1501,9 +1511,13 @@ impl PrimalSolver {
             res.z.copy_from_slice(g);
         }
         for i in 0..n {
+            res.z[3 * i] = res.z[3 * i].max(0.0);
+        }
+        for i in 0..n {
+            let z = &res.z;
+            let r = problem.radius_with(i, |j| z[3 * j]);
             let z = &mut res.z[3 * i..3 * i + 3];
-            z[0] = z[0].max(0.0);
-            (z[1], z[2]) = project_polygon_with(z[1], z[2], problem.mu[i] * z[0], &problem.table);
+            (z[1], z[2]) = project_polygon_with(z[1], z[2], r, &problem.table);
         }
         refill(&mut res.local, nb, u32::MAX);
         for v in [&mut res.e, &mut res.q, &mut res.u, &mut res.du, &mut res.zs] {
@@ -1625,7 +1639,7 @@ impl PrimalSolver {
             let (mut d, mut r) = (0.0, 0.0);
             for &i in order {
                 let i = i as usize;
-                let g = problem.mu[i] * res.z[3 * i].max(0.0);
+                let g = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
                 d += (res.trace_r0[i] - g).powi(2);
                 r += g * g;
             }
@@ -1685,7 +1699,7 @@ impl PrimalSolver {
         let mut residual = f64::INFINITY;
         for &i in order {
             let i = i as usize;
-            res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+            res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
             res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
         }
         // The cone run first ("The cone run first").
@@ -1703,7 +1717,7 @@ impl PrimalSolver {
                         .0
                         >= r * problem.table.half.0 * (1.0 - 1e-9)
             });
-        if p.cone_first && !sliding {
+        if p.cone_first && !sliding && problem.patch.is_empty() {
             if !p.cone_warm {
                 for &i in order {
                     let i = i as usize;
@@ -1729,7 +1743,7 @@ impl PrimalSolver {
             }
             for &i in order {
                 let i = i as usize;
-                res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
                 res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
             }
         }
@@ -1835,7 +1849,7 @@ impl PrimalSolver {
                     let take = !p.warm_radii_guarded || held;
                     for &i in order.iter().filter(|_| take) {
                         let i = i as usize;
-                        res.radius[i] = problem.mu[i] * res.zs[i][0].max(0.0);
+                        res.radius[i] = problem.radius_with(i, |j| res.zs[j][0].max(0.0));
                         if p.warm_centre {
                             res.centre[i] = res.zs[i];
                         }
@@ -1864,7 +1878,7 @@ impl PrimalSolver {
                     Some(false) => {
                         for &i in order {
                             let i = i as usize;
-                            res.radius[i] = problem.mu[i] * res.zs[i][0];
+                            res.radius[i] = problem.radius_with(i, |j| res.zs[j][0]);
                         }
                     }
                 }
@@ -1912,7 +1926,7 @@ impl PrimalSolver {
                 for &i in order {
                     let i = i as usize;
                     res.centre[i] = res.zs[i];
-                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                    res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
                 }
             } else if p.anderson_centre {
                 if m < 2 || !anderson_centre(order, res, m, &mut kept) {
@@ -1923,7 +1937,7 @@ impl PrimalSolver {
                 }
                 for &i in order {
                     let i = i as usize;
-                    res.radius[i] = problem.mu[i] * res.centre[i][0].max(0.0);
+                    res.radius[i] = problem.radius_with(i, |j| res.centre[j][0].max(0.0));
                 }
             } else {
                 for &i in order {
@@ -1946,7 +1960,7 @@ impl PrimalSolver {
                 if guard || m < 2 || !anderson(problem, order, res, m, &mut kept) {
                     for &i in order {
                         let i = i as usize;
-                        res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                        res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
                     }
                 }
             }
@@ -1991,7 +2005,12 @@ impl PrimalSolver {
             for a in 0..3 {
                 r[a] += problem.q[3 * i + a] + e[a] * z[a];
             }
-            let x = natural_map(z, &r, problem.mu[i], &problem.table);
+            let x = natural_map(
+                z,
+                &r,
+                problem.radius_with(i, |j| res.z[3 * j]),
+                &problem.table,
+            );
             if x.is_nan() {
                 return f64::INFINITY;
             }
@@ -2187,7 +2206,8 @@ impl PrimalSolver {
     ) -> Option<bool> {
         let p = &self.params;
         let table = &problem.table;
-        let coupled = (p.coupled && !res.cone).then_some(problem);
+        // Not on face patches (lcp33): its radius step is the point's own.
+        let coupled = (p.coupled && !res.cone && problem.patch.is_empty()).then_some(problem);
         if !self.evaluate(rows, order, table, res) {
             return None;
         }
@@ -3606,7 +3626,7 @@ fn anderson(
     kept: &mut usize,
 ) -> bool {
     let (gv, res) = (&mut r.hist_g[..], &mut r.hist_f[..]);
-    anderson_radius(&problem.mu, &r.z, order, &mut r.radius, (gv, res), m, kept)
+    anderson_radius(problem, &r.z, order, &mut r.radius, (gv, res), m, kept)
         && order.iter().all(|&i| r.radius[i as usize].is_finite())
 }
 
@@ -3678,7 +3698,7 @@ fn radius_residual(problem: &ContactProblem, order: &[u32], res: &PrimalResults)
     let mut s = 0.0;
     for &i in order {
         let i = i as usize;
-        s += (problem.mu[i] * res.z[3 * i].max(0.0) - res.radius[i]).powi(2);
+        s += (problem.radius_with(i, |j| res.z[3 * j].max(0.0)) - res.radius[i]).powi(2);
     }
     s.sqrt()
 }
@@ -3699,7 +3719,7 @@ fn trace_pass(
     let mut sliding = 0;
     for &i in order {
         let i = i as usize;
-        let g = problem.mu[i] * res.z[3 * i].max(0.0);
+        let g = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
         df += (g - res.radius[i]).powi(2);
         g2 += g * g;
         off = off.max((g - res.radius[i]).abs());
@@ -3839,7 +3859,25 @@ fn radius_newton_system(
     for a in 0..k {
         let i = res.slide[a] as usize;
         res.kmat[a * k + a] = 1.0;
-        res.krhs.push(problem.mu[i] * res.zs[i][0] - res.radius[i]);
+        res.krhs
+            .push(problem.radius_with(i, |j| res.zs[j][0]) - res.radius[i]);
+        if let Some(pa) = problem.patch.get(i).filter(|pa| pa.len > 1) {
+            // A face patch (lcp33): r_i = μ s_i Σ_{j ∈ P} p_n(j), so the row
+            // takes −μ s_i Σ_j ∂p_n(j)/∂r over the patch's loaded points.
+            let c = problem.mu[i] * pa.share;
+            let j0 = pa.first as usize;
+            for j in j0..j0 + pa.len as usize {
+                if !problem.in_patch(j, pa) || !res.normal_on[j] {
+                    continue;
+                }
+                let cj = c / res.e[j][0];
+                for col in 0..k {
+                    let g = gn(res, j, col);
+                    res.kmat[a * k + col] += cj * g;
+                }
+            }
+            continue;
+        }
         if !res.normal_on[i] {
             continue;
         }
@@ -3871,7 +3909,7 @@ fn other_radii(problem: &ContactProblem, order: &[u32], res: &mut PrimalResults)
     for &i in order {
         let i = i as usize;
         if !res.in_slide[i] {
-            res.radius[i] = problem.mu[i] * res.zs[i][0];
+            res.radius[i] = problem.radius_with(i, |j| res.zs[j][0]);
         }
         res.in_slide[i] = false;
     }
@@ -3927,7 +3965,7 @@ fn slide_columns(problem: &ContactProblem, rows: &BodyRows, res: &mut PrimalResu
 fn radius_offset(problem: &ContactProblem, order: &[u32], res: &PrimalResults) -> f64 {
     order.iter().fold(0.0_f64, |a, &i| {
         let i = i as usize;
-        a.max((problem.mu[i] * res.zs[i][0] - res.radius[i]).abs())
+        a.max((problem.radius_with(i, |j| res.zs[j][0]) - res.radius[i]).abs())
     })
 }
 
@@ -4068,12 +4106,13 @@ fn minv_gt(
 }
 
 /// A point's natural-map residual `max(|z_n − max(0, z_n − w_n)|, |f_t − Π(f_t −
-/// w_t)|)` over the k-gon of radius `μ z_n` (the residual of
-/// [`contact_residual`]) at its `w = r`.
+/// w_t)|)` over the k-gon of radius `radius` (`μ z_n`, or its patch's:
+/// [`ContactProblem::radius_with`]; the residual of [`contact_residual`]) at its
+/// `w = r`.
 #[inline]
-fn natural_map(z: &[f64], r: &[f64; 3], mu: f64, table: &PolygonTable) -> f64 {
+fn natural_map(z: &[f64], r: &[f64; 3], radius: f64, table: &PolygonTable) -> f64 {
     let en = (z[0] - (z[0] - r[0]).max(0.0)).abs();
-    let (p1, p2) = project_polygon_with(z[1] - r[1], z[2] - r[2], mu * z[0], table);
+    let (p1, p2) = project_polygon_with(z[1] - r[1], z[2] - r[2], radius, table);
     en.max((z[1] - p1).abs()).max((z[2] - p2).abs())
 }
 
@@ -4740,7 +4779,7 @@ impl PrimalSolver {
         );
         for &i in order {
             let i = i as usize;
-            res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+            res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
             res.centre[i] = [res.z[3 * i], res.z[3 * i + 1], res.z[3 * i + 2]];
         }
         let table = &problem.table;
@@ -4774,7 +4813,7 @@ impl PrimalSolver {
                     Some(false) => {
                         for &i in order {
                             let i = i as usize;
-                            res.radius[i] = problem.mu[i] * res.zs[i][0];
+                            res.radius[i] = problem.radius_with(i, |j| res.zs[j][0]);
                         }
                     }
                 }
@@ -4820,12 +4859,12 @@ impl PrimalSolver {
                 // The radii consistent with the centre z (as in body space).
                 for &i in order {
                     let i = i as usize;
-                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                    res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
                 }
             } else if m < 2 || !anderson(problem, order, res, m, &mut kept) {
                 for &i in order {
                     let i = i as usize;
-                    res.radius[i] = problem.mu[i] * res.z[3 * i].max(0.0);
+                    res.radius[i] = problem.radius_with(i, |j| res.z[3 * j].max(0.0));
                 }
             }
         }
@@ -5031,7 +5070,12 @@ impl PrimalSolver {
             for a in 0..3 {
                 r[a] = problem.q[3 * i + a] + v[a] + e[a] * z[a];
             }
-            let x = natural_map(z, &r, problem.mu[i], &problem.table);
+            let x = natural_map(
+                z,
+                &r,
+                problem.radius_with(i, |j| res.z[3 * j]),
+                &problem.table,
+            );
             if x.is_nan() {
                 return f64::INFINITY;
             }

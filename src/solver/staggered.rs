@@ -108,18 +108,19 @@ fn anderson(
 ) -> bool {
     let n = problem.n();
     let (gv, res) = r.hist.split_at_mut(m * n);
-    anderson_radius(&problem.mu, &r.z, order, &mut r.radius, (gv, res), m, kept)
+    anderson_radius(problem, &r.z, order, &mut r.radius, (gv, res), m, kept)
         && r.radius.iter().all(|v| v.is_finite())
 }
 
 /// The radius map's Anderson step shared by this solver and `solver::primal`:
 /// stores the current pair `(G(r), G(r) − r)` (`G(r)_i = μ_i p_n,i` from the
-/// impulses `z`, 3 per point) of the points in `order` in slot `kept % m` of
-/// `(gv, res)` (`m` slots of `n = mu.len()` entries each), then writes `r ←
+/// impulses `z`, 3 per point, or the point's share of its patch's load,
+/// [`ContactProblem::radius_with`]) of the points in `order` in slot `kept % m` of
+/// `(gv, res)` (`m` slots of `n = problem.n()` entries each), then writes `r ←
 /// max(0, Σ_j α_j G(r_j))` ([`anderson_weights`]) into `radius`. False, with
 /// `radius` untouched, when the system is singular.
 pub(crate) fn anderson_radius(
-    mu: &[f64],
+    problem: &ContactProblem,
     z: &[f64],
     order: &[u32],
     radius: &mut [f64],
@@ -127,12 +128,12 @@ pub(crate) fn anderson_radius(
     m: usize,
     kept: &mut usize,
 ) -> bool {
-    let n = mu.len();
+    let n = problem.n();
     let slot = *kept % m;
     *kept += 1;
     for &i in order {
         let i = i as usize;
-        let g = mu[i] * z[3 * i].max(0.0);
+        let g = problem.radius_with(i, |j| z[3 * j].max(0.0));
         gv[slot * n + i] = g;
         res[slot * n + i] = g - radius[i];
     }

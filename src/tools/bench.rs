@@ -43,6 +43,9 @@ pub struct BenchArgs {
     /// LCP scenes: the solver, lemke | pgs | newton | primal (default: the scene's).
     #[arg(long)]
     pub lcp_solver: Option<String>,
+    /// LCP scenes: `[lcp] friction`, point | patch (default: the scene's).
+    #[arg(long)]
+    pub lcp_friction: Option<String>,
     /// LCP scenes with PGS: residual tolerance (default: the scene's, 1e-9).
     #[arg(long)]
     pub lcp_tolerance: Option<f64>,
@@ -304,6 +307,12 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
             Some(other) => {
                 anyhow::bail!("--lcp-solver: unknown '{other}' (lemke, pgs, newton, primal)")
             }
+        }
+        match a.lcp_friction.as_deref() {
+            None => {}
+            Some("point") => p.friction = crate::model::FrictionModel::Point,
+            Some("patch") => p.friction = crate::model::FrictionModel::Patch,
+            Some(other) => anyhow::bail!("--lcp-friction: unknown '{other}' (point, patch)"),
         }
         if let Some(t) = a.lcp_tolerance {
             p.tolerance = t;
@@ -682,6 +691,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
         "options": {
             "method": a.method.map(|m| format!("{m:?}")),
             "lcp_solver": a.lcp_solver,
+            "lcp_friction": a.lcp_friction,
             "lcp_tolerance": a.lcp_tolerance,
             "lcp_max_iterations": a.lcp_max_iterations,
             "integrator": a.integrator,

@@ -121,7 +121,8 @@ pub fn polytope_overlap(model: &Model, data: &rtphys::Data) -> f64 {
 
 /// The Stewart–Trinkle LCP of a contact problem (per point `p_n`, `β_1…β_k`,
 /// `λ`; `f_t = Σ β_j d_j`, d_j the k-gon's vertex directions, `Σ β_j ≤ μ p_n`:
-/// the same k-gon of radius μ p_n) solved by Lemke; returns `(p_n, f_t)` per
+/// the same k-gon of radius μ p_n, or on face patches `Σ β_j ≤ s_i μ Σ_{j∈P}
+/// p_n(j)`, lcp33) solved by Lemke; returns `(p_n, f_t)` per
 /// point, or None when Lemke does not solve it. Independent of the primal
 /// solver's projections: W is taken from the problem's blocks.
 pub fn lemke_contacts(p: &rtphys::solver::ContactProblem) -> Option<Vec<f64>> {
@@ -163,7 +164,16 @@ pub fn lemke_contacts(p: &rtphys::solver::ContactProblem) -> Option<Vec<f64>> {
             a[(m * i + 1 + j, m * i + k + 1)] = 1.0;
             a[(m * i + k + 1, m * i + 1 + j)] = -1.0;
         }
-        a[(m * i + k + 1, m * i)] = p.mu[i];
+        match p.patch.get(i).filter(|pa| pa.len > 1) {
+            // A face patch (lcp33): ρ_σ(i) = s_i μ_i Σ_{j ∈ P} p_n(j) − Σ β_i.
+            Some(pa) => {
+                let j0 = pa.first as usize;
+                for j in (j0..j0 + pa.len as usize).filter(|&j| p.in_patch(j, pa)) {
+                    a[(m * i + k + 1, m * j)] = p.mu[i] * pa.share;
+                }
+            }
+            None => a[(m * i + k + 1, m * i)] = p.mu[i],
+        }
     }
     let lcp = LcpProblem::new(a, q).ok()?;
     let mut solver = LemkeSolver::new(LemkeParams::default());

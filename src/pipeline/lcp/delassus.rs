@@ -22,9 +22,9 @@ use super::islands::block_contacts;
 use super::rows::{LinkRows, NO_LINK};
 use super::{LcpWorkspace, NO_BLOCK, REGULARIZATION};
 use crate::math::Vec3;
-use crate::model::{LcpParams, StabilizationScheme};
+use crate::model::{FrictionModel, LcpParams, StabilizationScheme};
 use crate::solver::primal::{tree_lt_solve, DOF_MAX, NO_PARENT};
-use crate::solver::{reshape_zeroed, resize_zeroed, PolygonTable};
+use crate::solver::{reshape_zeroed, resize_zeroed, PatchOf, PolygonTable};
 
 /// W = G M⁻¹ Gᵀ over the rows (n, t₁, t₂) of every point, block-sparse
 /// (`ls.sparse`: only points sharing a moving body couple), and q_W = G ν_f + s;
@@ -55,6 +55,7 @@ pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorksp
         sp.w.clear();
         sp.q.clear();
         sp.mu.clear();
+        sp.patch.clear();
         sp.table = PolygonTable::new(p.friction_directions);
     }
     for ci in 0..nc {
@@ -72,6 +73,8 @@ pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorksp
         sparse: sp,
         q_keep,
         stab,
+        patch_rows,
+        patch_on,
         ..
     } = ls;
     q_keep.clear();
@@ -162,6 +165,17 @@ pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorksp
     }
     sp.row_start.push(sp.col.len());
     sp.q.extend_from_slice(qw.as_slice());
+    if p.friction == FrictionModel::Patch && *patch_on {
+        // The face patches of the standard rows (rows.rs, `patch_of`); the
+        // rows pushed after them (joint limits) are their own cones.
+        sp.patch.extend((0..nc).map(|ci| {
+            patch_rows.get(ci).copied().unwrap_or(PatchOf {
+                first: ci as u32,
+                len: 1,
+                share: 1.0,
+            })
+        }));
+    }
 }
 
 /// Point `ci`'s row of W's blocks from `row0` in `ls.sparse` (its columns
@@ -530,12 +544,13 @@ pub(super) fn stewart_trinkle_lcp(ls: &mut LcpWorkspace) {
     let (ib, is) = (nc, nc + nc * k);
     reshape_zeroed(&mut ls.problem.m, n, n);
     resize_zeroed(&mut ls.problem.q, n);
-    let (a, q, w, qw, dirs) = (
+    let (a, q, w, qw, dirs, sp) = (
         &mut ls.problem.m,
         &mut ls.problem.q,
         &ls.w,
         &ls.qw,
         &ls.dirs,
+        &ls.sparse,
     );
     for c in 0..nc {
         for d in 0..nc {
@@ -556,7 +571,17 @@ pub(super) fn stewart_trinkle_lcp(ls: &mut LcpWorkspace) {
             a[(ib + c * k + j, is + c)] = 1.0;
             a[(is + c, ib + c * k + j)] = -1.0;
         }
-        a[(is + c, c)] = ls.contacts[c].mu;
+        match sp.patch.get(c).filter(|pa| pa.len > 1) {
+            // A face patch (lcp33, `solver::pgs::PatchOf`): ρ_σ = s μ Σ_{j∈P}
+            // p_n(j) − Σ β.
+            Some(pa) => {
+                let j0 = pa.first as usize;
+                for j in (j0..j0 + pa.len as usize).filter(|&j| sp.in_patch(j, pa)) {
+                    a[(is + c, j)] = ls.contacts[c].mu * pa.share;
+                }
+            }
+            None => a[(is + c, c)] = ls.contacts[c].mu,
+        }
         q[c] = qw[3 * c];
         for (j, &(cj, sj)) in dirs.iter().enumerate() {
             q[ib + c * k + j] = cj * qw[3 * c + 1] + sj * qw[3 * c + 2];

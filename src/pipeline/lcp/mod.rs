@@ -133,6 +133,19 @@
 //! an incline has a direction straight up the slope. Warm impulses are stored in
 //! the engine's basis (`warm.rs`). PEG's rows keep the engine's basis.
 //!
+//! # Friction per face patch (`[lcp] friction = "patch"`, lcp33)
+//! Off by default (each point its own cone, above). With it, the touching points
+//! (depth ≥ 0) of a face or line contact between free or static bodies — two or
+//! more of one manifold's picked points (`rows::patch_of`) — share the cone of the
+//! face's total normal load P: each point's k-gon has radius μ P / m, the
+//! k-gons' sum the k-gon of radius μ P (`solver::pgs::PatchOf`: the model, 003's
+//! friction rows per patch). Every solver of the standard rows solves it: PGS
+//! and the primal solver through `ContactProblem::radius_with`, Lemke through
+//! the slack rows ρ_σ(i) = μ P / m − Σβ_i (`delassus::stewart_trinkle_lcp`); the
+//! Newton path does not (the key refuses `solver = "newton"`), so under it the
+//! primal solver's islands left go to PGS (`solve::primal_left_to_pgs`). A
+//! speculative gap point of the manifold keeps its own cone.
+//!
 //! # Robots
 //! Each moving robot (not frozen by the quarantine) is one block of ν: its nv
 //! generalized velocities `Data::qvel` (a floating base's twist [ω; v] in the base
@@ -337,6 +350,15 @@ pub struct LcpWorkspace {
     /// (module doc, "Rotation").
     pub(super) free_rot: Vec<(Quat, Vec3)>,
     pub(super) contacts: Vec<ContactRow>,
+    /// Per point of the standard rows (`rows::contact_rows`, in `contacts`'
+    /// order, the rows it pushed only), its face patch under `[lcp] friction
+    /// = "patch"` (lcp33; `solver::pgs::PatchOf`), and whether the step's
+    /// solve takes them (`patch_on`: the standard rows, not PEG's).
+    pub(super) patch_rows: Vec<crate::solver::PatchOf>,
+    pub(super) patch_on: bool,
+    /// `[lcp] friction = "patch"` this step: `rows::contact_rows` fills
+    /// `patch_rows` only then (none read otherwise).
+    pub(super) patch_wanted: bool,
     pub(super) jac: Vec<f64>,
     pub(super) minv_jt: Vec<f64>,
     /// Delassus W = G M⁻¹ Gᵀ (3 rows per point) and q_W = G ν_f + s.
@@ -430,6 +452,9 @@ impl Default for LcpWorkspace {
             consistent: consistent::ConsistentWorkspace::default(),
             free_rot: Vec::new(),
             contacts: Vec::new(),
+            patch_rows: Vec::new(),
+            patch_on: false,
+            patch_wanted: false,
             jac: Vec::new(),
             minv_jt: Vec::new(),
             w: DMatrix::zeros(0, 0),
@@ -525,6 +550,9 @@ impl LcpWorkspace {
             ),
             free_rot: Vec::with_capacity(nb),
             contacts: Vec::with_capacity(points),
+            patch_rows: Vec::with_capacity(points),
+            patch_on: false,
+            patch_wanted: false,
             // Three rows per point from the start (`solver::resize_zeroed` keeps the
             // capacity): a pile whose contacts grow late does not grow it mid-run.
             qw: DVector::from_vec(Vec::with_capacity(3 * points)),
@@ -662,6 +690,7 @@ impl LcpStepper<'_> {
         }
         let peg_method = p.contact_model == ContactModel::Peg;
         let mut peg = peg_method;
+        ls.patch_wanted = p.friction == crate::model::FrictionModel::Patch;
         let mut ts = None;
         let mut before = (0, 0.0, 0, false);
         // The step's failure counters before its solve (the work check's fallback
@@ -755,6 +784,8 @@ impl LcpStepper<'_> {
             // The primal solver reads only the diagonal blocks of its body-space
             // islands (delassus.rs, "Diagonal-only rows").
             let diagonal = !peg && p.solver == crate::model::LcpSolverKind::Primal;
+            // The face patches (`[lcp] friction = "patch"`) on the standard rows.
+            ls.patch_on = !peg;
             delassus::delassus(p, h, diagonal, ls);
             if peg {
                 peg::peg_constants(p, h, ls);
@@ -836,6 +867,7 @@ impl LcpStepper<'_> {
                 }
                 peg = false;
                 let diagonal = p.solver == crate::model::LcpSolverKind::Primal;
+                ls.patch_on = true;
                 delassus::delassus(p, h, diagonal, ls);
                 consistent::project(ls);
                 (stats.solver_failures, stats.solver_fallbacks) = counted;

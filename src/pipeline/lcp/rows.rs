@@ -74,7 +74,10 @@ pub(crate) struct LinkRows {
 /// With `patch` (the standard rows; not PEG's, whose events were derived
 /// without it), a face or line contact between free or static bodies puts its
 /// friction rows at [`friction_points`]: each point carries its share of the
-/// patch's spin at the lever of the uniform pressure, not at its corner.
+/// patch's spin at the lever of the uniform pressure, not at its corner. Its
+/// touching points (depth ≥ 0, two or more) are one face patch in
+/// `ls.patch_rows` ([`patch_of`]; filled and read under `[lcp] friction =
+/// "patch"` only).
 pub(super) fn contact_rows(
     model: &Model,
     state: &[BodyState],
@@ -84,6 +87,7 @@ pub(super) fn contact_rows(
     ls: &mut LcpWorkspace,
 ) {
     ls.contacts.clear();
+    ls.patch_rows.clear();
     ls.jac.clear();
     ls.minv_jt.clear();
     for l in &ls.links {
@@ -114,6 +118,9 @@ pub(super) fn contact_rows(
             && blocks.iter().all(|&b| free_or_static(b))
             && crate::contact::friction::holds_tilt(ga.shape.kind(), gb.shape.kind());
         friction_points(pts, &ls.pick, &n, flat, &mut fpoint);
+        if ls.patch_wanted {
+            patch_of(pts, &ls.pick, flat, ls.contacts.len(), &mut ls.patch_rows);
+        }
         for (slot, &k) in ls.pick.iter().enumerate() {
             let cp = &pts[k];
             let pf = fpoint[slot];
@@ -298,6 +305,43 @@ fn friction_points(
         if r > 0.0 && rho[k] > 0.0 {
             *o = lever[k] + dt * (rho[k] / r - 1.0);
         }
+    }
+}
+
+/// The face patch of a manifold's picked points `pick` (of `pts`), pushed to
+/// `out` in slot order, the first at point index `first` (lcp33, `[lcp]
+/// friction = "patch"`, `solver::pgs::PatchOf`): on a face or line contact
+/// (`flat`, as [`friction_points`]) the points touching at the step's start
+/// (depth ≥ 0: not a speculative gap point), when two or more, are one patch
+/// with equal shares `1/m` (the uniform pressure of the friction rows' spin
+/// levers); every other point is its own cone.
+fn patch_of(
+    pts: &[crate::collision::ContactPoint],
+    pick: &[usize],
+    flat: bool,
+    first: usize,
+    out: &mut Vec<crate::solver::PatchOf>,
+) {
+    let touching = |k: usize| pts[k].depth >= 0.0;
+    let m = if flat && pick.len() >= 2 {
+        pick.iter().filter(|&&k| touching(k)).count()
+    } else {
+        0
+    };
+    for (slot, &k) in pick.iter().enumerate() {
+        out.push(if m >= 2 && touching(k) {
+            crate::solver::PatchOf {
+                first: first as u32,
+                len: pick.len() as u32,
+                share: 1.0 / m as f64,
+            }
+        } else {
+            crate::solver::PatchOf {
+                first: (first + slot) as u32,
+                len: 1,
+                share: 1.0,
+            }
+        });
     }
 }
 

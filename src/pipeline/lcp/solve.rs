@@ -66,7 +66,9 @@ pub(super) fn solve(
                 stats.solver_failures += 1;
                 stats.solver_fallbacks += 1;
                 let it = stats.solver_iterations;
-                ls.impulse.copy_from_slice(&ls.newton.z);
+                if !primal_left_to_pgs(p, ls) {
+                    ls.impulse.copy_from_slice(&ls.newton.z);
+                }
                 pgs_rescued(p, pairs, ls, stats, true);
                 stats.solver_iterations += it;
             }
@@ -882,6 +884,10 @@ fn primal_on_w(
             ls.impulse.copy_from_slice(&ls.primal.z);
             // The Newton path reads W: the lean blocks' part of it first.
             complete_lean(ls);
+            if primal_left_to_pgs(p, ls) {
+                // Face patches: PGS takes the islands left (`solve`).
+                return NewtonStatus::Unconverged;
+            }
             let LcpWorkspace {
                 sparse,
                 primal,
@@ -911,6 +917,13 @@ fn primal_on_w(
             status
         }
     }
+}
+
+/// Under face patches (`[lcp] friction = "patch"`, lcp33) the primal solver's
+/// islands left go to PGS from its iterate (in `ls.impulse`), not to the
+/// Newton path, whose natural map knows only the points' own cones.
+fn primal_left_to_pgs(p: &LcpParams, ls: &LcpWorkspace) -> bool {
+    p.solver == LcpSolverKind::Primal && ls.sparse.has_patches()
 }
 
 /// What the lean blocks (`articulated.rs`, "Lean blocks") left out, for a
