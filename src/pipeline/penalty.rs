@@ -934,33 +934,44 @@ fn update_pair_memory(
 /// ended the last step's first solve (`PairState::implicit_on`; a point that was
 /// no row then takes the default start): `pipeline::penalty_implicit`, "The
 /// active set's start". Normal rows only (the first solve has no sticking
-/// rows); not under the modal share.
+/// rows); not under the modal share. A manifold's rows are consecutive: its
+/// pair's memory is read once per run of them.
 fn start_active_set(implicit: &mut ImplicitContact, set_pair: &[usize], pairs: &[PairState]) {
+    let (mut manifold, mut rows, mut on) = (u32::MAX, 0u64, 0u64);
     for row in implicit.rows.iter_mut() {
-        let pair = &pairs[set_pair[row.manifold as usize]];
+        if row.manifold != manifold {
+            manifold = row.manifold;
+            let pair = &pairs[set_pair[manifold as usize]];
+            (rows, on) = (pair.implicit_rows, pair.implicit_on);
+        }
         let bit = 1u64.checked_shl(row.point).unwrap_or(0);
-        row.start = (pair.implicit_rows & bit != 0).then_some(pair.implicit_on & bit != 0);
+        row.start = (rows & bit != 0).then_some(on & bit != 0);
     }
 }
 
 /// After the step's first implicit normal solve: each pair with rows keeps which
 /// of its points were rows and which of them ended active, for the next step's
-/// start ([`start_active_set`]).
+/// start ([`start_active_set`]); written once per run of a manifold's rows.
 fn remember_active_set(implicit: &ImplicitContact, set_pair: &[usize], pairs: &mut [PairState]) {
-    let rows = &implicit.rows[..implicit.normal_rows()];
-    for row in rows {
-        let pair = &mut pairs[set_pair[row.manifold as usize]];
-        pair.implicit_rows = 0;
-        pair.implicit_on = 0;
-    }
-    for row in rows.iter().filter(|r| r.stick == u32::MAX) {
-        let pair = &mut pairs[set_pair[row.manifold as usize]];
+    let (mut manifold, mut rows, mut on) = (u32::MAX, 0u64, 0u64);
+    let mut keep = |m: u32, rows: u64, on: u64| {
+        if m != u32::MAX {
+            let pair = &mut pairs[set_pair[m as usize]];
+            (pair.implicit_rows, pair.implicit_on) = (rows, on);
+        }
+    };
+    for row in &implicit.rows[..implicit.normal_rows()] {
+        if row.manifold != manifold {
+            keep(manifold, rows, on);
+            (manifold, rows, on) = (row.manifold, 0, 0);
+        }
         let bit = 1u64.checked_shl(row.point).unwrap_or(0);
-        pair.implicit_rows |= bit;
+        rows |= bit;
         if row.is_on() {
-            pair.implicit_on |= bit;
+            on |= bit;
         }
     }
+    keep(manifold, rows, on);
 }
 
 /// Masses of a pair as the gains see them: (m1 + m2 with static = 0, reduced mass
