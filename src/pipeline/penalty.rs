@@ -2833,8 +2833,12 @@ material = { mu = 0.8 }
     /// one-body path). A solve that took all 6 passes may stop on a set that is
     /// not yet consistent: such starts are not compared (counted; the memory's
     /// and the default's must be compared at 90 % of the steps at least, each
-    /// other start at one). Over the pile the memory takes fewer
-    /// back-substitutions than the default start.
+    /// other start at one). The back-substitutions of the default start and of
+    /// the memory's are printed, not asserted: over these steps, most of them
+    /// in the drop and landing, the memory took more (94 against 80 at the 38
+    /// pile steps, session 40): where the set changes from step to step the
+    /// last step's set is a worse start than every penetrating point on (the
+    /// whole step's count at rest: `tests/penalty_active_set.rs`).
     #[test]
     fn the_first_solve_ends_on_the_same_forces_from_any_start() {
         for (name, steps, every) in [("pile_100", 2000, 50), ("grid_100", 400, 20)] {
@@ -2916,12 +2920,6 @@ material = { mu = 0.8 }
                 compared[0]
             );
             assert!(compared.iter().all(|&c| c >= 1), "{name}: {compared:?}");
-            if name == "pile_100" {
-                assert!(
-                    solves_memory < solves_default,
-                    "{name}: memory {solves_memory} back-substitutions, default {solves_default}"
-                );
-            }
         }
     }
 }
