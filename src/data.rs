@@ -140,6 +140,15 @@ pub struct PairState {
     /// kept at rest (penalty, `[penalty] rest_tol`; [`RestBlock`]), valid
     /// while that slot names this pair's geoms; [`NO_REST_BLOCK`]: none.
     pub rest_block: u32,
+    /// Penalty under semi-implicit Euler: which of the pair's manifold points
+    /// (bit i: point i, i < 64) were rows of the last step's first implicit
+    /// normal solve, and which of those were active (pushing) at its end: the
+    /// next step's first solve starts its active set there
+    /// (`pipeline::penalty_implicit`, "The active set's start"; it ends on the
+    /// same forces from any start). Part of the state, so that a restored world
+    /// starts its passes where the original did.
+    pub implicit_rows: u64,
+    pub implicit_on: u64,
 }
 
 /// [`PairState::rest_block`] of a pair with no kept friction block.
@@ -202,6 +211,8 @@ impl PairState {
             rest_poses: None,
             rest_rows: None,
             rest_block: NO_REST_BLOCK,
+            implicit_rows: 0,
+            implicit_on: 0,
         }
     }
 }

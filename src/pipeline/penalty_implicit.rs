@@ -72,6 +72,28 @@
 //! bottom of a pile is many times stiffer than its top: M⁻¹ alone leaves that spread
 //! in the condition number and the iteration count grows with the pile; the block
 //! preconditioner takes it out.
+//!
+//! **The active set's start.** The passes' fixed point does not depend on where
+//! they start. With g_i(δ) = f_ex,i + kv_i s_i − c_i (s_i^ex + J_i δ) the force law
+//! of row i before its clamp, a set S whose solution δ_S has g_i(δ_S) > 0 exactly
+//! on S solves M δ = h Σ_i J_iᵀ (max{g_i(δ), 0} − f_i^applied): the stationary
+//! point of Φ(δ) = ½ δᵀ M δ + (h/2) Σ_i max{g_i(δ), 0}² / c_i + h Σ_i f_i^applied J_i δ,
+//! strictly convex (M ≻ 0, each max{·, 0}² convex in δ), so that δ is Φ's one
+//! minimizer and S = {i : g_i(δ*) > 0} the one set (up to rows with g_i(δ*) = 0
+//! exactly, which give the same δ either way). The factorization of a set is made
+//! from the blocks with every row on, its off rows taken out in row order (in full
+//! or in the affected columns only, `BlockCholesky::refactor_affected`: the same
+//! bits), and its right-hand side is a function of the set alone: every start
+//! whose passes end on a consistent set ends on the same δ and forces, bit for
+//! bit. So the step's first solve starts each row where its pair ended the last
+//! step's first solve ([`Row::start`], from `PairState::implicit_on`): a resting
+//! pile's set is then right at the first pass (one factorization, one
+//! back-substitution) instead of starting from every penetrating point on. A start
+//! can change the result only where the passes end at their limit (6) on a set
+//! that is not yet consistent, or where a failed factorization hands a pass to
+//! conjugate gradients. The modal share's set is its own rule's
+//! (`contact::modal::distribute_by`, not a minimizer's): its pairs, and a world
+//! with any of them, start as before.
 
 use crate::contact::impulse::ImpulseBody;
 use crate::contact::modal::{distribute_by, share_coef, ModalPair, Modes};
@@ -132,6 +154,12 @@ pub struct Row {
     /// A mode row of its group (module doc, "Modal pairs").
     mode: bool,
     /// A sliding point's Coulomb force on a per newton of its normal force
+    /// Where the step's first solve starts the row: on or off as the pair's
+    /// memory says it ended the last step's first solve
+    /// (`PairState::implicit_on`, set by `pipeline::penalty`; module doc,
+    /// "The active set's start"), or `None`: the default start (a penetrating
+    /// point on, a gap point on if its force at the explicit rates pushes).
+    pub start: Option<bool>,
     /// (−μ ŝ, ŝ its slip direction; zero otherwise), and the `f_end` its friction
     /// was taken on: the friction follows the step's last solve
     /// (`pipeline::penalty::slide_follow`).
@@ -157,6 +185,11 @@ pub struct Row {
 }
 
 impl Row {
+    /// Whether the row is in the active set (after a solve: at its end).
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
     /// A gap point of depth d ≤ 0 under gains (kp, kv) shared by r points: base
     /// force kp d/r, no explicit force, no kv s term (the law is
     /// f = (kp (d − h s⁺) − kv s⁺)/r).
@@ -225,6 +258,7 @@ impl Row {
             modal: u32::MAX,
             base: 0.0,
             mode: false,
+            start: None,
             slide: Vec3::zeros(),
             slide_twist: Vec3::zeros(),
             f_slide: 0.0,
@@ -847,11 +881,16 @@ impl ImplicitContact {
             }
             row.s_ex =
                 end_rate(&row.n, &row.ta, &self.r[a]) - end_rate(&row.n, &row.tb, &self.r[b]);
-            // A gap point starts active only if its end-of-step force at the
-            // explicit velocities pushes (penetrating points all start active);
-            // the solve again with friction starts from the last active set.
+            // A row starts where its pair's memory says it ended the last
+            // step's first solve; without memory a gap point starts active
+            // only if its end-of-step force at the explicit velocities pushes
+            // (penetrating points all start active). The solve again with
+            // friction starts from the last active set.
             if !warm {
-                row.on = !row.gap || row.f_ex + row.kv_r * row.s - row.c * row.s_ex > 0.0;
+                row.on = match row.start {
+                    Some(on) => on,
+                    None => !row.gap || row.f_ex + row.kv_r * row.s - row.c * row.s_ex > 0.0,
+                };
             }
         }
         if !self.modal.is_empty() {
