@@ -30,8 +30,12 @@ struct Run {
     /// the deepest contact, over the slide, m.
     slide_dz: f64,
     slide_depth: f64,
-    /// Ticks in contact while sliding, of all.
+    /// Ticks in contact while sliding, of all; of those, the ticks whose
+    /// contact force on the link is zero (a penetrating manifold carrying no
+    /// force) and whose rendered local model has no stiffness.
     slide_contact: (usize, usize),
+    slide_zero_force: usize,
+    slide_zero_k: usize,
     /// The largest |force| 0.6–1.0 s after the release (7.6–8.0 s), N.
     after_release: f64,
 }
@@ -58,6 +62,7 @@ fn run(dt: f64, robot_implicit: bool) -> Run {
     let n = (scripts::TELEOP_SECS / dt).round() as u64;
     let (mut press, mut np) = (Vec3::zeros(), 0usize);
     let (mut slide, mut ns, mut in_contact) = (Vec3::zeros(), 0usize, 0usize);
+    let (mut zero_force, mut zero_k) = (0usize, 0usize);
     let (mut z0, mut dz, mut depth) = (None, 0.0, 0.0f64);
     let mut after_release = 0.0f64;
     for k in 0..n {
@@ -88,12 +93,17 @@ fn run(dt: f64, robot_implicit: bool) -> Run {
             ns += 1;
             in_contact += o.contact as usize;
             let (set, geoms) = (&w.data.contacts, &w.model.geoms);
-            depth = set
-                .manifolds
-                .iter()
-                .filter(|m| geoms[m.geom_a].body == tool || geoms[m.geom_b].body == tool)
-                .map(|m| m.max_depth(set))
-                .fold(depth, f64::max);
+            let mut f_link = 0.0;
+            for (c, m) in set.manifolds.iter().enumerate() {
+                if geoms[m.geom_a].body == tool || geoms[m.geom_b].body == tool {
+                    depth = depth.max(m.max_depth(set));
+                    f_link += w.data.contact_force.get(c).map_or(0.0, |f| f.norm());
+                }
+            }
+            if o.contact {
+                zero_force += (f_link == 0.0) as usize;
+                zero_k += (o.local.k.norm() == 0.0) as usize;
+            }
         }
         if t >= 7.6 {
             after_release = after_release.max(o.force.norm());
@@ -105,6 +115,8 @@ fn run(dt: f64, robot_implicit: bool) -> Run {
         slide_dz: dz / ns as f64,
         slide_depth: depth,
         slide_contact: (in_contact, ns),
+        slide_zero_force: zero_force,
+        slide_zero_k: zero_k,
         after_release,
     }
 }
@@ -114,12 +126,12 @@ fn run(dt: f64, robot_implicit: bool) -> Run {
 #[test]
 #[ignore = "figures: 8 runs of 8 s, steps down to 0.1 ms"]
 fn figures() {
-    println!("dt (s) | law | press f_env (N) | slide f_env (N) | slide link dz (mm) | deepest (mm) | contact ticks | after release |f| (N)");
+    println!("dt (s) | law | press f_env (N) | slide f_env (N) | slide link dz (mm) | deepest (mm) | contact ticks | of them zero link force / zero local stiffness | after release |f| (N)");
     for dt in [1e-3, 5e-4, 2.5e-4, 1e-4] {
         for key in [false, true] {
             let r = run(dt, key);
             println!(
-                "{dt:.1e} | {} | ({:.3}, {:.3}, {:.3}) | ({:.3}, {:.3}, {:.3}) | {:+.3} | {:.3} | {}/{} | {:.3}",
+                "{dt:.1e} | {} | ({:.3}, {:.3}, {:.3}) | ({:.3}, {:.3}, {:.3}) | {:+.3} | {:.3} | {}/{} | {} / {} | {:.3}",
                 if key { "robot_implicit" } else { "explicit" },
                 r.press.x,
                 r.press.y,
@@ -131,6 +143,8 @@ fn figures() {
                 r.slide_depth * 1e3,
                 r.slide_contact.0,
                 r.slide_contact.1,
+                r.slide_zero_force,
+                r.slide_zero_k,
                 r.after_release
             );
         }
