@@ -41,7 +41,17 @@ struct Run {
 }
 
 fn run(dt: f64, robot_implicit: bool) -> Run {
-    let text = std::fs::read_to_string(SCENE).expect("scene");
+    run_edited(dt, robot_implicit, &[])
+}
+
+/// [`run`] with the scene's text edited by `edits` (each (from, to), every
+/// `from` required to be in the scene).
+fn run_edited(dt: f64, robot_implicit: bool, edits: &[(&str, &str)]) -> Run {
+    let mut text = std::fs::read_to_string(SCENE).expect("scene");
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
     assert!(text.contains("dt = 0.001\n") && text.contains("[penalty]\n"));
     let text = text
         .replace("dt = 0.001\n", &format!("dt = {dt:?}\n"))
@@ -146,6 +156,51 @@ fn figures() {
                 r.slide_zero_force,
                 r.slide_zero_k,
                 r.after_release
+            );
+        }
+    }
+}
+
+/// Which explicit term the key's alternation at h = 1 ms needs: the same run with
+/// one of the arm's explicit damping terms set to zero (printed, not asserted:
+/// `cargo test --release --test haptics_teleop_offline -- --ignored --nocapture
+/// alternation`).
+#[test]
+#[ignore = "figures: 14 runs of 8 s at 1 ms"]
+fn alternation() {
+    let variants: [(&str, &[(&str, &str)]); 7] = [
+        ("as the scene", &[]),
+        (
+            "teleop damping D = 0",
+            &[("damping = 60.0 }", "damping = 0.0 }")],
+        ),
+        (
+            "orientation damping = 0",
+            &[("orientation_damping = 1.0", "orientation_damping = 0.0")],
+        ),
+        (
+            "coupling damping = 0",
+            &[("damping = 40.0    ", "damping = 0.0    ")],
+        ),
+        (
+            "posture 0.2 Hz",
+            &[("posture_hz = 1.0", "posture_hz = 0.2")],
+        ),
+        ("mu = 0", &[("mu = 0.5", "mu = 0.0")]),
+        ("ki = 0", &[("ki_per_mass = 1000.0", "ki_per_mass = 0.0")]),
+    ];
+    println!("variant | law | slide mean f_env (N) | zero link force ticks of contact ticks");
+    for (name, edits) in variants {
+        for key in [false, true] {
+            let r = run_edited(1e-3, key, edits);
+            println!(
+                "{name} | {} | ({:.3}, {:.3}, {:.3}) | {} of {}",
+                if key { "robot_implicit" } else { "explicit" },
+                r.slide.x,
+                r.slide.y,
+                r.slide.z,
+                r.slide_zero_force,
+                r.slide_contact.0
             );
         }
     }
