@@ -68,8 +68,9 @@ async fn teleoperated_arm_tracks_presses_slides_and_releases() {
 /// clocks, and on a loaded host the physics thread skips ticks (no catch-up
 /// burst) while the device keeps its time, so the arm sees the operator's
 /// motion faster than scripted (a run at load 8 reached tick 6,230 at device
-/// time 7.9 s). The bounds that assume one time base (the free-space force, the
-/// settling while holding and after the release) are printed, not asserted;
+/// time 7.9 s; a diagnostic print, not kept). The bounds that assume one time
+/// base (the free-space force, the settling while holding and after the
+/// release) are printed, not asserted;
 /// what holds on any clock is: the press's statics, contact while sliding, the
 /// release, the device port's rate limit and passivity, the joint limits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,7 +14,8 @@
 #   7. a server on config/scenes/haptic_probe.toml for the haptic device loops
 #      (haptic_device.py, and the Rust haptic_device when built), one on
 #      config/scenes/haptic_push.toml for the Rust haptic_push when built, and
-#      one on config/scenes/haptic_teleop.toml for haptic_teleop.py (and the
+#      one on config/scenes/haptic_teleop.toml for haptic_teleop.py (realtime, then
+#      --lockstep: two device-driven lockstep runs compared bit for bit; and the
 #      Rust haptic_teleop when built); every server through start_server;
 #   8. servers with bearer tokens and TLS, then mutual TLS (certificates made with
 #      openssl here): security_check.py runs the observer/controller/admin roles
@@ -210,6 +211,7 @@ fi
 
 if start_server teleop "$WORK/server_teleop.log" --scene config/scenes/haptic_teleop.toml; then
     run "haptic_teleop.py (the arm teleoperated by a 1 kHz device loop)" 120 "$PYV" "$EX/haptic_teleop.py" --addr "$SADDR"
+    run "haptic_teleop.py --lockstep (the device drives a lockstep server; two runs from a Reset, bit-identical)" 120 "$PYV" "$EX/haptic_teleop.py" --addr "$SADDR" --lockstep
     stop_server
 fi
 if [ -x "$RX/haptic_teleop" ] && start_server teleop "$WORK/server_teleop_rs.log" --scene config/scenes/haptic_teleop.toml; then

@@ -10,6 +10,12 @@ following a script) and a stub showing where a real device SDK plugs in.
     dev = SimulatedDevice(script=lambda t: ((0, 0, -0.05 * min(t, 1.0)), (0, 0, 0)))
     report = run_device_loop(c, "stylus", dev, seconds=3.0)
 
+Lockstep (``run_device_loop(..., lockstep=True)`` on a server in lockstep mode,
+``HapticHello.lockstep``): no pacing -- each period sends its sample, waits for the
+feedback of the tick that applied it and renders that; samples carry the device's
+own time. Same scene + same device script -> bit-identical runs whatever the host's
+load (the rig the tests and hardware-in-the-loop runs use).
+
 Sign convention (as the server's): f is the force the device renders on the
 hand, v the device velocity; the energy absorbed by the environment,
 E = -sum f.v dt, stays >= 0 when the port is passive. Device coordinates throughout
@@ -30,6 +36,11 @@ from rtphys.v1 import sim_pb2 as pb
 Vec = Tuple[float, float, float]
 
 _CLOSE = object()
+
+# How long a lockstep device loop waits for the tick of its sample (s).
+LOCKSTEP_WAIT_S = 5.0
+# grpc.StatusCode.DEADLINE_EXCEEDED's number (as the server's CommandError codes).
+_DEADLINE_EXCEEDED = 4
 
 
 def _add(a, b):
@@ -189,8 +200,9 @@ class HapticSession:
     """An open Haptic stream: samples in (``send``), the newest feedback kept by a
     reader thread (``latest``)."""
 
-    def __init__(self, stub, device, network: Optional["pb.NetworkConditions"] = None):
-        hello = pb.HapticHello(network=network)
+    def __init__(self, stub, device, network: Optional["pb.NetworkConditions"] = None,
+                 lockstep: bool = False):
+        hello = pb.HapticHello(network=network, lockstep=lockstep)
         if isinstance(device, int):
             hello.id = device
         else:
@@ -198,7 +210,10 @@ class HapticSession:
         self._q: "queue.Queue" = queue.Queue()
         self._q.put(pb.HapticRequest(hello=hello))
         self._seq = 0
+        self.lockstep = lockstep
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._closed = False
         self.latest: Optional["pb.HapticFeedback"] = None
         self.fresh = False
         self.feedbacks = 0
@@ -226,18 +241,46 @@ class HapticSession:
                     self.errors.extend(fb.errors)
                     if fb.seq > self._last_seq and fb.client_time_ns > 0:
                         self._last_seq = fb.seq
-                        self.rtt_ns.append(now - fb.client_time_ns)
+                        # (Lockstep samples carry the device's time, not the host's.)
+                        if not self.lockstep:
+                            self.rtt_ns.append(now - fb.client_time_ns)
                     self.latest = fb
                     self.fresh = True
+                    self._arrived.notify_all()
         except Exception as e:  # the stream's status (grpc.RpcError)
             self.error = e
+        finally:
+            with self._lock:
+                self._closed = True
+                self._arrived.notify_all()
 
-    def send(self, x: Vec, v: Optional[Vec] = None) -> int:
+    def send(self, x: Vec, v: Optional[Vec] = None, device_time_ns: Optional[int] = None) -> int:
+        """Send a sample; it carries `device_time_ns` if given (lockstep), else the host's clock."""
         self._seq += 1
-        s = pb.DeviceSample(seq=self._seq, client_time_ns=time.monotonic_ns(),
+        t = time.monotonic_ns() if device_time_ns is None else device_time_ns
+        s = pb.DeviceSample(seq=self._seq, client_time_ns=t,
                             position=list(x), linear_velocity=list(v) if v else [])
         self._q.put(pb.HapticRequest(sample=s))
         return self._seq
+
+    def await_tick_of(self, seq: int, timeout: float = LOCKSTEP_WAIT_S) -> bool:
+        """Lockstep: wait until the feedback of the tick that applied sample `seq` is in.
+        False if the stream ended, or if no tick came within `timeout` (a rejected
+        sample, reported in the stream's errors, leaves the world waiting): that is
+        recorded as an error with code DEADLINE_EXCEEDED."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self.latest is None or self.latest.seq < seq:
+                if self._closed:
+                    return False
+                left = deadline - time.monotonic()
+                if left <= 0.0:
+                    self.errors.append(pb.CommandError(
+                        seq=seq, code=_DEADLINE_EXCEEDED,
+                        message=f"lockstep: no tick applied sample {seq} within {timeout} s"))
+                    return False
+                self._arrived.wait(left)
+            return True
 
     def take(self) -> Optional["pb.HapticFeedback"]:
         """The newest feedback if one arrived since the last call."""
@@ -264,24 +307,34 @@ class LoopReport:
     rtt_ns: List[int] = field(default_factory=list)
     errors: List["pb.CommandError"] = field(default_factory=list)
     last: Optional["pb.HapticFeedback"] = None
+    # The force rendered in each period (device coordinates), in order.
+    forces: List[Vec] = field(default_factory=list)
 
 
 def run_device_loop(client, device, adapter: DeviceAdapter, seconds: float,
                     rate_hz: float = 1000.0, max_force: Optional[float] = None,
                     max_rate: float = math.inf, control: bool = True,
                     network: Optional["pb.NetworkConditions"] = None,
-                    send_every: int = 1) -> LoopReport:
+                    send_every: int = 1, lockstep: bool = False) -> LoopReport:
     """Run the device loop for `seconds` at `rate_hz`: read, send (every
     `send_every`-th period), render the latest local model through the device's
     port, write. The device limits default to the server's
-    (WorldInfo.haptic_devices)."""
+    (WorldInfo.haptic_devices).
+
+    `lockstep` (a server in lockstep mode): unpaced; every period sends its sample
+    stamped with the device's time, waits for the feedback of the tick that applied
+    it (at most LOCKSTEP_WAIT_S) and renders that. Needs send_every = 1 (one tick
+    per sample). The loop stops early if the stream ends or a tick does not come
+    (the report's errors say which sample)."""
+    if lockstep and send_every != 1:
+        raise ValueError("lockstep: send_every must be 1 (one tick per sample)")
     if max_force is None:
         info = [d for d in client.world().haptic_devices
                 if d.name == device or d.id == device]
         if not info:
             raise ValueError(f"no haptic device {device!r} in this world")
         max_force = info[0].max_force_n
-    session = HapticSession(client.stub, device, network)
+    session = HapticSession(client.stub, device, network, lockstep)
     port = DevicePort(max_force, max_rate, control)
     model = LocalModel()
     dt = 1.0 / rate_hz
@@ -292,7 +345,9 @@ def run_device_loop(client, device, adapter: DeviceAdapter, seconds: float,
         for k in range(n):
             deadline = start + k * dt
             now = time.perf_counter()
-            if now < deadline:
+            if lockstep:
+                pass  # Unpaced: the server's ticks are the clock.
+            elif now < deadline:
                 # Sleep, never spin: a spinning thread holds the GIL for the whole
                 # switch interval and starves gRPC's sender and reader threads.
                 time.sleep(deadline - now)
@@ -300,7 +355,9 @@ def run_device_loop(client, device, adapter: DeviceAdapter, seconds: float,
                 rep.late += 1
             x, v = adapter.read()
             if k % send_every == 0:
-                session.send(x, v)
+                seq = session.send(x, v, int(round((k + 1) * dt * 1e9)) if lockstep else None)
+                if lockstep and not session.await_tick_of(seq):
+                    break
             fb = session.take()
             if fb is not None:
                 model = LocalModel.from_pb(fb.local_model)
@@ -311,8 +368,9 @@ def run_device_loop(client, device, adapter: DeviceAdapter, seconds: float,
             adapter.write(f)
             adapter.advance(dt)
             rep.max_force = max(rep.max_force, _norm(f))
-        rep.periods = n
-        rep.achieved_hz = n / (time.perf_counter() - start)
+            rep.forces.append(tuple(f))
+            rep.periods += 1
+        rep.achieved_hz = rep.periods / (time.perf_counter() - start)
     finally:
         session.close()
     if session.error is not None and not _cancelled(session.error):
