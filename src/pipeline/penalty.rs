@@ -764,7 +764,15 @@ impl Stepper for PenaltyStepper<'_> {
                     contact_force,
                 };
                 robot_contact.solve(model, h, robots, (q, st, bodies), &mut out);
-                robot_friction(&cx, st, (set, pairs), point_forces, robot_contact, &mut out);
+                if robot_contact.solved() {
+                    // The friction on the solved forces as a trial (no stick
+                    // state moved), its rates into the rows, the normal again.
+                    robot_friction(&cx, st, (set, pairs), point_forces, robot_contact, None);
+                    robot_contact.resolve_with_friction(model, h, st, bodies);
+                }
+                robot_contact.apply(model, st, bodies, &mut out);
+                let out = Some(&mut out);
+                robot_friction(&cx, st, (set, pairs), point_forces, robot_contact, out);
                 // The records (torques' implicit parts, q̈, sensors) at the
                 // corrected q̈ under the reported contact wrenches.
                 let load = RobotLoad {
@@ -1945,20 +1953,25 @@ fn implicit_pair(cx: &ForceCtx<'_>, ba: usize, bb: usize) -> bool {
 /// same stick/slip update and forces as an explicit pair's (`contact_wrenches`),
 /// with the end-of-step normal forces in place of the explicit ones, applied
 /// through the robots' mass matrices and the free bodies' inverse inertias.
+/// Without `out`, a trial: each pair's wrenches go to `rc.friction` and its stick
+/// state is put back as it was (the solve takes them into its rates,
+/// `RobotContact::resolve_with_friction`).
 fn robot_friction(
     cx: &ForceCtx<'_>,
     state: &[BodyState],
     (set, pairs): (&ContactSet, &mut [PairState]),
     pf: &mut Vec<PointForce>,
     rc: &mut RobotContact,
-    out: &mut RobotOut<'_>,
+    mut out: Option<&mut RobotOut<'_>>,
 ) {
+    rc.friction.clear();
     for t in 0..rc.pairs.len() {
         let (mi, pi, row0) = rc.pairs[t];
         let row1 = rc.pairs.get(t + 1).map_or(rc.rows.len(), |x| x.2);
         let Some((ctx, ba, bb, mat)) = context(cx, state, set, mi, &pairs[pi]) else {
             continue;
         };
+        let kept = pairs[pi].anchor;
         pf.clear();
         for i in row0..row1 {
             let f_n = rc.force(i);
@@ -2003,13 +2016,21 @@ fn robot_friction(
             wa.torque += tau;
             wb.torque -= tau;
         }
+        let Some(out) = out.as_deref_mut() else {
+            pairs[pi].anchor = kept;
+            rc.friction.push((ba, wa));
+            rc.friction.push((bb, wb));
+            continue;
+        };
         if let Some(mf) = out.contact_force.get_mut(mi) {
             *mf += wa.force;
         }
         rc.apply_wrench(cx.model, cx.bodies, (ba, wa), out);
         rc.apply_wrench(cx.model, cx.bodies, (bb, wb), out);
     }
-    rc.finish(cx.model, out.kv);
+    if let Some(out) = out {
+        rc.finish(cx.model, out.kv);
+    }
 }
 
 /// Whether the normal force of the pair (ba, bb) is a robot link's taken linearly

@@ -37,8 +37,18 @@
 //! first solve's rates: one block Gauss–Seidel pass, each block implicit in its
 //! own stiffness. The free pairs see the link pairs' correction at the next step.
 //!
-//! **What stays explicit:** the link pairs' friction (on the explicit force's
-//! cone, as before), gap rows (a link pair applies no force before it
+//! **Friction inside the prediction.** The link pairs' friction acts at the
+//! contact points, off the links' centres of mass: through M̃⁻¹ its tangential
+//! force moves the rows' normal rates too (the W_nt coupling). Taken after the
+//! solve, it lifted the points the solve had just held, and at h = 1 ms a sliding
+//! link alternated tick by tick between twice its load and none (docs/
+//! EXPERIMENTS.md, session 40). So the friction is evaluated once on the solved
+//! normal forces without touching its stick state (a trial), its generalized
+//! force enters s^ex (`RobotContact::add_friction_rates`), the normal force is
+//! solved again from that, and the friction is then taken for the step on the
+//! second solve's forces (one block Gauss–Seidel pass, normal–tangential–normal).
+//!
+//! **What stays explicit:** gap rows (a link pair applies no force before it
 //! penetrates), and the `implicit` integrator's velocity-product map, which the
 //! correction does not pass through (M̃⁻¹, not (M̃ + ½ h D)⁻¹).
 
@@ -131,6 +141,13 @@ pub(crate) struct RobotContact {
     a: Vec<f64>,
     b: Vec<f64>,
     idx: Vec<usize>,
+    /// Whether the last solve found a consistent set (else the explicit force
+    /// stays), and the trial friction's wrenches on each body ([torque; force]
+    /// about the centre of mass), pushed by the caller (`penalty::robot_friction`).
+    solved: bool,
+    pub friction: Vec<(usize, Wrench)>,
+    /// The rates' change under the trial friction: per active link, and per row.
+    du: Vec<[f64; 6]>,
     /// Counters of the last solve: rows, active-set passes, and the robots or
     /// systems that failed (the explicit force kept); the stepper copies them
     /// into `StepStats::robot_contact_*` at the end of the step.
@@ -194,6 +211,9 @@ impl RobotContact {
             a: Vec::new(),
             b: Vec::new(),
             idx: Vec::new(),
+            solved: false,
+            friction: Vec::new(),
+            du: Vec::with_capacity(n),
             last_rows: 0,
             last_passes: 0,
             last_failures: 0,
@@ -207,14 +227,14 @@ impl RobotContact {
         self.last_failures = 0;
     }
 
-    /// Solves the rows pushed this evaluation and applies the normal correction to
-    /// the free bodies' rates and the links' generalized wrenches (module doc); the
-    /// robots' q̈ take the links' wrenches at [`RobotContact::finish`]. `q`: the
-    /// robots' configuration at the step's start; `state`, `bodies`: the bodies and
-    /// their inverse mass properties there; `h` the step. A quarantined robot is
-    /// taken as immovable; one whose mass matrix fails to factor too, and a
-    /// system that fails to solve keeps the explicit force (both counted in
-    /// `last_failures`).
+    /// Solves the normal force of the rows pushed this evaluation (module doc);
+    /// [`RobotContact::apply`] then applies the correction to the free bodies'
+    /// rates and the links' generalized wrenches, and the robots' q̈ take the
+    /// links' wrenches at [`RobotContact::finish`]. `q`: the robots'
+    /// configuration at the step's start; `state`, `bodies`: the bodies and their
+    /// inverse mass properties there; `h` the step. A quarantined robot is taken
+    /// as immovable; one whose mass matrix fails to factor too, and a system that
+    /// fails to solve keeps the explicit force (both counted in `last_failures`).
     pub fn solve(
         &mut self,
         model: &Model,
@@ -228,6 +248,8 @@ impl RobotContact {
         self.last_passes = 0;
         self.last_failures = 0;
         self.active_links.clear();
+        self.friction.clear();
+        self.solved = false;
         if m == 0 {
             return;
         }
@@ -235,9 +257,14 @@ impl RobotContact {
         self.link_blocks(model, robots, state, out.kv);
         self.row_sides(state);
         self.system(model, h, state, bodies, out.k);
-        if self.active_set(h) {
-            self.apply(model, state, bodies, out);
-        } else {
+        self.solve_set(h);
+    }
+
+    /// The active-set passes on the current s^ex; the explicit force where they
+    /// find no consistent set (counted).
+    fn solve_set(&mut self, h: f64) {
+        self.solved = self.active_set(h);
+        if !self.solved {
             // No consistent set within the passes (or a singular system): the
             // explicit force stays.
             self.last_failures += 1;
@@ -245,6 +272,71 @@ impl RobotContact {
                 *f = r.f_ex;
             }
         }
+    }
+
+    /// Whether the last solve found its set (the trial friction is worth taking).
+    #[inline]
+    pub fn solved(&self) -> bool {
+        self.solved && !self.rows.is_empty()
+    }
+
+    /// The trial friction's wrenches (`self.friction`) into the rows' end rates,
+    /// s^ex += h J M̃⁻¹ Jᵀ g (the links' blocks; a free body's inverse inertia),
+    /// and the normal force solved again from them (module doc). A wrench on a
+    /// body with no row side here (a static body, a link not in contact) moves
+    /// no row.
+    pub fn resolve_with_friction(
+        &mut self,
+        model: &Model,
+        h: f64,
+        state: &[BodyState],
+        bodies: &[ImpulseBody],
+    ) {
+        if !self.solved() || self.friction.is_empty() {
+            return;
+        }
+        let nl = self.active_links.len();
+        self.du.clear();
+        self.du.resize(nl, [0.0; 6]);
+        for &(b, w) in &self.friction {
+            let s = self.slot_of[b];
+            let Some(lk) = self.active_links.iter().position(|&x| x == s) else {
+                continue;
+            };
+            let g = [
+                w.torque.x, w.torque.y, w.torque.z, w.force.x, w.force.y, w.force.z,
+            ];
+            for (ll, du) in self.du.iter_mut().enumerate() {
+                // blocks[l·nl + k] = J_l M̃⁻¹ J_kᵀ (zero across robots).
+                let blk = &self.blocks[ll * nl + lk];
+                for (a, d) in du.iter_mut().enumerate() {
+                    *d += (0..6).map(|c| blk[a * 6 + c] * g[c]).sum::<f64>();
+                }
+            }
+        }
+        for i in 0..self.rows.len() {
+            let ri = &self.rows[i];
+            let mut ds = 0.0;
+            for (li, a) in self.side[i] {
+                if li != NONE {
+                    ds += dot6(&a, &self.du[li as usize]);
+                }
+            }
+            for (b, sign) in [(ri.ab.0, 1.0), (ri.ab.1, -1.0)] {
+                let Some(arm) = free_arm(model, state, bodies, b, &ri.p) else {
+                    continue;
+                };
+                let ib = &bodies[b];
+                for &(bw, w) in &self.friction {
+                    if bw == b {
+                        let (dv, dw) = (w.force * ib.inv_mass, ib.inv_inertia_w * w.torque);
+                        ds += sign * ri.n.dot(&(dv + dw.cross(&arm)));
+                    }
+                }
+            }
+            self.s_ex[i] += h * ds;
+        }
+        self.solve_set(h);
     }
 
     /// The touched robots' M̃ = H + diag(armature), factored.
@@ -514,14 +606,17 @@ impl RobotContact {
     }
 
     /// Δf = f⁺ − f^ex into the free bodies' rates, the links' wrenches and the
-    /// reports.
-    fn apply(
+    /// reports (nothing where the solve kept the explicit force).
+    pub fn apply(
         &mut self,
         model: &Model,
         state: &[BodyState],
         bodies: &[ImpulseBody],
         out: &mut RobotOut<'_>,
     ) {
+        if !self.solved() {
+            return;
+        }
         for (i, r) in self.rows.iter().enumerate() {
             let df = self.f[i] - r.f_ex;
             let fv = r.n * df;
