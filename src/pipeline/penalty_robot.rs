@@ -25,8 +25,9 @@
 //! symmetric positive definite (backward Euler in the contact force: stable at any
 //! gain and mass ratio). A link's rows all act through its 6×nv Jacobian J_l at
 //! its centre of mass x_l: row i is a_iᵀ J_l with a_i = σ [(p_i − x_l) × n_i; n_i]
-//! (σ = ±1 by side), so only Y_l = M̃⁻¹ J_lᵀ (six solves per link in contact) and
-//! the 6×6 blocks J_l Y_k are formed, whatever the point count. The active set is found by a few passes (a row whose
+//! (σ = ±1 by side), so only Z_l = L⁻ᵀ J_lᵀ (M̃ = Lᵀ L along the tree: six half
+//! solves per link in contact) and the 6×6 blocks J_l M̃⁻¹ J_kᵀ = Z_lᵀ Z_k are
+//! formed, whatever the point count. The active set is found by a few passes (a row whose
 //! force would pull is dropped; one that would push is taken). The correction
 //! Δf = f⁺ − f^ex then moves the robots' q̈ by M̃⁻¹ Jᵀ Δf and the free bodies' rates
 //! by their inverse inertia.
@@ -58,7 +59,9 @@ use crate::dynamics::{crba, point_jacobian};
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Model};
 use crate::pipeline::integrator::Deriv;
-use crate::solver::primal::{parent_array, tree_cholesky, tree_cholesky_solve, NO_PARENT};
+use crate::solver::primal::{
+    parent_array, tree_cholesky, tree_cholesky_solve, tree_lt_solve, NO_PARENT,
+};
 use nalgebra::Matrix6xX;
 
 /// Active-set passes before the last pass's set is kept.
@@ -95,16 +98,16 @@ pub(crate) struct RobotOut<'a> {
     pub contact_force: &'a mut [Vec3],
 }
 
-/// A link in contact: its Jacobian at its centre of mass, Y = M̃⁻¹ Jᵀ (stored
-/// transposed, 6 × nv), u = J q̈ (the explicit rates), and the generalized
-/// wrench g ([torque; force] about the centre) the step adds to it.
+/// A link in contact: its Jacobian at its centre of mass, Z = L⁻ᵀ Jᵀ (stored
+/// transposed, 6 × nv; M̃ = Lᵀ L), u = J q̈ (the explicit rates), and the
+/// generalized wrench g ([torque; force] about the centre) the step adds to it.
 #[derive(Clone, Debug)]
 struct LinkSlot {
     robot: usize,
     link: usize,
     body: usize,
     j: Matrix6xX<f64>,
-    y: Matrix6xX<f64>,
+    z: Matrix6xX<f64>,
     u: [f64; 6],
     g: [f64; 6],
 }
@@ -169,7 +172,7 @@ impl RobotContact {
                         link,
                         body: b,
                         j: Matrix6xX::zeros(r.nv()),
-                        y: Matrix6xX::zeros(r.nv()),
+                        z: Matrix6xX::zeros(r.nv()),
                         u: [0.0; 6],
                         g: [0.0; 6],
                     });
@@ -376,8 +379,8 @@ impl RobotContact {
         }
     }
 
-    /// The links in contact: J at the centre of mass, Y = M̃⁻¹ Jᵀ, u = J q̈, and
-    /// the 6×6 blocks J_l Y_k between links of one robot.
+    /// The links in contact: J at the centre of mass, Z = L⁻ᵀ Jᵀ, u = J q̈, and
+    /// the 6×6 blocks J_l M̃⁻¹ J_kᵀ = Z_lᵀ Z_k between links of one robot.
     fn link_blocks(
         &mut self,
         model: &Model,
@@ -412,10 +415,10 @@ impl RobotContact {
                 for (k, t) in tau.iter_mut().enumerate() {
                     *t = sl.j[(a, k)];
                 }
-                tree_cholesky_solve(mfac, nv, mpar, tau);
+                tree_lt_solve(mfac, nv, mpar, tau);
                 ok &= tau.iter().all(|x| x.is_finite());
                 for (k, t) in tau.iter().enumerate() {
-                    sl.y[(a, k)] = *t;
+                    sl.z[(a, k)] = *t;
                 }
                 let qdd = &kv[r.v_offset..r.v_offset + nv];
                 sl.u[a] = (0..nv).map(|k| sl.j[(a, k)] * qdd[k]).sum();
@@ -431,17 +434,26 @@ impl RobotContact {
         self.blocks.clear();
         self.blocks.resize(nl * nl, [0.0; 36]);
         for (li, &sl) in self.active_links.iter().enumerate() {
-            for (ki, &sk) in self.active_links.iter().enumerate() {
+            for (ki, &sk) in self.active_links.iter().enumerate().skip(li) {
                 let (l, k) = (&self.slots[sl as usize], &self.slots[sk as usize]);
                 if l.robot != k.robot {
                     continue;
                 }
-                let blk = &mut self.blocks[li * nl + ki];
+                let mut blk = [0.0; 36];
                 for a in 0..6 {
                     for c in 0..6 {
-                        blk[a * 6 + c] = l.j.row(a).dot(&k.y.row(c));
+                        blk[a * 6 + c] = l.z.row(a).dot(&k.z.row(c));
                     }
                 }
+                // (l, k) and its transpose (k, l).
+                let mut tr = [0.0; 36];
+                for a in 0..6 {
+                    for c in 0..6 {
+                        tr[c * 6 + a] = blk[a * 6 + c];
+                    }
+                }
+                self.blocks[li * nl + ki] = blk;
+                self.blocks[ki * nl + li] = tr;
             }
         }
     }
@@ -690,16 +702,34 @@ impl RobotContact {
         }
     }
 
-    /// The links' generalized wrenches into their robots' q̈: q̈ += Yᵀ g.
+    /// The links' generalized wrenches into their robots' q̈: per robot,
+    /// q̈ += M̃⁻¹ Σ_l J_lᵀ g_l (one solve).
     pub fn finish(&mut self, model: &Model, kv: &mut [f64]) {
-        for &s in &self.active_links {
-            let sl = &mut self.slots[s as usize];
-            let r = &model.robots[sl.robot];
-            let qdd = &mut kv[r.v_offset..r.v_offset + r.nv()];
-            for (k, a) in qdd.iter_mut().enumerate() {
-                *a += (0..6).map(|c| sl.y[(c, k)] * sl.g[c]).sum::<f64>();
+        for (ri, r) in model.robots.iter().enumerate() {
+            if !self.touched[ri] {
+                continue;
             }
-            sl.g = [0.0; 6];
+            let nv = r.nv();
+            let tau = &mut self.tau[..nv];
+            tau.iter_mut().for_each(|t| *t = 0.0);
+            let mut any = false;
+            for &s in &self.active_links {
+                let sl = &mut self.slots[s as usize];
+                if sl.robot != ri {
+                    continue;
+                }
+                for (k, t) in tau.iter_mut().enumerate() {
+                    *t += (0..6).map(|c| sl.j[(c, k)] * sl.g[c]).sum::<f64>();
+                }
+                any = true;
+                sl.g = [0.0; 6];
+            }
+            if any {
+                tree_cholesky_solve(&self.mfac[ri], nv, &self.mpar[ri], tau);
+                for (a, t) in kv[r.v_offset..r.v_offset + nv].iter_mut().zip(tau.iter()) {
+                    *a += t;
+                }
+            }
         }
     }
 }
