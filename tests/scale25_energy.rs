@@ -82,6 +82,7 @@ fn energy_trace() {
                         "solved_drag" => p.friction.solved_drag = true,
                         "implicit" => p.friction.implicit = true,
                         "late_pairs" => p.friction.late_pairs = true,
+                        "no_reimpact" => p.impacts.reimpact = false,
                         other => panic!("unknown variant {other}"),
                     }
                 }

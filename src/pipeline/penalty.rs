@@ -2259,8 +2259,10 @@ fn resolve_impacts(
                     (0, ContactPhase::New) => {
                         (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c)
                     }
-                    // Reimpact (bounce): some points separate while others approach.
-                    (0, _) => (any_sep && n_in > 0.0 && p.impacts.enabled).then(|| c_in / n_in),
+                    // Reimpact (bounce): some points separate while others approach
+                    // (`[penalty.impacts] reimpact`; off: continuous contact, 000).
+                    (0, _) => (p.impacts.reimpact && any_sep && n_in > 0.0 && p.impacts.enabled)
+                        .then(|| c_in / n_in),
                     _ => (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c),
                 };
                 // A new contact found overlapping was carried past the surface by
