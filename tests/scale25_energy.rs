@@ -169,9 +169,9 @@ fn energy_trace() {
             dk[0] += k[3] - k[2];
             dk[1] += k[4] - k[3];
         }
-        for k in 0..3 {
-            p0[k][0] += pr.pass0[k] as f64;
-            p0[k][1] += pr.pass0_de[k];
+        for (a, (n, de)) in p0.iter_mut().zip(pr.pass0.iter().zip(&pr.pass0_de)) {
+            a[0] += *n as f64;
+            a[1] += de;
         }
         let b = &pr.sweep_by_pass;
         for (a, x) in sw.iter_mut().zip([

@@ -9,7 +9,7 @@
 //! the sleep thresholds' drift of where they end with it on.
 //!
 //! **Fails today** (ignored until the fix): the settled pile creeps — its PE
-//! falls 0.35 J/s over 2–10 s, KE 2e-4 to 3e-3 J, no body asleep by 10 s —
+//! falls 0.35 J/s over 2–10 s, KE 2e-4 to 8e-2 J, no body asleep by 10 s —
 //! carried by sticking friction anchors whose surfaces slide
 //! (docs/EXPERIMENTS.md "scale25"). Run it with
 //! `cargo test --release --test scale25_settle -- --ignored --nocapture`.
