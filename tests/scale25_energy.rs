@@ -51,7 +51,7 @@ fn energy_trace() {
     pipe.penalty_probe_mut().expect("penalty").on = true;
     println!("scene {scene}, sleep {sleep}, rest_tol 1e-12");
     println!(
-        "step,t,ke,pe,asleep,under,fastest(b:v:w),sliding/touching,stuck>v_stick,stuck>v_slip,P+stick(n:W),P+slip(n:W),P-(W),max_pen,dK_normal,dK_friction,dE_impulse,+,dE_rewind,+,dE_normal,+,dE_friction,+,dE_between,+,\
+        "step,t,ke,pe,asleep,under,fastest(b:v:w),sliding/touching,period2/step,stuck>v_stick,stuck>v_slip,P+stick(n:W),P+slip(n:W),P-(W),max_pen,dK_normal,dK_friction,dE_impulse,+,dE_rewind,+,dE_normal,+,dE_friction,+,dE_between,+,\
          new,new_dK,bounce,bounce_dK,gap,gap_dK,sw1,sw2_3,sw4_7,sw8_15,sw16+,sw_rest,sw_impact,sw_dK"
     );
     // Sums over the window: five stages (sum, positive part), pass 0 (count, dK) × 3,
@@ -66,6 +66,11 @@ fn energy_trace() {
     let from: usize = env_or("SCALE25_FROM", 0);
     let mut at_from: Vec<rtphys::data::BodyState> = Vec::new();
     let mut turned = vec![0f64; data.state.len()];
+    // Per pair: sticking at the last two steps' ends, and the steps of the
+    // window at which a touching pair's stick/slip state flipped after
+    // flipping at the step before (a period-2 stick/slip), summed.
+    let (mut stuck1, mut stuck2) = (Vec::<bool>::new(), Vec::<bool>::new());
+    let mut period2 = 0usize;
     // SCALE25_SWITCH=S with SCALE25_IMPACTS=0: impulses off from step S on.
     let switch: usize = env_or("SCALE25_SWITCH", 0);
     let impacts: bool = env_or::<u8>("SCALE25_IMPACTS", 1) != 0;
@@ -151,6 +156,15 @@ fn energy_trace() {
             }
         }
         let pr = *pipe.penalty_probe_mut().expect("penalty");
+        let stuck: Vec<bool> = data.pairs.iter().map(|p| p.anchor.is_some()).collect();
+        if stuck1.len() == stuck.len() && stuck2.len() == stuck.len() {
+            period2 += (0..stuck.len())
+                .filter(|&i| {
+                    data.pairs[i].touching && stuck[i] != stuck1[i] && stuck1[i] != stuck2[i]
+                })
+                .count();
+        }
+        stuck2 = std::mem::replace(&mut stuck1, stuck);
         let e = pr.energy;
         if e[0] != 0.0 || e[4] != 0.0 {
             let d = [
@@ -276,13 +290,14 @@ fn energy_trace() {
             }
         }
         println!(
-            "{step},{:.3},{:.3e},{:.6e},{},{under},{fb}:{fv:.1e}:{fw:.1e},{}/{},{},{},{}:{:.3e},{}:{:.3e},{:.3e},{:.3e},{}",
+            "{step},{:.3},{:.3e},{:.6e},{},{under},{fb}:{fv:.1e}:{fw:.1e},{}/{},{:.1},{},{},{}:{:.3e},{}:{:.3e},{:.3e},{:.3e},{}",
             data.time,
             data.kinetic_energy(&model),
             data.potential_energy(&model),
             data.stats.sleeping,
             data.pairs.iter().filter(|p| p.touching && p.anchor.is_none()).count(),
             data.pairs.iter().filter(|p| p.touching).count(),
+            period2 as f64 / n,
             stuck_fast[0],
             stuck_fast[1],
             power_n[0],
@@ -294,6 +309,7 @@ fn energy_trace() {
             cols.join(",")
         );
         de = [[0.0; 2]; 5];
+        period2 = 0;
         dk = [0.0; 2];
         p0 = [[0.0; 2]; 3];
         sw = [0.0; 8];
