@@ -285,6 +285,14 @@ pub struct ImpactParams {
     pub enabled: bool,
     /// Normal approach speed (m/s) above which a new contact is an impact (ε of Fig. 2).
     pub epsilon: f64,
+    /// A pair struck in the last step and still penetrating is struck again in
+    /// the next step's first pass when some of its points separate while others
+    /// approach faster than ε (the bounce rule, the default). False: 000's
+    /// transition — once continuous contact has begun, an impact only where a
+    /// third body's impulse strikes the pair (the sweeps); the pair is resting
+    /// contact otherwise. Scene key `[penalty.impacts] reimpact` (docs/EXPERIMENTS.md
+    /// "scale25").
+    pub reimpact: bool,
 }
 
 impl PenaltyParams {
@@ -350,6 +358,7 @@ impl Default for ImpactParams {
         ImpactParams {
             enabled: true,
             epsilon: 1.0e-3,
+            reimpact: true,
         }
     }
 }

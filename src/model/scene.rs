@@ -29,6 +29,10 @@
 //! late_pairs = false               # anchors for pairs closed by friction's solve (opt-in)
 //! solved_drag = false              # drag a stretched anchor only where its solve reached the cone (opt-in)
 //! over_relaxation = 1.0            # linear anchors' sweeps' ω in (0, 2), or "adaptive" (Young's ω from the sweeps)
+//! [penalty.impacts]                # optional; enabled = true, epsilon = 1e-3 (m/s, ε of Fig. 2)
+//! reimpact = true                  # a pair struck last step and still penetrating is struck
+//!                                  #  again when some points separate while others approach
+//!                                  #  (false: only by a third body's impulse, 000 Fig. 2)
 //!
 //! [hunt_crossley]                  # optional; read when method = "hunt_crossley"
 //! penetration_fraction = 0.0005    # §5 rule for λ (or stiffness_volume N/m³,
@@ -594,6 +598,7 @@ enum OverRelaxationToml {
 struct ImpactsToml {
     enabled: Option<bool>,
     epsilon: Option<f64>,
+    reimpact: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -1644,6 +1649,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
             .map(|v| nonneg(v, "impacts.epsilon").map(|_| v))
             .transpose()?
             .unwrap_or(di.epsilon),
+        reimpact: p.impacts.reimpact.unwrap_or(di.reimpact),
     };
     Ok(Method::Penalty(pp))
 }

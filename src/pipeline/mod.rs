@@ -262,6 +262,15 @@ impl Pipeline {
         }
     }
 
+    /// The penalty stepper's energy and impulse probe (None for the other
+    /// methods): set `on` to have every step fill it (`penalty::PenaltyProbe`).
+    pub fn penalty_probe_mut(&mut self) -> Option<&mut penalty::PenaltyProbe> {
+        match &mut self.method {
+            MethodWorkspace::Penalty(ws) => Some(&mut ws.probe),
+            _ => None,
+        }
+    }
+
     pub fn new(model: &Model) -> Pipeline {
         // The stage clock's rate, measured here once per process so that the
         // physics thread never spins for it (`clock`).

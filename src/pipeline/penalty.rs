@@ -73,6 +73,72 @@ pub struct PenaltyWorkspace {
     /// The free bodies (a world none of which moves, all asleep, has nothing to
     /// advance: [`quiet_step`]).
     free: Vec<u32>,
+    /// The energy and impulse probe (off unless a test or tool turns it on:
+    /// `Pipeline::penalty_probe_mut`).
+    pub probe: PenaltyProbe,
+}
+
+/// A per-step account of the penalty stepper's energy and impulses, for
+/// finding what drives a pile that does not come to rest (issue 18, scale25):
+/// off by default (one branch per stage then), on it reads the bodies' states
+/// between the stages (O(bodies), no allocation). Energies are KE + PE of
+/// the moving bodies (gravitational PE, the contacts' springs not counted).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PenaltyProbe {
+    pub on: bool,
+    /// KE + PE at the step's start, after the impact stage's impulses (before
+    /// its rewind), after its rewind, with the first normal solve's rates (the
+    /// step as if it ended there: v' = v + h k, x' = x + h v'), and at the end
+    /// of the step (friction and the second normal solve in), J.
+    pub energy: [f64; 5],
+    /// The kinetic part of `energy`, J.
+    pub kinetic: [f64; 5],
+    /// Pass 0's impulses by kind — a new penetrating contact approaching at its
+    /// centroid, a bounce (last step's impact, some points separating while
+    /// others approach), a gap closing within the step — and the kinetic
+    /// energy each kind's impulses changed, J.
+    pub pass0: [usize; 3],
+    pub pass0_de: [f64; 3],
+    /// The sweeps' impulses by the sweep they came in (1, 2–3, 4–7, …, 64–127,
+    /// 128), on resting and on impact pairs, and the kinetic energy they
+    /// changed, J.
+    pub sweep_by_pass: [usize; 8],
+    pub sweep_kind: [usize; 2],
+    pub sweep_de: f64,
+}
+
+impl PenaltyProbe {
+    fn clear(&mut self) {
+        *self = PenaltyProbe {
+            on: self.on,
+            ..Default::default()
+        };
+    }
+}
+
+/// Kinetic and gravitational energy of body `b` in state `s`, J.
+fn body_energy(model: &Model, b: usize, s: &BodyState) -> [f64; 2] {
+    let body = &model.bodies[b];
+    let r = s.q.to_rotation_matrix();
+    let i_w = r.matrix() * body.inertia * r.matrix().transpose();
+    [
+        0.5 * body.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(i_w * s.w)),
+        -body.mass * model.opt.gravity.dot(&s.x),
+    ]
+}
+
+/// Σ [`body_energy`] over the moving bodies, each taken at `at(b, state)`:
+/// (KE + PE, KE).
+fn world_energy(
+    model: &Model,
+    state: &[BodyState],
+    moving: impl Fn(usize) -> bool,
+    at: impl Fn(usize, &BodyState) -> BodyState,
+) -> (f64, f64) {
+    (0..state.len())
+        .filter(|&b| moving(b))
+        .map(|b| body_energy(model, b, &at(b, &state[b])))
+        .fold((0.0, 0.0), |(e, k), [ke, pe]| (e + ke + pe, k + ke))
 }
 
 impl PenaltyWorkspace {
@@ -115,6 +181,7 @@ impl PenaltyWorkspace {
             free: (0..nb as u32)
                 .filter(|&b| model.bodies[b as usize].kind == BodyKind::Free)
                 .collect(),
+            probe: PenaltyProbe::default(),
         }
     }
 }
@@ -546,9 +613,14 @@ impl Stepper for PenaltyStepper<'_> {
             robot_contact,
             k_free,
             free,
+            probe,
         } = ws;
         let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Free && !frozen[b];
         let t = Instant::now();
+        if probe.on {
+            probe.clear();
+            (probe.energy[0], probe.kinetic[0]) = world_energy(model, state, dynamic, |_, s| *s);
+        }
         // The step's manifolds as the pairs' rest poses say (`collide::NarrowMemo`).
         rest_manifolds(model, p, col, pairs, (contacts, contact_pair));
 
@@ -612,8 +684,11 @@ impl Stepper for PenaltyStepper<'_> {
             (&mut *contacts, contact_pair),
             pairs,
             &mut mb,
-            impacts,
+            (impacts, &mut *probe),
         );
+        if probe.on {
+            (probe.energy[2], probe.kinetic[2]) = world_energy(model, state, dynamic, |_, s| *s);
+        }
         stats.impact_sweeps = impacts.sweeps;
         stats.impact_visits = impacts.visits;
         let t = lap(stats, Stage::Contact, t);
@@ -692,6 +767,16 @@ impl Stepper for PenaltyStepper<'_> {
                 implicit.solve(model, h, st, bodies, (k, false));
                 if memory {
                     remember_active_set(implicit, set_pair, pairs);
+                }
+                if probe.on {
+                    (probe.energy[3], probe.kinetic[3]) =
+                        world_energy(model, st, dynamic, |b, s| {
+                            let mut e = *s;
+                            e.v += k[b].dv * h;
+                            e.x += e.v * h;
+                            e.w += k[b].dw * h;
+                            e
+                        });
                 }
                 let any = implicit_friction(
                     &cx,
@@ -819,6 +904,9 @@ impl Stepper for PenaltyStepper<'_> {
         }
         // The links at the end-of-step state.
         link_states(model, robots, qpos, qvel, state);
+        if probe.on {
+            (probe.energy[4], probe.kinetic[4]) = world_energy(model, state, dynamic, |_, s| *s);
+        }
         stats.solver_iterations = implicit.iterations;
         stats.friction_sweeps = implicit.linear.sweeps;
         stats.friction_relaxations = implicit.linear.relaxations;
@@ -2073,7 +2161,7 @@ fn resolve_impacts(
     (set, set_pair): (&mut ContactSet, &[usize]),
     pairs: &mut [PairState],
     mb: &mut ModelBufs<'_>,
-    mem: &mut ImpactMemory,
+    (mem, probe): (&mut ImpactMemory, &mut PenaltyProbe),
 ) -> usize {
     let ForceCtx {
         model,
@@ -2097,7 +2185,7 @@ fn resolve_impacts(
     // (RK4, 000's experiments: the paper's single "body impacted" pass.)
     let sweeps = if cx.implicit { IMPACT_SWEEPS } else { 1 };
     let n = set_pair.len();
-    let mut pass = 0;
+    let mut pass = 0usize;
     loop {
         let before = count;
         let mut k = 0;
@@ -2144,6 +2232,12 @@ fn resolve_impacts(
                 pairs[pi].phase = ContactPhase::Resting;
                 continue;
             }
+            // Pass 0's kind of this visit (the probe's): 0 new, 1 bounce, 2 gap.
+            let kind = match (gap, phase) {
+                (true, _) => 2,
+                (false, ContactPhase::New) => 0,
+                _ => 1,
+            };
             let (at, tau) = if gap {
                 let hit = if pass == 0 {
                     closing_impact(cx, &ctx, eps)
@@ -2186,8 +2280,10 @@ fn resolve_impacts(
                     (0, ContactPhase::New) => {
                         (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c)
                     }
-                    // Reimpact (bounce): some points separate while others approach.
-                    (0, _) => (any_sep && n_in > 0.0 && p.impacts.enabled).then(|| c_in / n_in),
+                    // Reimpact (bounce): some points separate while others approach
+                    // (`[penalty.impacts] reimpact`; off: continuous contact, 000).
+                    (0, _) => (p.impacts.reimpact && any_sep && n_in > 0.0 && p.impacts.enabled)
+                        .then(|| c_in / n_in),
                     _ => (ctx.normal_velocity(&c) < -eps && p.impacts.enabled).then_some(c),
                 };
                 // A new contact found overlapping was carried past the surface by
@@ -2255,8 +2351,25 @@ fn resolve_impacts(
             pairs[pi].phase = ContactPhase::Impact;
             if let Some(j) = j.filter(|j| j.iter().all(|c| c.is_finite())) {
                 let first = [!mem.impacted[ba], !mem.impacted[bb]];
+                let e0 = if probe.on {
+                    pair_kinetic(model, state, ba, bb)
+                } else {
+                    0.0
+                };
                 mem.apply(state, (ba, bb), (&ia, &ib), ([sa.x, sb.x], &at, &j), tau);
                 count += 1;
+                if probe.on {
+                    let de = pair_kinetic(model, state, ba, bb) - e0;
+                    if pass == 0 {
+                        probe.pass0[kind] += 1;
+                        probe.pass0_de[kind] += de;
+                    } else {
+                        let bucket = (usize::BITS - pass.leading_zeros() - 1) as usize;
+                        probe.sweep_by_pass[bucket.min(7)] += 1;
+                        probe.sweep_kind[(phase != ContactPhase::Resting) as usize] += 1;
+                        probe.sweep_de += de;
+                    }
+                }
                 if pass > 0 {
                     // Their manifolds are visited again: those the sweep has not
                     // reached in this sweep, the others in the next.
@@ -2283,10 +2396,25 @@ fn resolve_impacts(
         mem.work.begin_sweep(pass % 2 == 1);
     }
     mem.sweeps = pass;
+    if probe.on {
+        (probe.energy[1], probe.kinetic[1]) = world_energy(
+            model,
+            state,
+            |b| model.bodies[b].kind == BodyKind::Free && bodies[b].inv_mass > 0.0,
+            |_, s| *s,
+        );
+    }
     if cx.implicit {
         mem.rewind(state, (set, set_pair), pairs, model);
     }
     count
+}
+
+/// Kinetic energy of bodies `ba` and `bb` (a static body's counts 0: its
+/// velocities do not change), J — the probe's per impulse.
+fn pair_kinetic(model: &Model, state: &[BodyState], ba: usize, bb: usize) -> f64 {
+    let ke = |b: usize| body_energy(model, b, &state[b])[0];
+    ke(ba) + if bb != ba { ke(bb) } else { 0.0 }
 }
 
 /// Sweeps of [`resolve_impacts`] over the pairs of struck bodies after the new
