@@ -39,6 +39,11 @@ fn scene(name: &str) -> Model {
 /// `[lcp] friction = friction` (the pile with the real-time setting, and not
 /// under Lemke): no allocation in the counted steps once warmed up.
 fn steps_without_allocating(solvers: &[LcpSolverKind], friction: FrictionModel) {
+    steps_without_allocating_split(solvers, friction, 0.0);
+}
+
+/// [`steps_without_allocating`] with `[lcp] split_memory = split` (lcp34).
+fn steps_without_allocating_split(solvers: &[LcpSolverKind], friction: FrictionModel, split: f64) {
     let pile =
         pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
     let pile = load_scene_str(&pile, "pile", std::path::Path::new(".")).expect("pile");
@@ -55,6 +60,7 @@ fn steps_without_allocating(solvers: &[LcpSolverKind], friction: FrictionModel) 
             let mut opt = model.opt;
             if let Method::Lcp(p) = &mut opt.method {
                 p.friction = friction;
+                p.split_memory = split;
             }
             let model = model.with_options(opt);
             let (data, n) = alloc_counter::warmed_step_allocations(&model, warm, counted);
@@ -62,7 +68,7 @@ fn steps_without_allocating(solvers: &[LcpSolverKind], friction: FrictionModel) 
             assert_eq!(data.stats.quarantined, 0, "{name}/{solver:?}");
             assert_eq!(
                 n, 0,
-                "{name}/{solver:?}/{friction:?}: {n} allocations in {counted} warmed-up steps"
+                "{name}/{solver:?}/{friction:?}/split {split}: {n} allocations in {counted} warmed-up steps"
             );
         }
     }
@@ -120,4 +126,20 @@ fn peg_steps_without_allocating() {
         assert!(data.stats.lcp_size > 0, "{name}: no contacts");
         assert_eq!(n, 0, "{name}: {n} allocations in 300 warmed-up steps");
     }
+}
+
+/// `[lcp] split_memory` (lcp34): the persisting points' centres and weights
+/// live in the workspace (sized once per point count, never shrunk).
+#[test]
+fn lcp_steps_without_allocating_with_split_memory() {
+    steps_without_allocating_split(
+        &[
+            LcpSolverKind::Lemke,
+            LcpSolverKind::Pgs,
+            LcpSolverKind::Newton,
+            LcpSolverKind::Primal,
+        ],
+        FrictionModel::Point,
+        1e-5,
+    );
 }

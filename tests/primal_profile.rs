@@ -85,6 +85,15 @@ fn friction() -> FrictionModel {
     }
 }
 
+/// `[lcp] split_memory` of the harness's pile: the scene's (0), or
+/// `PROFILE_SPLIT=σ` (lcp34: the split held toward the last tick's loads).
+fn split_memory() -> f64 {
+    std::env::var("PROFILE_SPLIT")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(0.0)
+}
+
 /// The bench's pile20 under `--method lcp --lcp-solver primal`, settled
 /// [`settle`] steps.
 fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
@@ -94,6 +103,7 @@ fn settled_pile() -> (rtphys::Model, Data, Pipeline) {
     if let Method::Lcp(mut p) = model.opt.method {
         p.solver = LcpSolverKind::Primal;
         p.friction = friction();
+        p.split_memory = split_memory();
         let mut opt = model.opt;
         opt.method = Method::Lcp(p);
         model = model.with_options(opt);

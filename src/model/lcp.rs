@@ -156,6 +156,20 @@ pub struct LcpParams {
     /// solver's islands it leaves go to PGS, not to the Newton path (which
     /// knows only the points' own cones).
     pub friction: FrictionModel,
+    /// The split held toward the last tick's loads (lcp34, scene key
+    /// `split_memory`, σ; default 0: off, the LCP as before). The normal row of a
+    /// point that persists from the last tick (same pair and slot, so with a
+    /// remembered impulse `p̄_n ≥ 0`) gets the term `σ W_nn (p_n − p̄_n)` in its
+    /// row of `w` (a CFM of σ relative to W's diagonal centred on the last load
+    /// instead of 0: `W_nn += σ W_nn`, `q_n −= σ W_nn p̄_n`). Every solver solves
+    /// that LCP (exactly, at convergence); at a rest where the loads repeat the
+    /// term is zero and the solution is the unregularized LCP's. Where a body's
+    /// rows are dependent (a face on its corners, a box on two patches) the
+    /// split of its load, otherwise set by the CFM ε = 1e-9 (and within the
+    /// solver's tolerance, by its path), is held within `tolerance / (σ W_nn)`
+    /// of the last tick's (`pipeline::lcp::split`; docs/EXPERIMENTS.md,
+    /// lcp34). In [0, 1e-2]; standard rows only (refused under method = "peg").
+    pub split_memory: f64,
     /// PEG (003): an island too large for one Lemke, or one whose Lemke failed, is
     /// solved first by block Gauss–Seidel over its two-body groups, each group's LCP
     /// by Lemke (`pipeline::lcp::peg_bgs`), before the constraint PGS. Scene key
@@ -392,6 +406,7 @@ impl Default for LcpParams {
             relaxation: 1.0,
             warm_start: true,
             friction: FrictionModel::Point,
+            split_memory: 0.0,
             peg_block_gs: false,
             peg_elastic: false,
             peg_general: true,
@@ -438,6 +453,18 @@ impl LcpParams {
                 "\"patch\" is solved by the lemke, pgs and primal solvers (newton's natural \
                  map knows only the points' own cones)"
                     .to_string(),
+            ));
+        }
+        if !(self.split_memory >= 0.0 && self.split_memory <= 1e-2) {
+            return Err((
+                "split_memory",
+                format!("must be a number in [0, 1e-2], got {}", self.split_memory),
+            ));
+        }
+        if self.split_memory > 0.0 && self.contact_model == ContactModel::Peg {
+            return Err((
+                "split_memory",
+                "applies to the standard rows (method = \"lcp\"), not to method = \"peg\"".into(),
             ));
         }
         if !(self.stabilization >= 0.0 && self.stabilization <= 1.0) {

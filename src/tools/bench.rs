@@ -46,6 +46,9 @@ pub struct BenchArgs {
     /// LCP scenes: `[lcp] friction`, point | patch (default: the scene's).
     #[arg(long)]
     pub lcp_friction: Option<String>,
+    /// LCP scenes: `[lcp] split_memory`, σ in [0, 1e-2] (default: the scene's, 0).
+    #[arg(long)]
+    pub lcp_split_memory: Option<f64>,
     /// LCP scenes with PGS: residual tolerance (default: the scene's, 1e-9).
     #[arg(long)]
     pub lcp_tolerance: Option<f64>,
@@ -294,8 +297,8 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
     Ok((lcp_overrides(model, a)?, source))
 }
 
-/// `--lcp-solver`, `--lcp-tolerance`, `--lcp-max-iterations`, `--peg-passes`,
-/// `--peg-consistent` on an LCP model.
+/// `--lcp-solver`, `--lcp-friction`, `--lcp-split-memory`, `--lcp-tolerance`,
+/// `--lcp-max-iterations`, `--peg-passes`, `--peg-consistent` on an LCP model.
 fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
     if let crate::model::Method::Lcp(mut p) = model.opt.method {
         match a.lcp_solver.as_deref() {
@@ -313,6 +316,9 @@ fn lcp_overrides(mut model: Model, a: &BenchArgs) -> anyhow::Result<Model> {
             Some("point") => p.friction = crate::model::FrictionModel::Point,
             Some("patch") => p.friction = crate::model::FrictionModel::Patch,
             Some(other) => anyhow::bail!("--lcp-friction: unknown '{other}' (point, patch)"),
+        }
+        if let Some(s) = a.lcp_split_memory {
+            p.split_memory = s;
         }
         if let Some(t) = a.lcp_tolerance {
             p.tolerance = t;
@@ -950,6 +956,12 @@ fn bench_robot_case(
     let stage0 = data.stats.stage_ns_total;
     let (mut cpu_us, mut wall_us) = (Vec::new(), Vec::new());
     let (mut pairs_sum, mut points_sum) = (0usize, 0usize);
+    // LCP: solver iterations (primal: Newton steps) per timed step, and the
+    // counters' deltas over the timed steps (as `physics` reports them).
+    let (mut lcp_n, mut lcp_it) = (0usize, 0usize);
+    let (f0, u0) = (data.stats.solver_failures, data.stats.solver_unconverged);
+    let (nf0, pp0) = (data.stats.newton_factorizations, data.stats.primal_passes);
+    let pf0 = data.stats.primal_fallback_islands;
     for _ in 0..reps {
         let (c0, t0) = (thread_cpu_s(), Instant::now());
         for _ in 0..n {
@@ -957,6 +969,8 @@ fn bench_robot_case(
             pipeline.step(&model, &mut data);
             pairs_sum += data.stats.contact_pairs;
             points_sum += data.stats.contact_points;
+            lcp_n += data.stats.lcp_size;
+            lcp_it += data.stats.solver_iterations;
         }
         let wall = t0.elapsed().as_secs_f64();
         cpu_us.push((thread_cpu_s() - c0) * 1e6 / n as f64);
@@ -1038,6 +1052,13 @@ fn bench_robot_case(
                 "solver_fallbacks": data.stats.solver_fallbacks,
                 "solver_unconverged": data.stats.solver_unconverged,
                 "steps": data.tick,
+                "size_mean": lcp_n as f64 / timed,
+                "iterations_mean": lcp_it as f64 / timed,
+                "failures": data.stats.solver_failures - f0,
+                "unconverged": data.stats.solver_unconverged - u0,
+                "newton_factorizations": data.stats.newton_factorizations - nf0,
+                "primal_passes": data.stats.primal_passes - pp0,
+                "primal_fallback_islands": data.stats.primal_fallback_islands - pf0,
             }),
             _ => Value::Null,
         },

@@ -204,6 +204,8 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         link_jac,
         link_of,
         w_diagonal,
+        split_sigma,
+        split_extra,
         ..
     } = ls;
     let c = &contacts[ci];
@@ -360,8 +362,17 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
     // tolerances can end Lemke on a ray; ε = 1e-9 removes the degeneracy and
     // changes the impulses by a relative 1e-9.
     if let Some(k) = own {
+        let d0 = sp.w[row0 + k][0];
         for a in 0..3 {
             sp.w[row0 + k][4 * a] *= 1.0 + REGULARIZATION;
+        }
+        // `[lcp] split_memory` (lcp34, `split.rs`): σ W_nn on a persisting
+        // point's normal row (its centre enters q in `split::shift_q`).
+        if let (Some(&s), Some(e)) = (split_sigma.get(ci), split_extra.get_mut(ci)) {
+            if s > 0.0 {
+                *e = s * d0;
+                sp.w[row0 + k][0] += *e;
+            }
         }
         if c.limit {
             // A joint limit has no tangent rows: its two tangent variables are

@@ -202,6 +202,7 @@ pub mod peg;
 mod peg_retry;
 mod rows;
 mod solve;
+mod split;
 mod warm;
 
 use super::bodies::report_contacts;
@@ -343,6 +344,12 @@ pub struct LcpWorkspace {
     /// Per point, the stabilization targets (s_n, s_v) of the normal row before
     /// the projection of `consistent.rs`.
     pub(super) stab: Vec<[f64; 2]>,
+    /// `[lcp] split_memory` (lcp34, `split.rs`): per point σ (0 where the point
+    /// has no remembered load), the last tick's normal load p̄_n, and the term's
+    /// weight σ W_nn added to W's normal diagonal. Empty when the key is off.
+    pub(super) split_sigma: Vec<f64>,
+    pub(super) split_centre: Vec<f64>,
+    pub(super) split_extra: Vec<f64>,
     /// Buffers of the consistent stabilization (`consistent.rs`).
     pub(super) consistent: consistent::ConsistentWorkspace,
     /// Per free-body block (same index as `blocks`; free blocks come first): the
@@ -449,6 +456,9 @@ impl Default for LcpWorkspace {
             nu_next: Vec::new(),
             q_keep: Vec::new(),
             stab: Vec::new(),
+            split_sigma: Vec::new(),
+            split_centre: Vec::new(),
+            split_extra: Vec::new(),
             consistent: consistent::ConsistentWorkspace::default(),
             free_rot: Vec::new(),
             contacts: Vec::new(),
@@ -543,6 +553,9 @@ impl LcpWorkspace {
             nu_next: Vec::with_capacity(6 * nb),
             q_keep: Vec::with_capacity(points),
             stab: Vec::with_capacity(points),
+            split_sigma: Vec::with_capacity(points),
+            split_centre: Vec::with_capacity(points),
+            split_extra: Vec::with_capacity(points),
             consistent: consistent::ConsistentWorkspace::with_capacity(
                 (6 * nb).min(consistent::MAX_DOFS),
                 nb,
@@ -786,6 +799,8 @@ impl LcpStepper<'_> {
             let diagonal = !peg && p.solver == crate::model::LcpSolverKind::Primal;
             // The face patches (`[lcp] friction = "patch"`) on the standard rows.
             ls.patch_on = !peg;
+            // `[lcp] split_memory` (lcp34): the persisting points' last loads.
+            split::centre(p, pairs, !peg, ls);
             delassus::delassus(p, h, diagonal, ls);
             if peg {
                 peg::peg_constants(p, h, ls);
@@ -793,6 +808,7 @@ impl LcpStepper<'_> {
                 // The stabilization's part no rigid motion can produce is removed
                 // (`consistent.rs`, issue 14).
                 consistent::project(ls);
+                split::shift_q(ls);
             }
             ts.get_or_insert_with(Instant::now);
 

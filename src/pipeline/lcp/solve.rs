@@ -574,7 +574,8 @@ fn primal_params(p: &LcpParams) -> PrimalParams {
 /// The body-space rows of the problem (`solver::primal::BodyRows`): per free
 /// body (a DoF block of 6) M⁻¹ as assembled and M = (M⁻¹)⁻¹, per point its
 /// sides' bodies and rows of G, the CFM `E_a = W_aa ε/(1 + ε)` (the
-/// regularization of `delassus`: W's diagonal is `(1 + ε)` times G M⁻¹ Gᵀ's),
+/// regularization of `delassus`: W's diagonal is `(1 + ε)` times G M⁻¹ Gᵀ's;
+/// with `[lcp] split_memory` a persisting point's normal E also holds σ W_nn),
 /// per island whether every moving side is a free body.
 fn body_rows(ls: &mut LcpWorkspace) {
     let LcpWorkspace {
@@ -585,6 +586,7 @@ fn body_rows(ls: &mut LcpWorkspace) {
         jac,
         sparse,
         body_rows: br,
+        split_extra: ls_split_extra,
         ..
     } = ls;
     br.mass.clear();
@@ -628,7 +630,12 @@ fn body_rows(ls: &mut LcpWorkspace) {
         let d = (a..b)
             .find(|&k| sparse.col[k] as usize == ci)
             .map_or([0.0; 9], |k| sparse.w[k]);
-        br.cfm.push([scale * d[0], scale * d[4], scale * d[8]]);
+        // `[lcp] split_memory` (lcp34): the normal row's σ W_nn is part of E.
+        let cfm_n = match ls_split_extra.get(ci).copied() {
+            Some(e) if e > 0.0 => scale * (d[0] - e) + e,
+            _ => scale * d[0],
+        };
+        br.cfm.push([cfm_n, scale * d[4], scale * d[8]]);
     }
     br.ok.clear();
     for s in 0..sparse.island_start.len().saturating_sub(1) {
