@@ -736,6 +736,8 @@ impl LcpStepper<'_> {
                     predicted: pass > 0,
                 };
                 peg::peg_rows(&inp, ls);
+                stats.peg_x_shared += u64::from(ls.peg.x_shared);
+                stats.peg_x_rows += u64::from(ls.peg.x_rows);
                 ls.peg.passes = pass as u32 + 1;
                 if pass == 0 && !peg::has_peg_rows(ls) {
                     // No PEG row in the step (only standard rows: robot links,

@@ -467,6 +467,15 @@ pub struct PegWorkspace {
     /// constants clamped to their real penetration ([`clamp_to_penetration`])
     /// before the standard rows' fallback.
     pub(super) work_clamp: bool,
+    /// `[lcp] peg_x_own_row` (`LcpParams::peg_x_own_row`, peg35): an X
+    /// constraint all of whose contacts already carry a force takes its impulse
+    /// on a copy of its most applicable contact's row ([`pair_rows`]).
+    x_own_row: bool,
+    /// This pass's X constraints all of whose contacts carried a force, and of
+    /// them those given a row of their own (`StepStats::peg_x_shared`,
+    /// `peg_x_rows`).
+    pub(super) x_shared: u32,
+    pub(super) x_rows: u32,
     /// Set by the retry (`peg_retry.rs`) while it steps an attempt above the
     /// deepest level, whose failure it splits rather than keeps; false for the
     /// unsplit step and the deepest level (module doc, "Work check").
@@ -584,6 +593,7 @@ impl PegWorkspace {
         let work_pen = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_penetration);
         let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
         let work_clamp = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_clamp);
+        let x_own_row = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_own_row);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -624,6 +634,7 @@ impl PegWorkspace {
             work_pen,
             work_chain,
             work_clamp,
+            x_own_row,
             chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
@@ -796,6 +807,8 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     pw.primary_of.clear();
     pw.constraints.clear();
     pw.slack_rows.clear();
+    pw.x_shared = 0;
+    pw.x_rows = 0;
     // The standard rows kept carry forces (unilateral).
     for c in 0..ls.contacts.len() {
         ls.peg.force.push(ls.peg.force_rows.len() as u32);
@@ -1325,8 +1338,48 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
                         }
                     }
                 }
-                let Some((prow, pm, _)) = best else {
-                    continue;
+                let (prow, pm) = match best {
+                    Some((row, m, _)) => (row, m),
+                    None => {
+                        // Every contact of the X already carries a force (as
+                        // the primaries of its two I sets): the X is left
+                        // without an impulse of its own, or with
+                        // `[lcp] peg_x_own_row` takes one on a copy of its
+                        // most applicable contact's row (module doc, "X
+                        // constraints carry a force"; eq. (43)'s G_nX p_X).
+                        pw.x_shared += 1;
+                        if !pw.x_own_row {
+                            continue;
+                        }
+                        let mut top: Option<(u32, f64)> = None;
+                        for r in [ca, cb] {
+                            if top.is_some() {
+                                break;
+                            }
+                            for &m in members(r) {
+                                let ap = pc.contacts[m as usize].applicability;
+                                if top.is_none_or(|(_, b)| ap > b) {
+                                    top = Some((m, ap));
+                                }
+                            }
+                        }
+                        let Some((m, _)) = top else {
+                            continue;
+                        };
+                        let src = pw.row_of[m as usize] as usize;
+                        let row = ls.contacts.len() as u32;
+                        let copy = ContactRow {
+                            mu,
+                            ..ls.contacts[src]
+                        };
+                        ls.contacts.push(copy);
+                        pw.psi.push(pw.psi[src]);
+                        pw.real_pen.push(pw.real_pen[src]);
+                        pw.row_pen.push(pw.row_pen[src]);
+                        pw.force.push(NONE);
+                        pw.x_rows += 1;
+                        (row, m)
+                    }
                 };
                 let cp = pw.class[pm as usize];
                 let k = pw.constraints.len() as u32;
@@ -2778,7 +2831,11 @@ pub(super) fn clamped_pass(
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> bool {
-    if !ls.peg.work_clamp || ls.peg.splittable || !clamp_to_penetration(ls) {
+    if !ls.peg.work_clamp || ls.peg.splittable {
+        return false;
+    }
+    if !clamp_to_penetration(ls) {
+        stats.peg_clamped_unmoved += 1;
         return false;
     }
     peg_constants(p, h, ls);
@@ -2788,7 +2845,12 @@ pub(super) fn clamped_pass(
     solve(p, ls, stats);
     stats.solver_iterations += refused;
     super::velocity_after(ls, false);
-    if stats.solver_failed || work_rejects(model, state, h, ls) {
+    if stats.solver_failed {
+        stats.peg_clamped_failed += 1;
+        return false;
+    }
+    if work_rejects(model, state, h, ls) {
+        stats.peg_clamped_refused += 1;
         return false;
     }
     stats.peg_clamped_kept += 1;
