@@ -798,12 +798,17 @@ fn pour_counters(
                     }
                     println!(
                         "  failed PEG step {i} (t = {:.4} s): failures +{}, unconverged +{}, \
-                         work refusals +{}, row-cap +{}, retried {}, largest island {}; \
+                         work refusals +{} (clamped kept +{}, failed +{}, refused again +{}, not clamped +{}), \
+                         row-cap +{}, retried {}, largest island {}; \
                          the standard model's step from the same state: {}",
                         data.time,
                         s.solver_failures - s0.solver_failures,
                         s.solver_unconverged - s0.solver_unconverged,
                         s.peg_work_refusals - s0.peg_work_refusals,
+                        s.peg_clamped_kept - s0.peg_clamped_kept,
+                        s.peg_clamped_failed - s0.peg_clamped_failed,
+                        s.peg_clamped_refused - s0.peg_clamped_refused,
+                        s.peg_clamped_unmoved - s0.peg_clamped_unmoved,
                         s.peg_row_cap_steps - s0.peg_row_cap_steps,
                         s.peg_retried_steps > s0.peg_retried_steps,
                         s.lcp_size,

@@ -540,3 +540,10 @@ fn work_chain_key_reads() {
 fn work_clamp_key_reads() {
     bool_key_reads("peg_work_clamp", "", true, |p| p.peg_work_clamp);
 }
+
+/// `[lcp] peg_x_own_row` (peg35: an X whose contacts all carry forces takes its
+/// impulse on a copy of its primary's row; `tests/peg_x_rows.rs`): default false.
+#[test]
+fn x_own_row_key_reads() {
+    bool_key_reads("peg_x_own_row", "", false, |p| p.peg_x_own_row);
+}

@@ -36,7 +36,18 @@
 //! constraint is built here as an I constraint over its contacts in the order
 //! C_a then C_b, whose primary is the most applicable contact of C_a (then of C_b)
 //! that does not already carry a force (a contact carries at most one impulse
-//! variable); an X all of whose contacts already carry forces adds no rows.
+//! variable); an X all of whose contacts already carry forces adds no rows
+//! (counted, `StepStats::peg_x_shared`). In the plane that is every
+//! vertex–vertex pair whose two I sets took C₂ and C₃ (or C₁ and C₄) as
+//! primaries: X({C₂}, {C₃}) is then left out, and the two corners may pass
+//! through each other while each I holds (peg35: the 2D pour's largest miss,
+//! h = 1.68e-3 seed 6, 6.0e-3 L²). With `[lcp] peg_x_own_row` (opt-in) such
+//! an X takes its own impulse, eq. (43)'s G_nX p_X, on a copy of its most
+//! applicable contact's row (C_a first, then C_b): a row of its own with the
+//! same Jacobian, ψ and friction, so that every per-row structure keeps one
+//! force per row (`StepStats::peg_x_rows`). Not the default: over issue 12's
+//! sweep it is better in 2D on 8 cells and worse on 6 (docs/EXPERIMENTS.md,
+//! peg35).
 //!
 //! **Stabilization.** 003 keeps ψ/h in full (β = 1, no allowance δ): every row's
 //! constant is G ν_f + (ψ − ℓ)/h, so the linearized gap at the end of the step is
@@ -118,6 +129,19 @@
 //!
 //! The aligned 5-stack's LCP drops from 424 variables (52 forces, 112 slacks) to
 //! 120 (20 forces, no slack), the standard model's size.
+//!
+//! **W's columns** (peg35). The LCP above reads W only in the columns of the
+//! force-carrying rows (every gap g_i is Σ over forces; the friction rows and
+//! the scaling read force rows and diagonals); the general form alone reads the
+//! slack rows' columns (its λ). So the sparse W is built over those columns
+//! only ([`read_columns`], `delassus`, "Columns read"), with each row's own
+//! diagonal block, and the general form fills its island's slack columns when
+//! it is tried ([`slack_columns`]); the blocks are the same sums in the same
+//! order, so the LCPs are bit for bit those of the full W. The constraint PGS
+//! reads a slack row's rate over the sparse row, where the columns left out
+//! carry no impulse. Off under `peg_block_gs` and `peg_active_set` (opt-in),
+//! whose solves keep λ on slack rows. The 5-stack's rows: 20 of them carry
+//! forces (docs/BENCHMARKS.md, peg35).
 //!
 //! **Plane** (peg25). A plane is a half-space, one face whose Voronoi region is
 //! the whole space above it: against a polytope the only configuration is
@@ -1524,6 +1548,44 @@ pub(super) fn peg_constants(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
     }
 }
 
+/// W's columns PEG's LCP reads (module doc, "W's columns"; `delassus`,
+/// "Columns read"): those of the force-carrying rows (every standard row, and
+/// the PEG rows with a force variable), into `ls.w_cols`; all of them (empty)
+/// under `[lcp] peg_block_gs` or `peg_active_set`, whose solves read the
+/// sparse rows with impulses on slack rows too.
+pub(super) fn read_columns(ls: &mut LcpWorkspace) {
+    ls.w_cols.clear();
+    if ls.peg.bgs_on || ls.peg.active_on || ls.peg.force.len() != ls.contacts.len() {
+        return;
+    }
+    ls.w_cols.extend(ls.peg.force.iter().map(|&f| f != NONE));
+}
+
+/// The island's blocks in `ls.w` whose column is a row without a force
+/// variable (left out of the sparse W, [`read_columns`]), computed as
+/// `delassus` would have (`delassus::w_block`, the same bits): the general
+/// form reads them (its λ on the slack rows).
+fn slack_columns(ls: &mut LcpWorkspace) {
+    if ls.w_cols.is_empty() {
+        return;
+    }
+    for li in 0..ls.peg.isl_rows.len() {
+        let r = ls.peg.isl_rows[li] as usize;
+        for lj in 0..ls.peg.isl_rows.len() {
+            let c = ls.peg.isl_rows[lj] as usize;
+            if c == r || ls.w_cols.get(c).copied().unwrap_or(true) {
+                continue;
+            }
+            let b = super::delassus::w_block(ls, r, c);
+            for a in 0..3 {
+                for e in 0..3 {
+                    ls.w[(3 * li + a, 3 * lj + e)] = b[3 * a + e];
+                }
+            }
+        }
+    }
+}
+
 /// The constant of a slack-only contact's row in the PGS fallback (never active).
 const INACTIVE: f64 = 1e20;
 
@@ -1925,6 +1987,7 @@ fn general(
     if ns == 0 || ic + 2 * ns > cap {
         return (false, 0);
     }
+    slack_columns(ls);
     assemble(ls, ns, true);
     let q_max = scale(ls);
     let (ok, pivots) = ladder(p, ls, stats, q_max, false);
