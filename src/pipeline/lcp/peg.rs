@@ -140,7 +140,7 @@
 //! order, so the LCPs are bit for bit those of the full W. The constraint PGS
 //! reads a slack row's rate over the sparse row, where the columns left out
 //! carry no impulse. Off under `peg_block_gs` and `peg_active_set` (opt-in),
-//! whose solves keep λ on slack rows. The 5-stack's rows: 20 of them carry
+//! whose solves keep λ on slack rows. The 5-stack: 20 of its 132 rows carry
 //! forces (docs/BENCHMARKS.md, peg35).
 //!
 //! **Plane** (peg25). A plane is a half-space, one face whose Voronoi region is
