@@ -547,3 +547,13 @@ fn work_clamp_key_reads() {
 fn x_own_row_key_reads() {
     bool_key_reads("peg_x_own_row", "", false, |p| p.peg_x_own_row);
 }
+
+/// `[lcp] peg_vv_paired_primaries` (peg35: a planar vertex–vertex pair's two I
+/// primaries paired, C₁ with C₃ or C₂ with C₄; `tests/peg_x_rows.rs`): default
+/// false.
+#[test]
+fn vv_paired_primaries_key_reads() {
+    bool_key_reads("peg_vv_paired_primaries", "", false, |p| {
+        p.peg_vv_paired_primaries
+    });
+}

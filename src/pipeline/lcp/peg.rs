@@ -495,6 +495,9 @@ pub struct PegWorkspace {
     /// constraint all of whose contacts already carry a force takes its impulse
     /// on a copy of its most applicable contact's row ([`pair_rows`]).
     x_own_row: bool,
+    /// `[lcp] peg_vv_paired_primaries` (peg35): the planar vertex–vertex
+    /// pairs' I primaries paired (`FeatureParams::paired_primaries`).
+    vv_paired: bool,
     /// This pass's X constraints all of whose contacts carried a force, and of
     /// them those given a row of their own (`StepStats::peg_x_shared`,
     /// `peg_x_rows`).
@@ -618,6 +621,7 @@ impl PegWorkspace {
         let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
         let work_clamp = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_clamp);
         let x_own_row = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_own_row);
+        let vv_paired = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_paired_primaries);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -659,6 +663,7 @@ impl PegWorkspace {
             work_chain,
             work_clamp,
             x_own_row,
+            vv_paired,
             chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
@@ -4065,6 +4070,7 @@ impl PegWorkspace {
         }
         params.one_sided_vertex_vertex = self.vv_one_sided;
         params.feasible_completion = self.vv_feasible;
+        params.paired_primaries = self.vv_paired;
         params
     }
 }
