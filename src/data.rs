@@ -476,6 +476,21 @@ pub struct StepStats {
     /// peg34).
     pub peg_work_refusals: u64,
     pub peg_clamped_kept: u64,
+    /// PEG (003): of the clamped passes not kept, those whose solve failed and
+    /// those solved but refused again by the work check (each then takes the
+    /// standard rows' fallback), and the refusals not clamped because no row's
+    /// ψ was above its real penetration (nothing to clamp); since the start
+    /// (peg35).
+    pub peg_clamped_failed: u64,
+    pub peg_clamped_refused: u64,
+    pub peg_clamped_unmoved: u64,
+    /// PEG (003): X constraints built since the start (per pass) all of whose
+    /// contacts already carried a force — the primaries of the two I sets of a
+    /// vertex–vertex pair — and of them those given an impulse on a row of
+    /// their own (`[lcp] peg_x_own_row`; without it such an X has no row;
+    /// `pipeline::lcp::peg`, "X constraints carry a force"; peg35).
+    pub peg_x_shared: u64,
+    pub peg_x_rows: u64,
     /// IPC (004): Newton iterations are `solver_iterations`, a step that hit the
     /// iteration limit sets `solver_failed` and counts in `solver_unconverged`.
     /// Line-search halvings of the last step, the smallest distance between two

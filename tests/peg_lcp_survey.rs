@@ -603,6 +603,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         if let Ok(v) = std::env::var("PEG_WORK_CLAMP") {
             p.peg_work_clamp = v == "1";
         }
+        if let Ok(v) = std::env::var("PEG_X_OWN_ROW") {
+            p.peg_x_own_row = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_VV_PAIRED") {
+            p.peg_vv_paired_primaries = v == "1";
+        }
         if std::env::var("PEG_MODEL").is_ok_and(|v| v == "standard") {
             p.contact_model = rtphys::model::ContactModel::Standard;
         }
@@ -795,12 +801,17 @@ fn pour_counters(
                     }
                     println!(
                         "  failed PEG step {i} (t = {:.4} s): failures +{}, unconverged +{}, \
-                         work refusals +{}, row-cap +{}, retried {}, largest island {}; \
+                         work refusals +{} (clamped kept +{}, failed +{}, refused again +{}, not clamped +{}), \
+                         row-cap +{}, retried {}, largest island {}; \
                          the standard model's step from the same state: {}",
                         data.time,
                         s.solver_failures - s0.solver_failures,
                         s.solver_unconverged - s0.solver_unconverged,
                         s.peg_work_refusals - s0.peg_work_refusals,
+                        s.peg_clamped_kept - s0.peg_clamped_kept,
+                        s.peg_clamped_failed - s0.peg_clamped_failed,
+                        s.peg_clamped_refused - s0.peg_clamped_refused,
+                        s.peg_clamped_unmoved - s0.peg_clamped_unmoved,
                         s.peg_row_cap_steps - s0.peg_row_cap_steps,
                         s.peg_retried_steps > s0.peg_retried_steps,
                         s.lcp_size,
@@ -858,9 +869,18 @@ fn pour_counters(
             if rise > 1e-12 && (first_rises < 8 || rise > 1e-9) {
                 first_rises += 1;
                 println!(
-                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}{}{}{}",
+                    "  first rises: step {i} (t = {:.4} s): {prev:.3e} → {ov:.3e} {unit}, {}{}{}{}{}{}{}",
                     data.time,
                     CAUSES[cause],
+                    // peg35: X constraints whose contacts all carried a force
+                    // (no row of their own without `peg_x_own_row`).
+                    match (
+                        s.peg_x_shared - s0.peg_x_shared,
+                        s.peg_x_rows - s0.peg_x_rows,
+                    ) {
+                        (0, _) => String::new(),
+                        (n, r) => format!(", X without a free row {n} (own rows {r})"),
+                    },
                     // peg34: a refusal of the work check kept (the fallback) or
                     // clamped.
                     match (
@@ -928,7 +948,8 @@ fn pour_counters(
              steps keeping a failed solve {failing_steps} of {steps}, retried steps {} ({:.1} %), \
              sub-steps {}, uncovered sub-steps {}, attempts split for an overlap rise {}, \
              re-collected attempts {}, CCD rewinds after the step {} (refused {}), \
-             corrected sub-steps {} (kept {}), work refusals {} (clamped passes kept {})",
+             corrected sub-steps {} (kept {}), work refusals {} (clamped passes kept {}, \
+             failed {}, refused again {}, not clamped {}), X without a free row {} (own rows {})",
             s.solver_failures,
             s.solver_fallbacks,
             s.solver_unconverged,
@@ -949,7 +970,12 @@ fn pour_counters(
             s.peg_corrections,
             s.peg_corrections_kept,
             s.peg_work_refusals,
-            s.peg_clamped_kept
+            s.peg_clamped_kept,
+            s.peg_clamped_failed,
+            s.peg_clamped_refused,
+            s.peg_clamped_unmoved,
+            s.peg_x_shared,
+            s.peg_x_rows
         );
         if std_check {
             println!(

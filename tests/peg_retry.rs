@@ -540,3 +540,20 @@ fn work_chain_key_reads() {
 fn work_clamp_key_reads() {
     bool_key_reads("peg_work_clamp", "", true, |p| p.peg_work_clamp);
 }
+
+/// `[lcp] peg_x_own_row` (peg35: an X whose contacts all carry forces takes its
+/// impulse on a copy of its primary's row; `tests/peg_x_rows.rs`): default false.
+#[test]
+fn x_own_row_key_reads() {
+    bool_key_reads("peg_x_own_row", "", false, |p| p.peg_x_own_row);
+}
+
+/// `[lcp] peg_vv_paired_primaries` (peg35: a planar vertex–vertex pair's two I
+/// primaries paired, C₁ with C₃ or C₂ with C₄; `tests/peg_x_rows.rs`): default
+/// false.
+#[test]
+fn vv_paired_primaries_key_reads() {
+    bool_key_reads("peg_vv_paired_primaries", "", false, |p| {
+        p.peg_vv_paired_primaries
+    });
+}

@@ -447,3 +447,39 @@ fn work_clamp_keeps_the_2d_pours_refused_sub_step_in_peg() {
     assert!(ov1 <= 1e-9, "overlap {ov1:e} L²");
     assert!(c1 <= bound, "the clamped step gains {c1:e} J > {bound:e} J");
 }
+
+/// The clamped pass's outcome counted (peg35: `StepStats::peg_clamped_failed`,
+/// `peg_clamped_refused`, `peg_clamped_unmoved` beside `peg_clamped_kept`). The
+/// 2D pour's seed 8 at h = 3.68e-3 (2 s, PEG's defaults) keeps one PEG-only
+/// failure (step 527; peg34's unrescued refusal, 2.03e-5 L²): the deepest
+/// level's first pass pushes an I primary at ψ = −4.7 mm whose real
+/// penetration is 0.105 mm and is refused; its clamped pass solves and is
+/// refused again — one refusal, no clamped pass kept, none failed, one refused
+/// again, none unmoved, and the one counted failure.
+#[test]
+fn a_clamped_pass_refused_again_is_counted_apart_from_a_failed_one() {
+    use rtphys::experiments::peg_pour_2d::pour_scene_2d;
+    let h = 3.68e-3;
+    let scene = pour_scene_2d(8, PourMethod::Peg, h);
+    let model =
+        rtphys::model::scene::load_scene_str(&scene.toml, "<peg-pour>", std::path::Path::new("."))
+            .expect("scene");
+    let mut data = rtphys::Data::new(&model);
+    let mut driver = PourDriver::new(&model, &scene, &mut data).expect("driver");
+    let mut pl = rtphys::Pipeline::new(&model);
+    for _ in 0..(2.0 / h).round() as usize {
+        driver.before_step(&mut data, h);
+        pl.step(&model, &mut data);
+    }
+    let s = &data.stats;
+    let got = (
+        s.peg_work_refusals,
+        s.peg_clamped_kept,
+        s.peg_clamped_failed,
+        s.peg_clamped_refused,
+        s.peg_clamped_unmoved,
+        s.solver_failures,
+    );
+    println!("refusals, clamped kept / failed / refused again / unmoved, failures: {got:?}");
+    assert_eq!(got, (1, 0, 0, 1, 0, 1));
+}

@@ -299,6 +299,12 @@ pub struct FeatureParams {
     /// pair only for a feasible vertex (`polygon`, "Feasibility of the completed
     /// set"; in 3D in front of a face of the other vertex; `[lcp] peg_vv_feasible`).
     pub feasible_completion: bool,
+    /// In the plane, a vertex–vertex pair with both I sets takes their
+    /// primaries paired, C₁ with C₃ or C₂ with C₄, so that each X keeps a
+    /// member without a force (`collision::polygon`, "Paired primaries";
+    /// `[lcp] peg_vv_paired_primaries`, peg35; off: each by its own
+    /// applicability).
+    pub paired_primaries: bool,
 }
 
 impl FeatureParams {
@@ -311,6 +317,7 @@ impl FeatureParams {
             phi: 45f64.to_radians(),
             one_sided_vertex_vertex: false,
             feasible_completion: false,
+            paired_primaries: false,
         }
     }
 }

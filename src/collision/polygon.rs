@@ -45,6 +45,16 @@
 //! and −3.4e-2 m where the overlap was µm) asked the step to push it cm out:
 //! an ejection the work check refused (docs/EXPERIMENTS.md, peg27, peg28).
 //!
+//! **Paired primaries** (peg35; opt-in, `[lcp] peg_vv_paired_primaries`,
+//! [`FeatureParams::paired_primaries`]). Each contact carries at most one
+//! force variable and an X takes its impulse on a member without one
+//! (`pipeline::lcp::peg`, "X constraints carry a force"); with both I sets'
+//! primaries chosen by their own applicability, C₂ with C₃ (or C₁ with C₄)
+//! leaves X({C₂}, {C₃}) (or X({C₁}, {C₄})) without a row. With this key the
+//! primaries are paired, C₁ with C₃ when the most applicable of the four is C₁
+//! or C₃, else C₂ with C₄: each X keeps a free member, no row is added, and one
+//! I set may push on its less applicable contact.
+//!
 //! So each vertex of either polygon is in at most one configuration, whatever ε:
 //! at most V_a + V_b vertex–vertex configurations (4 contacts each) and
 //! V_a + V_b vertex–edge contacts per pair. (Before, every vertex pair within ε
@@ -243,7 +253,14 @@ pub fn potential_contacts_2d(
         }
     }
     for &(i, j, at) in &s.vv {
-        vertex_vertex(pa, i as usize, pb, j as usize, at, out);
+        vertex_vertex(
+            pa,
+            i as usize,
+            pb,
+            j as usize,
+            (at, params.paired_primaries),
+            out,
+        );
     }
     for (p, q) in [(pa, pb), (pb, pa)] {
         for iv in 0..p.v.len() {
@@ -419,7 +436,14 @@ fn vertex_edge(p: Poly, iv: usize, q: Poly, k: usize) -> PotentialContact2 {
 
 /// Eq. (33) for vertex `ia` of A and `ib` of B, `at` saying which is at the
 /// other: the I set of each vertex that is at the other, the X pairs when both are.
-fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, at: u8, out: &mut PotentialContacts2) {
+fn vertex_vertex(
+    a: Poly,
+    ia: usize,
+    b: Poly,
+    ib: usize,
+    (at, paired): (u8, bool),
+    out: &mut PotentialContacts2,
+) {
     let (na, nb) = (a.v.len(), b.v.len());
     // e_out(v) = edge v → v+1 (id v), e_in(v) = edge v−1 → v (id v−1).
     let mut c = [0u32; 4];
@@ -432,16 +456,24 @@ fn vertex_vertex(a: Poly, ia: usize, b: Poly, ib: usize, at: u8, out: &mut Poten
         c[3] = out.push_contact(vertex_edge(b, ib, a, (ia + na - 1) % na));
     }
     let [c1, c2, c3, c4] = c;
-    for (x, y, bit) in [(c1, c2, AT_A), (c3, c4, AT_B)] {
+    // Paired primaries (module doc): C₁ with C₃ when the most applicable of
+    // the four is C₁ or C₃, else C₂ with C₄.
+    let ap = c.map(|i| {
+        out.contacts
+            .get(i as usize)
+            .map_or(f64::NAN, |k| k.applicability)
+    });
+    let pair = (paired && at == AT_A | AT_B).then(|| ap[0].max(ap[2]) >= ap[1].max(ap[3]));
+    for (k, (x, y, bit)) in [(c1, c2, AT_A), (c3, c4, AT_B)].into_iter().enumerate() {
         if at & bit == 0 {
             continue;
         }
-        let (p, o) =
-            if out.contacts[y as usize].applicability > out.contacts[x as usize].applicability {
-                (y, x)
-            } else {
-                (x, y)
-            };
+        let (p, o) = match pair {
+            Some(true) => (x, y),
+            Some(false) => (y, x),
+            None if ap[2 * k + 1] > ap[2 * k] => (y, x),
+            None => (x, y),
+        };
         let others = out.push_members(&[o]);
         out.constraints
             .push(Constraint::Intercontact { primary: p, others });

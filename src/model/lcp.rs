@@ -325,6 +325,19 @@ pub struct LcpParams {
     /// PEG-only 5 → 2 and 13 → 5, no cell worse; docs/EXPERIMENTS.md, peg34);
     /// false is the step before peg34. Ignored by the standard rows.
     pub peg_work_clamp: bool,
+    /// PEG (003): an X constraint all of whose contacts already carry a force
+    /// (in the plane: a vertex–vertex pair whose two I sets took C₂ and C₃, or
+    /// C₁ and C₄, as primaries) takes its own impulse (eq. (43)'s G_nX p_X) on
+    /// a copy of its most applicable contact's row, instead of adding no rows
+    /// (`pipeline::lcp::peg`, "X constraints carry a force"; peg35). Scene key
+    /// `peg_x_own_row`; default false. Ignored by the standard rows.
+    pub peg_x_own_row: bool,
+    /// PEG (003), planar world: a vertex–vertex pair with both I sets takes
+    /// their primaries paired (C₁ with C₃, or C₂ with C₄; `collision::polygon`,
+    /// "Paired primaries"), so that each X keeps a member without a force and
+    /// gets its own row without copies. Scene key `peg_vv_paired_primaries`;
+    /// default false (peg35). Ignored by the standard rows.
+    pub peg_vv_paired_primaries: bool,
     /// PEG (003), with `peg_retry_depth` > 0: the continuous collision is the
     /// retry's, not the outline's. After each attempt (the step or a sub-step)
     /// the bodies' swept motion over it is checked as the outline's stage
@@ -424,6 +437,8 @@ impl Default for LcpParams {
             peg_work_penetration: false,
             peg_work_chain: true,
             peg_work_clamp: true,
+            peg_x_own_row: false,
+            peg_vv_paired_primaries: false,
             peg_ccd_retry: false,
             peg_ccd_held: false,
             peg_vv_one_sided: false,

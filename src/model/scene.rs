@@ -105,6 +105,11 @@
 //! peg_work_clamp = true            # peg: a refused pass the retry keeps is solved again with
 //!                                  #  its rows clamped to their real penetration before the
 //!                                  #  standard rows' fallback (peg34; false: the fallback at once)
+//! peg_x_own_row = false            # peg: an X constraint whose contacts all carry forces takes
+//!                                  #  its impulse on a copy of a contact's row (peg35; false:
+//!                                  #  such an X adds no rows)
+//! peg_vv_paired_primaries = false  # peg, planar: a vertex–vertex pair's two I primaries paired
+//!                                  #  (C1/C3 or C2/C4) so each X keeps a free member (peg35)
 //! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
 //!                                  #  motion meets an impact is split like a failed one; only
 //!                                  #  the deepest level rewinds, over its sub-step (experimental)
@@ -762,6 +767,8 @@ struct LcpToml {
     peg_work_penetration: Option<bool>,
     peg_work_chain: Option<bool>,
     peg_work_clamp: Option<bool>,
+    peg_x_own_row: Option<bool>,
+    peg_vv_paired_primaries: Option<bool>,
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
     peg_vv_one_sided: Option<bool>,
@@ -897,6 +904,10 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_work_penetration: l.peg_work_penetration.unwrap_or(d.peg_work_penetration),
         peg_work_chain: l.peg_work_chain.unwrap_or(d.peg_work_chain),
         peg_work_clamp: l.peg_work_clamp.unwrap_or(d.peg_work_clamp),
+        peg_x_own_row: l.peg_x_own_row.unwrap_or(d.peg_x_own_row),
+        peg_vv_paired_primaries: l
+            .peg_vv_paired_primaries
+            .unwrap_or(d.peg_vv_paired_primaries),
         peg_ccd_retry: l.peg_ccd_retry.unwrap_or(d.peg_ccd_retry),
         peg_ccd_held: l.peg_ccd_held.unwrap_or(d.peg_ccd_held),
         peg_vv_one_sided: l.peg_vv_one_sided.unwrap_or(d.peg_vv_one_sided),

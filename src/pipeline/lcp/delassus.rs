@@ -17,6 +17,13 @@
 //! W needs them (the Newton path for an island the primal solver left, the
 //! dumps). The 5-stack: `w_row` 96.3k → 15.2k instructions per step (20
 //! points, 272 block sums into 208 blocks before).
+//!
+//! # Columns read (peg35)
+//! With `LcpWorkspace::w_cols` set (PEG: its force-carrying rows,
+//! `peg::read_columns`), a row takes only the columns of those points and its
+//! own diagonal block: the blocks it keeps are the same sums in the same
+//! order, so the same bits; [`w_block`] gives a left-out block (PEG's general
+//! form reads them).
 
 use super::islands::block_contacts;
 use super::rows::{LinkRows, NO_LINK};
@@ -206,9 +213,12 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
         w_diagonal,
         split_sigma,
         split_extra,
+        w_cols,
         ..
     } = ls;
     let c = &contacts[ci];
+    // Columns read (module doc): the row's own and the taken ones.
+    let taken = |cj: u32| cj as usize == ci || w_cols.get(cj as usize).copied().unwrap_or(true);
     let is_lean = |b: u32| lean.get(b as usize).copied().unwrap_or(false);
     // Diagonal-only (module doc): of each side's points, the point itself.
     let diagonal = w_diagonal.get(ci).copied().unwrap_or(false);
@@ -231,6 +241,9 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             &blk_list[blk_start[bl]..blk_start[bl + 1]]
         };
         for &cj in points {
+            if !taken(cj) {
+                continue;
+            }
             let d = &contacts[cj as usize];
             for sb in d.side.iter().filter(|s| s.block == sa.block) {
                 let k = match sp.col[row0..].iter().position(|&x| x == cj) {
@@ -383,6 +396,35 @@ fn w_row(ls: &mut LcpWorkspace, ci: usize, row0: usize) {
             sp.w[row0 + k][8] = 1.0;
         }
     }
+}
+
+/// The block W_ij of points `ci` ≠ `cj` as [`w_row`] sums it (their shared
+/// moving sides that are not lean, in `ci`'s side order, then `cj`'s; zero if
+/// they share none): the block a row leaves out under `w_cols` (module doc,
+/// "Columns read"), the same bits as when it is taken.
+pub(super) fn w_block(ls: &LcpWorkspace, ci: usize, cj: usize) -> [f64; 9] {
+    let (c, d) = (&ls.contacts[ci], &ls.contacts[cj]);
+    let is_lean = |b: u32| ls.lean.get(b as usize).copied().unwrap_or(false);
+    let mut blk = [0.0; 9];
+    for sa in c
+        .side
+        .iter()
+        .filter(|s| s.block != NO_BLOCK && !is_lean(s.block))
+    {
+        let nd = ls.blocks[sa.block as usize].ndof;
+        for sb in d.side.iter().filter(|s| s.block == sa.block) {
+            let (ja, mb) = (
+                &ls.jac[sa.jac..sa.jac + 3 * nd],
+                &ls.minv_jt[sb.jac..sb.jac + 3 * nd],
+            );
+            if nd == 6 {
+                block_add::<6>(&mut blk, ja, mb);
+            } else {
+                block_add_dyn(&mut blk, ja, mb, nd);
+            }
+        }
+    }
+    blk
 }
 
 /// A link's Gram `S = Yᵀ Y`, `Y = L⁻ᵀ J(o)ᵀ` (6 columns; lcp23): `J(o)` is

@@ -393,6 +393,10 @@ pub struct LcpWorkspace {
     /// `delassus`, "Diagonal-only rows"; `solve::complete_diagonal` builds the
     /// rest for a reader of W).
     pub(super) w_diagonal: Vec<bool>,
+    /// Per point: whether W's rows take its column (`delassus`, "Columns
+    /// read"; set by PEG to its force-carrying rows, `peg::read_columns`);
+    /// empty: every column.
+    pub(super) w_cols: Vec<bool>,
     pub(super) contact_res: ContactPgsResults,
     /// The Newton solver's iterate and buffers (`solver::newton`).
     pub(super) newton: NewtonResults,
@@ -483,6 +487,7 @@ impl Default for LcpWorkspace {
             dirs: Vec::new(),
             sparse: ContactProblem::default(),
             w_diagonal: Vec::new(),
+            w_cols: Vec::new(),
             contact_res: ContactPgsResults::default(),
             newton: NewtonResults::default(),
             body_rows: BodyRows::default(),
@@ -574,6 +579,7 @@ impl LcpWorkspace {
             impulse: Vec::with_capacity(3 * points),
             sparse: ContactProblem::with_capacity(points, BLOCKS_PER_POINT * points),
             w_diagonal: Vec::with_capacity(points),
+            w_cols: Vec::with_capacity(points),
             contact_res: ContactPgsResults::with_capacity(points),
             newton: NewtonResults::with_capacity(points, solve::NEWTON_DENSE_POINTS, k),
             body_rows: BodyRows::with_capacity(points, nb),
@@ -749,6 +755,8 @@ impl LcpStepper<'_> {
                     predicted: pass > 0,
                 };
                 peg::peg_rows(&inp, ls);
+                stats.peg_x_shared += u64::from(ls.peg.x_shared);
+                stats.peg_x_rows += u64::from(ls.peg.x_rows);
                 ls.peg.passes = pass as u32 + 1;
                 if pass == 0 && !peg::has_peg_rows(ls) {
                     // No PEG row in the step (only standard rows: robot links,
@@ -801,6 +809,13 @@ impl LcpStepper<'_> {
             ls.patch_on = !peg;
             // `[lcp] split_memory` (lcp34): the persisting points' last loads.
             split::centre(p, pairs, !peg, ls);
+            // PEG's LCP reads W's columns of its force-carrying rows only
+            // (peg.rs, "W's columns").
+            if peg {
+                peg::read_columns(ls);
+            } else {
+                ls.w_cols.clear();
+            }
             delassus::delassus(p, h, diagonal, ls);
             if peg {
                 peg::peg_constants(p, h, ls);
@@ -884,6 +899,7 @@ impl LcpStepper<'_> {
                 peg = false;
                 let diagonal = p.solver == crate::model::LcpSolverKind::Primal;
                 ls.patch_on = true;
+                ls.w_cols.clear();
                 delassus::delassus(p, h, diagonal, ls);
                 consistent::project(ls);
                 (stats.solver_failures, stats.solver_fallbacks) = counted;

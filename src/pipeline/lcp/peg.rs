@@ -36,7 +36,18 @@
 //! constraint is built here as an I constraint over its contacts in the order
 //! C_a then C_b, whose primary is the most applicable contact of C_a (then of C_b)
 //! that does not already carry a force (a contact carries at most one impulse
-//! variable); an X all of whose contacts already carry forces adds no rows.
+//! variable); an X all of whose contacts already carry forces adds no rows
+//! (counted, `StepStats::peg_x_shared`). In the plane that is every
+//! vertex–vertex pair whose two I sets took C₂ and C₃ (or C₁ and C₄) as
+//! primaries: X({C₂}, {C₃}) is then left out, and the two corners may pass
+//! through each other while each I holds (peg35: the 2D pour's largest miss,
+//! h = 1.68e-3 seed 6, 6.0e-3 L²). With `[lcp] peg_x_own_row` (opt-in) such
+//! an X takes its own impulse, eq. (43)'s G_nX p_X, on a copy of its most
+//! applicable contact's row (C_a first, then C_b): a row of its own with the
+//! same Jacobian, ψ and friction, so that every per-row structure keeps one
+//! force per row (`StepStats::peg_x_rows`). Not the default: over issue 12's
+//! sweep it is better in 2D on 8 cells and worse on 6 (docs/EXPERIMENTS.md,
+//! peg35).
 //!
 //! **Stabilization.** 003 keeps ψ/h in full (β = 1, no allowance δ): every row's
 //! constant is G ν_f + (ψ − ℓ)/h, so the linearized gap at the end of the step is
@@ -118,6 +129,19 @@
 //!
 //! The aligned 5-stack's LCP drops from 424 variables (52 forces, 112 slacks) to
 //! 120 (20 forces, no slack), the standard model's size.
+//!
+//! **W's columns** (peg35). The LCP above reads W only in the columns of the
+//! force-carrying rows (every gap g_i is Σ over forces; the friction rows and
+//! the scaling read force rows and diagonals); the general form alone reads the
+//! slack rows' columns (its λ). So the sparse W is built over those columns
+//! only ([`read_columns`], `delassus`, "Columns read"), with each row's own
+//! diagonal block, and the general form fills its island's slack columns when
+//! it is tried ([`slack_columns`]); the blocks are the same sums in the same
+//! order, so the LCPs are bit for bit those of the full W. The constraint PGS
+//! reads a slack row's rate over the sparse row, where the columns left out
+//! carry no impulse. Off under `peg_block_gs` and `peg_active_set` (opt-in),
+//! whose solves keep λ on slack rows. The 5-stack: 20 of its 132 rows carry
+//! forces (docs/BENCHMARKS.md, peg35).
 //!
 //! **Plane** (peg25). A plane is a half-space, one face whose Voronoi region is
 //! the whole space above it: against a polytope the only configuration is
@@ -467,6 +491,18 @@ pub struct PegWorkspace {
     /// constants clamped to their real penetration ([`clamp_to_penetration`])
     /// before the standard rows' fallback.
     pub(super) work_clamp: bool,
+    /// `[lcp] peg_x_own_row` (`LcpParams::peg_x_own_row`, peg35): an X
+    /// constraint all of whose contacts already carry a force takes its impulse
+    /// on a copy of its most applicable contact's row ([`pair_rows`]).
+    x_own_row: bool,
+    /// `[lcp] peg_vv_paired_primaries` (peg35): the planar vertex–vertex
+    /// pairs' I primaries paired (`FeatureParams::paired_primaries`).
+    vv_paired: bool,
+    /// This pass's X constraints all of whose contacts carried a force, and of
+    /// them those given a row of their own (`StepStats::peg_x_shared`,
+    /// `peg_x_rows`).
+    pub(super) x_shared: u32,
+    pub(super) x_rows: u32,
     /// Set by the retry (`peg_retry.rs`) while it steps an attempt above the
     /// deepest level, whose failure it splits rather than keeps; false for the
     /// unsplit step and the deepest level (module doc, "Work check").
@@ -584,6 +620,8 @@ impl PegWorkspace {
         let work_pen = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_penetration);
         let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
         let work_clamp = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_clamp);
+        let x_own_row = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_own_row);
+        let vv_paired = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_paired_primaries);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -624,6 +662,8 @@ impl PegWorkspace {
             work_pen,
             work_chain,
             work_clamp,
+            x_own_row,
+            vv_paired,
             chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
@@ -796,6 +836,8 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     pw.primary_of.clear();
     pw.constraints.clear();
     pw.slack_rows.clear();
+    pw.x_shared = 0;
+    pw.x_rows = 0;
     // The standard rows kept carry forces (unilateral).
     for c in 0..ls.contacts.len() {
         ls.peg.force.push(ls.peg.force_rows.len() as u32);
@@ -1325,8 +1367,48 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
                         }
                     }
                 }
-                let Some((prow, pm, _)) = best else {
-                    continue;
+                let (prow, pm) = match best {
+                    Some((row, m, _)) => (row, m),
+                    None => {
+                        // Every contact of the X already carries a force (as
+                        // the primaries of its two I sets): the X is left
+                        // without an impulse of its own, or with
+                        // `[lcp] peg_x_own_row` takes one on a copy of its
+                        // most applicable contact's row (module doc, "X
+                        // constraints carry a force"; eq. (43)'s G_nX p_X).
+                        pw.x_shared += 1;
+                        if !pw.x_own_row {
+                            continue;
+                        }
+                        let mut top: Option<(u32, f64)> = None;
+                        for r in [ca, cb] {
+                            if top.is_some() {
+                                break;
+                            }
+                            for &m in members(r) {
+                                let ap = pc.contacts[m as usize].applicability;
+                                if top.is_none_or(|(_, b)| ap > b) {
+                                    top = Some((m, ap));
+                                }
+                            }
+                        }
+                        let Some((m, _)) = top else {
+                            continue;
+                        };
+                        let src = pw.row_of[m as usize] as usize;
+                        let row = ls.contacts.len() as u32;
+                        let copy = ContactRow {
+                            mu,
+                            ..ls.contacts[src]
+                        };
+                        ls.contacts.push(copy);
+                        pw.psi.push(pw.psi[src]);
+                        pw.real_pen.push(pw.real_pen[src]);
+                        pw.row_pen.push(pw.row_pen[src]);
+                        pw.force.push(NONE);
+                        pw.x_rows += 1;
+                        (row, m)
+                    }
                 };
                 let cp = pw.class[pm as usize];
                 let k = pw.constraints.len() as u32;
@@ -1468,6 +1550,44 @@ pub(super) fn peg_constants(p: &LcpParams, h: f64, ls: &mut LcpWorkspace) {
         } else {
             qw[3 * ci]
         };
+    }
+}
+
+/// W's columns PEG's LCP reads (module doc, "W's columns"; `delassus`,
+/// "Columns read"): those of the force-carrying rows (every standard row, and
+/// the PEG rows with a force variable), into `ls.w_cols`; all of them (empty)
+/// under `[lcp] peg_block_gs` or `peg_active_set`, whose solves read the
+/// sparse rows with impulses on slack rows too.
+pub(super) fn read_columns(ls: &mut LcpWorkspace) {
+    ls.w_cols.clear();
+    if ls.peg.bgs_on || ls.peg.active_on || ls.peg.force.len() != ls.contacts.len() {
+        return;
+    }
+    ls.w_cols.extend(ls.peg.force.iter().map(|&f| f != NONE));
+}
+
+/// The island's blocks in `ls.w` whose column is a row without a force
+/// variable (left out of the sparse W, [`read_columns`]), computed as
+/// `delassus` would have (`delassus::w_block`, the same bits): the general
+/// form reads them (its λ on the slack rows).
+fn slack_columns(ls: &mut LcpWorkspace) {
+    if ls.w_cols.is_empty() {
+        return;
+    }
+    for li in 0..ls.peg.isl_rows.len() {
+        let r = ls.peg.isl_rows[li] as usize;
+        for lj in 0..ls.peg.isl_rows.len() {
+            let c = ls.peg.isl_rows[lj] as usize;
+            if c == r || ls.w_cols.get(c).copied().unwrap_or(true) {
+                continue;
+            }
+            let b = super::delassus::w_block(ls, r, c);
+            for a in 0..3 {
+                for e in 0..3 {
+                    ls.w[(3 * li + a, 3 * lj + e)] = b[3 * a + e];
+                }
+            }
+        }
     }
 }
 
@@ -1872,6 +1992,7 @@ fn general(
     if ns == 0 || ic + 2 * ns > cap {
         return (false, 0);
     }
+    slack_columns(ls);
     assemble(ls, ns, true);
     let q_max = scale(ls);
     let (ok, pivots) = ladder(p, ls, stats, q_max, false);
@@ -2778,7 +2899,11 @@ pub(super) fn clamped_pass(
     ls: &mut LcpWorkspace,
     stats: &mut StepStats,
 ) -> bool {
-    if !ls.peg.work_clamp || ls.peg.splittable || !clamp_to_penetration(ls) {
+    if !ls.peg.work_clamp || ls.peg.splittable {
+        return false;
+    }
+    if !clamp_to_penetration(ls) {
+        stats.peg_clamped_unmoved += 1;
         return false;
     }
     peg_constants(p, h, ls);
@@ -2788,7 +2913,12 @@ pub(super) fn clamped_pass(
     solve(p, ls, stats);
     stats.solver_iterations += refused;
     super::velocity_after(ls, false);
-    if stats.solver_failed || work_rejects(model, state, h, ls) {
+    if stats.solver_failed {
+        stats.peg_clamped_failed += 1;
+        return false;
+    }
+    if work_rejects(model, state, h, ls) {
+        stats.peg_clamped_refused += 1;
         return false;
     }
     stats.peg_clamped_kept += 1;
@@ -3940,6 +4070,7 @@ impl PegWorkspace {
         }
         params.one_sided_vertex_vertex = self.vv_one_sided;
         params.feasible_completion = self.vv_feasible;
+        params.paired_primaries = self.vv_paired;
         params
     }
 }
