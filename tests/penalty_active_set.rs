@@ -78,30 +78,7 @@ fn the_pile_steps_bit_for_bit_as_without_the_memory() {
 /// 2,305 solves with the memory, 2,300 without, over 1.5 s; grid_100 1,000 both).
 #[test]
 fn one_body_islands_step_bit_for_bit_as_without_the_memory() {
-    let dropped = r#"
-[world]
-gravity = [0.0, 0.0, -9.81]
-dt = 0.001
-integrator = "semi_implicit_euler"
-method = "penalty"
-[penalty]
-kp_per_mass = 100000.0
-kv_per_mass = 500.0
-ki_per_mass = 5000.0
-forgetting = 0.9
-[[body]]
-name = "ground"
-static = true
-shape = { type = "plane" }
-material = { mu = 0.8 }
-[[body]]
-name = "box"
-shape = { type = "box", half_extents = [0.5, 0.3, 0.2] }
-mass = 10.0
-position = [0.0, 0.0, 0.9]
-rpy = [0.3, 0.2, 0.1]
-material = { mu = 0.8 }
-"#;
+    let dropped = include_str!("data/penalty/box_on_corner.toml");
     for (name, text, steps) in [
         ("grid_100", scaling("grid_100"), 500),
         ("dropped box", dropped.to_string(), 1500),

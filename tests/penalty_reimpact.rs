@@ -15,30 +15,7 @@ use rtphys::model::Method;
 use rtphys::{Data, Pipeline};
 use std::path::Path;
 
-const DROPPED: &str = r#"
-[world]
-gravity = [0.0, 0.0, -9.81]
-dt = 0.001
-integrator = "semi_implicit_euler"
-method = "penalty"
-[penalty]
-kp_per_mass = 100000.0
-kv_per_mass = 500.0
-ki_per_mass = 5000.0
-forgetting = 0.9
-[[body]]
-name = "ground"
-static = true
-shape = { type = "plane" }
-material = { mu = 0.8 }
-[[body]]
-name = "box"
-shape = { type = "box", half_extents = [0.5, 0.3, 0.2] }
-mass = 10.0
-position = [0.0, 0.0, 0.9]
-rpy = [0.3, 0.2, 0.1]
-material = { mu = 0.8 }
-"#;
+const DROPPED: &str = include_str!("data/penalty/box_on_corner.toml");
 
 fn with_reimpact(value: &str) -> String {
     DROPPED.replacen(

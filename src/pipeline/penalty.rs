@@ -2879,30 +2879,7 @@ material = { mu = 0.8 }
     /// the resting grid_100 and pile_100's first objects landing (every 10th step).
     #[test]
     fn one_body_islands_equal_the_block_factorization_bitwise() {
-        let dropped = r#"
-[world]
-gravity = [0.0, 0.0, -9.81]
-dt = 0.001
-integrator = "semi_implicit_euler"
-method = "penalty"
-[penalty]
-kp_per_mass = 100000.0
-kv_per_mass = 500.0
-ki_per_mass = 5000.0
-forgetting = 0.9
-[[body]]
-name = "ground"
-static = true
-shape = { type = "plane" }
-material = { mu = 0.8 }
-[[body]]
-name = "box"
-shape = { type = "box", half_extents = [0.5, 0.3, 0.2] }
-mass = 10.0
-position = [0.0, 0.0, 0.9]
-rpy = [0.3, 0.2, 0.1]
-material = { mu = 0.8 }
-"#;
+        let dropped = include_str!("../../tests/data/penalty/box_on_corner.toml");
         for (name, steps, every, least) in [
             ("dropped", 1500, 1, 1000),
             ("dropped_modal", 1500, 1, 1000),
