@@ -634,6 +634,8 @@ const VARIANTS: &[Variant] = &[
     ("dof breakpoints", dof_breakpoints, true),
     ("dof radius newton", dof_radius_newton, true),
     ("plain radii", plain_radii, true),
+    ("frictionless", as_is, true),
+    ("sticking", as_is, true),
 ];
 
 /// Per variant, summed over the window's solves.
@@ -709,11 +711,23 @@ fn observe(
     for (v, &(name, vary, warm)) in sh.variants.iter().enumerate() {
         let solver = PrimalSolver::new(vary(*params));
         let guess = guess.filter(|_| warm);
+        // lcp35: where the DoF islands' passes come from — the same rows
+        // without friction (μ = 0: no radius, the passes are the proximal
+        // centre's alone) or with every point sticking (μ × 1e3: the radii
+        // never bind). Other problems: their counts only, not their answers.
+        let altered;
         let problem = if name == "point cones" {
             &*points.get_or_insert_with(|| ContactProblem {
                 patch: Vec::new(),
                 ..problem.clone()
             })
+        } else if name == "frictionless" || name == "sticking" {
+            let s = if name == "frictionless" { 0.0 } else { 1e3 };
+            altered = ContactProblem {
+                mu: problem.mu.iter().map(|m| s * m).collect(),
+                ..problem.clone()
+            };
+            &altered
         } else {
             problem
         };
