@@ -27,6 +27,7 @@ use rtphys::solver::{
     BodyRows, ContactProblem, DofRows, LineSearch, PrimalParams, PrimalResults, PrimalSolver,
     PrimalStatus,
 };
+use rtphys::tools::bench::{robot_command, RobotCase};
 use rtphys::{Data, Pipeline};
 use std::path::Path;
 use std::sync::Mutex;
@@ -158,6 +159,116 @@ fn profile_pile20_primal() {
          factorizations {:.2}, passes {:.2}, islands to Newton {:.3}, failures {} per window; \
          state checksum {hash:016x}",
         settle(),
+        contacts as f64 / w,
+        iters as f64 / w,
+        (s1.newton_factorizations - s0.newton_factorizations) as f64 / w,
+        (s1.primal_passes - s0.primal_passes) as f64 / w,
+        (s1.primal_fallback_islands - s0.primal_fallback_islands) as f64 / w,
+        s1.solver_failures - s0.solver_failures,
+    );
+}
+
+/// The rover (`diffdrive.toml`) under `--method lcp --lcp-solver primal`
+/// driven by the bench's controller (`bench robots`' `diffdrive`: wheel
+/// speeds 4 and 5 rad/s, a wide left curve; lcp35), settled as the bench
+/// does (1 s), or `PROFILE_SETTLE=N` steps.
+fn driven_rover() -> (rtphys::Model, Data, Pipeline) {
+    driven(RobotCase::Rover, 1000)
+}
+
+/// The arm on the table and the humanoid as `bench robots` drives them
+/// (settled 2 s), for [`same_problems`] (lcp35: the DoF islands' options on
+/// the other robots).
+fn driven_arm_table() -> (rtphys::Model, Data, Pipeline) {
+    driven(RobotCase::ArmTable, 2000)
+}
+
+fn driven_humanoid() -> (rtphys::Model, Data, Pipeline) {
+    driven(RobotCase::Humanoid, 2000)
+}
+
+fn arm_table_step(model: &rtphys::Model, data: &mut Data, pipeline: &mut Pipeline) {
+    robot_command(RobotCase::ArmTable, model, data);
+    pipeline.step(model, data);
+}
+
+fn humanoid_step(model: &rtphys::Model, data: &mut Data, pipeline: &mut Pipeline) {
+    robot_command(RobotCase::Humanoid, model, data);
+    pipeline.step(model, data);
+}
+
+/// A robot case's scene under primal, settled `PROFILE_SETTLE` or `settle`
+/// steps under its controller.
+fn driven(case: RobotCase, settle: usize) -> (rtphys::Model, Data, Pipeline) {
+    let model = rtphys::model::scene::load_scene_file(Path::new(case.scene()))
+        .expect("the robot's scene loads");
+    let mut model = apply_overrides(&model, Some(MethodName::Lcp), None, None).expect("lcp");
+    if let Method::Lcp(mut p) = model.opt.method {
+        p.solver = LcpSolverKind::Primal;
+        let mut opt = model.opt;
+        opt.method = Method::Lcp(p);
+        model = model.with_options(opt);
+    }
+    let mut data = Data::new(&model);
+    let mut pipeline = Pipeline::new(&model);
+    let settle = std::env::var("PROFILE_SETTLE")
+        .ok()
+        .and_then(|w| w.parse::<usize>().ok())
+        .unwrap_or(settle);
+    for _ in 0..settle {
+        robot_command(case, &model, &mut data);
+        pipeline.step(&model, &mut data);
+    }
+    (model, data, pipeline)
+}
+
+/// One step of the driven rover: the controller's set-points, then the step.
+fn rover_step(model: &rtphys::Model, data: &mut Data, pipeline: &mut Pipeline) {
+    robot_command(RobotCase::Rover, model, data);
+    pipeline.step(model, data);
+}
+
+/// The driven rover's window ([`driven_rover`], lcp35), as
+/// [`profile_pile20_primal`]: its counters per step and a checksum of the
+/// final state (the bodies' and the robot's links' states).
+///
+/// ```text
+/// valgrind --tool=callgrind --instr-atstart=no --toggle-collect='*Pipeline::step_with*' \
+///     BIN --ignored --nocapture --test-threads=1 profile_rover_primal
+/// ```
+#[test]
+#[ignore = "a profiling harness (run under callgrind by hand, docs/BENCHMARKS.md lcp35)"]
+fn profile_rover_primal() {
+    let window = window();
+    let (model, mut data, mut pipeline) = driven_rover();
+    let s0 = data.stats.clone();
+    let (mut iters, mut contacts) = (0usize, 0usize);
+    callgrind_request(START_INSTRUMENTATION);
+    for _ in 0..window {
+        rover_step(&model, &mut data, &mut pipeline);
+        iters += data.stats.solver_iterations;
+        contacts += data.stats.lcp_size / 3;
+    }
+    callgrind_request(STOP_INSTRUMENTATION);
+    let s1 = &data.stats;
+    assert!(
+        s1.primal_passes > s0.primal_passes,
+        "no primal pass in the window"
+    );
+    let w = window as f64;
+    let mut hash = 0u64;
+    for s in &data.state {
+        for v in s.x.iter().chain(s.v.iter()).chain(s.w.iter()) {
+            hash = hash.rotate_left(7) ^ v.to_bits();
+        }
+    }
+    for v in data.qpos.iter().chain(&data.qvel) {
+        hash = hash.rotate_left(7) ^ v.to_bits();
+    }
+    println!(
+        "rover primal, {window} steps after the settling: points {:.2}, Newton steps {:.3}, \
+         factorizations {:.3}, passes {:.3}, islands to Newton {:.3}, failures {} per window; \
+         state checksum {hash:016x}",
         contacts as f64 / w,
         iters as f64 / w,
         (s1.newton_factorizations - s0.newton_factorizations) as f64 / w,
@@ -437,6 +548,44 @@ fn warm_radii_traced(p: PrimalParams) -> PrimalParams {
     warm_radii(pass_traced(p))
 }
 
+/// The DoF-space islands' line search (lcp35): the kinks' search (the
+/// default since lcp35), the breakpoints' walk.
+fn dof_kinks(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        dof_line_search: LineSearch::Kinks,
+        ..p
+    }
+}
+
+/// lcp19–lcp34's DoF-space search: bracketed from α = 1.
+fn dof_bracketed(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        dof_line_search: LineSearch::Bracketed,
+        ..p
+    }
+}
+
+fn dof_breakpoints(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        dof_line_search: LineSearch::Breakpoints,
+        ..p
+    }
+}
+
+/// The DoF islands' Newton on the radii from the first pass on every island
+/// (lcp20 measured it on the rover's trajectory; here on the same problems).
+fn dof_radius_newton(p: PrimalParams) -> PrimalParams {
+    PrimalParams {
+        dof_radius_newton_points: usize::MAX,
+        ..p
+    }
+}
+
+/// The plain radii update (Anderson off) on the DoF islands too.
+fn plain_radii(p: PrimalParams) -> PrimalParams {
+    PrimalParams { anderson: 1, ..p }
+}
+
 /// The variants, the first the reference the others' impulses are compared
 /// with (the pipeline's own parameters, `as is`).
 const VARIANTS: &[Variant] = &[
@@ -479,6 +628,14 @@ const VARIANTS: &[Variant] = &[
     // its own cone; `observe`): under `PROFILE_FRICTION=patch`, the point
     // cones' count on the patch trajectory's problems.
     ("point cones", as_is, true),
+    // lcp35: the DoF-space islands (the rover).
+    ("dof kinks", dof_kinks, true),
+    ("dof bracketed", dof_bracketed, true),
+    ("dof breakpoints", dof_breakpoints, true),
+    ("dof radius newton", dof_radius_newton, true),
+    ("plain radii", plain_radii, true),
+    ("frictionless", as_is, true),
+    ("sticking", as_is, true),
 ];
 
 /// Per variant, summed over the window's solves.
@@ -510,8 +667,10 @@ struct Sums {
     pass_iterations: [usize; 4],
     pass_factorizations: [usize; 4],
     /// The largest `max |δv − δv_ref| / max |δv_ref|` of the bodies' velocity
-    /// changes `M⁻¹ Gᵀ z` over the solves where both converged.
+    /// changes `M⁻¹ Gᵀ z` over the solves where both converged (DoF rows:
+    /// of `Gᵀ z`), and the solves where it is above 1e-8 (DoF rows, lcp35).
     worst: f64,
+    apart: usize,
     /// With `line_search_check`: the Newton steps compared with the bracketed
     /// search, those whose α differ by more than 1e-12 relative, the largest
     /// difference over its bound and the largest relative difference.
@@ -552,11 +711,23 @@ fn observe(
     for (v, &(name, vary, warm)) in sh.variants.iter().enumerate() {
         let solver = PrimalSolver::new(vary(*params));
         let guess = guess.filter(|_| warm);
+        // lcp35: where the DoF islands' passes come from — the same rows
+        // without friction (μ = 0: no radius, the passes are the proximal
+        // centre's alone) or with every point sticking (μ × 1e3: the radii
+        // never bind). Other problems: their counts only, not their answers.
+        let altered;
         let problem = if name == "point cones" {
             &*points.get_or_insert_with(|| ContactProblem {
                 patch: Vec::new(),
                 ..problem.clone()
             })
+        } else if name == "frictionless" || name == "sticking" {
+            let s = if name == "frictionless" { 0.0 } else { 1e3 };
+            altered = ContactProblem {
+                mu: problem.mu.iter().map(|m| s * m).collect(),
+                ..problem.clone()
+            };
+            &altered
         } else {
             problem
         };
@@ -600,6 +771,24 @@ fn observe(
         s.excess = s.excess.max(st.line_search_alpha_excess);
         s.alpha_diff = s.alpha_diff.max(st.line_search_alpha_diff);
     }
+    if let Some(d) = dofs {
+        // DoF-space islands (lcp35): the generalized impulses Gᵀz per DoF.
+        let reference = generalized_impulse(d, &sh.res[0].z);
+        let scale = reference.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+        for v in 1..sh.variants.len() {
+            if status[0] == PrimalStatus::Converged && status[v] == PrimalStatus::Converged {
+                let g = generalized_impulse(d, &sh.res[v].z);
+                let diff = g
+                    .iter()
+                    .zip(&reference)
+                    .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()));
+                let rel = diff / scale.max(f64::MIN_POSITIVE);
+                sh.sums[v].worst = sh.sums[v].worst.max(rel);
+                sh.sums[v].apart += usize::from(rel > 1e-8);
+            }
+        }
+        return;
+    }
     let reference = velocity_change(rows, &sh.res[0].z);
     let scale = reference
         .iter()
@@ -615,6 +804,33 @@ fn observe(
             sh.sums[v].worst = sh.sums[v].worst.max(d / scale.max(f64::MIN_POSITIVE));
         }
     }
+}
+
+/// The generalized impulse `Gᵀ z` of a problem with DoF rows, its blocks one
+/// after the other (lcp35: where the impulses' split over dependent rows is
+/// not unique, Gᵀz is).
+fn generalized_impulse(d: &DofRows, z: &[f64]) -> Vec<f64> {
+    let mut start = Vec::with_capacity(d.ndof.len());
+    let mut total = 0usize;
+    for &n in &d.ndof {
+        start.push(total);
+        total += n as usize;
+    }
+    let mut y = vec![0.0; total];
+    for (i, sides) in d.side.iter().enumerate() {
+        for &(b, off) in sides {
+            if b == NO_BODY {
+                continue;
+            }
+            let n = d.ndof[b as usize] as usize;
+            for a in 0..3 {
+                for c in 0..n {
+                    y[start[b as usize] + c] += d.jac[off + a * n + c] * z[3 * i + a];
+                }
+            }
+        }
+    }
+    y
 }
 
 /// Per body, the velocity change `M⁻¹ Gᵀ z` of the impulses `z` (the result
@@ -657,6 +873,42 @@ fn velocity_change(rows: &BodyRows, z: &[f64]) -> Vec<[f64; 6]> {
 #[test]
 #[ignore = "a measuring harness (docs/BENCHMARKS.md lcp29)"]
 fn same_problems_pile20_primal() {
+    same_problems("pile20", settled_pile, |m, d, p| p.step(m, d));
+}
+
+/// [`same_problems_pile20_primal`] on the driven rover (lcp35,
+/// [`driven_rover`]): its one articulated island per solve, solved in DoF
+/// space; the variants' generalized impulses `Gᵀz` compared.
+///
+/// ```text
+/// cargo test --release --test primal_profile -- --ignored --nocapture same_problems_rover
+/// ```
+#[test]
+#[ignore = "a measuring harness (docs/BENCHMARKS.md lcp35)"]
+fn same_problems_rover_primal() {
+    same_problems("rover", driven_rover, rover_step);
+}
+
+/// [`same_problems_rover_primal`] on the arm on the table and the humanoid
+/// (lcp35).
+#[test]
+#[ignore = "a measuring harness (docs/BENCHMARKS.md lcp35)"]
+fn same_problems_arm_table_primal() {
+    same_problems("arm on table", driven_arm_table, arm_table_step);
+}
+
+#[test]
+#[ignore = "a measuring harness (docs/BENCHMARKS.md lcp35)"]
+fn same_problems_humanoid_primal() {
+    same_problems("humanoid", driven_humanoid, humanoid_step);
+}
+
+/// The window's problems solved by every variant beside the pipeline.
+fn same_problems(
+    label: &str,
+    setup: fn() -> (rtphys::Model, Data, Pipeline),
+    step: fn(&rtphys::Model, &mut Data, &mut Pipeline),
+) {
     assert!(
         rtphys::solver::primal::observe_solves(observe),
         "observer already set"
@@ -680,7 +932,7 @@ fn same_problems_pile20_primal() {
         traces: vec![Vec::new(); variants.len()],
         variants,
     });
-    let (model, mut data, mut pipeline) = settled_pile();
+    let (model, mut data, mut pipeline) = setup();
     SHADOW
         .lock()
         .expect("shadow lock")
@@ -690,15 +942,14 @@ fn same_problems_pile20_primal() {
     let window = window();
     callgrind_request(START_INSTRUMENTATION);
     for _ in 0..window {
-        pipeline.step(&model, &mut data);
+        step(&model, &mut data, &mut pipeline);
     }
     callgrind_request(STOP_INSTRUMENTATION);
     let lock = SHADOW.lock().expect("shadow lock");
     let sh = lock.as_ref().expect("set");
     assert!(sh.sums[0].solves > 0, "no primal solve in the window");
     println!(
-        "pile20 primal, the same problems over {window} steps after {}, per solve:",
-        settle()
+        "{label} primal, the same problems over {window} steps after the settling, per solve:"
     );
     println!("variant | solves | Newton steps | factorizations | passes | line-search evaluations | islands not converged (window) | largest velocity-change difference (relative)");
     for (v, ((name, _, _), s)) in sh.variants.iter().zip(&sh.sums).enumerate() {
@@ -713,6 +964,12 @@ fn same_problems_pile20_primal() {
             s.failed_islands,
             s.worst
         );
+        if s.apart > 0 {
+            println!(
+                "  {name}: {} solves apart by more than 1e-8 (relative Gᵀz)",
+                s.apart
+            );
+        }
         println!(
             "  {name}: islands {:.2} per solve, {} converged at the guess of {} tested (window); per pass index 0 / 1 / 2 / ≥3: passes {:?}, \
              Newton steps {:?}, factorizations {:?} (window)",

@@ -271,7 +271,9 @@
 //! μ = 0 (its tangent placeholders have no rows of G, radius 0: no impulse).
 //! The passes are the body-space ones — proximal centre, Anderson on the
 //! radii, the warm start at the minimizer of the guess's pieces, the factor
-//! kept while the pieces hold, the stall test, the bracketed line search —
+//! kept while the pieces hold, the stall test, the exact line search (the
+//! kinks' search since lcp35, [`PrimalParams::dof_line_search`]; bracketed
+//! from α = 1 before) —
 //! without the options that are off by default. ρ is
 //! [`PrimalParams::dof_proximal`] (1e-7, [`DOF_PROXIMAL`]): the rover's line
 //! contacts are dependent rows whose load split moves by only `ε/(ε + ρ)` per
@@ -468,6 +470,11 @@ pub struct PrimalParams {
     /// [`PrimalParams::stall_passes`] on the islands solved in DoF space
     /// ([`DOF_STALL_PASSES`]).
     pub dof_stall_passes: usize,
+    /// The exact line search of the DoF-space islands ([`DOF_LINE_SEARCH`];
+    /// lcp35): [`LineSearch::Kinks`] (the default since lcp35, as in body
+    /// space), [`LineSearch::Bracketed`] from α = 1 (lcp19–lcp34's), or
+    /// [`LineSearch::Breakpoints`] (the same line, the same stop).
+    pub dof_line_search: LineSearch,
     /// DoF-space islands of at most this many points take Newton on the radii
     /// (`radius_newton_on_stall` steps per pass) from their first pass, not
     /// only after a stall ([`DOF_RADIUS_NEWTON_POINTS`], lcp21). 0: off.
@@ -606,7 +613,8 @@ pub enum LineSearch {
     /// Safeguarded Newton on the monotone, piecewise linear `f'(α)`, bracketed
     /// (lcp13): each trial α re-evaluates every point's impulse (9.4 trials
     /// per Newton step on the resting pile20, lcp15). The default before
-    /// lcp29; the cone run's and the DoF-space islands' search.
+    /// lcp29; the cone run's search (and the DoF-space islands' until lcp35,
+    /// [`PrimalParams::dof_line_search`]).
     Bracketed,
     /// The sorted breakpoints (lcp16): every point's kinks along the direction
     /// and the jumps of `f''` at them, computed once per direction, taken in order and
@@ -650,6 +658,7 @@ impl Default for PrimalParams {
             dof_proximal: DOF_PROXIMAL,
             dof_stall_passes: DOF_STALL_PASSES,
             dof_radius_newton_points: DOF_RADIUS_NEWTON_POINTS,
+            dof_line_search: DOF_LINE_SEARCH,
             residual_from_rows: false,
             partial_factor: true,
             kink_start: false,
@@ -728,6 +737,20 @@ pub const SOFT_PROX: usize = 1;
 /// and their α differs from the bracketed search's by more than its stopping
 /// precision on some steps (lcp16).
 pub const LINE_SEARCH: LineSearch = LineSearch::Kinks;
+
+/// The default of [`PrimalParams::dof_line_search`] (lcp35): the kinks'
+/// search, as in body space since lcp29. On the driven rover's same problems
+/// (`tests/primal_profile.rs`, `same_problems_rover_primal`, 300 solves after
+/// the bench's 1 s) the bracketed search from α = 1 (lcp19–lcp34) took 95.5
+/// evaluations of `f'(α)` per solve (9.4 per Newton step: from the right of
+/// the stiff loading kinks it unloads one per trial or bisects, lcp28's
+/// finding in body space), the kinks' 31.0, with the same Newton steps,
+/// factorizations and passes (10.21 / 8.12 / 4.83), every island converged;
+/// −22.4 % of the solves' instructions (the breakpoints' walk: 37.9
+/// evaluations, −15.6 %). The humanoid's solves take no line search (one
+/// factorization at the guess's pieces); the arm on the table's 3.73 → 3.11
+/// evaluations per solve. docs/BENCHMARKS.md, lcp35.
+pub const DOF_LINE_SEARCH: LineSearch = LineSearch::Kinks;
 
 /// The default of [`PrimalParams::radius_newton`] (lcp14): off. pile20
 /// resting (`bench`, same binary, 18:22–18:30 UTC): with 8 steps per pass 31
@@ -5269,7 +5292,8 @@ impl PrimalSolver {
         true
     }
 
-    /// [`Self::newton_step`] in DoF space with the bracketed line search.
+    /// [`Self::newton_step`] in DoF space with the line search of
+    /// [`PrimalParams::dof_line_search`].
     fn dof_newton_step(
         &self,
         dofs: &DofRows,
@@ -5333,7 +5357,21 @@ impl PrimalSolver {
             a1,
             fp0,
         };
-        let (alpha, evaluations) = line.bracketed()?;
+        let poly = Polygon {
+            normals: &res.poly_n,
+            vertices: &res.poly_v,
+            half: table.half,
+        };
+        let (alpha, evaluations) = match self.params.dof_line_search {
+            LineSearch::Bracketed => line.bracketed()?,
+            LineSearch::Kinks => line.kinks(&poly, &mut res.breaks, self.params.full_kink_list)?,
+            LineSearch::Breakpoints => {
+                let (alpha, ev, kink, total) = line.breakpoints(&poly, &mut res.breaks)?;
+                res.stats.line_search_breakpoints += total;
+                res.stats.line_search_kinks += usize::from(kink);
+                (alpha, ev)
+            }
+        };
         res.stats.line_search_evaluations += evaluations;
         for (xv, dv) in res.xd.iter_mut().zip(res.dd.iter()) {
             *xv += alpha * dv;

@@ -63,7 +63,11 @@ pub(super) fn delassus(p: &LcpParams, h: f64, diagonal: bool, ls: &mut LcpWorksp
         sp.q.clear();
         sp.mu.clear();
         sp.patch.clear();
-        sp.table = PolygonTable::new(p.friction_directions);
+        // The k-gon's trigonometry is a function of k alone, and only here is
+        // it written (lcp35: was two `sin_cos` per step, recomputed).
+        if sp.table.k != p.friction_directions {
+            sp.table = PolygonTable::new(p.friction_directions);
+        }
     }
     for ci in 0..nc {
         let row0 = ls.sparse.col.len();

@@ -36,11 +36,15 @@ pub(super) fn solve(
         return;
     }
     let k = p.friction_directions as usize;
-    ls.dirs.clear();
-    ls.dirs.extend((0..k).map(|j| {
-        let (s, c) = (std::f64::consts::TAU * j as f64 / k as f64).sin_cos();
-        (c, s)
-    }));
+    if ls.dirs.len() != k {
+        // The k directions are a function of k alone (every writer, here and
+        // peg.rs, takes the same sums; lcp35: were k `sin_cos` per solve).
+        ls.dirs.clear();
+        ls.dirs.extend((0..k).map(|j| {
+            let (s, c) = (std::f64::consts::TAU * j as f64 / k as f64).sin_cos();
+            (c, s)
+        }));
+    }
     match p.solver {
         LcpSolverKind::Pgs => {
             let warm = p.warm_start && warm_impulses(pairs, ls);
