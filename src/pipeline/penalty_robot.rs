@@ -27,7 +27,10 @@
 //! its centre of mass x_l: row i is a_iᵀ J_l with a_i = σ [(p_i − x_l) × n_i; n_i]
 //! (σ = ±1 by side), so only Z_l = L⁻ᵀ J_lᵀ (M̃ = Lᵀ L along the tree: six half
 //! solves per link in contact) and the 6×6 blocks J_l M̃⁻¹ J_kᵀ = Z_lᵀ Z_k are
-//! formed, whatever the point count. The active set is found by a few passes (a row whose
+//! formed, whatever the point count; J_l, Z_l and u_l are zero off the link's
+//! DoF chain (its joint and their ancestors), so the half solves and the blocks
+//! run over the chains only (a foot's 12 of the humanoid's 32 DoFs; two feet share
+//! the floating base's 6). The active set is found by a few passes (a row whose
 //! force would pull is dropped; one that would push is taken). The correction
 //! Δf = f⁺ − f^ex then moves the robots' q̈ by M̃⁻¹ Jᵀ Δf and the free bodies' rates
 //! by their inverse inertia.
@@ -59,9 +62,8 @@ use crate::dynamics::{crba, point_jacobian};
 use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Model};
 use crate::pipeline::integrator::Deriv;
-use crate::solver::primal::{
-    parent_array, tree_cholesky, tree_cholesky_solve, tree_lt_solve, NO_PARENT,
-};
+use crate::solver::newton::{cholesky_factor, cholesky_subst};
+use crate::solver::primal::{parent_array, tree_cholesky, tree_cholesky_solve, NO_PARENT};
 use nalgebra::Matrix6xX;
 
 /// Active-set passes before the last pass's set is kept.
@@ -98,6 +100,27 @@ pub(crate) struct RobotOut<'a> {
     pub contact_force: &'a mut [Vec3],
 }
 
+/// A row's side on a free body that moves: the body, σ n and t = σ (p − x) × n,
+/// I⁻¹ t (world), and the inverse mass (`body` = usize::MAX: no such side).
+#[derive(Clone, Copy, Debug)]
+struct FreeSide {
+    body: usize,
+    n: Vec3,
+    t: Vec3,
+    it: Vec3,
+    inv_mass: f64,
+}
+
+impl FreeSide {
+    const NONE: FreeSide = FreeSide {
+        body: usize::MAX,
+        n: Vec3::new(0.0, 0.0, 0.0),
+        t: Vec3::new(0.0, 0.0, 0.0),
+        it: Vec3::new(0.0, 0.0, 0.0),
+        inv_mass: 0.0,
+    };
+}
+
 /// A link in contact: its Jacobian at its centre of mass, Z = L⁻ᵀ Jᵀ (stored
 /// transposed, 6 × nv; M̃ = Lᵀ L), u = J q̈ (the explicit rates), and the
 /// generalized wrench g ([torque; force] about the centre) the step adds to it.
@@ -106,6 +129,10 @@ struct LinkSlot {
     robot: usize,
     link: usize,
     body: usize,
+    /// The DoFs the link's Jacobian can act on: its own joint's last DoF and
+    /// its ancestors along the DoF parent array, descending. J, Z and u are
+    /// zero off it (`tree_lt_solve` writes only ancestors).
+    chain: Vec<u32>,
     j: Matrix6xX<f64>,
     z: Matrix6xX<f64>,
     u: [f64; 6],
@@ -133,6 +160,10 @@ pub(crate) struct RobotContact {
     blocks: Vec<[f64; 36]>,
     /// Per row and side: (active-link index or NONE, a = σ [(p − x) × n; n]).
     side: Vec<[(u32, [f64; 6]); 2]>,
+    /// Per row and active link k: p = Σ_l (J_l M̃⁻¹ J_kᵀ)ᵀ a over the row's link
+    /// sides (`system`); per row and side: its free body's terms.
+    proj: Vec<[f64; 6]>,
+    free_side: Vec<[FreeSide; 2]>,
     tau: Vec<f64>,
     /// W (m × m), W f^ex, s^ex, the solution and its active set.
     w: Vec<f64>,
@@ -171,6 +202,7 @@ impl RobotContact {
                         robot: ri,
                         link,
                         body: b,
+                        chain: link_chain(&r.tree, link),
                         j: Matrix6xX::zeros(r.nv()),
                         z: Matrix6xX::zeros(r.nv()),
                         u: [0.0; 6],
@@ -205,6 +237,8 @@ impl RobotContact {
             active_links: Vec::with_capacity(n),
             blocks: Vec::new(),
             side: Vec::new(),
+            proj: Vec::new(),
+            free_side: Vec::new(),
             tau: vec![0.0; model.robots.iter().map(|r| r.nv()).max().unwrap_or(0)],
             w: Vec::new(),
             wf: Vec::new(),
@@ -260,13 +294,13 @@ impl RobotContact {
         self.link_blocks(model, robots, state, out.kv);
         self.row_sides(state);
         self.system(model, h, state, bodies, out.k);
-        self.solve_set(h);
+        self.solve_set(h, false);
     }
 
     /// The active-set passes on the current s^ex; the explicit force where they
     /// find no consistent set (counted).
-    fn solve_set(&mut self, h: f64) {
-        self.solved = self.active_set(h);
+    fn solve_set(&mut self, h: f64, warm: bool) {
+        self.solved = self.active_set(h, warm);
         if !self.solved {
             // No consistent set within the passes (or a singular system): the
             // explicit force stays.
@@ -339,7 +373,8 @@ impl RobotContact {
             }
             self.s_ex[i] += h * ds;
         }
-        self.solve_set(h);
+        // From the first solve's active set: the friction moves few rows.
+        self.solve_set(h, true);
     }
 
     /// The touched robots' M̃ = H + diag(armature), factored.
@@ -399,6 +434,8 @@ impl RobotContact {
                 }
             }
         }
+        // `chain_lt_solve` reads a right-hand side zero off the chain.
+        self.tau.iter_mut().for_each(|t| *t = 0.0);
         let mut keep = 0;
         for t in 0..self.active_links.len() {
             let sl = &mut self.slots[self.active_links[t] as usize];
@@ -410,18 +447,22 @@ impl RobotContact {
             let nv = r.nv();
             let tau = &mut self.tau[..nv];
             let (mfac, mpar) = (&self.mfac[sl.robot], &self.mpar[sl.robot]);
+            let qdd = &kv[r.v_offset..r.v_offset + nv];
             let mut ok = true;
             for a in 0..6 {
-                for (k, t) in tau.iter_mut().enumerate() {
-                    *t = sl.j[(a, k)];
+                for &k in &sl.chain {
+                    tau[k as usize] = sl.j[(a, k as usize)];
                 }
-                tree_lt_solve(mfac, nv, mpar, tau);
-                ok &= tau.iter().all(|x| x.is_finite());
-                for (k, t) in tau.iter().enumerate() {
-                    sl.z[(a, k)] = *t;
+                chain_lt_solve(mfac, nv, mpar, &sl.chain, tau);
+                let mut u = 0.0;
+                for &k in sl.chain.iter().rev() {
+                    let k = k as usize;
+                    ok &= tau[k].is_finite();
+                    sl.z[(a, k)] = tau[k];
+                    tau[k] = 0.0;
+                    u += sl.j[(a, k)] * qdd[k];
                 }
-                let qdd = &kv[r.v_offset..r.v_offset + nv];
-                sl.u[a] = (0..nv).map(|k| sl.j[(a, k)] * qdd[k]).sum();
+                sl.u[a] = u;
             }
             sl.g = [0.0; 6];
             if ok {
@@ -439,10 +480,24 @@ impl RobotContact {
                 if l.robot != k.robot {
                     continue;
                 }
+                // Σ over the DoFs both chains hold (Z is zero off each).
                 let mut blk = [0.0; 36];
-                for a in 0..6 {
-                    for c in 0..6 {
-                        blk[a * 6 + c] = l.z.row(a).dot(&k.z.row(c));
+                let (mut x, mut y) = (0, 0);
+                while x < l.chain.len() && y < k.chain.len() {
+                    let (dl, dk) = (l.chain[x], k.chain[y]);
+                    if dl > dk {
+                        x += 1;
+                    } else if dk > dl {
+                        y += 1;
+                    } else {
+                        let (zl, zk) = (l.z.column(dl as usize), k.z.column(dk as usize));
+                        for a in 0..6 {
+                            for c in 0..6 {
+                                blk[a * 6 + c] += zl[a] * zk[c];
+                            }
+                        }
+                        x += 1;
+                        y += 1;
                     }
                 }
                 // (l, k) and its transpose (k, l).
@@ -477,6 +532,12 @@ impl RobotContact {
     }
 
     /// W = J M̃⁻¹ Jᵀ + the free bodies' part, s^ex = s + h J (rates), W f^ex.
+    ///
+    /// W_ij = Σ a_iᵀ (J_l M̃⁻¹ J_kᵀ) a_j over the rows' link sides (l of i, k of
+    /// j) is taken as p_{i,k} · a_j with p_{i,k} = Σ_l (J_l M̃⁻¹ J_kᵀ)ᵀ a_i, one
+    /// 6-vector per row and active link (`m · nl` block products instead of
+    /// `m²`); a free body's part, inv_mass n_i·n_j + t_iᵀ I⁻¹ t_j (t = arm × n),
+    /// from each row side's t and I⁻¹ t, taken once.
     fn system(
         &mut self,
         model: &Model,
@@ -487,49 +548,67 @@ impl RobotContact {
     ) {
         let m = self.rows.len();
         let nl = self.active_links.len();
-        self.w.clear();
-        self.w.resize(m * m, 0.0);
         self.s_ex.clear();
+        self.proj.clear();
+        self.proj.resize(m * nl, [0.0; 6]);
+        self.free_side.clear();
         for i in 0..m {
             let ri = &self.rows[i];
             let mut s = ri.s0;
-            for (b, sign) in [(ri.ab.0, 1.0), (ri.ab.1, -1.0)] {
+            let mut fs = [FreeSide::NONE; 2];
+            for (x, (b, sign)) in [(ri.ab.0, 1.0), (ri.ab.1, -1.0)].into_iter().enumerate() {
                 if let Some(arm) = free_arm(model, state, bodies, b, &ri.p) {
                     s += h * sign * ri.n.dot(&(k[b].dv + k[b].dw.cross(&arm)));
+                    let t = arm.cross(&ri.n) * sign;
+                    let ib = &bodies[b];
+                    fs[x] = FreeSide {
+                        body: b,
+                        n: ri.n * sign,
+                        t,
+                        it: ib.inv_inertia_w * t,
+                        inv_mass: ib.inv_mass,
+                    };
                 }
             }
+            self.free_side.push(fs);
             for (li, a) in self.side[i] {
-                if li != NONE {
-                    let u = &self.slots[self.active_links[li as usize] as usize].u;
-                    s += h * dot6(&a, u);
+                if li == NONE {
+                    continue;
                 }
-            }
-            self.s_ex.push(s);
-            for j in i..m {
-                let rj = &self.rows[j];
-                let mut wij = 0.0;
-                for (li, ai) in self.side[i] {
-                    for (lj, aj) in self.side[j] {
-                        if li != NONE && lj != NONE {
-                            let blk = &self.blocks[li as usize * nl + lj as usize];
-                            wij += quad6(&ai, blk, &aj);
+                let u = &self.slots[self.active_links[li as usize] as usize].u;
+                s += h * dot6(&a, u);
+                for kk in 0..nl {
+                    let blk = &self.blocks[li as usize * nl + kk];
+                    let p = &mut self.proj[i * nl + kk];
+                    for (r, ar) in a.iter().enumerate() {
+                        if *ar != 0.0 {
+                            for (c, pc) in p.iter_mut().enumerate() {
+                                *pc += ar * blk[r * 6 + c];
+                            }
                         }
                     }
                 }
-                for (ba, sa) in [(ri.ab.0, 1.0), (ri.ab.1, -1.0)] {
-                    let Some(arm_i) = free_arm(model, state, bodies, ba, &ri.p) else {
+            }
+            self.s_ex.push(s);
+        }
+        self.w.clear();
+        self.w.resize(m * m, 0.0);
+        for i in 0..m {
+            for j in i..m {
+                let mut wij = 0.0;
+                for (lj, aj) in self.side[j] {
+                    if lj != NONE {
+                        wij += dot6(&self.proj[i * nl + lj as usize], &aj);
+                    }
+                }
+                for fa in &self.free_side[i] {
+                    if fa.body == usize::MAX {
                         continue;
-                    };
-                    for (bb, sb) in [(rj.ab.0, 1.0), (rj.ab.1, -1.0)] {
-                        if bb != ba {
-                            continue;
+                    }
+                    for fb in &self.free_side[j] {
+                        if fb.body == fa.body {
+                            wij += fa.inv_mass * fa.n.dot(&fb.n) + fa.t.dot(&fb.it);
                         }
-                        let arm_j = rj.p - state[bb].x;
-                        let ib = &bodies[ba];
-                        let (ti, tj) = (arm_i.cross(&ri.n), arm_j.cross(&rj.n));
-                        wij += sa
-                            * sb
-                            * (ib.inv_mass * ri.n.dot(&rj.n) + ti.dot(&(ib.inv_inertia_w * tj)));
                     }
                 }
                 self.w[i * m + j] = wij;
@@ -544,13 +623,16 @@ impl RobotContact {
         }
     }
 
-    /// The active set, from every row (each pushes explicitly): a row whose force
-    /// would pull is dropped, one whose end rate would have it push is taken.
-    /// False when no set is consistent within the passes or a system is singular.
-    fn active_set(&mut self, h: f64) -> bool {
+    /// The active set, from every row (each pushes explicitly) or, `warm`, from
+    /// the last solve's set: a row whose force would pull is dropped, one whose
+    /// end rate would have it push is taken. False when no set is consistent
+    /// within the passes or a system is singular.
+    fn active_set(&mut self, h: f64, warm: bool) -> bool {
         let m = self.rows.len();
-        self.active.clear();
-        self.active.resize(m, true);
+        if !warm || self.active.len() != m {
+            self.active.clear();
+            self.active.resize(m, true);
+        }
         self.f.clear();
         self.f.resize(m, 0.0);
         for pass in 0..PASSES {
@@ -608,7 +690,13 @@ impl RobotContact {
             self.b
                 .push((r.f_ex + r.kv_r * r.s0) / r.c - self.s_ex[i] + h * self.wf[i]);
         }
-        if !crate::math::solve_dense(&mut self.a, &mut self.b, k) {
+        // C⁻¹ + h W_AA is symmetric positive definite (C > 0, W a Gram
+        // matrix): Cholesky.
+        if !cholesky_factor(&mut self.a, k) {
+            return false;
+        }
+        cholesky_subst(&self.a, &mut self.b, k);
+        if !self.b.iter().all(|x| x.is_finite()) {
             return false;
         }
         for (t, &i) in self.idx.iter().enumerate() {
@@ -739,16 +827,45 @@ fn dot6(a: &[f64; 6], b: &[f64; 6]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// aᵀ B c for a row-major 6×6 B.
-#[inline]
-fn quad6(a: &[f64; 6], blk: &[f64; 36], c: &[f64; 6]) -> f64 {
-    let mut s = 0.0;
-    for (r, ar) in a.iter().enumerate() {
-        if *ar != 0.0 {
-            s += ar * (0..6).map(|k| blk[r * 6 + k] * c[k]).sum::<f64>();
+/// The DoFs `link`'s Jacobian can act on, descending (the `chain` of
+/// [`LinkSlot`]): from the last DoF of the nearest joint at or above the link
+/// that has one, along the DoF parent array.
+fn link_chain(tree: &crate::dynamics::ArticulatedModel, link: usize) -> Vec<u32> {
+    let mut l = Some(link);
+    let mut last = None;
+    while let Some(i) = l {
+        if let Some(k) = tree.v_index()[i] {
+            last = Some(k + tree.joint()[i].nv() - 1);
+            break;
+        }
+        l = tree.parent()[i];
+    }
+    let mut chain = Vec::new();
+    while let Some(k) = last {
+        chain.push(k as u32);
+        last = tree.dof_parent()[k];
+    }
+    chain
+}
+
+/// `b ← L⁻ᵀ b` as [`tree_lt_solve`], for a `b` that is zero off `chain` (a
+/// DoF, then its ancestors, descending): the DoFs off it would divide a zero
+/// and pass nothing on, so only the chain's are visited.
+fn chain_lt_solve(l: &[f64], n: usize, parent: &[u32], chain: &[u32], b: &mut [f64]) {
+    for &k in chain {
+        let k = k as usize;
+        let y = b[k] / l[k * n + k];
+        b[k] = y;
+        if y == 0.0 {
+            continue;
+        }
+        let mut j = parent[k];
+        while j != NO_PARENT {
+            let jj = j as usize;
+            b[jj] -= l[k * n + jj] * y;
+            j = parent[jj];
         }
     }
-    s
 }
 
 /// The lever p − x_b of a free body that moves (inverse mass > 0), else None

@@ -1010,7 +1010,7 @@ fn cholesky_solve(a: &mut [f64], b: &mut [f64], m: usize) -> bool {
 /// overwritten). False on a pivot that is not positive and finite. Right-looking,
 /// row by row: every update is an axpy on a contiguous row (vectorized, as the
 /// LU's), none a dot product's dependent chain of additions.
-pub(super) fn cholesky_factor(a: &mut [f64], m: usize) -> bool {
+pub(crate) fn cholesky_factor(a: &mut [f64], m: usize) -> bool {
     for k in 0..m {
         let (head, tail) = a.split_at_mut((k + 1) * m);
         let rowk = &mut head[k * m..];
@@ -1051,7 +1051,7 @@ pub(super) fn cholesky_factor(a: &mut [f64], m: usize) -> bool {
 }
 
 /// `b ← (Uᵀ U)⁻¹ b` with the factor of [`cholesky_factor`].
-pub(super) fn cholesky_subst(a: &[f64], b: &mut [f64], m: usize) {
+pub(crate) fn cholesky_subst(a: &[f64], b: &mut [f64], m: usize) {
     // Uᵀ y = b (column sweeps along U's rows), then U x = y.
     for k in 0..m {
         let row = &a[k * m..k * m + m];
