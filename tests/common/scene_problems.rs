@@ -1,7 +1,8 @@
 //! The primal solver's problems captured from a pipeline's solves, and what the
 //! tests comparing it with Lemke on them need (lcp33's `lcp_patch.rs`, lcp34's
-//! `lcp_split.rs`; included with `#[path = "common/scene_problems.rs"] mod
-//! scene_problems;`).
+//! `lcp_split.rs`; `lcp_primal.rs`'s dumped problems take `with_full_w`,
+//! `primal_profile.rs`'s same-problem comparison `velocity_change`). Included
+//! with `#[path = "common/scene_problems.rs"] mod scene_problems;`.
 #![allow(dead_code)]
 
 use rtphys::solver::primal::NO_BODY;
@@ -36,8 +37,9 @@ pub fn capture(
     }
 }
 
-/// Per body, `M⁻¹ Gᵀ z` (the velocity change the step takes).
-fn velocity_change(rows: &BodyRows, z: &[f64]) -> Vec<f64> {
+/// Per body, `M⁻¹ Gᵀ z` (the velocity change the step takes), six entries a
+/// body (v, ω) one body after the other.
+pub fn velocity_change(rows: &BodyRows, z: &[f64]) -> Vec<f64> {
     let mut gtz = vec![[0.0; 6]; rows.mass.len()];
     for (i, (sides, jac)) in rows.body.iter().zip(&rows.jac).enumerate() {
         for (&b, j) in sides.iter().zip(jac) {
