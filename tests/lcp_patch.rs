@@ -14,16 +14,15 @@ mod lcp_battery;
 mod scene_problems;
 
 use common::{lemke_contacts, load, load_str};
-use lcp_battery::{rest, with_solver, Battery, MASS_RATIO_1000};
+use lcp_battery::{key_scene, rest, state_bits, with_solver, Battery, MASS_RATIO_1000};
 use rtphys::experiments::lcp_scenes::{incline, lcp, with_lcp};
 use rtphys::experiments::{pile_scene, PileKind};
-use rtphys::model::scene::load_scene_str;
 use rtphys::model::{FrictionModel, LcpSolverKind, Method, Model};
 use rtphys::solver::{
     contact_residual, ContactProblem, PrimalParams, PrimalResults, PrimalSolver, PrimalStatus,
 };
 use rtphys::{Data, Pipeline};
-use scene_problems::{capture, velocity_gap, with_full_w, CAPTURE, CAPTURED};
+use scene_problems::{capture, captured, velocity_gap, with_full_w, Tally};
 
 /// The solvers that solve the patch model (Newton's natural map knows only the
 /// points' own cones: the key refuses it).
@@ -50,16 +49,7 @@ const PATCH: Battery = Battery {
 };
 
 fn scene_with(lcp_lines: &str) -> Result<Model, String> {
-    load_scene_str(
-        &format!(
-            "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[lcp]\n{lcp_lines}\n\n[[body]]\nname = \"ground\"\n\
-             static = true\nshape = {{ type = \"plane\" }}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
-             shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nposition = [0.0, 0.0, 0.05]\n"
-        ),
-        "<patch>",
-        std::path::Path::new("."),
-    )
-    .map_err(|e| e.to_string())
+    key_scene("lcp", lcp_lines, "<patch>")
 }
 
 #[test]
@@ -185,22 +175,7 @@ fn patch_runs_are_bit_identical() {
         pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
     let pile = load_str(&text);
     let model = patched(&pile, LcpSolverKind::Primal);
-    let run = || {
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..400 {
-            pipeline.step(&model, &mut data);
-        }
-        data.state
-            .iter()
-            .flat_map(|s| {
-                s.x.iter()
-                    .chain(s.v.iter())
-                    .chain(s.w.iter())
-                    .map(|v| v.to_bits())
-            })
-            .collect::<Vec<u64>>()
-    };
+    let run = || state_bits(&model, 400);
     assert_eq!(run(), run());
 }
 
@@ -243,20 +218,13 @@ fn scene_problems_match_lemke_per_patch() {
         ("stack5", load("lcp_stack5.toml"), 300, 10, true),
         ("pile20", pile, 600, 25, false),
     ];
-    CAPTURE.with(|c| c.set(true));
     let mut failures = Vec::new();
     for (name, base, steps, every, bounded) in cases {
-        let model = patched(&base, LcpSolverKind::Primal);
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..steps {
-            pipeline.step(&model, &mut data);
-        }
-        let problems = std::mem::take(&mut *CAPTURED.lock().expect("capture lock"));
-        let (mut compared, mut patches, mut lemke_failed, mut unconverged) = (0, 0, 0, 0);
-        let (mut worst, mut worst_res, mut lemke_off) = (0.0f64, 0.0f64, 0);
-        // Within 1e-8 / compared, with the patches and without.
-        let (mut close, mut point_close, mut point_compared) = (0, 0, 0);
+        let problems = captured(&patched(&base, LcpSolverKind::Primal), steps);
+        let mut t = Tally::default();
+        let mut patches = 0;
+        // Within 1e-8 / compared without the patches.
+        let (mut point_close, mut point_compared) = (0, 0);
         for (params, p, rows, guess) in problems.iter().step_by(every) {
             let params = PrimalParams {
                 tolerance: 1e-10,
@@ -265,31 +233,13 @@ fn scene_problems_match_lemke_per_patch() {
             assert!(p.validate().is_ok(), "{name}: an invalid problem");
             patches += p.patch.iter().filter(|pa| pa.len > 1).count();
             let mut res = PrimalResults::default();
-            let st = PrimalSolver::new(params).solve_contacts(p, rows, guess.as_deref(), &mut res);
-            if st != PrimalStatus::Converged {
-                unconverged += 1;
-                continue;
-            }
-            let p = &with_full_w(p, rows);
-            let all: Vec<u32> = (0..p.n() as u32).collect();
-            worst_res = worst_res.max(contact_residual(p, &all, &res.z));
-            let Some(zl) = lemke_contacts(p) else {
-                lemke_failed += 1;
-                continue;
-            };
-            if contact_residual(p, &all, &zl) > 1e-9 {
-                lemke_off += 1;
-                continue;
-            }
-            let d = velocity_gap(rows, &res.z, &zl);
-            worst = worst.max(d);
-            compared += 1;
-            close += usize::from(d <= 1e-8);
-            if !bounded {
+            let full = &with_full_w(p, rows);
+            if t.compare(p, full, rows, params, guess.as_deref(), &mut res) && !bounded {
                 // The same problem, each point its own cone.
+                let all: Vec<u32> = (0..full.n() as u32).collect();
                 let pp = ContactProblem {
                     patch: Vec::new(),
-                    ..p.clone()
+                    ..full.clone()
                 };
                 let st =
                     PrimalSolver::new(params).solve_contacts(&pp, rows, guess.as_deref(), &mut res);
@@ -303,14 +253,13 @@ fn scene_problems_match_lemke_per_patch() {
                 }
             }
         }
+        let (compared, worst, worst_res) = (t.compared, t.worst, t.worst_res);
         let sampled = problems.len().div_ceil(every);
         eprintln!(
-            "{name}: {} solves captured, {sampled} sampled, {compared} compared ({patches} points in \
-             patches), worst velocity difference {worst:.3e}, the primal answers' residual under the \
-             patch map {worst_res:.3e}; Lemke failed {lemke_failed}, Lemke solved above 1e-9 \
-             {lemke_off}, primal unconverged {unconverged}; within 1e-8 {close} of {compared} (the \
+            "{name}: {} solves captured, {sampled} sampled, {patches} points in patches, {} (the \
              points' own cones: {point_close} of {point_compared})",
-            problems.len()
+            problems.len(),
+            t.report()
         );
         if patches == 0 || compared == 0 || (bounded && 5 * compared < 4 * sampled) {
             failures.push(format!("{name}: {compared} of {sampled} compared"));
@@ -321,6 +270,5 @@ fn scene_problems_match_lemke_per_patch() {
             ));
         }
     }
-    CAPTURE.with(|c| c.set(false));
     assert!(failures.is_empty(), "{failures:?}");
 }

@@ -11,16 +11,12 @@ mod lcp_battery;
 #[path = "common/scene_problems.rs"]
 mod scene_problems;
 
-use common::{lemke_contacts, load, load_str};
-use lcp_battery::{with_solver, Battery};
+use common::{load, load_str};
+use lcp_battery::{key_scene, state_bits, with_solver, Battery};
 use rtphys::experiments::{pile_scene, PileKind};
-use rtphys::model::scene::load_scene_str;
 use rtphys::model::{LcpSolverKind, Method, Model};
-use rtphys::solver::{
-    contact_residual, ContactProblem, PrimalParams, PrimalResults, PrimalSolver, PrimalStatus,
-};
-use rtphys::{Data, Pipeline};
-use scene_problems::{capture, velocity_gap, with_full_w, CAPTURE, CAPTURED};
+use rtphys::solver::{ContactProblem, PrimalParams, PrimalResults};
+use scene_problems::{capture, captured, with_full_w, Tally};
 
 /// σ of these tests: the value docs/BENCHMARKS.md (lcp34) measures.
 const SIGMA: f64 = 1e-5;
@@ -49,16 +45,7 @@ const HELD: Battery = Battery {
 };
 
 fn scene_with(method: &str, lcp_lines: &str) -> Result<Model, String> {
-    load_scene_str(
-        &format!(
-            "[world]\ndt = 0.001\nmethod = \"{method}\"\n\n[lcp]\n{lcp_lines}\n\n[[body]]\nname = \"ground\"\n\
-             static = true\nshape = {{ type = \"plane\" }}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
-             shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nposition = [0.0, 0.0, 0.05]\n"
-        ),
-        "<split>",
-        std::path::Path::new("."),
-    )
-    .map_err(|e| e.to_string())
+    key_scene(method, lcp_lines, "<split>")
 }
 
 #[test]
@@ -120,24 +107,6 @@ fn mass_ratio_1000_rests_with_split_memory() {
     }
 }
 
-/// The bodies' state after `steps` steps of `model`, bit for bit.
-fn state_bits(model: &Model, steps: usize) -> Vec<u64> {
-    let mut data = Data::new(model);
-    let mut pipeline = Pipeline::new(model);
-    for _ in 0..steps {
-        pipeline.step(model, &mut data);
-    }
-    data.state
-        .iter()
-        .flat_map(|s| {
-            s.x.iter()
-                .chain(s.v.iter())
-                .chain(s.w.iter())
-                .map(|v| v.to_bits())
-        })
-        .collect()
-}
-
 /// Two runs of the 20-pile's drop under the key (primal) are bit for bit the
 /// same, and the key at 0 is the default's trajectory bit for bit.
 #[test]
@@ -185,18 +154,11 @@ fn scene_problems_match_lemke_with_split_memory() {
         ("stack5", load("lcp_stack5.toml"), 300, 10, true),
         ("pile20", pile, 600, 25, false),
     ];
-    CAPTURE.with(|c| c.set(true));
     let mut failures = Vec::new();
     for (name, base, steps, every, bounded) in cases {
-        let model = held(&base, LcpSolverKind::Primal, SIGMA);
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..steps {
-            pipeline.step(&model, &mut data);
-        }
-        let problems = std::mem::take(&mut *CAPTURED.lock().expect("capture lock"));
-        let (mut compared, mut lemke_failed, mut unconverged, mut lemke_off) = (0, 0, 0, 0);
-        let (mut worst, mut worst_res, mut worst_diag, mut close) = (0.0f64, 0.0f64, 0.0f64, 0);
+        let problems = captured(&held(&base, LcpSolverKind::Primal, SIGMA), steps);
+        let mut t = Tally::default();
+        let mut worst_diag = 0.0f64;
         for (params, p, rows, guess) in problems.iter().step_by(every) {
             let params = PrimalParams {
                 tolerance: 1e-10,
@@ -217,33 +179,15 @@ fn scene_problems_match_lemke_with_split_memory() {
                 }
             }
             let mut res = PrimalResults::default();
-            let st = PrimalSolver::new(params).solve_contacts(p, rows, guess.as_deref(), &mut res);
-            if st != PrimalStatus::Converged {
-                unconverged += 1;
-                continue;
-            }
-            let all: Vec<u32> = (0..full.n() as u32).collect();
-            worst_res = worst_res.max(contact_residual(&full, &all, &res.z));
-            let Some(zl) = lemke_contacts(&full) else {
-                lemke_failed += 1;
-                continue;
-            };
-            if contact_residual(&full, &all, &zl) > 1e-9 {
-                lemke_off += 1;
-                continue;
-            }
-            let d = velocity_gap(rows, &res.z, &zl);
-            worst = worst.max(d);
-            compared += 1;
-            close += usize::from(d <= 1e-8);
+            t.compare(p, &full, rows, params, guess.as_deref(), &mut res);
         }
+        let (compared, worst, worst_res) = (t.compared, t.worst, t.worst_res);
         let sampled = problems.len().div_ceil(every);
         eprintln!(
-            "{name}: {} solves captured, {sampled} sampled, {compared} compared, worst velocity \
-             difference {worst:.3e}, the primal answers' residual {worst_res:.3e}, W's diagonal \
-             from the rows {worst_diag:.1e}; Lemke failed {lemke_failed}, Lemke solved above 1e-9 \
-             {lemke_off}, primal unconverged {unconverged}; within 1e-8 {close} of {compared}",
-            problems.len()
+            "{name}: {} solves captured, {sampled} sampled, {}; W's diagonal from the rows \
+             {worst_diag:.1e}",
+            problems.len(),
+            t.report()
         );
         if compared == 0 || (bounded && 5 * compared < 4 * sampled) {
             failures.push(format!("{name}: {compared} of {sampled} compared"));
@@ -255,6 +199,5 @@ fn scene_problems_match_lemke_with_split_memory() {
             ));
         }
     }
-    CAPTURE.with(|c| c.set(false));
     assert!(failures.is_empty(), "{failures:?}");
 }

@@ -18,6 +18,7 @@
 //! callgrind_annotate --inclusive=yes /tmp/cg.out
 //! ```
 
+mod common;
 #[path = "common/scene_problems.rs"]
 mod scene_problems;
 

@@ -13,6 +13,7 @@
 use crate::common::{load, load_str};
 use rtphys::data::StepStats;
 use rtphys::experiments::lcp_scenes::{incline, lcp, max_depth, run_incline, with_lcp};
+use rtphys::model::scene::load_scene_str;
 use rtphys::model::{LcpParams, LcpSolverKind, Method, Model};
 use rtphys::{Data, Pipeline};
 
@@ -34,6 +35,41 @@ pub fn with_solver(model: &Model, solver: LcpSolverKind) -> Model {
             _ => lcp(solver),
         },
     )
+}
+
+/// The one-box scene a key's parsing is checked on: `method`, the `[lcp]`
+/// table's lines `lcp_lines`, a 1 kg, 10 cm box on the ground; `source` names
+/// the text in errors.
+pub fn key_scene(method: &str, lcp_lines: &str, source: &str) -> Result<Model, String> {
+    load_scene_str(
+        &format!(
+            "[world]\ndt = 0.001\nmethod = \"{method}\"\n\n[lcp]\n{lcp_lines}\n\n[[body]]\nname = \"ground\"\n\
+             static = true\nshape = {{ type = \"plane\" }}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
+             shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nposition = [0.0, 0.0, 0.05]\n"
+        ),
+        source,
+        std::path::Path::new("."),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The bodies' state (x, v, ω) after `steps` steps of `model`, bit for bit
+/// (the keys' determinism tests).
+pub fn state_bits(model: &Model, steps: usize) -> Vec<u64> {
+    let mut data = Data::new(model);
+    let mut pipeline = Pipeline::new(model);
+    for _ in 0..steps {
+        pipeline.step(model, &mut data);
+    }
+    data.state
+        .iter()
+        .flat_map(|s| {
+            s.x.iter()
+                .chain(s.v.iter())
+                .chain(s.w.iter())
+                .map(|v| v.to_bits())
+        })
+        .collect()
 }
 
 /// A run at rest: the largest distance any body moved from its start over the
