@@ -881,22 +881,20 @@ fn dumped_problem(name: &str) -> (ContactProblem, BodyRows, Option<Vec<f64>>, f6
             .map(|b| b.as_bool().expect("bool"))
             .collect(),
     };
-    // W whole from the rows (`G M⁻¹ Gᵀ + E`, `scene_problems::with_full_w`).
-    let p = with_full_w(
-        &ContactProblem {
-            row_start: vec![0],
-            table: PolygonTable::new(v["k"].as_u64().expect("k") as u32),
-            order: ints(&v["order"]).into_iter().map(|i| i as u32).collect(),
-            island_start: ints(&v["island_start"])
-                .into_iter()
-                .map(|i| i as usize)
-                .collect(),
-            q: floats(&v["q"]),
-            mu,
-            ..Default::default()
-        },
-        &rows,
-    );
+    let p = ContactProblem {
+        row_start: vec![0],
+        table: PolygonTable::new(v["k"].as_u64().expect("k") as u32),
+        order: ints(&v["order"]).into_iter().map(|i| i as u32).collect(),
+        island_start: ints(&v["island_start"])
+            .into_iter()
+            .map(|i| i as usize)
+            .collect(),
+        q: floats(&v["q"]),
+        mu,
+        ..Default::default()
+    };
+    // W whole from the rows (`G M⁻¹ Gᵀ + E`).
+    let p = with_full_w(&p, &rows);
     let guess = v["guess"].as_array().map(|_| floats(&v["guess"]));
     let tol = v["tolerance"].as_f64().expect("tolerance");
     (p, rows, guess, tol)
