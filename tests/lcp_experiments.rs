@@ -3,9 +3,12 @@
 //! threshold on an incline, a resting stack, a box sliding to a stop, determinism.
 
 mod common;
+#[path = "common/lcp_battery.rs"]
+mod lcp_battery;
 
-use common::{load, load_str};
-use rtphys::experiments::lcp_scenes::{incline, lcp, run_incline, stack_drift, with_lcp};
+use common::load;
+use lcp_battery::{with_solver, Battery};
+use rtphys::experiments::lcp_scenes::{lcp, with_lcp};
 use rtphys::experiments::RandomPushes;
 use rtphys::math::Vec3;
 use rtphys::model::{LcpParams, LcpSolverKind, StabilizationScheme};
@@ -85,6 +88,13 @@ fn block_under_random_forces_penetration() {
     }
 }
 
+/// The default under issue 14's battery (`common/lcp_battery.rs`), every solver.
+const DEFAULT: Battery = Battery {
+    solvers: &SOLVERS,
+    key: &with_solver,
+    label: "",
+};
+
 /// μ = tan θ = 0.5 holds: creep < 1e-6 m over 2 s with the 4-direction cone aligned
 /// to the slope (the cone's first direction is the slope: exactly μ p_n available
 /// along it, so the block is at the threshold and must not slide; the 1e-6 m bound
@@ -92,41 +102,14 @@ fn block_under_random_forces_penetration() {
 /// k-gons also have a vertex on the slope direction, so they hold as well).
 #[test]
 fn incline_holds_at_the_threshold() {
-    for solver in SOLVERS {
-        for k in [4, 8, 16] {
-            let (model, th) = incline(0.5, k, solver).expect("incline");
-            let tr = run_incline(&model, th, 2000);
-            assert_eq!(tr.quarantined, 0);
-            let s = tr.values;
-            let creep = s.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-            eprintln!("{solver:?} k = {k}: creep over 2 s at μ = 0.50: {creep:.3e} m");
-            if k == 4 {
-                assert!(creep < 1e-6, "{solver:?}: creep {creep:.3e} m ≥ 1e-6 m");
-            }
-        }
-    }
+    DEFAULT.incline_holds_at_the_threshold(&[8, 16]);
 }
 
 /// μ = 0.49 slides with a = g (sin θ − μ cos θ) within 2 %: fitted from the
 /// displacement between 0.5 s and 1.5 s (s = ½ a t² + v₀ t: a from three samples).
 #[test]
 fn incline_slides_below_the_threshold() {
-    let g = 9.81;
-    for solver in SOLVERS {
-        let (model, th) = incline(0.49, 4, solver).expect("incline");
-        let tr = run_incline(&model, th, 1500);
-        assert_eq!(tr.quarantined, 0);
-        let s = tr.values;
-        let h = model.opt.dt;
-        // Second difference over 0.5 s intervals.
-        let (i0, i1, i2) = (499usize, 999usize, 1499usize);
-        let t = (i1 - i0) as f64 * h;
-        let a = (s[i2] - 2.0 * s[i1] + s[i0]) / (t * t);
-        let expect = g * (th.sin() - 0.49 * th.cos());
-        let rel = (a - expect).abs() / expect;
-        eprintln!("{solver:?}: a = {a:.5} m/s², expected {expect:.5} (rel. error {rel:.2e})");
-        assert!(rel <= 0.02, "{solver:?}: a = {a} vs {expect}");
-    }
+    DEFAULT.incline_slides_below_the_threshold();
 }
 
 /// Five boxes stacked: no box moves by more than 1e-4 m over 10 s, at h = 1e-3 and
@@ -134,18 +117,7 @@ fn incline_slides_below_the_threshold() {
 /// stabilization leaves each contact at its 1e-5 m allowance, 5e-5 m at the top).
 #[test]
 fn stack_of_five_rests() {
-    for solver in SOLVERS {
-        for h in [1e-3, 1e-2] {
-            let tr = stack_drift(&load("lcp_stack5.toml"), solver, h, 10.0);
-            let drift = tr.values.last().copied().unwrap_or(0.0);
-            eprintln!(
-                "{solver:?} h = {h}: stack drift over 10 s {drift:.3e} m; failures {}, unconverged {}",
-                tr.solver_failures, tr.solver_unconverged
-            );
-            assert_eq!(tr.quarantined, 0);
-            assert!(drift < 1e-4, "{solver:?} h = {h}: drift {drift:.3e} m");
-        }
-    }
+    DEFAULT.stack_of_five_rests(false);
 }
 
 /// A box launched at v₀ = 2 m/s on a plane with μ = 0.4 stops after v₀²/(2μg)
@@ -153,27 +125,7 @@ fn stack_of_five_rests() {
 /// (h v₀ = 2 mm = 0.4 %).
 #[test]
 fn sliding_box_stops_at_v2_over_2mug() {
-    let (v0, mu, g) = (2.0, 0.4, 9.81);
-    for solver in SOLVERS {
-        let text = format!(
-            "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = {mu:?} }}\n\n[[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nmass = 1.0\nposition = [0.0, 0.0, 0.05]\nvelocity = [{v0:?}, 0.0, 0.0]\nmaterial = {{ mu = {mu:?} }}\n"
-        );
-        let model = with_lcp(&load_str(&text), lcp(solver));
-        let mut data = Data::new(&model);
-        let mut pipeline = rtphys::Pipeline::new(&model);
-        for _ in 0..1000 {
-            pipeline.step(&model, &mut data);
-        }
-        let d = data.state[1].x.x;
-        let expect = v0 * v0 / (2.0 * mu * g);
-        let rel = (d - expect).abs() / expect;
-        eprintln!(
-            "{solver:?}: slid {d:.5} m, expected {expect:.5} m (rel. error {rel:.2e}); v = {:.2e}",
-            data.state[1].v.norm()
-        );
-        assert!(data.state[1].v.norm() < 1e-6, "{solver:?}: still moving");
-        assert!(rel <= 0.01, "{solver:?}: slid {d} vs {expect}");
-    }
+    DEFAULT.sliding_box_stops_at_v2_over_2mug();
 }
 
 /// Two runs of the stack with random pushes are bit-identical, for both solvers.

@@ -8,19 +8,21 @@
 //! produce, the key's parsing and determinism.
 
 mod common;
+#[path = "common/lcp_battery.rs"]
+mod lcp_battery;
 #[path = "common/scene_problems.rs"]
 mod scene_problems;
 
 use common::{lemke_contacts, load, load_str};
-use rtphys::experiments::lcp_scenes::{incline, lcp, max_depth, run_incline, with_lcp};
+use lcp_battery::{key_scene, rest, state_bits, with_solver, Battery, MASS_RATIO_1000};
+use rtphys::experiments::lcp_scenes::{incline, lcp, with_lcp};
 use rtphys::experiments::{pile_scene, PileKind};
-use rtphys::model::scene::load_scene_str;
-use rtphys::model::{FrictionModel, LcpParams, LcpSolverKind, Method, Model};
+use rtphys::model::{FrictionModel, LcpSolverKind, Method, Model};
 use rtphys::solver::{
     contact_residual, ContactProblem, PrimalParams, PrimalResults, PrimalSolver, PrimalStatus,
 };
 use rtphys::{Data, Pipeline};
-use scene_problems::{capture, velocity_gap, with_full_w, CAPTURE, CAPTURED};
+use scene_problems::{capture, captured, velocity_gap, with_full_w, Tally};
 
 /// The solvers that solve the patch model (Newton's natural map knows only the
 /// points' own cones: the key refuses it).
@@ -32,29 +34,22 @@ const SOLVERS: [LcpSolverKind; 3] = [
 
 /// `model` with `[lcp] friction = "patch"` and `solver`.
 fn patched(model: &Model, solver: LcpSolverKind) -> Model {
-    with_lcp(
-        model,
-        LcpParams {
-            friction: FrictionModel::Patch,
-            ..match model.opt.method {
-                Method::Lcp(p) => LcpParams { solver, ..p },
-                _ => lcp(solver),
-            }
-        },
-    )
+    let mut opt = with_solver(model, solver).opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.friction = FrictionModel::Patch;
+    }
+    model.with_options(opt)
 }
 
+/// The patch cones under issue 14's battery (`common/lcp_battery.rs`).
+const PATCH: Battery = Battery {
+    solvers: &SOLVERS,
+    key: &patched,
+    label: " per patch",
+};
+
 fn scene_with(lcp_lines: &str) -> Result<Model, String> {
-    load_scene_str(
-        &format!(
-            "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[lcp]\n{lcp_lines}\n\n[[body]]\nname = \"ground\"\n\
-             static = true\nshape = {{ type = \"plane\" }}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
-             shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nposition = [0.0, 0.0, 0.05]\n"
-        ),
-        "<patch>",
-        std::path::Path::new("."),
-    )
-    .map_err(|e| e.to_string())
+    key_scene("lcp", lcp_lines, "<patch>")
 }
 
 #[test]
@@ -83,62 +78,21 @@ fn friction_key_reads_and_is_checked() {
 /// (the per-point test's bound, `lcp_experiments`).
 #[test]
 fn incline_holds_at_the_threshold_per_patch() {
-    for solver in SOLVERS {
-        let (model, th) = incline(0.5, 4, solver).expect("incline");
-        let tr = run_incline(&patched(&model, solver), th, 2000);
-        assert_eq!(tr.quarantined, 0);
-        let creep = tr.values.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-        eprintln!(
-            "{solver:?}: creep over 2 s at μ = 0.50 per patch: {creep:.3e} m; failures {}",
-            tr.solver_failures
-        );
-        assert!(creep < 1e-6, "{solver:?}: creep {creep:.3e} m ≥ 1e-6 m");
-    }
+    PATCH.incline_holds_at_the_threshold(&[]);
 }
 
 /// At μ = 0.49 it slides with a = g (sin θ − μ cos θ) within 2 % (the
 /// per-point test's fit and bound).
 #[test]
 fn incline_slides_below_the_threshold_per_patch() {
-    let g = 9.81;
-    for solver in SOLVERS {
-        let (model, th) = incline(0.49, 4, solver).expect("incline");
-        let model = patched(&model, solver);
-        let tr = run_incline(&model, th, 1500);
-        assert_eq!(tr.quarantined, 0);
-        let s = tr.values;
-        let (i0, i1, i2) = (499usize, 999usize, 1499usize);
-        let t = (i1 - i0) as f64 * model.opt.dt;
-        let a = (s[i2] - 2.0 * s[i1] + s[i0]) / (t * t);
-        let expect = g * (th.sin() - 0.49 * th.cos());
-        let rel = (a - expect).abs() / expect;
-        eprintln!("{solver:?}: a = {a:.5} m/s², expected {expect:.5} (rel. error {rel:.2e})");
-        assert!(rel <= 0.02, "{solver:?}: a = {a} vs {expect}");
-    }
+    PATCH.incline_slides_below_the_threshold();
 }
 
 /// A box launched at 2 m/s with μ = 0.4 stops after v₀²/(2 μ g) within 1 %
 /// (the per-point test's bound: one step of travel is 0.4 %).
 #[test]
 fn sliding_box_stops_at_v2_over_2mug_per_patch() {
-    let (v0, mu, g) = (2.0, 0.4, 9.81);
-    for solver in SOLVERS {
-        let text = format!(
-            "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\nmaterial = {{ mu = {mu:?} }}\n\n[[body]]\nname = \"box\"\nshape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nmass = 1.0\nposition = [0.0, 0.0, 0.05]\nvelocity = [{v0:?}, 0.0, 0.0]\nmaterial = {{ mu = {mu:?} }}\n"
-        );
-        let model = patched(&load_str(&text), solver);
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..1000 {
-            pipeline.step(&model, &mut data);
-        }
-        let d = data.state[1].x.x;
-        let expect = v0 * v0 / (2.0 * mu * g);
-        let rel = (d - expect).abs() / expect;
-        eprintln!("{solver:?}: slid {d:.5} m, expected {expect:.5} m (rel. error {rel:.2e})");
-        assert!(data.state[1].v.norm() < 1e-6, "{solver:?}: still moving");
-        assert!(rel <= 0.01, "{solver:?}: slid {d} vs {expect}");
-    }
+    PATCH.sliding_box_stops_at_v2_over_2mug();
 }
 
 /// Five boxes stacked (`lcp_stack5.toml`): no box moves by more than 1e-4 m over
@@ -146,33 +100,7 @@ fn sliding_box_stops_at_v2_over_2mug_per_patch() {
 /// last step is within 0.1 mm (the resting penetration bound).
 #[test]
 fn stack_of_five_rests_per_patch() {
-    for solver in SOLVERS {
-        for h in [1e-3, 1e-2] {
-            let base = load("lcp_stack5.toml");
-            let mut opt = base.opt;
-            opt.dt = h;
-            let model = patched(&base.with_options(opt), solver);
-            let mut data = Data::new(&model);
-            let mut pipeline = Pipeline::new(&model);
-            let x0: Vec<_> = data.state.iter().map(|s| s.x).collect();
-            let mut drift = 0.0f64;
-            for _ in 0..(10.0 / h).round() as usize {
-                pipeline.step(&model, &mut data);
-                for (s, x) in data.state.iter().zip(&x0) {
-                    drift = drift.max((s.x - x).norm());
-                }
-            }
-            let depth = max_depth(&data);
-            eprintln!(
-                "{solver:?} h = {h}: drift over 10 s {drift:.3e} m, deepest point {depth:.3e} m; \
-                 failures {}, unconverged {}",
-                data.stats.solver_failures, data.stats.solver_unconverged
-            );
-            assert_eq!(data.stats.quarantined, 0);
-            assert!(drift < 1e-4, "{solver:?} h = {h}: drift {drift:.3e} m");
-            assert!(depth <= 1e-4, "{solver:?} h = {h}: depth {depth:.3e} m");
-        }
-    }
+    PATCH.stack_of_five_rests(true);
 }
 
 /// A 1,000 kg box (10 cm) resting on a 1 kg one on the ground: the 1,000:1 mass
@@ -183,42 +111,12 @@ fn stack_of_five_rests_per_patch() {
 /// too) no more failures than under the points' own cones.
 #[test]
 fn mass_ratio_1000_rests_per_patch() {
-    let text = "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[[body]]\nname = \"ground\"\nstatic = true\n\
-                shape = { type = \"plane\" }\n\n[[body]]\nname = \"light\"\nmass = 1.0\n\
-                shape = { type = \"box\", half_extents = [0.05, 0.05, 0.05] }\nposition = [0.0, 0.0, 0.05]\n\n\
-                [[body]]\nname = \"heavy\"\nmass = 1000.0\n\
-                shape = { type = \"box\", half_extents = [0.05, 0.05, 0.05] }\nposition = [0.0, 0.0, 0.15]\n";
-    let failures = |model: &Model| {
-        let mut data = Data::new(model);
-        let mut pipeline = Pipeline::new(model);
-        for _ in 0..2000 {
-            pipeline.step(model, &mut data);
-        }
-        data.stats.solver_failures
-    };
     for solver in [LcpSolverKind::Lemke, LcpSolverKind::Primal] {
-        let model = patched(&load_str(text), solver);
-        let point = failures(&with_lcp(&model, lcp(solver)));
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        let x0: Vec<_> = data.state.iter().map(|s| s.x).collect();
-        let mut drift = 0.0f64;
-        for _ in 0..2000 {
-            pipeline.step(&model, &mut data);
-            for (s, x) in data.state.iter().zip(&x0) {
-                drift = drift.max((s.x - x).norm());
-            }
-        }
-        let depth = max_depth(&data);
-        let n = data.stats.solver_failures;
-        eprintln!(
-            "{solver:?}: 1,000:1 drift {drift:.3e} m, deepest {depth:.3e} m; failures {n} (the \
-             points' own cones: {point}), fallbacks {}, primal islands handed on {}",
-            data.stats.solver_fallbacks, data.stats.primal_fallback_islands
-        );
-        assert_eq!(data.stats.quarantined, 0);
-        assert!(drift < 1e-4, "{solver:?}: drift {drift:.3e} m");
-        assert!(depth <= 1e-4, "{solver:?}: depth {depth:.3e} m");
+        let point = rest(&with_lcp(&load_str(MASS_RATIO_1000), lcp(solver)), 2000)
+            .stats
+            .solver_failures;
+        let n = PATCH.mass_ratio_1000_rests(solver).solver_failures;
+        eprintln!("{solver:?}: failures per patch {n}, the points' own cones {point}");
         if solver == LcpSolverKind::Primal {
             assert_eq!(n, 0, "{solver:?}");
         } else {
@@ -277,22 +175,7 @@ fn patch_runs_are_bit_identical() {
         pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\"");
     let pile = load_str(&text);
     let model = patched(&pile, LcpSolverKind::Primal);
-    let run = || {
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..400 {
-            pipeline.step(&model, &mut data);
-        }
-        data.state
-            .iter()
-            .flat_map(|s| {
-                s.x.iter()
-                    .chain(s.v.iter())
-                    .chain(s.w.iter())
-                    .map(|v| v.to_bits())
-            })
-            .collect::<Vec<u64>>()
-    };
+    let run = || state_bits(&model, 400);
     assert_eq!(run(), run());
 }
 
@@ -335,20 +218,13 @@ fn scene_problems_match_lemke_per_patch() {
         ("stack5", load("lcp_stack5.toml"), 300, 10, true),
         ("pile20", pile, 600, 25, false),
     ];
-    CAPTURE.with(|c| c.set(true));
     let mut failures = Vec::new();
     for (name, base, steps, every, bounded) in cases {
-        let model = patched(&base, LcpSolverKind::Primal);
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..steps {
-            pipeline.step(&model, &mut data);
-        }
-        let problems = std::mem::take(&mut *CAPTURED.lock().expect("capture lock"));
-        let (mut compared, mut patches, mut lemke_failed, mut unconverged) = (0, 0, 0, 0);
-        let (mut worst, mut worst_res, mut lemke_off) = (0.0f64, 0.0f64, 0);
-        // Within 1e-8 / compared, with the patches and without.
-        let (mut close, mut point_close, mut point_compared) = (0, 0, 0);
+        let problems = captured(&patched(&base, LcpSolverKind::Primal), steps);
+        let mut t = Tally::default();
+        let mut patches = 0;
+        // Within 1e-8 / compared without the patches.
+        let (mut point_close, mut point_compared) = (0, 0);
         for (params, p, rows, guess) in problems.iter().step_by(every) {
             let params = PrimalParams {
                 tolerance: 1e-10,
@@ -357,31 +233,13 @@ fn scene_problems_match_lemke_per_patch() {
             assert!(p.validate().is_ok(), "{name}: an invalid problem");
             patches += p.patch.iter().filter(|pa| pa.len > 1).count();
             let mut res = PrimalResults::default();
-            let st = PrimalSolver::new(params).solve_contacts(p, rows, guess.as_deref(), &mut res);
-            if st != PrimalStatus::Converged {
-                unconverged += 1;
-                continue;
-            }
-            let p = &with_full_w(p, rows);
-            let all: Vec<u32> = (0..p.n() as u32).collect();
-            worst_res = worst_res.max(contact_residual(p, &all, &res.z));
-            let Some(zl) = lemke_contacts(p) else {
-                lemke_failed += 1;
-                continue;
-            };
-            if contact_residual(p, &all, &zl) > 1e-9 {
-                lemke_off += 1;
-                continue;
-            }
-            let d = velocity_gap(rows, &res.z, &zl);
-            worst = worst.max(d);
-            compared += 1;
-            close += usize::from(d <= 1e-8);
-            if !bounded {
+            let full = &with_full_w(p, rows);
+            if t.compare(p, full, rows, params, guess.as_deref(), &mut res) && !bounded {
                 // The same problem, each point its own cone.
+                let all: Vec<u32> = (0..full.n() as u32).collect();
                 let pp = ContactProblem {
                     patch: Vec::new(),
-                    ..p.clone()
+                    ..full.clone()
                 };
                 let st =
                     PrimalSolver::new(params).solve_contacts(&pp, rows, guess.as_deref(), &mut res);
@@ -395,14 +253,13 @@ fn scene_problems_match_lemke_per_patch() {
                 }
             }
         }
+        let (compared, worst, worst_res) = (t.compared, t.worst, t.worst_res);
         let sampled = problems.len().div_ceil(every);
         eprintln!(
-            "{name}: {} solves captured, {sampled} sampled, {compared} compared ({patches} points in \
-             patches), worst velocity difference {worst:.3e}, the primal answers' residual under the \
-             patch map {worst_res:.3e}; Lemke failed {lemke_failed}, Lemke solved above 1e-9 \
-             {lemke_off}, primal unconverged {unconverged}; within 1e-8 {close} of {compared} (the \
+            "{name}: {} solves captured, {sampled} sampled, {patches} points in patches, {} (the \
              points' own cones: {point_close} of {point_compared})",
-            problems.len()
+            problems.len(),
+            t.report()
         );
         if patches == 0 || compared == 0 || (bounded && 5 * compared < 4 * sampled) {
             failures.push(format!("{name}: {compared} of {sampled} compared"));
@@ -413,6 +270,5 @@ fn scene_problems_match_lemke_per_patch() {
             ));
         }
     }
-    CAPTURE.with(|c| c.set(false));
     assert!(failures.is_empty(), "{failures:?}");
 }

@@ -8,6 +8,8 @@
 //! the pipeline's globalization) where both solve.
 
 mod common;
+#[path = "common/scene_problems.rs"]
+mod scene_problems;
 
 use rtphys::math::SplitMix64 as Rng;
 use rtphys::solver::block_cholesky::M6;
@@ -17,6 +19,7 @@ use rtphys::solver::{
     NewtonSolver, NewtonStatus, PolygonTable, PrimalParams, PrimalResults, PrimalSolver,
     PrimalStatus,
 };
+use scene_problems::with_full_w;
 
 /// The pipeline's tolerance (m/s, N·s).
 const TOL: f64 = 1e-9;
@@ -834,7 +837,6 @@ fn dumped_problem(name: &str) -> (ContactProblem, BodyRows, Option<Vec<f64>>, f6
             .collect()
     };
     let mu = floats(&v["mu"]);
-    let n = mu.len();
     let body: Vec<[u32; 2]> = v["body"]
         .as_array()
         .expect("body")
@@ -879,7 +881,7 @@ fn dumped_problem(name: &str) -> (ContactProblem, BodyRows, Option<Vec<f64>>, f6
             .map(|b| b.as_bool().expect("bool"))
             .collect(),
     };
-    let mut p = ContactProblem {
+    let p = ContactProblem {
         row_start: vec![0],
         table: PolygonTable::new(v["k"].as_u64().expect("k") as u32),
         order: ints(&v["order"]).into_iter().map(|i| i as u32).collect(),
@@ -891,44 +893,8 @@ fn dumped_problem(name: &str) -> (ContactProblem, BodyRows, Option<Vec<f64>>, f6
         mu,
         ..Default::default()
     };
-    for i in 0..n {
-        for j in 0..n {
-            let mut w = [0.0; 9];
-            let mut any = i == j;
-            for si in 0..2 {
-                for sj in 0..2 {
-                    let (bi, bj) = (rows.body[i][si], rows.body[j][sj]);
-                    if bi == NO_BODY || bi != bj {
-                        continue;
-                    }
-                    any = true;
-                    let mi = &rows.minv[bi as usize];
-                    let (ja, jb) = (&rows.jac[i][si], &rows.jac[j][sj]);
-                    for a in 0..3 {
-                        for b in 0..3 {
-                            let mut s = 0.0;
-                            for r in 0..6 {
-                                for c in 0..6 {
-                                    s += ja[6 * a + r] * mi[(r, c)] * jb[6 * b + c];
-                                }
-                            }
-                            w[3 * a + b] += s;
-                        }
-                    }
-                }
-            }
-            if any {
-                if i == j {
-                    for a in 0..3 {
-                        w[4 * a] += rows.cfm[i][a];
-                    }
-                }
-                p.col.push(j as u32);
-                p.w.push(w);
-            }
-        }
-        p.row_start.push(p.col.len());
-    }
+    // W whole from the rows (`G M⁻¹ Gᵀ + E`).
+    let p = with_full_w(&p, &rows);
     let guess = v["guess"].as_array().map(|_| floats(&v["guess"]));
     let tol = v["tolerance"].as_f64().expect("tolerance");
     (p, rows, guess, tol)

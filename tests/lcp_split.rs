@@ -6,19 +6,17 @@
 //! regularized problems the scenes produce, the key's parsing and determinism.
 
 mod common;
+#[path = "common/lcp_battery.rs"]
+mod lcp_battery;
 #[path = "common/scene_problems.rs"]
 mod scene_problems;
 
-use common::{lemke_contacts, load, load_str};
-use rtphys::experiments::lcp_scenes::{incline, lcp, max_depth, run_incline, with_lcp};
+use common::{load, load_str};
+use lcp_battery::{key_scene, state_bits, with_solver, Battery};
 use rtphys::experiments::{pile_scene, PileKind};
-use rtphys::model::scene::load_scene_str;
-use rtphys::model::{LcpParams, LcpSolverKind, Method, Model};
-use rtphys::solver::{
-    contact_residual, ContactProblem, PrimalParams, PrimalResults, PrimalSolver, PrimalStatus,
-};
-use rtphys::{Data, Pipeline};
-use scene_problems::{capture, velocity_gap, with_full_w, CAPTURE, CAPTURED};
+use rtphys::model::{LcpSolverKind, Method, Model};
+use rtphys::solver::{ContactProblem, PrimalParams, PrimalResults};
+use scene_problems::{capture, captured, with_full_w, Tally};
 
 /// σ of these tests: the value docs/BENCHMARKS.md (lcp34) measures.
 const SIGMA: f64 = 1e-5;
@@ -32,29 +30,22 @@ const SOLVERS: [LcpSolverKind; 4] = [
 
 /// `model` with `[lcp] split_memory = sigma` and `solver`.
 fn held(model: &Model, solver: LcpSolverKind, sigma: f64) -> Model {
-    with_lcp(
-        model,
-        LcpParams {
-            split_memory: sigma,
-            ..match model.opt.method {
-                Method::Lcp(p) => LcpParams { solver, ..p },
-                _ => lcp(solver),
-            }
-        },
-    )
+    let mut opt = with_solver(model, solver).opt;
+    if let Method::Lcp(p) = &mut opt.method {
+        p.split_memory = sigma;
+    }
+    model.with_options(opt)
 }
 
+/// The key at [`SIGMA`] under issue 14's battery (`common/lcp_battery.rs`).
+const HELD: Battery = Battery {
+    solvers: &SOLVERS,
+    key: &|model, solver| held(model, solver, SIGMA),
+    label: ", σ = 1e-5",
+};
+
 fn scene_with(method: &str, lcp_lines: &str) -> Result<Model, String> {
-    load_scene_str(
-        &format!(
-            "[world]\ndt = 0.001\nmethod = \"{method}\"\n\n[lcp]\n{lcp_lines}\n\n[[body]]\nname = \"ground\"\n\
-             static = true\nshape = {{ type = \"plane\" }}\n\n[[body]]\nname = \"b\"\nmass = 1.0\n\
-             shape = {{ type = \"box\", half_extents = [0.05, 0.05, 0.05] }}\nposition = [0.0, 0.0, 0.05]\n"
-        ),
-        "<split>",
-        std::path::Path::new("."),
-    )
-    .map_err(|e| e.to_string())
+    key_scene(method, lcp_lines, "<split>")
 }
 
 #[test]
@@ -85,38 +76,14 @@ fn split_memory_key_reads_and_is_checked() {
 /// (the per-point test's bound, `lcp_experiments`), every solver.
 #[test]
 fn incline_holds_at_the_threshold_with_split_memory() {
-    for solver in SOLVERS {
-        let (model, th) = incline(0.5, 4, solver).expect("incline");
-        let tr = run_incline(&held(&model, solver, SIGMA), th, 2000);
-        assert_eq!(tr.quarantined, 0);
-        let creep = tr.values.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-        eprintln!(
-            "{solver:?}: creep over 2 s at μ = 0.50, σ = {SIGMA}: {creep:.3e} m; failures {}",
-            tr.solver_failures
-        );
-        assert!(creep < 1e-6, "{solver:?}: creep {creep:.3e} m ≥ 1e-6 m");
-    }
+    HELD.incline_holds_at_the_threshold(&[]);
 }
 
 /// At μ = 0.49 it slides with a = g (sin θ − μ cos θ) within 2 % (the
 /// per-point test's fit and bound).
 #[test]
 fn incline_slides_below_the_threshold_with_split_memory() {
-    let g = 9.81;
-    for solver in SOLVERS {
-        let (model, th) = incline(0.49, 4, solver).expect("incline");
-        let model = held(&model, solver, SIGMA);
-        let tr = run_incline(&model, th, 1500);
-        assert_eq!(tr.quarantined, 0);
-        let s = tr.values;
-        let (i0, i1, i2) = (499usize, 999usize, 1499usize);
-        let t = (i1 - i0) as f64 * model.opt.dt;
-        let a = (s[i2] - 2.0 * s[i1] + s[i0]) / (t * t);
-        let expect = g * (th.sin() - 0.49 * th.cos());
-        let rel = (a - expect).abs() / expect;
-        eprintln!("{solver:?}: a = {a:.5} m/s², expected {expect:.5} (rel. error {rel:.2e})");
-        assert!(rel <= 0.02, "{solver:?}: a = {a} vs {expect}");
-    }
+    HELD.incline_slides_below_the_threshold();
 }
 
 /// Five boxes stacked (`lcp_stack5.toml`): no box moves by more than 1e-4 m over
@@ -124,33 +91,7 @@ fn incline_slides_below_the_threshold_with_split_memory() {
 /// last step is within 0.1 mm (the resting penetration bound).
 #[test]
 fn stack_of_five_rests_with_split_memory() {
-    for solver in SOLVERS {
-        for h in [1e-3, 1e-2] {
-            let base = load("lcp_stack5.toml");
-            let mut opt = base.opt;
-            opt.dt = h;
-            let model = held(&base.with_options(opt), solver, SIGMA);
-            let mut data = Data::new(&model);
-            let mut pipeline = Pipeline::new(&model);
-            let x0: Vec<_> = data.state.iter().map(|s| s.x).collect();
-            let mut drift = 0.0f64;
-            for _ in 0..(10.0 / h).round() as usize {
-                pipeline.step(&model, &mut data);
-                for (s, x) in data.state.iter().zip(&x0) {
-                    drift = drift.max((s.x - x).norm());
-                }
-            }
-            let depth = max_depth(&data);
-            eprintln!(
-                "{solver:?} h = {h}: drift over 10 s {drift:.3e} m, deepest point {depth:.3e} m; \
-                 failures {}, unconverged {}",
-                data.stats.solver_failures, data.stats.solver_unconverged
-            );
-            assert_eq!(data.stats.quarantined, 0);
-            assert!(drift < 1e-4, "{solver:?} h = {h}: drift {drift:.3e} m");
-            assert!(depth <= 1e-4, "{solver:?} h = {h}: depth {depth:.3e} m");
-        }
-    }
+    HELD.stack_of_five_rests(true);
 }
 
 /// A 1,000 kg box (10 cm) resting on a 1 kg one on the ground: over 2 s neither
@@ -158,54 +99,12 @@ fn stack_of_five_rests_with_split_memory() {
 /// primal solver hands no island on.
 #[test]
 fn mass_ratio_1000_rests_with_split_memory() {
-    let text = "[world]\ndt = 0.001\nmethod = \"lcp\"\n\n[[body]]\nname = \"ground\"\nstatic = true\n\
-                shape = { type = \"plane\" }\n\n[[body]]\nname = \"light\"\nmass = 1.0\n\
-                shape = { type = \"box\", half_extents = [0.05, 0.05, 0.05] }\nposition = [0.0, 0.0, 0.05]\n\n\
-                [[body]]\nname = \"heavy\"\nmass = 1000.0\n\
-                shape = { type = \"box\", half_extents = [0.05, 0.05, 0.05] }\nposition = [0.0, 0.0, 0.15]\n";
     for solver in [LcpSolverKind::Pgs, LcpSolverKind::Primal] {
-        let model = held(&load_str(text), solver, SIGMA);
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        let x0: Vec<_> = data.state.iter().map(|s| s.x).collect();
-        let mut drift = 0.0f64;
-        for _ in 0..2000 {
-            pipeline.step(&model, &mut data);
-            for (s, x) in data.state.iter().zip(&x0) {
-                drift = drift.max((s.x - x).norm());
-            }
-        }
-        let depth = max_depth(&data);
-        eprintln!(
-            "{solver:?}: 1,000:1 drift {drift:.3e} m, deepest {depth:.3e} m, failures {}, \
-             islands handed on {}",
-            data.stats.solver_failures, data.stats.primal_fallback_islands
-        );
-        assert_eq!(data.stats.quarantined, 0);
-        assert!(drift < 1e-4, "{solver:?}: drift {drift:.3e} m");
-        assert!(depth <= 1e-4, "{solver:?}: depth {depth:.3e} m");
+        let stats = HELD.mass_ratio_1000_rests(solver);
         if solver == LcpSolverKind::Primal {
-            assert_eq!(data.stats.primal_fallback_islands, 0);
+            assert_eq!(stats.primal_fallback_islands, 0);
         }
     }
-}
-
-/// The bodies' state after `steps` steps of `model`, bit for bit.
-fn state_bits(model: &Model, steps: usize) -> Vec<u64> {
-    let mut data = Data::new(model);
-    let mut pipeline = Pipeline::new(model);
-    for _ in 0..steps {
-        pipeline.step(model, &mut data);
-    }
-    data.state
-        .iter()
-        .flat_map(|s| {
-            s.x.iter()
-                .chain(s.v.iter())
-                .chain(s.w.iter())
-                .map(|v| v.to_bits())
-        })
-        .collect()
 }
 
 /// Two runs of the 20-pile's drop under the key (primal) are bit for bit the
@@ -216,17 +115,7 @@ fn split_memory_runs_are_bit_identical() {
         &pile_scene(PileKind::Bench, 20, 7).replace("method = \"penalty\"", "method = \"lcp\""),
     );
     let run = |sigma: f64| state_bits(&held(&pile, LcpSolverKind::Primal, sigma), 400);
-    let default = with_lcp(
-        &pile,
-        LcpParams {
-            solver: LcpSolverKind::Primal,
-            ..match pile.opt.method {
-                Method::Lcp(p) => p,
-                _ => lcp(LcpSolverKind::Primal),
-            }
-        },
-    );
-    let default = state_bits(&default, 400);
+    let default = state_bits(&with_solver(&pile, LcpSolverKind::Primal), 400);
     let keyed = run(SIGMA);
     assert_eq!(keyed, run(SIGMA), "two runs under the key differ");
     assert_eq!(
@@ -265,18 +154,11 @@ fn scene_problems_match_lemke_with_split_memory() {
         ("stack5", load("lcp_stack5.toml"), 300, 10, true),
         ("pile20", pile, 600, 25, false),
     ];
-    CAPTURE.with(|c| c.set(true));
     let mut failures = Vec::new();
     for (name, base, steps, every, bounded) in cases {
-        let model = held(&base, LcpSolverKind::Primal, SIGMA);
-        let mut data = Data::new(&model);
-        let mut pipeline = Pipeline::new(&model);
-        for _ in 0..steps {
-            pipeline.step(&model, &mut data);
-        }
-        let problems = std::mem::take(&mut *CAPTURED.lock().expect("capture lock"));
-        let (mut compared, mut lemke_failed, mut unconverged, mut lemke_off) = (0, 0, 0, 0);
-        let (mut worst, mut worst_res, mut worst_diag, mut close) = (0.0f64, 0.0f64, 0.0f64, 0);
+        let problems = captured(&held(&base, LcpSolverKind::Primal, SIGMA), steps);
+        let mut t = Tally::default();
+        let mut worst_diag = 0.0f64;
         for (params, p, rows, guess) in problems.iter().step_by(every) {
             let params = PrimalParams {
                 tolerance: 1e-10,
@@ -297,33 +179,15 @@ fn scene_problems_match_lemke_with_split_memory() {
                 }
             }
             let mut res = PrimalResults::default();
-            let st = PrimalSolver::new(params).solve_contacts(p, rows, guess.as_deref(), &mut res);
-            if st != PrimalStatus::Converged {
-                unconverged += 1;
-                continue;
-            }
-            let all: Vec<u32> = (0..full.n() as u32).collect();
-            worst_res = worst_res.max(contact_residual(&full, &all, &res.z));
-            let Some(zl) = lemke_contacts(&full) else {
-                lemke_failed += 1;
-                continue;
-            };
-            if contact_residual(&full, &all, &zl) > 1e-9 {
-                lemke_off += 1;
-                continue;
-            }
-            let d = velocity_gap(rows, &res.z, &zl);
-            worst = worst.max(d);
-            compared += 1;
-            close += usize::from(d <= 1e-8);
+            t.compare(p, &full, rows, params, guess.as_deref(), &mut res);
         }
+        let (compared, worst, worst_res) = (t.compared, t.worst, t.worst_res);
         let sampled = problems.len().div_ceil(every);
         eprintln!(
-            "{name}: {} solves captured, {sampled} sampled, {compared} compared, worst velocity \
-             difference {worst:.3e}, the primal answers' residual {worst_res:.3e}, W's diagonal \
-             from the rows {worst_diag:.1e}; Lemke failed {lemke_failed}, Lemke solved above 1e-9 \
-             {lemke_off}, primal unconverged {unconverged}; within 1e-8 {close} of {compared}",
-            problems.len()
+            "{name}: {} solves captured, {sampled} sampled, {}; W's diagonal from the rows \
+             {worst_diag:.1e}",
+            problems.len(),
+            t.report()
         );
         if compared == 0 || (bounded && 5 * compared < 4 * sampled) {
             failures.push(format!("{name}: {compared} of {sampled} compared"));
@@ -335,6 +199,5 @@ fn scene_problems_match_lemke_with_split_memory() {
             ));
         }
     }
-    CAPTURE.with(|c| c.set(false));
     assert!(failures.is_empty(), "{failures:?}");
 }

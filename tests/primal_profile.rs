@@ -18,6 +18,10 @@
 //! callgrind_annotate --inclusive=yes /tmp/cg.out
 //! ```
 
+mod common;
+#[path = "common/scene_problems.rs"]
+mod scene_problems;
+
 use rtphys::experiments::{pile_scene, PileKind};
 use rtphys::model::scene::{load_scene_str, MethodName};
 use rtphys::model::{FrictionModel, LcpSolverKind, Method};
@@ -29,6 +33,7 @@ use rtphys::solver::{
 };
 use rtphys::tools::bench::{robot_command, RobotCase};
 use rtphys::{Data, Pipeline};
+use scene_problems::velocity_change;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -789,17 +794,15 @@ fn observe(
         }
         return;
     }
+    // Per body, the velocity change `M⁻¹ Gᵀ z` (the result the step uses: unique
+    // where the impulses' split over dependent rows is not).
     let reference = velocity_change(rows, &sh.res[0].z);
-    let scale = reference
-        .iter()
-        .flatten()
-        .fold(0.0_f64, |a, x| a.max(x.abs()));
+    let scale = reference.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
     for v in 1..sh.variants.len() {
         if status[0] == PrimalStatus::Converged && status[v] == PrimalStatus::Converged {
             let d = velocity_change(rows, &sh.res[v].z)
                 .iter()
-                .flatten()
-                .zip(reference.iter().flatten())
+                .zip(&reference)
                 .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()));
             sh.sums[v].worst = sh.sums[v].worst.max(d / scale.max(f64::MIN_POSITIVE));
         }
@@ -831,28 +834,6 @@ fn generalized_impulse(d: &DofRows, z: &[f64]) -> Vec<f64> {
         }
     }
     y
-}
-
-/// Per body, the velocity change `M⁻¹ Gᵀ z` of the impulses `z` (the result
-/// the step uses: unique where the impulses' split over dependent rows is not).
-fn velocity_change(rows: &BodyRows, z: &[f64]) -> Vec<[f64; 6]> {
-    let mut gtz = vec![[0.0; 6]; rows.mass.len()];
-    for (i, (sides, jac)) in rows.body.iter().zip(&rows.jac).enumerate() {
-        for (&b, j) in sides.iter().zip(jac) {
-            if b == NO_BODY {
-                continue;
-            }
-            for a in 0..3 {
-                for c in 0..6 {
-                    gtz[b as usize][c] += j[6 * a + c] * z[3 * i + a];
-                }
-            }
-        }
-    }
-    gtz.iter()
-        .zip(&rows.minv)
-        .map(|(g, m)| std::array::from_fn(|r| (0..6).map(|c| m[(r, c)] * g[c]).sum()))
-        .collect()
 }
 
 /// The same-problem comparison (lcp28's method, a harness since lcp29): the
