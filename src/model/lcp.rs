@@ -341,6 +341,13 @@ pub struct LcpParams {
     /// `peg_x_own_row`. Scene key `peg_x_joined`; default false. Ignored by the
     /// standard rows.
     pub peg_x_joined: bool,
+    /// PEG (003), 3D: an edge pair whose nearest points lie within a vertex
+    /// radius of an endpoint keeps its edge–edge U (eq. (35)) when that endpoint
+    /// has no potential contact against the other body (no vertex configuration
+    /// governs it; `collision::features`, `FeatureParams::edge_edge_uncovered`;
+    /// peg36). Scene key `peg_edge_edge_uncovered`; default false. Ignored by
+    /// the standard rows.
+    pub peg_edge_edge_uncovered: bool,
     /// PEG (003), planar world: a vertex–vertex pair with both I sets takes
     /// their primaries paired (C₁ with C₃, or C₂ with C₄; `collision::polygon`,
     /// "Paired primaries"), so that each X keeps a member without a force and
@@ -448,6 +455,7 @@ impl Default for LcpParams {
             peg_work_clamp: true,
             peg_x_own_row: false,
             peg_x_joined: false,
+            peg_edge_edge_uncovered: false,
             peg_vv_paired_primaries: false,
             peg_ccd_retry: false,
             peg_ccd_held: false,

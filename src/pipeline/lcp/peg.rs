@@ -544,6 +544,10 @@ pub struct PegWorkspace {
     /// `[lcp] peg_vv_paired_primaries` (peg35): the planar vertex–vertex
     /// pairs' I primaries paired (`FeatureParams::paired_primaries`).
     vv_paired: bool,
+    /// `[lcp] peg_edge_edge_uncovered` (peg36): an edge pair near a vertex
+    /// without contacts keeps its edge–edge U
+    /// (`FeatureParams::edge_edge_uncovered`).
+    ee_uncovered: bool,
     /// This pass's X constraints all of whose contacts carried a force, and of
     /// them those given a row of their own (`StepStats::peg_x_shared`,
     /// `peg_x_rows`).
@@ -669,6 +673,7 @@ impl PegWorkspace {
         let x_own_row = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_own_row);
         let x_joined = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_joined);
         let vv_paired = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_paired_primaries);
+        let ee_uncovered = matches!(&model.opt.method, Method::Lcp(p) if p.peg_edge_edge_uncovered);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -712,6 +717,7 @@ impl PegWorkspace {
             x_own_row,
             x_joined,
             vv_paired,
+            ee_uncovered,
             chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
@@ -4041,8 +4047,9 @@ fn segment_closest(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
 }
 
 /// The edge–edge attribution of a rise with no vertex inside (verdict (e) of
-/// [`attribute_overlap`]; peg36): at the end, the edge of A longest inside B and
-/// the edge of B longest inside A (the crossing pair), their separation along
+/// [`attribute_overlap`]; peg36): at the end, of the edges of A inside B and of B
+/// inside A the pair whose axis e_a × e_b penetrates least (the separating axis
+/// test over those axes: the crossing pair), their separation along
 /// n = e_a × e_b (oriented from B to A by the vertex means) at the start and at
 /// the end, the start's potential contacts of that edge pair (eq. (35)'s
 /// edge–edge U) — or, if it has none, those naming either edge (the vertex–edge
@@ -4057,21 +4064,47 @@ fn attribute_edges(
     out: &mut String,
 ) {
     let ((va, pa), (vb, pb)) = c.ends;
-    let longest = |h: &ConvexPolytope, v: &[Vec3], planes: &[(Vec3, f64)]| {
-        let mut best: Option<(usize, f64)> = None;
-        for (k, e) in h.edges.iter().enumerate() {
-            let (p0, p1) = (v[e.v[0]], v[e.v[1]]);
-            if let Some((t0, t1)) = segment_inside(p0, p1, planes) {
-                let len = (t1 - t0) * (p1 - p0).norm();
-                if best.is_none_or(|bb| len > bb.1) {
-                    best = Some((k, len));
-                }
+    // The edges of one body with a part inside the other at the end, with that
+    // part's length.
+    let inside = |h: &ConvexPolytope, v: &[Vec3], planes: &[(Vec3, f64)]| -> Vec<(usize, f64)> {
+        h.edges
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| {
+                let (p0, p1) = (v[e.v[0]], v[e.v[1]]);
+                segment_inside(p0, p1, planes).map(|(t0, t1)| (k, (t1 - t0) * (p1 - p0).norm()))
+            })
+            .collect()
+    };
+    // The crossing pair: of the edges inside the other body, the pair whose axis
+    // e_a × e_b separates the end poses' vertex sets least badly (the separating
+    // axis test's least penetration over these edge axes).
+    let (ia, ib) = (inside(ha, va, pb), inside(hb, vb, pa));
+    let mut best: Option<(usize, f64, usize, f64, f64)> = None;
+    for &(ka, la) in &ia {
+        for &(kb, lb) in &ib {
+            let (ea_, eb_) = (&ha.edges[ka], &hb.edges[kb]);
+            let m = (va[ea_.v[1]] - va[ea_.v[0]]).cross(&(vb[eb_.v[1]] - vb[eb_.v[0]]));
+            if m.norm() <= 1e-12 {
+                continue;
+            }
+            let m = m.normalize();
+            let span = |v: &[Vec3], n: Vec3| {
+                v.iter()
+                    .map(|x| n.dot(x))
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+                        (lo.min(y), hi.max(y))
+                    })
+            };
+            let ((alo, ahi), (blo, bhi)) = (span(va, m), span(vb, m));
+            let gap = (alo - bhi).max(blo - ahi);
+            if best.is_none_or(|bb| gap > bb.4) {
+                best = Some((ka, la, kb, lb, gap));
             }
         }
-        best
-    };
-    let (Some((ea, la)), Some((eb, lb))) = (longest(ha, va, pb), longest(hb, vb, pa)) else {
-        out.push_str("  edges: no edge of A inside B or of B inside A at the end\n");
+    }
+    let Some((ea, la, eb, lb, _)) = best else {
+        out.push_str("  edges: no edge of A inside B and of B inside A at the end\n");
         return;
     };
     let sep = |xa: &[Vec3], xb: &[Vec3]| {
@@ -4528,6 +4561,7 @@ impl PegWorkspace {
         params.one_sided_vertex_vertex = self.vv_one_sided;
         params.feasible_completion = self.vv_feasible;
         params.paired_primaries = self.vv_paired;
+        params.edge_edge_uncovered = self.ee_uncovered;
         params
     }
 }
