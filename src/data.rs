@@ -487,7 +487,8 @@ pub struct StepStats {
     /// PEG (003): X constraints built since the start (per pass) all of whose
     /// contacts already carried a force — the primaries of the two I sets of a
     /// vertex–vertex pair — and of them those given an impulse on a row of
-    /// their own (`[lcp] peg_x_own_row`; without it such an X has no row;
+    /// their own (`[lcp] peg_x_own_row`) or joined to a member's force (`[lcp]
+    /// peg_x_joined`, peg36); without either such an X has no row;
     /// `pipeline::lcp::peg`, "X constraints carry a force"; peg35).
     pub peg_x_shared: u64,
     pub peg_x_rows: u64,

@@ -606,6 +606,12 @@ fn with_switches_from_env(model: rtphys::Model) -> rtphys::Model {
         if let Ok(v) = std::env::var("PEG_X_OWN_ROW") {
             p.peg_x_own_row = v == "1";
         }
+        if let Ok(v) = std::env::var("PEG_EE_UNCOVERED") {
+            p.peg_edge_edge_uncovered = v == "1";
+        }
+        if let Ok(v) = std::env::var("PEG_X_JOINED") {
+            p.peg_x_joined = v == "1";
+        }
         if let Ok(v) = std::env::var("PEG_VV_PAIRED") {
             p.peg_vv_paired_primaries = v == "1";
         }

@@ -548,6 +548,22 @@ fn x_own_row_key_reads() {
     bool_key_reads("peg_x_own_row", "", false, |p| p.peg_x_own_row);
 }
 
+/// `[lcp] peg_x_joined` (peg36: an X whose contacts all carry forces joined to
+/// the force of its most applicable member; `tests/peg_x_rows.rs`): default false.
+#[test]
+fn x_joined_key_reads() {
+    bool_key_reads("peg_x_joined", "", false, |p| p.peg_x_joined);
+}
+
+/// `[lcp] peg_edge_edge_uncovered` (peg36: an edge pair near a vertex without
+/// potential contacts keeps its edge–edge U): default false.
+#[test]
+fn edge_edge_uncovered_key_reads() {
+    bool_key_reads("peg_edge_edge_uncovered", "", false, |p| {
+        p.peg_edge_edge_uncovered
+    });
+}
+
 /// `[lcp] peg_vv_paired_primaries` (peg35: a planar vertex–vertex pair's two I
 /// primaries paired, C₁ with C₃ or C₂ with C₄; `tests/peg_x_rows.rs`): default
 /// false.

@@ -305,6 +305,12 @@ pub struct FeatureParams {
     /// `[lcp] peg_vv_paired_primaries`, peg35; off: each by its own
     /// applicability).
     pub paired_primaries: bool,
+    /// An edge pair whose nearest points lie within a vertex radius of an
+    /// endpoint keeps its edge–edge U (eq. (35)) when that endpoint has no
+    /// potential contact against the other body (no vertex configuration
+    /// governs it; `[lcp] peg_edge_edge_uncovered`, peg36; off: such a pair is
+    /// always left to the vertex).
+    pub edge_edge_uncovered: bool,
 }
 
 impl FeatureParams {
@@ -318,6 +324,7 @@ impl FeatureParams {
             one_sided_vertex_vertex: false,
             feasible_completion: false,
             paired_primaries: false,
+            edge_edge_uncovered: false,
         }
     }
 }
@@ -475,7 +482,19 @@ pub fn potential_contacts(
     // Edge–edge (eq. (35)): nearest points within ε of each other and farther
     // than ε from every endpoint of both edges (nearer, a vertex configuration
     // governs: its vertex–face, vertex–edge or vertex–vertex constraints already
-    // hold the edges that leave the vertex).
+    // hold the edges that leave the vertex). With `edge_edge_uncovered` (peg36)
+    // an endpoint that has no potential contact against the other body governs
+    // nothing, and the pair is kept: the 3D pour's largest edge–edge miss
+    // (h = 1.36e-2 seed 1) was such a pair, 4.5 mm apart and applicable, its
+    // nearest points 7.4 and 8.0 mm from two vertices without contacts.
+    let n_vertex = out.contacts.len();
+    let covered = |side: Side, w: usize, contacts: &[PotentialContact]| {
+        !params.edge_edge_uncovered
+            || contacts[..n_vertex].iter().any(|c| match side {
+                Side::A => c.feature_a == Feature::Vertex(w as u32),
+                Side::B => c.feature_b == Feature::Vertex(w as u32),
+            })
+    };
     for (iea, ea) in a.edges.iter().enumerate() {
         let (a0, a1) = (wa.v[ea.v[0]], wa.v[ea.v[1]]);
         for (ieb, eb) in b.edges.iter().enumerate() {
@@ -483,8 +502,10 @@ pub fn potential_contacts(
             let (s, t) = segment_segment(&a0, &a1, &b0, &b1);
             let (pa, pb) = (a0 + (a1 - a0) * s, b0 + (b1 - b0) * t);
             let clear = |q: Body, p: &Vec3, e: [usize; 2]| {
-                e.iter()
-                    .all(|&w| (p - q.w.v[w]).norm() > vertex_radius(q, w, eps))
+                e.iter().all(|&w| {
+                    (p - q.w.v[w]).norm() > vertex_radius(q, w, eps)
+                        || !covered(q.side, w, &out.contacts)
+                })
             };
             if (pa - pb).norm() > eps || !clear(ba, &pa, ea.v) || !clear(bb, &pb, eb.v) {
                 continue;

@@ -332,6 +332,22 @@ pub struct LcpParams {
     /// (`pipeline::lcp::peg`, "X constraints carry a force"; peg35). Scene key
     /// `peg_x_own_row`; default false. Ignored by the standard rows.
     pub peg_x_own_row: bool,
+    /// PEG (003): an X constraint all of whose contacts already carry a force
+    /// is joined to the force of its most applicable member (eq. (43)'s G_nX p_X
+    /// acting along that member's normal, one force variable per row): the
+    /// force's row reads the least of its own constraint's running maximum and
+    /// the X's (one more variable d = max(0, A − B) per joined X, no copied
+    /// column; `pipeline::lcp::peg`, "Joined X"; peg36). Takes precedence over
+    /// `peg_x_own_row`. Scene key `peg_x_joined`; default false. Ignored by the
+    /// standard rows.
+    pub peg_x_joined: bool,
+    /// PEG (003), 3D: an edge pair whose nearest points lie within a vertex
+    /// radius of an endpoint keeps its edge–edge U (eq. (35)) when that endpoint
+    /// has no potential contact against the other body (no vertex configuration
+    /// governs it; `collision::features`, `FeatureParams::edge_edge_uncovered`;
+    /// peg36). Scene key `peg_edge_edge_uncovered`; default false. Ignored by
+    /// the standard rows.
+    pub peg_edge_edge_uncovered: bool,
     /// PEG (003), planar world: a vertex–vertex pair with both I sets takes
     /// their primaries paired (C₁ with C₃, or C₂ with C₄; `collision::polygon`,
     /// "Paired primaries"), so that each X keeps a member without a force and
@@ -438,6 +454,8 @@ impl Default for LcpParams {
             peg_work_chain: true,
             peg_work_clamp: true,
             peg_x_own_row: false,
+            peg_x_joined: false,
+            peg_edge_edge_uncovered: false,
             peg_vv_paired_primaries: false,
             peg_ccd_retry: false,
             peg_ccd_held: false,

@@ -108,6 +108,11 @@
 //! peg_x_own_row = false            # peg: an X constraint whose contacts all carry forces takes
 //!                                  #  its impulse on a copy of a contact's row (peg35; false:
 //!                                  #  such an X adds no rows)
+//! peg_x_joined = false             # peg: such an X joins the force of its most applicable
+//!                                  #  member (the force's row the least of the two running
+//!                                  #  maxima; peg36; takes precedence over peg_x_own_row)
+//! peg_edge_edge_uncovered = false  # peg, 3D: an edge pair near a vertex that has no potential
+//!                                  #  contact keeps its edge–edge row (peg36)
 //! peg_vv_paired_primaries = false  # peg, planar: a vertex–vertex pair's two I primaries paired
 //!                                  #  (C1/C3 or C2/C4) so each X keeps a free member (peg35)
 //! peg_ccd_retry = false            # peg, with peg_retry_depth > 0: a (sub-)step whose swept
@@ -768,6 +773,8 @@ struct LcpToml {
     peg_work_chain: Option<bool>,
     peg_work_clamp: Option<bool>,
     peg_x_own_row: Option<bool>,
+    peg_x_joined: Option<bool>,
+    peg_edge_edge_uncovered: Option<bool>,
     peg_vv_paired_primaries: Option<bool>,
     peg_ccd_retry: Option<bool>,
     peg_ccd_held: Option<bool>,
@@ -905,6 +912,10 @@ fn lcp_method(l: &LcpToml, name: MethodName) -> Result<Method, (String, String)>
         peg_work_chain: l.peg_work_chain.unwrap_or(d.peg_work_chain),
         peg_work_clamp: l.peg_work_clamp.unwrap_or(d.peg_work_clamp),
         peg_x_own_row: l.peg_x_own_row.unwrap_or(d.peg_x_own_row),
+        peg_x_joined: l.peg_x_joined.unwrap_or(d.peg_x_joined),
+        peg_edge_edge_uncovered: l
+            .peg_edge_edge_uncovered
+            .unwrap_or(d.peg_edge_edge_uncovered),
         peg_vv_paired_primaries: l
             .peg_vv_paired_primaries
             .unwrap_or(d.peg_vv_paired_primaries),

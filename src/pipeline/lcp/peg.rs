@@ -49,6 +49,31 @@
 //! sweep it is better in 2D on 8 cells and worse on 6 (docs/EXPERIMENTS.md,
 //! peg35).
 //!
+//! **Joined X** (peg36, opt-in `[lcp] peg_x_joined`, which takes precedence
+//! over the copies). A copy's column is its original's: the force variables
+//! p_I (the I primary on row ι) and p_X (the copy) have the same entries in
+//! every gap and friction row, so the LCP matrix has two equal columns (and,
+//! with the copy's friction, equal friction columns) — a singular basis for
+//! Lemke whenever both are basic — and the copy adds k + 2 variables and its
+//! cone. The LCP with the copy only constrains the total p = p_I + p_X on
+//! row ι: with A = g_ι + Σ c_K the running maximum of the force's own
+//! constraint K (eqs. (20), (24)) and B = g_ι + Σ c_X the X's over its members
+//! with ι as its primary (eq. (47); ι is a member of the X), its solutions
+//! are exactly A ≥ 0, B ≥ 0, p ≥ 0, p · min(A, B) = 0 (p > 0 only where one of
+//! the two sets is closed: put it all on p_I if A = 0, else on p_X). So the X
+//! is joined to the force instead: one more variable
+//! d = max(0, A − B) (0 ≤ d − Σ c_K + Σ c_X ⊥ d ≥ 0: ψ and W cancel) and the
+//! force's row min(A, B) = g_ι + Σ c_K − d ⊥ p; several X on one force chain
+//! the minimum, d_j = max(0, m_{j−1} − B_j), m_j = m_{j−1} − d_j. Per X its
+//! chain and one d (no copy, no friction rows: the force's own cone bounds the
+//! friction of the one normal impulse on the row); the (c, d) block is lower
+//! triangular with a unit diagonal. The joined force is the X's most
+//! applicable member (C_a first) that is an I or X primary. Only the dense
+//! Lemke of an island sees a joined X: an island the joined X would take over
+//! [`PEG_MAX_LCP`], the constraint PGS, the block Gauss–Seidel and the general
+//! form solve it without them (the X then without a force, as by default).
+//! Counted in `StepStats::peg_x_rows`.
+//!
 //! **Stabilization.** 003 keeps ψ/h in full (β = 1, no allowance δ): every row's
 //! constant is G ν_f + (ψ − ℓ)/h, so the linearized gap at the end of the step is
 //! ≥ ℓ and PEG does not leave bodies resting δ deep as the standard rows do. The
@@ -339,6 +364,18 @@ pub(super) struct PegConstraint {
     slacks: std::ops::Range<u32>,
 }
 
+/// An X constraint joined to a force variable (`[lcp] peg_x_joined`; module doc,
+/// "Joined X"): the force `force` (on the X's member row `primary`) and the X's
+/// other members `slack_rows[slacks]` in chain order. Kept apart from
+/// `PegWorkspace::constraints`, which every solver reads: only the dense Lemke
+/// of an island ([`assemble`]) sees a joined X.
+#[derive(Clone, Debug)]
+pub(super) struct JoinedX {
+    force: u32,
+    primary: u32,
+    slacks: std::ops::Range<u32>,
+}
+
 /// Working memory of the PEG rows (capacities kept).
 #[derive(Clone, Debug, Default)]
 pub struct PegWorkspace {
@@ -374,6 +411,12 @@ pub struct PegWorkspace {
     /// Rows of the force variables, in variable order.
     force_rows: Vec<u32>,
     constraints: Vec<PegConstraint>,
+    /// The X constraints joined to a force (`[lcp] peg_x_joined`), and the
+    /// island's (global ids, increasing; empty where the island's LCP is not
+    /// the dense Lemke's), and whether [`assemble`] last built the general form.
+    joined: Vec<JoinedX>,
+    isl_joined: Vec<u32>,
+    assembled_general: bool,
     /// Per force variable: the constraint it is the primary of (or NONE).
     primary_of: Vec<u32>,
     slack_rows: Vec<u32>,
@@ -495,9 +538,16 @@ pub struct PegWorkspace {
     /// constraint all of whose contacts already carry a force takes its impulse
     /// on a copy of its most applicable contact's row ([`pair_rows`]).
     x_own_row: bool,
+    /// `[lcp] peg_x_joined` (`LcpParams::peg_x_joined`, peg36): such an X is
+    /// joined to the force of its most applicable member ([`JoinedX`]).
+    x_joined: bool,
     /// `[lcp] peg_vv_paired_primaries` (peg35): the planar vertex–vertex
     /// pairs' I primaries paired (`FeatureParams::paired_primaries`).
     vv_paired: bool,
+    /// `[lcp] peg_edge_edge_uncovered` (peg36): an edge pair near a vertex
+    /// without contacts keeps its edge–edge U
+    /// (`FeatureParams::edge_edge_uncovered`).
+    ee_uncovered: bool,
     /// This pass's X constraints all of whose contacts carried a force, and of
     /// them those given a row of their own (`StepStats::peg_x_shared`,
     /// `peg_x_rows`).
@@ -621,7 +671,9 @@ impl PegWorkspace {
         let work_chain = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_chain);
         let work_clamp = matches!(&model.opt.method, Method::Lcp(p) if p.peg_work_clamp);
         let x_own_row = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_own_row);
+        let x_joined = matches!(&model.opt.method, Method::Lcp(p) if p.peg_x_joined);
         let vv_paired = matches!(&model.opt.method, Method::Lcp(p) if p.peg_vv_paired_primaries);
+        let ee_uncovered = matches!(&model.opt.method, Method::Lcp(p) if p.peg_edge_edge_uncovered);
         // Off by default (`LcpParams::peg_elastic`): measured (docs/EXPERIMENTS.md,
         // peg10), it halves the 3D pour's failing steps at h = 5e-2 but lets the 2D
         // pour's seed 1 at h = 1e-2 reach 0.22 L² of overlap where the fallback it
@@ -663,7 +715,9 @@ impl PegWorkspace {
             work_chain,
             work_clamp,
             x_own_row,
+            x_joined,
             vv_paired,
+            ee_uncovered,
             chain_depth: Vec::with_capacity(model.nbody()),
             el_on,
             gen_on,
@@ -835,6 +889,7 @@ pub(super) fn peg_rows(inp: &PegInput<'_>, ls: &mut LcpWorkspace) {
     pw.force_rows.clear();
     pw.primary_of.clear();
     pw.constraints.clear();
+    pw.joined.clear();
     pw.slack_rows.clear();
     pw.x_shared = 0;
     pw.x_rows = 0;
@@ -1377,6 +1432,47 @@ fn pair_rows(inp: &PegInput<'_>, pair: usize, a: usize, b: usize, ls: &mut LcpWo
                         // most applicable contact's row (module doc, "X
                         // constraints carry a force"; eq. (43)'s G_nX p_X).
                         pw.x_shared += 1;
+                        if pw.x_joined {
+                            // `[lcp] peg_x_joined`: the X joins the force of
+                            // its most applicable member (C_a first) that is an
+                            // I or X primary (module doc, "Joined X").
+                            let mut top: Option<(u32, f64)> = None;
+                            for r in [ca, cb] {
+                                if top.is_some() {
+                                    break;
+                                }
+                                for &m in members(r) {
+                                    let f = pw.force[pw.row_of[m as usize] as usize];
+                                    let ap = pc.contacts[m as usize].applicability;
+                                    if f != NONE
+                                        && pw.primary_of[f as usize] != NONE
+                                        && top.is_none_or(|(_, b)| ap > b)
+                                    {
+                                        top = Some((m, ap));
+                                    }
+                                }
+                            }
+                            let Some((m, _)) = top else {
+                                continue;
+                            };
+                            let row = pw.row_of[m as usize];
+                            let cp = pw.class[m as usize];
+                            let start = pw.slack_rows.len() as u32;
+                            for r in [ca, cb] {
+                                for &o in members(r) {
+                                    if pw.class[o as usize] != cp {
+                                        pw.slack_rows.push(pw.row_of[o as usize]);
+                                    }
+                                }
+                            }
+                            pw.joined.push(JoinedX {
+                                force: pw.force[row as usize],
+                                primary: row,
+                                slacks: start..pw.slack_rows.len() as u32,
+                            });
+                            pw.x_rows += 1;
+                            continue;
+                        }
                         if !pw.x_own_row {
                             continue;
                         }
@@ -1679,13 +1775,28 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
                 base += con.slacks.end - con.slacks.start;
             }
         }
+        pw.isl_joined.clear();
+        let mut nx = 0;
+        for (ji, j) in pw.joined.iter().enumerate() {
+            if pw.row_island[j.primary as usize] == s as u32 {
+                pw.isl_joined.push(ji as u32);
+                nx += (j.slacks.end - j.slacks.start) as usize + 1;
+            }
+        }
         if pw.isl_force.is_empty() {
             pw.island_ok.push(true);
             continue;
         }
         // Bounded work: an island past the size cap is not given to the dense
-        // Lemke; the constraint PGS (`peg_pgs.rs`) solves PEG's LCP on it.
-        let n = pw.isl_force.len() * (k + 2) + base as usize;
+        // Lemke; the constraint PGS (`peg_pgs.rs`) solves PEG's LCP on it. The
+        // joined X (module doc, "Joined X") are left out of an island they
+        // would take over the cap, and out of every solver but the dense Lemke.
+        let n0 = pw.isl_force.len() * (k + 2) + base as usize;
+        if n0 + nx > PEG_MAX_LCP {
+            pw.isl_joined.clear();
+            nx = 0;
+        }
+        let n = n0 + nx;
         stats.lcp_size = stats.lcp_size.max(n);
         if n > PEG_MAX_LCP {
             if predicted {
@@ -1761,8 +1872,9 @@ pub(super) fn solve(p: &LcpParams, ls: &mut LcpWorkspace, stats: &mut StepStats)
         if !ok && !predicted {
             // Block Gauss–Seidel over the island's two-body groups
             // (`peg_bgs.rs`; opt-in, ``[lcp] peg_block_gs = true``); an island of one
-            // group is the same Lemke again.
+            // group is the same Lemke again. Its groups hold no joined X.
             let b = if ls.peg.bgs_on {
+                ls.peg.isl_joined.clear();
                 bgs::solve_island(p, s, ls, stats)
             } else {
                 bgs::BgsOutcome::default()
@@ -2306,6 +2418,15 @@ fn island_w(ls: &mut LcpWorkspace) {
             }
         }
     }
+    for &ji in &peg.isl_joined {
+        for s in peg.joined[ji as usize].slacks.clone() {
+            let r = peg.slack_rows[s as usize];
+            if peg.local[r as usize] == NONE {
+                peg.local[r as usize] = peg.isl_rows.len() as u32;
+                peg.isl_rows.push(r);
+            }
+        }
+    }
     let nr = peg.isl_rows.len();
     reshape_zeroed(w, 3 * nr, 3 * nr);
     for (li, &r) in peg.isl_rows.iter().enumerate() {
@@ -2333,7 +2454,22 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize, general: bool) {
     let nf = ls.peg.isl_force.len();
     let k = ls.dirs.len();
     let (ib, is, ic) = (nf, nf + nf * k, nf * (k + 2));
-    let n = ic + ns + if general { ns } else { 0 };
+    // The joined X (module doc, "Joined X"): each one's chain and one d, after
+    // the constraints' slacks; not in the general form.
+    let nj = if general {
+        0
+    } else {
+        let pw = &ls.peg;
+        pw.isl_joined
+            .iter()
+            .map(|&j| {
+                let sl = &pw.joined[j as usize].slacks;
+                (sl.end - sl.start) as usize + 1
+            })
+            .sum()
+    };
+    ls.peg.assembled_general = general;
+    let n = ic + ns + if general { ns } else { nj };
     let il = ic + ns;
     reshape_zeroed(&mut ls.problem.m, n, n);
     resize_zeroed(&mut ls.problem.q, n);
@@ -2461,6 +2597,53 @@ fn assemble(ls: &mut LcpWorkspace, ns: usize, general: bool) {
         }
     }
     if !general {
+        // Joined X (module doc, "Joined X"): X_j's chain over its members with
+        // its force's row as primary, g_ι − g_s + Σ_{t ≤ s} c_t ⊥ c_s (so
+        // B_j = g_ι + Σ_t c_t is its running maximum), then per X_j
+        // d_j + Σ_{i<j} d_i − Σ c_K + Σ c_Xj ⊥ d_j (d_j = max(0, m_{j−1} − B_j),
+        // K the force's own constraint, m_0 = A_K = g_ι + Σ c_K), and the
+        // force's row g_ι + Σ c_K − Σ_j d_j = min(A_K, B_1, …) ⊥ p.
+        let nd = peg.isl_joined.len();
+        let id = n - nd;
+        let mut off = ic + ns;
+        for (jj, &ji) in peg.isl_joined.iter().enumerate() {
+            let jx = &peg.joined[ji as usize];
+            let prim = jx.primary as usize;
+            let len = (jx.slacks.end - jx.slacks.start) as usize;
+            for (t, sl) in jx.slacks.clone().enumerate() {
+                let r = off + t;
+                add_gap(m, q, r, prim, 1.0);
+                add_gap(m, q, r, peg.slack_rows[sl as usize] as usize, -1.0);
+                for u in 0..=t {
+                    m[(r, off + u)] = 1.0;
+                }
+            }
+            let rd = id + jj;
+            m[(rd, rd)] = 1.0;
+            for t in 0..len {
+                m[(rd, off + t)] = 1.0;
+            }
+            off += len;
+            // The force's local index (`isl_force` is increasing); its row is
+            // the X's primary, so it is in this island.
+            let Ok(f) = forces.binary_search(&jx.force) else {
+                continue;
+            };
+            m[(f, rd)] = -1.0;
+            for (ii, &pi) in peg.isl_joined[..jj].iter().enumerate() {
+                if peg.joined[pi as usize].force == jx.force {
+                    m[(rd, id + ii)] = 1.0;
+                }
+            }
+            let con = peg.primary_of[jx.force as usize];
+            if con != NONE {
+                let c = &peg.constraints[con as usize];
+                let base = ic + peg.cons_base[con as usize] as usize;
+                for t in 0..(c.slacks.end - c.slacks.start) as usize {
+                    m[(rd, base + t)] = -1.0;
+                }
+            }
+        }
         return;
     }
     // The members' rows (eqs. (22)–(23) with d_ιs replaced by m_ι − g_s, the
@@ -3161,7 +3344,24 @@ fn scale(ls: &mut LcpWorkspace) -> f64 {
         }
         nsl += (con.slacks.end - con.slacks.start) as usize;
     }
-    if n == ic + 2 * nsl && nsl > 0 {
+    if !ls.peg.assembled_general {
+        // The joined X's chains and d's (`assemble`): √w̄ of the force's row
+        // (their primary), as a constraint's slacks.
+        let mut off = ic + nsl;
+        for &ji in &ls.peg.isl_joined {
+            let jx = &ls.peg.joined[ji as usize];
+            let d = wbar(ls, jx.primary as usize).sqrt();
+            for t in 0..(jx.slacks.end - jx.slacks.start) as usize {
+                ls.lcp_scale[off + t] = d;
+            }
+            off += (jx.slacks.end - jx.slacks.start) as usize;
+        }
+        for (jj, &ji) in ls.peg.isl_joined.iter().enumerate() {
+            let jx = &ls.peg.joined[ji as usize];
+            ls.lcp_scale[off + jj] = wbar(ls, jx.primary as usize).sqrt();
+        }
+    }
+    if ls.peg.assembled_general && nsl > 0 {
         // The general form's member forces λ_s (`assemble`): 1/√W_nn of the
         // member's own row, a unit diagonal in its gap.
         for &ci in &ls.peg.isl_cons {
@@ -3663,6 +3863,18 @@ fn attribute_overlap(
         };
         let Some((of_a, (vtx, face, depth))) = pick else {
             out.push_str("  verdict (e): no vertex inside (edges crossing)\n");
+            if eps.is_finite() {
+                let ctx = EdgeAttrib {
+                    state,
+                    poses,
+                    h,
+                    eps,
+                    eps_theta,
+                    bodies: (ga.body, gb.body),
+                    ends: ((&va, &pa), (&vb, &pb)),
+                };
+                attribute_edges(&ctx, (a, b), (&ha, &hb), &ls.peg, &mut out);
+            }
             continue;
         };
         let _ = writeln!(
@@ -3764,6 +3976,284 @@ fn attribute_overlap(
     if !out.is_empty() {
         diag::emit(diag::Output::Stderr(out));
     }
+}
+
+/// What the edge–edge attribution reads of the step ([`attribute_edges`]): the
+/// end's world vertices and face planes of A and of B.
+struct EdgeAttrib<'a> {
+    state: &'a [BodyState],
+    poses: &'a [crate::math::Pose],
+    h: f64,
+    eps: f64,
+    eps_theta: f64,
+    bodies: (usize, usize),
+    ends: (WorldHull<'a>, WorldHull<'a>),
+}
+
+/// A polytope's world vertices and face planes (n, d) at one pose.
+type WorldHull<'a> = (&'a [Vec3], &'a [(Vec3, f64)]);
+
+/// The part of segment p₀p₁ inside the convex polytope of `planes` (n·x ≤ d):
+/// its parameter interval [t₀, t₁] ⊂ [0, 1], or `None`.
+fn segment_inside(p0: Vec3, p1: Vec3, planes: &[(Vec3, f64)]) -> Option<(f64, f64)> {
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    let e = p1 - p0;
+    for (n, d) in planes {
+        let (f0, de) = (n.dot(&p0) - d, n.dot(&e));
+        if de.abs() < 1e-15 {
+            if f0 > 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let t = -f0 / de;
+        if de > 0.0 {
+            t1 = t1.min(t);
+        } else {
+            t0 = t0.max(t);
+        }
+    }
+    (t1 > t0).then_some((t0, t1))
+}
+
+/// The closest points of segments p₀p₁ and q₀q₁ (clamped parameters).
+fn segment_closest(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
+    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
+    let (a, e, f) = (d1.dot(&d1), d2.dot(&d2), d2.dot(&r));
+    let (c, b) = (d1.dot(&r), d1.dot(&d2));
+    let den = a * e - b * b;
+    let mut s = if den > 1e-18 {
+        ((b * f - c * e) / den).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut t = if e > 1e-18 { (b * s + f) / e } else { 0.0 };
+    if t < 0.0 {
+        t = 0.0;
+        s = if a > 1e-18 {
+            (-c / a).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+    } else if t > 1.0 {
+        t = 1.0;
+        s = if a > 1e-18 {
+            ((b - c) / a).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+    }
+    (p0 + d1 * s, q0 + d2 * t)
+}
+
+/// The edge–edge attribution of a rise with no vertex inside (verdict (e) of
+/// [`attribute_overlap`]; peg36): at the end, of the edges of A inside B and of B
+/// inside A the pair whose axis e_a × e_b penetrates least (the separating axis
+/// test over those axes: the crossing pair), their separation along
+/// n = e_a × e_b (oriented from B to A by the vertex means) at the start and at
+/// the end, the start's potential contacts of that edge pair (eq. (35)'s
+/// edge–edge U) — or, if it has none, those naming either edge (the vertex–edge
+/// sets of eq. (36)) — with ψ, applicability and linearized end gap at ν⁺, the
+/// constraints over them and the verdict (a) no potential contact of the pair
+/// (no row), (b) violated at ν⁺, (c) held at ν⁺ (the linearization).
+fn attribute_edges(
+    c: &EdgeAttrib<'_>,
+    (a, b): (usize, usize),
+    (ha, hb): (&ConvexPolytope, &ConvexPolytope),
+    pw: &PegWorkspace,
+    out: &mut String,
+) {
+    let ((va, pa), (vb, pb)) = c.ends;
+    // The edges of one body with a part inside the other at the end, with that
+    // part's length.
+    let inside = |h: &ConvexPolytope, v: &[Vec3], planes: &[(Vec3, f64)]| -> Vec<(usize, f64)> {
+        h.edges
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| {
+                let (p0, p1) = (v[e.v[0]], v[e.v[1]]);
+                segment_inside(p0, p1, planes).map(|(t0, t1)| (k, (t1 - t0) * (p1 - p0).norm()))
+            })
+            .collect()
+    };
+    // The crossing pair: of the edges inside the other body, the pair whose axis
+    // e_a × e_b separates the end poses' vertex sets least badly (the separating
+    // axis test's least penetration over these edge axes).
+    let (ia, ib) = (inside(ha, va, pb), inside(hb, vb, pa));
+    let mut best: Option<(usize, f64, usize, f64, f64)> = None;
+    for &(ka, la) in &ia {
+        for &(kb, lb) in &ib {
+            let (ea_, eb_) = (&ha.edges[ka], &hb.edges[kb]);
+            let m = (va[ea_.v[1]] - va[ea_.v[0]]).cross(&(vb[eb_.v[1]] - vb[eb_.v[0]]));
+            if m.norm() <= 1e-12 {
+                continue;
+            }
+            let m = m.normalize();
+            let span = |v: &[Vec3], n: Vec3| {
+                v.iter()
+                    .map(|x| n.dot(x))
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+                        (lo.min(y), hi.max(y))
+                    })
+            };
+            let ((alo, ahi), (blo, bhi)) = (span(va, m), span(vb, m));
+            let gap = (alo - bhi).max(blo - ahi);
+            if best.is_none_or(|bb| gap > bb.4) {
+                best = Some((ka, la, kb, lb, gap));
+            }
+        }
+    }
+    let Some((ea, la, eb, lb, _)) = best else {
+        out.push_str("  edges: no edge of A inside B and of B inside A at the end\n");
+        return;
+    };
+    let sep = |xa: &[Vec3], xb: &[Vec3]| {
+        let (a0, a1) = (xa[ha.edges[ea].v[0]], xa[ha.edges[ea].v[1]]);
+        let (b0, b1) = (xb[hb.edges[eb].v[0]], xb[hb.edges[eb].v[1]]);
+        let n = (a1 - a0).cross(&(b1 - b0));
+        let (qa, qb) = segment_closest(a0, a1, b0, b1);
+        let ma = xa.iter().sum::<Vec3>() / xa.len().max(1) as f64;
+        let mb = xb.iter().sum::<Vec3>() / xb.len().max(1) as f64;
+        let n = if n.norm() > 1e-12 {
+            n.normalize()
+        } else {
+            Vec3::zeros()
+        };
+        let n = if n.dot(&(ma - mb)) < 0.0 { -n } else { n };
+        (n.dot(&(qa - qb)), (qa - qb).norm())
+    };
+    let (mut va0, mut pa0, mut vb0, mut pb0) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    ha.world_into(&c.poses[a], &mut va0, &mut pa0);
+    hb.world_into(&c.poses[b], &mut vb0, &mut pb0);
+    let (s0, d0) = sep(&va0, &vb0);
+    let (s1, d1) = sep(va, vb);
+    let _ = writeln!(
+        out,
+        "  edges: edge {ea} of A {la:.3e} m inside B, edge {eb} of B {lb:.3e} m inside A; their \
+         separation along e_a × e_b {s0:.3e} m at the start (segments {d0:.3e} m apart), \
+         {s1:.3e} m at the end ({d1:.3e} m)"
+    );
+    let pc = traced_contacts(
+        (ha, &c.poses[a]),
+        (hb, &c.poses[b]),
+        &pw.feature_params(c.eps, c.eps_theta),
+    );
+    let (sa, sb) = (&c.state[c.bodies.0], &c.state[c.bodies.1]);
+    let x0 = |s: &BodyState| s.x - c.h * s.v;
+    let (ca, cb) = (x0(sa), x0(sb));
+    let lin: Vec<f64> = pc
+        .contacts
+        .iter()
+        .map(|k| {
+            let ua = sa.v + sa.w.cross(&(k.p_a - ca));
+            let ub = sb.v + sb.w.cross(&(k.p_b - cb));
+            k.psi + c.h * k.normal.dot(&(ua - ub))
+        })
+        .collect();
+    let (fa, fb) = (Feature::Edge(ea as u32), Feature::Edge(eb as u32));
+    let mut mine: Vec<usize> = (0..pc.contacts.len())
+        .filter(|&k| pc.contacts[k].feature_a == fa && pc.contacts[k].feature_b == fb)
+        .collect();
+    let pair = !mine.is_empty();
+    if !pair {
+        mine = (0..pc.contacts.len())
+            .filter(|&k| pc.contacts[k].feature_a == fa || pc.contacts[k].feature_b == fb)
+            .collect();
+    }
+    let _ = writeln!(
+        out,
+        "  start: {} potential contacts of the pair; {} of edge {ea} – edge {eb}{}",
+        pc.contacts.len(),
+        mine.len(),
+        if pair {
+            ""
+        } else {
+            " (none: those naming either edge)"
+        }
+    );
+    for &k in &mine {
+        let x = &pc.contacts[k];
+        let _ = writeln!(
+            out,
+            "    c{k}: {:?}–{:?} ψ {:.3e} appl {:.3} linearized end gap {:.3e}",
+            x.feature_a, x.feature_b, x.psi, x.applicability, lin[k]
+        );
+    }
+    if !pair {
+        // Why the pair has no edge–edge contact (`features::potential_contacts`,
+        // eq. (35)): its nearest points farther than ε apart, or within a vertex
+        // radius r(w) = min(ε, half the shortest edge at w) of an endpoint (a
+        // vertex configuration governs), or its applicability (eq. (31)) below
+        // −ε_θ.
+        let ((a0, a1), (b0, b1)) = (
+            (va0[ha.edges[ea].v[0]], va0[ha.edges[ea].v[1]]),
+            (vb0[hb.edges[eb].v[0]], vb0[hb.edges[eb].v[1]]),
+        );
+        let (qa, qb) = segment_closest(a0, a1, b0, b1);
+        let radius = |h: &ConvexPolytope, v: &[Vec3], w: usize| {
+            let shortest = h.vertex_edges[w]
+                .iter()
+                .map(|&e| (v[h.edges[e].v[1]] - v[h.edges[e].v[0]]).norm())
+                .fold(f64::INFINITY, f64::min);
+            c.eps.min(0.5 * shortest)
+        };
+        let ends = |h: &ConvexPolytope, v: &[Vec3], e: usize, q: Vec3| {
+            let mut t = String::new();
+            for &w in &h.edges[e].v {
+                let _ = write!(
+                    t,
+                    " v{w} {:.3e} (r {:.3e})",
+                    (q - v[w]).norm(),
+                    radius(h, v, w)
+                );
+            }
+            t
+        };
+        let frame = |v: &[Vec3], planes: &[(Vec3, f64)], h: &ConvexPolytope, e: usize| {
+            let ed = &h.edges[e];
+            let u = (v[ed.v[1]] - v[ed.v[0]]).normalize();
+            (
+                u,
+                planes[ed.faces[0]].0.cross(&u),
+                u.cross(&planes[ed.faces[1]].0),
+            )
+        };
+        let (ua, ta1, ta2) = frame(&va0, &pa0, ha, ea);
+        let (ub, tb1, tb2) = frame(&vb0, &pb0, hb, eb);
+        let m = ua.cross(&ub);
+        let appl = if m.norm() > 1e-6 {
+            let m = m.normalize();
+            let f = |n: Vec3| {
+                n.dot(&ta1)
+                    .min(n.dot(&ta2))
+                    .min(-n.dot(&tb1))
+                    .min(-n.dot(&tb2))
+            };
+            f(m).max(f(-m))
+        } else {
+            f64::NAN
+        };
+        let _ = writeln!(
+            out,
+            "  why no edge–edge contact: nearest points {:.3e} m apart (ε {:.3e}); from A's \
+             endpoints{}; from B's endpoints{}; applicability {appl:.3} (needs ≥ −ε_θ = {:.3})",
+            (qa - qb).norm(),
+            c.eps,
+            ends(ha, &va0, ea, qa),
+            ends(hb, &vb0, eb, qb),
+            -c.eps_theta
+        );
+    }
+    if mine.is_empty() {
+        out.push_str(
+            "  verdict (e-a): no potential contact of either crossing edge at the start (no row)\n",
+        );
+        return;
+    }
+    if !pair {
+        out.push_str("  (e-a): no edge–edge potential contact of the crossing pair at the start\n");
+    }
+    write_verdict(&pc, &mine, &lin, out);
 }
 
 /// What the planar attribution reads of the step ([`attribute_2d`]).
@@ -4071,6 +4561,7 @@ impl PegWorkspace {
         params.one_sided_vertex_vertex = self.vv_one_sided;
         params.feasible_completion = self.vv_feasible;
         params.paired_primaries = self.vv_paired;
+        params.edge_edge_uncovered = self.ee_uncovered;
         params
     }
 }
