@@ -33,6 +33,9 @@ const TO: f64 = 8.0;
 /// 2 mm/s and 0.02 rad/s for 0.5 s): the tolerance within which sleeping may
 /// move a body.
 const DRIFT: f64 = 1e-3;
+/// The stick/slip transitions decided on the anchors' solve
+/// (`[penalty.friction] solved_stick`, scale26; opt-in).
+const SOLVED_STICK: bool = true;
 
 fn pile(sleep: bool) -> Model {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -43,6 +46,7 @@ fn pile(sleep: bool) -> Model {
     opt.sleep.enabled = sleep;
     if let Method::Penalty(mut p) = opt.method {
         p.rest_tol = 1e-12;
+        p.friction.solved_stick = SOLVED_STICK;
         opt.method = Method::Penalty(p);
     }
     model.with_options(opt)
