@@ -127,3 +127,33 @@ fn pile_20_at_the_default_transitions() {
         }
     }
 }
+
+/// `solved_stick` is penalty's key: its trial anchors are resolved by penalty's
+/// anchor solve, so Hunt–Crossley refuses it, naming the key; penalty reads it.
+#[test]
+fn solved_stick_is_read_by_penalty_and_refused_by_hunt_crossley() {
+    let scene = |method: &str, table: &str| {
+        format!(
+            "[world]\ndt = 0.001\nmethod = \"{method}\"\n\n[{table}.friction]\nsolved_stick = true\n\n\
+             [[body]]\nname = \"ground\"\nstatic = true\nshape = {{ type = \"plane\" }}\n"
+        )
+    };
+    let path = std::path::Path::new(".");
+    let m = rtphys::model::scene::load_scene_str(&scene("penalty", "penalty"), "p.toml", path)
+        .expect("penalty reads solved_stick");
+    match m.opt.method {
+        Method::Penalty(p) => assert!(p.friction.solved_stick),
+        other => panic!("method {other:?}"),
+    }
+    match rtphys::model::scene::load_scene_str(
+        &scene("hunt_crossley", "hunt_crossley"),
+        "hc.toml",
+        path,
+    ) {
+        Ok(_) => panic!("Hunt–Crossley accepted solved_stick"),
+        Err(e) => {
+            let s = e.to_string();
+            assert!(s.contains("solved_stick"), "key not named: {s}");
+        }
+    }
+}
