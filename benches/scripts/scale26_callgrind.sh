@@ -12,8 +12,9 @@ ir() { # scene steps -> instructions collected
   callgrind_annotate $O/cg.$$ 2>/dev/null | awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1; exit}'
   rm -f $O/cg.$$
 }
-win() { # tag scene a b
-  local x=$(ir $2 $3) y=$(ir $2 $4)
+win() { # tag scene a b (a = 0: no step, nothing collected)
+  local x=0 y=$(ir $2 $4)
+  [ $3 -gt 0 ] && x=$(ir $2 $3)
   echo "$1 $3..$4 $x $y $(python3 -c "print(f'{($y-$x)/($4-$3):.0f}')")" | tee -a $O/table.txt
 }
 for v in "" _ss; do
