@@ -86,6 +86,12 @@ pub struct StickAnchor {
     /// anchor to its cone only where this is false
     /// (`contact::friction::update_state_at`).
     pub held_inside: bool,
+    /// A trial anchor (`[penalty.friction] solved_stick`, opt-in): set on a
+    /// sliding pair slower than `v_slip` at the step's start so that the coupled
+    /// anchors' solve decides whether it sticks; kept (and this cleared) where
+    /// that solve holds it strictly inside its cone, dropped where it ends on the
+    /// cone (`contact::friction::update_state_at`, penalty's `linear_finish`).
+    pub trial: bool,
 }
 
 /// Points per pair whose impulses the LCP step remembers (its point reduction keeps

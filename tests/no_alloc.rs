@@ -80,6 +80,14 @@ fn scaling_scenes_under_the_modal_share_step_without_allocating() {
     scaling_scenes_with("rest_tol = 1e-12\ndistribution = \"modal\"\n");
 }
 
+/// The same with the stick/slip transitions decided on the anchors' solve
+/// (`[penalty.friction] solved_stick`, scale26: trial anchors set and dropped in
+/// place), with the rest memo and kept rows on.
+#[test]
+fn scaling_scenes_under_solved_stick_step_without_allocating() {
+    scaling_scenes_with("rest_tol = 1e-12\nfriction.solved_stick = true\n");
+}
+
 /// grid_1000 and pile_100 with `keys` added to their `[penalty]` table.
 fn scaling_scenes_with(keys: &str) {
     for (name, warm, counted) in [("grid_1000", 600, 200), ("pile_100", 500, 200)] {

@@ -85,6 +85,7 @@ fn energy_trace() {
                 for v in variant.split(',').filter(|v| !v.is_empty()) {
                     match v {
                         "solved_drag" => p.friction.solved_drag = true,
+                        "solved_stick" => p.friction.solved_stick = true,
                         "implicit" => p.friction.implicit = true,
                         "late_pairs" => p.friction.late_pairs = true,
                         "no_reimpact" => p.impacts.reimpact = false,
@@ -271,6 +272,46 @@ fn energy_trace() {
             }
             if v / v_rest + w / w_rest > fv / v_rest + fw / w_rest {
                 (fb, fv, fw) = (b, v, w);
+            }
+        }
+        // SCALE25_LIST=1: every free body above the sleep thresholds at the
+        // window's end, with its speed, spin, and touching contacts (other body,
+        // stick/slip, slip speed at the deepest point's lever).
+        if env_or::<u8>("SCALE25_LIST", 0) != 0 {
+            for (b, st) in data.state.iter().enumerate() {
+                if model.bodies[b].kind != rtphys::model::BodyKind::Free
+                    || (st.v.norm() < v_rest && st.w.norm() < w_rest)
+                {
+                    continue;
+                }
+                let mut line = format!(
+                    "  above {b} {} v {:.2e} w {:.2e} asleep {} |",
+                    model.bodies[b].name,
+                    st.v.norm(),
+                    st.w.norm(),
+                    data.asleep[b]
+                );
+                for (man, &pi) in data.contacts.manifolds.iter().zip(&data.contact_pair) {
+                    let (ba, bb) = (model.geoms[man.geom_a].body, model.geoms[man.geom_b].body);
+                    if (ba != b && bb != b) || man.max_depth(&data.contacts) <= 0.0 {
+                        continue;
+                    }
+                    let at = data.contacts.points[man.deepest].lever;
+                    let vel = |k: usize| {
+                        let s = &data.state[k];
+                        s.v + s.w.cross(&(at - s.x))
+                    };
+                    let u = vel(ba) - vel(bb);
+                    let ut = (u - man.normal * man.normal.dot(&u)).norm();
+                    let other = if ba == b { bb } else { ba };
+                    let st = if data.pairs[pi].anchor.is_some() {
+                        "stick"
+                    } else {
+                        "slip"
+                    };
+                    line += &format!(" {other}:{st}:{ut:.1e}");
+                }
+                println!("{line}");
             }
         }
         let mut cols: Vec<String> = dk.iter().map(|x| format!("{x:.3e}")).collect();

@@ -786,6 +786,16 @@ impl LinearBlock {
         self.f.norm() < self.limit * (1.0 - 1e-9)
     }
 
+    /// Whether the block's solve held the contact: its force strictly inside
+    /// the cone and its torsional torque strictly inside |τ| ≤ limit r (a
+    /// torque explicit and clamped counts as held). A trial anchor
+    /// (`[penalty.friction] solved_stick`) sticks on this verdict.
+    #[inline]
+    pub fn holds(&self) -> bool {
+        let lim_t = self.limit * self.lever * (1.0 - 1e-9);
+        self.inside_cone() && (self.twist.is_none() || self.tau.abs() < lim_t)
+    }
+
     /// The force deviation g = f + L_t (world), N: what the anchor stores for the
     /// next step's warm start (`StickAnchor::warm`).
     #[inline]
@@ -2098,6 +2108,9 @@ pub fn update_state_at(
     mode: StickMode,
 ) -> Option<StickTerms> {
     let implicit = mode == StickMode::Rows;
+    // `[penalty.friction] solved_stick`: the transitions decided on the linear
+    // anchors' coupled solve (module doc, "Transitions").
+    let solved = fp.solved_stick && matches!(mode, StickMode::Linear { .. });
     let Some((c, total, r)) = cen.filter(|_| mu > 0.0) else {
         pair.anchor = None;
         return None;
@@ -2129,9 +2142,23 @@ pub fn update_state_at(
             };
             let dv_step = limit * ctx.h / m_stop;
             let dw_step = limit * r * ctx.h / normal_inertia(ctx);
-            let slow = speed() < fp.v_stick
-                || (v_c < dv_step.max(fp.v_stick)
-                    && twist_rate(ctx).abs() < dw_step.max(fp.v_stick / r.max(1e-9)));
+            // Under `solved_stick` the stop is not decided here, on the pair
+            // alone: every pair slower than `v_slip` enters the coupled solve
+            // with a trial anchor at c, and that solve decides (000 §III-B's
+            // static friction as the linear solve of the sticking contacts,
+            // with Yamane–Nakamura's transition: the contact sticks while the
+            // force that holds it is inside the cone). A wedged body's pairs
+            // then stop together or slide together: each pair's kinetic
+            // impulse alone, μ‖f‖ h / m_t, is defeated by the others' push
+            // (the sphere in pile_100 turning at period 2, docs/EXPERIMENTS.md
+            // "scale25").
+            let slow = if solved {
+                speed() < fp.v_slip
+            } else {
+                speed() < fp.v_stick
+                    || (v_c < dv_step.max(fp.v_stick)
+                        && twist_rate(ctx).abs() < dw_step.max(fp.v_stick / r.max(1e-9)))
+            };
             if slow {
                 pair.anchor = Some(StickAnchor {
                     p_a_body: ctx.a.q.inverse() * (c - ctx.a.x),
@@ -2144,6 +2171,7 @@ pub fn update_state_at(
                     warm_tau: 0.0,
                     warm_roll: Vec3::zeros(),
                     held_inside: false,
+                    trial: solved,
                 });
             }
             None
@@ -2171,7 +2199,7 @@ pub fn update_state_at(
             // pair's last solve reached the cone (module doc, "Transitions"): a
             // spring stretched beyond the cone whose solve held the contact
             // inside it is the solve's to use.
-            let over_force = over_force && !(fp.solved_drag && anchor.held_inside);
+            let over_force = over_force && !((fp.solved_drag || solved) && anchor.held_inside);
             if !(over_force || over_twist) {
                 recentre(ctx, &c, delta, twist, anchor);
                 return Some(terms);

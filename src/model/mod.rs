@@ -244,6 +244,16 @@ pub struct FrictionParams {
     /// stretched beyond its cone is dragged only where its last solve reached
     /// the cone (`contact::friction::update_state_at`).
     pub solved_drag: bool,
+    /// `[penalty.friction] solved_stick` (opt-in; penalty's semi-implicit path
+    /// with `linear`): the stick/slip transitions decided on the coupled
+    /// anchors' solve instead of the step's start (000 §III-B's static friction
+    /// as a linear solve; Yamane–Nakamura's transition on the cone): a sliding
+    /// pair slower than `v_slip` enters the solve with a trial anchor and sticks
+    /// where the solve holds it inside its cone (else it slid under the cone's
+    /// force and stays sliding), and a sticking anchor is dragged only where its
+    /// last solve reached the cone (as `solved_drag`)
+    /// (`contact::friction::update_state_at`).
+    pub solved_stick: bool,
     /// The over-relaxation ω of the linear anchors' sweeps (penalty's
     /// semi-implicit path, `contact::friction::LinearSticks::solve_cold`):
     /// x_p ← P(x_p + ω (x̂_p − x_p)), x̂_p the block's own solve.
@@ -348,6 +358,7 @@ impl Default for FrictionParams {
             direct: false,
             late_pairs: false,
             solved_drag: false,
+            solved_stick: false,
             over_relaxation: OverRelaxation::default(),
         }
     }

@@ -28,6 +28,8 @@
 //! direct = false                   # linear anchors' coupled solve factored (opt-in)
 //! late_pairs = false               # anchors for pairs closed by friction's solve (opt-in)
 //! solved_drag = false              # drag a stretched anchor only where its solve reached the cone (opt-in)
+//! solved_stick = false             # stick/slip decided on the anchors' solve: trial anchors below
+//!                                  #  v_slip, the drag as solved_drag (opt-in; penalty only)
 //! over_relaxation = 1.0            # linear anchors' sweeps' ω in (0, 2), or "adaptive" (Young's ω from the sweeps)
 //! [penalty.impacts]                # optional; enabled = true, epsilon = 1e-3 (m/s, ε of Fig. 2)
 //! reimpact = true                  # a pair struck last step and still penetrating is struck
@@ -592,6 +594,7 @@ struct FrictionToml {
     direct: Option<bool>,
     late_pairs: Option<bool>,
     solved_drag: Option<bool>,
+    solved_stick: Option<bool>,
     over_relaxation: Option<OverRelaxationToml>,
 }
 
@@ -1524,7 +1527,14 @@ fn hunt_crossley_method(h: &HuntCrossleyToml, dt: f64) -> Result<Method, (String
         Some(t) => t,
         None => d.min_substep.min(dt),
     };
-    // Friction: the same keys and defaults as the penalty family's.
+    // Friction: the same keys and defaults as the penalty family's, but
+    // `solved_stick`, whose trial anchors only penalty's step resolves.
+    if h.friction.solved_stick == Some(true) {
+        return Err((
+            "friction.solved_stick".into(),
+            "is penalty's only (its trial anchors are resolved by penalty's anchor solve)".into(),
+        ));
+    }
     let friction = match penalty_method(
         &PenaltyToml {
             friction: h.friction.clone(),
@@ -1662,6 +1672,7 @@ fn penalty_method(p: &PenaltyToml, name: MethodName) -> Result<Method, (String, 
         direct: f.direct.unwrap_or(df.direct),
         late_pairs: f.late_pairs.unwrap_or(df.late_pairs),
         solved_drag: f.solved_drag.unwrap_or(df.solved_drag),
+        solved_stick: f.solved_stick.unwrap_or(df.solved_stick),
         over_relaxation: over_relaxation(f.over_relaxation.as_ref(), df.over_relaxation)?,
     };
     let di = ImpactParams::default();

@@ -1936,6 +1936,7 @@ fn linear_finish(
 ) {
     for blk in &linear.blocks {
         let pi = blk.tag[1];
+        let mut slid = false;
         if let Some(a) = pairs[pi].anchor.as_mut() {
             let bk = blk.bank;
             friction::bank_momentum(a, bk.cone, blk.f.norm(), h, bk.cap, bk.motion);
@@ -1944,6 +1945,17 @@ fn linear_finish(
                 a.warm = blk.deviation();
                 a.warm_tau = blk.tau;
             }
+            // A trial anchor (`[penalty.friction] solved_stick`) sticks where
+            // the coupled solve held it inside its cones; where it ended on
+            // them the pair slid this step under the cone's force, and slides
+            // on.
+            if a.trial {
+                a.trial = false;
+                slid = !blk.holds();
+            }
+        }
+        if slid {
+            pairs[pi].anchor = None;
         }
     }
     for rb in &linear.rolls {

@@ -88,6 +88,10 @@ pub struct BenchArgs {
     /// (`[penalty.friction] implicit = true`).
     #[arg(long)]
     pub implicit_friction: bool,
+    /// Physics, penalty scenes: the stick/slip transitions decided on the
+    /// anchors' solve (`[penalty.friction] solved_stick = true`).
+    #[arg(long)]
+    pub solved_stick: bool,
     /// Physics, penalty scenes: `[penalty] rest_tol`, m (0 ≤ tol ≤ 1e-9; 0 = off):
     /// the rest memo and the kept rows of a resting pair (default: the scene's).
     #[arg(long)]
@@ -278,6 +282,12 @@ fn load_spec(spec: &SceneSpec, a: &BenchArgs) -> anyhow::Result<(Model, String)>
     model = model.with_min_rolling(a.rolling);
     if let (true, crate::model::Method::Penalty(mut p)) = (a.implicit_friction, model.opt.method) {
         p.friction.implicit = true;
+        let mut opt = model.opt;
+        opt.method = crate::model::Method::Penalty(p);
+        model = model.with_options(opt);
+    }
+    if let (true, crate::model::Method::Penalty(mut p)) = (a.solved_stick, model.opt.method) {
+        p.friction.solved_stick = true;
         let mut opt = model.opt;
         opt.method = crate::model::Method::Penalty(p);
         model = model.with_options(opt);
@@ -703,6 +713,7 @@ fn physics(a: &BenchArgs) -> anyhow::Result<Value> {
             "integrator": a.integrator,
             "sleep": a.sleep,
             "implicit_friction": a.implicit_friction,
+            "solved_stick": a.solved_stick,
             "rest_tol": a.rest_tol,
             "rolling": a.rolling,
             "settle": a.settle,
