@@ -8,10 +8,9 @@ use crate::math::{Pose, Vec3};
 /// `sa` = capsule, `sb` = box, polytope or cylinder.
 ///
 /// 1. The axis point s* of least signed distance sd to the polytope (sd is convex
-///    along the axis): for a box whose axis stays outside it, exactly, among the
-///    few points where its pieces meet ([`box_segment_min`]); for an axis through
-///    the box, or another polytope, by golden-section search (60 rounds). No
-///    contact if sd ≥ r.
+///    along the axis): for a box, exactly, among the few points where its pieces
+///    meet ([`box_segment_min`]); for another polytope, by golden-section search
+///    (60 rounds). No contact if sd ≥ r.
 /// 2. Normal n = outward direction of the polytope at its closest point q to s*
 ///    (toward a); contact plane `n·x = n·q`.
 /// 3. Points: the capsule's bottom line `s(t) − r n` clipped to the polytope
@@ -51,20 +50,7 @@ pub(crate) fn collide(
         _ => None,
     };
     let ts = match &box_faces {
-        Some(f) => {
-            // Exact where the axis stays outside the box: the closest point of a
-            // convex set to an outside point is unique, so the normal is too. An
-            // axis through the box keeps the search: inside, sd's least value can
-            // sit where two faces tie (a crossing of pieces, or an axis's two
-            // faces at its middle plane), and the face the search approaches
-            // from decides the normal, as it always has.
-            let t = box_segment_min(f, &e0, &seg);
-            if box_signed_distance(f, &(e0 + seg * t)) > 0.0 {
-                t
-            } else {
-                golden_min(|t| box_signed_distance(f, &(e0 + seg * t)))
-            }
-        }
+        Some(f) => box_segment_min(f, &e0, &seg),
         None => golden_min(|t| poly.closest_point(&(e0 + seg * t)).1),
     };
     let (q, sd, n_l) = poly.closest_point(&(e0 + seg * ts));
