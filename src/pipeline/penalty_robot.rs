@@ -63,7 +63,9 @@ use crate::math::{Vec3, Wrench};
 use crate::model::{BodyKind, Model};
 use crate::pipeline::integrator::Deriv;
 use crate::solver::newton::{cholesky_factor, cholesky_subst};
-use crate::solver::primal::{parent_array, tree_cholesky, tree_cholesky_solve, NO_PARENT};
+use crate::solver::primal::{
+    parent_array, tree_cholesky, tree_cholesky_solve, tree_lt_step, NO_PARENT,
+};
 use nalgebra::Matrix6xX;
 
 /// Active-set passes before the last pass's set is kept.
@@ -853,18 +855,7 @@ fn link_chain(tree: &crate::dynamics::ArticulatedModel, link: usize) -> Vec<u32>
 /// and pass nothing on, so only the chain's are visited.
 fn chain_lt_solve(l: &[f64], n: usize, parent: &[u32], chain: &[u32], b: &mut [f64]) {
     for &k in chain {
-        let k = k as usize;
-        let y = b[k] / l[k * n + k];
-        b[k] = y;
-        if y == 0.0 {
-            continue;
-        }
-        let mut j = parent[k];
-        while j != NO_PARENT {
-            let jj = j as usize;
-            b[jj] -= l[k * n + jj] * y;
-            j = parent[jj];
-        }
+        tree_lt_step(l, n, parent, k as usize, b);
     }
 }
 

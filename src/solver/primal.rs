@@ -4492,17 +4492,25 @@ pub fn tree_cholesky(a: &mut [f64], n: usize, parent: &[u32]) -> bool {
 /// `(L⁻ᵀ Jᵀ)ᵀ (L⁻ᵀ Jᵀ)`.
 pub fn tree_lt_solve(l: &[f64], n: usize, parent: &[u32], b: &mut [f64]) {
     for k in (0..n).rev() {
-        let y = b[k] / l[k * n + k];
-        b[k] = y;
-        if y == 0.0 {
-            continue;
-        }
-        let mut j = parent[k];
-        while j != NO_PARENT {
-            let jj = j as usize;
-            b[jj] -= l[k * n + jj] * y;
-            j = parent[jj];
-        }
+        tree_lt_step(l, n, parent, k, b);
+    }
+}
+
+/// DoF `k`'s step of [`tree_lt_solve`]: `b_k ← b_k / L_kk`, then its ancestors
+/// take `L_kj b_k` off (nothing when it is zero). Callers that know `b` is zero
+/// off a chain step only its DoFs, descending, with the same result.
+#[inline]
+pub fn tree_lt_step(l: &[f64], n: usize, parent: &[u32], k: usize, b: &mut [f64]) {
+    let y = b[k] / l[k * n + k];
+    b[k] = y;
+    if y == 0.0 {
+        return;
+    }
+    let mut j = parent[k];
+    while j != NO_PARENT {
+        let jj = j as usize;
+        b[jj] -= l[k * n + jj] * y;
+        j = parent[jj];
     }
 }
 
